@@ -1,0 +1,55 @@
+/* main.c - the netvar command: dispatches to one verb per file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "verbs.h"
+
+#ifndef NETVAR_VERSION
+#define NETVAR_VERSION "0.1.0"
+#endif
+
+/* keep sorted by name */
+static const struct nv_verb verbs[] = {
+    {"version", verb_version, "print the netvar version"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: netvar VERB [OPTIONS...]\n"
+            "       netvar VERB --help\n\n"
+            "netvar measures network interference between Slurm jobs and\n"
+            "predicts it before placement.\n\nVerbs:\n");
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        fprintf(out, "  %-13s %s\n", verbs[i].name, verbs[i].summary);
+    fprintf(out, "\nExit status: 0 success, 1 failure, 2 bad usage.\n");
+}
+
+int verb_version(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
+        printf("Usage: netvar version\n\nPrint the netvar version.\n");
+        return 0;
+    }
+    printf("netvar %s\n", NETVAR_VERSION);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version"))
+        return verb_version(1, argv + 1);
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (!strcmp(argv[1], verbs[i].name))
+            return verbs[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "netvar: unknown verb '%s'; run 'netvar --help' for the list\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,18 @@
+/* verbs.h - the netvar CLI's verbs. Each verb lives in cli/verb_<name>.c,
+ * takes the arguments after its own name (argv[0] is the verb), prints its
+ * own --help, and returns the process exit code: 0 ok, 1 failure, 2 usage. */
+#ifndef NETVAR_CLI_VERBS_H
+#define NETVAR_CLI_VERBS_H
+
+typedef int (*nv_verb_fn)(int argc, char **argv);
+
+struct nv_verb {
+    const char *name;
+    nv_verb_fn run;
+    const char *summary;
+};
+
+/* one line per verb, keep sorted by name */
+int verb_version(int argc, char **argv);
+
+#endif
