@@ -1,0 +1,73 @@
+/* counters_topology.h - which node reads the shared router counters.
+ *
+ * Several nodes can hang off one router (an Aries blade holds 4 nodes and
+ * one router; a leaf switch serves many nodes).  Router counters must be
+ * counted once per blade, never once per node, so a map from node to blade,
+ * switch and group decides one designated reader per blade.
+ *
+ * Blade map file (netvar's own format), one node per line:
+ *     # comment
+ *     n1 blade=b0 switch=s1 group=g0
+ *     n[2-4] blade=b0 switch=s1
+ * The first word is a node name or Slurm host range; the keys are optional
+ * and unknown keys are an error.  A node without blade= is its own blade.
+ *
+ * Slurm topology.conf (switch membership and the group = parent switch):
+ *     SwitchName=s1 Nodes=n[1-2]
+ *     SwitchName=top Switches=s[1-2]
+ * fills switch= (and group= from the parent) for nodes the map lacks. */
+#ifndef NETVAR_COUNTERS_TOPOLOGY_H
+#define NETVAR_COUNTERS_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define NV_TOPO_NAME_MAX 64
+#define NV_TOPO_MAX_NODES 65536
+#define NV_HOSTLIST_MAX 65536
+
+typedef struct nv_topo_node {
+    char node[NV_TOPO_NAME_MAX];
+    char blade[NV_TOPO_NAME_MAX];  /* "" = unknown: the node is its own blade */
+    char sw[NV_TOPO_NAME_MAX];     /* leaf switch */
+    char group[NV_TOPO_NAME_MAX];  /* dragonfly group or parent switch */
+} nv_topo_node;
+
+typedef struct nv_topo {
+    nv_topo_node *nodes;
+    size_t n, cap;
+} nv_topo;
+
+/* Expands a Slurm host list ("n[1-3,07],gpu1") into names.  Returns the
+ * count (names in *out, free with nv_hostlist_free) or -1 with err. */
+long nv_hostlist_expand(const char *expr, char ***out, size_t max, char *err, size_t errlen);
+void nv_hostlist_free(char **names, size_t n);
+
+void nv_topo_init(nv_topo *t);
+void nv_topo_free(nv_topo *t);
+
+/* Parse text in the blade map format; source names the input in errors.
+ * Returns 0, or -1 with one line in err naming source:line and the fault
+ * (entries before the bad line are kept). */
+int nv_topo_parse_map(nv_topo *t, const char *text, const char *source, char *err, size_t errlen);
+
+/* Parse text in Slurm topology.conf format (same error convention). */
+int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err,
+                        size_t errlen);
+
+/* Reads a file (at most 16 MiB) and parses it as a map or topology.conf. */
+int nv_topo_load_file(nv_topo *t, const char *path, bool slurm_format, char *err, size_t errlen);
+
+const nv_topo_node *nv_topo_find(const nv_topo *t, const char *node);
+
+/* The blade key of node: its blade, or the node itself when unknown. */
+const char *nv_topo_blade_of(const nv_topo *t, const char *node);
+
+/* True when node is the one that reads its blade's counters for a job on
+ * job_nodes: the lowest name (strcmp) among the job's nodes on that blade.
+ * Every node computes the same answer without talking to the others.  A
+ * node missing from job_nodes is never the reader. */
+bool nv_topo_is_blade_reader(const nv_topo *t, const char *node, const char *const *job_nodes,
+                             size_t njob);
+
+#endif
