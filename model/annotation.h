@@ -1,0 +1,34 @@
+/* annotation.h - the compact, versioned "netvar:" JSON that job_submit puts
+ * in a job's Comment (or AdminComment), so `scontrol show job` and
+ * `sacct -o Comment` show what netvar decided.  Allocation-free. */
+#ifndef NETVAR_ANNOTATION_H
+#define NETVAR_ANNOTATION_H
+
+#include <stddef.h>
+
+#include "job_options.h"
+
+#define NV_ANNOTATION_VERSION 1
+#define NV_ANNOTATION_PREFIX "netvar:"
+#define NV_ANNOTATION_MAX 512
+
+struct nv_annotation {
+    nv_mode mode;              /* effective mode */
+    const char *app;           /* validated key or NULL */
+    const char *model;         /* "none" or the model's id */
+    double own_slowdown_pct;   /* NaN when not predicted */
+    double inflicted_pct;      /* NaN when not predicted */
+    const char *source;        /* "table", "model:queue", ... or NULL */
+    unsigned advice_nodes;     /* 0 when no advice */
+    const char *action;        /* the policy action taken, or NULL */
+};
+
+/* Writes NV_ANNOTATION_PREFIX + compact JSON into buf. Returns the length,
+ * or -1 if it does not fit (buf then holds an empty string). */
+int nv_annotation_format(char *buf, size_t cap, const struct nv_annotation *a);
+
+/* Returns comment with any earlier netvar annotation removed, as a prefix
+ * length: the user's own text is comment[0 .. return value). */
+size_t nv_annotation_strip(const char *comment);
+
+#endif

@@ -1,0 +1,103 @@
+/* submit_options.c - the --netvar options as job_submit sees them. */
+#include "submit_options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SPANK_PREFIX "_SLURM_SPANK_OPTION_netvar_"
+
+/* value of PREFIX NAME=value in env[] (n entries, or NULL-terminated when
+ * n is UINT32_MAX), or NULL */
+static const char *env_lookup2(const char *const *env, uint32_t n, const char *prefix,
+                               const char *name)
+{
+    size_t plen = strlen(prefix), len = strlen(name);
+    for (uint32_t i = 0; env && i < n && env[i]; i++) {
+        const char *e = env[i];
+        if (strncmp(e, prefix, plen) == 0 && strncmp(e + plen, name, len) == 0 &&
+            e[plen + len] == '=')
+            return e + plen + len + 1;
+    }
+    return NULL;
+}
+
+static const char *env_lookup(const char *const *env, uint32_t n, const char *name)
+{
+    return env_lookup2(env, n, "", name);
+}
+
+static void reject(struct nv_submit_options *o, const char *what, const char *why)
+{
+    if (o->rejected++ == 0)
+        snprintf(o->note, sizeof o->note, "%s %s; ignored it", what, why);
+}
+
+static void take_mode(struct nv_submit_options *o, const char *v, const char *src)
+{
+    nv_mode m = nv_mode_parse(v);
+    if (m == NV_MODE_UNSET) {
+        reject(o, src, "is not one of " NV_MODE_CHOICES);
+        return;
+    }
+    o->mode = m;
+    o->mode_source = src;
+}
+
+static void take_app(struct nv_submit_options *o, const char *v, const char *src)
+{
+    const char *why;
+    if (!nv_app_key_valid(v, &why)) {
+        reject(o, src, why);
+        return;
+    }
+    snprintf(o->app, sizeof o->app, "%s", v);
+    o->app_source = src;
+}
+
+static bool too_long(const char *v)
+{
+    return strnlen(v, NV_ENV_VALUE_MAX + 1) > NV_ENV_VALUE_MAX;
+}
+
+void nv_submit_options_parse(const char *prefix, const char *const *spank_env, uint32_t spank_env_n,
+                             const char *const *job_env, uint32_t job_env_n,
+                             struct nv_submit_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mode = NV_MODE_UNSET;
+    o->mode_source = "none";
+    o->app_source = "none";
+    o->interval_s = -1;
+
+    const char *v;
+    if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar")))
+        too_long(v) ? reject(o, "--netvar", "is too long") : take_mode(o, v, "--netvar");
+    if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_app")))
+        too_long(v) ? reject(o, "--netvar-app", "is too long") : take_app(o, v, "--netvar-app");
+    if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_advise")))
+        o->advise_apply = strcmp(v, "apply") == 0;
+    if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_interval"))) {
+        char *end;
+        long s = strtol(v, &end, 10);
+        if (*v && !*end && s >= 0 && s <= 86400)
+            o->interval_s = (int)s;
+        else
+            reject(o, "--netvar-interval", "is not 0..86400 seconds");
+    }
+    /* user defaults apply only where no option did */
+    if (o->mode == NV_MODE_UNSET && ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_MODE")) ||
+                                     (v = env_lookup(job_env, job_env_n, "NETVAR_MODE"))))
+        too_long(v) ? reject(o, "NETVAR_MODE", "is too long") : take_mode(o, v, "NETVAR_MODE");
+    if (!o->app[0] && ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_APP")) ||
+                       (v = env_lookup(job_env, job_env_n, "NETVAR_APP"))))
+        too_long(v) ? reject(o, "NETVAR_APP", "is too long") : take_app(o, v, "NETVAR_APP");
+}
+
+nv_mode nv_effective_mode(const struct nv_submit_options *o, nv_mode site_default, bool allow_off)
+{
+    nv_mode m = o->mode == NV_MODE_UNSET ? site_default : o->mode;
+    if (m == NV_MODE_OFF && !allow_off)
+        m = site_default;
+    return m;
+}

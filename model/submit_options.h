@@ -1,0 +1,39 @@
+/* submit_options.h - reads a job's --netvar options out of the strings
+ * Slurm hands a plugin: spank_job_env entries
+ * "<prefix>_SLURM_SPANK_OPTION_netvar_<opt>=<val>" first, then the user
+ * defaults NETVAR_MODE / NETVAR_APP (in spank_job_env, as
+ * "<prefix>NETVAR_MODE", put there by the submit side, or else in the
+ * job's environment).  The prefix is "" in job_submit, "SPANK_" in the
+ * prolog/epilog environment.  Pure, bounded, allocation-free. */
+#ifndef NETVAR_SUBMIT_OPTIONS_H
+#define NETVAR_SUBMIT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job_options.h"
+
+#define NV_ENV_VALUE_MAX 4096 /* longer values are hostile: ignored */
+
+struct nv_submit_options {
+    nv_mode mode;               /* NV_MODE_UNSET when the user said nothing */
+    const char *mode_source;    /* "option", "NETVAR_MODE" or "none" */
+    char app[NV_APP_KEY_MAX + 1]; /* "" when not given */
+    const char *app_source;
+    bool advise_apply;
+    int interval_s;             /* -1 when not given */
+    int rejected;               /* values ignored as invalid */
+    char note[160];             /* why the first rejected value was ignored */
+};
+
+void nv_submit_options_parse(const char *prefix, const char *const *spank_env, uint32_t spank_env_n,
+                             const char *const *job_env, uint32_t job_env_n,
+                             struct nv_submit_options *out);
+
+
+/* The mode a job runs with: the user's choice, else the site default; off
+ * only where the site allows it. */
+nv_mode nv_effective_mode(const struct nv_submit_options *o, nv_mode site_default, bool allow_off);
+
+#endif

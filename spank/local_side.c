@@ -1,0 +1,35 @@
+/* local_side.c - what spank_netvar does in srun, sbatch and salloc, after
+ * the options are parsed: check the user's NETVAR_* defaults and tell the
+ * user about anything the site overrides.  Never fails the command for an
+ * environment default; only a bad --netvar option (options.c) does that. */
+#include <stdlib.h>
+
+#include "spank_state.h"
+
+int nv_spank_local_post_opt(spank_t sp)
+{
+    nv_mode m = nv_spank.opt_mode;
+    if (m == NV_MODE_UNSET) {
+        const char *env = getenv("NETVAR_MODE");
+        if (env) {
+            m = nv_mode_parse(env);
+            if (m == NV_MODE_UNSET)
+                slurm_error("netvar: NETVAR_MODE='%.32s' in your environment is not one of %s; "
+                            "the site default applies", env, NV_MODE_CHOICES);
+            else /* hand the user default to job_submit and the prolog */
+                spank_job_control_setenv(sp, "NETVAR_MODE", nv_mode_name(m), 1);
+        }
+    }
+    if (m == NV_MODE_OFF && !nv_spank.args.allow_off)
+        slurm_info("netvar: this cluster does not allow --netvar=off; your job runs with %s",
+                   nv_mode_name(nv_spank.args.default_mode));
+    const char *app = getenv("NETVAR_APP");
+    const char *why;
+    if (!nv_spank.opt_app_set && app) {
+        if (!nv_app_key_valid(app, &why))
+            slurm_error("netvar: NETVAR_APP in your environment %s; ignoring it", why);
+        else
+            spank_job_control_setenv(sp, "NETVAR_APP", app, 1);
+    }
+    return 0;
+}

@@ -1,0 +1,86 @@
+/* options.c - the one table of --netvar options and their callbacks.
+ * Callbacks run in srun/sbatch/salloc (where a bad value fails the command
+ * before anything is submitted) and again in slurmstepd, possibly twice
+ * there, so they only validate and store. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spank_state.h"
+
+enum { OPT_MODE = 1, OPT_APP, OPT_INTERVAL, OPT_ADVISE };
+
+static int reject(const char *opt, const char *val, const char *why, int remote)
+{
+    if (remote) { /* already validated on the submit side; never fail a step */
+        slurm_error("netvar: --%s='%.80s' %s; ignoring it", opt, val ? val : "", why);
+        return 0;
+    }
+    slurm_error("netvar: --%s='%.80s' %s", opt, val ? val : "", why);
+    return -1;
+}
+
+static int option_cb(int val, const char *optarg, int remote)
+{
+    const char *why;
+    switch (val) {
+    case OPT_MODE: {
+        nv_mode m = nv_mode_parse(optarg);
+        if (m == NV_MODE_UNSET)
+            return reject("netvar", optarg, "is not a mode; choose one of " NV_MODE_CHOICES, remote);
+        nv_spank.opt_mode = m;
+        return 0;
+    }
+    case OPT_APP:
+        if (!nv_app_key_valid(optarg, &why))
+            return reject("netvar-app", optarg, why, remote);
+        snprintf(nv_spank.opt_app, sizeof nv_spank.opt_app, "%s", optarg);
+        nv_spank.opt_app_set = true;
+        return 0;
+    case OPT_INTERVAL: {
+        char *end;
+        long s = optarg ? strtol(optarg, &end, 10) : -1;
+        if (!optarg || !*optarg || *end || s < 0 || s > 86400)
+            return reject("netvar-interval", optarg,
+                          "is not a whole number of seconds from 0 to 86400", remote);
+        nv_spank.opt_interval_s = (int)s;
+        return 0;
+    }
+    case OPT_ADVISE:
+        if (!optarg || (strcmp(optarg, "show") && strcmp(optarg, "apply")))
+            return reject("netvar-advise", optarg, "is not 'show' or 'apply'", remote);
+        nv_spank.opt_advise_apply = !strcmp(optarg, "apply");
+        return 0;
+    }
+    return 0;
+}
+
+static struct spank_option netvar_options[] = {
+    {"netvar", "MODE",
+     "netvar network-interference collection for this job: off, counters, "
+     "segments or full (default set by the site)",
+     1, OPT_MODE, option_cb},
+    {"netvar-app", "NAME",
+     "tag the job's application for netvar's model (letters, digits, ._-; "
+     "at most 64 characters)",
+     1, OPT_APP, option_cb},
+    {"netvar-interval", "SECONDS",
+     "netvar counter sampling period in seconds; 0 = job start and end only",
+     1, OPT_INTERVAL, option_cb},
+    {"netvar-advise", "show|apply",
+     "netvar allocation-size advice: show it (default) or apply it within "
+     "your --nodes min-max",
+     1, OPT_ADVISE, option_cb},
+    SPANK_OPTIONS_TABLE_END};
+
+int nv_spank_register_options(spank_t sp)
+{
+    for (struct spank_option *o = netvar_options; o->name; o++) {
+        spank_err_t rc = spank_option_register(sp, o);
+        if (rc != ESPANK_SUCCESS) {
+            slurm_error("netvar: cannot register option --%s: %s", o->name, spank_strerror(rc));
+            return -1;
+        }
+    }
+    return 0;
+}
