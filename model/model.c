@@ -1,0 +1,218 @@
+/* model.c - read-only accessors, hash lookups and freeing of nv_model. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_internal.h"
+
+static const char *const usrc_names[] = {"latency", "counters"};
+
+const char *nv_util_source_name(nv_util_source s)
+{
+    return (unsigned)s < 2 ? usrc_names[s] : "unknown";
+}
+
+int nv_app_key_valid(const char *key)
+{
+    if (!key || !*key)
+        return 0;
+    size_t n = 0;
+    for (const char *p = key; *p; p++, n++) {
+        char c = *p;
+        if (n >= NV_APP_KEY_MAX)
+            return 0;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              strchr("._+:/@=-", c)))
+            return 0;
+    }
+    return 1;
+}
+
+uint64_t nv_key_hash(const char *key)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+int32_t nv_model_find_hashed(const nv_model *m, const char *key, uint64_t h)
+{
+    if (!m->app_cap)
+        return -1;
+    size_t mask = m->app_cap - 1;
+    for (size_t i = (size_t)h & mask, probes = 0; probes < m->app_cap; i = (i + 1) & mask, probes++) {
+        int32_t a = m->app_slots[i];
+        if (a < 0)
+            return -1;
+        if (m->apps[a].hash == h && !strcmp(m->apps[a].key, key))
+            return a;
+    }
+    return -1;
+}
+
+int32_t nv_model_app_index(const nv_model *m, const char *key)
+{
+    if (!m || !key)
+        return -1;
+    return nv_model_find_hashed(m, key, nv_key_hash(key));
+}
+
+static uint64_t pair_key(int32_t a, int32_t b)
+{
+    return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+}
+
+static size_t pair_hash(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (size_t)k;
+}
+
+long nv_model_pair_slot(const nv_model *m, int32_t a, int32_t b)
+{
+    if (!m->pair_cap)
+        return -1;
+    uint64_t k = pair_key(a, b);
+    size_t mask = m->pair_cap - 1;
+    for (size_t i = pair_hash(k) & mask, probes = 0; probes < m->pair_cap; i = (i + 1) & mask, probes++) {
+        int32_t p = m->pair_slots[i];
+        if (p < 0)
+            return -1;
+        if (m->pair_keys[i] == k)
+            return p;
+    }
+    return -1;
+}
+
+long nv_model_pair_insert(nv_model *m, int32_t a, int32_t b, int32_t p)
+{
+    uint64_t k = pair_key(a, b);
+    size_t mask = m->pair_cap - 1;
+    for (size_t i = pair_hash(k) & mask;; i = (i + 1) & mask) {
+        if (m->pair_slots[i] < 0) {
+            m->pair_slots[i] = p;
+            m->pair_keys[i] = k;
+            return -1;
+        }
+        if (m->pair_keys[i] == k)
+            return m->pair_slots[i];
+    }
+}
+
+size_t nv_model_app_count(const nv_model *m) { return m ? m->n_apps : 0; }
+size_t nv_model_config_count(const nv_model *m) { return m ? m->n_configs : 0; }
+size_t nv_model_pair_count(const nv_model *m) { return m ? m->n_pairs : 0; }
+const nv_calibration *nv_model_calibration(const nv_model *m) { return m ? &m->cal : NULL; }
+
+int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!m || idx < 0 || (size_t)idx >= m->n_apps)
+        return -1;
+    const struct nv_app_rec *a = &m->apps[idx];
+    out->key = a->key;
+    out->utilization = a->utilization;
+    out->utilization_source = a->usrc;
+    out->latency = &m->app_lat[idx];
+    out->points = m->curve + a->pts_off;
+    out->n_points = a->n_pts;
+    out->fit = m->curve + a->fit_off;
+    out->n_fit = a->n_fit;
+    out->fit_residual_pct = a->residual_pct;
+    out->scaling = m->scaling + a->scal_off;
+    out->n_scaling = a->n_scal;
+    return 0;
+}
+
+int nv_model_config(const nv_model *m, int32_t idx, nv_config_view *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!m || idx < 0 || (size_t)idx >= m->n_configs)
+        return -1;
+    const struct nv_config_rec *c = &m->configs[idx];
+    out->id = c->id;
+    out->bubble_cycles = c->bubble_cycles;
+    out->partners = c->partners;
+    out->messages = c->messages;
+    out->utilization = c->utilization;
+    out->latency = &m->cfg_lat[idx];
+    out->n_slowdowns = c->n_slow;
+    return 0;
+}
+
+int nv_model_config_slowdown(const nv_model *m, int32_t idx, size_t k, int32_t *app,
+                             double *slowdown_pct)
+{
+    *app = -1;
+    *slowdown_pct = 0;
+    if (!m || idx < 0 || (size_t)idx >= m->n_configs || k >= m->configs[idx].n_slow)
+        return -1;
+    const struct nv_slow_rec *s = &m->slow[m->slow_by_config[m->configs[idx].by_cfg_off + k]];
+    *app = s->app;
+    *slowdown_pct = s->pct;
+    return 0;
+}
+
+int nv_model_pair(const nv_model *m, size_t k, nv_pair_view *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!m || k >= m->n_pairs)
+        return -1;
+    *out = m->pairs[k];
+    return 0;
+}
+
+int nv_model_pair_find(const nv_model *m, int32_t app, int32_t with, nv_pair_view *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!m)
+        return -1;
+    long p = nv_model_pair_slot(m, app, with);
+    if (p < 0)
+        return -1;
+    *out = m->pairs[p];
+    return 0;
+}
+
+void nv_model_free(nv_model *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n_apps; i++)
+        free(m->apps[i].key);
+    for (size_t i = 0; i < m->n_configs; i++)
+        free(m->configs[i].id);
+    free(m->apps);
+    free(m->app_lat);
+    free(m->app_slots);
+    free(m->curve);
+    free(m->scaling);
+    free(m->configs);
+    free(m->cfg_lat);
+    free(m->cfg_by_util);
+    free(m->slow);
+    free(m->slow_by_config);
+    free(m->pairs);
+    free(m->pair_keys);
+    free(m->pair_slots);
+    free(m);
+}
+
+int32_t nv_model_app_insert(nv_model *m, int32_t idx)
+{
+    const struct nv_app_rec *a = &m->apps[idx];
+    size_t mask = m->app_cap - 1;
+    for (size_t i = (size_t)a->hash & mask;; i = (i + 1) & mask) {
+        int32_t o = m->app_slots[i];
+        if (o < 0) {
+            m->app_slots[i] = idx;
+            return -1;
+        }
+        if (m->apps[o].hash == a->hash && !strcmp(m->apps[o].key, a->key))
+            return o;
+    }
+}

@@ -1,0 +1,110 @@
+/* model.h - the netvar model: an immutable, validated, in-memory copy of a
+ * model file (schema "netvar-model", version 1).
+ *
+ * Life cycle: nv_model_load() -> const use from any number of threads ->
+ * nv_model_free().  A loaded model is never modified, so readers need no
+ * lock; a reloader builds a new model and swaps the pointer (under its own
+ * lock) and frees the old one when no reader holds it.  App lookups are
+ * O(1) (hash table); nothing here allocates after load.
+ *
+ * To make a model (calibrate/campaign/train), use model_builder.h.
+ * To predict, use predict.h.  The file format is documented in
+ * model_load.c's header comment. */
+#ifndef NETVAR_MODEL_H
+#define NETVAR_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "advice.h"
+#include "calibration.h"
+#include "compression.h"
+#include "lookup.h"
+
+#define NV_MODEL_SCHEMA "netvar-model"
+#define NV_MODEL_VERSION 1
+#define NV_MODEL_MAX_BYTES (1024u * 1024u * 1024u) /* largest file loaded */
+#define NV_APP_KEY_MAX 255 /* app keys: 1..255 of [A-Za-z0-9._+:/@=-] */
+
+typedef struct nv_model nv_model;
+
+/* Where an app's utilization U_A came from. */
+typedef enum nv_util_source {
+    NV_USRC_LATENCY = 0,  /* ImpactB latency through the inverse P-K formula */
+    NV_USRC_COUNTERS = 1, /* port counters, rho = lambda/mu */
+} nv_util_source;
+
+const char *nv_util_source_name(nv_util_source s); /* "latency" / "counters" */
+
+/* 1 when key is a valid app key (length and characters), else 0. */
+int nv_app_key_valid(const char *key);
+
+/* Load and validate a model file.  On any problem returns NULL and writes
+ * one line to err (no trailing newline) naming the field, its value and the
+ * reason, e.g. "apps[3].latency.mean_us: value NaN is not a finite number". */
+nv_model *nv_model_load(const char *path, char *err, size_t errlen);
+/* The same from memory (len bytes, need not be NUL-terminated). */
+nv_model *nv_model_load_buffer(const char *buf, size_t len, char *err, size_t errlen);
+void nv_model_free(nv_model *m);
+
+/* Write the model to path atomically (temp file in the same directory,
+ * fsync, rename; mode 0644).  Returns 0, or -1 with err set. */
+int nv_model_save(const nv_model *m, const char *path, char *err, size_t errlen);
+
+/* ---- read-only access; every pointer lives as long as the model ---- */
+
+size_t nv_model_app_count(const nv_model *m);
+size_t nv_model_config_count(const nv_model *m);
+size_t nv_model_pair_count(const nv_model *m);
+
+/* App index for a key, or -1 when the model does not know it.  O(1). */
+int32_t nv_model_app_index(const nv_model *m, const char *key);
+
+const nv_calibration *nv_model_calibration(const nv_model *m);
+
+typedef struct nv_app_view {
+    const char *key;
+    double utilization;                 /* U_A in [0, 1] */
+    nv_util_source utilization_source;
+    const nv_latency_summary *latency;  /* ImpactB latency beside the app */
+    const nv_curve_point *points;       /* measured p_A points */
+    size_t n_points;
+    const nv_curve_point *fit;          /* isotonic fit, sorted by U */
+    size_t n_fit;
+    double fit_residual_pct;            /* weighted RMS of the fit, pp */
+    const nv_scaling_point *scaling;    /* nodes -> median runtime, sorted */
+    size_t n_scaling;
+} nv_app_view;
+
+/* Fill *out for app idx; returns 0, or -1 when idx is out of range. */
+int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out);
+
+/* One CompressionB configuration (B, P, M) of the training set. */
+typedef struct nv_config_view {
+    const char *id;
+    double bubble_cycles;  /* B: CPU cycles slept between rounds */
+    uint32_t partners;     /* P */
+    uint32_t messages;     /* M */
+    double utilization;    /* U of the configuration in [0, 1] */
+    const nv_latency_summary *latency;
+    size_t n_slowdowns;    /* apps measured under it; see nv_model_config_slowdown */
+} nv_config_view;
+
+int nv_model_config(const nv_model *m, int32_t idx, nv_config_view *out);
+/* k-th measured slowdown under configuration idx: app index and percent. */
+int nv_model_config_slowdown(const nv_model *m, int32_t idx, size_t k, int32_t *app,
+                             double *slowdown_pct);
+
+/* One co-location table entry: measured slowdown of app beside with. */
+typedef struct nv_pair_view {
+    int32_t app, with;
+    double slowdown_pct;
+    uint32_t samples;
+    double sd_pct;  /* standard deviation of the samples, pp */
+} nv_pair_view;
+
+int nv_model_pair(const nv_model *m, size_t k, nv_pair_view *out);
+/* The entry for (app, with), O(1); returns 0, or -1 when there is none. */
+int nv_model_pair_find(const nv_model *m, int32_t app, int32_t with, nv_pair_view *out);
+
+#endif

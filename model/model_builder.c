@@ -1,0 +1,483 @@
+/* model_builder.c - build model files from parts (model_builder.h) and save
+ * immutable models.  The builder keeps json-c objects keyed by app, config
+ * id and pair, so a replace is O(1) and the output is the loader's format. */
+#include "model_builder.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json.h>
+
+#include "atomic_file.h"
+
+struct nv_model_builder {
+    json_object *calibration; /* NULL until set */
+    json_object *apps;        /* key -> app object */
+    json_object *configs;     /* id -> configuration object */
+    json_object *pairs;       /* "app\twith" -> pair object */
+    char error[256];
+};
+
+static int berr(nv_model_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int berr(nv_model_builder *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->error, sizeof b->error, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const char *nv_builder_error(const nv_model_builder *b) { return b ? b->error : "no builder"; }
+
+nv_model_builder *nv_builder_new(void)
+{
+    nv_model_builder *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->apps = json_object_new_object();
+    b->configs = json_object_new_object();
+    b->pairs = json_object_new_object();
+    if (!b->apps || !b->configs || !b->pairs) {
+        nv_builder_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+void nv_builder_free(nv_model_builder *b)
+{
+    if (!b)
+        return;
+    json_object_put(b->calibration);
+    json_object_put(b->apps);
+    json_object_put(b->configs);
+    json_object_put(b->pairs);
+    free(b);
+}
+
+/* shortest text that reads back as the same double; non-finite values go
+ * out as json-c writes them so that the loader names them on build */
+static json_object *jnum(double d)
+{
+    if (!isfinite(d))
+        return json_object_new_double(d);
+    char buf[40];
+    snprintf(buf, sizeof buf, "%.15g", d);
+    if (strtod(buf, NULL) != d)
+        snprintf(buf, sizeof buf, "%.17g", d);
+    return json_object_new_double_s(d, buf);
+}
+
+/* json-c's add functions take ownership; a NULL value marks an allocation
+ * failure, remembered in *ok */
+static void put(json_object *o, const char *k, json_object *v, int *ok)
+{
+    if (!v || json_object_object_add(o, k, v)) {
+        json_object_put(v);
+        *ok = 0;
+    }
+}
+
+static json_object *jhist(const nv_histogram *h, int *ok)
+{
+    json_object *o = json_object_new_object(), *c = json_object_new_array_ext(NV_HIST_BINS);
+    if (!o || !c) {
+        json_object_put(o);
+        json_object_put(c);
+        *ok = 0;
+        return NULL;
+    }
+    for (int k = 0; k < NV_HIST_BINS; k++) {
+        json_object *v = json_object_new_int64((int64_t)(h->count[k] > INT64_MAX ? INT64_MAX : h->count[k]));
+        if (!v || json_object_array_add(c, v)) {
+            json_object_put(v);
+            *ok = 0;
+        }
+    }
+    put(o, "bins_per_decade", json_object_new_int(NV_HIST_BINS_PER_DECADE), ok);
+    put(o, "first_edge_us", json_object_new_int(1), ok);
+    put(o, "counts", c, ok);
+    return o;
+}
+
+static json_object *jlatency(const nv_latency_summary *l, int *ok)
+{
+    json_object *o = json_object_new_object();
+    if (!o) {
+        *ok = 0;
+        return NULL;
+    }
+    put(o, "mean_us", jnum(l->mean_us), ok);
+    put(o, "sd_us", jnum(l->sd_us), ok);
+    put(o, "histogram", jhist(&l->hist, ok), ok);
+    return o;
+}
+
+static json_object *jcurve(const nv_curve_point *p, size_t n, int *ok)
+{
+    json_object *a = json_object_new_array_ext((int)(n < 1000000 ? n : 1000000));
+    if (!a) {
+        *ok = 0;
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_new_object();
+        if (!o) {
+            *ok = 0;
+            break;
+        }
+        put(o, "utilization", jnum(p[i].utilization), ok);
+        put(o, "slowdown_pct", jnum(p[i].slowdown_pct), ok);
+        put(o, "samples", jnum(p[i].weight), ok);
+        if (json_object_array_add(a, o)) {
+            json_object_put(o);
+            *ok = 0;
+        }
+    }
+    return a;
+}
+
+static void replace(json_object *map, const char *key, json_object *v)
+{
+    json_object_object_del(map, key); /* a replaced entry moves to the end */
+    json_object_object_add(map, key, v);
+}
+
+int nv_builder_set_calibration(nv_model_builder *b, const nv_calibration *cal)
+{
+    if (!b || !cal)
+        return b ? berr(b, "calibration: none given") : -1;
+    int ok = 1;
+    json_object *o = json_object_new_object();
+    if (!o)
+        return berr(b, "calibration: out of memory");
+    put(o, "method", json_object_new_string(nv_cal_method_name(cal->method)), &ok);
+    put(o, "quantile", jnum(cal->quantile), &ok);
+    put(o, "service_us", jnum(cal->service_us), &ok);
+    put(o, "var_s_us2", jnum(cal->var_s_us2), &ok);
+    put(o, "idle_mean_us", jnum(cal->idle_mean_us), &ok);
+    put(o, "samples", json_object_new_int64((int64_t)(cal->samples > INT64_MAX ? INT64_MAX : cal->samples)), &ok);
+    put(o, "histogram", jhist(&cal->hist, &ok), &ok);
+    if (!ok) {
+        json_object_put(o);
+        return berr(b, "calibration: out of memory");
+    }
+    json_object_put(b->calibration);
+    b->calibration = o;
+    return 0;
+}
+
+int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
+{
+    if (!b || !in)
+        return b ? berr(b, "app: none given") : -1;
+    if (!nv_app_key_valid(in->key))
+        return berr(b, "app key \"%.60s\": not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
+                    in->key ? in->key : "", NV_APP_KEY_MAX);
+    if (!in->latency)
+        return berr(b, "app %s: no latency summary given", in->key);
+    if ((in->n_points && !in->points) || (in->n_fit && !in->fit) ||
+        (in->n_scaling && !in->scaling))
+        return berr(b, "app %s: a count is set but its array is NULL", in->key);
+    if (in->n_points > NV_CURVE_MAX_POINTS || in->n_scaling > NV_CURVE_MAX_POINTS)
+        return berr(b, "app %s: too many points", in->key);
+
+    nv_curve_point *fitted = NULL;
+    const nv_curve_point *fit = in->fit;
+    size_t n_fit = in->n_fit;
+    double residual = in->fit_residual_pct;
+    if (!fit && in->n_points) {
+        fitted = malloc(in->n_points * sizeof *fitted);
+        if (!fitted)
+            return berr(b, "app %s: out of memory", in->key);
+        if (nv_isotonic_fit(in->points, in->n_points, fitted, &n_fit, &residual)) {
+            free(fitted);
+            return berr(b, "app %s: compression points cannot be fitted (a value is not finite, "
+                           "U outside [0,1] or samples <= 0)", in->key);
+        }
+        fit = fitted;
+    } else if (!fit) {
+        n_fit = 0;
+        residual = 0;
+    }
+
+    int ok = 1;
+    json_object *o = json_object_new_object(), *comp = json_object_new_object(),
+                *sc = json_object_new_array();
+    if (!o || !comp || !sc) {
+        json_object_put(o);
+        json_object_put(comp);
+        json_object_put(sc);
+        free(fitted);
+        return berr(b, "app %s: out of memory", in->key);
+    }
+    put(o, "key", json_object_new_string(in->key), &ok);
+    put(o, "utilization", jnum(in->utilization), &ok);
+    put(o, "utilization_source", json_object_new_string(nv_util_source_name(in->utilization_source)), &ok);
+    put(o, "latency", jlatency(in->latency, &ok), &ok);
+    put(comp, "points", jcurve(in->points, in->n_points, &ok), &ok);
+    put(comp, "fit", jcurve(fit, n_fit, &ok), &ok);
+    put(comp, "residual_pct", jnum(residual), &ok);
+    put(o, "compression", comp, &ok);
+    for (size_t i = 0; i < in->n_scaling; i++) {
+        json_object *s = json_object_new_object();
+        if (!s) {
+            ok = 0;
+            break;
+        }
+        put(s, "nodes", json_object_new_int64(in->scaling[i].nodes), &ok);
+        put(s, "median_runtime_s", jnum(in->scaling[i].median_runtime_s), &ok);
+        put(s, "count", json_object_new_int64(in->scaling[i].count), &ok);
+        if (json_object_array_add(sc, s)) {
+            json_object_put(s);
+            ok = 0;
+        }
+    }
+    put(o, "scaling", sc, &ok);
+    free(fitted);
+    if (!ok) {
+        json_object_put(o);
+        return berr(b, "app %s: out of memory", in->key);
+    }
+    replace(b->apps, in->key, o);
+    return 0;
+}
+
+int nv_builder_add_config(nv_model_builder *b, const nv_config_input *in)
+{
+    if (!b || !in)
+        return b ? berr(b, "configuration: none given") : -1;
+    if (!nv_app_key_valid(in->id))
+        return berr(b, "configuration id \"%.60s\": not valid (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
+                    in->id ? in->id : "", NV_APP_KEY_MAX);
+    if (!in->latency)
+        return berr(b, "configuration %s: no latency summary given", in->id);
+    if (in->n_slowdowns && (!in->slowdown_apps || !in->slowdown_pct))
+        return berr(b, "configuration %s: n_slowdowns set but its arrays are NULL", in->id);
+    int ok = 1;
+    json_object *o = json_object_new_object(), *sl = json_object_new_array();
+    if (!o || !sl) {
+        json_object_put(o);
+        json_object_put(sl);
+        return berr(b, "configuration %s: out of memory", in->id);
+    }
+    put(o, "id", json_object_new_string(in->id), &ok);
+    put(o, "bubble_cycles", jnum(in->bubble_cycles), &ok);
+    put(o, "partners", json_object_new_int64(in->partners), &ok);
+    put(o, "messages", json_object_new_int64(in->messages), &ok);
+    put(o, "utilization", jnum(in->utilization), &ok);
+    put(o, "latency", jlatency(in->latency, &ok), &ok);
+    for (size_t i = 0; i < in->n_slowdowns; i++) {
+        json_object *s = json_object_new_object();
+        if (!s || !in->slowdown_apps[i]) {
+            json_object_put(s);
+            ok = 0;
+            break;
+        }
+        put(s, "app", json_object_new_string(in->slowdown_apps[i]), &ok);
+        put(s, "slowdown_pct", jnum(in->slowdown_pct[i]), &ok);
+        if (json_object_array_add(sl, s)) {
+            json_object_put(s);
+            ok = 0;
+        }
+    }
+    put(o, "slowdowns", sl, &ok);
+    if (!ok) {
+        json_object_put(o);
+        return berr(b, "configuration %s: out of memory or a NULL app key", in->id);
+    }
+    replace(b->configs, in->id, o);
+    return 0;
+}
+
+int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *in)
+{
+    if (!b || !in)
+        return b ? berr(b, "pair: none given") : -1;
+    if (!nv_app_key_valid(in->app) || !nv_app_key_valid(in->with))
+        return berr(b, "pair: app \"%.60s\" or with \"%.60s\" is not a valid app key",
+                    in->app ? in->app : "", in->with ? in->with : "");
+    char key[2 * NV_APP_KEY_MAX + 2];
+    snprintf(key, sizeof key, "%s\t%s", in->app, in->with);
+    int ok = 1;
+    json_object *o = json_object_new_object();
+    if (!o)
+        return berr(b, "pair: out of memory");
+    put(o, "app", json_object_new_string(in->app), &ok);
+    put(o, "with", json_object_new_string(in->with), &ok);
+    put(o, "slowdown_pct", jnum(in->slowdown_pct), &ok);
+    put(o, "samples", json_object_new_int64(in->samples), &ok);
+    put(o, "sd_pct", jnum(in->sd_pct), &ok);
+    if (!ok) {
+        json_object_put(o);
+        return berr(b, "pair: out of memory");
+    }
+    replace(b->pairs, key, o);
+    return 0;
+}
+
+/* the map's values as an array sharing the same objects */
+static json_object *values(json_object *map, int *ok)
+{
+    json_object *a = json_object_new_array();
+    if (!a) {
+        *ok = 0;
+        return NULL;
+    }
+    json_object_object_foreach(map, k, v)
+    {
+        (void)k;
+        if (json_object_array_add(a, json_object_get(v))) {
+            json_object_put(v);
+            *ok = 0;
+        }
+    }
+    return a;
+}
+
+/* the whole document as text (caller frees), or NULL */
+static char *serialize(const nv_model_builder *b, size_t *len)
+{
+    int ok = 1;
+    json_object *root = json_object_new_object();
+    if (!root)
+        return NULL;
+    put(root, "schema", json_object_new_string(NV_MODEL_SCHEMA), &ok);
+    put(root, "version", json_object_new_int(NV_MODEL_VERSION), &ok);
+    if (b->calibration)
+        put(root, "calibration", json_object_get(b->calibration), &ok);
+    put(root, "apps", values(b->apps, &ok), &ok);
+    put(root, "training_set", values(b->configs, &ok), &ok);
+    put(root, "colocation", values(b->pairs, &ok), &ok);
+    char *text = NULL;
+    if (ok) {
+        size_t n = 0;
+        const char *s = json_object_to_json_string_length(
+            root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+        if (s && (text = malloc(n + 2))) {
+            memcpy(text, s, n);
+            text[n] = '\n';
+            text[n + 1] = 0;
+            *len = n + 1;
+        }
+    }
+    json_object_put(root);
+    return text;
+}
+
+nv_model *nv_builder_build(const nv_model_builder *b, char *err, size_t errlen)
+{
+    size_t len = 0;
+    char *text = b ? serialize(b, &len) : NULL;
+    if (!text) {
+        snprintf(err, errlen, "model: out of memory serializing it");
+        return NULL;
+    }
+    nv_model *m = nv_model_load_buffer(text, len, err, errlen);
+    free(text);
+    return m;
+}
+
+int nv_builder_save(const nv_model_builder *b, const char *path, char *err, size_t errlen)
+{
+    size_t len = 0;
+    char *text = b ? serialize(b, &len) : NULL;
+    if (!text) {
+        snprintf(err, errlen, "%s: out of memory serializing the model; nothing written",
+                 path ? path : "model");
+        return -1;
+    }
+    char inner[400];
+    nv_model *check = nv_model_load_buffer(text, len, inner, sizeof inner);
+    if (!check) {
+        snprintf(err, errlen, "%s: model not saved, it would not load: %s", path ? path : "model",
+                 inner);
+        free(text);
+        return -1;
+    }
+    nv_model_free(check);
+    int rc = nv_write_file_atomic(path, text, len, 0644, err, errlen);
+    free(text);
+    return rc;
+}
+
+nv_model_builder *nv_builder_from_model(const nv_model *m)
+{
+    if (!m)
+        return NULL;
+    nv_model_builder *b = nv_builder_new();
+    if (!b)
+        return NULL;
+    if (nv_builder_set_calibration(b, nv_model_calibration(m)))
+        goto fail;
+    for (size_t i = 0; i < nv_model_app_count(m); i++) {
+        nv_app_view v;
+        nv_model_app(m, (int32_t)i, &v);
+        nv_app_input in = {
+            .key = v.key, .utilization = v.utilization,
+            .utilization_source = v.utilization_source, .latency = v.latency,
+            .points = v.points, .n_points = v.n_points,
+            .fit = v.fit, .n_fit = v.n_fit, .fit_residual_pct = v.fit_residual_pct,
+            .scaling = v.scaling, .n_scaling = v.n_scaling};
+        if (nv_builder_add_app(b, &in))
+            goto fail;
+    }
+    for (size_t i = 0; i < nv_model_config_count(m); i++) {
+        nv_config_view v;
+        nv_model_config(m, (int32_t)i, &v);
+        const char **apps = malloc((v.n_slowdowns ? v.n_slowdowns : 1) * sizeof *apps);
+        double *pct = malloc((v.n_slowdowns ? v.n_slowdowns : 1) * sizeof *pct);
+        if (!apps || !pct) {
+            free(apps);
+            free(pct);
+            goto fail;
+        }
+        for (size_t k = 0; k < v.n_slowdowns; k++) {
+            int32_t a;
+            nv_model_config_slowdown(m, (int32_t)i, k, &a, &pct[k]);
+            nv_app_view av;
+            nv_model_app(m, a, &av);
+            apps[k] = av.key;
+        }
+        nv_config_input in = {
+            .id = v.id, .bubble_cycles = v.bubble_cycles, .partners = v.partners,
+            .messages = v.messages, .utilization = v.utilization, .latency = v.latency,
+            .n_slowdowns = v.n_slowdowns, .slowdown_apps = apps, .slowdown_pct = pct};
+        int rc = nv_builder_add_config(b, &in);
+        free(apps);
+        free(pct);
+        if (rc)
+            goto fail;
+    }
+    for (size_t i = 0; i < nv_model_pair_count(m); i++) {
+        nv_pair_view v;
+        nv_app_view a, w;
+        nv_model_pair(m, i, &v);
+        nv_model_app(m, v.app, &a);
+        nv_model_app(m, v.with, &w);
+        nv_pair_input in = {a.key, w.key, v.slowdown_pct, v.samples, v.sd_pct};
+        if (nv_builder_add_pair(b, &in))
+            goto fail;
+    }
+    return b;
+fail:
+    nv_builder_free(b);
+    return NULL;
+}
+
+int nv_model_save(const nv_model *m, const char *path, char *err, size_t errlen)
+{
+    nv_model_builder *b = nv_builder_from_model(m);
+    if (!b) {
+        snprintf(err, errlen, "%s: out of memory copying the model; nothing written",
+                 path ? path : "model");
+        return -1;
+    }
+    int rc = nv_builder_save(b, path, err, errlen);
+    nv_builder_free(b);
+    return rc;
+}

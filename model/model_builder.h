@@ -1,0 +1,69 @@
+/* model_builder.h - assemble a model in memory (calibrate, campaign and
+ * train workflows) and save it or turn it into an immutable nv_model.
+ *
+ * Adding an app, configuration or pair whose key is already present
+ * replaces it (so "train" can refresh one app of an existing model).
+ * Values are checked when the model is built or saved: both run the full
+ * loader on the result, so a builder can never write a file that
+ * nv_model_load() would reject.  Not thread-safe (one owner). */
+#ifndef NETVAR_MODEL_BUILDER_H
+#define NETVAR_MODEL_BUILDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+typedef struct nv_model_builder nv_model_builder;
+
+typedef struct nv_app_input {
+    const char *key;
+    double utilization;                  /* U_A in [0, 1] */
+    nv_util_source utilization_source;
+    const nv_latency_summary *latency;   /* required */
+    const nv_curve_point *points;        /* measured p_A points (may be 0) */
+    size_t n_points;
+    const nv_curve_point *fit;           /* NULL: fitted here from points */
+    size_t n_fit;
+    double fit_residual_pct;             /* used only with an explicit fit */
+    const nv_scaling_point *scaling;     /* sorted by nodes (may be 0) */
+    size_t n_scaling;
+} nv_app_input;
+
+typedef struct nv_config_input {
+    const char *id;                      /* e.g. "B2.5e4-P4-M10" */
+    double bubble_cycles;
+    uint32_t partners, messages;
+    double utilization;
+    const nv_latency_summary *latency;   /* required */
+    size_t n_slowdowns;                  /* apps measured under it */
+    const char *const *slowdown_apps;
+    const double *slowdown_pct;
+} nv_config_input;
+
+typedef struct nv_pair_input {
+    const char *app, *with;              /* slowdown of app beside with */
+    double slowdown_pct;
+    uint32_t samples;
+    double sd_pct;
+} nv_pair_input;
+
+nv_model_builder *nv_builder_new(void);
+/* A builder holding everything in m (to add to an existing model). */
+nv_model_builder *nv_builder_from_model(const nv_model *m);
+void nv_builder_free(nv_model_builder *b);
+
+/* Each returns 0, or -1 with nv_builder_error() saying why (bad key,
+ * failed fit, out of memory); the builder is unchanged on error. */
+int nv_builder_set_calibration(nv_model_builder *b, const nv_calibration *cal);
+int nv_builder_add_app(nv_model_builder *b, const nv_app_input *app);
+int nv_builder_add_config(nv_model_builder *b, const nv_config_input *cfg);
+int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *pair);
+const char *nv_builder_error(const nv_model_builder *b);
+
+/* Validate and return an immutable model, or NULL with err set. */
+nv_model *nv_builder_build(const nv_model_builder *b, char *err, size_t errlen);
+/* Validate and write atomically (mode 0644); 0, or -1 with err set. */
+int nv_builder_save(const nv_model_builder *b, const char *path, char *err, size_t errlen);
+
+#endif

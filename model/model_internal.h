@@ -1,0 +1,81 @@
+/* model_internal.h - the in-memory layout of nv_model, shared by the
+ * loader, the accessors and the predictor only (not a public header). */
+#ifndef NETVAR_MODEL_INTERNAL_H
+#define NETVAR_MODEL_INTERNAL_H
+
+#include <stdint.h>
+
+#include "model.h"
+
+/* lookup rule -> slot in nv_app_rec.pick */
+enum { NV_PICK_AVERAGE = 0, NV_PICK_AVERAGE_STDEV = 1, NV_PICK_PDF = 2, NV_PICK_RULES = 3 };
+
+struct nv_app_rec {
+    char *key;
+    uint64_t hash;
+    double utilization;
+    nv_util_source usrc;
+    uint32_t pts_off, n_pts;   /* into m->curve */
+    uint32_t fit_off, n_fit;   /* into m->curve */
+    double residual_pct;
+    uint32_t scal_off, n_scal; /* into m->scaling */
+    uint32_t slow_off, n_slow; /* into m->slow, sorted by config */
+    int32_t pick[NV_PICK_RULES]; /* configuration each rule maps this app to */
+};
+
+struct nv_slow_rec {
+    int32_t app, config;
+    double pct;
+};
+
+struct nv_config_rec {
+    char *id;
+    double bubble_cycles;
+    uint32_t partners, messages;
+    double utilization;
+    uint32_t by_cfg_off, n_slow; /* into m->slow_by_config */
+};
+
+struct nv_model {
+    nv_calibration cal;
+
+    size_t n_apps;
+    struct nv_app_rec *apps;
+    nv_latency_summary *app_lat;
+    int32_t *app_slots; /* open addressing, -1 = empty */
+    size_t app_cap;     /* power of two */
+
+    nv_curve_point *curve;
+    size_t n_curve;
+    nv_scaling_point *scaling;
+    size_t n_scaling;
+
+    size_t n_configs;
+    struct nv_config_rec *configs;
+    nv_latency_summary *cfg_lat;
+    int32_t *cfg_by_util; /* configuration indexes sorted by utilization */
+
+    size_t n_slow;
+    struct nv_slow_rec *slow;  /* sorted by (app, config) */
+    uint32_t *slow_by_config;  /* indexes into slow, grouped by config */
+
+    size_t n_pairs;
+    nv_pair_view *pairs;
+    uint64_t *pair_keys; /* open addressing on (app << 32 | with) */
+    int32_t *pair_slots;
+    size_t pair_cap;
+};
+
+uint64_t nv_key_hash(const char *key);
+/* index of app with this key and hash, or -1 */
+int32_t nv_model_find_hashed(const nv_model *m, const char *key, uint64_t h);
+/* index into m->pairs for (a, b), or -1 */
+long nv_model_pair_slot(const nv_model *m, int32_t a, int32_t b);
+/* loader only: insert pair index p for (a, b) into the pair hash (which has
+ * room); returns the existing index on a duplicate, else -1 */
+long nv_model_pair_insert(nv_model *m, int32_t a, int32_t b, int32_t p);
+/* loader only: insert app idx into the app hash; returns the existing
+ * index when the key is already there, else -1 */
+int32_t nv_model_app_insert(nv_model *m, int32_t idx);
+
+#endif

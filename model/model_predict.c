@@ -1,0 +1,228 @@
+/* model_predict.c - slowdown of A beside neighbours: co-location table
+ * first, then one of the four predictors (predict.h).  Runs in slurmctld's
+ * submission path: no allocation, no syscalls, no writes to the model. */
+#include <strings.h>
+#include <math.h>
+#include <string.h>
+
+#include "model_internal.h"
+#include "predict.h"
+#include "queue.h"
+
+static const char *const predictor_names[NV_PREDICTOR_COUNT] = {
+    "queue", "averagelt", "averagestdevlt", "pdflt"};
+static const char *const model_labels[NV_PREDICTOR_COUNT] = {
+    "model:queue", "model:averagelt", "model:averagestdevlt", "model:pdflt"};
+
+const char *nv_predictor_name(nv_predictor p)
+{
+    return (unsigned)p < NV_PREDICTOR_COUNT ? predictor_names[p] : "unknown";
+}
+
+int nv_predictor_from_name(const char *name, nv_predictor *out)
+{
+    if (!name)
+        return -1;
+    for (int i = 0; i < NV_PREDICTOR_COUNT; i++)
+        if (!strcasecmp(name, predictor_names[i])) {
+            *out = (nv_predictor)i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *nv_predict_strerror(int status)
+{
+    switch (status) {
+    case NV_PRED_OK: return "ok";
+    case NV_PRED_EINVAL: return "invalid argument (no app, no neighbour or unknown predictor)";
+    case NV_PRED_EUNKNOWN_APP: return "the app is not in the model";
+    case NV_PRED_EUNKNOWN_WITH: return "a neighbour is not in the model";
+    case NV_PRED_ENODATA: return "the model has no compression data to answer for this app";
+    }
+    return "unknown error";
+}
+
+/* A's measured slowdown under configuration c (binary search in A's
+ * slowdowns, sorted by configuration); 0 when found */
+static int measured_under(const nv_model *m, const struct nv_app_rec *a, int32_t c, double *pct)
+{
+    const struct nv_slow_rec *s = m->slow + a->slow_off;
+    size_t lo = 0, hi = a->n_slow;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s[mid].config < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < a->n_slow && s[lo].config == c) {
+        *pct = s[lo].pct;
+        return 0;
+    }
+    return -1;
+}
+
+/* configuration whose utilization is nearest u (ties: the lower U) */
+static int32_t config_nearest_util(const nv_model *m, double u)
+{
+    size_t n = m->n_configs, lo = 0, hi = n;
+    while (lo < hi) { /* first with U >= u */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->configs[m->cfg_by_util[mid]].utilization < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == n)
+        return m->cfg_by_util[n - 1];
+    if (lo == 0)
+        return m->cfg_by_util[0];
+    int32_t above = m->cfg_by_util[lo], below = m->cfg_by_util[lo - 1];
+    double da = m->configs[above].utilization - u, db = u - m->configs[below].utilization;
+    return da < db ? above : below;
+}
+
+typedef int32_t (*with_fn)(const nv_model *m, const void *with, size_t i);
+
+static int32_t with_from_idx(const nv_model *m, const void *with, size_t i)
+{
+    int32_t b = ((const int32_t *)with)[i];
+    return b >= 0 && (size_t)b < m->n_apps ? b : -1;
+}
+
+static int32_t with_from_key(const nv_model *m, const void *with, size_t i)
+{
+    return nv_model_app_index(m, ((const char *const *)with)[i]);
+}
+
+static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn get,
+                        size_t n_with, nv_predictor predictor, uint32_t min_samples,
+                        nv_prediction *out, size_t *bad_with)
+{
+    memset(out, 0, sizeof *out);
+    out->config = -1;
+    out->config_id = "";
+    out->predictor = predictor;
+    if (!m || !with || n_with == 0 || (unsigned)predictor >= NV_PREDICTOR_COUNT)
+        return NV_PRED_EINVAL;
+    if (a < 0 || (size_t)a >= m->n_apps)
+        return NV_PRED_EUNKNOWN_APP;
+    const struct nv_app_rec *A = &m->apps[a];
+    out->app = A->key;
+    out->n_with = n_with;
+
+    /* one pass: resolve neighbours, add utilizations, and (lookup rules)
+     * add the utilizations of the configurations they map to */
+    int rule = predictor == NV_PREDICT_AVERAGE_LT         ? NV_PICK_AVERAGE
+               : predictor == NV_PREDICT_AVERAGE_STDEV_LT ? NV_PICK_AVERAGE_STDEV
+                                                          : NV_PICK_PDF;
+    double usum = 0, cfg_usum = 0;
+    int32_t first_b = -1, first_cfg = -1;
+    for (size_t i = 0; i < n_with; i++) {
+        int32_t b = get(m, with, i);
+        if (b < 0) {
+            if (bad_with)
+                *bad_with = i;
+            return NV_PRED_EUNKNOWN_WITH;
+        }
+        const struct nv_app_rec *B = &m->apps[b];
+        if (i < NV_PRED_DETAIL)
+            out->with_utilization[i] = B->utilization;
+        usum += B->utilization;
+        int32_t c = B->pick[rule];
+        if (i == 0) {
+            first_b = b;
+            first_cfg = c;
+        }
+        if (c >= 0)
+            cfg_usum += m->configs[c].utilization;
+    }
+    out->utilization_sum = usum;
+
+    if (n_with == 1) {
+        long p = nv_model_pair_slot(m, a, first_b);
+        if (p >= 0) {
+            const nv_pair_view *pv = &m->pairs[p];
+            out->table_samples = pv->samples;
+            out->table_sd_pct = pv->sd_pct;
+            if (pv->samples >= min_samples) {
+                out->source = NV_SOURCE_TABLE;
+                out->source_label = "table";
+                out->slowdown_pct = pv->slowdown_pct;
+                out->utilization_used = usum < NV_RHO_CAP ? usum : NV_RHO_CAP;
+                return NV_PRED_OK;
+            }
+        }
+    }
+
+    out->source = NV_SOURCE_MODEL;
+    out->source_label = model_labels[predictor];
+    const nv_curve_point *fit = m->curve + A->fit_off;
+
+    if (predictor == NV_PREDICT_QUEUE) {
+        double u = usum;
+        if (u >= NV_RHO_CAP) {
+            u = NV_RHO_CAP;
+            out->capped = 1;
+        }
+        out->utilization_used = u;
+        if (A->n_fit == 0)
+            return NV_PRED_ENODATA;
+        out->slowdown_pct = nv_curve_eval(fit, A->n_fit, u);
+        return NV_PRED_OK;
+    }
+
+    if (m->n_configs == 0 || first_cfg < 0)
+        return NV_PRED_ENODATA;
+    int32_t c = first_cfg;
+    if (n_with > 1) {
+        double u = cfg_usum;
+        if (u >= NV_RHO_CAP) {
+            u = NV_RHO_CAP;
+            out->capped = 1;
+        }
+        c = config_nearest_util(m, u);
+    }
+    out->config = c;
+    out->config_id = m->configs[c].id;
+    out->utilization_used = m->configs[c].utilization;
+    double pct;
+    if (measured_under(m, A, c, &pct) == 0) {
+        out->slowdown_pct = pct;
+        return NV_PRED_OK;
+    }
+    if (A->n_fit == 0)
+        return NV_PRED_ENODATA;
+    out->curve_fallback = 1;
+    out->slowdown_pct = nv_curve_eval(fit, A->n_fit, m->configs[c].utilization);
+    return NV_PRED_OK;
+}
+
+int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n_with,
+                   nv_predictor predictor, uint32_t min_samples, nv_prediction *out)
+{
+    return predict_core(m, app, with, with_from_idx, n_with, predictor, min_samples, out, NULL);
+}
+
+int nv_predict(const nv_model *m, const char *app, const char *const *with, size_t n_with,
+               nv_predictor predictor, uint32_t min_samples, nv_prediction *out,
+               size_t *bad_with)
+{
+    if (!m || !app) {
+        memset(out, 0, sizeof *out);
+        out->config = -1;
+        out->config_id = "";
+        return NV_PRED_EINVAL;
+    }
+    if (with)
+        for (size_t i = 0; i < n_with; i++)
+            if (!with[i]) {
+                memset(out, 0, sizeof *out);
+                out->config = -1;
+                out->config_id = "";
+                return NV_PRED_EINVAL;
+            }
+    return predict_core(m, nv_model_app_index(m, app), with, with_from_key, n_with, predictor,
+                        min_samples, out, bad_with);
+}

@@ -1,0 +1,88 @@
+/* predict.h - predicted slowdown of app A beside neighbours B[,C...]
+ * (seed 000 sections 4-5, DESIGN "Predictors" and "Co-location table").
+ *
+ * Order of answers:
+ *  1. exactly one neighbour and the co-location table holds (A, B) with at
+ *     least min_samples samples: the table's measured mean (source "table");
+ *  2. otherwise the selected predictor (source "model:<name>"):
+ *     queue           p_A(U), U = sum of the neighbours' utilizations capped
+ *                     at NV_RHO_CAP (0.99);
+ *     averagelt,
+ *     averagestdevlt,
+ *     pdflt           each neighbour is mapped to its training configuration
+ *                     by the rule (chosen once at load: it depends on the
+ *                     neighbour only); with one neighbour A's measured
+ *                     slowdown under that configuration is the answer; with
+ *                     several, their configurations' utilizations are added
+ *                     (capped at 0.99) and the configuration whose U is
+ *                     nearest that sum is used.  If A was never measured
+ *                     under it, A's curve p_A at that configuration's U
+ *                     answers and curve_fallback is set.
+ * Predictions are asymmetric: A beside B is not B beside A.
+ * Thread-safe (the model is immutable), allocation-free, no syscalls. */
+#ifndef NETVAR_PREDICT_H
+#define NETVAR_PREDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+typedef enum nv_predictor {
+    NV_PREDICT_QUEUE = 0,
+    NV_PREDICT_AVERAGE_LT = 1,
+    NV_PREDICT_AVERAGE_STDEV_LT = 2,
+    NV_PREDICT_PDF_LT = 3,
+} nv_predictor;
+#define NV_PREDICTOR_COUNT 4
+
+/* "queue", "averagelt", "averagestdevlt", "pdflt" (case-insensitive on input). */
+const char *nv_predictor_name(nv_predictor p);
+int nv_predictor_from_name(const char *name, nv_predictor *out); /* 0 or -1 */
+
+typedef enum nv_source { NV_SOURCE_TABLE = 0, NV_SOURCE_MODEL = 1 } nv_source;
+
+#define NV_DEFAULT_MIN_SAMPLES 3u
+#define NV_PRED_DETAIL 16 /* neighbours whose utilization is echoed back */
+
+typedef struct nv_prediction {
+    double slowdown_pct;        /* predicted slowdown of A, percent */
+    nv_source source;
+    nv_predictor predictor;     /* the predictor asked for */
+    const char *source_label;   /* "table" or "model:<predictor>" (static) */
+    const char *app;            /* A's key (model-owned) */
+    size_t n_with;
+    double with_utilization[NV_PRED_DETAIL]; /* U of the first neighbours */
+    double utilization_sum;     /* sum of the neighbours' U, before the cap */
+    double utilization_used;    /* U the answer was read at (queue: capped sum;
+                                   lookup: the chosen configuration's U) */
+    int capped;                 /* 1 when the sum hit NV_RHO_CAP */
+    int32_t config;             /* chosen training configuration, -1 if none */
+    const char *config_id;      /* its id, or "" */
+    int curve_fallback;         /* lookup answered from p_A (A unmeasured there) */
+    uint32_t table_samples;     /* table entry for (A, B), 0 if none */
+    double table_sd_pct;
+} nv_prediction;
+
+typedef enum nv_predict_status {
+    NV_PRED_OK = 0,
+    NV_PRED_EINVAL = -1,        /* bad argument (NULL, no neighbours, bad predictor) */
+    NV_PRED_EUNKNOWN_APP = -2,  /* A is not in the model */
+    NV_PRED_EUNKNOWN_WITH = -3, /* a neighbour is not in the model */
+    NV_PRED_ENODATA = -4,       /* A has no curve / no training data to answer */
+} nv_predict_status;
+
+const char *nv_predict_strerror(int status);
+
+/* Predict by keys.  On NV_PRED_EUNKNOWN_WITH, *bad_with (if not NULL) is
+ * the position of the first unknown neighbour. */
+int nv_predict(const nv_model *m, const char *app, const char *const *with, size_t n_with,
+               nv_predictor predictor, uint32_t min_samples, nv_prediction *out,
+               size_t *bad_with);
+
+/* Predict by app indexes (from nv_model_app_index), for callers that
+ * resolve keys once. */
+int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n_with,
+                   nv_predictor predictor, uint32_t min_samples, nv_prediction *out);
+
+#endif
