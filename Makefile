@@ -102,6 +102,15 @@ $(JS_SO): $(JS_OBJS) $(LIBNETVAR) jobsubmit/job_submit_netvar.map
 -include $(sort $(wildcard */*.mk */*/*.mk))
 
 # ---------------------------------------------------------------- tests
+# Small MPI programs used by the integration tests and the demo.
+TEST_MPI_SRCS := $(wildcard tests/mpi/*.c)
+TEST_MPI_BINS := $(TEST_MPI_SRCS:tests/mpi/%.c=$(BUILD)/tests/mpi/%)
+ALL_TARGETS += $(TEST_MPI_BINS)
+
+$(BUILD)/tests/mpi/%: tests/mpi/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(MPI_CFLAGS) $(LDFLAGS) -o $@ $< $(MPI_LIBS)
+
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))

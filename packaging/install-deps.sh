@@ -1,0 +1,37 @@
+#!/bin/sh
+# install-deps.sh - installs the Debian 12 packages netvar needs to build,
+# test and run its lab, but only those missing: dpkg-query first, then one
+# apt-get update, then one apt-get install.  Used by 'make deps'.
+set -eu
+
+PKGS="gcc make pkg-config clang gfortran valgrind iproute2 procps
+slurmctld slurmd slurm-client libslurm-dev munge
+libpapi-dev papi-tools libopenmpi-dev openmpi-bin libpmix-dev
+libjson-c-dev libcmocka-dev libsvm-dev"
+
+missing=""
+for p in $PKGS; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+if [ -z "$missing" ]; then
+    echo "netvar: deps: all $(echo $PKGS | wc -w) Debian packages present"
+    exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=""
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    SUDO="sudo -n"
+else
+    echo "netvar: deps: missing packages:$missing; run 'make deps' as root (or with sudo rights)" >&2
+    exit 1
+fi
+
+echo "netvar: deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "netvar: deps: installed:$missing"
