@@ -11,8 +11,10 @@
 
 extern char **environ;
 
-int nv_spank_job_script(spank_t sp, bool start)
+int nv_spank_job_script(spank_t sp, int ac, char **av, bool start)
 {
+    /* slurm_spank_init does not run before the prolog/epilog hooks */
+    nv_spank_parse_args(ac, av, &nv_spank.args, true);
     uint32_t jobid = 0;
     spank_get_item(sp, S_JOB_ID, &jobid);
     const char *node = getenv("SLURMD_NODENAME");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "spank_state.h"
 
 static const char *const known_keys =
@@ -24,8 +25,16 @@ static bool copy_path(char *dst, size_t cap, const char *v)
     return v[0] == '/' && copy_value(dst, cap, v);
 }
 
-static const char *apply_arg(struct nv_spank_args *a, const char *key, const char *val)
+enum { GIVEN_SPOOL = 1, GIVEN_MODE = 2, GIVEN_ALLOW_OFF = 4 };
+
+static const char *apply_arg(struct nv_spank_args *a, const char *key, const char *val, unsigned *given)
 {
+    if (!strcmp(key, "spool"))
+        *given |= GIVEN_SPOOL;
+    else if (!strcmp(key, "default_mode"))
+        *given |= GIVEN_MODE;
+    else if (!strcmp(key, "allow_off"))
+        *given |= GIVEN_ALLOW_OFF;
     if (!strcmp(key, "spool"))
         return copy_path(a->spool, sizeof a->spool, val) ? NULL : "needs an absolute path";
     if (!strcmp(key, "config"))
@@ -56,9 +65,16 @@ static const char *apply_arg(struct nv_spank_args *a, const char *key, const cha
     return "";
 }
 
+static void log_config_error(void *ctx, const char *line)
+{
+    if (*(bool *)ctx)
+        slurm_error("netvar: %s", line);
+}
+
 int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *a, bool log_errors)
 {
     int errors = 0;
+    unsigned given = 0;
     memset(a, 0, sizeof *a);
     snprintf(a->spool, sizeof a->spool, "/var/spool/netvar");
     snprintf(a->config, sizeof a->config, "/etc/netvar/netvar.conf");
@@ -75,7 +91,7 @@ int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *a, bool log_err
         } else {
             memcpy(key, av[i], klen);
             key[klen] = '\0';
-            why = apply_arg(a, key, eq + 1);
+            why = apply_arg(a, key, eq + 1, &given);
             if (why && !*why) {
                 errors++;
                 if (log_errors)
@@ -90,5 +106,14 @@ int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *a, bool log_err
                 slurm_error("netvar: plugstack.conf: argument '%s' %s; using the default", av[i], why);
         }
     }
+    /* netvar.conf holds the site policy; plugstack arguments override it */
+    struct nv_config conf;
+    errors += nv_config_load(a->config, &conf, log_config_error, &log_errors);
+    if (!(given & GIVEN_SPOOL))
+        snprintf(a->spool, sizeof a->spool, "%s", conf.spool_dir);
+    if (!(given & GIVEN_MODE))
+        a->default_mode = conf.default_mode;
+    if (!(given & GIVEN_ALLOW_OFF))
+        a->allow_off = conf.allow_off;
     return errors;
 }

@@ -48,16 +48,12 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
  * job's --netvar options in their environment (job script context). */
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
 {
-    (void)ac;
-    (void)av;
-    nv_spank_job_script(sp, true);
+    nv_spank_job_script(sp, ac, av, true);
     return 0;
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
-    (void)ac;
-    (void)av;
-    nv_spank_job_script(sp, false);
+    nv_spank_job_script(sp, ac, av, false);
     return 0;
 }

@@ -44,7 +44,7 @@ int nv_spank_remote_post_opt(spank_t sp);
 int nv_spank_remote_user_init(spank_t sp);
 
 /* job_script_side.c: prolog (start) and epilog (end) on every node */
-int nv_spank_job_script(spank_t sp, bool start);
+int nv_spank_job_script(spank_t sp, int ac, char **av, bool start);
 
 /* local_side.c: srun / sbatch / salloc behaviour */
 int nv_spank_local_post_opt(spank_t sp);
