@@ -1,0 +1,218 @@
+/* verb_estimate.c - `netvar estimate`: the single-run interference estimate
+ * of a segment profile (seed 001), as a readable summary or JSON. */
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "segment_estimate.h"
+#include "segment_profile.h"
+#include "verbs.h"
+
+static void help(void)
+{
+    printf("Usage: netvar estimate PROFILE [PROFILE...] [--json] [--threshold R] [--min-group N]\n"
+           "                       [--high-rate HZ]\n\n"
+           "Estimate, from one run's segment profile, how much of the run was lost to\n"
+           "instantaneous interference (seed 001).  Segments (cut at blocking all-to-all\n"
+           "collectives by libnetvar_pmpi.so) are clustered by work with relative distance,\n"
+           "split by exact communication/I-O signature; a segment is interfered when its\n"
+           "time exceeds median + 4 x MAD of its group, and the summed excess is reported\n"
+           "in %% of the runtime.  Classes: low < 7.5 %% <= medium <= 15 %% < high;\n"
+           "P(high) = 1/(1+exp(-0.35 x (x - 11.25))).  Continuous interference (each used\n"
+           "group's median above its fastest decile, times its size) is reported apart.\n\n"
+           "PROFILE is the JSON written at MPI_Finalize (profile-<job>.<step>.json or\n"
+           "netvar-profile-<pid>.json), or the per-rank partial files (*.rank<N>.partial)\n"
+           "a run leaves when it never reached MPI_Finalize; give all ranks' files.\n\n"
+           "Options:\n"
+           "  --json           print the result as one JSON object\n"
+           "  --threshold R    relative-distance clustering threshold (default 0.1, > 0)\n"
+           "  --min-group N    ignore groups with fewer than N segments (default 5)\n"
+           "  --high-rate HZ   warn when segments per second exceed HZ (default 100;\n"
+           "                   the seed's estimates failed at ~300 collectives/s)\n"
+           "  --help           this text\n\n"
+           "Exit status: 0 estimate printed, 1 unreadable or corrupt profile, 2 bad usage.\n\n"
+           "Example:\n"
+           "  netvar estimate /var/spool/netvar/job123/profile-123.0.json --json\n");
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (!end || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void print_json(const nv_seg_profile *p, const nv_seg_estimate *e, const nv_seg_estimate_opts *o)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "job", json_object_new_string(p->meta.job));
+    json_object_object_add(j, "executable", json_object_new_string(p->meta.executable));
+    json_object_object_add(j, "complete", json_object_new_boolean(p->meta.complete));
+    json_object_object_add(j, "ranks", json_object_new_int64(p->meta.ranks));
+    json_object_object_add(j, "work_source", json_object_new_string(p->meta.work_source));
+    json_object_object_add(j, "segments", json_object_new_int64((int64_t)e->segments));
+    json_object_object_add(j, "segments_dropped", json_object_new_int64((int64_t)p->meta.dropped));
+    json_object_object_add(j, "clusters", json_object_new_int64((int64_t)e->clusters));
+    json_object_object_add(j, "groups", json_object_new_int64((int64_t)e->groups));
+    json_object_object_add(j, "groups_used", json_object_new_int64((int64_t)e->groups_used));
+    json_object_object_add(j, "segments_used", json_object_new_int64((int64_t)e->segments_used));
+    json_object_object_add(j, "segments_interfered", json_object_new_int64((int64_t)e->interfered));
+    json_object_object_add(j, "runtime_us", json_object_new_double(e->runtime_us));
+    json_object_object_add(j, "excess_us", json_object_new_double(e->excess_us));
+    json_object_object_add(j, "interference_pct", json_object_new_double(e->interference_pct));
+    json_object_object_add(j, "class", json_object_new_string(nv_seg_class_name(e->cls)));
+    json_object_object_add(j, "p_high", json_object_new_double(e->p_high));
+    json_object_object_add(j, "continuous_us", json_object_new_double(e->continuous_us));
+    json_object_object_add(j, "continuous_pct", json_object_new_double(e->continuous_pct));
+    json_object_object_add(j, "median_baseline_us", json_object_new_double(e->median_baseline_us));
+    json_object_object_add(j, "segment_rate_hz", json_object_new_double(e->rate_hz));
+    json_object_object_add(j, "high_rate_caveat", json_object_new_boolean(e->high_rate));
+    json_object_object_add(j, "high_rate_threshold_hz", json_object_new_double(o->high_rate_hz));
+    json_object_object_add(j, "threshold", json_object_new_double(o->rel_threshold));
+    json_object_object_add(j, "min_group", json_object_new_int64((int64_t)o->min_group));
+    json_object *inj = json_object_new_object();
+    json_object_object_add(inj, "enabled", json_object_new_boolean(p->meta.inject_enabled));
+    json_object_object_add(inj, "events", json_object_new_int64((int64_t)p->meta.inject_events));
+    json_object_object_add(inj, "total_us", json_object_new_double(p->meta.inject_total_us));
+    json_object_object_add(j, "injection", inj);
+    json_object *groups = json_object_new_array();
+    for (size_t i = 0; i < e->ngroup_summaries; i++) {
+        const nv_seg_group_summary *g = &e->group[i];
+        json_object *gj = json_object_new_object();
+        json_object_object_add(gj, "segments", json_object_new_int64((int64_t)g->segments));
+        json_object_object_add(gj, "interfered", json_object_new_int64((int64_t)g->interfered));
+        json_object_object_add(gj, "work_median", json_object_new_double(g->work_median));
+        json_object_object_add(gj, "time_median_us", json_object_new_double(g->time_median_us));
+        json_object_object_add(gj, "mad_us", json_object_new_double(g->mad_us));
+        json_object_object_add(gj, "threshold_us", json_object_new_double(g->threshold_us));
+        json_object_object_add(gj, "excess_us", json_object_new_double(g->excess_us));
+        json_object_array_add(groups, gj);
+    }
+    json_object_object_add(j, "largest_groups", groups);
+    printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(j);
+}
+
+static void print_text(const char *name, const nv_seg_profile *p, const nv_seg_estimate *e,
+                       const nv_seg_estimate_opts *o)
+{
+    printf("profile      %s (%s, %u ranks, %s, work from %s)\n", name,
+           p->meta.complete ? "complete" : "partial: run ended before MPI_Finalize", p->meta.ranks,
+           p->meta.executable[0] ? p->meta.executable : "?", p->meta.work_source);
+    printf("runtime      %.3f s (%.0f µs)\n", e->runtime_us / 1e6, e->runtime_us);
+    printf("segments     %zu (%llu dropped), %zu clusters, %zu groups, %zu used (>= %zu segments) "
+           "covering %zu segments\n",
+           e->segments, (unsigned long long)p->meta.dropped, e->clusters, e->groups, e->groups_used,
+           o->min_group, e->segments_used);
+    printf("interference %.2f %% of runtime (instantaneous: %.0f µs above median + 4·MAD in %zu segments)\n",
+           e->interference_pct, e->excess_us, e->interfered);
+    printf("class        %s (low < 7.5 %% <= medium <= 15 %% < high); P(high) = %.2f\n",
+           nv_seg_class_name(e->cls), e->p_high);
+    printf("continuous   %.2f %% of runtime (%.0f µs: group medians above their fastest decile; not "
+           "included above)\n",
+           e->continuous_pct, e->continuous_us);
+    printf("rate         %.1f segments/s\n", e->rate_hz);
+    for (size_t i = 0; i < e->ngroup_summaries; i++) {
+        const nv_seg_group_summary *g = &e->group[i];
+        printf("  group %zu: %zu segments, median %.1f µs, MAD %.1f µs, threshold %.1f µs, %zu interfered, "
+               "excess %.0f µs\n",
+               i + 1, g->segments, g->time_median_us, g->mad_us, g->threshold_us, g->interfered, g->excess_us);
+    }
+    if (p->meta.inject_enabled)
+        printf("injected     %llu delays, %.0f µs in total (validation run)\n",
+               (unsigned long long)p->meta.inject_events, p->meta.inject_total_us);
+    if (e->high_rate)
+        printf("caveat       %.0f segments/s exceeds %.0f/s: at high collective rates short segments make the "
+               "estimate unreliable (the seed's GAPgeofem case, ~300/s)\n",
+               e->rate_hz, o->high_rate_hz);
+    if (e->segments_used == 0)
+        printf("caveat       no group reached %zu segments: nothing could be estimated\n", o->min_group);
+}
+
+int verb_estimate(int argc, char **argv)
+{
+    nv_seg_estimate_opts opts;
+    nv_seg_estimate_opts_default(&opts);
+    int json = 0;
+    const char **files = calloc((size_t)argc, sizeof *files);
+    size_t nfiles = 0;
+    if (!files) {
+        fprintf(stderr, "netvar: estimate: out of memory\n");
+        return 1;
+    }
+    int rc = 2;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        double v;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help();
+            rc = 0;
+            goto out;
+        } else if (!strcmp(a, "--json")) {
+            json = 1;
+        } else if (!strcmp(a, "--threshold") || !strcmp(a, "--min-group") || !strcmp(a, "--high-rate")) {
+            if (i + 1 >= argc || parse_double(argv[i + 1], &v) != 0) {
+                fprintf(stderr, "netvar: estimate: %s needs a number\n", a);
+                goto out;
+            }
+            i++;
+            if (!strcmp(a, "--threshold")) {
+                if (!(v > 0 && v < 10)) {
+                    fprintf(stderr, "netvar: estimate: --threshold %g is outside (0, 10)\n", v);
+                    goto out;
+                }
+                opts.rel_threshold = v;
+            } else if (!strcmp(a, "--min-group")) {
+                if (!(v >= 1 && v <= 1e9) || v != floor(v)) {
+                    fprintf(stderr, "netvar: estimate: --min-group %g is not an integer >= 1\n", v);
+                    goto out;
+                }
+                opts.min_group = (size_t)v;
+            } else {
+                if (!(v > 0)) {
+                    fprintf(stderr, "netvar: estimate: --high-rate %g must be > 0 segments/s\n", v);
+                    goto out;
+                }
+                opts.high_rate_hz = v;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "netvar: estimate: unknown option '%s'; see 'netvar estimate --help'\n", a);
+            goto out;
+        } else {
+            files[nfiles++] = a;
+        }
+    }
+    if (nfiles == 0) {
+        fprintf(stderr, "netvar: estimate: no PROFILE given; see 'netvar estimate --help'\n");
+        goto out;
+    }
+    nv_seg_profile prof;
+    char err[1024];
+    if (nv_seg_profile_load(files, nfiles, &prof, err, sizeof err) != 0) {
+        fprintf(stderr, "netvar: estimate: %s\n", err);
+        rc = 1;
+        goto out;
+    }
+    nv_seg_estimate est;
+    if (nv_seg_estimate_run(prof.work, prof.time_us, prof.signature, prof.n, prof.meta.runtime_us, &opts,
+                            &est) != 0) {
+        fprintf(stderr, "netvar: estimate: %s: cannot estimate (out of memory)\n", files[0]);
+        nv_seg_profile_free(&prof);
+        rc = 1;
+        goto out;
+    }
+    if (json)
+        print_json(&prof, &est, &opts);
+    else
+        print_text(files[0], &prof, &est, &opts);
+    nv_seg_profile_free(&prof);
+    rc = 0;
+out:
+    free(files);
+    return rc;
+}

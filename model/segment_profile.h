@@ -1,0 +1,139 @@
+/* segment_profile.h - the segment profile: its metrics, the per-rank
+ * memory-mapped partial form written while a program runs, the
+ * program-wide aggregation (bins merged to <= 512 per metric, one record
+ * per segment), and the JSON file `netvar estimate` reads.
+ *
+ * Per segment and rank the profiler stores one bin index per metric.  The
+ * program-wide record of a segment keeps: work = median over ranks,
+ * time = median over ranks (segments end at a global collective, so ranks
+ * agree up to jitter), and a signature id naming the exact vector of
+ * communication and I/O bins over all ranks (nominal data, seed §2). */
+#ifndef NETVAR_SEGMENT_PROFILE_H
+#define NETVAR_SEGMENT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "segment_bins.h"
+
+enum nv_seg_metric {
+    NV_SEG_M_WORK = 0,        /* computation outside MPI (see work_source) */
+    NV_SEG_M_TIME_US,         /* segment wall time, microseconds */
+    NV_SEG_M_P2P_BLOCKING,    /* blocking point-to-point calls */
+    NV_SEG_M_P2P_NONBLOCKING, /* non-blocking point-to-point calls */
+    NV_SEG_M_COLL_ONE_TO_ALL, /* Bcast, Scatter(v): one sender */
+    NV_SEG_M_COLL_ALL_TO_ONE, /* Reduce, Gather(v): one receiver */
+    NV_SEG_M_COLL_ALL_TO_ALL, /* every rank sends and receives */
+    NV_SEG_M_BYTES_SENT,
+    NV_SEG_M_BYTES_RECV,
+    NV_SEG_M_IO_OPEN_CLOSE,   /* MPI-IO open/close calls */
+    NV_SEG_M_IO_READ_WRITE,   /* MPI-IO read/write calls */
+    NV_SEG_M_IO_BYTES,        /* MPI-IO bytes read + written */
+    NV_SEG_METRICS
+};
+#define NV_SEG_FIRST_SIG_METRIC NV_SEG_M_P2P_BLOCKING
+#define NV_SEG_SIG_METRICS (NV_SEG_METRICS - NV_SEG_FIRST_SIG_METRIC)
+
+/* JSON / display name of a metric ("work", "time_us", "p2p_blocking", ...). */
+const char *nv_seg_metric_name(int metric);
+
+enum nv_seg_work_source {
+    NV_SEG_WORK_CPUTIME_NS = 0, /* thread CPU time outside MPI, ns */
+    NV_SEG_WORK_PAPI_FP_OPS = 1,
+    NV_SEG_WORK_PAPI_TOT_INS = 2,
+};
+const char *nv_seg_work_source_name(int source);
+
+/* ---------------------------------------------------------- rank file */
+#define NV_SEG_RANK_MAGIC "NVSEGRK1"
+#define NV_SEG_RANK_VERSION 1u
+#define NV_SEG_DEFAULT_MAX_BYTES (4u << 20)
+
+/* Fixed layout at the start of a per-rank file, followed by NV_SEG_METRICS
+ * columns of `capacity` uint8 bin indices each (column-major, so a bin
+ * merge rewrites one contiguous column). */
+typedef struct nv_seg_rank_header {
+    char magic[8];
+    uint32_t version, header_bytes;
+    uint32_t metrics, work_source;
+    uint32_t rank, nranks;
+    uint32_t busy;          /* nonzero while bins are being merged */
+    uint32_t finalized;     /* the full profile was written */
+    uint64_t capacity;      /* segments the columns can hold */
+    uint64_t nsegments, dropped;
+    uint64_t inject_events;
+    double inject_total_us;
+    double runtime_us;      /* MPI_Init to the last segment end */
+    double inject_prob, inject_mean_us, inject_sd_us;
+    uint64_t inject_seed;
+    char job[64], executable[64];
+    char segment_calls[256], inject_calls[256];
+    nv_seg_bins bins[NV_SEG_METRICS];
+} nv_seg_rank_header;
+
+/* Segment capacity for a file of max_bytes (0 when too small). */
+uint64_t nv_seg_rank_capacity(uint64_t max_bytes);
+
+/* ---------------------------------------------------------- profile */
+typedef struct nv_seg_profile_meta {
+    int complete;             /* 1 when written at MPI_Finalize */
+    unsigned ranks;
+    char job[64], executable[64], work_source[32];
+    char segment_calls[256];
+    double runtime_us;
+    uint64_t dropped, unaligned;
+    double peak_bytes_per_rank;
+    int inject_enabled;
+    double inject_prob, inject_mean_us, inject_sd_us;
+    uint64_t inject_seed, inject_events;
+    double inject_total_us;
+    char inject_calls[256];
+} nv_seg_profile_meta;
+
+/* What the estimator consumes: one record per program-wide segment. */
+typedef struct nv_seg_profile {
+    nv_seg_profile_meta meta;
+    size_t n;
+    double *work, *time_us;
+    uint32_t *signature;
+    size_t nsig;
+    double (*sig_sum)[NV_SEG_SIG_METRICS]; /* per signature, summed over ranks */
+} nv_seg_profile;
+
+void nv_seg_profile_free(nv_seg_profile *p);
+
+/* ---------------------------------------------------------- aggregation */
+typedef struct nv_seg_aggregator nv_seg_aggregator;
+
+/* global holds NV_SEG_METRICS program-wide bin tables (copied). */
+nv_seg_aggregator *nv_seg_agg_new(unsigned nranks, const nv_seg_bins *global);
+void nv_seg_agg_free(nv_seg_aggregator *a);
+
+/* Local slot -> nearest global slot, for every slot of `local`. */
+void nv_seg_map_bins(const nv_seg_bins *local, const nv_seg_bins *global,
+                     uint16_t map[NV_SEG_BINS_MAX]);
+
+/* Adds segment s of a block holding `chunk` segments per rank, laid out
+ * block[(r * NV_SEG_METRICS + m) * chunk + s] = global slot.  Returns 0, or
+ * -1 (allocation failure or slot out of range: segment skipped). */
+int nv_seg_agg_add(nv_seg_aggregator *a, const uint16_t *block, size_t chunk, size_t s);
+
+size_t nv_seg_agg_count(const nv_seg_aggregator *a);
+
+/* Writes the profile JSON atomically (temp file + rename).  0 or -1 with
+ * errno-style message in err. */
+int nv_seg_agg_write_json(const nv_seg_aggregator *a, const nv_seg_profile_meta *meta,
+                          const char *path, char *err, size_t errlen);
+
+/* Turns the aggregated segments into a profile (values, not bins). */
+int nv_seg_agg_to_profile(const nv_seg_aggregator *a, const nv_seg_profile_meta *meta,
+                          nv_seg_profile *out);
+
+/* ---------------------------------------------------------- loading */
+/* Loads a profile: a JSON profile, or one or more per-rank partial files
+ * (paths[0..npaths)), recognized by content.  On failure returns -1 and
+ * writes one line (naming the file and what is wrong) into err. */
+int nv_seg_profile_load(const char *const *paths, size_t npaths, nv_seg_profile *out,
+                        char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,297 @@
+/* nvp_wrap_fortran.c - Fortran entry points of the segment profiler.
+ * Open MPI's mpif.h / `use mpi` bindings (libmpi_mpifh) call PMPI_* directly,
+ * so the C wrappers never see a Fortran program's calls.  These wrappers
+ * take the Fortran symbols in the three manglings Open MPI 4.1 exports
+ * (mpi_x_, mpi_x__, MPI_X), account the call, and forward to the next
+ * definition of the same symbol (the real binding) via dlsym(RTLD_NEXT). */
+#define _GNU_SOURCE
+#include "nvp.h"
+
+#include <dlfcn.h>
+
+typedef MPI_Fint F;
+
+static void *next_symbol(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+    if (!p)
+        nvp_log_once("cannot find the Fortran MPI binding %s after the profiler", name);
+    return p;
+}
+
+static double fbytes(const F *count, const F *type)
+{
+    return nvp_bytes((int)*count, PMPI_Type_f2c(*type));
+}
+
+static MPI_Comm fcomm(const F *comm)
+{
+    return PMPI_Comm_f2c(*comm);
+}
+
+/* Defines the three manglings of one binding; each caches its own next
+ * symbol and calls impl(real, args...). */
+#define F_VARIANTS(lower, upper, impl, PARAMS, ARGS)                  \
+    void lower##_ PARAMS;                                             \
+    void lower##_ PARAMS                                              \
+    {                                                                 \
+        static impl##_fn real;                                        \
+        if (!real)                                                    \
+            real = (impl##_fn)next_symbol(#lower "_");                \
+        impl ARGS;                                                    \
+    }                                                                 \
+    void lower##__ PARAMS;                                            \
+    void lower##__ PARAMS                                             \
+    {                                                                 \
+        static impl##_fn real;                                        \
+        if (!real)                                                    \
+            real = (impl##_fn)next_symbol(#lower "__");               \
+        impl ARGS;                                                    \
+    }                                                                 \
+    void upper PARAMS;                                                \
+    void upper PARAMS                                                 \
+    {                                                                 \
+        static impl##_fn real;                                        \
+        if (!real)                                                    \
+            real = (impl##_fn)next_symbol(#upper);                    \
+        impl ARGS;                                                    \
+    }
+
+#define MISSING(ierr)                \
+    do {                             \
+        if (!real) {                 \
+            *(ierr) = MPI_ERR_INTERN; \
+            return;                  \
+        }                            \
+    } while (0)
+
+/* ------------------------------------------------------------ init/fin */
+typedef void (*f_init_fn)(F *);
+static void f_init(f_init_fn real, F *ierr)
+{
+    MISSING(ierr);
+    real(ierr);
+    if (*ierr == MPI_SUCCESS)
+        nvp_after_init();
+}
+F_VARIANTS(mpi_init, MPI_INIT, f_init, (F *ierr), (real, ierr))
+
+typedef void (*f_init_thread_fn)(F *, F *, F *);
+static void f_init_thread(f_init_thread_fn real, F *req, F *prov, F *ierr)
+{
+    MISSING(ierr);
+    real(req, prov, ierr);
+    if (*ierr == MPI_SUCCESS)
+        nvp_after_init();
+}
+F_VARIANTS(mpi_init_thread, MPI_INIT_THREAD, f_init_thread, (F *req, F *prov, F *ierr),
+           (real, req, prov, ierr))
+
+typedef void (*f_finalize_fn)(F *);
+static void f_finalize(f_finalize_fn real, F *ierr)
+{
+    MISSING(ierr);
+    nvp_before_finalize();
+    real(ierr);
+}
+F_VARIANTS(mpi_finalize, MPI_FINALIZE, f_finalize, (F *ierr), (real, ierr))
+
+/* ------------------------------------------------------------ collectives */
+typedef void (*f_alltoall_fn)(void *, F *, F *, void *, F *, F *, F *, F *);
+static void f_alltoall(f_alltoall_fn real, void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_ALLTOALL);
+    real(sb, sc, st, rb, rc, rt, comm, ierr);
+    if (t) {
+        int ok = *ierr == MPI_SUCCESS, p = ok ? nvp_comm_size(fcomm(comm)) : 0;
+        nvp_leave(NVP_ALLTOALL, *ierr, ok ? p * fbytes(sc, st) : 0, ok ? p * fbytes(rc, rt) : 0,
+                  ok ? fcomm(comm) : MPI_COMM_NULL);
+    }
+}
+F_VARIANTS(mpi_alltoall, MPI_ALLTOALL, f_alltoall,
+           (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *ierr),
+           (real, sb, sc, st, rb, rc, rt, comm, ierr))
+
+typedef void (*f_alltoallv_fn)(void *, F *, F *, F *, void *, F *, F *, F *, F *, F *);
+static void f_alltoallv(f_alltoallv_fn real, void *sb, F *sc, F *sd, F *st, void *rb, F *rcs, F *rd, F *rt,
+                        F *comm, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_ALLTOALLV);
+    real(sb, sc, sd, st, rb, rcs, rd, rt, comm, ierr);
+    if (t) {
+        int ok = *ierr == MPI_SUCCESS, p = ok ? nvp_comm_size(fcomm(comm)) : 0;
+        double s = 0, r = 0;
+        for (int i = 0; i < p; i++) {
+            s += fbytes(&sc[i], st);
+            r += fbytes(&rcs[i], rt);
+        }
+        nvp_leave(NVP_ALLTOALLV, *ierr, s, r, ok ? fcomm(comm) : MPI_COMM_NULL);
+    }
+}
+F_VARIANTS(mpi_alltoallv, MPI_ALLTOALLV, f_alltoallv,
+           (void *sb, F *sc, F *sd, F *st, void *rb, F *rcs, F *rd, F *rt, F *comm, F *ierr),
+           (real, sb, sc, sd, st, rb, rcs, rd, rt, comm, ierr))
+
+typedef void (*f_allreduce_fn)(void *, void *, F *, F *, F *, F *, F *);
+static void f_allreduce(f_allreduce_fn real, void *sb, void *rb, F *n, F *type, F *op, F *comm, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_ALLREDUCE);
+    real(sb, rb, n, type, op, comm, ierr);
+    if (t) {
+        int ok = *ierr == MPI_SUCCESS;
+        double b = ok ? fbytes(n, type) : 0;
+        nvp_leave(NVP_ALLREDUCE, *ierr, b, b, ok ? fcomm(comm) : MPI_COMM_NULL);
+    }
+}
+F_VARIANTS(mpi_allreduce, MPI_ALLREDUCE, f_allreduce,
+           (void *sb, void *rb, F *n, F *type, F *op, F *comm, F *ierr),
+           (real, sb, rb, n, type, op, comm, ierr))
+
+typedef void (*f_allgather_fn)(void *, F *, F *, void *, F *, F *, F *, F *);
+static void f_allgather(f_allgather_fn real, void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_ALLGATHER);
+    real(sb, sc, st, rb, rc, rt, comm, ierr);
+    if (t) {
+        int ok = *ierr == MPI_SUCCESS, p = ok ? nvp_comm_size(fcomm(comm)) : 0;
+        nvp_leave(NVP_ALLGATHER, *ierr, ok ? fbytes(sc, st) : 0, ok ? p * fbytes(rc, rt) : 0,
+                  ok ? fcomm(comm) : MPI_COMM_NULL);
+    }
+}
+F_VARIANTS(mpi_allgather, MPI_ALLGATHER, f_allgather,
+           (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *ierr),
+           (real, sb, sc, st, rb, rc, rt, comm, ierr))
+
+typedef void (*f_reduce_scatter_block_fn)(void *, void *, F *, F *, F *, F *, F *);
+static void f_reduce_scatter_block(f_reduce_scatter_block_fn real, void *sb, void *rb, F *n, F *type, F *op,
+                                   F *comm, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_REDUCE_SCATTER_BLOCK);
+    real(sb, rb, n, type, op, comm, ierr);
+    if (t) {
+        int ok = *ierr == MPI_SUCCESS, p = ok ? nvp_comm_size(fcomm(comm)) : 0;
+        double b = ok ? fbytes(n, type) : 0;
+        nvp_leave(NVP_REDUCE_SCATTER_BLOCK, *ierr, p * b, b, ok ? fcomm(comm) : MPI_COMM_NULL);
+    }
+}
+F_VARIANTS(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, f_reduce_scatter_block,
+           (void *sb, void *rb, F *n, F *type, F *op, F *comm, F *ierr),
+           (real, sb, rb, n, type, op, comm, ierr))
+
+typedef void (*f_barrier_fn)(F *, F *);
+static void f_barrier(f_barrier_fn real, F *comm, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_BARRIER);
+    real(comm, ierr);
+    if (t)
+        nvp_leave(NVP_BARRIER, *ierr, 0, 0, *ierr == MPI_SUCCESS ? fcomm(comm) : MPI_COMM_NULL);
+}
+F_VARIANTS(mpi_barrier, MPI_BARRIER, f_barrier, (F *comm, F *ierr), (real, comm, ierr))
+
+typedef void (*f_bcast_fn)(void *, F *, F *, F *, F *, F *);
+static void f_bcast(f_bcast_fn real, void *buf, F *n, F *type, F *root, F *comm, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_BCAST);
+    real(buf, n, type, root, comm, ierr);
+    if (t) {
+        int ok = *ierr == MPI_SUCCESS, me = ok ? nvp_comm_rank(fcomm(comm)) : -1;
+        double b = ok ? fbytes(n, type) : 0;
+        nvp_leave(NVP_BCAST, *ierr, me == *root ? b : 0, me == *root ? 0 : b, MPI_COMM_NULL);
+    }
+}
+F_VARIANTS(mpi_bcast, MPI_BCAST, f_bcast, (void *buf, F *n, F *type, F *root, F *comm, F *ierr),
+           (real, buf, n, type, root, comm, ierr))
+
+typedef void (*f_reduce_fn)(void *, void *, F *, F *, F *, F *, F *, F *);
+static void f_reduce(f_reduce_fn real, void *sb, void *rb, F *n, F *type, F *op, F *root, F *comm, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_REDUCE);
+    real(sb, rb, n, type, op, root, comm, ierr);
+    if (t) {
+        int ok = *ierr == MPI_SUCCESS, me = ok ? nvp_comm_rank(fcomm(comm)) : -1;
+        double b = ok ? fbytes(n, type) : 0;
+        nvp_leave(NVP_REDUCE, *ierr, b, me == *root ? b : 0, MPI_COMM_NULL);
+    }
+}
+F_VARIANTS(mpi_reduce, MPI_REDUCE, f_reduce, (void *sb, void *rb, F *n, F *type, F *op, F *root, F *comm, F *ierr),
+           (real, sb, rb, n, type, op, root, comm, ierr))
+
+/* ------------------------------------------------------------ p2p */
+typedef void (*f_send_fn)(void *, F *, F *, F *, F *, F *, F *);
+static void f_send(f_send_fn real, void *buf, F *n, F *type, F *dest, F *tag, F *comm, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_SEND);
+    real(buf, n, type, dest, tag, comm, ierr);
+    if (t)
+        nvp_leave(NVP_SEND, *ierr, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, 0, MPI_COMM_NULL);
+}
+F_VARIANTS(mpi_send, MPI_SEND, f_send, (void *buf, F *n, F *type, F *dest, F *tag, F *comm, F *ierr),
+           (real, buf, n, type, dest, tag, comm, ierr))
+
+typedef void (*f_recv_fn)(void *, F *, F *, F *, F *, F *, F *, F *);
+static void f_recv(f_recv_fn real, void *buf, F *n, F *type, F *src, F *tag, F *comm, F *status, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_RECV);
+    real(buf, n, type, src, tag, comm, status, ierr);
+    if (t)
+        nvp_leave(NVP_RECV, *ierr, 0, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, MPI_COMM_NULL);
+}
+F_VARIANTS(mpi_recv, MPI_RECV, f_recv, (void *buf, F *n, F *type, F *src, F *tag, F *comm, F *status, F *ierr),
+           (real, buf, n, type, src, tag, comm, status, ierr))
+
+typedef void (*f_isend_fn)(void *, F *, F *, F *, F *, F *, F *, F *);
+static void f_isend(f_isend_fn real, void *buf, F *n, F *type, F *dest, F *tag, F *comm, F *req, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_ISEND);
+    real(buf, n, type, dest, tag, comm, req, ierr);
+    if (t)
+        nvp_leave(NVP_ISEND, *ierr, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, 0, MPI_COMM_NULL);
+}
+F_VARIANTS(mpi_isend, MPI_ISEND, f_isend, (void *buf, F *n, F *type, F *dest, F *tag, F *comm, F *req, F *ierr),
+           (real, buf, n, type, dest, tag, comm, req, ierr))
+
+typedef void (*f_irecv_fn)(void *, F *, F *, F *, F *, F *, F *, F *);
+static void f_irecv(f_irecv_fn real, void *buf, F *n, F *type, F *src, F *tag, F *comm, F *req, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_IRECV);
+    real(buf, n, type, src, tag, comm, req, ierr);
+    if (t)
+        nvp_leave(NVP_IRECV, *ierr, 0, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, MPI_COMM_NULL);
+}
+F_VARIANTS(mpi_irecv, MPI_IRECV, f_irecv, (void *buf, F *n, F *type, F *src, F *tag, F *comm, F *req, F *ierr),
+           (real, buf, n, type, src, tag, comm, req, ierr))
+
+typedef void (*f_wait_fn)(F *, F *, F *);
+static void f_wait(f_wait_fn real, F *req, F *status, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_WAIT);
+    real(req, status, ierr);
+    if (t)
+        nvp_leave(NVP_WAIT, *ierr, 0, 0, MPI_COMM_NULL);
+}
+F_VARIANTS(mpi_wait, MPI_WAIT, f_wait, (F *req, F *status, F *ierr), (real, req, status, ierr))
+
+typedef void (*f_waitall_fn)(F *, F *, F *, F *);
+static void f_waitall(f_waitall_fn real, F *n, F *reqs, F *statuses, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_WAITALL);
+    real(n, reqs, statuses, ierr);
+    if (t)
+        nvp_leave(NVP_WAITALL, *ierr, 0, 0, MPI_COMM_NULL);
+}
+F_VARIANTS(mpi_waitall, MPI_WAITALL, f_waitall, (F *n, F *reqs, F *statuses, F *ierr),
+           (real, n, reqs, statuses, ierr))
