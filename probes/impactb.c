@@ -1,0 +1,306 @@
+/* impactb.c - ImpactB (seed 000, Figure 2): the latency of single small
+ * messages through the network, sampled politely while other jobs run.
+ *
+ * Nodes are paired even with odd (node 2k with 2k+1; the last node sits out
+ * when the count is odd).  Every local rank pairs with the rank of the same
+ * local index on the partner node, as the paper's rank+tasks_per_node does,
+ * so with 2 ranks per node both sockets are sampled.  Each round the rank
+ * on the even node times one 1 KB ping-pong; one-way latency = RTT / 2.
+ * Rounds are separated by --interval-us (100 ms by default, the paper's
+ * value) so the probe itself adds next to no load.  Waiting ranks sleep
+ * between MPI_Test calls instead of polling (on few cores a polling rank
+ * looks like network interference).  After each round all ranks vote on
+ * stopping (duration over, or SIGTERM/SIGINT seen) so they stop together,
+ * and rank 0 writes the JSON (schema "netvar-impactb", version 1). */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "probe_common.h"
+
+#define PROG "impactb"
+#define MAX_SAMPLES 10000000ull
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "Usage: mpirun [...] impactb [--duration-s S] [--interval-us US] [--msg-bytes N]\n"
+        "                            [--output FILE] [--busy-wait]\n\n"
+        "ImpactB measures the one-way latency of small messages between paired\n"
+        "nodes (node 2k with node 2k+1, same local rank index), one ping-pong per\n"
+        "interval, and writes a JSON summary (schema netvar-impactb, version 1)\n"
+        "with count, min/mean/sd/p50/p90/p99/max in microseconds, a histogram on\n"
+        "netvar's log-spaced bins, node names and rank placement.\n"
+        "Nodes are shared-memory domains (MPI_COMM_TYPE_SHARED); for tests,\n"
+        "NETVAR_PROBE_FAKE_NODES=K splits the ranks into K blocks instead.\n\n"
+        "Options:\n"
+        "  --duration-s S    stop after S seconds (> 0); default: run until\n"
+        "                    SIGTERM or SIGINT, which also end it cleanly\n"
+        "  --interval-us US  sleep between exchanges in microseconds (default 100000)\n"
+        "  --msg-bytes N     message size in bytes (default 1024)\n"
+        "  --output FILE     write the JSON there atomically (default: stdout)\n"
+        "  --busy-wait       wait with MPI_Waitall (Open MPI polls) instead of\n"
+        "                    MPI_Test plus short sleeps\n"
+        "  --help            this text\n\n"
+        "Exit status: 0 success, 1 output could not be written, 2 bad usage\n"
+        "(e.g. a duration of 0, or fewer than 2 nodes).\n\n"
+        "Example:\n"
+        "  mpirun -n 4 --map-by node impactb --duration-s 60 --output idle.json\n");
+}
+
+typedef struct opts {
+    double duration_s; /* 0: until a signal */
+    long interval_us;
+    long msg_bytes;
+    const char *output;
+    bool busy;
+} opts;
+
+/* 0 ok, 1 help shown, -1 bad usage (err set) */
+static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
+{
+    static const struct option lo[] = {
+        {"duration-s", required_argument, 0, 'd'}, {"interval-us", required_argument, 0, 'i'},
+        {"msg-bytes", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
+        {"busy-wait", no_argument, 0, 'b'},        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    *o = (opts){.interval_us = 100000, .msg_bytes = 1024};
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (nv_probe_parse_double("--duration-s", optarg, -1e300, 1e7, &o->duration_s, err, errlen))
+                return -1;
+            if (!(o->duration_s > 0)) {
+                snprintf(err, errlen, "--duration-s %s: the duration must be more than 0 seconds "
+                         "(omit it to run until a signal)", optarg);
+                return -1;
+            }
+            break;
+        case 'i':
+            if (nv_probe_parse_long("--interval-us", optarg, 0, 60000000L, &o->interval_us, err, errlen))
+                return -1;
+            break;
+        case 'm':
+            if (nv_probe_parse_long("--msg-bytes", optarg, 1, 16L << 20, &o->msg_bytes, err, errlen))
+                return -1;
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'b':
+            o->busy = true;
+            break;
+        case 'h':
+            return 1;
+        default:
+            snprintf(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%.40s' (see --help)", argv[optind]);
+        return -1;
+    }
+    return 0;
+}
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    nv_probe_setup_process();
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    opts o;
+    char err[512] = "";
+    int pr = parse(argc, argv, &o, err, sizeof err);
+    if (pr != 0) {
+        if (rank == 0) {
+            if (pr > 0)
+                usage(stdout);
+            else
+                fprintf(stderr, "netvar: %s: %s\n", PROG, err);
+        }
+        MPI_Finalize();
+        return pr > 0 ? 0 : 2;
+    }
+    nv_probe_place pl;
+    if (nv_probe_place_discover(&pl, err, sizeof err) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "netvar: %s: %s\n", PROG, err);
+        MPI_Finalize();
+        return 2;
+    }
+    if (pl.nnodes < 2) {
+        if (rank == 0)
+            fprintf(stderr, "netvar: %s: %d node(s) found (%s); ImpactB needs at least 2 nodes to "
+                    "pair; nothing measured\n", PROG, pl.nnodes, pl.source);
+        nv_probe_place_free(&pl);
+        MPI_Finalize();
+        return 2;
+    }
+
+    /* my role: initiator on even nodes, responder on odd ones */
+    int partner = -1;
+    bool initiator = false;
+    if (pl.node % 2 == 0 && pl.node + 1 < pl.nnodes) {
+        partner = nv_probe_rank_at(&pl, pl.node + 1, pl.local);
+        initiator = partner >= 0;
+    } else if (pl.node % 2 == 1) {
+        partner = nv_probe_rank_at(&pl, pl.node - 1, pl.local);
+    }
+
+    char *sbuf = calloc(1, (size_t)o.msg_bytes), *rbuf = calloc(1, (size_t)o.msg_bytes);
+    size_t cap = 1024, n = 0;
+    uint64_t dropped = 0;
+    double *samples = malloc(cap * sizeof *samples);
+    if (!sbuf || !rbuf || !samples) {
+        fprintf(stderr, "netvar: %s: rank %d: out of memory for %ld-byte buffers\n", PROG, rank,
+                o.msg_bytes);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    nv_probe_wait_stats ws = {0};
+    nv_probe_vote vote;
+    uint64_t exchanges = 0;
+    bool by_signal = false;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double cpu0 = cpu_seconds();
+    uint64_t t_start = nv_probe_now_ns();
+    uint64_t deadline = o.duration_s > 0 ? t_start + (uint64_t)(o.duration_s * 1e9) : 0;
+    for (;;) {
+        nv_probe_sleep_us((uint64_t)o.interval_us);
+        MPI_Request rq[2];
+        if (initiator) {
+            uint64_t t0 = nv_probe_now_ns();
+            MPI_Irecv(rbuf, (int)o.msg_bytes, MPI_BYTE, partner, 2, MPI_COMM_WORLD, &rq[0]);
+            MPI_Isend(sbuf, (int)o.msg_bytes, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &rq[1]);
+            nv_probe_wait(2, rq, o.busy, &ws);
+            double rtt_us = (double)(nv_probe_now_ns() - t0) / 1e3;
+            if (n == cap && cap < MAX_SAMPLES) {
+                size_t nc = cap * 2 > MAX_SAMPLES ? MAX_SAMPLES : cap * 2;
+                double *ns = realloc(samples, nc * sizeof *ns);
+                if (ns) {
+                    samples = ns;
+                    cap = nc;
+                }
+            }
+            if (n < cap)
+                samples[n++] = rtt_us / 2.0;
+            else
+                dropped++;
+        } else if (partner >= 0) {
+            MPI_Irecv(rbuf, (int)o.msg_bytes, MPI_BYTE, partner, 1, MPI_COMM_WORLD, &rq[0]);
+            nv_probe_wait(1, rq, o.busy, &ws);
+            MPI_Isend(sbuf, (int)o.msg_bytes, MPI_BYTE, partner, 2, MPI_COMM_WORLD, &rq[1]);
+            nv_probe_wait(1, &rq[1], o.busy, &ws);
+        }
+        exchanges++;
+        bool sig = nv_probe_signalled != 0;
+        bool want = sig || (deadline && nv_probe_now_ns() >= deadline);
+        nv_probe_vote_start(&vote, want);
+        if (nv_probe_vote_finish(&vote, o.busy)) {
+            by_signal = sig;
+            break;
+        }
+    }
+    uint64_t t_end = nv_probe_now_ns();
+    double cpu_used = cpu_seconds() - cpu0;
+
+    /* why we stopped, as seen anywhere */
+    int sig_local = by_signal || nv_probe_signalled, sig_any = 0;
+    MPI_Allreduce(&sig_local, &sig_any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    double cpu_per_ex = exchanges ? cpu_used * 1e6 / (double)exchanges : 0, cpu_sum = 0;
+    MPI_Reduce(&cpu_per_ex, &cpu_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    double polls = exchanges ? (double)ws.polls / (double)exchanges : 0, polls_sum = 0;
+    MPI_Reduce(&polls, &polls_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    unsigned long long dropped_all = 0, dropped_mine = dropped;
+    MPI_Reduce(&dropped_mine, &dropped_all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+
+    /* gather the initiators' samples on rank 0 */
+    int mine = (int)n;
+    int *counts = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
+    int *displs = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    double *all = NULL;
+    size_t total = 0;
+    if (rank == 0) {
+        for (int r = 0; r < size; r++) {
+            displs[r] = (int)total;
+            total += (size_t)counts[r];
+        }
+        all = malloc((total ? total : 1) * sizeof *all);
+        if (!all || total > (size_t)INT32_MAX)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Gatherv(samples, mine, MPI_DOUBLE, all, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+
+    int rc = 0;
+    if (rank == 0) {
+        json_object *out = json_object_new_object();
+        json_object_object_add(out, "schema", json_object_new_string("netvar-impactb"));
+        json_object_object_add(out, "version", json_object_new_int(1));
+        json_object_object_add(out, "message_bytes", json_object_new_int64(o.msg_bytes));
+        json_object_object_add(out, "interval_us", json_object_new_int64(o.interval_us));
+        json_object_object_add(out, "duration_s",
+                               o.duration_s > 0 ? json_object_new_double(o.duration_s) : NULL);
+        json_object_object_add(out, "elapsed_s", json_object_new_double((double)(t_end - t_start) / 1e9));
+        json_object_object_add(out, "stopped_by", json_object_new_string(sig_any ? "signal" : "duration"));
+        json_object_object_add(out, "wait_mode", json_object_new_string(o.busy ? "busy" : "polite"));
+        json_object_object_add(out, "pairing", json_object_new_string(
+            "node 2k with node 2k+1, same local rank index; even node initiates; one-way = RTT/2"));
+        json_object_object_add(out, "exchanges_per_rank", json_object_new_int64((int64_t)exchanges));
+        json_object_object_add(out, "count", json_object_new_int64((int64_t)total));
+        json_object_object_add(out, "samples_dropped", json_object_new_int64((int64_t)dropped_all));
+        json_object *pairs = json_object_new_array();
+        for (int r = 0; r < size; r++) {
+            int nd = pl.rank_node[r];
+            if (nd % 2 == 0 && nd + 1 < pl.nnodes) {
+                int q = nv_probe_rank_at(&pl, nd + 1, pl.rank_local[r]);
+                if (q >= 0) {
+                    json_object *pr2 = json_object_new_array();
+                    json_object_array_add(pr2, json_object_new_int(r));
+                    json_object_array_add(pr2, json_object_new_int(q));
+                    json_object_array_add(pairs, pr2);
+                }
+            }
+        }
+        json_object_object_add(out, "pairs", pairs);
+        nv_probe_place_json(&pl, out);
+        json_object *cost = json_object_new_object();
+        json_object_object_add(cost, "cpu_us_per_exchange_mean_rank",
+                               json_object_new_double(cpu_sum / size));
+        json_object_object_add(cost, "mpi_tests_per_exchange_mean_rank",
+                               json_object_new_double(polls_sum / size));
+        json_object_object_add(out, "self_cost", cost);
+        nv_probe_latency_json(all, total, out);
+        if (nv_probe_write_json(out, o.output, PROG) != 0)
+            rc = 1;
+        json_object_put(out);
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(all);
+    free(counts);
+    free(displs);
+    free(samples);
+    free(sbuf);
+    free(rbuf);
+    nv_probe_place_free(&pl);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,378 @@
+/* probe_common.c - placement, polite waiting, stop votes, options and JSON
+ * output shared by the ImpactB and CompressionB probes. */
+#define _GNU_SOURCE
+#include "probe_common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "histogram.h"
+
+volatile sig_atomic_t nv_probe_signalled;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    nv_probe_signalled = 1;
+}
+
+void nv_probe_setup_process(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+}
+
+uint64_t nv_probe_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ placement */
+
+int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &p->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p->size);
+    char host[MPI_MAX_PROCESSOR_NAME + 1] = "";
+    int hl = 0;
+    MPI_Get_processor_name(host, &hl);
+    host[hl < 0 ? 0 : (hl > MPI_MAX_PROCESSOR_NAME ? MPI_MAX_PROCESSOR_NAME : hl)] = '\0';
+
+    const char *fake = getenv("NETVAR_PROBE_FAKE_NODES");
+    int node = 0, local = 0;
+    if (fake && *fake) {
+        char *end;
+        errno = 0;
+        long k = strtol(fake, &end, 10);
+        if (errno || *end || k < 1 || k > p->size) {
+            snprintf(err, errlen, "NETVAR_PROBE_FAKE_NODES='%.20s' must be a whole number from 1 to "
+                     "the rank count %d", fake, p->size);
+            return -1;
+        }
+        /* blocks of consecutive ranks, as a block-mapped launch would give */
+        node = (int)((long)p->rank * k / p->size);
+        int first = (int)(((long)node * p->size + k - 1) / k);
+        local = p->rank - first;
+        p->overridden = true;
+        p->source = "NETVAR_PROBE_FAKE_NODES";
+    } else {
+        MPI_Comm nodecomm, leaders;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &nodecomm);
+        MPI_Comm_rank(nodecomm, &local);
+        MPI_Comm_split(MPI_COMM_WORLD, local == 0 ? 0 : MPI_UNDEFINED, p->rank, &leaders);
+        if (local == 0) {
+            MPI_Comm_rank(leaders, &node);
+            MPI_Comm_free(&leaders);
+        }
+        MPI_Bcast(&node, 1, MPI_INT, 0, nodecomm);
+        MPI_Comm_free(&nodecomm);
+        p->source = "MPI_COMM_TYPE_SHARED";
+    }
+    p->node = node;
+    p->local = local;
+    int mine[2] = {node, local};
+    int *all = malloc(sizeof(int) * 2 * (size_t)p->size);
+    char *names = malloc((size_t)p->size * (MPI_MAX_PROCESSOR_NAME + 1));
+    p->rank_node = malloc(sizeof(int) * (size_t)p->size);
+    p->rank_local = malloc(sizeof(int) * (size_t)p->size);
+    if (!all || !names || !p->rank_node || !p->rank_local) {
+        free(all);
+        free(names);
+        snprintf(err, errlen, "out of memory for the placement of %d ranks", p->size);
+        return -1;
+    }
+    MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
+    MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME + 1,
+                  MPI_CHAR, MPI_COMM_WORLD);
+    p->nnodes = 0;
+    for (int r = 0; r < p->size; r++) {
+        p->rank_node[r] = all[2 * r];
+        p->rank_local[r] = all[2 * r + 1];
+        if (all[2 * r] + 1 > p->nnodes)
+            p->nnodes = all[2 * r] + 1;
+    }
+    p->node_ntasks = calloc((size_t)p->nnodes, sizeof(int));
+    p->node_names = calloc((size_t)p->nnodes, sizeof(char *));
+    if (!p->node_ntasks || !p->node_names) {
+        free(all);
+        free(names);
+        snprintf(err, errlen, "out of memory for the placement of %d ranks", p->size);
+        return -1;
+    }
+    for (int r = 0; r < p->size; r++) {
+        int n = p->rank_node[r];
+        p->node_ntasks[n]++;
+        if (!p->node_names[n]) {
+            char buf[MPI_MAX_PROCESSOR_NAME + 32];
+            const char *h = names + (size_t)r * (MPI_MAX_PROCESSOR_NAME + 1);
+            if (p->overridden)
+                snprintf(buf, sizeof buf, "fake%d@%s", n, h);
+            else
+                snprintf(buf, sizeof buf, "%s", h);
+            p->node_names[n] = strdup(buf);
+        }
+    }
+    free(all);
+    free(names);
+    return 0;
+}
+
+void nv_probe_place_free(nv_probe_place *p)
+{
+    if (p->node_names)
+        for (int i = 0; i < p->nnodes; i++)
+            free(p->node_names[i]);
+    free(p->node_names);
+    free(p->node_ntasks);
+    free(p->rank_node);
+    free(p->rank_local);
+    memset(p, 0, sizeof *p);
+}
+
+int nv_probe_rank_at(const nv_probe_place *p, int node, int local)
+{
+    /* ranks of a node are contiguous under both placements' usual launch,
+     * but do not rely on it */
+    for (int r = 0; r < p->size; r++)
+        if (p->rank_node[r] == node && p->rank_local[r] == local)
+            return r;
+    return -1;
+}
+
+void nv_probe_place_json(const nv_probe_place *p, json_object *obj)
+{
+    json_object *pl = json_object_new_object();
+    json_object_object_add(pl, "source", json_object_new_string(p->source));
+    json_object_object_add(pl, "overridden", json_object_new_boolean(p->overridden));
+    json_object_object_add(pl, "ranks", json_object_new_int(p->size));
+    json_object_object_add(pl, "nodes", json_object_new_int(p->nnodes));
+    json_object *names = json_object_new_array();
+    json_object *tpn = json_object_new_array();
+    for (int i = 0; i < p->nnodes; i++) {
+        json_object_array_add(names, json_object_new_string(p->node_names[i] ? p->node_names[i] : ""));
+        json_object_array_add(tpn, json_object_new_int(p->node_ntasks[i]));
+    }
+    json_object_object_add(pl, "node_names", names);
+    json_object_object_add(pl, "tasks_per_node", tpn);
+    json_object *rn = json_object_new_array();
+    for (int r = 0; r < p->size; r++)
+        json_object_array_add(rn, json_object_new_int(p->rank_node[r]));
+    json_object_object_add(pl, "rank_node", rn);
+    json_object_object_add(obj, "placement", pl);
+    json_object_object_add(obj, "placement_overridden", json_object_new_boolean(p->overridden));
+}
+
+/* -------------------------------------------------------------- waiting */
+
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+    nanosleep(&ts, NULL);
+}
+
+int nv_probe_wait(int n, MPI_Request *reqs, bool busy, nv_probe_wait_stats *st)
+{
+    if (busy)
+        return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    uint64_t step = 1000, start = 0;
+    for (;;) {
+        int done = 0;
+        int rc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (st)
+            st->polls++;
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+        uint64_t now = nv_probe_now_ns();
+        if (!start)
+            start = now;
+        uint64_t cap = now - start > 10000000ull ? 1000000ull : 50000ull;
+        sleep_ns(step);
+        if (st)
+            st->sleeps++;
+        step = step * 2 > cap ? cap : step * 2;
+    }
+}
+
+void nv_probe_sleep_us(uint64_t us)
+{
+    uint64_t end = nv_probe_now_ns() + us * 1000ull;
+    while (!nv_probe_signalled) {
+        uint64_t now = nv_probe_now_ns();
+        if (now >= end)
+            return;
+        uint64_t left = end - now;
+        sleep_ns(left > 50000000ull ? 50000000ull : left); /* wake to notice signals */
+    }
+}
+
+void nv_probe_vote_start(nv_probe_vote *v, bool want_stop)
+{
+    v->local = want_stop ? 1 : 0;
+    v->global = 0;
+    MPI_Iallreduce(&v->local, &v->global, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &v->req);
+    v->in_flight = true;
+}
+
+bool nv_probe_vote_finish(nv_probe_vote *v, bool busy)
+{
+    if (!v->in_flight)
+        return false;
+    nv_probe_wait(1, &v->req, busy, NULL);
+    v->in_flight = false;
+    return v->global != 0;
+}
+
+/* -------------------------------------------------------------- options */
+
+int nv_probe_parse_double(const char *opt, const char *s, double lo, double hi, double *out,
+                          char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double v = s ? strtod(s, &end) : NAN;
+    if (!s || errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+        snprintf(err, errlen, "%s '%.30s' must be a number from %g to %g", opt, s ? s : "", lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int nv_probe_parse_long(const char *opt, const char *s, long lo, long hi, long *out, char *err,
+                        size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || errno || end == s || *end || v < lo || v > hi) {
+        snprintf(err, errlen, "%s '%.30s' must be a whole number from %ld to %ld", opt, s ? s : "",
+                 lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* --------------------------------------------------------------- output */
+
+int nv_probe_write_json(json_object *obj, const char *path, const char *prog)
+{
+    const char *text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (!path || !strcmp(path, "-")) {
+        printf("%s\n", text);
+        fflush(stdout);
+        return 0;
+    }
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp) {
+        fprintf(stderr, "netvar: %s: output path '%.60s...' too long; nothing written\n", prog, path);
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "netvar: %s: cannot create %s (%s); nothing written\n", prog, tmp,
+                strerror(errno));
+        return -1;
+    }
+    size_t len = strlen(text), off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    bool ok = off == len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
+    fchmod(fd, 0644);
+    if (close(fd) != 0)
+        ok = false;
+    if (!ok || rename(tmp, path) != 0) {
+        fprintf(stderr, "netvar: %s: cannot write %s (%s); nothing written\n", prog, path,
+                strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double percentile(const double *sorted, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    if (i + 1 >= n)
+        return sorted[n - 1];
+    double frac = pos - (double)i;
+    return sorted[i] + frac * (sorted[i + 1] - sorted[i]);
+}
+
+void nv_probe_latency_json(double *us, size_t n, json_object *parent)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "unit", json_object_new_string("us"));
+    json_object_object_add(o, "count", json_object_new_int64((int64_t)n));
+    nv_histogram h;
+    memset(&h, 0, sizeof h);
+    if (n == 0) {
+        /* no samples: no numbers rather than made-up ones */
+        const char *keys[] = {"min_us", "mean_us", "sd_us", "p50_us", "p90_us", "p99_us", "max_us"};
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            json_object_object_add(o, keys[i], NULL);
+    } else {
+        qsort(us, n, sizeof *us, cmp_double);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            sum += us[i];
+            nv_hist_add(&h, us[i]);
+        }
+        double mean = sum / (double)n, ss = 0;
+        for (size_t i = 0; i < n; i++)
+            ss += (us[i] - mean) * (us[i] - mean);
+        double sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
+        json_object_object_add(o, "min_us", json_object_new_double(us[0]));
+        json_object_object_add(o, "mean_us", json_object_new_double(mean));
+        json_object_object_add(o, "sd_us", json_object_new_double(sd));
+        json_object_object_add(o, "p50_us", json_object_new_double(percentile(us, n, 0.50)));
+        json_object_object_add(o, "p90_us", json_object_new_double(percentile(us, n, 0.90)));
+        json_object_object_add(o, "p99_us", json_object_new_double(percentile(us, n, 0.99)));
+        json_object_object_add(o, "max_us", json_object_new_double(us[n - 1]));
+    }
+    json_object *hist = json_object_new_object();
+    json_object_object_add(hist, "unit", json_object_new_string("us"));
+    json_object_object_add(hist, "bins", json_object_new_int(NV_HIST_BINS));
+    json_object_object_add(hist, "bins_per_decade", json_object_new_int(NV_HIST_BINS_PER_DECADE));
+    json_object *edges = json_object_new_array();
+    for (int k = 0; k <= NV_HIST_BINS; k++)
+        json_object_array_add(edges, json_object_new_double(nv_hist_edge_us(k)));
+    json_object *counts = json_object_new_array();
+    for (int k = 0; k < NV_HIST_BINS; k++)
+        json_object_array_add(counts, json_object_new_int64((int64_t)h.count[k]));
+    json_object_object_add(hist, "edges_us", edges);
+    json_object_object_add(hist, "counts", counts);
+    json_object_object_add(parent, "latency", o);
+    json_object_object_add(parent, "histogram", hist);
+}
