@@ -1,0 +1,221 @@
+/* test_segment_profile.c - program-wide aggregation (median over ranks,
+ * exact signatures), the profile JSON round trip, partial per-rank files,
+ * and clear errors for truncated or corrupt profiles. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "segment_profile.h"
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/nv_segprof_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Global bins with values 1..20 in every metric (slot k holds k+1). */
+static void simple_global(nv_seg_bins *g)
+{
+    uint16_t remap[NV_SEG_BINS_MAX];
+    int merged;
+    for (int m = 0; m < NV_SEG_METRICS; m++) {
+        nv_seg_bins_init(&g[m], NV_SEG_GLOBAL_BINS);
+        for (int k = 0; k < 20; k++)
+            nv_seg_bins_add(&g[m], k + 1, 1, remap, &merged);
+    }
+}
+
+static void aggregate_takes_rank_medians_and_exact_signatures(void **state)
+{
+    (void)state;
+    nv_seg_bins g[NV_SEG_METRICS];
+    simple_global(g);
+    nv_seg_aggregator *a = nv_seg_agg_new(3, g);
+    assert_non_null(a);
+    uint16_t block[3 * NV_SEG_METRICS];
+    for (int seg = 0; seg < 3; seg++) {
+        for (int r = 0; r < 3; r++)
+            for (int m = 0; m < NV_SEG_METRICS; m++)
+                block[r * NV_SEG_METRICS + m] = 0; /* value 1 */
+        /* work by rank: 3, 9, 5 -> median 5; time: 10, 11, 19 -> 11 */
+        block[0 * NV_SEG_METRICS + NV_SEG_M_WORK] = 2;
+        block[1 * NV_SEG_METRICS + NV_SEG_M_WORK] = 8;
+        block[2 * NV_SEG_METRICS + NV_SEG_M_WORK] = 4;
+        block[0 * NV_SEG_METRICS + NV_SEG_M_TIME_US] = 9;
+        block[1 * NV_SEG_METRICS + NV_SEG_M_TIME_US] = 10;
+        block[2 * NV_SEG_METRICS + NV_SEG_M_TIME_US] = 18;
+        if (seg == 2) /* rank 1 sent more bytes: another signature */
+            block[1 * NV_SEG_METRICS + NV_SEG_M_BYTES_SENT] = 5;
+        assert_int_equal(nv_seg_agg_add(a, block, 1, 0), 0);
+    }
+    block[NV_SEG_M_WORK] = 40; /* a slot that is not live */
+    assert_int_equal(nv_seg_agg_add(a, block, 1, 0), -1);
+    nv_seg_profile_meta meta = {0};
+    meta.ranks = 3;
+    nv_seg_profile p;
+    assert_int_equal(nv_seg_agg_to_profile(a, &meta, &p), 0);
+    assert_int_equal(p.n, 3);
+    assert_true(p.work[0] == 5 && p.time_us[0] == 11);
+    assert_int_equal(p.signature[0], p.signature[1]);
+    assert_true(p.signature[2] != p.signature[0]);
+    assert_int_equal(p.nsig, 2);
+    int k = NV_SEG_M_BYTES_SENT - NV_SEG_FIRST_SIG_METRIC;
+    assert_true(p.sig_sum[p.signature[0]][k] == 3);     /* 1+1+1 */
+    assert_true(p.sig_sum[p.signature[2]][k] == 1 + 6 + 1);
+    nv_seg_profile_free(&p);
+    nv_seg_agg_free(a);
+}
+
+static void json_round_trip_and_truncation(void **state)
+{
+    (void)state;
+    nv_seg_bins g[NV_SEG_METRICS];
+    simple_global(g);
+    nv_seg_aggregator *a = nv_seg_agg_new(1, g);
+    uint16_t block[NV_SEG_METRICS] = {0};
+    for (int s = 0; s < 10; s++) {
+        block[NV_SEG_M_WORK] = (uint16_t)(s % 2);
+        block[NV_SEG_M_TIME_US] = (uint16_t)(s + 5);
+        assert_int_equal(nv_seg_agg_add(a, block, 1, 0), 0);
+    }
+    nv_seg_profile_meta meta = {0};
+    meta.complete = 1;
+    meta.ranks = 1;
+    meta.runtime_us = 1234.5;
+    snprintf(meta.job, sizeof meta.job, "77.0");
+    snprintf(meta.work_source, sizeof meta.work_source, "thread_cputime_ns");
+    meta.inject_enabled = 1;
+    meta.inject_events = 4;
+    meta.inject_total_us = 400;
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/profile-77.0.json", dir);
+    assert_int_equal(nv_seg_agg_write_json(a, &meta, path, err, sizeof err), 0);
+    nv_seg_agg_free(a);
+
+    nv_seg_profile p;
+    const char *paths[] = {path};
+    assert_int_equal(nv_seg_profile_load(paths, 1, &p, err, sizeof err), 0);
+    assert_int_equal(p.n, 10);
+    assert_true(p.meta.complete && p.meta.ranks == 1 && p.meta.runtime_us == 1234.5);
+    assert_string_equal(p.meta.job, "77.0");
+    assert_true(p.meta.inject_events == 4 && p.meta.inject_total_us == 400);
+    for (int s = 0; s < 10; s++) {
+        assert_true(p.work[s] == (double)(s % 2 + 1));
+        assert_true(p.time_us[s] == (double)(s + 6));
+    }
+    nv_seg_profile_free(&p);
+
+    /* cut the file in half: one clear error naming the file */
+    FILE *f = fopen(path, "r+");
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fclose(f);
+    assert_int_equal(truncate(path, len / 2), 0);
+    assert_int_equal(nv_seg_profile_load(paths, 1, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "truncated"));
+    assert_null(strchr(err, '\n'));
+    assert_int_equal(truncate(path, 0), 0);
+    assert_int_equal(nv_seg_profile_load(paths, 1, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "empty"));
+    f = fopen(path, "w");
+    fputs("{\"format\":\"netvar-segment-profile\",\"version\":1,\"bins\":{\"work\":[1],\"time_us\":[2]},"
+          "\"segment_work_bin\":[0,5],\"segment_time_bin\":[0,0],\"segment_signature\":[0,0],"
+          "\"signatures\":[[0,0,0,0,0,0,0,0,0,0]]}", f);
+    fclose(f);
+    assert_int_equal(nv_seg_profile_load(paths, 1, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "does not exist"));
+}
+
+/* Writes a per-rank file as the profiler would: header + columns. */
+static void write_rank(const char *path, unsigned rank, unsigned nranks, int nseg, double time_base, int busy,
+                       int truncate_it)
+{
+    uint64_t cap = 64;
+    size_t bytes = sizeof(nv_seg_rank_header) + NV_SEG_METRICS * cap;
+    unsigned char *buf = calloc(1, bytes);
+    nv_seg_rank_header *h = (nv_seg_rank_header *)buf;
+    uint8_t *col = buf + sizeof *h;
+    memcpy(h->magic, NV_SEG_RANK_MAGIC, 8);
+    h->version = NV_SEG_RANK_VERSION;
+    h->header_bytes = sizeof *h;
+    h->metrics = NV_SEG_METRICS;
+    h->rank = rank;
+    h->nranks = nranks;
+    h->capacity = cap;
+    h->busy = (uint32_t)busy;
+    h->runtime_us = 5000;
+    snprintf(h->job, sizeof h->job, "12.3");
+    for (int m = 0; m < NV_SEG_METRICS; m++)
+        nv_seg_bins_init(&h->bins[m], NV_SEG_RANK_BINS);
+    for (int s = 0; s < nseg; s++) {
+        for (int m = 0; m < NV_SEG_METRICS; m++) {
+            double v = m == NV_SEG_M_WORK ? 1000 : m == NV_SEG_M_TIME_US ? time_base + (s == 7 ? 500 : s % 3) : 1;
+            uint16_t remap[NV_SEG_BINS_MAX];
+            int merged;
+            col[(size_t)m * cap + (size_t)s] = (uint8_t)nv_seg_bins_add(&h->bins[m], v, 1, remap, &merged);
+        }
+        h->nsegments++;
+    }
+    FILE *f = fopen(path, "w");
+    fwrite(buf, 1, truncate_it ? bytes / 3 : bytes, f);
+    fclose(f);
+    free(buf);
+}
+
+static void partial_rank_files_load(void **state)
+{
+    (void)state;
+    char p0[128], p1[128], err[512];
+    snprintf(p0, sizeof p0, "%s/profile-12.3.rank0.partial", dir);
+    snprintf(p1, sizeof p1, "%s/profile-12.3.rank1.partial", dir);
+    write_rank(p0, 0, 2, 20, 100, 0, 0);
+    write_rank(p1, 1, 2, 18, 100, 0, 0); /* died two segments earlier */
+    const char *paths[] = {p0, p1};
+    nv_seg_profile p;
+    assert_int_equal(nv_seg_profile_load(paths, 2, &p, err, sizeof err), 0);
+    assert_int_equal(p.meta.complete, 0);
+    assert_int_equal(p.n, 18);
+    assert_int_equal(p.meta.unaligned, 2);
+    assert_int_equal(p.meta.ranks, 2);
+    assert_true(fabs(p.time_us[7] - 600) < 1e-9);
+    assert_true(fabs(p.time_us[1] - 101) < 1e-9);
+    assert_true(p.work[0] == 1000);
+    nv_seg_profile_free(&p);
+
+    write_rank(p1, 1, 2, 18, 100, 1, 0);
+    assert_int_equal(nv_seg_profile_load(paths, 2, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "merging"));
+    write_rank(p1, 1, 2, 18, 100, 0, 1);
+    assert_int_equal(nv_seg_profile_load(paths, 2, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, p1));
+    assert_non_null(strstr(err, "truncated"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(aggregate_takes_rank_medians_and_exact_signatures),
+        cmocka_unit_test(json_round_trip_and_truncation),
+        cmocka_unit_test(partial_rank_files_load),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
