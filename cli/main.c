@@ -10,6 +10,7 @@
 
 /* keep sorted by name */
 static const struct nv_verb verbs[] = {
+    {"counters", verb_counters, "per-port network counter deltas over an interval (JSON)"},
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},
     {"version", verb_version, "print the netvar version"},
 };

@@ -13,6 +13,7 @@ struct nv_verb {
 };
 
 /* one line per verb, keep sorted by name */
+int verb_counters(int argc, char **argv);
 int verb_estimate(int argc, char **argv);
 int verb_version(int argc, char **argv);
 
