@@ -11,7 +11,10 @@
 /* keep sorted by name */
 static const struct nv_verb verbs[] = {
     {"counters", verb_counters, "per-port network counter deltas over an interval (JSON)"},
+    {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},
+    {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},
+    {"utilization", verb_utilization, "switch utilization from probe latency, inverse P-K (JSON)"},
     {"version", verb_version, "print the netvar version"},
 };
 

@@ -15,6 +15,9 @@ struct nv_verb {
 /* one line per verb, keep sorted by name */
 int verb_counters(int argc, char **argv);
 int verb_estimate(int argc, char **argv);
+int verb_evaluate(int argc, char **argv);
+int verb_predict(int argc, char **argv);
+int verb_utilization(int argc, char **argv);
 int verb_version(int argc, char **argv);
 
 #endif

@@ -11,7 +11,7 @@ const char *nv_util_source_name(nv_util_source s)
     return (unsigned)s < 2 ? usrc_names[s] : "unknown";
 }
 
-int nv_app_key_valid(const char *key)
+int nv_model_key_valid(const char *key)
 {
     if (!key || !*key)
         return 0;

@@ -37,7 +37,7 @@ typedef enum nv_util_source {
 const char *nv_util_source_name(nv_util_source s); /* "latency" / "counters" */
 
 /* 1 when key is a valid app key (length and characters), else 0. */
-int nv_app_key_valid(const char *key);
+int nv_model_key_valid(const char *key);
 
 /* Load and validate a model file.  On any problem returns NULL and writes
  * one line to err (no trailing newline) naming the field, its value and the

@@ -175,7 +175,7 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
 {
     if (!b || !in)
         return b ? berr(b, "app: none given") : -1;
-    if (!nv_app_key_valid(in->key))
+    if (!nv_model_key_valid(in->key))
         return berr(b, "app key \"%.60s\": not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
                     in->key ? in->key : "", NV_APP_KEY_MAX);
     if (!in->latency)
@@ -251,7 +251,7 @@ int nv_builder_add_config(nv_model_builder *b, const nv_config_input *in)
 {
     if (!b || !in)
         return b ? berr(b, "configuration: none given") : -1;
-    if (!nv_app_key_valid(in->id))
+    if (!nv_model_key_valid(in->id))
         return berr(b, "configuration id \"%.60s\": not valid (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
                     in->id ? in->id : "", NV_APP_KEY_MAX);
     if (!in->latency)
@@ -298,7 +298,7 @@ int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *in)
 {
     if (!b || !in)
         return b ? berr(b, "pair: none given") : -1;
-    if (!nv_app_key_valid(in->app) || !nv_app_key_valid(in->with))
+    if (!nv_model_key_valid(in->app) || !nv_model_key_valid(in->with))
         return berr(b, "pair: app \"%.60s\" or with \"%.60s\" is not a valid app key",
                     in->app ? in->app : "", in->with ? in->with : "");
     char key[2 * NV_APP_KEY_MAX + 2];

@@ -421,7 +421,7 @@ static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_obj
     const char *key = string(L, o, "key", p);
     if (!key)
         return -1;
-    if (!nv_app_key_valid(key)) {
+    if (!nv_model_key_valid(key)) {
         char buf[64];
         show(json_object_object_get(o, "key"), buf, sizeof buf);
         fail(L, "%s.key: value %s is not a valid app key (1-%d characters of "
@@ -593,7 +593,7 @@ static int training_set(struct loader *L, nv_model *m, struct load_state *S, jso
         const char *id = string(L, o, "id", p);
         if (!id)
             goto out;
-        if (!nv_app_key_valid(id)) {
+        if (!nv_model_key_valid(id)) {
             char buf[64];
             show(json_object_object_get(o, "id"), buf, sizeof buf);
             fail(L, "%s.id: value %s is not a valid configuration id (1-%d characters of "

@@ -1,0 +1,196 @@
+/* verb_predict.c - `netvar predict`: predicted slowdown of one app beside
+ * one or more neighbours, from a model file. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json.h>
+
+#include "predict.h"
+#include "verbs.h"
+
+/* six significant digits: enough for percentages and fractions, and
+ * without binary noise like 0.45000000000000001 */
+static json_object *jd(double d)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", d);
+    return json_object_new_double_s(d, buf);
+}
+
+#define MAX_WITH 1024
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "Usage: netvar predict --model FILE --app A --with B[,C...] [--predictor NAME]\n"
+        "                      [--min-samples N]\n"
+        "\n"
+        "Predict the slowdown of app A when it shares the network with B (and C...).\n"
+        "With one neighbour and a co-location table entry of at least N samples the\n"
+        "measured value answers (source \"table\"); otherwise the predictor does\n"
+        "(source \"model:NAME\").  Several neighbours add their switch utilizations,\n"
+        "capped at 0.99.  A beside B is not B beside A.\n"
+        "\n"
+        "Options:\n"
+        "  --model FILE       model file (schema netvar-model, version 1)\n"
+        "  --app A            app key to predict for\n"
+        "  --with B[,C...]    comma-separated app keys of the neighbours (up to %d)\n"
+        "  --predictor NAME   queue (default), averagelt, averagestdevlt or pdflt\n"
+        "  --min-samples N    table samples needed to answer from the table (default %u)\n"
+        "  -h, --help         show this help\n"
+        "\n"
+        "Output (JSON on stdout): slowdown_pct (percent), source, predictor,\n"
+        "utilization_sum and utilization_used (fractions 0..1), capped,\n"
+        "with_utilization (per neighbour), config (training configuration used by\n"
+        "a look-up predictor, or null), curve_fallback, table_samples, table_sd_pct.\n"
+        "\n"
+        "Exit status: 0 predicted, 1 model not loadable or no prediction possible\n"
+        "(unknown app, no data), 2 bad usage.\n"
+        "\n"
+        "Example:\n"
+        "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg\n",
+        MAX_WITH, NV_DEFAULT_MIN_SAMPLES);
+}
+
+int verb_predict(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"model", required_argument, NULL, 'm'},
+        {"app", required_argument, NULL, 'a'},
+        {"with", required_argument, NULL, 'w'},
+        {"predictor", required_argument, NULL, 'p'},
+        {"min-samples", required_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *model_path = NULL, *app = NULL, *with_arg = NULL;
+    nv_predictor predictor = NV_PREDICT_QUEUE;
+    uint32_t min_samples = NV_DEFAULT_MIN_SAMPLES;
+    int c;
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm': model_path = optarg; break;
+        case 'a': app = optarg; break;
+        case 'w': with_arg = optarg; break;
+        case 'p':
+            if (nv_predictor_from_name(optarg, &predictor)) {
+                fprintf(stderr, "netvar predict: --predictor '%.40s' is not one of queue, "
+                                "averagelt, averagestdevlt, pdflt; nothing predicted\n", optarg);
+                return 2;
+            }
+            break;
+        case 'n': {
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (end == optarg || *end || errno || v > UINT32_MAX || optarg[0] == '-') {
+                fprintf(stderr, "netvar predict: --min-samples '%.40s' is not a count "
+                                "(0..%u); nothing predicted\n", optarg, UINT32_MAX);
+                return 2;
+            }
+            min_samples = (uint32_t)v;
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "netvar predict: unknown or incomplete option '%s'; see --help\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "netvar predict: unexpected argument '%.60s'; see --help\n", argv[optind]);
+        return 2;
+    }
+    if (!model_path || !app || !with_arg) {
+        fprintf(stderr, "netvar predict: --model, --app and --with are required; see --help\n");
+        return 2;
+    }
+    if (!nv_model_key_valid(app)) {
+        fprintf(stderr, "netvar predict: --app '%.60s' is not a valid app key; nothing predicted\n", app);
+        return 2;
+    }
+    /* split the neighbour list in a copy; keys are validated one by one */
+    char *list = strdup(with_arg);
+    const char **with = calloc(MAX_WITH, sizeof *with);
+    if (!list || !with) {
+        free(list);
+        free(with);
+        fprintf(stderr, "netvar predict: out of memory; nothing predicted\n");
+        return 1;
+    }
+    size_t n_with = 0;
+    int rc = 2;
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n_with == MAX_WITH) {
+            fprintf(stderr, "netvar predict: --with lists more than %d neighbours; nothing predicted\n", MAX_WITH);
+            goto out;
+        }
+        if (!nv_model_key_valid(tok)) {
+            fprintf(stderr, "netvar predict: --with entry '%.60s' is not a valid app key; nothing predicted\n", tok);
+            goto out;
+        }
+        with[n_with++] = tok;
+    }
+    if (!n_with) {
+        fprintf(stderr, "netvar predict: --with names no neighbour; nothing predicted\n");
+        goto out;
+    }
+
+    char err[600];
+    rc = 1;
+    nv_model *m = nv_model_load(model_path, err, sizeof err);
+    if (!m) {
+        fprintf(stderr, "netvar predict: %s; nothing predicted\n", err);
+        goto out;
+    }
+    nv_prediction p;
+    size_t bad = 0;
+    int st = nv_predict(m, app, with, n_with, predictor, min_samples, &p, &bad);
+    if (st == NV_PRED_EUNKNOWN_WITH)
+        fprintf(stderr, "netvar predict: neighbour '%s' is not in model %s; nothing predicted\n",
+                with[bad], model_path);
+    else if (st == NV_PRED_EUNKNOWN_APP)
+        fprintf(stderr, "netvar predict: app '%s' is not in model %s; nothing predicted\n", app,
+                model_path);
+    else if (st)
+        fprintf(stderr, "netvar predict: %s (app '%s', predictor %s); nothing predicted\n",
+                nv_predict_strerror(st), app, nv_predictor_name(predictor));
+    else {
+        json_object *o = json_object_new_object(), *w = json_object_new_array(),
+                    *wu = json_object_new_array();
+        json_object_object_add(o, "app", json_object_new_string(app));
+        for (size_t i = 0; i < n_with; i++) {
+            json_object_array_add(w, json_object_new_string(with[i]));
+            if (i < NV_PRED_DETAIL)
+                json_object_array_add(wu, jd(p.with_utilization[i]));
+        }
+        json_object_object_add(o, "with", w);
+        json_object_object_add(o, "slowdown_pct", jd(p.slowdown_pct));
+        json_object_object_add(o, "source", json_object_new_string(p.source_label));
+        json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(predictor)));
+        json_object_object_add(o, "min_samples", json_object_new_int64(min_samples));
+        json_object_object_add(o, "with_utilization", wu);
+        json_object_object_add(o, "utilization_sum", jd(p.utilization_sum));
+        json_object_object_add(o, "utilization_used", jd(p.utilization_used));
+        json_object_object_add(o, "capped", json_object_new_boolean(p.capped));
+        json_object_object_add(o, "config", p.config >= 0 ? json_object_new_string(p.config_id) : NULL);
+        json_object_object_add(o, "curve_fallback", json_object_new_boolean(p.curve_fallback));
+        json_object_object_add(o, "table_samples", json_object_new_int64(p.table_samples));
+        json_object_object_add(o, "table_sd_pct", jd(p.table_sd_pct));
+        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(o);
+        rc = 0;
+    }
+    nv_model_free(m);
+out:
+    free(list);
+    free(with);
+    return rc;
+}
