@@ -10,6 +10,7 @@
 
 /* keep sorted by name */
 static const struct nv_verb verbs[] = {
+    {"collect", verb_collect, "merge a job's node records into one job record (JSON)"},
     {"counters", verb_counters, "per-port network counter deltas over an interval (JSON)"},
     {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},

@@ -1,0 +1,330 @@
+/* job_record.c - node records -> job record (see job_record.h). */
+#include "job_record.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counter_metrics.h"
+#include "ctr_record.h"
+#include "queue.h"
+
+#define MAX_NODES 4096
+#define MAX_RECORD_BYTES (8 << 20)
+
+static void logf_(nv_ctr_log_fn log, void *arg, const char *fmt, ...)
+{
+    if (!log)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    log(arg, line);
+}
+
+static bool is_node_record(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 10 && !strncmp(name, "node-", 5) && !strcmp(name + n - 5, ".json");
+}
+
+int nv_job_count_node_records(const char *job_dir)
+{
+    DIR *d = opendir(job_dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += is_node_record(e->d_name);
+    closedir(d);
+    return n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char *jstr(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+               ? json_object_get_string(v)
+               : NULL;
+}
+
+static double jnum(json_object *o, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v))
+        return NAN;
+    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+        return NAN;
+    return json_object_get_double(v);
+}
+
+/* adds s to the array unless it is already there */
+static void add_unique(json_object *arr, const char *s)
+{
+    if (!s || !*s)
+        return;
+    for (size_t i = 0; i < json_object_array_length(arr); i++)
+        if (!strcmp(json_object_get_string(json_object_array_get_idx(arr, i)), s))
+            return;
+    json_object_array_add(arr, json_object_new_string(s));
+}
+
+static bool is_network_side(const char *kind)
+{
+    return kind && (!strcmp(kind, "network_tile") || !strcmp(kind, "switch_port"));
+}
+
+static double dval(const nv_ctr_delta_value *v)
+{
+    return v->valid ? (double)v->value : NAN;
+}
+
+static double add_nan(double acc, double v)
+{
+    if (!isfinite(v))
+        return acc;
+    return isfinite(acc) ? acc + v : v;
+}
+
+/* One blade's totals from a node's delta. */
+static void blade_from_delta(const nv_ctr_delta *d, struct nv_blade_traffic *t)
+{
+    t->dt_s = (double)d->dt_ns / 1e9;
+    t->proc_traffic = t->proc_stalls = t->net_traffic = t->net_stalls = NAN;
+    for (int i = 0; i < d->nports; i++) {
+        const nv_ctr_port_delta *p = &d->port[i];
+        double traffic = add_nan(dval(&p->f[NV_CTR_BYTES_OUT]), dval(&p->f[NV_CTR_BYTES_IN]));
+        if (is_network_side(p->kind)) {
+            t->net_traffic = add_nan(t->net_traffic, traffic);
+            t->net_stalls = add_nan(t->net_stalls, dval(&p->f[NV_CTR_STALL]));
+        } else {
+            t->proc_traffic = add_nan(t->proc_traffic, traffic);
+            t->proc_stalls = add_nan(t->proc_stalls, dval(&p->f[NV_CTR_STALL]));
+        }
+    }
+}
+
+static json_object *stat_json(const struct nv_stat5 *s, const char *unit, const char *source)
+{
+    json_object *o = json_object_new_object();
+    if (s->n) {
+        json_object_object_add(o, "mean", json_object_new_double(s->mean));
+        json_object_object_add(o, "variance", json_object_new_double(s->variance));
+        json_object_object_add(o, "p75", json_object_new_double(s->p75));
+        json_object_object_add(o, "p95", json_object_new_double(s->p95));
+        json_object_object_add(o, "p99", json_object_new_double(s->p99));
+    }
+    json_object_object_add(o, "blades", json_object_new_int64((int64_t)s->n));
+    json_object_object_add(o, "unit", json_object_new_string(unit));
+    json_object_object_add(o, "source", json_object_new_string(source));
+    return o;
+}
+
+static json_object *read_json_file(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        snprintf(err, errlen, "cannot open");
+        return NULL;
+    }
+    char *buf = malloc(MAX_RECORD_BYTES + 1);
+    size_t n = buf ? fread(buf, 1, MAX_RECORD_BYTES + 1, f) : 0;
+    fclose(f);
+    if (!buf || n > MAX_RECORD_BYTES) {
+        free(buf);
+        snprintf(err, errlen, "larger than 8 MiB or out of memory");
+        return NULL;
+    }
+    buf[n] = '\0';
+    enum json_tokener_error jerr;
+    json_tokener *tok = json_tokener_new();
+    json_object *o = tok ? json_tokener_parse_ex(tok, buf, (int)n) : NULL;
+    jerr = tok ? json_tokener_get_error(tok) : json_tokener_error_depth;
+    if (o && jerr == json_tokener_success && tok->char_offset < (int)n) {
+        /* trailing garbage after a complete object */
+        json_object_put(o);
+        o = NULL;
+        jerr = json_tokener_error_parse_unexpected;
+    }
+    json_tokener_free(tok);
+    free(buf);
+    if (!o) {
+        snprintf(err, errlen, "not valid JSON (%s)",
+                 jerr == json_tokener_continue ? "truncated" : json_tokener_error_desc(jerr));
+        return NULL;
+    }
+    return o;
+}
+
+json_object *nv_job_collect(const char *job_dir, double service_us, const char *mu_source,
+                            nv_ctr_log_fn log, void *log_arg, char *err, size_t errlen)
+{
+    DIR *d = opendir(job_dir);
+    if (!d) {
+        snprintf(err, errlen, "%s: cannot open the job's spool directory", job_dir);
+        return NULL;
+    }
+    char *names[MAX_NODES];
+    size_t nnames = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && nnames < MAX_NODES)
+        if (is_node_record(e->d_name))
+            names[nnames++] = strdup(e->d_name);
+    closedir(d);
+    qsort(names, nnames, sizeof names[0], cmp_str); /* byte-identical output */
+
+    struct nv_blade_traffic *blades = calloc(nnames ? nnames : 1, sizeof *blades);
+    nv_ctr_delta *delta = malloc(sizeof *delta);
+    json_object *job = json_object_new_object();
+    json_object *nodes = json_object_new_array(), *blade_names = json_object_new_array();
+    json_object *switches = json_object_new_array(), *groups = json_object_new_array();
+    json_object *ports = json_object_new_array(), *sources = json_object_new_array();
+    size_t nblades = 0, corrupt = 0;
+    double t0 = NAN, t1 = NAN;
+    const char *traffic_unit = "bytes";
+    char app[80] = "", mode[16] = "";
+    long long jobid = -1;
+    uint64_t tot[NV_CTR_NFIELDS] = {0};
+
+    for (size_t i = 0; i < nnames && blades && delta; i++) {
+        char path[4400], why[256];
+        snprintf(path, sizeof path, "%s/%s", job_dir, names[i]);
+        json_object *rec = read_json_file(path, why, sizeof why);
+        const char *schema = rec ? jstr(rec, "schema") : NULL;
+        if (rec && (!schema || strcmp(schema, NV_NODE_RECORD_SCHEMA))) {
+            snprintf(why, sizeof why, "schema is not %s", NV_NODE_RECORD_SCHEMA);
+            json_object_put(rec);
+            rec = NULL;
+        }
+        if (!rec) {
+            corrupt++;
+            logf_(log, log_arg, "netvar: collect: %s: %s; skipped it", path, why);
+            continue;
+        }
+        const char *node = jstr(rec, "node");
+        add_unique(nodes, node);
+        add_unique(blade_names, jstr(rec, "blade"));
+        add_unique(switches, jstr(rec, "switch"));
+        add_unique(groups, jstr(rec, "group"));
+        if (jstr(rec, "app") && !app[0])
+            snprintf(app, sizeof app, "%s", jstr(rec, "app"));
+        if (jstr(rec, "mode") && !mode[0])
+            snprintf(mode, sizeof mode, "%s", jstr(rec, "mode"));
+        double js = jnum(rec, "job_id");
+        if (isfinite(js))
+            jobid = (long long)js;
+        double s = jnum(rec, "start_unix_s"), en = jnum(rec, "end_unix_s");
+        if (isfinite(s) && (!isfinite(t0) || s < t0))
+            t0 = s;
+        if (isfinite(en) && (!isfinite(t1) || en > t1))
+            t1 = en;
+        json_object *jd;
+        if (!json_object_object_get_ex(rec, "delta", &jd) || !jd) {
+            json_object_put(rec); /* not this blade's reader, or no counters */
+            continue;
+        }
+        if (nv_ctr_delta_from_json(jd, delta, why, sizeof why)) {
+            corrupt++;
+            logf_(log, log_arg, "netvar: collect: %s: delta: %s; skipped it", path, why);
+            json_object_put(rec);
+            continue;
+        }
+        add_unique(sources, delta->backend);
+        blade_from_delta(delta, &blades[nblades++]);
+        for (int p = 0; p < delta->nports; p++) {
+            const nv_ctr_port_delta *pd = &delta->port[p];
+            for (int f = 0; f < NV_CTR_NFIELDS; f++)
+                if (pd->f[f].valid)
+                    tot[f] += pd->f[f].value;
+            if (pd->f[NV_CTR_BYTES_OUT].valid && !strcmp(pd->f[NV_CTR_BYTES_OUT].unit, "flits"))
+                traffic_unit = "flits";
+            json_object *jp = json_object_new_object();
+            json_object_object_add(jp, "node", json_object_new_string(node ? node : "?"));
+            json_object_object_add(jp, "port", json_object_new_string(pd->name));
+            double dt_s = (double)delta->dt_ns / 1e9;
+            const nv_ctr_delta_value *pk = &pd->f[NV_CTR_PACKETS_OUT];
+            if (pk->valid && dt_s > 0) {
+                json_object_object_add(jp, "lambda_packets_per_s",
+                                       json_object_new_double((double)pk->value / dt_s));
+                nv_utilization u;
+                if (service_us > 0 &&
+                    nv_utilization_from_counters((double)pk->value, dt_s * 1e6, service_us, &u) == 0) {
+                    json_object_object_add(jp, "rho", json_object_new_double(u.rho));
+                    json_object_object_add(jp, "saturated", json_object_new_boolean(u.saturated));
+                    json_object_object_add(jp, "rho_source",
+                                           json_object_new_string("counters: lambda/mu"));
+                } else {
+                    json_object_object_add(jp, "rho_source",
+                                           json_object_new_string("unavailable: no calibrated mu"));
+                }
+            }
+            json_object_array_add(ports, jp);
+        }
+        json_object_put(rec);
+    }
+
+    json_object_object_add(job, "schema", json_object_new_string(NV_JOB_RECORD_SCHEMA));
+    json_object_object_add(job, "version", json_object_new_int(NV_RECORD_VERSION));
+    json_object_object_add(job, "job_id", json_object_new_int64(jobid));
+    json_object_object_add(job, "app", app[0] ? json_object_new_string(app) : NULL);
+    json_object_object_add(job, "mode", json_object_new_string(mode[0] ? mode : "unknown"));
+    json_object_object_add(job, "nodes", nodes);
+    json_object_object_add(job, "blades", blade_names);
+    json_object_object_add(job, "switches", switches);
+    json_object_object_add(job, "groups", groups);
+    json_object_object_add(job, "start_unix_s", isfinite(t0) ? json_object_new_double(t0) : NULL);
+    json_object_object_add(job, "end_unix_s", isfinite(t1) ? json_object_new_double(t1) : NULL);
+    json_object_object_add(job, "runtime_s",
+                           isfinite(t0) && isfinite(t1) ? json_object_new_double(t1 - t0) : NULL);
+    json_object_object_add(job, "counter_sources", sources);
+    json_object_object_add(job, "blades_counted", json_object_new_int64((int64_t)nblades));
+
+    struct nv_counter_metrics cm;
+    nv_counter_metrics_compute(blades ? blades : (struct nv_blade_traffic[1]){{0}},
+                               blades ? nblades : 0, traffic_unit, &cm);
+    json_object *metrics = json_object_new_object();
+    for (int m = 0; m < NV_CM_COUNT; m++)
+        json_object_object_add(metrics, nv_counter_metric_name((enum nv_counter_metric)m),
+                               stat_json(&cm.stat[m], cm.unit[m], cm.source[m]));
+    json_object_object_add(job, "metrics", metrics);
+
+    json_object *totals = json_object_new_object();
+    for (int f = 0; f < NV_CTR_NFIELDS; f++)
+        json_object_object_add(totals, nv_ctr_field_name((nv_ctr_field)f),
+                               json_object_new_uint64(tot[f]));
+    json_object_object_add(totals, "unit_note",
+                           json_object_new_string("summed over counted blades; bytes, packets, "
+                                                  "stall units as each port reports"));
+    json_object_object_add(job, "totals", totals);
+
+    json_object *util = json_object_new_object();
+    json_object_object_add(util, "service_us",
+                           service_us > 0 ? json_object_new_double(service_us) : NULL);
+    json_object_object_add(util, "mu_source", json_object_new_string(mu_source ? mu_source : "none"));
+    json_object_object_add(util, "ports", ports);
+    json_object_object_add(job, "utilization", util);
+
+    json_object *recs = json_object_new_object();
+    json_object_object_add(recs, "node_records", json_object_new_int64((int64_t)nnames));
+    json_object_object_add(recs, "corrupt_skipped", json_object_new_int64((int64_t)corrupt));
+    json_object_object_add(job, "records", recs);
+
+    for (size_t i = 0; i < nnames; i++)
+        free(names[i]);
+    free(blades);
+    free(delta);
+    if (nnames == 0)
+        logf_(log, log_arg, "netvar: collect: %s holds no node records", job_dir);
+    return job;
+}
