@@ -189,19 +189,38 @@ static void sleep_ns(uint64_t ns)
 
 int nv_probe_wait(int n, MPI_Request *reqs, bool busy, nv_probe_wait_stats *st)
 {
-    if (busy)
-        return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    return nv_probe_wait_spin(n, reqs, busy, NV_PROBE_SPIN_NS, NULL, st);
+}
+
+int nv_probe_wait_spin(int n, MPI_Request *reqs, bool busy, uint64_t spin_ns, bool *first_done,
+                       nv_probe_wait_stats *st)
+{
+    if (first_done)
+        *first_done = false;
+    if (busy) {
+        int done = 0;
+        MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (first_done)
+            *first_done = done != 0;
+        return done ? MPI_SUCCESS : MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    }
     uint64_t step = 1000, start = 0;
-    for (;;) {
+    for (bool first = true;; first = false) {
         int done = 0;
         int rc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
         if (st)
             st->polls++;
+        if (first && first_done)
+            *first_done = done != 0;
         if (rc != MPI_SUCCESS || done)
             return rc;
         uint64_t now = nv_probe_now_ns();
         if (!start)
             start = now;
+        /* a short spin first: a small message's reply usually lands within
+         * it, and a sleep costs 5-50 us of wake-up latency on its own */
+        if (now - start < spin_ns)
+            continue;
         uint64_t cap = now - start > 10000000ull ? 1000000ull : 50000ull;
         sleep_ns(step);
         if (st)

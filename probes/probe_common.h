@@ -47,8 +47,13 @@ int nv_probe_rank_at(const nv_probe_place *p, int node, int local);
 void nv_probe_place_json(const nv_probe_place *p, json_object *obj);
 
 /* Completes the requests.  busy: MPI_Waitall (Open MPI polls).  Otherwise
- * MPI_Testall with nanosleeps that back off from 1 us to 50 us (1 ms after
- * 10 ms of waiting), so a waiting rank leaves its core to others. */
+ * MPI_Testall, spinning for at most spin_ns, then with nanosleeps that back
+ * off from 1 us to 50 us (1 ms after 10 ms of waiting), so a waiting rank
+ * leaves its core to others.  *first_done (may be NULL) tells whether the
+ * requests were already complete at the first test. */
+#define NV_PROBE_SPIN_NS 30000ull
+int nv_probe_wait_spin(int n, MPI_Request *reqs, bool busy, uint64_t spin_ns, bool *first_done,
+                       nv_probe_wait_stats *st);
 int nv_probe_wait(int n, MPI_Request *reqs, bool busy, nv_probe_wait_stats *st);
 
 /* Sleeps us microseconds, returning early when a signal arrived. */
