@@ -425,7 +425,7 @@ static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_obj
         char buf[64];
         show(json_object_object_get(o, "key"), buf, sizeof buf);
         fail(L, "%s.key: value %s is not a valid app key (1-%d characters of "
-                "A-Z a-z 0-9 . _ + : / @ = -)", p, buf, NV_APP_KEY_MAX);
+                "A-Z a-z 0-9 . _ + : / @ = -)", p, buf, NV_MODEL_KEY_MAX);
         return -1;
     }
     a->key = strdup(key);
@@ -597,7 +597,7 @@ static int training_set(struct loader *L, nv_model *m, struct load_state *S, jso
             char buf[64];
             show(json_object_object_get(o, "id"), buf, sizeof buf);
             fail(L, "%s.id: value %s is not a valid configuration id (1-%d characters of "
-                    "A-Z a-z 0-9 . _ + : / @ = -)", p, buf, NV_APP_KEY_MAX);
+                    "A-Z a-z 0-9 . _ + : / @ = -)", p, buf, NV_MODEL_KEY_MAX);
             goto out;
         }
         if (!(c->id = strdup(id))) {
@@ -721,7 +721,8 @@ static int cmp_slow(const void *a, const void *b)
  * utilization, and each app's configuration under each look-up rule. */
 static int derive(struct loader *L, nv_model *m)
 {
-    qsort(m->slow, m->n_slow, sizeof *m->slow, cmp_slow);
+    if (m->n_slow) /* qsort needs a non-NULL base even for 0 elements */
+        qsort(m->slow, m->n_slow, sizeof *m->slow, cmp_slow);
     for (size_t k = 0; k < m->n_slow; k++) {
         struct nv_app_rec *a = &m->apps[m->slow[k].app];
         if (a->n_slow == 0)

@@ -1,0 +1,206 @@
+/* bench_model.c - how fast the model loads and predicts (DESIGN budget:
+ * <= 1 us per pair).  Builds a random model of NV_BENCH_APPS apps with a
+ * 40-configuration training set (every app measured under every
+ * configuration, as in seed 000) and a co-location table, saves it, loads
+ * it, then times random predictions.  Prints figures; asserts nothing
+ * about time.  Also counts heap allocations made inside the prediction
+ * loop (malloc/calloc/realloc are wrapped at link time): must be 0. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "model_builder.h"
+#include "predict.h"
+
+#define NV_BENCH_APPS 10000
+#define NV_BENCH_CONFIGS 40
+#define NV_BENCH_PAIRS 50000
+
+/* ---- allocation counting (link with -Wl,--wrap=malloc,...) ---- */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+static volatile int counting;
+static long allocations;
+void *__wrap_malloc(size_t n) { if (counting) allocations++; return __real_malloc(n); }
+void *__wrap_calloc(size_t n, size_t m) { if (counting) allocations++; return __real_calloc(n, m); }
+void *__wrap_realloc(void *p, size_t n) { if (counting) allocations++; return __real_realloc(p, n); }
+
+static uint64_t rs = 0x2545F4914F6CDD1Dull;
+static uint64_t rnd(void)
+{
+    rs ^= rs >> 12;
+    rs ^= rs << 25;
+    rs ^= rs >> 27;
+    return rs * 2685821657736338717ull;
+}
+static double unif(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void random_latency(nv_latency_summary *l, double mean)
+{
+    double lat[64];
+    for (int i = 0; i < 64; i++)
+        lat[i] = mean * (0.5 + unif()) + (unif() < 0.1 ? 5 * unif() : 0);
+    nv_latency_summary_of(lat, 64, l);
+}
+
+static char keys[NV_BENCH_APPS][24];
+
+static int build_and_save(const char *path)
+{
+    nv_model_builder *b = nv_builder_new();
+    double idle[1000];
+    for (int i = 0; i < 1000; i++)
+        idle[i] = 1.0 + 0.3 * unif();
+    nv_calibration cal;
+    nv_calibrate(idle, 1000, NV_CAL_MINIMUM, 0, &cal);
+    nv_builder_set_calibration(b, &cal);
+    for (int i = 0; i < NV_BENCH_APPS; i++) {
+        snprintf(keys[i], sizeof keys[i], "app-%05d", i);
+        nv_latency_summary l;
+        random_latency(&l, 1.2 + 5 * unif());
+        nv_curve_point pts[8];
+        double scale = 100 * unif();
+        for (int k = 0; k < 8; k++)
+            pts[k] = (nv_curve_point){0.1 * (k + 1), scale * (0.1 * (k + 1)) + 3 * unif(), 2};
+        nv_scaling_point sc[3] = {{4, 400 + unif(), 3}, {8, 210 + unif(), 3}, {16, 120 + unif(), 3}};
+        nv_app_input in = {.key = keys[i], .utilization = 0.9 * unif(), .latency = &l,
+                           .points = pts, .n_points = 8, .scaling = sc, .n_scaling = 3};
+        if (nv_builder_add_app(b, &in)) {
+            fprintf(stderr, "bench: %s\n", nv_builder_error(b));
+            return -1;
+        }
+    }
+    static const char *apps[NV_BENCH_APPS];
+    static double pct[NV_BENCH_APPS];
+    for (int i = 0; i < NV_BENCH_APPS; i++)
+        apps[i] = keys[i];
+    for (int c = 0; c < NV_BENCH_CONFIGS; c++) {
+        char id[32];
+        snprintf(id, sizeof id, "B%d-P%d-M%d", 25000 << (c % 4), 1 + c / 8, c % 2 ? 10 : 1);
+        nv_latency_summary l;
+        random_latency(&l, 1.2 + 6 * unif());
+        for (int i = 0; i < NV_BENCH_APPS; i++)
+            pct[i] = 200 * unif();
+        nv_config_input in = {.id = id, .bubble_cycles = 25000 << (c % 4), .partners = 1 + c / 8,
+                              .messages = c % 2 ? 10 : 1, .utilization = 0.26 + 0.66 * c / 39.0,
+                              .latency = &l, .n_slowdowns = NV_BENCH_APPS, .slowdown_apps = apps,
+                              .slowdown_pct = pct};
+        if (nv_builder_add_config(b, &in)) {
+            fprintf(stderr, "bench: %s\n", nv_builder_error(b));
+            return -1;
+        }
+    }
+    for (int p = 0; p < NV_BENCH_PAIRS; p++) {
+        nv_pair_input in = {keys[rnd() % NV_BENCH_APPS], keys[rnd() % NV_BENCH_APPS], 50 * unif(),
+                            (uint32_t)(1 + rnd() % 10), unif()};
+        nv_builder_add_pair(b, &in);
+    }
+    char err[512];
+    double t0 = now_s();
+    int rc = nv_builder_save(b, path, err, sizeof err);
+    double t1 = now_s();
+    nv_builder_free(b);
+    if (rc) {
+        fprintf(stderr, "bench: %s\n", err);
+        return -1;
+    }
+    struct stat st;
+    stat(path, &st);
+    printf("model file: %d apps, %d configurations, %d x %d training slowdowns, %d table pairs\n",
+           NV_BENCH_APPS, NV_BENCH_CONFIGS, NV_BENCH_CONFIGS, NV_BENCH_APPS, NV_BENCH_PAIRS);
+    printf("  size %.1f MiB, validate+save %.0f ms\n", (double)st.st_size / 1048576.0,
+           (t1 - t0) * 1e3);
+    return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    long n_pred = argc > 1 ? atol(argv[1]) : 1000000;
+    if (n_pred < 1000 || n_pred > 100000000)
+        n_pred = 1000000;
+    char path[] = "/tmp/netvar-bench-model.XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 1;
+    close(fd);
+    if (build_and_save(path)) {
+        unlink(path);
+        return 1;
+    }
+    char err[512];
+    double loads[3];
+    nv_model *m = NULL;
+    for (int r = 0; r < 3; r++) {
+        nv_model_free(m);
+        double t0 = now_s();
+        m = nv_model_load(path, err, sizeof err);
+        loads[r] = (now_s() - t0) * 1e3;
+        if (!m) {
+            fprintf(stderr, "bench: %s\n", err);
+            unlink(path);
+            return 1;
+        }
+    }
+    qsort(loads, 3, sizeof *loads, cmp_d);
+    printf("load: median %.1f ms of 3 (min %.1f, max %.1f)\n", loads[1], loads[0], loads[2]);
+
+    /* random queries prepared up front so that only nv_predict is timed */
+    const char **qa = malloc((size_t)n_pred * sizeof *qa);
+    const char **qw = malloc((size_t)n_pred * 4 * sizeof *qw);
+    if (!qa || !qw)
+        return 1;
+    for (long i = 0; i < n_pred; i++) {
+        qa[i] = keys[rnd() % NV_BENCH_APPS];
+        for (int k = 0; k < 4; k++)
+            qw[i * 4 + k] = keys[rnd() % NV_BENCH_APPS];
+    }
+    printf("predictions: %ld random queries per row, keys resolved by hash inside each call\n", n_pred);
+    printf("  %-15s %-12s %10s %12s %12s\n", "predictor", "neighbours", "ns/pred", "table hits", "allocations");
+    double sink = 0;
+    for (int nw = 1; nw <= 4; nw += 3)
+        for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++) {
+            long hits = 0, failed = 0;
+            allocations = 0;
+            counting = 1;
+            double t0 = now_s();
+            for (long i = 0; i < n_pred; i++) {
+                nv_prediction p;
+                if (nv_predict(m, qa[i], &qw[i * 4], (size_t)nw, (nv_predictor)pr, 1, &p, NULL))
+                    failed++;
+                else {
+                    sink += p.slowdown_pct;
+                    hits += p.source == NV_SOURCE_TABLE;
+                }
+            }
+            double dt = now_s() - t0;
+            counting = 0;
+            printf("  %-15s %-12d %10.1f %12ld %12ld%s\n", nv_predictor_name((nv_predictor)pr), nw,
+                   dt * 1e9 / (double)n_pred, hits, allocations, failed ? "  (some failed!)" : "");
+        }
+    printf("(checksum %.3f)\n", sink);
+    free(qa);
+    free(qw);
+    nv_model_free(m);
+    unlink(path);
+    return 0;
+}
