@@ -33,7 +33,7 @@ static void clustering_threshold_is_strict_and_configurable(void **state)
 {
     (void)state;
     double v[] = {100, 110}; /* relative distance exactly 0.1: not < 0.1 */
-    uint32_t c[2];
+    uint32_t c[3];
     assert_int_equal(nv_seg_cluster_relative(v, 2, 0.1, c), 2);
     assert_int_equal(nv_seg_cluster_relative(v, 2, 0.2, c), 1);
     double w[] = {100, 109.9};
