@@ -4,7 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "spank_state.h"
+#include "spool.h"
 
 static nv_mode step_mode = NV_MODE_UNSET;
 static const char *step_mode_source = "site default";
@@ -55,14 +60,48 @@ static nv_mode settle_mode(spank_t sp)
     return m;
 }
 
+static void start_extern_sampler(uint32_t jobid)
+{
+    char node[72], path[PATH_MAX + 160], samples[PATH_MAX + 160];
+    if (gethostname(node, sizeof node) != 0)
+        return;
+    const char *env_node = getenv("SLURMD_NODENAME"); /* multiple-slurmd: the fake node */
+    if (env_node && nv_spool_name_ok(env_node))
+        snprintf(node, sizeof node, "%s", env_node);
+    if (!nv_spool_name_ok(node))
+        return;
+    snprintf(path, sizeof path, "%s/jobs/%u/.start-%s.json", nv_spank.args.spool, jobid, node);
+    json_object *start = json_object_from_file(path), *v;
+    if (!start)
+        return;
+    int interval = json_object_object_get_ex(start, "interval_s", &v) ? json_object_get_int(v) : 0;
+    bool snap = json_object_object_get_ex(start, "snapshot", &v);
+    json_object_put(start);
+    if (interval > 0 && snap) {
+        snprintf(samples, sizeof samples, "%s/jobs/%u/.samples-%s.json", nv_spank.args.spool,
+                 jobid, node);
+        nv_sampler_start(samples, interval, nv_spank.args.max_samples);
+    }
+}
+
+int nv_spank_remote_exit(spank_t sp)
+{
+    (void)sp;
+    nv_sampler_stop();
+    return 0;
+}
+
 int nv_spank_remote_post_opt(spank_t sp)
 {
     uint32_t jobid = 0;
     char step[16];
     spank_get_item(sp, S_JOB_ID, &jobid);
     step_label(sp, step, sizeof step);
-    if (!strcmp(step, "extern"))
-        return 0; /* options do not reach the extern step; prolog/epilog log the job */
+    if (!strcmp(step, "extern")) {
+        /* options do not reach the extern step; the prolog left them here */
+        start_extern_sampler(jobid);
+        return 0;
+    }
     step_mode = settle_mode(sp);
     char app[NV_APP_KEY_MAX + 1] = "";
     if (nv_spank.opt_app_set)
@@ -75,6 +114,34 @@ int nv_spank_remote_post_opt(spank_t sp)
     return 0;
 }
 
+/* segments/full: LD_PRELOAD the segment profiler, keeping the user's own
+ * preloads, and tell it where the job's profiles go. */
+static void inject_profiler(spank_t sp)
+{
+    const char *lib = nv_spank.args.profiler[0] ? nv_spank.args.profiler
+                                                : "/usr/local/lib/netvar/libnetvar_pmpi.so";
+    uint32_t jobid = 0;
+    spank_get_item(sp, S_JOB_ID, &jobid);
+    if (access(lib, R_OK) != 0) {
+        slurm_info("netvar: job %u: segment profiler %s is not installed; no segment profile",
+                   jobid, lib);
+        return;
+    }
+    char dir[PATH_MAX + 64], cur[4096] = "", val[4096 + PATH_MAX + 2];
+    snprintf(dir, sizeof dir, "%s/jobs/%u/profiles", nv_spank.args.spool, jobid);
+    if (access(dir, W_OK) != 0) {
+        slurm_info("netvar: job %u: %s is not writable; no segment profile", jobid, dir);
+        return;
+    }
+    if (spank_getenv(sp, "LD_PRELOAD", cur, sizeof cur) != ESPANK_SUCCESS)
+        cur[0] = '\0';
+    if (strstr(cur, lib))
+        return; /* already there (callbacks may run twice) */
+    snprintf(val, sizeof val, "%s%s%s", lib, cur[0] ? ":" : "", cur);
+    spank_setenv(sp, "LD_PRELOAD", val, 1);
+    spank_setenv(sp, "NETVAR_PROFILE_DIR", dir, 1);
+}
+
 int nv_spank_remote_user_init(spank_t sp)
 {
     if (step_mode == NV_MODE_UNSET)
@@ -83,5 +150,7 @@ int nv_spank_remote_user_init(spank_t sp)
         slurm_error("netvar: cannot export NETVAR_MODE to the tasks; continuing");
     if (nv_spank.opt_app_set)
         spank_setenv(sp, "NETVAR_APP", nv_spank.opt_app, 1);
+    if (nv_mode_wants_segments(step_mode))
+        inject_profiler(sp);
     return 0;
 }

@@ -44,6 +44,15 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
         nv_spank_remote_user_init(sp);
     return 0;
 }
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+    (void)ac;
+    (void)av;
+    if (spank_context() == S_CTX_REMOTE)
+        nv_spank_remote_exit(sp);
+    return 0;
+}
+
 /* Prolog and epilog run on every node of the allocation, as root, with the
  * job's --netvar options in their environment (job script context). */
 int slurm_spank_job_prolog(spank_t sp, int ac, char **av)

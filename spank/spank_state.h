@@ -46,6 +46,13 @@ int nv_spank_remote_user_init(spank_t sp);
 /* job_script_side.c: prolog (start) and epilog (end) on every node */
 int nv_spank_job_script(spank_t sp, int ac, char **av, bool start);
 
+/* sampler.c: periodic samples in the extern step */
+int nv_sampler_start(const char *path, int interval_s, unsigned max_samples);
+void nv_sampler_stop(void);
+
+/* remote_side.c, extern step */
+int nv_spank_remote_exit(spank_t sp);
+
 /* local_side.c: srun / sbatch / salloc behaviour */
 int nv_spank_local_post_opt(spank_t sp);
 

@@ -1,0 +1,187 @@
+/* sampler.c - optional periodic counter samples (--netvar-interval), taken
+ * by a thread in the extern step, which lives as long as the allocation.
+ * Memory is fixed at start: a ring of the newest samples, at most
+ * max_samples and at most 4 MiB; older ones are dropped and counted.  At the
+ * end the samples become per-window deltas in .samples-<node>.json, which
+ * the epilog folds into the node record. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "counters.h"
+#include "ctr_record.h"
+#include "spank_state.h"
+#include "spool.h"
+
+#define SAMPLER_MAX_BYTES (4u << 20)
+
+struct sampler {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop, running;
+    nv_ctr_reader *reader;
+    int interval_s;
+    nv_ctr_snapshot layout;  /* names, kinds, units, scales of the ports */
+    size_t cap, count, head; /* ring of cap samples; head = next slot */
+    uint64_t dropped;
+    uint64_t *raw;           /* cap * nports * NV_CTR_NFIELDS */
+    uint64_t *t_ns;
+    double *t_unix;
+    char path[PATH_MAX + 160];
+};
+
+static struct sampler S = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+static size_t stride(void)
+{
+    return (size_t)S.layout.nports * NV_CTR_NFIELDS;
+}
+
+static void store(const nv_ctr_snapshot *s)
+{
+    size_t slot = S.head;
+    for (int p = 0; p < S.layout.nports && p < s->nports; p++)
+        for (int f = 0; f < NV_CTR_NFIELDS; f++)
+            S.raw[slot * stride() + (size_t)p * NV_CTR_NFIELDS + (size_t)f] = s->port[p].f[f].raw;
+    S.t_ns[slot] = s->t_ns;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    S.t_unix[slot] = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    S.head = (S.head + 1) % S.cap;
+    if (S.count < S.cap)
+        S.count++;
+    else
+        S.dropped++;
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    nv_ctr_snapshot *snap = malloc(sizeof *snap);
+    char err[256];
+    pthread_mutex_lock(&S.mu);
+    while (snap && !S.stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += S.interval_s;
+        while (!S.stop && pthread_cond_timedwait(&S.cv, &S.mu, &until) != ETIMEDOUT)
+            ;
+        if (S.stop)
+            break;
+        if (nv_ctr_snapshot_take(S.reader, snap, err, sizeof err) >= 0)
+            store(snap);
+    }
+    pthread_mutex_unlock(&S.mu);
+    free(snap);
+    return NULL;
+}
+
+int nv_sampler_start(const char *path, int interval_s, unsigned max_samples)
+{
+    char err[256];
+    if (S.running || interval_s <= 0 || max_samples == 0)
+        return 0;
+    nv_ctr_config cfg = {.backend = "auto"};
+    char spec[256], *colon;
+    snprintf(spec, sizeof spec, "%s", nv_spank.args.counters[0] ? nv_spank.args.counters : "auto");
+    if ((colon = strchr(spec, ':'))) {
+        *colon = '\0';
+        if (!strcmp(spec, "papi"))
+            cfg.papi_events = colon + 1;
+        else
+            cfg.iface_glob = colon + 1;
+    }
+    cfg.backend = spec;
+    S.reader = nv_ctr_open(&cfg, err, sizeof err);
+    if (!S.reader || nv_ctr_snapshot_take(S.reader, &S.layout, err, sizeof err) < 0) {
+        slurm_error("netvar: sampler: %s; no periodic samples", err);
+        if (S.reader)
+            nv_ctr_close(S.reader);
+        S.reader = NULL;
+        return -1;
+    }
+    size_t per = stride() * sizeof(uint64_t) + sizeof(uint64_t) + sizeof(double);
+    S.cap = max_samples;
+    if (per * S.cap > SAMPLER_MAX_BYTES)
+        S.cap = SAMPLER_MAX_BYTES / per;
+    if (S.cap < 2)
+        S.cap = 2;
+    S.raw = calloc(S.cap * (stride() ? stride() : 1), sizeof(uint64_t));
+    S.t_ns = calloc(S.cap, sizeof(uint64_t));
+    S.t_unix = calloc(S.cap, sizeof(double));
+    if (!S.raw || !S.t_ns || !S.t_unix) {
+        slurm_error("netvar: sampler: out of memory; no periodic samples");
+        return -1;
+    }
+    S.interval_s = interval_s;
+    snprintf(S.path, sizeof S.path, "%s", path);
+    store(&S.layout);
+    if (pthread_create(&S.thread, NULL, sampler_main, NULL) != 0) {
+        slurm_error("netvar: sampler: cannot start a thread; no periodic samples");
+        return -1;
+    }
+    S.running = true;
+    return 0;
+}
+
+/* rebuilds sample i (0 = oldest kept) as a full snapshot */
+static void sample_at(size_t i, nv_ctr_snapshot *out)
+{
+    size_t slot = (S.head + S.cap - S.count + i) % S.cap;
+    *out = S.layout;
+    out->t_ns = S.t_ns[slot];
+    for (int p = 0; p < S.layout.nports; p++)
+        for (int f = 0; f < NV_CTR_NFIELDS; f++) {
+            nv_ctr_value *v = &out->port[p].f[f];
+            v->raw = S.raw[slot * stride() + (size_t)p * NV_CTR_NFIELDS + (size_t)f];
+            v->saturated = v->sat_max && v->raw >= v->sat_max;
+        }
+}
+
+void nv_sampler_stop(void)
+{
+    if (!S.running)
+        return;
+    pthread_mutex_lock(&S.mu);
+    S.stop = true;
+    pthread_cond_signal(&S.cv);
+    pthread_mutex_unlock(&S.mu);
+    pthread_join(S.thread, NULL);
+    S.running = false;
+
+    json_object *o = json_object_new_object(), *arr = json_object_new_array();
+    json_object_object_add(o, "schema", json_object_new_string("netvar-node-samples"));
+    json_object_object_add(o, "version", json_object_new_int(1));
+    json_object_object_add(o, "interval_s", json_object_new_int(S.interval_s));
+    json_object_object_add(o, "dropped", json_object_new_uint64(S.dropped));
+    nv_ctr_snapshot *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    nv_ctr_delta *d = malloc(sizeof *d);
+    char err[256];
+    for (size_t i = 1; a && b && d && i < S.count; i++) {
+        sample_at(i - 1, a);
+        sample_at(i, b);
+        if (nv_ctr_delta_compute(a, b, d, err, sizeof err))
+            continue;
+        size_t slot = (S.head + S.cap - S.count + i) % S.cap;
+        json_object *w = json_object_new_object();
+        json_object_object_add(w, "end_unix_s", json_object_new_double(S.t_unix[slot]));
+        json_object_object_add(w, "delta", nv_ctr_delta_to_json(d));
+        json_object_array_add(arr, w);
+    }
+    json_object_object_add(o, "windows", arr);
+    if (nv_spool_write_json(S.path, o, 0, 0600, err, sizeof err))
+        slurm_error("netvar: sampler: %s; samples lost", err);
+    json_object_put(o);
+    free(a);
+    free(b);
+    free(d);
+    nv_ctr_close(S.reader);
+    free(S.raw);
+    free(S.t_ns);
+    free(S.t_unix);
+}
