@@ -18,7 +18,7 @@ int nv_model_key_valid(const char *key)
     size_t n = 0;
     for (const char *p = key; *p; p++, n++) {
         char c = *p;
-        if (n >= NV_APP_KEY_MAX)
+        if (n >= NV_MODEL_KEY_MAX)
             return 0;
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               strchr("._+:/@=-", c)))

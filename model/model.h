@@ -24,7 +24,7 @@
 #define NV_MODEL_SCHEMA "netvar-model"
 #define NV_MODEL_VERSION 1
 #define NV_MODEL_MAX_BYTES (1024u * 1024u * 1024u) /* largest file loaded */
-#define NV_APP_KEY_MAX 255 /* app keys: 1..255 of [A-Za-z0-9._+:/@=-] */
+#define NV_MODEL_KEY_MAX 255 /* app keys: 1..255 of [A-Za-z0-9._+:/@=-] */
 
 typedef struct nv_model nv_model;
 

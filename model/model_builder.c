@@ -177,7 +177,7 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
         return b ? berr(b, "app: none given") : -1;
     if (!nv_model_key_valid(in->key))
         return berr(b, "app key \"%.60s\": not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
-                    in->key ? in->key : "", NV_APP_KEY_MAX);
+                    in->key ? in->key : "", NV_MODEL_KEY_MAX);
     if (!in->latency)
         return berr(b, "app %s: no latency summary given", in->key);
     if ((in->n_points && !in->points) || (in->n_fit && !in->fit) ||
@@ -253,7 +253,7 @@ int nv_builder_add_config(nv_model_builder *b, const nv_config_input *in)
         return b ? berr(b, "configuration: none given") : -1;
     if (!nv_model_key_valid(in->id))
         return berr(b, "configuration id \"%.60s\": not valid (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
-                    in->id ? in->id : "", NV_APP_KEY_MAX);
+                    in->id ? in->id : "", NV_MODEL_KEY_MAX);
     if (!in->latency)
         return berr(b, "configuration %s: no latency summary given", in->id);
     if (in->n_slowdowns && (!in->slowdown_apps || !in->slowdown_pct))
@@ -301,7 +301,7 @@ int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *in)
     if (!nv_model_key_valid(in->app) || !nv_model_key_valid(in->with))
         return berr(b, "pair: app \"%.60s\" or with \"%.60s\" is not a valid app key",
                     in->app ? in->app : "", in->with ? in->with : "");
-    char key[2 * NV_APP_KEY_MAX + 2];
+    char key[2 * NV_MODEL_KEY_MAX + 2];
     snprintf(key, sizeof key, "%s\t%s", in->app, in->with);
     int ok = 1;
     json_object *o = json_object_new_object();
