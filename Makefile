@@ -64,7 +64,8 @@ $(LIBCOUNTERS): $(if $(COUNTER_OBJS),$(COUNTER_OBJS),$(BUILD)/obj/empty.o)
 
 $(BUILD)/obj/probes/counters/%.o: CFLAGS += $(PAPI_CFLAGS)
 
-NETVAR_LIBS = $(LIBCOUNTERS) $(LIBNETVAR) $(PAPI_LIBS) $(JSON_LIBS) -lm -lpthread
+SVM_LIBS ?= -lsvm
+NETVAR_LIBS = $(LIBCOUNTERS) $(LIBNETVAR) $(PAPI_LIBS) $(JSON_LIBS) $(SVM_LIBS) -lm -lpthread
 
 # ---------------------------------------------------------------- cli/
 CLI_SRCS := $(wildcard cli/*.c)
