@@ -11,6 +11,7 @@
 /* keep sorted by name */
 static const struct nv_verb verbs[] = {
     {"collect", verb_collect, "merge a job's node records into one job record (JSON)"},
+    {"config-check", verb_config_check, "validate netvar.conf as the plugins do at load"},
     {"counters", verb_counters, "per-port network counter deltas over an interval (JSON)"},
     {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},

@@ -85,7 +85,7 @@ int verb_collect(int argc, char **argv)
         fprintf(stderr, "netvar: collect: JOBID '%s' is not a job number\n", argv[optind]);
         return 2;
     }
-    struct nv_config conf;
+    static struct nv_config conf;
     nv_config_defaults(&conf);
     if (config)
         nv_config_load(config, &conf, config_error, NULL);

@@ -14,6 +14,7 @@ struct nv_verb {
 
 /* one line per verb, keep sorted by name */
 int verb_collect(int argc, char **argv);
+int verb_config_check(int argc, char **argv);
 int verb_counters(int argc, char **argv);
 int verb_estimate(int argc, char **argv);
 int verb_evaluate(int argc, char **argv);

@@ -43,6 +43,42 @@ void nv_config_defaults(struct nv_config *c)
     snprintf(c->predictor, sizeof c->predictor, "queue");
     c->min_pair_samples = 3;
     c->annotate_field = NV_ANNOTATE_COMMENT;
+    c->annotate_all = true;
+    c->interference_pct = 10.0;
+    c->app_fields[0] = NV_APPF_NAME;
+    c->app_fields[1] = NV_APPF_SCRIPT;
+    c->contain_wait_s = 300;
+    c->max_neighbour_apps = 32;
+}
+
+static bool parse_pct(const char *v, double *out)
+{
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(x >= 0 && x <= 10000))
+        return false;
+    *out = x;
+    return true;
+}
+
+static void parse_app_fields(struct parse_ctx *p, struct nv_config *c, const char *v)
+{
+    int out[NV_APP_FIELDS_MAX] = {0}, n = 0;
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int f = !strcasecmp(t, "name") ? NV_APPF_NAME : !strcasecmp(t, "script") ? NV_APPF_SCRIPT : 0;
+        if (!strcasecmp(t, "none") && n == 0 && !strtok_r(NULL, ",", &save)) {
+            memset(c->app_fields, 0, sizeof c->app_fields);
+            return;
+        }
+        if (!f || n == NV_APP_FIELDS_MAX) {
+            report(p, "AppFields=%s: give name, script, both in order, or none; keeping the default", v);
+            return;
+        }
+        out[n++] = f;
+    }
+    memcpy(c->app_fields, out, sizeof out);
 }
 
 static bool set_path(struct parse_ctx *p, char *dst, size_t cap, const char *key, const char *v)
@@ -110,9 +146,37 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
             c->annotate_field = NV_ANNOTATE_NONE;
         else
             report(p, "AnnotateField=%s: not Comment, AdminComment or none; keeping the default", v);
+    } else if (!strcasecmp(key, "AnnotateAll")) {
+        if (!nv_parse_bool(v, &c->annotate_all))
+            report(p, "AnnotateAll=%s: not yes or no; keeping %s", v, c->annotate_all ? "yes" : "no");
+    } else if (!strcasecmp(key, "InterferenceThreshold")) {
+        if (!parse_pct(v, &c->interference_pct))
+            report(p, "InterferenceThreshold=%s: not a percentage from 0 to 10000; keeping %g", v,
+                   c->interference_pct);
+    } else if (!strcasecmp(key, "AppFields")) {
+        parse_app_fields(p, c, v);
+    } else if (!strcasecmp(key, "ContainWaitSeconds")) {
+        if (!parse_uint(v, 86400 * 7, &c->contain_wait_s))
+            report(p, "ContainWaitSeconds=%s: not 0..604800 seconds; keeping %u", v, c->contain_wait_s);
+    } else if (!strcasecmp(key, "MaxNeighbourApps")) {
+        if (!parse_uint(v, 4096, &c->max_neighbour_apps) || c->max_neighbour_apps == 0) {
+            c->max_neighbour_apps = 32;
+            report(p, "MaxNeighbourApps=%s: not 1..4096; keeping 32", v);
+        }
+    } else if (!strcasecmp(key, "Rule")) {
+        char why[384];
+        if (nv_policy_parse_rule(&c->policy, v, p->line, why, sizeof why))
+            report(p, "Rule: %s; the rule is ignored", why);
     } else {
         report(p, "unknown key '%s'; ignoring the line", key);
     }
+}
+
+static void report_rule(void *ctx, int line, const char *why)
+{
+    struct parse_ctx *p = ctx;
+    p->line = line;
+    report(p, "%s", why);
 }
 
 static char *trim(char *s)
@@ -161,6 +225,7 @@ int nv_config_parse(const char *name, const char *text, struct nv_config *c,
         }
         s = nl ? nl + 1 : NULL;
     }
+    nv_policy_check(&c->policy, report_rule, &p);
     return p.errors;
 }
 

@@ -10,8 +10,13 @@
 #include <stddef.h>
 
 #include "job_options.h"
+#include "policy.h"
 
 enum nv_annotate_field { NV_ANNOTATE_COMMENT, NV_ANNOTATE_ADMIN_COMMENT, NV_ANNOTATE_NONE };
+
+/* How job_submit names an app when the user gave no --netvar-app. */
+enum nv_app_field { NV_APPF_NAME = 1, NV_APPF_SCRIPT = 2 };
+#define NV_APP_FIELDS_MAX 2
 
 struct nv_config {
     char model_file[PATH_MAX];
@@ -21,12 +26,18 @@ struct nv_config {
     char predictor[32];
     unsigned min_pair_samples;
     enum nv_annotate_field annotate_field;
+    bool annotate_all;            /* annotate every job, not only on action=annotate */
+    double interference_pct;      /* a pair beyond this is "interference" (avoid, flags) */
+    int app_fields[NV_APP_FIELDS_MAX]; /* tried in order; 0 ends the list */
+    unsigned contain_wait_s;      /* wait4switch for action=contain */
+    unsigned max_neighbour_apps;  /* running apps considered per submission */
+    struct nv_policy policy;      /* ordered rules */
 };
 
 /* Receives each error line (no trailing newline). */
 typedef void (*nv_config_error_fn)(void *ctx, const char *line);
 
-/* Defaults for every key. */
+/* Defaults for every key (no rules). */
 void nv_config_defaults(struct nv_config *c);
 
 /* Parses text (NUL-terminated) named `name` in messages. Returns the number

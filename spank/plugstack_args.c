@@ -107,13 +107,16 @@ int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *a, bool log_err
         }
     }
     /* netvar.conf holds the site policy; plugstack arguments override it */
-    struct nv_config conf;
-    errors += nv_config_load(a->config, &conf, log_config_error, &log_errors);
+    struct nv_config *conf = malloc(sizeof *conf); /* rules make it large */
+    if (!conf)
+        return errors;
+    errors += nv_config_load(a->config, conf, log_config_error, &log_errors);
     if (!(given & GIVEN_SPOOL))
-        snprintf(a->spool, sizeof a->spool, "%s", conf.spool_dir);
+        snprintf(a->spool, sizeof a->spool, "%s", conf->spool_dir);
     if (!(given & GIVEN_MODE))
-        a->default_mode = conf.default_mode;
+        a->default_mode = conf->default_mode;
     if (!(given & GIVEN_ALLOW_OFF))
-        a->allow_off = conf.allow_off;
+        a->allow_off = conf->allow_off;
+    free(conf);
     return errors;
 }
