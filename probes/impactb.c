@@ -10,7 +10,7 @@
  * value) so the probe itself adds next to no load.  Waiting ranks sleep
  * between MPI_Test calls instead of polling (on few cores a polling rank
  * looks like network interference).  After each round all ranks vote on
- * stopping (duration over, or SIGTERM/SIGINT seen) so they stop together,
+ * stopping (duration over, or SIGTERM/SIGINT/SIGUSR1 seen) so they stop together,
  * and rank 0 writes the JSON (schema "netvar-impactb", version 1). */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -29,7 +29,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: mpirun [...] impactb [--duration-s S] [--interval-us US] [--msg-bytes N]\n"
-        "                            [--output FILE] [--busy-wait]\n\n"
+        "                            [--output FILE] [--samples] [--busy-wait]\n\n"
         "ImpactB measures the one-way latency of small messages between paired\n"
         "nodes (node 2k with node 2k+1, same local rank index), one ping-pong per\n"
         "interval, and writes a JSON summary (schema netvar-impactb, version 1)\n"
@@ -39,10 +39,15 @@ static void usage(FILE *out)
         "NETVAR_PROBE_FAKE_NODES=K splits the ranks into K blocks instead.\n\n"
         "Options:\n"
         "  --duration-s S    stop after S seconds (> 0); default: run until\n"
-        "                    SIGTERM or SIGINT, which also end it cleanly\n"
+        "                    SIGTERM, SIGINT or SIGUSR1, which also end it cleanly\n"
+        "                    (srun forwards SIGUSR1 to its tasks but turns SIGTERM\n"
+        "                    into SIGKILL)\n"
         "  --interval-us US  sleep between exchanges in microseconds (default 100000)\n"
         "  --msg-bytes N     message size in bytes (default 1024)\n"
         "  --output FILE     write the JSON there atomically (default: stdout)\n"
+        "  --samples         also write every one-way latency sample, in microseconds\n"
+        "                    and sorted, as \"samples_us\" (what netvar calibrate and\n"
+        "                    netvar impact need); at most 10^7 samples\n"
         "  --busy-wait       wait with MPI_Waitall (Open MPI polls) instead of\n"
         "                    MPI_Test plus short sleeps\n"
         "  --help            this text\n\n"
@@ -58,6 +63,7 @@ typedef struct opts {
     long msg_bytes;
     const char *output;
     bool busy;
+    bool samples;
 } opts;
 
 /* 0 ok, 1 help shown, -1 bad usage (err set) */
@@ -67,6 +73,7 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         {"duration-s", required_argument, 0, 'd'}, {"interval-us", required_argument, 0, 'i'},
         {"msg-bytes", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
         {"busy-wait", no_argument, 0, 'b'},        {"help", no_argument, 0, 'h'},
+        {"samples", no_argument, 0, 's'},
         {0, 0, 0, 0},
     };
     *o = (opts){.interval_us = 100000, .msg_bytes = 1024};
@@ -96,6 +103,9 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
             break;
         case 'b':
             o->busy = true;
+            break;
+        case 's':
+            o->samples = true;
             break;
         case 'h':
             return 1;
@@ -310,7 +320,13 @@ int main(int argc, char **argv)
         json_object_object_add(cost, "mpi_tests_per_exchange_mean_rank",
                                json_object_new_double(polls_sum / size));
         json_object_object_add(out, "self_cost", cost);
-        nv_probe_latency_json(all, total, out);
+        nv_probe_latency_json(all, total, out); /* sorts all[] */
+        if (o.samples) {
+            json_object *sa = json_object_new_array_ext((int)total);
+            for (size_t i = 0; sa && i < total; i++)
+                json_object_array_add(sa, json_object_new_double(all[i]));
+            json_object_object_add(out, "samples_us", sa);
+        }
         if (nv_probe_write_json(out, o.output, PROG) != 0)
             rc = 1;
         json_object_put(out);

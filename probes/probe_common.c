@@ -33,6 +33,9 @@ void nv_probe_setup_process(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    /* srun turns a SIGTERM it receives into SIGKILL for the tasks but
+     * forwards SIGUSR1 as is, so SIGUSR1 is how a launcher stops us cleanly */
+    sigaction(SIGUSR1, &sa, NULL);
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 }
 
@@ -54,6 +57,12 @@ int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
     int hl = 0;
     MPI_Get_processor_name(host, &hl);
     host[hl < 0 ? 0 : (hl > MPI_MAX_PROCESSOR_NAME ? MPI_MAX_PROCESSOR_NAME : hl)] = '\0';
+    /* Slurm's node name, when there is one, is what the rest of netvar
+     * (records, blade map, topology) calls the node; with several slurmd on
+     * one host (multiple-slurmd) it also tells the fake nodes apart */
+    const char *slurm_node = getenv("SLURMD_NODENAME");
+    if (slurm_node && *slurm_node && strlen(slurm_node) <= MPI_MAX_PROCESSOR_NAME)
+        snprintf(host, sizeof host, "%s", slurm_node);
 
     const char *fake = getenv("NETVAR_PROBE_FAKE_NODES");
     int node = 0, local = 0;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Set by SIGTERM/SIGINT; the loops stop after the current exchange. */
+/* Set by SIGTERM/SIGINT/SIGUSR1; the loops stop after the current exchange. */
 extern volatile sig_atomic_t nv_probe_signalled;
 
 typedef struct nv_probe_place {
@@ -30,7 +30,7 @@ typedef struct nv_probe_wait_stats {
     uint64_t sleeps; /* nanosleeps between them */
 } nv_probe_wait_stats;
 
-/* Installs the SIGTERM/SIGINT handlers and a 1 us timer slack (so the
+/* Installs the SIGTERM/SIGINT/SIGUSR1 handlers and a 1 us timer slack (so the
  * short sleeps of the polite wait are short). */
 void nv_probe_setup_process(void);
 
