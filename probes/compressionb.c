@@ -28,7 +28,7 @@ static void usage(FILE *out)
         "Usage: mpirun [...] compressionb [--partners P] [--messages M] [--msg-bytes N]\n"
         "                                 [--sleep-us B | --cycles C [--ghz G]]\n"
         "                                 [--sleep-at partner|round] [--duration-s S]\n"
-        "                                 [--output FILE] [--busy-wait]\n\n"
+        "                                 [--output FILE] [--announce] [--busy-wait]\n\n"
         "CompressionB injects a controlled amount of network traffic: each rank\n"
         "sends M messages to each of the P ranks with its local index on the P\n"
         "preceding nodes (and receives from the P succeeding ones), sleeping B\n"
@@ -47,6 +47,9 @@ static void usage(FILE *out)
         "  --duration-s S    stop after S seconds (> 0); default: until SIGTERM, SIGINT\n"
         "                    or SIGUSR1 (the one srun forwards to its tasks)\n"
         "  --output FILE     write the JSON there atomically (default: stdout)\n"
+        "  --announce        once every rank is set up (and can be stopped by a\n"
+        "                    signal), rank 0 prints 'netvar: compressionb: started: R ranks on\n"
+        "                    N nodes' on stderr; netvar's workflows wait for it\n"
         "  --busy-wait       wait with MPI_Waitall instead of MPI_Test plus short sleeps\n"
         "  --help            this text\n\n"
         "Exit status: 0 success, 1 output could not be written, 2 bad usage (P not\n"
@@ -59,7 +62,7 @@ static void usage(FILE *out)
 typedef struct opts {
     long partners, messages, msg_bytes;
     double sleep_us, cycles, ghz, duration_s;
-    bool have_sleep, have_cycles, sleep_per_round, busy;
+    bool have_sleep, have_cycles, sleep_per_round, busy, announce;
     const char *output;
 } opts;
 
@@ -71,7 +74,8 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         {"cycles", required_argument, 0, 'c'},   {"ghz", required_argument, 0, 'g'},
         {"sleep-at", required_argument, 0, 'a'}, {"duration-s", required_argument, 0, 'd'},
         {"output", required_argument, 0, 'o'},   {"busy-wait", no_argument, 0, 'b'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0},
+        {"help", no_argument, 0, 'h'},           {"announce", no_argument, 0, 'A'},
+        {0, 0, 0, 0},
     };
     *o = (opts){.partners = 1, .messages = 1, .msg_bytes = 40960, .ghz = 2.6};
     opterr = 0;
@@ -109,6 +113,7 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
             break;
         case 'o': o->output = optarg; break;
         case 'b': o->busy = true; break;
+        case 'A': o->announce = true; break;
         case 'h': return 1;
         default:
             snprintf(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
@@ -188,6 +193,10 @@ int main(int argc, char **argv)
     uint64_t rounds = 0, bytes_sent = 0;
     uint64_t sleep_ns_each = (uint64_t)(o.sleep_us * 1e3);
     MPI_Barrier(MPI_COMM_WORLD);
+    if (o.announce && rank == 0) {
+        fprintf(stderr, "netvar: %s: started: %d ranks on %d nodes\n", PROG, size, pl.nnodes);
+        fflush(stderr);
+    }
     uint64_t t_start = nv_probe_now_ns();
     uint64_t deadline = o.duration_s > 0 ? t_start + (uint64_t)(o.duration_s * 1e9) : 0;
     bool sig_seen = false;

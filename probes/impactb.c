@@ -29,7 +29,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: mpirun [...] impactb [--duration-s S] [--interval-us US] [--msg-bytes N]\n"
-        "                            [--output FILE] [--samples] [--busy-wait]\n\n"
+        "                            [--output FILE] [--samples] [--announce] [--busy-wait]\n\n"
         "ImpactB measures the one-way latency of small messages between paired\n"
         "nodes (node 2k with node 2k+1, same local rank index), one ping-pong per\n"
         "interval, and writes a JSON summary (schema netvar-impactb, version 1)\n"
@@ -45,6 +45,9 @@ static void usage(FILE *out)
         "  --interval-us US  sleep between exchanges in microseconds (default 100000)\n"
         "  --msg-bytes N     message size in bytes (default 1024)\n"
         "  --output FILE     write the JSON there atomically (default: stdout)\n"
+        "  --announce        once every rank is set up (and can be stopped by a\n"
+        "                    signal), rank 0 prints 'netvar: impactb: started: R ranks on\n"
+        "                    N nodes' on stderr; netvar's workflows wait for it\n"
         "  --samples         also write every one-way latency sample, in microseconds\n"
         "                    and sorted, as \"samples_us\" (what netvar calibrate and\n"
         "                    netvar impact need); at most 10^7 samples\n"
@@ -64,6 +67,7 @@ typedef struct opts {
     const char *output;
     bool busy;
     bool samples;
+    bool announce;
 } opts;
 
 /* 0 ok, 1 help shown, -1 bad usage (err set) */
@@ -73,7 +77,7 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         {"duration-s", required_argument, 0, 'd'}, {"interval-us", required_argument, 0, 'i'},
         {"msg-bytes", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
         {"busy-wait", no_argument, 0, 'b'},        {"help", no_argument, 0, 'h'},
-        {"samples", no_argument, 0, 's'},
+        {"samples", no_argument, 0, 's'},          {"announce", no_argument, 0, 'A'},
         {0, 0, 0, 0},
     };
     *o = (opts){.interval_us = 100000, .msg_bytes = 1024};
@@ -106,6 +110,9 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
             break;
         case 's':
             o->samples = true;
+            break;
+        case 'A':
+            o->announce = true;
             break;
         case 'h':
             return 1;
@@ -191,6 +198,10 @@ int main(int argc, char **argv)
     bool by_signal = false;
 
     MPI_Barrier(MPI_COMM_WORLD);
+    if (o.announce && rank == 0) {
+        fprintf(stderr, "netvar: %s: started: %d ranks on %d nodes\n", PROG, size, pl.nnodes);
+        fflush(stderr);
+    }
     double cpu0 = cpu_seconds();
     uint64_t t_start = nv_probe_now_ns();
     uint64_t deadline = o.duration_s > 0 ? t_start + (uint64_t)(o.duration_s * 1e9) : 0;
