@@ -96,7 +96,7 @@ $(SPANK_SO): $(SPANK_OBJS) $(LIBNETVAR) $(LIBCOUNTERS) spank/spank_netvar.map
 $(JS_SO): $(JS_OBJS) $(LIBNETVAR) jobsubmit/job_submit_netvar.map
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -shared -Wl,--version-script=jobsubmit/job_submit_netvar.map \
-	  -o $@ $(JS_OBJS) $(LIBNETVAR) $(JSON_LIBS) -lm -lpthread
+	  -o $@ $(JS_OBJS) $(LIBNETVAR) $(JSON_LIBS) $(SVM_LIBS) -lm -lpthread
 
 # ------------------------------------------------------- area fragments
 # probes/probes.mk (MPI programs), probes/pmpi/pmpi.mk (segment profiler) ...

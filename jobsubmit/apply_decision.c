@@ -1,0 +1,98 @@
+/* apply_decision.c - applies a decision to a job_desc_msg_t (see header).
+ * Every string handed to slurmctld comes from Slurm's allocator. */
+#include "apply_decision.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <slurm/slurm_errno.h>
+
+#include "annotation.h"
+#include "slurm_glue.h"
+
+void nv_tell_user(char **err_msg, const char *msg)
+{
+    if (!err_msg || !msg || !*msg)
+        return;
+    if (*err_msg)
+        slurm_xstrcat(err_msg, "\n");
+    slurm_xstrcat(err_msg, msg);
+}
+
+/* Replaces any earlier netvar annotation in *field, keeping the user's text. */
+static void annotate(char **field, const char *note)
+{
+    size_t keep = nv_annotation_strip(*field);
+    char buf[4096];
+    if (keep > 0 && keep + strlen(note) + 2 <= sizeof buf) {
+        snprintf(buf, sizeof buf, "%.*s %s", (int)keep, *field, note);
+        note = buf;
+    }
+    char *fresh = slurm_xstrdup(note);
+    if (!fresh)
+        return;
+    if (*field)
+        nv_xfree(*field);
+    *field = fresh;
+}
+
+static const char *main_action(unsigned a)
+{
+    static const unsigned order[] = {NV_ACT_DENY, NV_ACT_HOLD, NV_ACT_ISOLATE, NV_ACT_CONTAIN,
+                                     NV_ACT_AVOID, NV_ACT_RESIZE, NV_ACT_MESSAGE};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (a & order[i])
+            return nv_action_name((enum nv_action)order[i]);
+    return NULL;
+}
+
+int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mode,
+                      const struct nv_submit_decision *d, char **err_msg)
+{
+    unsigned a = d->actions;
+    nv_tell_user(err_msg, d->message);
+    if (a & NV_ACT_DENY) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "netvar: submission denied by policy rule '%s': %s",
+                 d->rule ? d->rule->name : "?",
+                 d->rule && d->rule->reason[0] ? d->rule->reason : "predicted network interference");
+        nv_tell_user(err_msg, msg);
+        return ESLURM_ACCESS_DENIED;
+    }
+    if ((a & NV_ACT_ANNOTATE) && c->annotate_field != NV_ANNOTATE_NONE) {
+        struct nv_annotation an = {
+            .mode = mode,
+            .app = d->app[0] ? d->app : NULL,
+            .model = d->have_model ? (d->app_known ? "known" : "unknown-app") : "none",
+            .own_slowdown_pct = d->own_pct,
+            .inflicted_pct = d->inflicted_pct,
+            .source = d->own_source[0] ? d->own_source : NULL,
+            .advice_nodes = d->advice ? d->advice_nodes : 0,
+            .action = main_action(a & ~(unsigned)NV_ACT_ANNOTATE),
+        };
+        char note[NV_ANNOTATION_MAX];
+        if (nv_annotation_format(note, sizeof note, &an) > 0)
+            annotate(c->annotate_field == NV_ANNOTATE_ADMIN_COMMENT ? &job->admin_comment
+                                                                    : &job->comment,
+                     note);
+    }
+    if (a & NV_ACT_CONTAIN) {
+        job->req_switch = 1;
+        job->wait4switch = c->contain_wait_s;
+    }
+    if ((a & NV_ACT_AVOID) && d->exclude[0]) {
+        if (job->exc_nodes && *job->exc_nodes)
+            slurm_xstrcat(&job->exc_nodes, ",");
+        slurm_xstrcat(&job->exc_nodes, d->exclude);
+    }
+    if (a & NV_ACT_ISOLATE)
+        job->shared = 0; /* exclusive node access */
+    if (a & NV_ACT_HOLD)
+        job->priority = 0;
+    if ((a & NV_ACT_RESIZE) && d->resize_nodes) {
+        job->min_nodes = d->resize_nodes;
+        job->max_nodes = d->resize_nodes;
+    }
+    return SLURM_SUCCESS;
+}

@@ -1,0 +1,279 @@
+/* js_state.c - loading, reloading and swapping job_submit/netvar's state.
+ * Files are read here, never in job_submit(): at init(), then by one
+ * background thread that looks at the config's, the model's and the
+ * registry directory's modification times once a second, builds a new
+ * generation aside, and swaps it in under the write lock.  A bad new
+ * config or model keeps the previous good one, with one log line. */
+#include "js_state.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "slurm_glue.h"
+
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct js_generation current;
+
+static pthread_t refresher;
+static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stop_cv = PTHREAD_COND_INITIALIZER;
+static bool stopping, started;
+
+/* refresher-private */
+static char conf_path[PATH_MAX];
+static struct timespec conf_mtime, model_mtime;
+static char model_path[PATH_MAX];
+static struct nv_registry registry;
+
+static void log_error_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    slurm_error("netvar: %s", line);
+}
+
+static void log_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    slurm_error("%s", line);
+}
+
+static bool mtime_of(const char *path, struct timespec *out)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return false;
+    *out = st.st_mtim;
+    return true;
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* netvar.conf: $NETVAR_CONF, else beside slurm.conf, else /etc/netvar. */
+static void find_config(void)
+{
+    const char *env = getenv("NETVAR_CONF");
+    const char *slurm_conf = getenv("SLURM_CONF");
+    struct stat st;
+    if (env && env[0] == '/') {
+        snprintf(conf_path, sizeof conf_path, "%s", env);
+        return;
+    }
+    if (slurm_conf && slurm_conf[0] == '/') {
+        const char *slash = strrchr(slurm_conf, '/');
+        snprintf(conf_path, sizeof conf_path, "%.*s/netvar.conf", (int)(slash - slurm_conf),
+                 slurm_conf);
+        if (stat(conf_path, &st) == 0)
+            return;
+    }
+    snprintf(conf_path, sizeof conf_path, "/etc/netvar/netvar.conf");
+}
+
+/* Rules match users by uid inside slurmctld (no passwd lookups per call):
+ * names are resolved here, at load. */
+static int resolve_rule_users(struct nv_config *c)
+{
+    int bad = 0;
+    for (int i = 0; i < c->policy.n; i++) {
+        struct nv_policy_list *l = &c->policy.rule[i].match[NV_PF_USER];
+        for (int k = 0; k < l->n; k++) {
+            char *s = l->item[k], *end;
+            strtoul(s, &end, 10);
+            if (!strcmp(s, "*") || (*s && !*end))
+                continue;
+            struct passwd *pw = getpwnam(s);
+            if (!pw) {
+                slurm_error("netvar: %s:%d: rule '%s': user '%s' does not exist; the rule will "
+                            "not match it", conf_path, c->policy.rule[i].line,
+                            c->policy.rule[i].name, s);
+                bad++;
+                continue;
+            }
+            snprintf(s, NV_POLICY_WORD_MAX, "%u", (unsigned)pw->pw_uid);
+        }
+    }
+    return bad;
+}
+
+static struct nv_config *load_config(bool at_start)
+{
+    struct nv_config *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    int errors = nv_config_load(conf_path, c, log_error_line, NULL);
+    resolve_rule_users(c);
+    if (errors) {
+        slurm_error("netvar: %s has %d error%s; %s", conf_path, errors, errors == 1 ? "" : "s",
+                    at_start ? "job_submit/netvar stays passive until it is fixed"
+                             : "keeping the previous configuration");
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+static nv_model *load_model(const char *path, bool *failed)
+{
+    char err[512];
+    *failed = false;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    nv_model *m = nv_model_load(path, err, sizeof err);
+    if (!m) {
+        *failed = true;
+        slurm_error("netvar: model %s: %s", path, err);
+    }
+    return m;
+}
+
+static void swap_in(struct js_generation *next)
+{
+    struct js_generation old;
+    pthread_rwlock_wrlock(&lock);
+    old = current;
+    current = *next;
+    pthread_rwlock_unlock(&lock);
+    /* no reader can hold the old generation now */
+    if (old.conf != current.conf)
+        free(old.conf);
+    if (old.model != current.model)
+        nv_model_free(old.model);
+    if (old.index != current.index)
+        nv_running_index_free(old.index);
+}
+
+static void registry_dir(const struct nv_config *c, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/running", c ? c->spool_dir : "/var/spool/netvar");
+}
+
+/* one pass of the refresher; at_start loads unconditionally */
+static void refresh(bool at_start)
+{
+    struct js_generation next = current; /* only this thread writes current */
+    bool changed = false, index_stale = false;
+    struct timespec t;
+
+    if (at_start || (mtime_of(conf_path, &t) && !same_time(t, conf_mtime))) {
+        mtime_of(conf_path, &conf_mtime);
+        struct nv_config *c = load_config(at_start);
+        if (c || at_start) {
+            next.conf = c ? c : (at_start ? NULL : next.conf);
+            changed = true;
+            if (c) {
+                char dir[PATH_MAX + 16];
+                registry_dir(c, dir, sizeof dir);
+                if (strcmp(dir, registry.dir)) {
+                    nv_registry_free(&registry);
+                    nv_registry_init(&registry, dir);
+                }
+                if (strcmp(model_path, c->model_file)) {
+                    snprintf(model_path, sizeof model_path, "%s", c->model_file);
+                    model_mtime = (struct timespec){0, 0};
+                    at_start = true; /* (re)load the model from the new path */
+                }
+            }
+        }
+    }
+    if (model_path[0] && (at_start || (mtime_of(model_path, &t) && !same_time(t, model_mtime)))) {
+        bool failed;
+        mtime_of(model_path, &model_mtime);
+        nv_model *m = load_model(model_path, &failed);
+        if (m || !failed) {
+            if (m)
+                slurm_info("netvar: model %s loaded: %zu apps, %zu training configurations, "
+                           "%zu measured pairs", model_path, nv_model_app_count(m),
+                           nv_model_config_count(m), nv_model_pair_count(m));
+            else
+                slurm_info("netvar: no model at %s; annotating only", model_path);
+            next.model = m;
+            changed = index_stale = true;
+        } else {
+            slurm_error("netvar: keeping the previous model (%s)",
+                        current.model ? "still in use" : "none: annotating only");
+        }
+    }
+    int r = nv_registry_refresh(&registry, log_line, NULL);
+    if (r > 0 || index_stale || !next.index) {
+        struct nv_running_index *ix = nv_running_index_build(
+            &registry, next.model, next.conf ? next.conf->max_neighbour_apps : 32);
+        if (ix) {
+            next.index = ix;
+            changed = true;
+        }
+    }
+    if (changed)
+        swap_in(&next);
+}
+
+static void *refresher_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&stop_mu);
+    while (!stopping) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += 1;
+        pthread_cond_timedwait(&stop_cv, &stop_mu, &until);
+        if (stopping)
+            break;
+        pthread_mutex_unlock(&stop_mu);
+        refresh(false);
+        pthread_mutex_lock(&stop_mu);
+    }
+    pthread_mutex_unlock(&stop_mu);
+    return NULL;
+}
+
+int js_state_start(void)
+{
+    find_config();
+    nv_registry_init(&registry, "");
+    refresh(true);
+    slurm_info("netvar: job_submit/netvar using %s (%s), model %s, registry %s", conf_path,
+               current.conf ? "valid" : "PASSIVE: fix the errors above",
+               current.model ? model_path : "none", registry.dir);
+    stopping = false;
+    if (pthread_create(&refresher, NULL, refresher_main, NULL) != 0) {
+        slurm_error("netvar: cannot start the reload thread; files are read once, at start");
+        return 0;
+    }
+    started = true;
+    return 0;
+}
+
+void js_state_stop(void)
+{
+    if (started) {
+        pthread_mutex_lock(&stop_mu);
+        stopping = true;
+        pthread_cond_signal(&stop_cv);
+        pthread_mutex_unlock(&stop_mu);
+        pthread_join(refresher, NULL);
+        started = false;
+    }
+    struct js_generation empty = {0};
+    swap_in(&empty);
+    nv_registry_free(&registry);
+}
+
+const struct js_generation *js_state_acquire(void)
+{
+    pthread_rwlock_rdlock(&lock);
+    return &current;
+}
+
+void js_state_release(void)
+{
+    pthread_rwlock_unlock(&lock);
+}

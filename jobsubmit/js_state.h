@@ -1,0 +1,27 @@
+/* js_state.h - what job_submit/netvar holds in memory: the site config,
+ * the model and the running-jobs index, swapped as one generation under a
+ * read-write lock by a refresher thread that checks the files at most once
+ * a second.  job_submit() only ever reads a generation. */
+#ifndef NETVAR_JS_STATE_H
+#define NETVAR_JS_STATE_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "model.h"
+#include "registry.h"
+
+struct js_generation {
+    struct nv_config *conf;          /* NULL: passive (config had errors at start) */
+    nv_model *model;                 /* NULL: no model, annotate only */
+    struct nv_running_index *index;  /* never NULL once started */
+};
+
+int js_state_start(void);            /* loads everything, starts the refresher */
+void js_state_stop(void);
+
+/* Read access: returns the current generation with the read lock held. */
+const struct js_generation *js_state_acquire(void);
+void js_state_release(void);
+
+#endif

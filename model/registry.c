@@ -1,0 +1,297 @@
+/* registry.c - incremental reader of <spool>/running and the index that
+ * job_submit reads (registry.h). */
+#include "registry.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void logf_(nv_registry_log_fn log, void *ctx, const char *fmt, ...)
+{
+    if (!log)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    log(ctx, line);
+}
+
+void nv_registry_init(struct nv_registry *r, const char *running_dir)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->dir, sizeof r->dir, "%s", running_dir);
+}
+
+static void job_free(struct nv_running_job *j)
+{
+    free(j->nodes);
+    free(j->switches);
+}
+
+void nv_registry_free(struct nv_registry *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        job_free(&r->jobs[i]);
+    free(r->jobs);
+    r->jobs = NULL;
+    r->n = r->cap = 0;
+}
+
+/* "1234.json" -> 1234; 0 for anything else (temp files, strangers) */
+static uint32_t jobid_of(const char *name)
+{
+    char *end;
+    if (name[0] < '1' || name[0] > '9')
+        return 0;
+    unsigned long id = strtoul(name, &end, 10);
+    if (strcmp(end, ".json") || id > 0xfffffff0UL)
+        return 0;
+    return (uint32_t)id;
+}
+
+static char *join_strings(json_object *arr, size_t max_items)
+{
+    if (!arr || !json_object_is_type(arr, json_type_array))
+        return strdup("");
+    size_t n = json_object_array_length(arr), len = 0;
+    if (n > max_items)
+        n = max_items;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
+        len += (s ? strnlen(s, 64) : 0) + 1;
+    }
+    char *out = malloc(len + 1), *w = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(arr, i);
+        if (!json_object_is_type(e, json_type_string))
+            continue;
+        const char *s = json_object_get_string(e);
+        size_t l = strnlen(s, 64);
+        if (w != out)
+            *w++ = ',';
+        memcpy(w, s, l);
+        w += l;
+    }
+    *w = '\0';
+    return out;
+}
+
+static int parse_job(const char *path, uint32_t jobid, struct nv_running_job *j, char *why, size_t cap)
+{
+    memset(j, 0, sizeof *j);
+    j->jobid = jobid;
+    struct stat st;
+    if (stat(path, &st) || st.st_size > (1 << 20)) {
+        snprintf(why, cap, "missing or larger than 1 MiB");
+        return -1;
+    }
+    json_object *o = json_object_from_file(path), *v;
+    if (!o || !json_object_is_type(o, json_type_object)) {
+        snprintf(why, cap, "not a JSON object");
+        json_object_put(o);
+        return -1;
+    }
+    const char *schema = json_object_object_get_ex(o, "schema", &v) ? json_object_get_string(v) : NULL;
+    if (!schema || strcmp(schema, "netvar-running")) {
+        snprintf(why, cap, "schema is not netvar-running");
+        json_object_put(o);
+        return -1;
+    }
+    if (json_object_object_get_ex(o, "app", &v) && json_object_is_type(v, json_type_string))
+        snprintf(j->app, sizeof j->app, "%s", json_object_get_string(v));
+    if (json_object_object_get_ex(o, "start_unix_s", &v))
+        j->start_unix_s = json_object_get_double(v);
+    json_object_object_get_ex(o, "nodes", &v);
+    j->nodes = join_strings(v, 65536);
+    v = NULL;
+    json_object_object_get_ex(o, "switches", &v);
+    j->switches = join_strings(v, 4096);
+    json_object_put(o);
+    if (!j->nodes || !j->switches) {
+        job_free(j);
+        snprintf(why, cap, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx)
+{
+    struct stat st;
+    if (stat(r->dir, &st) != 0) {
+        if (r->seen || r->n) {
+            nv_registry_free(r);
+            r->seen = false;
+            return 1; /* the directory went away: nobody is running */
+        }
+        return errno == ENOENT ? 0 : -1;
+    }
+    if (r->seen && st.st_mtim.tv_sec == r->dir_mtime.tv_sec && st.st_mtim.tv_nsec == r->dir_mtime.tv_nsec)
+        return 0;
+    DIR *d = opendir(r->dir);
+    if (!d)
+        return -1;
+    size_t cap = 256, n = 0;
+    uint32_t *ids = malloc(cap * sizeof *ids);
+    struct dirent *e;
+    while (ids && (e = readdir(d)) && n < NV_REG_MAX_JOBS) {
+        uint32_t id = jobid_of(e->d_name);
+        if (!id)
+            continue;
+        if (n == cap) {
+            uint32_t *bigger = realloc(ids, 2 * cap * sizeof *ids);
+            if (!bigger)
+                break;
+            ids = bigger;
+            cap *= 2;
+        }
+        ids[n++] = id;
+    }
+    closedir(d);
+    if (!ids)
+        return -1;
+    qsort(ids, n, sizeof *ids, cmp_id);
+    struct nv_running_job *jobs = calloc(n ? n : 1, sizeof *jobs);
+    if (!jobs) {
+        free(ids);
+        return -1;
+    }
+    /* merge: keep parsed entries still present, parse the new ones */
+    size_t old = 0, kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        while (old < r->n && r->jobs[old].jobid < ids[i])
+            job_free(&r->jobs[old++]);
+        if (old < r->n && r->jobs[old].jobid == ids[i]) {
+            jobs[kept++] = r->jobs[old++];
+            continue;
+        }
+        char path[4200], why[128];
+        snprintf(path, sizeof path, "%s/%u.json", r->dir, ids[i]);
+        r->files_parsed++;
+        if (parse_job(path, ids[i], &jobs[kept], why, sizeof why) == 0) {
+            kept++;
+        } else if (errno != ENOENT) {
+            r->bad_files++;
+            logf_(log, ctx, "netvar: registry: %s: %s; ignoring that job", path, why);
+        }
+    }
+    while (old < r->n)
+        job_free(&r->jobs[old++]);
+    free(r->jobs);
+    free(ids);
+    r->jobs = jobs;
+    r->n = kept;
+    r->cap = n;
+    r->dir_mtime = st.st_mtim;
+    r->seen = true;
+    return 1;
+}
+
+static int cmp_util_desc(const void *a, const void *b)
+{
+    const struct nv_running_app *x = a, *y = b;
+    if (x->utilization != y->utilization)
+        return x->utilization < y->utilization ? 1 : -1;
+    return (x->app > y->app) - (x->app < y->app);
+}
+
+static void append_nodes(struct nv_running_app *a, const char *nodes)
+{
+    size_t len = strlen(a->nodes), add = strlen(nodes);
+    if (!add)
+        return;
+    if (len + add + 2 > NV_REG_NODES_MAX) {
+        a->nodes_cut = true;
+        return;
+    }
+    if (len)
+        a->nodes[len++] = ',';
+    memcpy(a->nodes + len, nodes, add + 1);
+}
+
+struct nv_running_index *nv_running_index_build(const struct nv_registry *r, const nv_model *m,
+                                                size_t max_apps)
+{
+    struct nv_running_index *ix = calloc(1, sizeof *ix);
+    if (!ix)
+        return NULL;
+    ix->njobs = r->n;
+    size_t napps_model = m ? nv_model_app_count(m) : 0;
+    int32_t *slot = napps_model ? malloc(napps_model * sizeof *slot) : NULL;
+    struct nv_running_app *apps = r->n ? calloc(r->n, sizeof *apps) : NULL;
+    if ((napps_model && !slot) || (r->n && !apps)) {
+        free(slot);
+        free(apps);
+        free(ix);
+        return NULL;
+    }
+    for (size_t i = 0; i < napps_model; i++)
+        slot[i] = -1;
+    size_t na = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        const struct nv_running_job *j = &r->jobs[i];
+        int32_t idx = (m && j->app[0]) ? nv_model_app_index(m, j->app) : -1;
+        if (idx < 0) {
+            ix->unknown_jobs++;
+            continue;
+        }
+        if (slot[idx] < 0) {
+            nv_app_view v;
+            slot[idx] = (int32_t)na;
+            apps[na].app = idx;
+            apps[na].first_jobid = j->jobid;
+            if (nv_model_app(m, idx, &v) == 0) {
+                apps[na].key = v.key;
+                apps[na].utilization = v.utilization;
+            }
+            na++;
+        }
+        apps[slot[idx]].njobs++;
+    }
+    if (na)
+        qsort(apps, na, sizeof *apps, cmp_util_desc);
+    ix->napps_total = na;
+    ix->napps = na < max_apps ? na : max_apps;
+    ix->apps = apps;
+    /* node lists only for the apps kept, so memory stays bounded */
+    for (size_t i = 0; i < napps_model; i++)
+        slot[i] = -1;
+    for (size_t k = 0; k < ix->napps; k++) {
+        slot[apps[k].app] = (int32_t)k;
+        apps[k].nodes = calloc(1, NV_REG_NODES_MAX);
+        if (!apps[k].nodes)
+            apps[k].nodes_cut = true;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        int32_t idx = (m && r->jobs[i].app[0]) ? nv_model_app_index(m, r->jobs[i].app) : -1;
+        if (idx >= 0 && slot[idx] >= 0 && apps[slot[idx]].nodes)
+            append_nodes(&apps[slot[idx]], r->jobs[i].nodes);
+    }
+    free(slot);
+    return ix;
+}
+
+void nv_running_index_free(struct nv_running_index *ix)
+{
+    if (!ix)
+        return;
+    for (size_t k = 0; k < ix->napps; k++)
+        free(ix->apps[k].nodes);
+    free(ix->apps);
+    free(ix);
+}

@@ -1,0 +1,75 @@
+/* registry.h - the running-jobs registry that spank_netvar writes
+ * (<spool>/running/<jobid>.json, one file per running job), read
+ * incrementally: a refresh costs one stat() when nothing changed, and
+ * re-reads only files that appeared since the last refresh.  Owned by one
+ * thread (job_submit's refresher, or the CLI).
+ *
+ * nv_running_index is the immutable view that job_submit() reads: the
+ * running jobs joined with the model, and the distinct running apps ranked
+ * by utilization, each with the nodes its jobs hold. */
+#ifndef NETVAR_REGISTRY_H
+#define NETVAR_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "model.h"
+
+#define NV_REG_MAX_JOBS 100000
+#define NV_REG_NODES_MAX 8192 /* bytes of node list kept per app */
+
+struct nv_running_job {
+    uint32_t jobid;
+    char app[65];        /* "" when the job has no app key */
+    char *nodes;         /* comma-separated node names (heap) */
+    char *switches;      /* comma-separated leaf switches (heap) */
+    double start_unix_s;
+};
+
+struct nv_registry {
+    char dir[4096];
+    struct timespec dir_mtime;
+    bool seen;
+    size_t n, cap;
+    struct nv_running_job *jobs; /* sorted by jobid */
+    uint64_t files_parsed, bad_files;
+};
+
+typedef void (*nv_registry_log_fn)(void *ctx, const char *line);
+
+void nv_registry_init(struct nv_registry *r, const char *running_dir);
+void nv_registry_free(struct nv_registry *r);
+
+/* Brings r up to date. Returns 1 when the job set changed, 0 when not, -1
+ * when the directory cannot be read (r keeps what it had). Corrupt files
+ * are skipped with one log line each, once. */
+int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx);
+
+struct nv_running_app {
+    int32_t app;            /* model index */
+    const char *key;        /* model-owned */
+    double utilization;
+    uint32_t njobs;
+    uint32_t first_jobid;   /* lowest job id running this app */
+    char *nodes;            /* union of its jobs' nodes, comma-separated, at most
+                               NV_REG_NODES_MAX bytes (kept apps only) */
+    bool nodes_cut;
+};
+
+struct nv_running_index {
+    size_t njobs;            /* running jobs seen */
+    size_t unknown_jobs;     /* jobs whose app the model does not know (or none) */
+    size_t napps_total;      /* distinct known apps running */
+    size_t napps;            /* kept: the max_apps with the highest utilization */
+    struct nv_running_app *apps;
+};
+
+/* Builds the index for model m (may be NULL: everything unknown), keeping
+ * the max_apps most utilizing apps. NULL on allocation failure. */
+struct nv_running_index *nv_running_index_build(const struct nv_registry *r, const nv_model *m,
+                                                size_t max_apps);
+void nv_running_index_free(struct nv_running_index *ix);
+
+#endif

@@ -1,0 +1,228 @@
+/* submit_decision.c - job_submit/netvar's decision, pure (see header). */
+#include "submit_decision.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app_identity.h"
+#include "job_options.h"
+
+static void say(struct nv_submit_decision *d, const char *fmt, ...)
+{
+    size_t len = strlen(d->message);
+    if (len + 2 >= sizeof d->message)
+        return;
+    if (len)
+        d->message[len++] = '\n';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->message + len, sizeof d->message - len, fmt, ap);
+    va_end(ap);
+}
+
+static void identify(const struct nv_config *c, const struct nv_submit_query *q,
+                     struct nv_submit_decision *d)
+{
+    d->app_source = "none";
+    if (q->app_option && nv_app_key_valid(q->app_option, NULL)) {
+        snprintf(d->app, sizeof d->app, "%s", q->app_option);
+        d->app_source = "--netvar-app";
+        return;
+    }
+    for (int i = 0; i < NV_APP_FIELDS_MAX && c->app_fields[i]; i++) {
+        if (c->app_fields[i] == NV_APPF_NAME && nv_app_key_from_name(q->job_name, d->app, sizeof d->app)) {
+            d->app_source = "job name";
+            return;
+        }
+        if (c->app_fields[i] == NV_APPF_SCRIPT &&
+            nv_app_key_from_script(q->script, d->app, sizeof d->app)) {
+            d->app_source = "batch script";
+            return;
+        }
+    }
+    d->app[0] = '\0';
+}
+
+static void source_text(const nv_prediction *p, char *buf, size_t cap)
+{
+    if (p->source == NV_SOURCE_TABLE)
+        snprintf(buf, cap, "table, %u runs", p->table_samples);
+    else
+        snprintf(buf, cap, "%s", p->source_label);
+}
+
+static void add_exclude(struct nv_submit_decision *d, const struct nv_running_app *a)
+{
+    if (!a->nodes || !a->nodes[0])
+        return;
+    size_t len = strlen(d->exclude), add = strlen(a->nodes);
+    if (len + add + 2 > sizeof d->exclude) {
+        d->exclude_cut = true;
+        return;
+    }
+    if (len)
+        d->exclude[len++] = ',';
+    memcpy(d->exclude + len, a->nodes, add + 1);
+    d->exclude_cut |= a->nodes_cut;
+}
+
+static void predict_neighbours(const struct nv_config *c, const nv_model *m, int32_t self,
+                               const struct nv_running_index *ix, struct nv_submit_decision *d,
+                               bool *hurt)
+{
+    nv_predictor pred = NV_PREDICT_QUEUE;
+    nv_predictor_from_name(c->predictor, &pred);
+    for (size_t k = 0; ix && k < ix->napps; k++) {
+        const struct nv_running_app *a = &ix->apps[k];
+        nv_prediction own, infl;
+        bool beyond = false;
+        d->apps_considered++;
+        if (nv_predict_idx(m, self, &a->app, 1, pred, c->min_pair_samples, &own) == NV_PRED_OK &&
+            isfinite(own.slowdown_pct)) {
+            if (!isfinite(d->own_pct) || own.slowdown_pct > d->own_pct) {
+                d->own_pct = own.slowdown_pct;
+                source_text(&own, d->own_source, sizeof d->own_source);
+                d->own_jobid = a->first_jobid;
+                d->own_with = a->key;
+            }
+            beyond |= own.slowdown_pct > c->interference_pct;
+        }
+        if (nv_predict_idx(m, a->app, &self, 1, pred, c->min_pair_samples, &infl) == NV_PRED_OK &&
+            isfinite(infl.slowdown_pct)) {
+            if (!isfinite(d->inflicted_pct) || infl.slowdown_pct > d->inflicted_pct) {
+                d->inflicted_pct = infl.slowdown_pct;
+                source_text(&infl, d->inflicted_source, sizeof d->inflicted_source);
+                d->inflicted_jobid = a->first_jobid;
+                d->inflicted_app = a->key;
+            }
+            beyond |= infl.slowdown_pct > c->interference_pct;
+        }
+        if (beyond)
+            add_exclude(d, a);
+    }
+    *hurt = d->exclude[0] != '\0';
+}
+
+/* best node count from the app's scaling points (time alone x (1 + own)) */
+static void advise(const nv_app_view *v, const struct nv_submit_query *q, struct nv_submit_decision *d)
+{
+    double slow = isfinite(d->own_pct) ? d->own_pct : 0.0;
+    uint32_t req = q->min_nodes ? q->min_nodes : 1;
+    uint32_t lo = q->min_nodes ? q->min_nodes : 1, hi = q->max_nodes >= lo ? q->max_nodes : lo;
+    double best_t = INFINITY, best_in_t = INFINITY;
+    uint32_t best_in = 0;
+    for (size_t i = 0; i < v->n_scaling; i++) {
+        double t = v->scaling[i].median_runtime_s * (1.0 + slow / 100.0);
+        uint32_t n = v->scaling[i].nodes;
+        if (t < best_t) {
+            best_t = t;
+            d->advice_nodes = n;
+        }
+        if (n >= lo && n <= hi && t < best_in_t) {
+            best_in_t = t;
+            best_in = n;
+        }
+    }
+    if (!isfinite(best_t))
+        return;
+    d->advice = true;
+    d->requested_nodes = req;
+    double t_req;
+    if (nv_scaling_time_s(v->scaling, v->n_scaling, req, &t_req) == 0 && t_req > 0) {
+        t_req *= 1.0 + slow / 100.0;
+        d->advice_saving_pct = (t_req - best_t) / t_req * 100.0;
+    }
+    if (q->advise_apply && best_in && best_in != req)
+        d->resize_nodes = best_in;
+}
+
+void nv_submit_decide(const struct nv_config *c, const nv_model *m,
+                      const struct nv_running_index *ix, const struct nv_submit_query *q,
+                      struct nv_submit_decision *d)
+{
+    memset(d, 0, sizeof *d);
+    d->utilization = d->own_pct = d->inflicted_pct = NAN;
+    d->have_model = m != NULL;
+    d->running_jobs = ix ? ix->njobs : 0;
+    d->running_unknown = ix ? ix->unknown_jobs : 0;
+    identify(c, q, d);
+
+    int32_t self = (m && d->app[0]) ? nv_model_app_index(m, d->app) : -1;
+    nv_app_view v;
+    bool hurt = false;
+    if (self >= 0 && nv_model_app(m, self, &v) == 0) {
+        d->app_known = true;
+        d->utilization = v.utilization;
+        predict_neighbours(c, m, self, ix, d, &hurt);
+        advise(&v, q, d);
+    }
+
+    struct nv_policy_query pq = {
+        .field = {q->partition, q->account, q->qos, q->user, d->app[0] ? d->app : NULL},
+        .known = {isfinite(d->own_pct), isfinite(d->inflicted_pct), isfinite(d->utilization)},
+        .value = {d->own_pct, d->inflicted_pct, d->utilization},
+    };
+    d->rule = nv_policy_match(&c->policy, &pq);
+    d->actions = d->rule ? d->rule->actions : 0;
+    if (c->annotate_all && c->annotate_field != NV_ANNOTATE_NONE)
+        d->actions |= NV_ACT_ANNOTATE;
+    bool resize_wanted = d->actions & NV_ACT_RESIZE;
+    if (!resize_wanted || !d->resize_nodes) {
+        d->resize_nodes = 0;
+        d->actions &= ~(unsigned)NV_ACT_RESIZE;
+    }
+    if (!(d->actions & NV_ACT_AVOID) || !hurt)
+        d->exclude[0] = '\0';
+    if (!d->exclude[0])
+        d->actions &= ~(unsigned)NV_ACT_AVOID;
+
+    /* what the user reads: numbers with units and sources */
+    const char *app = d->app[0] ? d->app : "(unnamed)";
+    if (!m) {
+        say(d, "netvar: app %s: no model loaded yet, so no prediction (job annotated only)", app);
+    } else if (!d->app[0]) {
+        say(d, "netvar: no app name (use --netvar-app=NAME); no prediction");
+    } else if (!d->app_known) {
+        say(d, "netvar: app %s (from %s) is not in the model yet; no prediction", app, d->app_source);
+    } else {
+        char line[512];
+        int n = snprintf(line, sizeof line, "netvar: app %s: rho %.2f", app, d->utilization);
+        if (isfinite(d->own_pct) && n > 0 && (size_t)n < sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n,
+                          "; predicted slowdown %.0f %% beside job %u (%s; %s)", d->own_pct,
+                          d->own_jobid, d->own_with ? d->own_with : "?", d->own_source);
+        if (isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n,
+                          "; would slow job %u (%s) by %.0f %% (%s)", d->inflicted_jobid,
+                          d->inflicted_app ? d->inflicted_app : "?", d->inflicted_pct,
+                          d->inflicted_source);
+        if (!isfinite(d->own_pct) && !isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
+            n += snprintf(line + n, sizeof line - (size_t)n, "; no running job to interfere with");
+        if (d->advice && n > 0 && (size_t)n < sizeof line) {
+            if (d->advice_nodes != d->requested_nodes && d->advice_saving_pct > 0)
+                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%.0f %% time vs %u)",
+                         d->advice_nodes, d->advice_saving_pct, d->requested_nodes);
+            else
+                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes", d->advice_nodes);
+        }
+        say(d, "%s", line);
+    }
+    if (d->rule) {
+        char acts[128];
+        nv_actions_format(d->actions & ~(unsigned)NV_ACT_ANNOTATE, acts, sizeof acts);
+        if (acts[0])
+            say(d, "netvar: policy rule '%s' applied: %s", d->rule->name, acts);
+        if ((d->actions & NV_ACT_MESSAGE) && d->rule->message[0])
+            say(d, "%s", d->rule->message);
+        if (d->resize_nodes)
+            say(d, "netvar: node count set to the advised %u (you asked for --netvar-advise=apply)",
+                d->resize_nodes);
+        else if (resize_wanted && d->advice && !q->advise_apply && d->advice_nodes != d->requested_nodes)
+            say(d, "netvar: to run on the advised node count, add --netvar-advise=apply "
+                   "and give a range with --nodes=MIN-MAX");
+        if (d->exclude_cut)
+            say(d, "netvar: the list of nodes to avoid was cut to %d bytes", NV_REG_NODES_MAX);
+    }
+}

@@ -1,0 +1,59 @@
+/* submit_decision.h - everything job_submit/netvar decides about one
+ * submission, as a pure function of the site config, the model and the
+ * running-jobs index: the app's identity, its predicted own slowdown beside
+ * the running apps and the worst slowdown it would inflict on them (table
+ * or model, with the source), the node-count advice, the first matching
+ * policy rule and its actions, the nodes to avoid, and the lines for the
+ * user.  No Slurm, no I/O, no allocation: the plugin only applies it. */
+#ifndef NETVAR_SUBMIT_DECISION_H
+#define NETVAR_SUBMIT_DECISION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "model.h"
+#include "predict.h"
+#include "registry.h"
+
+struct nv_submit_query {
+    const char *partition, *account, *qos, *user;
+    const char *app_option;  /* validated --netvar-app / NETVAR_APP, or NULL */
+    const char *job_name;    /* may be NULL */
+    const char *script;      /* batch script, may be NULL */
+    uint32_t min_nodes;      /* 0 when not given */
+    uint32_t max_nodes;      /* 0 when not given */
+    bool advise_apply;       /* --netvar-advise=apply */
+};
+
+struct nv_submit_decision {
+    char app[65];
+    const char *app_source;      /* "--netvar-app", "job name", "batch script", "none" */
+    bool have_model, app_known;
+    double utilization;          /* the app's U (rho), NAN if unknown */
+    double own_pct;              /* worst predicted slowdown of this job, %, NAN if none */
+    char own_source[32];         /* "table (9 runs)", "model:queue" */
+    uint32_t own_jobid;          /* a running job of the neighbour app behind own_pct */
+    const char *own_with;
+    double inflicted_pct;        /* worst slowdown it would cause a running app, %, NAN */
+    char inflicted_source[32];
+    uint32_t inflicted_jobid;
+    const char *inflicted_app;
+    size_t apps_considered, running_jobs, running_unknown;
+    bool advice;                 /* scaling data gave an answer */
+    uint32_t advice_nodes;       /* best node count in the scaling data */
+    uint32_t requested_nodes;
+    double advice_saving_pct;    /* time saved vs requested_nodes, %, 0 if unknown */
+    uint32_t resize_nodes;       /* node count to apply (0: none) */
+    const struct nv_policy_rule *rule;
+    unsigned actions;            /* enum nv_action mask to apply */
+    char exclude[NV_REG_NODES_MAX]; /* nodes to add to the excluded list (avoid) */
+    bool exclude_cut;
+    char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */
+};
+
+void nv_submit_decide(const struct nv_config *c, const nv_model *m,
+                      const struct nv_running_index *ix, const struct nv_submit_query *q,
+                      struct nv_submit_decision *d);
+
+#endif

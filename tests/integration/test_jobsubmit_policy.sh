@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# test_jobsubmit_policy.sh - job_submit/netvar inside a real slurmctld:
+# predictions against the running-jobs registry, and every policy action
+# visible where Slurm shows it (scontrol, sbatch output, a refused
+# submission); resize only with --netvar-advise=apply and within limits;
+# hostile values; a malformed model on reload keeps the previous one; a
+# malformed config at start leaves netvar passive and slurmctld running.
+. "$ROOT/tests/integration/lab_lib.sh"
+FIX=$ROOT/tests/fixtures/jobsubmit
+lab_start --nodes 4 --netvar-conf "$FIX/netvar.conf"
+cp "$FIX/model.json" netvar/model.json
+for _ in $(seq 1 30); do grep -q "netvar: model .* loaded: 3 apps" log/slurmctld.log && break; sleep 0.2; done
+check "slurmctld loaded the model (reload thread)" grep -q "netvar: model .* loaded: 3 apps" log/slurmctld.log
+
+# a sensitive job on n1-n2; contain applies to it
+out=$(sbatch -N2 -w n1,n2 --netvar-app=fftw --wrap "srun sleep 60" 2>&1)
+sens=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "sensitive job told its rule" "$out" "netvar: policy rule 'sensitive' applied: message,contain"
+contains "rule message shown by sbatch" "$out" "netvar: kept under one leaf switch"
+contains "advice shown with units" "$out" "advice 2 nodes"
+contains "contain sets ReqSwitch and its wait" "$(scontrol show job "$sens")" "Switches=1@00:02:00"
+contains "annotation in Comment" "$(job_field "$sens" Comment)" 'netvar:{"v":1,"mode":"counters","app":"fftw","model":"known"'
+for _ in $(seq 1 50); do [ -e "netvar/spool/running/$sens.json" ] && break; sleep 0.2; done
+sleep 1.5 # the refresher looks once a second
+
+# a noisy job: predicted to hurt the sensitive one -> avoid its nodes
+out=$(sbatch -N2 --netvar-app=amg --wrap "srun sleep 5" 2>&1)
+noisy=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "inflicted slowdown names the victim and the source" "$out" \
+    "would slow job $sens (fftw) by 108 % (model:queue)"
+contains "own slowdown predicted beside the running job" "$out" "predicted slowdown 1 % beside job $sens"
+contains "avoid rule fired" "$out" "netvar: policy rule 'noisy' applied: message,avoid"
+contains "avoid excludes the sensitive job's nodes" "$(scontrol show job "$noisy")" "ExcNodeList=n[1-2]"
+contains "annotation carries the prediction" "$(job_field "$noisy" Comment)" '"inflicted_pct":107.5,"src":"model:queue"'
+
+# deny, hold, isolate
+before=$(squeue -h | wc -l)
+out=$(sbatch --netvar-app=denyme --wrap true 2>&1); rc=$?
+check "deny rejects the submission" test $rc -ne 0
+contains "deny gives the admin's reason" "$out" "denied by policy rule 'deny-it': denyme is not allowed on this cluster"
+check "nothing queued by the denied submission" test "$(squeue -h | wc -l)" -eq "$before"
+j=$(sbatch --parsable --netvar-app=holdme --wrap true 2>/dev/null)
+contains "hold leaves the job held" "$(scontrol show job "$j")" "Priority=0"
+scancel "$j"
+j=$(sbatch --parsable --hold --netvar-app=isome --wrap true 2>/dev/null)
+contains "isolate makes the job exclusive" "$(scontrol show job "$j")" "OverSubscribe=NO"
+scancel "$j"
+
+# resize: only with --netvar-advise=apply, and within the user's range
+j=$(sbatch --parsable --hold -N1-4 --netvar-app=fftw --wrap true 2>/dev/null)
+contains "no resize without --netvar-advise=apply" "$(scontrol show job "$j")" "NumNodes=1-4"
+scancel "$j"
+out=$(sbatch --hold -N1-4 --netvar-app=fftw --netvar-advise=apply --wrap true 2>&1)
+j=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "resize applies the advised 2 nodes" "$(scontrol show job "$j")" "NumNodes=2-2 "
+contains "resize is explained" "$out" "node count set to the advised 2"
+scancel "$j"
+j=$(sbatch --parsable --hold -N3-4 --netvar-app=fftw --netvar-advise=apply --wrap true 2>/dev/null)
+contains "resize picks the best size inside the user's range 3-4" "$(scontrol show job "$j")" "NumNodes=4-4 "
+scancel "$j"
+
+# hostile values are refused cleanly, the job still goes in
+out=$(NETVAR_APP="$(head -c 6000 /dev/zero | tr '\0' a)" sbatch --hold --wrap true 2>&1); rc=$?
+check "oversized NETVAR_APP does not fail the submission" test $rc -eq 0
+contains "oversized NETVAR_APP is named and ignored" "$out" "NETVAR_APP"
+scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
+out=$(sbatch --hold --netvar-app='x;rm -rf /' --wrap true 2>&1); rc=$?
+check "hostile --netvar-app fails the command" test $rc -ne 0
+contains "hostile --netvar-app gets the reason" "$out" "has a character outside letters, digits and ._-"
+
+# a corrupt model on reload: the previous one stays
+printf '{"schema":"netvar-model","version":1,"apps":[' >netvar/model.tmp && mv netvar/model.tmp netvar/model.json
+for _ in $(seq 1 30); do grep -q "keeping the previous model" log/slurmctld.log && break; sleep 0.2; done
+check "corrupt model logged with its reason" grep -q "netvar: model .*model.json: " log/slurmctld.log
+check "corrupt model: previous model kept" grep -q "keeping the previous model (still in use)" log/slurmctld.log
+out=$(sbatch --hold -N1 --netvar-app=amg --wrap true 2>&1)
+contains "predictions still come from the previous model" "$out" "app amg: rho 0.60"
+scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
+cp "$FIX/model.json" netvar/model.json
+for _ in $(seq 1 30); do [ "$(grep -c 'loaded: 3 apps' log/slurmctld.log)" -ge 2 ] && break; sleep 0.2; done
+check "a fixed model is picked up again" test "$(grep -c 'loaded: 3 apps' log/slurmctld.log)" -ge 2
+
+# table beats model for a measured pair (fftw beside lulesh: 8 runs)
+scancel "$sens" "$noisy" 2>/dev/null
+wait_job "$sens" 30; wait_job "$noisy" 30
+out=$(sbatch -N1 -w n3 --netvar-app=lulesh --wrap "srun sleep 20" 2>&1)
+lul=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+for _ in $(seq 1 50); do [ -e "netvar/spool/running/$lul.json" ] && [ ! -e "netvar/spool/running/$sens.json" ] && break; sleep 0.2; done
+sleep 1.5
+out=$(sbatch -N1 --hold --netvar-app=fftw --wrap true 2>&1)
+contains "a measured pair answers from the table with its run count" "$out" "beside job $lul (lulesh; table, 8 runs)"
+scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" "$lul" 2>/dev/null
+
+# a malformed config at start: slurmctld runs, netvar is passive
+printf 'DefaultMode=sometimes\nRule=x action=deny,resize\n' >"$NETVAR_LAB/../netvar-bad.conf.$$"
+lab_start --nodes 2 --netvar-conf "$NETVAR_LAB/../netvar-bad.conf.$$"
+rm -f "$NETVAR_LAB/../netvar-bad.conf.$$"
+check "slurmctld logs the bad line with file and line number" grep -q "netvar.conf:1: DefaultMode=sometimes" log/slurmctld.log
+check "slurmctld logs the contradictory rule" grep -q "netvar.conf:2: Rule: rule 'x': deny contradicts resize" log/slurmctld.log
+check "netvar says it stays passive" grep -q "stays passive" log/slurmctld.log
+out=$(srun -N1 --netvar-app=amg true 2>&1); rc=$?
+check "jobs still run with a passive netvar" test $rc -eq 0
+lacks "a passive netvar prints nothing" "$out" "netvar: app"
+finish
