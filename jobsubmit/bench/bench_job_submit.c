@@ -1,0 +1,223 @@
+/* bench_job_submit.c - job_submit/netvar's cost per call, in process.
+ *
+ * dlopen()s the real plugin, supplying the few libslurmfull symbols it
+ * uses (allocator and logging) from this executable, builds a model of
+ * 10 000 apps and a running-jobs registry of 10 000 jobs in a temp spool,
+ * calls init(), then times job_submit() on synthetic job_desc_msg_t's
+ * (random known apps, some unknown, some with no app) and prints the
+ * median and p99 in microseconds.  Budget (DESIGN): median <= 20 us,
+ * p99 <= 100 us.  It prints figures and asserts nothing about time.
+ * Also usable under valgrind to check init/job_submit/fini for leaks.
+ *
+ * usage: bench_job_submit PLUGIN.so [CALLS] [APPS] [RUNNING_JOBS] */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "calibration.h"
+#include "lookup.h"
+#include "model_builder.h"
+
+/* ---- the libslurmfull symbols the plugin resolves at load time ---- */
+char *slurm_xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+void slurm_xfree(void **p, const char *f, int l, const char *fn)
+{
+    (void)f, (void)l, (void)fn;
+    free(*p);
+    *p = NULL;
+}
+void slurm_xstrcat(char **a, const char *b)
+{
+    size_t la = *a ? strlen(*a) : 0, lb = strlen(b);
+    char *n = realloc(*a, la + lb + 1);
+    if (!n)
+        return;
+    memcpy(n + la, b, lb + 1);
+    *a = n;
+}
+static int quiet;
+static void vlog(const char *fmt, va_list ap)
+{
+    if (quiet)
+        return;
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+void slurm_info(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vlog(fmt, ap); va_end(ap); }
+void slurm_error(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vlog(fmt, ap); va_end(ap); }
+void slurm_debug(const char *fmt, ...) { (void)fmt; }
+
+static uint64_t rs = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    rs ^= rs >> 12, rs ^= rs << 25, rs ^= rs >> 27;
+    return rs * 2685821657736338717ull;
+}
+static double unif(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int build_model(const char *path, int napps)
+{
+    nv_model_builder *b = nv_builder_new();
+    double idle[256];
+    for (int i = 0; i < 256; i++)
+        idle[i] = 1.0 + 0.3 * unif();
+    nv_calibration cal;
+    nv_calibrate(idle, 256, NV_CAL_MINIMUM, 0, &cal);
+    nv_builder_set_calibration(b, &cal);
+    for (int i = 0; i < napps; i++) {
+        char key[24];
+        snprintf(key, sizeof key, "app-%05d", i);
+        double lat[32];
+        for (int k = 0; k < 32; k++)
+            lat[k] = 1.5 + 4 * unif();
+        nv_latency_summary l;
+        nv_latency_summary_of(lat, 32, &l);
+        nv_curve_point pts[6];
+        double scale = 120 * unif();
+        for (int k = 0; k < 6; k++)
+            pts[k] = (nv_curve_point){0.15 * (k + 1), scale * 0.15 * (k + 1), 2};
+        nv_scaling_point sc[3] = {{2, 800, 3}, {4, 420, 3}, {8, 260, 3}};
+        nv_app_input in = {.key = key, .utilization = 0.9 * unif(), .latency = &l, .points = pts,
+                           .n_points = 6, .scaling = sc, .n_scaling = 3};
+        if (nv_builder_add_app(b, &in))
+            return fprintf(stderr, "bench: %s\n", nv_builder_error(b)), -1;
+    }
+    for (int p = 0; p < napps; p++) {
+        char a[24], w[24];
+        snprintf(a, sizeof a, "app-%05d", (int)(rnd() % (uint64_t)napps));
+        snprintf(w, sizeof w, "app-%05d", (int)(rnd() % (uint64_t)napps));
+        nv_pair_input in = {a, w, 40 * unif(), (uint32_t)(1 + rnd() % 9), 2 * unif()};
+        nv_builder_add_pair(b, &in);
+    }
+    char err[512];
+    int rc = nv_builder_save(b, path, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "bench: %s\n", err);
+    nv_builder_free(b);
+    return rc;
+}
+
+static int build_registry(const char *dir, int njobs, int napps)
+{
+    for (int j = 1; j <= njobs; j++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%d.json", dir, j);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return -1;
+        int n = (int)(rnd() % 4096);
+        fprintf(f, "{\"schema\":\"netvar-running\",\"version\":1,\"job_id\":%d,\"app\":\"app-%05d\","
+                   "\"mode\":\"counters\",\"start_unix_s\":1.0,\"nodes\":[\"n%d\",\"n%d\"],"
+                   "\"switches\":[\"s%d\"],\"groups\":[\"g0\"]}\n",
+                j, (int)(rnd() % (uint64_t)napps), n, n + 1, n / 32);
+        fclose(f);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s PLUGIN.so [CALLS] [APPS] [RUNNING_JOBS]\n", argv[0]);
+        return 2;
+    }
+    long calls = argc > 2 ? atol(argv[2]) : 200000;
+    int napps = argc > 3 ? atoi(argv[3]) : 10000;
+    int njobs = argc > 4 ? atoi(argv[4]) : 10000;
+    char tmpl[] = "/tmp/netvar-bench-js.XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    if (!dir)
+        return perror("mkdtemp"), 1;
+    char model[4200], conf[4200], spool[4200], running[4300];
+    snprintf(model, sizeof model, "%s/model.json", dir);
+    snprintf(conf, sizeof conf, "%s/netvar.conf", dir);
+    snprintf(spool, sizeof spool, "%s/spool", dir);
+    snprintf(running, sizeof running, "%s/running", spool);
+    mkdir(spool, 0755);
+    mkdir(running, 0755);
+    double t0 = now_us();
+    if (build_model(model, napps) || build_registry(running, njobs, napps))
+        return 1;
+    printf("setup: model of %d apps and registry of %d running jobs in %.1f s\n", napps, njobs,
+           (now_us() - t0) / 1e6);
+    FILE *f = fopen(conf, "w");
+    fprintf(f, "ModelFile=%s\nSpoolDir=%s\nInterferenceThreshold=10\n"
+               "Rule=noisy inflicted_slowdown>=30 action=avoid,message message=\"netvar: kept apart\"\n"
+               "Rule=sensitive own_slowdown>=20 action=contain\n",
+            model, spool);
+    fclose(f);
+    setenv("NETVAR_CONF", conf, 1);
+
+    void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return fprintf(stderr, "bench: %s\n", dlerror()), 1;
+    int (*init)(void) = (int (*)(void))dlsym(h, "init");
+    void (*fini)(void) = (void (*)(void))dlsym(h, "fini");
+    int (*submit)(job_desc_msg_t *, uint32_t, char **) =
+        (int (*)(job_desc_msg_t *, uint32_t, char **))dlsym(h, "job_submit");
+    if (!init || !fini || !submit)
+        return fprintf(stderr, "bench: plugin lacks init/fini/job_submit\n"), 1;
+    t0 = now_us();
+    init();
+    printf("init (config + model + registry load): %.0f ms\n", (now_us() - t0) / 1e3);
+    quiet = 1;
+
+    double *lat = malloc((size_t)calls * sizeof *lat);
+    char env[64], name[32];
+    char *spank_env[1] = {env};
+    for (long i = 0; i < calls; i++) {
+        job_desc_msg_t d;
+        memset(&d, 0, sizeof d);
+        d.min_nodes = 2, d.max_nodes = 8, d.user_id = 1000;
+        d.partition = "batch";
+        long kind = i % 10;
+        if (kind < 8) { /* a known app by option */
+            snprintf(env, sizeof env, "_SLURM_SPANK_OPTION_netvar_netvar_app=app-%05d",
+                     (int)(rnd() % (uint64_t)napps));
+            d.spank_job_env = spank_env;
+            d.spank_job_env_size = 1;
+        } else if (kind == 8) { /* unknown app by job name */
+            snprintf(name, sizeof name, "mystery-%ld", i);
+            d.name = name;
+        }
+        char *msg = NULL;
+        double t = now_us();
+        submit(&d, 1000, &msg);
+        lat[i] = now_us() - t;
+        free(msg);
+        free(d.comment);
+        free(d.exc_nodes);
+    }
+    qsort(lat, (size_t)calls, sizeof *lat, cmp);
+    printf("job_submit(): %ld calls, %d apps, %d running jobs: median %.2f us, p90 %.2f us, "
+           "p99 %.2f us, max %.1f us (budget: median <= 20 us, p99 <= 100 us)\n",
+           calls, napps, njobs, lat[calls / 2], lat[calls * 9 / 10], lat[calls * 99 / 100],
+           lat[calls - 1]);
+    quiet = 0;
+    fini();
+    dlclose(h);
+    free(lat);
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : 1;
+}
