@@ -18,6 +18,7 @@ static const struct nv_verb verbs[] = {
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},
     {"utilization", verb_utilization, "switch utilization from probe latency, inverse P-K (JSON)"},
+    {"variability", verb_variability, "variability estimate from router counters: train, estimate"},
     {"version", verb_version, "print the netvar version"},
 };
 

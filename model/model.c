@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "model_internal.h"
+#include "ve_model.h"
 
 static const char *const usrc_names[] = {"latency", "counters"};
 
@@ -199,7 +200,13 @@ void nv_model_free(nv_model *m)
     free(m->pairs);
     free(m->pair_keys);
     free(m->pair_slots);
+    nv_ve_free(m->ve);
     free(m);
+}
+
+const struct nv_ve *nv_model_variability(const nv_model *m)
+{
+    return m ? m->ve : NULL;
 }
 
 int32_t nv_model_app_insert(nv_model *m, int32_t idx)

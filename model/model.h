@@ -107,4 +107,9 @@ int nv_model_pair(const nv_model *m, size_t k, nv_pair_view *out);
 /* The entry for (app, with), O(1); returns 0, or -1 when there is none. */
 int nv_model_pair_find(const nv_model *m, int32_t app, int32_t with, nv_pair_view *out);
 
+/* The Variability Estimate (ve_model.h) from the optional "variability"
+ * section, or NULL when the model file has none. */
+struct nv_ve;
+const struct nv_ve *nv_model_variability(const nv_model *m);
+
 #endif

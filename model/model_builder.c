@@ -12,12 +12,14 @@
 #include <json.h>
 
 #include "atomic_file.h"
+#include "ve_model.h"
 
 struct nv_model_builder {
     json_object *calibration; /* NULL until set */
     json_object *apps;        /* key -> app object */
     json_object *configs;     /* id -> configuration object */
     json_object *pairs;       /* "app\twith" -> pair object */
+    json_object *variability; /* optional section, NULL when absent */
     char error[256];
 };
 
@@ -56,6 +58,7 @@ void nv_builder_free(nv_model_builder *b)
     json_object_put(b->apps);
     json_object_put(b->configs);
     json_object_put(b->pairs);
+    json_object_put(b->variability);
     free(b);
 }
 
@@ -320,6 +323,18 @@ int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *in)
     return 0;
 }
 
+int nv_builder_set_variability(nv_model_builder *b, const struct nv_ve *ve)
+{
+    if (!b)
+        return -1;
+    json_object *o = NULL;
+    if (ve && !(o = nv_ve_to_json(ve)))
+        return berr(b, "variability: out of memory");
+    json_object_put(b->variability);
+    b->variability = o;
+    return 0;
+}
+
 /* the map's values as an array sharing the same objects */
 static json_object *values(json_object *map, int *ok)
 {
@@ -353,6 +368,8 @@ static char *serialize(const nv_model_builder *b, size_t *len)
     put(root, "apps", values(b->apps, &ok), &ok);
     put(root, "training_set", values(b->configs, &ok), &ok);
     put(root, "colocation", values(b->pairs, &ok), &ok);
+    if (b->variability)
+        put(root, "variability", json_object_get(b->variability), &ok);
     char *text = NULL;
     if (ok) {
         size_t n = 0;
@@ -463,6 +480,8 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
         if (nv_builder_add_pair(b, &in))
             goto fail;
     }
+    if (nv_builder_set_variability(b, nv_model_variability(m)))
+        goto fail;
     return b;
 fail:
     nv_builder_free(b);

@@ -59,6 +59,9 @@ int nv_builder_set_calibration(nv_model_builder *b, const nv_calibration *cal);
 int nv_builder_add_app(nv_model_builder *b, const nv_app_input *app);
 int nv_builder_add_config(nv_model_builder *b, const nv_config_input *cfg);
 int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *pair);
+/* Sets (replaces) the optional Variability Estimate section; NULL removes it. */
+struct nv_ve;
+int nv_builder_set_variability(nv_model_builder *b, const struct nv_ve *ve);
 const char *nv_builder_error(const nv_model_builder *b);
 
 /* Validate and return an immutable model, or NULL with err set. */

@@ -64,6 +64,8 @@ struct nv_model {
     uint64_t *pair_keys; /* open addressing on (app << 32 | with) */
     int32_t *pair_slots;
     size_t pair_cap;
+
+    struct nv_ve *ve; /* optional "variability" section, or NULL (ve_model.h) */
 };
 
 uint64_t nv_key_hash(const char *key);

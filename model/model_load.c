@@ -31,7 +31,29 @@
  * }
  * LAT  = {"mean_us": 2.1 (>0), "sd_us": 0.7 (>=0), "histogram": HIST}
  * HIST = {"bins_per_decade": 16, "first_edge_us": 1, "counts": [96 integers]}
- * slowdown_pct is >= -100 everywhere.  Unknown fields are ignored. */
+ * slowdown_pct is >= -100 everywhere.  Unknown fields are ignored.
+ *
+ * Optional (older files without it still load): the Variability Estimate,
+ *   "variability": {                     see ve_model.h
+ *     "features": ["net_to_proc_traffic.mean", "proc_traffic_per_s.mean",
+ *                  "net_stall_to_traffic.p75", "net_stalls.p95",
+ *                  "net_traffic.mean", "net_stalls.mean", "nodes"],  exactly these
+ *     "target": "runtime z-score per app and node count",   (informative)
+ *     "scaler": {"median": [7 numbers], "iqr": [7 numbers > 0]},
+ *     "svr": {"kernel": "rbf", "gamma": >0, "C": >0, "epsilon": >=0,
+ *             "rho": r, "coef": [n numbers],
+ *             "support_vectors": [n arrays of 7 numbers, in scaled units]},
+ *             prediction = sum_i coef[i]*exp(-gamma*|sv_i - x|^2) - rho
+ *             (libsvm's sv_coef[0], SV and rho[0], copied field by field)
+ *     "forest": {"interval_quantiles": [0.05, 0.95],
+ *                "trees": [ {"feature": [ints, -1 = leaf], "threshold": [..],
+ *                            "left": [..], "right": [..], "value": [..]} ]},
+ *                per tree 5 arrays of equal length (nodes); node 0 is the
+ *                root; an inner node's children come after it; x <= threshold
+ *                goes left; leaves carry the value
+ *     "training": {"samples", "folds", "seed", "cv_r2", "cv_r2_forest",
+ *                  "abstention", "coverage", "mean_half_width"}  (informative)
+ *   } */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -46,6 +68,7 @@
 
 #include "model_internal.h"
 #include "predict.h"
+#include "ve_model.h"
 
 #define PATH_MAX_LEN 160
 
@@ -842,6 +865,12 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
         colocation(&L, m, root);
     if (!L.failed)
         derive(&L, m);
+    json_object *ve;
+    if (!L.failed && json_object_object_get_ex(root, "variability", &ve)) {
+        char why[400];
+        if (!(m->ve = nv_ve_from_json(ve, "variability", why, sizeof why)))
+            fail(&L, "%s", why);
+    }
     json_object_put(root);
     if (L.failed) {
         nv_model_free(m);

@@ -1,0 +1,273 @@
+/* ve_records.c - job records in and out of the Variability Estimate (see
+ * ve_records.h). */
+#define _GNU_SOURCE
+#include "ve_records.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#define MAX_DEPTH 8
+#define MAX_LOGGED 20
+
+static void logf_(nv_ve_log_fn log, void *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void logf_(nv_ve_log_fn log, void *arg, const char *fmt, ...)
+{
+    if (!log)
+        return;
+    char line[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    log(arg, line);
+}
+
+json_object *nv_ve_read_record(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > NV_VE_RECORD_MAX_BYTES) {
+        close(fd);
+        snprintf(err, errlen, "not a regular file of at most 8 MiB");
+        return NULL;
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    char *buf = malloc(size + 1);
+    if (!buf) {
+        close(fd);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    json_tokener *tok = json_tokener_new();
+    json_object *o = tok ? json_tokener_parse_ex(tok, buf, (int)got) : NULL;
+    enum json_tokener_error je = tok ? json_tokener_get_error(tok) : json_tokener_error_depth;
+    if (tok)
+        json_tokener_free(tok);
+    free(buf);
+    if (!o)
+        snprintf(err, errlen, "not valid JSON (%s)",
+                 je == json_tokener_continue ? "truncated" : json_tokener_error_desc(je));
+    return o;
+}
+
+struct walk {
+    nv_ve_job *jobs;
+    size_t n, cap;
+    size_t skipped;
+    nv_ve_log_fn log;
+    void *log_arg;
+    int oom;
+};
+
+static void take(struct walk *w, const char *path)
+{
+    char why[300];
+    json_object *rec = nv_ve_read_record(path, why, sizeof why);
+    nv_ve_job job;
+    int bad = !rec || nv_ve_job_from_record(rec, &job, why, sizeof why);
+    if (rec)
+        json_object_put(rec);
+    if (bad) {
+        if (w->skipped++ < MAX_LOGGED)
+            logf_(w->log, w->log_arg, "netvar: variability: %s: %s; skipped it", path, why);
+        return;
+    }
+    if (w->n == w->cap) {
+        size_t c = w->cap ? w->cap * 2 : 256;
+        nv_ve_job *p = realloc(w->jobs, c * sizeof *p);
+        if (!p) {
+            w->oom = 1;
+            return;
+        }
+        w->jobs = p;
+        w->cap = c;
+    }
+    w->jobs[w->n++] = job;
+}
+
+static void walk_dir(struct walk *w, const char *dir, int depth)
+{
+    if (depth > MAX_DEPTH || w->oom || w->n >= NV_VE_MAX_RECORDS)
+        return;
+    DIR *d = opendir(dir);
+    if (!d) {
+        logf_(w->log, w->log_arg, "netvar: variability: %s: cannot open: %s; skipped it", dir,
+              strerror(errno));
+        return;
+    }
+    /* sorted names: the same directory gives the same training order */
+    char **names = NULL;
+    size_t nn = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (nn == cap) {
+            size_t c = cap ? cap * 2 : 64;
+            char **p = realloc(names, c * sizeof *p);
+            if (!p)
+                break;
+            names = p;
+            cap = c;
+        }
+        if (!(names[nn] = strdup(e->d_name)))
+            break;
+        nn++;
+    }
+    closedir(d);
+    for (size_t i = 1; i < nn; i++) /* insertion sort by strverscmp: 2 before 10 */
+        for (size_t j = i; j > 0 && strverscmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    for (size_t i = 0; i < nn; i++) {
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) < (int)sizeof path) {
+            struct stat st;
+            if (!lstat(path, &st)) {
+                if (S_ISDIR(st.st_mode))
+                    walk_dir(w, path, depth + 1);
+                else if (S_ISREG(st.st_mode) && !strcmp(names[i], "job.json") &&
+                         w->n < NV_VE_MAX_RECORDS)
+                    take(w, path);
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs,
+                     nv_ve_log_fn log, void *log_arg, char *err, size_t errlen)
+{
+    struct walk w = {.log = log, .log_arg = log_arg};
+    *jobs = NULL;
+    for (size_t i = 0; i < ndirs; i++) {
+        struct stat st;
+        if (stat(dirs[i], &st) || !S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "%s: not a directory", dirs[i]);
+            free(w.jobs);
+            return -1;
+        }
+        walk_dir(&w, dirs[i], 0);
+    }
+    if (w.oom) {
+        snprintf(err, errlen, "out of memory after %zu records", w.n);
+        free(w.jobs);
+        return -1;
+    }
+    if (w.skipped > MAX_LOGGED)
+        logf_(log, log_arg, "netvar: variability: %zu more records skipped (not logged)",
+              w.skipped - MAX_LOGGED);
+    *jobs = w.jobs;
+    return (long)w.n;
+}
+
+nv_ve *nv_ve_train_jobs(const nv_ve_job *jobs, size_t n, size_t min_group,
+                        const nv_ve_train_opts *o, size_t *used, char *err, size_t errlen)
+{
+    if (used)
+        *used = 0;
+    double *z = malloc((n ? n : 1) * sizeof *z);
+    double *feat = malloc((n ? n : 1) * NV_VE_NFEAT * sizeof *feat);
+    double *zz = malloc((n ? n : 1) * sizeof *zz);
+    if (!z || !feat || !zz) {
+        free(z);
+        free(feat);
+        free(zz);
+        snprintf(err, errlen, "variability: out of memory for %zu jobs", n);
+        return NULL;
+    }
+    nv_ve_runtime_zscores(jobs, n, min_group, z);
+    size_t m = 0;
+    char why[200];
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(z[i]) && !nv_ve_select_features(&jobs[i], feat + m * NV_VE_NFEAT, why, sizeof why))
+            zz[m++] = z[i];
+    nv_ve *ve = NULL;
+    if (m == 0)
+        snprintf(err, errlen, "variability: none of %zu jobs is usable (each needs a runtime, the "
+                              "7 features, and %zu or more runs of its app at its node count); "
+                              "nothing trained", n, min_group);
+    else
+        ve = nv_ve_train(feat, zz, m, o, err, errlen);
+    if (used)
+        *used = m;
+    free(z);
+    free(feat);
+    free(zz);
+    return ve;
+}
+
+int nv_ve_estimate_record(const nv_ve *ve, json_object *rec, nv_ve_result *out, char *err,
+                          size_t errlen)
+{
+    nv_ve_job job;
+    double feat[NV_VE_NFEAT];
+    memset(out, 0, sizeof *out);
+    out->label = "outside training data";
+    if (nv_ve_job_from_record(rec, &job, err, errlen) ||
+        nv_ve_select_features(&job, feat, err, errlen))
+        return -1;
+    nv_ve_estimate(ve, feat, out);
+    return 0;
+}
+
+void nv_ve_format(const nv_ve *ve, const nv_ve_result *r, char *buf, size_t len)
+{
+    if (r->answered)
+        snprintf(buf, len, "%+.1f σ (± %.1f): %s", r->z, r->half_width, r->label);
+    else
+        snprintf(buf, len, "no estimate: outside training data (SVR %+.1f σ is not inside the "
+                           "forest's %.0f-%.0f %% interval [%+.1f, %+.1f] σ)", r->svr,
+                 100 * ve->lo_q, 100 * ve->hi_q, r->forest_lo, r->forest_hi);
+}
+
+static json_object *jd(double d) { return json_object_new_double(isfinite(d) ? d : 0); }
+
+json_object *nv_ve_result_json(const nv_ve *ve, const nv_ve_result *r)
+{
+    json_object *o = json_object_new_object();
+    char text[300];
+    nv_ve_format(ve, r, text, sizeof text);
+    json_object_object_add(o, "answered", json_object_new_boolean(r->answered));
+    json_object_object_add(o, "estimate_sigma", r->answered ? jd(r->z) : NULL);
+    json_object_object_add(o, "half_width_sigma", r->answered ? jd(r->half_width) : NULL);
+    json_object_object_add(o, "label", json_object_new_string(r->label));
+    json_object_object_add(o, "text", json_object_new_string(text));
+    json_object_object_add(o, "svr_sigma", jd(r->svr));
+    json_object_object_add(o, "forest_mean_sigma", jd(r->forest_mean));
+    json_object_object_add(o, "forest_lo_sigma", jd(r->forest_lo));
+    json_object_object_add(o, "forest_hi_sigma", jd(r->forest_hi));
+    json_object_object_add(o, "interval_quantiles", json_object_new_string("5th-95th percentile of tree predictions"));
+    if (ve && (ve->lo_q != 0.05 || ve->hi_q != 0.95)) {
+        char q[80];
+        snprintf(q, sizeof q, "%g-%g quantiles of tree predictions", ve->lo_q, ve->hi_q);
+        json_object_object_add(o, "interval_quantiles", json_object_new_string(q));
+    }
+    json_object_object_add(o, "unit", json_object_new_string(
+        "standard deviations of the app's runtime at this node count (sigma)"));
+    return o;
+}
