@@ -19,3 +19,8 @@ bench-jobsubmit: $(BENCH_JS) $(JS_SO)
 valgrind-jobsubmit: $(BENCH_JS) $(JS_SO)
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
 	  $(BENCH_JS) $(JS_SO) 2000 300 300
+
+# slurmctld time per submission: none vs job_submit/lua vs job_submit/netvar
+.PHONY: bench-sdiag
+bench-sdiag: all
+	bash lab/bench/sdiag_compare.sh $(BUILD)

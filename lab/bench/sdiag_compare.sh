@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# sdiag_compare.sh - 'make bench-sdiag': what job_submit/netvar adds to
+# slurmctld's time per submission, against no job_submit plugin and against
+# a trivial job_submit/lua script (the peer), in the lab.
+#
+# Each configuration gets a fresh slurmctld whose StateSaveLocation and logs
+# live on tmpfs (/dev/shm), so file-system drift does not swamp the effect.
+# netvar runs with a real model (tests/fixtures/jobsubmit) and a real
+# running-jobs registry (two running jobs). Each round submits JOBS held
+# batch jobs and reads sdiag's REQUEST_SUBMIT_BATCH_JOB ave_time; rounds
+# alternate none, lua, netvar. Prints per-round figures, the paired added
+# microseconds, and their medians. Asserts nothing.
+#   ROUNDS=5 JOBS=300 bash lab/bench/sdiag_compare.sh build
+set -euo pipefail
+BUILD=$(readlink -f "${1:-build}")
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+LAB=$ROOT/lab/lab
+ROUNDS=${ROUNDS:-5}
+JOBS=${JOBS:-300}
+current=""
+trap '[ -z "$current" ] || "$LAB" down "$current" >/dev/null 2>&1 || true' EXIT
+
+one_run() { # cfg -> prints ave_time in us
+    local cfg=$1
+    local dir=/dev/shm/netvar-sdiag.$$.$cfg args=()
+    case $cfg in
+    none) args=(--no-jobsubmit) ;;
+    lua) args=(--lua "$ROOT/lab/bench/trivial_job_submit.lua") ;;
+    netvar) args=(--netvar-conf "$ROOT/tests/fixtures/jobsubmit/netvar.conf") ;;
+    esac
+    current=$("$LAB" up --build "$BUILD" --nodes 2 --dir "$dir" "${args[@]}" 2>/dev/null)
+    export SLURM_CONF=$current/etc/slurm.conf
+    if [ "$cfg" = netvar ]; then
+        cp "$ROOT/tests/fixtures/jobsubmit/model.json" "$current/netvar/model.json"
+        for _ in $(seq 1 30); do grep -q "loaded: 3 apps" "$current/log/slurmctld.log" && break; sleep 0.2; done
+    fi
+    # two running jobs, so the registry is real in every configuration
+    sbatch -Q -N1 -w n1 --netvar-app=fftw --wrap "sleep 300" >/dev/null 2>&1
+    sbatch -Q -N1 -w n2 --netvar-app=amg --wrap "sleep 300" >/dev/null 2>&1
+    sleep 2.2
+    local base
+    base=$(sdiag | awk '/REQUEST_SUBMIT_BATCH_JOB/ {for (i=1;i<=NF;i++) if ($i ~ /^count:/) {sub("count:","",$i); print $i}}')
+    sdiag --reset >/dev/null 2>&1 || true
+    for i in $(seq 1 "$JOBS"); do
+        sbatch -Q --hold -N1 -J "bench$i" --netvar-app=lulesh --wrap true >/dev/null 2>&1
+    done
+    sdiag | awk '/REQUEST_SUBMIT_BATCH_JOB/ {for (i=1;i<=NF;i++) if ($i ~ /^ave_time:/) {sub("ave_time:","",$i); print $i}}'
+    "$LAB" down "$current" >/dev/null 2>&1
+    current=""
+    : "$base"
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "bench-sdiag: $ROUNDS rounds x $JOBS held sbatch per configuration; slurmctld state and logs on /dev/shm"
+printf '%-6s %10s %10s %10s %12s %12s\n' round none_us lua_us netvar_us lua_added netvar_added
+dl=() dn=() an=() al=() av=()
+for r in $(seq 1 "$ROUNDS"); do
+    n=$(one_run none); l=$(one_run lua); v=$(one_run netvar)
+    an+=("$n"); al+=("$l"); av+=("$v")
+    dl+=($((l - n))); dn+=($((v - n)))
+    printf '%-6s %10s %10s %10s %+12d %+12d\n' "$r" "$n" "$l" "$v" "$((l - n))" "$((v - n))"
+done
+mn=$(printf '%s\n' "${an[@]}" | median); ml=$(printf '%s\n' "${al[@]}" | median); mv=$(printf '%s\n' "${av[@]}" | median)
+mdl=$(printf '%s\n' "${dl[@]}" | median); mdn=$(printf '%s\n' "${dn[@]}" | median)
+echo "median ave_time per submission: none $mn us, lua $ml us, netvar $mv us"
+printf 'median paired added time: job_submit/lua %+.1f us, job_submit/netvar %+.1f us\n' "$mdl" "$mdn"
+if awk -v a="$mdn" -v b="$mdl" 'BEGIN {exit !(a < b)}'; then
+    echo "job_submit/netvar added less than the trivial Lua script"
+else
+    echo "job_submit/netvar added NOT less than the trivial Lua script"
+fi
