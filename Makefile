@@ -177,6 +177,8 @@ install: all
 	  $(DESTDIR)$(PREFIX)/bin/
 	$(if $(wildcard $(BUILD)/lib/libnetvar_pmpi.so),install -m 0755 $(BUILD)/lib/libnetvar_pmpi.so $(DESTDIR)$(PREFIX)/lib/netvar/)
 	install -m 0644 conf/netvar.conf $(DESTDIR)$(SYSCONFDIR)/netvar/netvar.conf.example
+	install -d $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 0644 conf/netvar.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	sed 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g; s|@PREFIX@|$(PREFIX)|g' conf/plugstack.conf.d/netvar.conf.in \
 	  > $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/netvar.conf
 
