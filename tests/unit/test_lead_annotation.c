@@ -1,0 +1,173 @@
+/* test_lead_annotation.c - the "netvar:" job annotation: exact strings,
+ * omitted fields (NaN, NULL, 0), the result is JSON json-c can read,
+ * overflow at every buffer size, and stripping an earlier annotation. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "annotation.h"
+
+static const struct nv_annotation full = {
+    .mode = NV_MODE_FULL,
+    .app = "lulesh2.0",
+    .model = "known",
+    .own_slowdown_pct = 107.5,
+    .inflicted_pct = 1.357142857,
+    .source = "model:queue",
+    .advice_nodes = 2,
+    .action = "avoid",
+};
+
+#define FULL_TEXT                                                                              \
+    "netvar:{\"v\":1,\"mode\":\"full\",\"app\":\"lulesh2.0\",\"model\":\"known\","             \
+    "\"own_pct\":107.5,\"inflicted_pct\":1.4,\"src\":\"model:queue\",\"advice_nodes\":2,"      \
+    "\"action\":\"avoid\"}"
+
+static void every_field_in_order(void **state)
+{
+    (void)state;
+    char buf[NV_ANNOTATION_MAX];
+    int n = nv_annotation_format(buf, sizeof buf, &full);
+    assert_string_equal(buf, FULL_TEXT);
+    assert_int_equal(n, (int)strlen(FULL_TEXT));
+}
+
+static void nan_null_and_zero_fields_are_omitted(void **state)
+{
+    (void)state;
+    char buf[NV_ANNOTATION_MAX];
+    struct nv_annotation a = {.mode = NV_MODE_COUNTERS, .app = NULL, .model = "none",
+                              .own_slowdown_pct = NAN, .inflicted_pct = NAN};
+    int n = nv_annotation_format(buf, sizeof buf, &a);
+    assert_string_equal(buf, "netvar:{\"v\":1,\"mode\":\"counters\",\"model\":\"none\"}");
+    assert_int_equal(n, (int)strlen(buf));
+
+    struct nv_annotation b = {.mode = NV_MODE_OFF, .app = "amg", .model = NULL,
+                              .own_slowdown_pct = 0.0, .inflicted_pct = INFINITY,
+                              .source = "table, 8 runs", .advice_nodes = 0, .action = NULL};
+    nv_annotation_format(buf, sizeof buf, &b);
+    assert_string_equal(buf, "netvar:{\"v\":1,\"mode\":\"off\",\"app\":\"amg\",\"own_pct\":0.0,"
+                             "\"src\":\"table, 8 runs\"}");
+
+    struct nv_annotation c = {.mode = NV_MODE_UNSET, .own_slowdown_pct = -INFINITY,
+                              .inflicted_pct = 5.04, .action = "deny"};
+    nv_annotation_format(buf, sizeof buf, &c);
+    assert_string_equal(buf, "netvar:{\"v\":1,\"mode\":\"unset\",\"inflicted_pct\":5.0,"
+                             "\"action\":\"deny\"}");
+}
+
+static void invalid_app_keys_never_reach_the_json(void **state)
+{
+    (void)state;
+    char buf[NV_ANNOTATION_MAX];
+    const char *bad[] = {"a\"b", "x\\y", "", "../etc", "new\nline"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct nv_annotation a = {.mode = NV_MODE_FULL, .app = bad[i], .own_slowdown_pct = NAN,
+                                  .inflicted_pct = NAN};
+        nv_annotation_format(buf, sizeof buf, &a);
+        assert_string_equal(buf, "netvar:{\"v\":1,\"mode\":\"full\"}");
+    }
+}
+
+static void output_is_json_that_reads_back(void **state)
+{
+    (void)state;
+    char buf[NV_ANNOTATION_MAX];
+    assert_true(nv_annotation_format(buf, sizeof buf, &full) > 0);
+    assert_memory_equal(buf, NV_ANNOTATION_PREFIX, strlen(NV_ANNOTATION_PREFIX));
+    json_object *o = json_tokener_parse(buf + strlen(NV_ANNOTATION_PREFIX));
+    assert_non_null(o);
+    json_object *v;
+    assert_true(json_object_object_get_ex(o, "v", &v));
+    assert_int_equal(json_object_get_int(v), NV_ANNOTATION_VERSION);
+    assert_true(json_object_object_get_ex(o, "own_pct", &v));
+    assert_true(fabs(json_object_get_double(v) - 107.5) < 1e-9);
+    assert_true(json_object_object_get_ex(o, "app", &v));
+    assert_string_equal(json_object_get_string(v), "lulesh2.0");
+    assert_int_equal(json_object_object_length(o), 9);
+    json_object_put(o);
+}
+
+static void overflow_returns_minus_one_with_an_empty_buffer(void **state)
+{
+    (void)state;
+    size_t need = strlen(FULL_TEXT) + 1;
+    char buf[NV_ANNOTATION_MAX];
+    /* every capacity below the needed size fails cleanly */
+    for (size_t cap = 1; cap < need; cap++) {
+        memset(buf, 'Z', sizeof buf);
+        int n = nv_annotation_format(buf, cap, &full);
+        if (n != -1)
+            fail_msg("cap %zu: returned %d", cap, n);
+        assert_int_equal(buf[0], '\0');
+        /* nothing written past cap */
+        for (size_t i = cap; i < sizeof buf; i++)
+            if (buf[i] != 'Z')
+                fail_msg("cap %zu: byte %zu overwritten", cap, i);
+    }
+    /* exactly enough */
+    assert_int_equal(nv_annotation_format(buf, need, &full), (int)need - 1);
+    assert_string_equal(buf, FULL_TEXT);
+    /* no room at all */
+    assert_int_equal(nv_annotation_format(buf, 0, &full), -1);
+    assert_int_equal(nv_annotation_format(NULL, 100, &full), -1);
+}
+
+static void strip_keeps_the_users_text(void **state)
+{
+    (void)state;
+    assert_int_equal(nv_annotation_strip(NULL), 0);
+    assert_int_equal(nv_annotation_strip(""), 0);
+    const char *plain = "my own comment";
+    assert_int_equal(nv_annotation_strip(plain), strlen(plain));
+    /* "netvar:" without a JSON object is the user's text */
+    const char *mention = "ask netvar: about it";
+    assert_int_equal(nv_annotation_strip(mention), strlen(mention));
+
+    char c[600];
+    snprintf(c, sizeof c, "user text   %s", FULL_TEXT);
+    assert_int_equal(nv_annotation_strip(c), strlen("user text")); /* trailing spaces go too */
+    assert_int_equal(nv_annotation_strip(FULL_TEXT), 0);
+    snprintf(c, sizeof c, "keep this %s trailing", "netvar:{\"v\":1}");
+    assert_int_equal(nv_annotation_strip(c), strlen("keep this"));
+    /* two annotations: everything from the first one goes */
+    snprintf(c, sizeof c, "a %s %s", FULL_TEXT, FULL_TEXT);
+    assert_int_equal(nv_annotation_strip(c), 1);
+}
+
+static void strip_then_format_replaces_an_old_annotation(void **state)
+{
+    (void)state;
+    char old[NV_ANNOTATION_MAX], now[NV_ANNOTATION_MAX], comment[1200];
+    struct nv_annotation a = full;
+    a.own_slowdown_pct = 3.0;
+    nv_annotation_format(old, sizeof old, &a);
+    snprintf(comment, sizeof comment, "run 7 %s", old);
+    size_t keep = nv_annotation_strip(comment);
+    nv_annotation_format(now, sizeof now, &full);
+    char joined[1200];
+    snprintf(joined, sizeof joined, "%.*s %s", (int)keep, comment, now);
+    assert_string_equal(joined, "run 7 " FULL_TEXT);
+    /* and again: stripping the new comment gives the same user text */
+    assert_int_equal(nv_annotation_strip(joined), keep);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_field_in_order),
+        cmocka_unit_test(nan_null_and_zero_fields_are_omitted),
+        cmocka_unit_test(invalid_app_keys_never_reach_the_json),
+        cmocka_unit_test(output_is_json_that_reads_back),
+        cmocka_unit_test(overflow_returns_minus_one_with_an_empty_buffer),
+        cmocka_unit_test(strip_keeps_the_users_text),
+        cmocka_unit_test(strip_then_format_replaces_an_old_annotation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
