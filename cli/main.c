@@ -11,11 +11,13 @@
 /* keep sorted by name */
 static const struct nv_verb verbs[] = {
     {"calibrate", verb_calibrate, "measure the idle network's service rate into a model file"},
+    {"campaign", verb_campaign, "slowdown of a command under a CompressionB sweep into the model"},
     {"collect", verb_collect, "merge a job's node records into one job record (JSON)"},
     {"config-check", verb_config_check, "validate netvar.conf as the plugins do at load"},
     {"counters", verb_counters, "per-port network counter deltas over an interval (JSON)"},
     {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},
+    {"impact", verb_impact, "ImpactB beside a command: its latency and utilization into the model"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},
     {"utilization", verb_utilization, "switch utilization from probe latency, inverse P-K (JSON)"},
     {"variability", verb_variability, "variability estimate from router counters: train, estimate"},

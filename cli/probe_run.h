@@ -178,6 +178,13 @@ int nv_probe_start(nv_child *c, const nv_run_plan *p, const char *probe, const c
 char *nv_probe_finish(nv_child *c, const nv_run_plan *p, int stop_now, double timeout_s,
                       size_t *len, char *err, size_t errlen);
 
+/* Runs the command under test to its end (the plan's launcher, app tasks
+ * per node; output in WORKDIR/NAME.out/.err), at most timeout_s.  0 with its
+ * wall time in seconds (launch included), or -1 with err: non-zero exit,
+ * timeout or interrupt (the command is stopped then). */
+int nv_run_command(const nv_run_plan *p, const char *const *cmd, size_t ncmd, const char *name,
+                   double timeout_s, double *wall_s, char *err, size_t errlen);
+
 /* Parse a probe's output: the first JSON object in text (launcher chatter
  * before it is skipped).  0, or -1 with one line in err naming the field. */
 int nv_impactb_parse(const char *text, size_t len, nv_impactb_result *out, char *err,

@@ -14,11 +14,13 @@ struct nv_verb {
 
 /* one line per verb, keep sorted by name */
 int verb_calibrate(int argc, char **argv);
+int verb_campaign(int argc, char **argv);
 int verb_collect(int argc, char **argv);
 int verb_config_check(int argc, char **argv);
 int verb_counters(int argc, char **argv);
 int verb_estimate(int argc, char **argv);
 int verb_evaluate(int argc, char **argv);
+int verb_impact(int argc, char **argv);
 int verb_predict(int argc, char **argv);
 int verb_utilization(int argc, char **argv);
 int verb_variability(int argc, char **argv);
