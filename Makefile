@@ -65,7 +65,7 @@ $(LIBCOUNTERS): $(if $(COUNTER_OBJS),$(COUNTER_OBJS),$(BUILD)/obj/empty.o)
 $(BUILD)/obj/probes/counters/%.o: CFLAGS += $(PAPI_CFLAGS)
 
 SVM_LIBS ?= -lsvm
-NETVAR_LIBS = $(LIBCOUNTERS) $(LIBNETVAR) $(PAPI_LIBS) $(JSON_LIBS) $(SVM_LIBS) -lm -lpthread
+NETVAR_LIBS = $(LIBCOUNTERS) $(LIBNETVAR) $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
 
 # ---------------------------------------------------------------- cli/
 CLI_SRCS := $(wildcard cli/*.c)

@@ -24,3 +24,8 @@ valgrind-jobsubmit: $(BENCH_JS) $(JS_SO)
 .PHONY: bench-sdiag
 bench-sdiag: all
 	bash lab/bench/sdiag_compare.sh $(BUILD)
+
+# time spank_netvar adds to a step launch (lab; alternated with an empty plugstack)
+.PHONY: bench-spank
+bench-spank: all
+	bash lab/bench/spank_step.sh $(BUILD)

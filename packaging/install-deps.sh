@@ -4,7 +4,7 @@
 # apt-get update, then one apt-get install.  Used by 'make deps'.
 set -eu
 
-PKGS="gcc make pkg-config clang gfortran valgrind iproute2 procps
+PKGS="gcc make pkg-config clang gfortran valgrind iproute2 procps bc python3
 slurmctld slurmd slurm-client libslurm-dev munge
 libpapi-dev papi-tools libopenmpi-dev openmpi-bin libpmix-dev
 libjson-c-dev libcmocka-dev libsvm-dev"

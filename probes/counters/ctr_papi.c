@@ -10,17 +10,80 @@
 #include "counters_internal.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <papi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* libpapi is opened only when the papi backend is asked for: loading it
+ * (and libpfm) costs ~0.7 ms per process, paid otherwise by every srun and
+ * slurmstepd that loads the SPANK plugin. */
+static struct {
+    int (*library_init)(int);
+    int (*thread_init)(unsigned long (*)(void));
+    const char *(*strerror_)(int);
+    int (*create_eventset)(int *);
+    int (*add_named_event)(int, const char *);
+    int (*start)(int);
+    int (*read)(int, long long *);
+    int (*stop)(int, long long *);
+    int (*cleanup_eventset)(int);
+    int (*destroy_eventset)(int *);
+} P;
+
+static int papi_bind(void)
+{
+    void *h = dlopen("libpapi.so.7.0", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        h = dlopen("libpapi.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return -1;
+#define BIND(field, name) *(void **)&P.field = dlsym(h, name)
+    BIND(library_init, "PAPI_library_init");
+    BIND(thread_init, "PAPI_thread_init");
+    BIND(strerror_, "PAPI_strerror");
+    BIND(create_eventset, "PAPI_create_eventset");
+    BIND(add_named_event, "PAPI_add_named_event");
+    BIND(start, "PAPI_start");
+    BIND(read, "PAPI_read");
+    BIND(stop, "PAPI_stop");
+    BIND(cleanup_eventset, "PAPI_cleanup_eventset");
+    BIND(destroy_eventset, "PAPI_destroy_eventset");
+#undef BIND
+    return P.library_init && P.thread_init && P.strerror_ && P.create_eventset &&
+                   P.add_named_event && P.start && P.read && P.stop && P.cleanup_eventset &&
+                   P.destroy_eventset
+               ? 0
+               : -1;
+}
+
+static const char *papi_strerror_safe(int e)
+{
+    return P.strerror_ ? P.strerror_(e) : "libpapi not loaded";
+}
+
+#define PAPI_library_init(v) P.library_init(v)
+#define PAPI_thread_init(f) P.thread_init(f)
+#define PAPI_strerror(e) papi_strerror_safe(e)
+#define PAPI_create_eventset(p) P.create_eventset(p)
+#define PAPI_add_named_event(s, n) P.add_named_event(s, n)
+#define PAPI_start(s) P.start(s)
+#define PAPI_read(s, v) P.read(s, v)
+#define PAPI_stop(s, v) P.stop(s, v)
+#define PAPI_cleanup_eventset(s) P.cleanup_eventset(s)
+#define PAPI_destroy_eventset(p) P.destroy_eventset(p)
+
 static pthread_once_t papi_once = PTHREAD_ONCE_INIT;
 static int papi_init_rc;
 
 static void papi_init(void)
 {
+    if (papi_bind() != 0) {
+        papi_init_rc = PAPI_ENOSUPP;
+        return;
+    }
     papi_init_rc = PAPI_library_init(PAPI_VER_CURRENT);
     if (papi_init_rc == PAPI_VER_CURRENT)
         PAPI_thread_init(pthread_self);
