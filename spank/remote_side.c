@@ -133,7 +133,13 @@ static void inject_profiler(spank_t sp)
         slurm_info("netvar: job %u: %s is not writable; no segment profile", jobid, dir);
         return;
     }
-    if (spank_getenv(sp, "LD_PRELOAD", cur, sizeof cur) != ESPANK_SUCCESS)
+    spank_err_t rc = spank_getenv(sp, "LD_PRELOAD", cur, sizeof cur);
+    if (rc == ESPANK_NOSPACE) {
+        slurm_info("netvar: job %u: LD_PRELOAD is over %zu bytes; not adding the profiler to it",
+                   jobid, sizeof cur - 1);
+        return;
+    }
+    if (rc != ESPANK_SUCCESS)
         cur[0] = '\0';
     if (strstr(cur, lib))
         return; /* already there (callbacks may run twice) */
