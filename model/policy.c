@@ -29,8 +29,10 @@ void nv_actions_format(unsigned actions, char *buf, size_t cap)
     for (int i = 0; i < 8; i++)
         if (actions & (1u << i)) {
             int n = snprintf(buf + len, cap - len, "%s%s", len ? "," : "", action_names[i]);
-            if (n < 0 || (size_t)n >= cap - len)
+            if (n < 0 || (size_t)n >= cap - len) {
+                buf[len] = '\0'; /* whole names only, never "message,co" */
                 return;
+            }
             len += (size_t)n;
         }
 }
