@@ -12,6 +12,18 @@ const char *nv_util_source_name(nv_util_source s)
     return (unsigned)s < 2 ? usrc_names[s] : "unknown";
 }
 
+const char *nv_curve_origin_name(nv_curve_origin o)
+{
+    static const char *const names[] = {"campaign", "production", "none"};
+    return (unsigned)o < 3 ? names[o] : "unknown";
+}
+
+const char *nv_latency_origin_name(nv_latency_origin o)
+{
+    static const char *const names[] = {"impactb", "derived"};
+    return (unsigned)o < 2 ? names[o] : "unknown";
+}
+
 int nv_model_key_valid(const char *key)
 {
     if (!key || !*key)
@@ -126,6 +138,11 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->fit_residual_pct = a->residual_pct;
     out->scaling = m->scaling + a->scal_off;
     out->n_scaling = a->n_scal;
+    out->curve_origin = a->curve_origin;
+    out->latency_origin = a->latency_origin;
+    out->counter_rho = a->counter_rho;
+    out->counter_runs = a->counter_runs;
+    out->history_runs = a->history_runs;
     return 0;
 }
 

@@ -36,6 +36,20 @@ typedef enum nv_util_source {
 
 const char *nv_util_source_name(nv_util_source s); /* "latency" / "counters" */
 
+/* Where an app's compression curve p_A(U) came from (optional "provenance"
+ * object of an app; files without it read as campaign / impactb). */
+typedef enum nv_curve_origin {
+    NV_CURVE_CAMPAIGN = 0,   /* CompressionB campaign on a real allocation */
+    NV_CURVE_PRODUCTION = 1, /* learned by `netvar train` from production history */
+    NV_CURVE_NONE = 2,       /* no curve */
+} nv_curve_origin;
+typedef enum nv_latency_origin {
+    NV_LATENCY_IMPACTB = 0,  /* ImpactB measured beside the app */
+    NV_LATENCY_DERIVED = 1,  /* P-K latency at the app's counter U (no ImpactB run) */
+} nv_latency_origin;
+const char *nv_curve_origin_name(nv_curve_origin o);     /* "campaign", "production", "none" */
+const char *nv_latency_origin_name(nv_latency_origin o); /* "impactb", "derived" */
+
 /* 1 when key is a valid app key (length and characters), else 0. */
 int nv_model_key_valid(const char *key);
 
@@ -74,6 +88,12 @@ typedef struct nv_app_view {
     double fit_residual_pct;            /* weighted RMS of the fit, pp */
     const nv_scaling_point *scaling;    /* nodes -> median runtime, sorted */
     size_t n_scaling;
+    /* optional provenance (zero when the file has none) */
+    nv_curve_origin curve_origin;
+    nv_latency_origin latency_origin;
+    double counter_rho;                 /* median counter-derived rho over runs */
+    uint32_t counter_runs;              /* runs behind counter_rho; 0 = not measured */
+    uint32_t history_runs;              /* job records `netvar train` used; 0 = none */
 } nv_app_view;
 
 /* Fill *out for app idx; returns 0, or -1 when idx is out of range. */

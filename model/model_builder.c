@@ -241,6 +241,21 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
         }
     }
     put(o, "scaling", sc, &ok);
+    if (in->has_provenance) {
+        json_object *pv = json_object_new_object();
+        if (!pv)
+            ok = 0;
+        else {
+            put(pv, "curve", json_object_new_string(nv_curve_origin_name(in->curve_origin)), &ok);
+            put(pv, "latency", json_object_new_string(nv_latency_origin_name(in->latency_origin)),
+                &ok);
+            if (in->counter_runs)
+                put(pv, "counter_rho", jnum(in->counter_rho), &ok);
+            put(pv, "counter_runs", json_object_new_int64(in->counter_runs), &ok);
+            put(pv, "history_runs", json_object_new_int64(in->history_runs), &ok);
+            put(o, "provenance", pv, &ok);
+        }
+    }
     free(fitted);
     if (!ok) {
         json_object_put(o);
@@ -439,7 +454,14 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
             .utilization_source = v.utilization_source, .latency = v.latency,
             .points = v.points, .n_points = v.n_points,
             .fit = v.fit, .n_fit = v.n_fit, .fit_residual_pct = v.fit_residual_pct,
-            .scaling = v.scaling, .n_scaling = v.n_scaling};
+            .scaling = v.scaling, .n_scaling = v.n_scaling,
+            /* keep a trained app's provenance through calibrate/campaign edits */
+            .has_provenance = v.curve_origin == NV_CURVE_PRODUCTION ||
+                              v.latency_origin == NV_LATENCY_DERIVED || v.counter_runs ||
+                              v.history_runs,
+            .curve_origin = v.curve_origin, .latency_origin = v.latency_origin,
+            .counter_rho = v.counter_rho, .counter_runs = v.counter_runs,
+            .history_runs = v.history_runs};
         if (nv_builder_add_app(b, &in))
             goto fail;
     }

@@ -28,6 +28,13 @@ typedef struct nv_app_input {
     double fit_residual_pct;             /* used only with an explicit fit */
     const nv_scaling_point *scaling;     /* sorted by nodes (may be 0) */
     size_t n_scaling;
+    /* optional "provenance" object (model_load.c); written only when
+     * has_provenance is 1, so zero-initialized inputs write none */
+    int has_provenance;
+    nv_curve_origin curve_origin;
+    nv_latency_origin latency_origin;
+    double counter_rho;                  /* written when counter_runs > 0 */
+    uint32_t counter_runs, history_runs;
 } nv_app_input;
 
 typedef struct nv_config_input {

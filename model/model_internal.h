@@ -21,6 +21,10 @@ struct nv_app_rec {
     uint32_t scal_off, n_scal; /* into m->scaling */
     uint32_t slow_off, n_slow; /* into m->slow, sorted by config */
     int32_t pick[NV_PICK_RULES]; /* configuration each rule maps this app to */
+    nv_curve_origin curve_origin;  /* optional provenance */
+    nv_latency_origin latency_origin;
+    double counter_rho;
+    uint32_t counter_runs, history_runs;
 };
 
 struct nv_slow_rec {

@@ -33,6 +33,15 @@
  * HIST = {"bins_per_decade": 16, "first_edge_us": 1, "counts": [96 integers]}
  * slowdown_pct is >= -100 everywhere.  Unknown fields are ignored.
  *
+ * Optional per app (older files without it still load; absent means
+ * curve "campaign" if the app has fit points, else "none", latency "impactb"):
+ *   "provenance": {"curve": "campaign"|"production"|"none",
+ *                  "latency": "impactb"|"derived",
+ *                  "counter_rho": 0.12 (in [0,1]), "counter_runs": 5 (>= 0),
+ *                  "history_runs": 12 (>= 0)}     every field optional
+ *   written by `netvar train`: where p_A(U) and the latency summary came
+ *   from, and the counter-derived U kept beside an ImpactB one.
+ *
  * Optional (older files without it still load): the Variability Estimate,
  *   "variability": {                     see ve_model.h
  *     "features": ["net_to_proc_traffic.mean", "proc_traffic_per_s.mean",
@@ -432,6 +441,70 @@ struct load_state {
     size_t slow_cap;
 };
 
+/* the optional "provenance" object of an app (see the header comment) */
+static int provenance(struct loader *L, struct nv_app_rec *a, json_object *o, const char *p)
+{
+    a->curve_origin = a->n_fit ? NV_CURVE_CAMPAIGN : NV_CURVE_NONE;
+    a->latency_origin = NV_LATENCY_IMPACTB;
+    json_object *pv;
+    if (!json_object_object_get_ex(o, "provenance", &pv))
+        return 0;
+    char q[PATH_MAX_LEN];
+    subpath(q, sizeof q, p, ".provenance");
+    if (!json_object_is_type(pv, json_type_object)) {
+        fail(L, "%s: expected an object, got %s", q, type_name(pv));
+        return -1;
+    }
+    json_object *v;
+    if (json_object_object_get_ex(pv, "curve", &v)) {
+        const char *c = string(L, pv, "curve", q);
+        if (!c)
+            return -1;
+        if (!strcmp(c, "campaign"))
+            a->curve_origin = NV_CURVE_CAMPAIGN;
+        else if (!strcmp(c, "production"))
+            a->curve_origin = NV_CURVE_PRODUCTION;
+        else if (!strcmp(c, "none"))
+            a->curve_origin = NV_CURVE_NONE;
+        else {
+            char buf[64];
+            show(v, buf, sizeof buf);
+            fail(L, "%s.curve: value %s is not campaign, production or none", q, buf);
+            return -1;
+        }
+    }
+    if (json_object_object_get_ex(pv, "latency", &v)) {
+        const char *c = string(L, pv, "latency", q);
+        if (!c)
+            return -1;
+        if (!strcmp(c, "impactb"))
+            a->latency_origin = NV_LATENCY_IMPACTB;
+        else if (!strcmp(c, "derived"))
+            a->latency_origin = NV_LATENCY_DERIVED;
+        else {
+            char buf[64];
+            show(v, buf, sizeof buf);
+            fail(L, "%s.latency: value %s is not impactb or derived", q, buf);
+            return -1;
+        }
+    }
+    int64_t runs;
+    if (json_object_object_get_ex(pv, "counter_rho", &v) &&
+        number(L, pv, "counter_rho", q, R_FRACTION, &a->counter_rho))
+        return -1;
+    if (json_object_object_get_ex(pv, "counter_runs", &v)) {
+        if (integer(L, pv, "counter_runs", q, 0, UINT32_MAX, &runs))
+            return -1;
+        a->counter_runs = (uint32_t)runs;
+    }
+    if (json_object_object_get_ex(pv, "history_runs", &v)) {
+        if (integer(L, pv, "history_runs", q, 0, UINT32_MAX, &runs))
+            return -1;
+        a->history_runs = (uint32_t)runs;
+    }
+    return 0;
+}
+
 static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_object *o, size_t i)
 {
     char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
@@ -524,7 +597,7 @@ static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_obj
     m->n_scaling += ns;
     for (int r = 0; r < NV_PICK_RULES; r++)
         a->pick[r] = -1;
-    return 0;
+    return provenance(L, a, o, p);
 }
 
 static int apps(struct loader *L, nv_model *m, struct load_state *S, json_object *root)
