@@ -30,7 +30,9 @@ bool nv_app_key_from_name(const char *s, char *out, size_t cap)
     return nv_app_key_valid(out, NULL);
 }
 
-static bool is_launcher(const char *w, size_t n)
+enum launcher { NOT_LAUNCHER, SRUN, MPI_LAUNCHER };
+
+static enum launcher launcher_of(const char *w, size_t n)
 {
     static const char *const launchers[] = {"srun", "mpirun", "mpiexec", "orterun"};
     const char *base = w;
@@ -40,7 +42,48 @@ static bool is_launcher(const char *w, size_t n)
     size_t bn = n - (size_t)(base - w);
     for (size_t i = 0; i < 4; i++)
         if (strlen(launchers[i]) == bn && !strncmp(base, launchers[i], bn))
+            return i == 0 ? SRUN : MPI_LAUNCHER;
+    return NOT_LAUNCHER;
+}
+
+/* How many separate words follow option w (given without "=value") as its
+ * value: launcher options whose values are not plain numbers, so that
+ * "--bind-to none" or "-p debug" is not taken for the program. */
+static int option_values(enum launcher l, const char *w, size_t n)
+{
+    static const char *const srun_opts[] = {
+        "-A", "--account", "-p", "--partition", "-J", "--job-name", "-o", "--output", "-e",
+        "--error", "-i", "--input", "-w", "--nodelist", "-x", "--exclude", "-C", "--constraint",
+        "-D", "--chdir", "-t", "--time", "-m", "--distribution", "-q", "--qos", "-d",
+        "--dependency", "-L", "--licenses", "--mpi", "--cpu-bind", "--mem-bind", "--export",
+        "--reservation", "--gres", "--hint", "--mem", "--mem-per-cpu", "--mem-per-gpu",
+        "--gpus", "--gpus-per-node", "--network", "--begin", "--comment", "--time-min", "-B",
+        "--extra-node-info", "--propagate", "--container", NULL};
+    static const char *const mpi_opts[] = {
+        "--bind-to", "-bind-to", "--map-by", "-map-by", "--rank-by", "-rank-by", "-x", "-H",
+        "--host", "-host", "-hosts", "--hostfile", "-hostfile", "--machinefile", "-machinefile",
+        "-f", "-wdir", "--wdir", "-wd", "-d", "--prefix", "-prefix", "--output-filename",
+        "-output-filename", "-launcher", "-bootstrap", "-genvlist", "-envlist", "-am", NULL};
+    static const char *const mpi_two[] = {"--mca", "-mca", "--gmca", "-gmca", "-genv", "-env", NULL};
+    const char *const *tables[2] = {l == SRUN ? srun_opts : mpi_opts, l == SRUN ? NULL : mpi_two};
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 0; tables[t] && tables[t][i]; i++)
+            if (strlen(tables[t][i]) == n && !strncmp(w, tables[t][i], n))
+                return t + 1;
+    return 0;
+}
+
+/* NAME=value, NAME a shell identifier: an assignment before the command */
+static bool is_assignment(const char *w, size_t n)
+{
+    if (n == 0 || !(isalpha((unsigned char)w[0]) || w[0] == '_'))
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        if (w[i] == '=')
             return true;
+        if (!isalnum((unsigned char)w[i]) && w[i] != '_')
+            return false;
+    }
     return false;
 }
 
@@ -55,7 +98,8 @@ static bool all_digits(const char *w, size_t n)
 /* one line [p, end): returns true and the program word when it launches one */
 static bool launched_program(const char *p, const char *end, const char **prog, size_t *plen)
 {
-    bool after_launcher = false;
+    enum launcher launcher = NOT_LAUNCHER;
+    int skip = 0; /* words still to skip as an option's value */
     while (p < end) {
         while (p < end && (*p == ' ' || *p == '\t'))
             p++;
@@ -69,16 +113,25 @@ static bool launched_program(const char *p, const char *end, const char **prog, 
             p++;
             continue;
         }
-        if (!after_launcher) {
-            if (memchr(w, '=', n) && !memchr(w, '/', n))
+        if (launcher == NOT_LAUNCHER) {
+            if (is_assignment(w, n))
                 continue; /* VAR=value before the command */
-            if (!is_launcher(w, n))
+            launcher = launcher_of(w, n);
+            if (launcher == NOT_LAUNCHER)
                 return false;
-            after_launcher = true;
             continue;
         }
-        if (w[0] == '-' || all_digits(w, n))
-            continue; /* launcher options and their numeric values */
+        if (skip > 0) {
+            skip--;
+            continue;
+        }
+        if (w[0] == '-') {
+            if (!memchr(w, '=', n))
+                skip = option_values(launcher, w, n);
+            continue;
+        }
+        if (all_digits(w, n))
+            continue; /* numeric values of launcher options */
         *prog = w;
         *plen = n;
         return true;
@@ -94,8 +147,11 @@ bool nv_app_key_from_script(const char *script, char *out, size_t cap)
     const char *p = script, *stop = script + len;
     while (p < stop) {
         const char *eol = memchr(p, '\n', (size_t)(stop - p));
-        if (!eol)
+        if (!eol) {
+            if (len == NV_SCRIPT_SCAN_MAX && script[len])
+                break; /* the line is cut by the scan limit: no partial name */
             eol = stop;
+        }
         const char *prog;
         size_t n;
         if (launched_program(p, eol, &prog, &n)) {
