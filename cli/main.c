@@ -16,6 +16,7 @@ static const struct nv_verb verbs[] = {
     {"config-check", verb_config_check, "validate netvar.conf as the plugins do at load"},
     {"counters", verb_counters, "per-port network counter deltas over an interval (JSON)"},
     {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
+    {"diagnose", verb_diagnose, "congestion diagnosis of a job: pattern, mapping or background"},
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},
     {"impact", verb_impact, "ImpactB beside a command: its latency and utilization into the model"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},

@@ -18,6 +18,7 @@ int verb_campaign(int argc, char **argv);
 int verb_collect(int argc, char **argv);
 int verb_config_check(int argc, char **argv);
 int verb_counters(int argc, char **argv);
+int verb_diagnose(int argc, char **argv);
 int verb_estimate(int argc, char **argv);
 int verb_evaluate(int argc, char **argv);
 int verb_impact(int argc, char **argv);
