@@ -51,7 +51,7 @@ static void reduction_into_one_node_is_a_communication_pattern(void **state)
     nv_diag_port p[10];
     size_t n = 0;
     p[n++] = port("n0:hca-in", "n0", "leaf0", NV_LINK_ENDPOINT, GBPS(100), 0.926, 0.998, 0.926);
-    char name[32], node[8];
+    char name[32], node[16];
     for (int i = 1; i < 8; i++) {
         snprintf(name, sizeof name, "n%d:hca-out", i);
         snprintf(node, sizeof node, "n%d", i);
@@ -78,7 +78,7 @@ static void row_major_stencil_over_thin_uplink_is_a_mapping_problem(void **state
 {
     nv_diag_port p[9];
     size_t n = 0;
-    char name[32], node[8];
+    char name[32], node[16];
     for (int i = 0; i < 8; i++) {
         snprintf(name, sizeof name, "n%d:hca", i);
         snprintf(node, sizeof node, "n%d", i);
