@@ -76,17 +76,19 @@ void nv_counter_metrics_compute(const struct nv_blade_traffic *b, size_t n,
     for (size_t i = 0; i < n; i++) {
         const struct nv_blade_traffic *t = &b[i];
         double *row;
-        if (t->dt_s > 0 && isfinite(t->proc_traffic)) {
+        /* quotients are checked too: a tiny interval or traffic overflows to inf */
+        if (t->dt_s > 0 && isfinite(t->proc_traffic) && isfinite(t->proc_traffic / t->dt_s)) {
             row = buf + NV_CM_PROC_TRAFFIC_PER_S * n;
             row[cnt[NV_CM_PROC_TRAFFIC_PER_S]++] = t->proc_traffic / t->dt_s;
         }
         double traffic = endpoint_fallback ? t->proc_traffic : t->net_traffic;
         double stalls = endpoint_fallback ? t->proc_stalls : t->net_stalls;
-        if (isfinite(stalls) && isfinite(traffic) && traffic > 0) {
+        if (isfinite(stalls) && isfinite(traffic) && traffic > 0 && isfinite(stalls / traffic)) {
             row = buf + NV_CM_NET_STALL_RATIO * n;
             row[cnt[NV_CM_NET_STALL_RATIO]++] = stalls / traffic;
         }
-        if (!endpoint_fallback && isfinite(t->net_traffic) && t->proc_traffic > 0) {
+        if (!endpoint_fallback && isfinite(t->net_traffic) && t->proc_traffic > 0 &&
+            isfinite(t->net_traffic / t->proc_traffic)) {
             row = buf + NV_CM_NET_TO_PROC_RATIO * n;
             row[cnt[NV_CM_NET_TO_PROC_RATIO]++] = t->net_traffic / t->proc_traffic;
         }
