@@ -1,0 +1,137 @@
+/* train_history.h - `netvar train`: learn a model file from production history
+ * (job records written by `netvar collect`) on top of an optional input
+ * model holding calibration and campaign results.
+ *
+ * Three steps, each testable on its own:
+ *  1. nv_train_scan_spool() streams <spool>/jobs/<id>/job.json one file at
+ *     a time and keeps a small summary per job (nv_train_job, ~300 bytes):
+ *     app, node count, runtime, start/end, leaf switches and groups (as
+ *     64-bit hashes), its own counter rho.  Memory is bounded by
+ *     opts.max_jobs; beyond it the scan stops with a clear error.
+ *  2. nv_train_analyze() finds neighbours (jobs that overlapped in time on a
+ *     shared leaf switch or group), the background utilization each job saw
+ *     (the neighbours' counter rho weighted by overlap; or the record's own
+ *     switch-side figure minus its own share when the record carries one),
+ *     baselines (median runtime of an app's runs at the same node count whose
+ *     background rho is at most opts.low_rho) and each run's slowdown.
+ *  3. nv_train_build() turns that into a model builder: per app U_A, the
+ *     p_A(U) curve (campaign curve kept, else learned from production and
+ *     flagged), scaling points, latency summary; and the co-location table.
+ *
+ * Reproducible: jobs are sorted by id and apps by key before any sum, and
+ * the builder receives apps and pairs in sorted order; nothing time- or
+ * order-of-readdir-dependent reaches the output. */
+#ifndef NETVAR_TRAIN_HISTORY_H
+#define NETVAR_TRAIN_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json.h>
+
+#include "model.h"
+#include "model_builder.h"
+
+#define NV_TRAIN_MAX_TOPO 16               /* switches (and groups) kept per job */
+#define NV_TRAIN_DEFAULT_MAX_JOBS 500000u  /* ~150 MB of summaries */
+#define NV_TRAIN_MAX_RECORD_BYTES (8u << 20)
+
+typedef struct nv_train_opts {
+    double window_s;          /* a pair needs at least this much overlap, s (10) */
+    double min_overlap_frac;  /* ... and this fraction of A's runtime (0.5; 0 = off) */
+    double low_rho;           /* baseline runs: background rho <= this (0.05) */
+    uint32_t min_runs;        /* samples for a pair entry or a learned curve (1) */
+    size_t max_jobs;          /* hard cap on job summaries held (500000) */
+    double u_bucket;          /* width of the background-U buckets of a learned curve (0.05) */
+} nv_train_opts;
+
+void nv_train_opts_default(nv_train_opts *o);
+
+typedef struct nv_train_job {
+    int64_t job_id;
+    uint32_t app;             /* index into nv_train_set.apps */
+    uint32_t nodes;
+    double start_s, end_s;    /* NAN when the record has no times */
+    double runtime_s;         /* > 0 */
+    double rho;               /* own counter rho (median over its ports), NAN unknown */
+    double switch_rho;        /* optional record field: total rho at its switches, NAN */
+    double service_us;        /* the record's calibrated 1/mu, us, NAN when none */
+    uint8_t n_switches, n_groups;
+    uint64_t topo[2 * NV_TRAIN_MAX_TOPO]; /* switch hashes, then group hashes */
+    /* filled by nv_train_analyze */
+    double background;        /* rho others put on its switches, NAN unknown */
+    uint32_t n_neighbours;    /* jobs overlapping >= the pair window */
+    int32_t neighbour_app;    /* their app when all share one, -1 none, -2 mixed */
+    double baseline_s;        /* NAN when its (app, nodes) has no baseline run */
+    double slowdown_pct;      /* runtime vs baseline, NAN without one */
+} nv_train_job;
+
+typedef struct nv_train_stats {
+    size_t records;           /* job.json files seen */
+    size_t used;              /* summaries kept */
+    size_t corrupt;           /* unreadable, not JSON, wrong schema, bad fields */
+    size_t no_app;            /* records without an app key */
+    size_t baseline_runs;     /* runs that qualify as baselines */
+    size_t pair_samples;      /* runs with exactly one neighbour app and a baseline */
+    size_t mixed_neighbours;  /* runs with several neighbour apps (not a pair sample) */
+    size_t no_baseline;       /* runs with neighbours but no baseline at their size */
+} nv_train_stats;
+
+typedef struct nv_train_set {
+    nv_train_job *jobs;
+    size_t n, cap;
+    char **apps;              /* app keys; sorted by nv_train_analyze */
+    size_t n_apps, cap_apps;
+    nv_train_stats stats;
+    int analyzed;
+} nv_train_set;
+
+typedef void (*nv_train_log_fn)(void *ctx, const char *line);
+
+void nv_train_set_init(nv_train_set *s);
+void nv_train_set_free(nv_train_set *s);
+
+/* Parse one job record into *job (app key copied into app, capacity
+ * NV_MODEL_KEY_MAX + 1).  service_us (> 0, or 0 when unknown) turns a port's
+ * lambda into rho when the record has no rho.  Returns 0, 1 when the record
+ * has no app key (not an error: the job is not attributed), or -1 with one
+ * line in err naming the field and what is wrong. */
+int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *job, char *app,
+                             char *err, size_t errlen);
+
+/* Add a parsed job (copies it, interns app).  -1 on the max_jobs cap or
+ * out of memory (err says which). */
+int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, size_t max_jobs,
+                     char *err, size_t errlen);
+
+/* Stream <spool>/jobs/<dir>/job.json into s.  Corrupt records are skipped
+ * with one log line each and counted.  Returns 0, or -1 with err set when
+ * the spool cannot be read or the cap is hit. */
+int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opts *o,
+                        nv_train_set *s, nv_train_log_fn log, void *ctx, char *err,
+                        size_t errlen);
+
+/* Overlap in seconds of jobs a and b when they share a leaf switch or a
+ * group, else 0 (also 0 when either has no times). */
+double nv_train_overlap_s(const nv_train_job *a, const nv_train_job *b);
+
+/* Neighbours, backgrounds, baselines and slowdowns (see the header). */
+int nv_train_analyze(nv_train_set *s, const nv_train_opts *o);
+
+/* Index of the job with this id in an analyzed set, or -1. */
+long nv_train_find_job(const nv_train_set *s, int64_t job_id);
+
+/* Neighbours of job i (overlap > 0 on a shared switch or group): up to max
+ * indexes into out, sorted by job id; returns how many there are in all. */
+size_t nv_train_neighbours(const nv_train_set *s, size_t i, size_t *out, size_t max);
+
+/* Build the model: start from `in` (may be NULL), replace the history's
+ * apps and pairs.  Returns a builder (caller frees) or NULL with
+ * err set.  *pairs_out (if not NULL) receives the pairs written.  Without
+ * `in`, the calibration is the median of the records' service_us (a
+ * minimal one: method minimum, no variance), or an error when none has it. */
+nv_model_builder *nv_train_build(const nv_train_set *s, const nv_model *in,
+                                 const nv_train_opts *o, size_t *pairs_out, char *err,
+                                 size_t errlen);
+
+#endif
