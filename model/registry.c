@@ -183,11 +183,23 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
         char path[4200], why[128];
         snprintf(path, sizeof path, "%s/%u.json", r->dir, ids[i]);
         r->files_parsed++;
+        errno = 0; /* a stale ENOENT must not hide a corrupt file */
         if (parse_job(path, ids[i], &jobs[kept], why, sizeof why) == 0) {
             kept++;
         } else if (errno != ENOENT) {
             r->bad_files++;
             logf_(log, ctx, "netvar: registry: %s: %s; ignoring that job", path, why);
+            /* keep the job as one with no app, so the file is not parsed
+             * and logged again at every later refresh */
+            struct nv_running_job *j = &jobs[kept];
+            memset(j, 0, sizeof *j);
+            j->jobid = ids[i];
+            j->nodes = strdup("");
+            j->switches = strdup("");
+            if (j->nodes && j->switches)
+                kept++;
+            else
+                job_free(j);
         }
     }
     while (old < r->n)
