@@ -1,0 +1,561 @@
+/* test_lead_submit_decision.c - job_submit/netvar's decision against the
+ * jobsubmit fixture model (fftw U 0.3, lulesh 0.45, amg 0.6) and a
+ * hand-built running index: app identity precedence, own and inflicted
+ * predictions (queue model and co-location table), avoid beyond
+ * InterferenceThreshold, resize only with advise_apply inside [min, max],
+ * policy actions, and the text the user reads.
+ *
+ * Hand-computed figures (isotonic fits in the fixture):
+ *   fftw beside amg    = p_fftw(0.6)  = 60 + (0.1/0.4)*190        = 107.5 %
+ *   fftw beside lulesh = table 5 %, 8 samples (>= MinPairSamples 3)
+ *                        model: p_fftw(0.45) = 10 + (0.25/0.3)*50  = 51.67 %
+ *   amg beside fftw    = p_amg(0.3)   = 1 + (0.1/0.7)*2.5          = 1.357 %
+ *   lulesh beside fftw = table has only 2 samples, so the model:
+ *                        p_lulesh(0.3) = 2 + (0.1/0.3)*6           = 4 %
+ *   fftw scaling 1:100 s, 2:60 s, 4:70 s, times (1 + own/100). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "submit_decision.h"
+
+static nv_model *model;
+static char amg_nodes[] = "n3,n6";
+static char lulesh_nodes[] = "n4,n5";
+static struct nv_running_app apps[2];
+static struct nv_running_index both;      /* amg and lulesh running */
+static struct nv_running_index lulesh_only;
+
+static nv_model *fixture_model(void)
+{
+    const char *rel = "tests/fixtures/jobsubmit/model.json";
+    char path[PATH_MAX + 64], err[512] = "";
+    const char *root = getenv("ROOT");
+    if (access(rel, R_OK) == 0) {
+        snprintf(path, sizeof path, "%s", rel);
+    } else if (root && *root) {
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+    } else {
+        char exe[PATH_MAX]; /* <root>/<build>/tests/unit/<binary> */
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            return NULL;
+        exe[n] = '\0';
+        for (int up = 0; up < 4; up++) {
+            char *slash = strrchr(exe, '/');
+            if (slash)
+                *slash = '\0';
+        }
+        snprintf(path, sizeof path, "%s/%s", exe, rel);
+    }
+    nv_model *m = nv_model_load(path, err, sizeof err);
+    if (!m)
+        fprintf(stderr, "cannot load %s: %s\n", path, err);
+    return m;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    model = fixture_model();
+    if (!model)
+        return -1;
+    apps[0] = (struct nv_running_app){.app = nv_model_app_index(model, "amg"), .key = "amg",
+                                      .utilization = 0.6, .njobs = 2, .first_jobid = 13,
+                                      .nodes = amg_nodes};
+    apps[1] = (struct nv_running_app){.app = nv_model_app_index(model, "lulesh"), .key = "lulesh",
+                                      .utilization = 0.45, .njobs = 1, .first_jobid = 14,
+                                      .nodes = lulesh_nodes};
+    if (apps[0].app < 0 || apps[1].app < 0)
+        return -1;
+    both = (struct nv_running_index){.njobs = 4, .unknown_jobs = 1, .napps_total = 2, .napps = 2,
+                                     .apps = apps};
+    lulesh_only = (struct nv_running_index){.njobs = 1, .napps_total = 1, .napps = 1,
+                                            .apps = &apps[1]};
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    nv_model_free(model);
+    return 0;
+}
+
+static struct nv_config *config(const char *text)
+{
+    struct nv_config *c = malloc(sizeof *c);
+    assert_non_null(c);
+    int errors = nv_config_parse("test.conf", text, c, NULL, NULL);
+    if (errors)
+        fail_msg("config has %d errors:\n%s", errors, text);
+    return c;
+}
+
+static struct nv_submit_decision *decide(const struct nv_config *c, const nv_model *m,
+                                         const struct nv_running_index *ix,
+                                         const struct nv_submit_query *q)
+{
+    struct nv_submit_decision *d = malloc(sizeof *d);
+    assert_non_null(d);
+    memset(d, 0x5a, sizeof *d); /* every field must be set by nv_submit_decide */
+    nv_submit_decide(c, m, ix, q, d);
+    return d;
+}
+
+static void near(double got, double want, const char *what)
+{
+    if (!(fabs(got - want) <= 1e-9 * (1 + fabs(want))))
+        fail_msg("%s: got %.17g, want %.17g", what, got, want);
+}
+
+/* ------------------------------------------------------------ identity */
+
+static void identity_precedence(void **state)
+{
+    (void)state;
+    struct nv_config *c = config("");
+    const char *script = "#!/bin/bash\nsrun -n 4 ./amg -problem 2\n";
+    struct nv_submit_query q = {.app_option = "fftw", .job_name = "lulesh", .script = script};
+    struct nv_submit_decision *d = decide(c, model, &both, &q);
+    assert_string_equal(d->app, "fftw");
+    assert_string_equal(d->app_source, "--netvar-app");
+    free(d);
+
+    q.app_option = NULL; /* AppFields default: name, then script */
+    d = decide(c, model, &both, &q);
+    assert_string_equal(d->app, "lulesh");
+    assert_string_equal(d->app_source, "job name");
+    free(d);
+
+    q.app_option = "../etc"; /* an invalid option value is not used */
+    d = decide(c, model, &both, &q);
+    assert_string_equal(d->app, "lulesh");
+    free(d);
+
+    q.app_option = NULL;
+    q.job_name = "wrap"; /* anonymous: the script answers */
+    d = decide(c, model, &both, &q);
+    assert_string_equal(d->app, "amg");
+    assert_string_equal(d->app_source, "batch script");
+    free(d);
+    free(c);
+
+    c = config("AppFields=script,name\n");
+    q.job_name = "lulesh";
+    d = decide(c, model, &both, &q);
+    assert_string_equal(d->app, "amg");
+    assert_string_equal(d->app_source, "batch script");
+    free(d);
+    q.script = "#!/bin/sh\nhostname\n"; /* no launcher: the name answers */
+    d = decide(c, model, &both, &q);
+    assert_string_equal(d->app, "lulesh");
+    assert_string_equal(d->app_source, "job name");
+    free(d);
+    free(c);
+
+    c = config("AppFields=name\n");
+    q.job_name = NULL;
+    q.script = script;
+    d = decide(c, model, &both, &q);
+    assert_string_equal(d->app, ""); /* the script is not looked at */
+    assert_string_equal(d->app_source, "none");
+    assert_string_equal(d->message, "netvar: no app name (use --netvar-app=NAME); no prediction");
+    assert_false(d->app_known);
+    assert_true(isnan(d->own_pct) && isnan(d->inflicted_pct) && isnan(d->utilization));
+    free(d);
+    free(c);
+
+    c = config("AppFields=none\n");
+    q.job_name = "lulesh";
+    q.app_option = "amg"; /* the option still counts */
+    d = decide(c, model, &both, &q);
+    assert_string_equal(d->app, "amg");
+    free(d);
+    q.app_option = NULL;
+    d = decide(c, model, &both, &q);
+    assert_string_equal(d->app, "");
+    free(d);
+    free(c);
+}
+
+/* ------------------------------------------------------------ predictions */
+
+static void own_and_inflicted_predictions(void **state)
+{
+    (void)state;
+    struct nv_config *c = config("");
+    struct nv_submit_query q = {.app_option = "fftw"};
+    struct nv_submit_decision *d = decide(c, model, &both, &q);
+    assert_true(d->have_model);
+    assert_true(d->app_known);
+    near(d->utilization, 0.3, "utilization");
+    /* worst own: beside amg, 107.5 % by the queue model */
+    near(d->own_pct, 107.5, "own");
+    assert_string_equal(d->own_source, "model:queue");
+    assert_int_equal(d->own_jobid, 13);
+    assert_string_equal(d->own_with, "amg");
+    /* worst inflicted: lulesh (4 %, model, its table entry has 2 < 3 samples) over amg (1.357 %) */
+    near(d->inflicted_pct, 4.0, "inflicted");
+    assert_string_equal(d->inflicted_source, "model:queue");
+    assert_int_equal(d->inflicted_jobid, 14);
+    assert_string_equal(d->inflicted_app, "lulesh");
+    assert_int_equal(d->apps_considered, 2);
+    assert_int_equal(d->running_jobs, 4);
+    assert_int_equal(d->running_unknown, 1);
+    free(d);
+
+    /* amg beside running fftw: p_amg(0.3) */
+    struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"), .key = "fftw",
+                                      .utilization = 0.3, .njobs = 1, .first_jobid = 12};
+    struct nv_running_index fftw_running = {.njobs = 1, .napps_total = 1, .napps = 1, .apps = &fftw_app};
+    q.app_option = "amg";
+    d = decide(c, model, &fftw_running, &q);
+    near(d->own_pct, 1.0 + (0.1 / 0.7) * 2.5, "amg beside fftw");
+    near(d->inflicted_pct, 107.5, "fftw beside amg, inflicted");
+    assert_string_equal(d->inflicted_app, "fftw");
+    assert_int_equal(d->inflicted_jobid, 12);
+    free(d);
+    free(c);
+}
+
+static void table_answers_with_enough_samples(void **state)
+{
+    (void)state;
+    struct nv_config *c = config("MinPairSamples=3\n");
+    struct nv_submit_query q = {.app_option = "fftw"};
+    struct nv_submit_decision *d = decide(c, model, &lulesh_only, &q);
+    near(d->own_pct, 5.0, "fftw beside lulesh from the table");
+    assert_string_equal(d->own_source, "table, 8 runs");
+    assert_int_equal(d->own_jobid, 14);
+    near(d->inflicted_pct, 4.0, "lulesh beside fftw from the model");
+    assert_string_equal(d->inflicted_source, "model:queue");
+    free(d);
+    free(c);
+
+    c = config("MinPairSamples=9\n"); /* 8 samples no longer enough */
+    d = decide(c, model, &lulesh_only, &q);
+    near(d->own_pct, 10 + (0.25 / 0.3) * 50, "fftw beside lulesh from the model");
+    assert_string_equal(d->own_source, "model:queue");
+    free(d);
+    free(c);
+
+    c = config("MinPairSamples=2\n"); /* now lulesh's 2-sample entry answers too */
+    d = decide(c, model, &lulesh_only, &q);
+    near(d->inflicted_pct, 5.0, "lulesh beside fftw from the table");
+    assert_string_equal(d->inflicted_source, "table, 2 runs");
+    free(d);
+    free(c);
+}
+
+static void nothing_running(void **state)
+{
+    (void)state;
+    struct nv_config *c = config("");
+    struct nv_submit_query q = {.app_option = "fftw"};
+    struct nv_running_index empty = {0};
+    const struct nv_running_index *ixs[] = {NULL, &empty};
+    for (int i = 0; i < 2; i++) {
+        struct nv_submit_decision *d = decide(c, model, ixs[i], &q);
+        assert_true(d->app_known);
+        assert_true(isnan(d->own_pct));
+        assert_true(isnan(d->inflicted_pct));
+        assert_int_equal(d->apps_considered, 0);
+        assert_int_equal(d->running_jobs, 0);
+        assert_string_equal(d->exclude, "");
+        /* alone the best of 100, 60, 70 s is 2 nodes: 40 % less than 1 node */
+        assert_true(d->advice);
+        assert_int_equal(d->advice_nodes, 2);
+        assert_int_equal(d->requested_nodes, 1);
+        near(d->advice_saving_pct, 40.0, "saving");
+        assert_string_equal(d->message, "netvar: app fftw: rho 0.30; no running job to interfere with; "
+                                        "advice 2 nodes (-40 % time vs 1)");
+        free(d);
+    }
+    free(c);
+}
+
+/* ------------------------------------------------------------ avoid */
+
+static void avoid_excludes_only_apps_beyond_the_threshold(void **state)
+{
+    (void)state;
+    struct nv_submit_query q = {.app_option = "fftw"};
+    struct {
+        const char *threshold, *exclude;
+    } cases[] = {
+        {"10", "n3,n6"},           /* amg 107.5 % beyond; lulesh 5 % / 4 % not */
+        {"5", "n3,n6"},            /* 5 % is not beyond 5 % */
+        {"4.5", "n3,n6,n4,n5"},    /* lulesh own 5 % > 4.5 % */
+        {"107.5", ""},             /* 107.5 % is not beyond 107.5 % */
+        {"200", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "InterferenceThreshold=%s\nRule=apart action=avoid\n",
+                 cases[i].threshold);
+        struct nv_config *c = config(text);
+        struct nv_submit_decision *d = decide(c, model, &both, &q);
+        if (strcmp(d->exclude, cases[i].exclude))
+            fail_msg("threshold %s: exclude '%s', want '%s'", cases[i].threshold, d->exclude,
+                     cases[i].exclude);
+        assert_false(d->exclude_cut);
+        /* avoid stays only when there is something to avoid */
+        assert_int_equal(!!(d->actions & NV_ACT_AVOID), cases[i].exclude[0] != '\0');
+        assert_non_null(d->rule);
+        assert_string_equal(d->rule->name, "apart");
+        free(d);
+        free(c);
+    }
+    /* beyond the threshold but no avoid action: nothing excluded */
+    struct nv_config *c = config("Rule=note action=annotate\n");
+    struct nv_submit_decision *d = decide(c, model, &both, &q);
+    assert_string_equal(d->exclude, "");
+    assert_int_equal(d->actions, NV_ACT_ANNOTATE);
+    free(d);
+    free(c);
+}
+
+/* ------------------------------------------------------------ resize */
+
+static void resize_needs_apply_and_stays_in_range(void **state)
+{
+    (void)state;
+    struct nv_config *c = config("Rule=fit app=fftw action=resize,message message=\"netvar: sized\"\n");
+    /* own 107.5 %: 1 node 207.5 s, 2 nodes 124.5 s, 4 nodes 145.25 s */
+    struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 1, .max_nodes = 4,
+                                .advise_apply = true};
+    struct nv_submit_decision *d = decide(c, model, &both, &q);
+    assert_true(d->advice);
+    assert_int_equal(d->advice_nodes, 2);
+    assert_int_equal(d->requested_nodes, 1);
+    near(d->advice_saving_pct, (207.5 - 124.5) / 207.5 * 100, "saving");
+    assert_int_equal(d->resize_nodes, 2);
+    assert_true(d->actions & NV_ACT_RESIZE);
+    assert_non_null(strstr(d->message, "netvar: node count set to the advised 2 (you asked for "
+                                       "--netvar-advise=apply)"));
+    free(d);
+
+    /* without --netvar-advise=apply: no resize, and the user is told how */
+    q.advise_apply = false;
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->resize_nodes, 0);
+    assert_false(d->actions & NV_ACT_RESIZE);
+    assert_non_null(strstr(d->message, "add --netvar-advise=apply and give a range with --nodes=MIN-MAX"));
+    free(d);
+
+    /* the range holds only the requested count: nothing to change */
+    q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 4, .max_nodes = 4,
+                                 .advise_apply = true};
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->advice_nodes, 2); /* the advice is still reported */
+    assert_int_equal(d->requested_nodes, 4);
+    assert_int_equal(d->resize_nodes, 0);
+    assert_false(d->actions & NV_ACT_RESIZE);
+    free(d);
+
+    /* no max given: the range is the requested count alone */
+    q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 1, .advise_apply = true};
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->resize_nodes, 0);
+    free(d);
+
+    /* [3, 4]: 4 nodes (145.25 s) is slower than the requested 3
+     * (60*(70/60)^log2(1.5) = 65.69 s alone), so the job must not be resized */
+    q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 3, .max_nodes = 4,
+                                 .advise_apply = true};
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->requested_nodes, 3);
+    assert_int_equal(d->resize_nodes, 0);
+    free(d);
+    free(c);
+
+    /* advise_apply without a resize rule changes nothing */
+    c = config("");
+    q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 1, .max_nodes = 4,
+                                 .advise_apply = true};
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->resize_nodes, 0);
+    assert_false(d->actions & NV_ACT_RESIZE);
+    free(d);
+    free(c);
+}
+
+/* ------------------------------------------------------------ policy */
+
+static void actions_from_rules(void **state)
+{
+    (void)state;
+    struct nv_config *c = config(
+        "Rule=deny-it app=denyme action=deny reason=\"denyme is not allowed\"\n"
+        "Rule=hold-it app=holdme action=hold,message message=\"netvar: held for review\"\n"
+        "Rule=isolate-it app=isome action=isolate\n"
+        "Rule=too-slow own_slowdown>110 action=hold\n"
+        "Rule=hurts inflicted_slowdown>=3.99 app=fftw action=contain\n"
+        "Rule=noisy app=amg inflicted_slowdown>=10 action=avoid,message message=\"netvar: kept away\"\n");
+    struct nv_submit_query q = {.app_option = "denyme"};
+    struct nv_submit_decision *d = decide(c, model, &both, &q);
+    assert_string_equal(d->rule->name, "deny-it");
+    assert_int_equal(d->actions, NV_ACT_DENY | NV_ACT_ANNOTATE);
+    assert_string_equal(d->rule->reason, "denyme is not allowed");
+    assert_string_equal(d->message, "netvar: app denyme (from --netvar-app) is not in the model yet; no "
+                                    "prediction\nnetvar: policy rule 'deny-it' applied: deny");
+    free(d);
+
+    q.app_option = "holdme";
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->actions, NV_ACT_HOLD | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_non_null(strstr(d->message, "\nnetvar: policy rule 'hold-it' applied: message,hold\n"
+                                       "netvar: held for review"));
+    free(d);
+
+    q.app_option = "isome";
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->actions, NV_ACT_ISOLATE | NV_ACT_ANNOTATE);
+    free(d);
+
+    /* fftw: own 107.5 is not > 110; inflicted 4 >= 3.99 -> contain */
+    q.app_option = "fftw";
+    d = decide(c, model, &both, &q);
+    assert_non_null(d->rule);
+    assert_string_equal(d->rule->name, "hurts");
+    assert_int_equal(d->actions, NV_ACT_CONTAIN | NV_ACT_ANNOTATE);
+    free(d);
+
+    /* amg beside running fftw inflicts 107.5 % -> avoid fftw's nodes */
+    static char fftw_nodes[] = "n1,n2";
+    struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"), .key = "fftw",
+                                      .utilization = 0.3, .njobs = 1, .first_jobid = 12,
+                                      .nodes = fftw_nodes};
+    struct nv_running_index ix = {.njobs = 1, .napps_total = 1, .napps = 1, .apps = &fftw_app};
+    q.app_option = "amg";
+    d = decide(c, model, &ix, &q);
+    assert_non_null(d->rule);
+    assert_string_equal(d->rule->name, "noisy");
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_string_equal(d->exclude, "n1,n2");
+    assert_non_null(strstr(d->message, "netvar: policy rule 'noisy' applied: message,avoid\n"
+                                       "netvar: kept away"));
+    free(d);
+
+    /* an unknown app: the conditions are false, app rules still apply */
+    q.app_option = "gromacs";
+    d = decide(c, model, &both, &q);
+    assert_null(d->rule);
+    assert_int_equal(d->actions, NV_ACT_ANNOTATE);
+    free(d);
+    free(c);
+
+    /* annotate only when configured */
+    c = config("AnnotateAll=no\nRule=deny-it app=denyme action=deny\n");
+    q.app_option = "denyme";
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->actions, NV_ACT_DENY);
+    free(d);
+    free(c);
+    c = config("AnnotateField=none\n");
+    q.app_option = "fftw";
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->actions, 0);
+    assert_null(d->rule);
+    free(d);
+    free(c);
+}
+
+/* ------------------------------------------------------------ messages */
+
+static void the_users_line_has_units_and_sources(void **state)
+{
+    (void)state;
+    struct nv_config *c = config("");
+    struct nv_submit_query q = {.app_option = "fftw"};
+    struct nv_submit_decision *d = decide(c, model, &both, &q);
+    /* 107.5 prints as 108 (%.0f), 4.0 as 4; 2 nodes at 124.5 s vs 1 node at 207.5 s = -40 % */
+    assert_string_equal(d->message,
+                        "netvar: app fftw: rho 0.30; predicted slowdown 108 % beside job 13 (amg; "
+                        "model:queue); would slow job 14 (lulesh) by 4 % (model:queue); advice 2 nodes "
+                        "(-40 % time vs 1)");
+    assert_null(strchr(d->message, '\n')); /* no rule matched: one line */
+    free(d);
+
+    d = decide(c, model, &lulesh_only, &q);
+    assert_non_null(strstr(d->message, "predicted slowdown 5 % beside job 14 (lulesh; table, 8 runs)"));
+    free(d);
+    free(c);
+}
+
+static void no_model_means_annotate_only(void **state)
+{
+    (void)state;
+    struct nv_config *c = config("Rule=slow own_slowdown>=0 action=hold\n"
+                                 "Rule=named app=fftw action=contain\n");
+    struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 2, .max_nodes = 8,
+                                .advise_apply = true};
+    struct nv_submit_decision *d = decide(c, NULL, &both, &q);
+    assert_false(d->have_model);
+    assert_false(d->app_known);
+    assert_string_equal(d->app, "fftw");
+    assert_true(isnan(d->own_pct) && isnan(d->inflicted_pct) && isnan(d->utilization));
+    assert_false(d->advice);
+    assert_int_equal(d->resize_nodes, 0);
+    /* the condition rule cannot match; the app rule still does */
+    assert_non_null(d->rule);
+    assert_string_equal(d->rule->name, "named");
+    assert_int_equal(d->actions, NV_ACT_CONTAIN | NV_ACT_ANNOTATE);
+    assert_string_equal(d->message, "netvar: app fftw: no model loaded yet, so no prediction (job "
+                                    "annotated only)\nnetvar: policy rule 'named' applied: contain");
+    free(d);
+    free(c);
+
+    c = config("");
+    q.app_option = NULL;
+    d = decide(c, NULL, NULL, &q);
+    assert_string_equal(d->message, "netvar: app (unnamed): no model loaded yet, so no prediction (job "
+                                    "annotated only)");
+    assert_int_equal(d->actions, NV_ACT_ANNOTATE);
+    free(d);
+    free(c);
+}
+
+static void unknown_app_message(void **state)
+{
+    (void)state;
+    struct nv_config *c = config("");
+    struct nv_submit_query q = {.job_name = "gromacs"};
+    struct nv_submit_decision *d = decide(c, model, &both, &q);
+    assert_true(d->have_model);
+    assert_false(d->app_known);
+    assert_string_equal(d->app, "gromacs");
+    assert_string_equal(d->message, "netvar: app gromacs (from job name) is not in the model yet; no "
+                                    "prediction");
+    assert_true(isnan(d->own_pct));
+    assert_int_equal(d->apps_considered, 0);
+    assert_false(d->advice);
+    free(d);
+    free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(identity_precedence),
+        cmocka_unit_test(own_and_inflicted_predictions),
+        cmocka_unit_test(table_answers_with_enough_samples),
+        cmocka_unit_test(nothing_running),
+        cmocka_unit_test(avoid_excludes_only_apps_beyond_the_threshold),
+        cmocka_unit_test(resize_needs_apply_and_stays_in_range),
+        cmocka_unit_test(actions_from_rules),
+        cmocka_unit_test(the_users_line_has_units_and_sources),
+        cmocka_unit_test(no_model_means_annotate_only),
+        cmocka_unit_test(unknown_app_message),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
