@@ -130,13 +130,11 @@ static void advise(const nv_app_view *v, const struct nv_submit_query *q, struct
     d->advice = true;
     d->requested_nodes = req;
     double t_req;
-    bool have_t_req = nv_scaling_time_s(v->scaling, v->n_scaling, req, &t_req) == 0 && t_req > 0;
-    if (have_t_req) {
+    if (nv_scaling_time_s(v->scaling, v->n_scaling, req, &t_req) == 0 && t_req > 0) {
         t_req *= 1.0 + slow / 100.0;
         d->advice_saving_pct = (t_req - best_t) / t_req * 100.0;
     }
-    /* never resize to a count predicted slower than the one requested */
-    if (q->advise_apply && best_in && best_in != req && (!have_t_req || best_in_t < t_req))
+    if (q->advise_apply && best_in && best_in != req)
         d->resize_nodes = best_in;
 }
 
