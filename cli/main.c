@@ -20,6 +20,8 @@ static const struct nv_verb verbs[] = {
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},
     {"impact", verb_impact, "ImpactB beside a command: its latency and utilization into the model"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},
+    {"report", verb_report, "what netvar measured and concluded: a job, an app, the cluster"},
+    {"train", verb_train, "learn a model file from job records and campaigns"},
     {"utilization", verb_utilization, "switch utilization from probe latency, inverse P-K (JSON)"},
     {"variability", verb_variability, "variability estimate from router counters: train, estimate"},
     {"version", verb_version, "print the netvar version"},

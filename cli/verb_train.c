@@ -1,0 +1,210 @@
+/* verb_train.c - `netvar train`: job records (+ an input model holding
+ * calibration and campaigns) -> a new model file, written atomically. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "model_builder.h"
+#include "train_history.h"
+#include "verbs.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "Usage: netvar train --spool DIR --out FILE [--model IN] [--window-s S]\n"
+        "                    [--min-overlap-frac F] [--low-rho R] [--min-runs N]\n"
+        "                    [--u-bucket U] [--max-jobs N] [--quiet]\n"
+        "\n"
+        "Learn a model file from production history: the job records that\n"
+        "`netvar collect` wrote to DIR/jobs/<jobid>/job.json, on top of an input\n"
+        "model holding the calibration and campaign results (calibrate, impact,\n"
+        "campaign).  Records are streamed one at a time; only a ~300-byte summary\n"
+        "per job is kept.  Corrupt records are skipped with one line each and\n"
+        "counted.  The same input gives a byte-identical model.\n"
+        "\n"
+        "Per app:\n"
+        "  U_A        median over its runs of the counter-derived rho; an ImpactB\n"
+        "             U from the input model answers where a campaign measured it\n"
+        "             (utilization_source says which; both are kept)\n"
+        "  p_A(U)     the campaign curve of the input model when there is one,\n"
+        "             else learned from history: slowdown of each run against the\n"
+        "             app's baseline vs the background rho its switches saw\n"
+        "             (neighbours' counter rho weighted by overlap, or the record's\n"
+        "             switch_rho minus its own rho), bucketed, isotonic fit;\n"
+        "             flagged provenance.curve = \"production\"\n"
+        "  scaling    median runtime per node count (baseline runs where known), counts\n"
+        "  latency    ImpactB summary from the input model, else derived (P-K at U_A)\n"
+        "Co-location table: a run of A whose only neighbours (jobs overlapping it on\n"
+        "a shared leaf switch or group for at least the window) run app B is one\n"
+        "sample of (A, B): its runtime against A's baseline, the median runtime of\n"
+        "A's runs at the same node count with background rho <= --low-rho.  Mean,\n"
+        "sample count and standard deviation are kept.\n"
+        "\n"
+        "Options:\n"
+        "  --spool DIR              spool holding jobs/<jobid>/job.json (required)\n"
+        "  --out FILE               model file to write, atomically (required)\n"
+        "  --model IN               input model (calibration, campaigns); without it\n"
+        "                           the calibration is the records' median 1/mu\n"
+        "  --window-s S             least overlap of a pair, seconds (default 10)\n"
+        "  --min-overlap-frac F     ... and least fraction of A's runtime (default 0.5)\n"
+        "  --low-rho R              background rho of a baseline run, at most (0.05)\n"
+        "  --min-runs N             samples for a table entry or a learned curve (1)\n"
+        "  --u-bucket U             width of the background-U buckets of a learned\n"
+        "                           curve, fraction of the switch (0.05)\n"
+        "  --max-jobs N             most job records held (default %u; more is an error)\n"
+        "  --quiet                  no summary on stdout\n"
+        "  -h, --help               show this help\n"
+        "\n"
+        "job_submit/netvar notices the new file by itself (it re-reads the model\n"
+        "when the file changes).\n"
+        "\n"
+        "Exit status: 0 written, 1 unreadable spool or model, cap reached or write\n"
+        "failed, 2 bad usage.\n"
+        "\n"
+        "Example:\n"
+        "  netvar train --spool /var/spool/netvar --model /etc/netvar/model.json \\\n"
+        "               --out /etc/netvar/model.json --window-s 30\n",
+        NV_TRAIN_DEFAULT_MAX_JOBS);
+}
+
+static int parse_double(const char *opt, const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
+        fprintf(stderr, "netvar: train: %s %s: not a number in [%g, %g]\n", opt, s, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static void log_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+}
+
+int verb_train(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"spool", required_argument, 0, 's'},       {"out", required_argument, 0, 'o'},
+        {"model", required_argument, 0, 'm'},       {"window-s", required_argument, 0, 'w'},
+        {"min-overlap-frac", required_argument, 0, 'f'}, {"low-rho", required_argument, 0, 'r'},
+        {"min-runs", required_argument, 0, 'n'},    {"u-bucket", required_argument, 0, 'u'},
+        {"max-jobs", required_argument, 0, 'x'},    {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+    const char *spool = NULL, *out = NULL, *in_path = NULL;
+    int quiet = 0;
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    double d;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': spool = optarg; break;
+        case 'o': out = optarg; break;
+        case 'm': in_path = optarg; break;
+        case 'w':
+            if (parse_double("--window-s", optarg, 0, 1e9, &o.window_s))
+                return 2;
+            break;
+        case 'f':
+            if (parse_double("--min-overlap-frac", optarg, 0, 1, &o.min_overlap_frac))
+                return 2;
+            break;
+        case 'r':
+            if (parse_double("--low-rho", optarg, 0, 1, &o.low_rho))
+                return 2;
+            break;
+        case 'n':
+            if (parse_double("--min-runs", optarg, 1, 1e9, &d) || d != floor(d)) {
+                if (d != floor(d))
+                    fprintf(stderr, "netvar: train: --min-runs %s: not a whole number\n", optarg);
+                return 2;
+            }
+            o.min_runs = (uint32_t)d;
+            break;
+        case 'u':
+            if (parse_double("--u-bucket", optarg, 0.002, 1, &o.u_bucket))
+                return 2;
+            break;
+        case 'x':
+            if (parse_double("--max-jobs", optarg, 1, 1e8, &d) || d != floor(d)) {
+                if (d != floor(d))
+                    fprintf(stderr, "netvar: train: --max-jobs %s: not a whole number\n", optarg);
+                return 2;
+            }
+            o.max_jobs = (size_t)d;
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc || !spool || !out) {
+        fprintf(stderr, "netvar: train: %s\n",
+                optind < argc ? "unexpected argument" : "--spool and --out are required");
+        usage(stderr);
+        return 2;
+    }
+    char err[512];
+    nv_model *in = NULL;
+    if (in_path && !(in = nv_model_load(in_path, err, sizeof err))) {
+        fprintf(stderr, "netvar: train: --model %s: %s\n", in_path, err);
+        return 1;
+    }
+    double service_us = in ? nv_model_calibration(in)->service_us : 0;
+    nv_train_set s;
+    nv_train_set_init(&s);
+    int rc = 1;
+    nv_model_builder *b = NULL;
+    size_t pairs = 0;
+    if (nv_train_scan_spool(spool, service_us, &o, &s, log_line, NULL, err, sizeof err)) {
+        fprintf(stderr, "netvar: train: %s\n", err);
+        goto out;
+    }
+    if (nv_train_analyze(&s, &o)) {
+        fprintf(stderr, "netvar: train: out of memory analyzing %zu jobs\n", s.n);
+        goto out;
+    }
+    if (!(b = nv_train_build(&s, in, &o, &pairs, err, sizeof err))) {
+        fprintf(stderr, "netvar: train: %s\n", err);
+        goto out;
+    }
+    if (nv_builder_save(b, out, err, sizeof err)) {
+        fprintf(stderr, "netvar: train: %s\n", err);
+        goto out;
+    }
+    if (!quiet) {
+        const nv_train_stats *t = &s.stats;
+        printf("netvar train: %s\n", out);
+        printf("  job records read        %8zu\n", t->records);
+        printf("  used                    %8zu\n", t->used);
+        printf("  corrupt, skipped        %8zu\n", t->corrupt);
+        printf("  without app key         %8zu\n", t->no_app);
+        printf("  apps                    %8zu\n", s.n_apps);
+        printf("  baseline runs           %8zu   (background rho <= %.3f)\n", t->baseline_runs,
+               o.low_rho);
+        printf("  pair samples            %8zu   (one neighbour app, overlap >= %g s and "
+               ">= %.0f %% of runtime)\n", t->pair_samples, o.window_s, o.min_overlap_frac * 100);
+        printf("  runs, several neighbours%8zu   (not a pair sample)\n", t->mixed_neighbours);
+        printf("  runs, no baseline       %8zu   (no low-background run at their size)\n",
+               t->no_baseline);
+        printf("  co-location entries     %8zu   (>= %u samples each)\n", pairs, o.min_runs);
+        if (!in)
+            printf("  calibration             records' median 1/mu (no --model given)\n");
+    }
+    rc = 0;
+out:
+    nv_builder_free(b);
+    nv_train_set_free(&s);
+    nv_model_free(in);
+    return rc;
+}

@@ -1,0 +1,202 @@
+/* report_logic.c - pure helpers of `netvar report` (report_logic.h). */
+#include "report_logic.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "annotation.h"
+
+static double clean(double v) { return isfinite(v) ? v : 0; }
+
+static const uint32_t *g_cluster, *g_sig; /* qsort context */
+
+static int cmp_group(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    if (g_cluster[i] != g_cluster[j])
+        return g_cluster[i] < g_cluster[j] ? -1 : 1;
+    if (g_sig[i] != g_sig[j])
+        return g_sig[i] < g_sig[j] ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+long nv_report_segment_flags(const double *work, const double *time_us, const uint32_t *sig,
+                             size_t n, const nv_seg_estimate_opts *o, unsigned char *interfered)
+{
+    if (!o || (n && (!work || !time_us || !sig || !interfered)) || n > (SIZE_MAX >> 4))
+        return -1;
+    if (n == 0)
+        return 0;
+    memset(interfered, 0, n);
+    uint32_t *cluster = malloc(n * sizeof *cluster);
+    size_t *order = malloc(n * sizeof *order);
+    double *w = malloc(n * sizeof *w), *t = malloc(n * sizeof *t), *scratch = malloc(n * sizeof *scratch);
+    long flagged = -1;
+    if (!cluster || !order || !w || !t || !scratch)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        w[i] = clean(work[i]);
+    if (nv_seg_cluster_relative(w, n, o->rel_threshold, cluster) < 0)
+        goto out;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    g_cluster = cluster;
+    g_sig = sig;
+    qsort(order, n, sizeof *order, cmp_group);
+    flagged = 0;
+    for (size_t s = 0; s < n;) {
+        size_t e = s + 1;
+        while (e < n && cluster[order[e]] == cluster[order[s]] && sig[order[e]] == sig[order[s]])
+            e++;
+        size_t m = e - s;
+        if (m >= o->min_group) {
+            for (size_t k = 0; k < m; k++)
+                t[k] = clean(time_us[order[s + k]]);
+            double med = nv_seg_median_inplace(t, m);
+            double thr = med + o->mad_factor * nv_seg_mad(t, m, med, scratch);
+            for (size_t k = 0; k < m; k++)
+                if (clean(time_us[order[s + k]]) > thr) {
+                    interfered[order[s + k]] = 1;
+                    flagged++;
+                }
+        }
+        s = e;
+    }
+out:
+    free(cluster);
+    free(order);
+    free(w);
+    free(t);
+    free(scratch);
+    return flagged;
+}
+
+static void copy_str(json_object *o, const char *key, char *dst, size_t cap)
+{
+    json_object *v;
+    if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+        snprintf(dst, cap, "%s", json_object_get_string(v));
+}
+
+static double get_pct(json_object *o, const char *key)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v) ||
+        !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+        return NAN;
+    double d = json_object_get_double(v);
+    return isfinite(d) ? d : NAN;
+}
+
+int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out, char *err,
+                                     size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->own_pct = out->inflicted_pct = NAN;
+    json_object *v = NULL, *parsed = NULL, *a = NULL;
+    if (!rec)
+        return 0;
+    const char *field = "annotation";
+    if (!json_object_object_get_ex(rec, "annotation", &v) || !v) {
+        field = "comment";
+        if (!json_object_object_get_ex(rec, "comment", &v) || !v)
+            return 0;
+    }
+    if (json_object_is_type(v, json_type_object))
+        a = v;
+    else if (json_object_is_type(v, json_type_string)) {
+        const char *s = strstr(json_object_get_string(v), NV_ANNOTATION_PREFIX "{");
+        if (!s)
+            return 0; /* a comment of the user's own */
+        s += strlen(NV_ANNOTATION_PREFIX);
+        size_t len = strnlen(s, NV_ANNOTATION_MAX);
+        json_tokener *tok = json_tokener_new();
+        parsed = tok ? json_tokener_parse_ex(tok, s, (int)len) : NULL;
+        json_tokener_free(tok);
+        if (!parsed || !json_object_is_type(parsed, json_type_object)) {
+            json_object_put(parsed);
+            snprintf(err, errlen, "%s: the netvar annotation is not a JSON object", field);
+            return -1;
+        }
+        a = parsed;
+    } else {
+        snprintf(err, errlen, "%s: expected a string or an object", field);
+        return -1;
+    }
+    out->recorded = 1;
+    out->own_pct = get_pct(a, "own_pct");
+    out->inflicted_pct = get_pct(a, "inflicted_pct");
+    double adv = get_pct(a, "advice_nodes");
+    out->advice_nodes = isfinite(adv) && adv >= 1 && adv < 1e9 ? (unsigned)adv : 0;
+    copy_str(a, "src", out->source, sizeof out->source);
+    copy_str(a, "action", out->action, sizeof out->action);
+    copy_str(a, "mode", out->mode, sizeof out->mode);
+    json_object_put(parsed);
+    return 0;
+}
+
+/* 1 when the comma-separated lists share a name (empty list: shares all) */
+static int share_switch(const char *x, const char *y)
+{
+    if (!x || !*x || !y || !*y)
+        return 1;
+    for (const char *p = x; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        for (const char *q = y; *q;) {
+            const char *f = strchr(q, ',');
+            size_t m = f ? (size_t)(f - q) : strlen(q);
+            if (l && l == m && !strncmp(p, q, l))
+                return 1;
+            q += m + (f != NULL);
+        }
+        p += l + (e != NULL);
+    }
+    return 0;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const nv_report_pair *x = a, *y = b;
+    if (x->slowdown_pct != y->slowdown_pct)
+        return x->slowdown_pct > y->slowdown_pct ? -1 : 1;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    return (x->b > y->b) - (x->b < y->b);
+}
+
+size_t nv_report_cluster_pairs(const nv_model *m, const char *const *apps,
+                               const char *const *switches, size_t n, nv_predictor predictor,
+                               nv_report_pair *out, size_t max)
+{
+    size_t total = 0, kept = 0;
+    if (!m || !apps)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            if (i == j || !apps[i] || !apps[j] ||
+                !share_switch(switches ? switches[i] : NULL, switches ? switches[j] : NULL))
+                continue;
+            nv_prediction p;
+            const char *with = apps[j];
+            if (nv_predict(m, apps[i], &with, 1, predictor, NV_DEFAULT_MIN_SAMPLES, &p, NULL) !=
+                NV_PRED_OK)
+                continue;
+            total++;
+            nv_report_pair r = {i, j, p.slowdown_pct, p.source_label};
+            /* insertion into the sorted top-max list */
+            size_t k = kept < max ? kept++ : max;
+            if (k == max && (!max || cmp_pair(&r, &out[max - 1]) >= 0))
+                continue;
+            if (k == max)
+                k = max - 1;
+            while (k > 0 && cmp_pair(&r, &out[k - 1]) < 0) {
+                out[k] = out[k - 1];
+                k--;
+            }
+            out[k] = r;
+        }
+    return total;
+}

@@ -1,0 +1,58 @@
+/* report_logic.h - the pure parts of `netvar report`: which segments of a
+ * profile were interfered (for the seed-001 Fig. 2 plot), the job's netvar
+ * annotation read back from its record, and the predicted pair slowdowns
+ * among running jobs (for --cluster).  No I/O. */
+#ifndef NETVAR_REPORT_LOGIC_H
+#define NETVAR_REPORT_LOGIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json.h>
+
+#include "model.h"
+#include "predict.h"
+#include "segment_estimate.h"
+
+/* Per segment: 1 when it is slower than median + mad_factor*MAD of its
+ * group (same work cluster and signature, groups of >= min_group only), as
+ * nv_seg_estimate_run() decides.  Returns the number flagged, or -1 on bad
+ * arguments or allocation failure. */
+long nv_report_segment_flags(const double *work, const double *time_us, const uint32_t *sig,
+                             size_t n, const nv_seg_estimate_opts *o, unsigned char *interfered);
+
+/* What job_submit decided at submission, as recorded. */
+typedef struct nv_report_annotation {
+    int recorded;            /* 0: the record holds no annotation */
+    double own_pct;          /* predicted own slowdown, NAN when absent */
+    double inflicted_pct;    /* NAN when absent */
+    unsigned advice_nodes;   /* 0 when no advice */
+    char source[32];         /* "table", "model:queue", or "" */
+    char action[32];         /* policy action, or "" */
+    char mode[16];
+} nv_report_annotation;
+
+/* Reads the annotation from a job record: its "annotation" field (the
+ * "netvar:{...}" text job_submit wrote, or that JSON object), or a
+ * "comment" field holding it.  Returns 0 (out->recorded says whether one
+ * was found), or -1 with err when one is present but malformed. */
+int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out, char *err,
+                                     size_t errlen);
+
+/* One ordered pair among running jobs: predicted slowdown of a beside b. */
+typedef struct nv_report_pair {
+    size_t a, b;             /* indexes into the caller's job arrays */
+    double slowdown_pct;
+    const char *source;      /* "table" or "model:<predictor>" (static) */
+} nv_report_pair;
+
+/* Predictions for every ordered pair (a, b), a != b, of the n running jobs
+ * that share a leaf switch (comma-separated lists; a job without a list
+ * shares with everyone), both apps known to the model.  Writes up to max
+ * pairs sorted by slowdown, worst first (ties by a, then b); returns how
+ * many pairs were predicted in all. */
+size_t nv_report_cluster_pairs(const nv_model *m, const char *const *apps,
+                               const char *const *switches, size_t n, nv_predictor predictor,
+                               nv_report_pair *out, size_t max);
+
+#endif
