@@ -101,8 +101,10 @@ static int campaign_parse_configs(const char *spec, campaign_config *out, size_t
             return -1;
         }
         p += len;
-        if (*p == ',')
-            p++;
+        if (*p == ',' && !*++p) {
+            snprintf(err, errlen, "--configs: entry %zu is empty (trailing comma)", *n + 1);
+            return -1;
+        }
     }
     return 0;
 }
@@ -402,7 +404,7 @@ static int characterize(const campaign *cp, const campaign_config *cfg, config_r
     compressionb_args(cp, cfg, bufs, args);
     args[8] = "--ghz";
     args[9] = ghz_text;
-    snprintf(name, sizeof name, "compressionb-%s-impactb", cfg->id);
+    snprintf(name, sizeof name, "compressionb-%s-characterize", cfg->id);
     nv_child load;
     if (nv_probe_start(&load, &cp->plan, cp->plan.compressionb, name, args, 10, err, errlen))
         return -1;
