@@ -159,10 +159,11 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
         if (!parse_uint(v, 86400 * 7, &c->contain_wait_s))
             report(p, "ContainWaitSeconds=%s: not 0..604800 seconds; keeping %u", v, c->contain_wait_s);
     } else if (!strcasecmp(key, "MaxNeighbourApps")) {
-        if (!parse_uint(v, 4096, &c->max_neighbour_apps) || c->max_neighbour_apps == 0) {
-            c->max_neighbour_apps = 32;
-            report(p, "MaxNeighbourApps=%s: not 1..4096; keeping 32", v);
-        }
+        unsigned n;
+        if (!parse_uint(v, 4096, &n) || n == 0)
+            report(p, "MaxNeighbourApps=%s: not 1..4096; keeping %u", v, c->max_neighbour_apps);
+        else
+            c->max_neighbour_apps = n;
     } else if (!strcasecmp(key, "Rule")) {
         char why[384];
         if (nv_policy_parse_rule(&c->policy, v, p->line, why, sizeof why))
@@ -205,9 +206,15 @@ int nv_config_parse(const char *name, const char *text, struct nv_config *c,
         } else {
             memcpy(line, s, len);
             line[len] = '\0';
-            char *hash = strchr(line, '#');
-            if (hash)
-                *hash = '\0';
+            bool quoted = false; /* '#' inside "..." belongs to a rule's text */
+            for (char *h = line; *h; h++) {
+                if (*h == '"')
+                    quoted = !quoted;
+                else if (*h == '#' && !quoted) {
+                    *h = '\0';
+                    break;
+                }
+            }
             char *t = trim(line);
             if (*t) {
                 char *eq = strchr(t, '=');

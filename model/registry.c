@@ -172,12 +172,13 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
         return -1;
     }
     /* merge: keep parsed entries still present, parse the new ones */
-    size_t old = 0, kept = 0;
+    size_t old = 0, kept = 0, reused = 0;
     for (size_t i = 0; i < n; i++) {
         while (old < r->n && r->jobs[old].jobid < ids[i])
             job_free(&r->jobs[old++]);
         if (old < r->n && r->jobs[old].jobid == ids[i]) {
             jobs[kept++] = r->jobs[old++];
+            reused++;
             continue;
         }
         char path[4200], why[128];
@@ -202,6 +203,7 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
                 job_free(j);
         }
     }
+    bool changed = !r->seen_once || reused != r->n || kept != r->n;
     while (old < r->n)
         job_free(&r->jobs[old++]);
     free(r->jobs);
@@ -210,8 +212,14 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
     r->n = kept;
     r->cap = n;
     r->dir_mtime = st.st_mtim;
-    r->seen = true;
-    return 1;
+    /* A file created in the same clock tick as this scan would not change
+     * the directory's mtime again: trust the mtime only once it is a
+     * second old, and rescan (parsing only new files) until then. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    r->seen = now.tv_sec - st.st_mtim.tv_sec >= 2;
+    r->seen_once = true;
+    return changed ? 1 : 0;
 }
 
 static int cmp_util_desc(const void *a, const void *b)

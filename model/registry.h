@@ -31,7 +31,8 @@ struct nv_running_job {
 struct nv_registry {
     char dir[4096];
     struct timespec dir_mtime;
-    bool seen;
+    bool seen;           /* dir_mtime is old enough to trust */
+    bool seen_once;      /* the directory was read at least once */
     size_t n, cap;
     struct nv_running_job *jobs; /* sorted by jobid */
     uint64_t files_parsed, bad_files;

@@ -105,37 +105,57 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
     *hurt = d->exclude[0] != '\0';
 }
 
-/* best node count from the app's scaling points (time alone x (1 + own)) */
+/* Best node count: the predicted time T(N) x (1 + own slowdown), T from the
+ * app's scaling points with log-log interpolation (advice.h).  Between two
+ * points T is a power law, so its minimum over a range of N lies at a
+ * measured point or at an end of the range: only those are evaluated, which
+ * keeps the cost independent of how wide the user's range is. */
+static void consider(const nv_app_view *v, uint32_t n, double factor, double *best_t, uint32_t *best_n)
+{
+    double t;
+    if (n == 0 || nv_scaling_time_s(v->scaling, v->n_scaling, n, &t) != 0)
+        return;
+    t *= factor;
+    if (t < *best_t || (t == *best_t && n < *best_n)) {
+        *best_t = t;
+        *best_n = n;
+    }
+}
+
 static void advise(const nv_app_view *v, const struct nv_submit_query *q, struct nv_submit_decision *d)
 {
-    double slow = isfinite(d->own_pct) ? d->own_pct : 0.0;
+    double factor = 1.0 + (isfinite(d->own_pct) ? d->own_pct : 0.0) / 100.0;
     uint32_t req = q->min_nodes ? q->min_nodes : 1;
-    uint32_t lo = q->min_nodes ? q->min_nodes : 1, hi = q->max_nodes >= lo ? q->max_nodes : lo;
+    uint32_t lo = req, hi = q->max_nodes >= lo ? q->max_nodes : lo;
     double best_t = INFINITY, best_in_t = INFINITY;
-    uint32_t best_in = 0;
+    uint32_t best = 0, best_in = 0;
     for (size_t i = 0; i < v->n_scaling; i++) {
-        double t = v->scaling[i].median_runtime_s * (1.0 + slow / 100.0);
         uint32_t n = v->scaling[i].nodes;
-        if (t < best_t) {
-            best_t = t;
-            d->advice_nodes = n;
-        }
-        if (n >= lo && n <= hi && t < best_in_t) {
-            best_in_t = t;
-            best_in = n;
-        }
+        consider(v, n, factor, &best_t, &best);
+        if (n >= lo && n <= hi)
+            consider(v, n, factor, &best_in_t, &best_in);
     }
-    if (!isfinite(best_t))
+    consider(v, lo, factor, &best_in_t, &best_in);
+    consider(v, hi, factor, &best_in_t, &best_in);
+    if (!best)
         return;
     d->advice = true;
+    d->advice_nodes = best;
     d->requested_nodes = req;
     double t_req;
     if (nv_scaling_time_s(v->scaling, v->n_scaling, req, &t_req) == 0 && t_req > 0) {
-        t_req *= 1.0 + slow / 100.0;
+        t_req *= factor;
         d->advice_saving_pct = (t_req - best_t) / t_req * 100.0;
     }
-    if (q->advise_apply && best_in && best_in != req)
-        d->resize_nodes = best_in;
+    if (q->advise_apply && best_in && (best_in != lo || hi != lo))
+        d->resize_nodes = best_in; /* pin the range to the advised count */
+}
+
+/* Predictions are compared with the admin's thresholds at the precision
+ * they are shown with, so "4 %" on screen satisfies ">=4". */
+static double as_shown(double pct)
+{
+    return isfinite(pct) ? round(pct * 1e6) / 1e6 : pct;
 }
 
 void nv_submit_decide(const struct nv_config *c, const nv_model *m,
@@ -162,7 +182,7 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
     struct nv_policy_query pq = {
         .field = {q->partition, q->account, q->qos, q->user, d->app[0] ? d->app : NULL},
         .known = {isfinite(d->own_pct), isfinite(d->inflicted_pct), isfinite(d->utilization)},
-        .value = {d->own_pct, d->inflicted_pct, d->utilization},
+        .value = {as_shown(d->own_pct), as_shown(d->inflicted_pct), d->utilization},
     };
     d->rule = nv_policy_match(&c->policy, &pq);
     d->actions = d->rule ? d->rule->actions : 0;

@@ -368,15 +368,14 @@ static void resize_needs_apply_and_stays_in_range(void **state)
     assert_int_equal(d->resize_nodes, 0);
     free(d);
 
-    /* [3, 4]: whatever is chosen stays inside the user's range.  (The
-     * current code picks 4, the only scaling point in range, though the
-     * log-log interpolation it uses for the saving predicts 3 nodes at
-     * 60*(70/60)^log2(1.5) = 65.69 s vs 70 s at 4; see the report.) */
+    /* [3, 4]: log-log interpolation predicts 3 nodes at
+     * 60*(70/60)^log2(1.5) = 65.69 s against 70 s at 4, so the range is
+     * pinned to 3. */
     q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 3, .max_nodes = 4,
                                  .advise_apply = true};
     d = decide(c, model, &both, &q);
     assert_int_equal(d->requested_nodes, 3);
-    assert_true(d->resize_nodes == 0 || (d->resize_nodes >= 3 && d->resize_nodes <= 4));
+    assert_int_equal(d->resize_nodes, 3);
     assert_int_equal(!!(d->actions & NV_ACT_RESIZE), d->resize_nodes != 0);
     free(d);
     /* [5, 8]: no scaling point inside the range, so no resize at all */
