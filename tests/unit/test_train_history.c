@@ -1,0 +1,398 @@
+/* test_train_history.c - `netvar train` on hand-made spools of job records:
+ * streaming with corrupt records skipped and counted, the summary cap,
+ * baseline selection, a pair measured from overlapping jobs on a shared
+ * switch (and not across switches), a learned curve flagged "production",
+ * a campaign curve kept, and byte-identical output whatever the order the
+ * records were written in. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "model.h"
+#include "model_builder.h"
+#include "train_history.h"
+
+static char root[256];
+
+static void mk(const char *p) { mkdir(p, 0755); }
+
+static void rec(const char *spool, long id, const char *app, unsigned nodes, const char *sw,
+                double start, double runtime, double rho)
+{
+    char d[512], p[600];
+    snprintf(d, sizeof d, "%s/jobs", spool);
+    mk(spool);
+    mk(d);
+    snprintf(d, sizeof d, "%s/jobs/%ld", spool, id);
+    mk(d);
+    snprintf(p, sizeof p, "%s/job.json", d);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"schema\":\"netvar-job-record\",\"version\":1,\"job_id\":%ld,", id);
+    if (app)
+        fprintf(f, "\"app\":\"%s\",", app);
+    else
+        fprintf(f, "\"app\":null,");
+    fprintf(f, "\"nodes\":[");
+    for (unsigned n = 0; n < nodes; n++)
+        fprintf(f, "%s\"n%u\"", n ? "," : "", n);
+    fprintf(f, "],\"switches\":[\"%s\"],\"groups\":[],\"start_unix_s\":%g,\"end_unix_s\":%g,"
+               "\"runtime_s\":%g,\"utilization\":{\"service_us\":1.0,\"ports\":["
+               "{\"node\":\"n0\",\"port\":\"eth0\",\"rho\":%g}]}}\n",
+            sw, start, start + runtime, runtime, rho);
+    fclose(f);
+}
+
+static void raw(const char *spool, long id, const char *text)
+{
+    char d[512], p[600];
+    snprintf(d, sizeof d, "%s/jobs/%ld", spool, id);
+    mk(d);
+    snprintf(p, sizeof p, "%s/job.json", d);
+    FILE *f = fopen(p, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static void rmrf(const char *p)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p);
+    assert_int_equal(system(cmd), 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(root, sizeof root, "/tmp/nv-test-train-XXXXXX");
+    assert_non_null(mkdtemp(root));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rmrf(root);
+    return 0;
+}
+
+static int lines;
+static void count_log(void *ctx, const char *line)
+{
+    (void)ctx;
+    assert_non_null(strstr(line, "netvar: train: "));
+    assert_non_null(strstr(line, "skipped it"));
+    lines++;
+}
+
+/* A alone x3 at 4 nodes on leaf0 (100, 102, 104 s), B alone x3; A beside B
+ * on leaf1 (A 110 s); C on leaf2 at the same time (no shared switch). */
+static void history(const char *spool, int reverse)
+{
+    struct { long id; const char *app; unsigned nodes; const char *sw; double t0, rt, rho; } j[] = {
+        {10, "appA", 4, "leaf0", 0, 100, 0.30},    {11, "appA", 4, "leaf0", 1000, 102, 0.30},
+        {12, "appA", 4, "leaf0", 2000, 104, 0.30}, {13, "appB", 4, "leaf0", 3000, 200, 0.20},
+        {14, "appB", 4, "leaf0", 4000, 200, 0.20}, {15, "appB", 4, "leaf0", 5000, 200, 0.20},
+        {16, "appA", 4, "leaf1", 6000, 112.2, 0.30}, {17, "appB", 4, "leaf1", 5990, 205, 0.20},
+        {18, "appC", 4, "leaf2", 6000, 50, 0.10},  {19, "appA", 2, "leaf0", 8000, 180, 0.30},
+    };
+    size_t n = sizeof j / sizeof j[0];
+    for (size_t k = 0; k < n; k++) {
+        size_t i = reverse ? n - 1 - k : k;
+        rec(spool, j[i].id, j[i].app, j[i].nodes, j[i].sw, j[i].t0, j[i].rt, j[i].rho);
+    }
+}
+
+static void scan(const char *spool, nv_train_set *s, const nv_train_opts *o)
+{
+    char err[256];
+    nv_train_set_init(s);
+    assert_int_equal(nv_train_scan_spool(spool, 0, o, s, count_log, NULL, err, sizeof err), 0);
+    assert_int_equal(nv_train_analyze(s, o), 0);
+}
+
+static void corrupt_records_skipped_and_counted(void **state)
+{
+    (void)state;
+    char spool[400];
+    snprintf(spool, sizeof spool, "%s/c", root);
+    history(spool, 0);
+    raw(spool, 90, "{\"schema\":\"netvar-job-record\",\"job_id\":90,\"app\":\"appA\",\"nod");
+    raw(spool, 91, "{\"schema\":\"something-else\",\"job_id\":91}");
+    raw(spool, 92, "{\"schema\":\"netvar-job-record\",\"job_id\":92,\"app\":\"appA\","
+                   "\"nodes\":[\"n0\"],\"runtime_s\":-4}");
+    rec(spool, 93, NULL, 2, "leaf0", 9000, 10, 0.1); /* no app: not corrupt */
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    nv_train_set s;
+    lines = 0;
+    scan(spool, &s, &o);
+    assert_int_equal(s.stats.records, 14);
+    assert_int_equal(s.stats.corrupt, 3);
+    assert_int_equal(lines, 3);
+    assert_int_equal(s.stats.no_app, 1);
+    assert_int_equal(s.stats.used, 10);
+    assert_int_equal(s.n_apps, 3);
+    assert_string_equal(s.apps[0], "appA"); /* sorted */
+    nv_train_set_free(&s);
+}
+
+static void cap_is_a_clear_error(void **state)
+{
+    (void)state;
+    char spool[400], err[256];
+    snprintf(spool, sizeof spool, "%s/cap", root);
+    history(spool, 0);
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    o.max_jobs = 4;
+    nv_train_set s;
+    nv_train_set_init(&s);
+    assert_int_equal(nv_train_scan_spool(spool, 0, &o, &s, NULL, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cap"));
+    assert_true(s.n <= 4);
+    nv_train_set_free(&s);
+}
+
+static void baseline_and_pair_from_shared_switch(void **state)
+{
+    (void)state;
+    char spool[400];
+    snprintf(spool, sizeof spool, "%s/p", root);
+    history(spool, 0);
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    nv_train_set s;
+    scan(spool, &s, &o);
+    long a16 = nv_train_find_job(&s, 16), c18 = nv_train_find_job(&s, 18), a19 = nv_train_find_job(&s, 19);
+    assert_true(a16 >= 0 && c18 >= 0 && a19 >= 0);
+    /* baseline: median of the low-background runs at 4 nodes (100,102,104),
+     * not the 112.2 s run beside B (background 0.2 > 0.05) */
+    assert_float_equal(s.jobs[a16].baseline_s, 102.0, 1e-9);
+    assert_float_equal(s.jobs[a16].slowdown_pct, 10.0, 1e-9);
+    assert_float_equal(s.jobs[a16].background, 0.20, 1e-9); /* B covered all of it */
+    assert_int_equal(s.jobs[a16].n_neighbours, 1);
+    assert_string_equal(s.apps[s.jobs[a16].neighbour_app], "appB");
+    /* C ran at the same time on another leaf: nobody's neighbour */
+    assert_int_equal(s.jobs[c18].n_neighbours, 0);
+    assert_float_equal(s.jobs[c18].background, 0.0, 1e-12);
+    /* 2 nodes is its own size: its own baseline */
+    assert_float_equal(s.jobs[a19].baseline_s, 180.0, 1e-9);
+    assert_int_equal(s.stats.pair_samples, 2);
+
+    nv_model_builder *b = nv_train_build(&s, NULL, &o, NULL, NULL, 0);
+    assert_non_null(b);
+    char err[256];
+    nv_model *m = nv_builder_build(b, err, sizeof err);
+    assert_non_null(m);
+    nv_pair_view pv;
+    int32_t A = nv_model_app_index(m, "appA"), B = nv_model_app_index(m, "appB"),
+            C = nv_model_app_index(m, "appC");
+    assert_int_equal(nv_model_pair_find(m, A, B, &pv), 0);
+    assert_float_equal(pv.slowdown_pct, 10.0, 1e-9);
+    assert_int_equal(pv.samples, 1);
+    assert_float_equal(pv.sd_pct, 0.0, 1e-12);
+    assert_int_equal(nv_model_pair_find(m, B, A, &pv), 0);
+    assert_float_equal(pv.slowdown_pct, 2.5, 1e-9);
+    assert_int_equal(nv_model_pair_find(m, A, C, &pv), -1);
+    nv_app_view av;
+    nv_model_app(m, A, &av);
+    assert_float_equal(av.utilization, 0.30, 1e-12);
+    assert_int_equal(av.utilization_source, NV_USRC_COUNTERS);
+    assert_int_equal(av.counter_runs, 5);
+    assert_int_equal(av.history_runs, 5);
+    assert_int_equal(av.latency_origin, NV_LATENCY_DERIVED);
+    /* background buckets 0 and 0.2: a learned, flagged curve */
+    assert_int_equal(av.curve_origin, NV_CURVE_PRODUCTION);
+    assert_int_equal(av.n_points, 2);
+    assert_float_equal(av.points[1].utilization, 0.20, 1e-9);
+    assert_float_equal(av.points[1].slowdown_pct, 10.0, 1e-9);
+    assert_int_equal(av.n_scaling, 2);
+    assert_int_equal(av.scaling[0].nodes, 2);
+    assert_int_equal(av.scaling[1].nodes, 4);
+    assert_float_equal(av.scaling[1].median_runtime_s, 102.0, 1e-9);
+    assert_int_equal(av.scaling[1].count, 3);
+    nv_model_free(m);
+    nv_builder_free(b);
+    nv_train_set_free(&s);
+}
+
+static char *slurp(const char *p, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    char *buf = malloc(1 << 20);
+    *n = fread(buf, 1, 1 << 20, f);
+    fclose(f);
+    return buf;
+}
+
+static void byte_identical_whatever_the_order(void **state)
+{
+    (void)state;
+    char s1[400], s2[400], o1[400], o2[400], o3[400], err[256];
+    snprintf(s1, sizeof s1, "%s/r1", root);
+    snprintf(s2, sizeof s2, "%s/r2", root);
+    history(s1, 0);
+    history(s2, 1); /* same records written in the reverse order */
+    snprintf(o1, sizeof o1, "%s/m1.json", root);
+    snprintf(o2, sizeof o2, "%s/m2.json", root);
+    snprintf(o3, sizeof o3, "%s/m3.json", root);
+    const char *sp[3] = {s1, s1, s2};
+    const char *out[3] = {o1, o2, o3};
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    for (int k = 0; k < 3; k++) {
+        nv_train_set s;
+        scan(sp[k], &s, &o);
+        nv_model_builder *b = nv_train_build(&s, NULL, &o, NULL, err, sizeof err);
+        assert_non_null(b);
+        assert_int_equal(nv_builder_save(b, out[k], err, sizeof err), 0);
+        nv_builder_free(b);
+        nv_train_set_free(&s);
+    }
+    size_t n1, n2, n3;
+    char *a = slurp(o1, &n1), *b = slurp(o2, &n2), *c = slurp(o3, &n3);
+    assert_true(n1 > 100);
+    assert_int_equal(n1, n2);
+    assert_int_equal(n1, n3);
+    assert_memory_equal(a, b, n1);
+    assert_memory_equal(a, c, n1);
+    /* apps come out sorted by key */
+    assert_true(strstr(a, "\"key\":\"appA\"") < strstr(a, "\"key\":\"appB\""));
+    assert_true(strstr(a, "\"key\":\"appB\"") < strstr(a, "\"key\":\"appC\""));
+    free(a), free(b), free(c);
+}
+
+static void campaign_curve_and_impactb_kept(void **state)
+{
+    (void)state;
+    char spool[400], err[256];
+    snprintf(spool, sizeof spool, "%s/k", root);
+    history(spool, 0);
+    /* input model: calibration, appA measured by a campaign (ImpactB U 0.5) */
+    nv_model_builder *in = nv_builder_new();
+    nv_calibration cal;
+    double idle[] = {1.0, 1.1, 1.2, 1.05, 1.3};
+    assert_int_equal(nv_calibrate(idle, 5, NV_CAL_MINIMUM, 0, &cal), 0);
+    assert_int_equal(nv_builder_set_calibration(in, &cal), 0);
+    nv_latency_summary lat;
+    double l[] = {2.0, 2.5, 3.0};
+    nv_latency_summary_of(l, 3, &lat);
+    nv_curve_point pts[] = {{0.2, 3, 1}, {0.6, 12, 1}};
+    nv_app_input ai = {.key = "appA", .utilization = 0.5, .utilization_source = NV_USRC_LATENCY,
+                       .latency = &lat, .points = pts, .n_points = 2};
+    assert_int_equal(nv_builder_add_app(in, &ai), 0);
+    nv_pair_input keep = {"appA", "appZ", 7, 4, 1};
+    nv_app_input zi = {.key = "appZ", .utilization = 0.1, .latency = &lat};
+    assert_int_equal(nv_builder_add_app(in, &zi), 0);
+    assert_int_equal(nv_builder_add_pair(in, &keep), 0);
+    nv_model *im = nv_builder_build(in, err, sizeof err);
+    assert_non_null(im);
+    nv_builder_free(in);
+
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    nv_train_set s;
+    scan(spool, &s, &o);
+    nv_model_builder *b = nv_train_build(&s, im, &o, NULL, err, sizeof err);
+    assert_non_null(b);
+    nv_model *m = nv_builder_build(b, err, sizeof err);
+    assert_non_null(m);
+    nv_app_view av;
+    nv_model_app(m, nv_model_app_index(m, "appA"), &av);
+    assert_float_equal(av.utilization, 0.5, 1e-12); /* ImpactB answers */
+    assert_int_equal(av.utilization_source, NV_USRC_LATENCY);
+    assert_float_equal(av.counter_rho, 0.30, 1e-12); /* counters kept beside it */
+    assert_int_equal(av.curve_origin, NV_CURVE_CAMPAIGN);
+    assert_int_equal(av.n_points, 2);
+    assert_float_equal(av.points[1].slowdown_pct, 12, 1e-12);
+    assert_int_equal(av.latency_origin, NV_LATENCY_IMPACTB);
+    assert_float_equal(av.latency->mean_us, 2.5, 1e-12);
+    /* an input-only app and its table entry survive */
+    nv_pair_view pv;
+    assert_int_equal(nv_model_pair_find(m, nv_model_app_index(m, "appA"),
+                                        nv_model_app_index(m, "appZ"), &pv), 0);
+    assert_int_equal(pv.samples, 4);
+    assert_true(nv_model_calibration(m)->service_us == cal.service_us);
+    nv_model_free(m);
+    nv_model_free(im);
+    nv_builder_free(b);
+    nv_train_set_free(&s);
+}
+
+static void min_runs_and_window_respected(void **state)
+{
+    (void)state;
+    char spool[400], err[256];
+    snprintf(spool, sizeof spool, "%s/w", root);
+    history(spool, 0);
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    o.min_runs = 2; /* the single (A,B) sample no longer makes an entry */
+    nv_train_set s;
+    scan(spool, &s, &o);
+    size_t pairs = 99;
+    nv_model_builder *b = nv_train_build(&s, NULL, &o, &pairs, err, sizeof err);
+    assert_non_null(b);
+    assert_int_equal(pairs, 0);
+    nv_builder_free(b);
+    nv_train_set_free(&s);
+    nv_train_opts_default(&o);
+    o.window_s = 500; /* longer than the 112 s overlap: no neighbours */
+    scan(spool, &s, &o);
+    assert_int_equal(s.jobs[nv_train_find_job(&s, 16)].n_neighbours, 0);
+    assert_int_equal(s.stats.pair_samples, 0);
+    nv_train_set_free(&s);
+}
+
+static void old_model_without_provenance_loads(void **state)
+{
+    (void)state;
+    char err[256];
+    nv_model *m = nv_model_load("tests/fixtures/model/valid_small.json", err, sizeof err);
+    assert_non_null(m);
+    nv_app_view av;
+    nv_model_app(m, 0, &av);
+    assert_int_equal(av.history_runs, 0);
+    assert_int_equal(av.latency_origin, NV_LATENCY_IMPACTB);
+    nv_model_free(m);
+    const char *bad = "{\"schema\":\"netvar-model\",\"version\":1,\"calibration\":{\"method\":"
+        "\"minimum\",\"quantile\":0,\"service_us\":1,\"var_s_us2\":0,\"idle_mean_us\":1,"
+        "\"samples\":0,\"histogram\":{\"bins_per_decade\":16,\"first_edge_us\":1,\"counts\":"
+        "[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+        "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+        "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}},\"apps\":[{\"key\":\"a\",\"utilization\":0.1,"
+        "\"utilization_source\":\"counters\",\"latency\":{\"mean_us\":1,\"sd_us\":0,\"histogram\":"
+        "{\"bins_per_decade\":16,\"first_edge_us\":1,\"counts\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+        "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+        "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}},"
+        "\"compression\":{\"points\":[],\"fit\":[],\"residual_pct\":0},\"scaling\":[],"
+        "\"provenance\":{\"curve\":\"guessed\"}}],\"training_set\":[],\"colocation\":[]}";
+    assert_null(nv_model_load_buffer(bad, strlen(bad), err, sizeof err));
+    if (!strstr(err, "apps[0].provenance.curve"))
+        fprintf(stderr, "err: %s\n", err);
+    assert_non_null(strstr(err, "apps[0].provenance.curve"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(corrupt_records_skipped_and_counted),
+        cmocka_unit_test(cap_is_a_clear_error),
+        cmocka_unit_test(baseline_and_pair_from_shared_switch),
+        cmocka_unit_test(byte_identical_whatever_the_order),
+        cmocka_unit_test(campaign_curve_and_impactb_kept),
+        cmocka_unit_test(min_runs_and_window_respected),
+        cmocka_unit_test(old_model_without_provenance_loads),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
