@@ -1,0 +1,183 @@
+#!/bin/bash
+# test_netlab.sh - the network lab (lab/netlab): it comes up with Slurm on
+# namespaced nodes, its topology and uplink are what they claim, the uplink
+# sampler reads live queues, a cross-leaf ping-pong is slower under a
+# cross-leaf stream than alone and not under the same stream kept inside
+# one leaf (generous assertions on medians), the rate changes live, two labs
+# coexist, and down (or gc after a crash) leaves no namespace, link, qdisc
+# or process behind.  Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
+set -u
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+NETLAB=$ROOT/lab/netlab
+[ "$(id -u)" = 0 ] || { echo "skip: network namespaces need root"; exit 77; }
+for t in ip tc nsenter unshare slurmctld slurmd srun python3; do
+    command -v $t >/dev/null || { echo "skip: $t not installed"; exit 77; }
+done
+for b in impactb compressionb netvar-netlab-sample; do
+    [ -x "$BUILD/bin/$b" ] || { echo "skip: $BUILD/bin/$b not built"; exit 77; }
+done
+
+T=$(mktemp -d /tmp/nvnetlabtest.XXXXXX)
+LABS=""
+cleanup() {
+    local d
+    for d in $LABS; do "$NETLAB" down "$d" >/dev/null 2>&1 || true; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+checks=0 failures=0
+ok() { checks=$((checks + 1)); echo "ok - $*"; }
+not_ok() { checks=$((checks + 1)); failures=$((failures + 1)); echo "NOT OK - $*"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+
+# objects a lab with prefix P left behind, one per line (empty = clean)
+leftovers() {
+    local p=$1 dir=$2
+    ls /run/netns 2>/dev/null | grep "^$p" | sed 's/^/netns /'
+    ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep "^$p" | sed 's/^/link /'
+    tc -j qdisc show 2>/dev/null | python3 -c "
+import json,sys
+for q in json.load(sys.stdin):
+    if str(q.get('dev','')).startswith('$p'): print('qdisc', q['dev'])" 2>/dev/null
+    local pid
+    for pid in /proc/[0-9]*; do
+        pid=${pid#/proc/}
+        { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qxF "NETVAR_LAB_MARK=$dir" && echo "process $pid"
+    done
+}
+
+median_p50() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['latency']['p50_us'])" "$1"; }
+
+# ------------------------------------------------------------------ up
+t0=$(date +%s.%N)
+D=$("$NETLAB" up --nodes 6 --build "$BUILD" 2>"$T/up.err" | tail -n 1); rc=${PIPESTATUS[0]}
+t1=$(date +%s.%N)
+if [ "$rc" = 77 ]; then echo "skip: $(tail -n 1 "$T/up.err")"; exit 77; fi
+[ "$rc" = 0 ] && [ -d "$D" ] || { cat "$T/up.err"; echo "netlab up failed (exit $rc)"; exit 1; }
+LABS="$D"
+echo "# lab up in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}') s: $(tail -n 1 "$T/up.err")"
+eval "$("$NETLAB" env "$D")"
+P=$NETVAR_NETLAB_PREFIX
+check "env names a prefix nvNNN" test -n "$(printf %s "$P" | grep -E '^nv[0-9]{3}$')"
+check "env: MPI data on the data subnet" test "$OMPI_MCA_btl_tcp_if_include" = "$NETVAR_NETLAB_DATA_CIDR"
+check "env: MPI out-of-band on the management subnet" test "$OMPI_MCA_oob_tcp_if_include" = "$NETVAR_NETLAB_MGMT_CIDR"
+idle=$(sinfo -h -N -o '%N %t' | awk '$2=="idle"' | wc -l)
+check "6 nodes idle" test "$idle" = 6
+n=$(ls /run/netns | grep -c "^${P}h")
+check "6 namespaces ${P}h1..6" test "$n" = 6
+for dev in "${P}u1" "${P}u2"; do
+    r=$(tc -j qdisc show dev "$dev" | python3 -c "import json,sys; q=json.load(sys.stdin)[0]; print(q['kind'], q['options']['rate'])")
+    check "tbf 100mbit on $dev ($r)" test "$r" = "tbf 12500000"
+done
+check "s1 holds h1's port, s2 h4's" test "$(ip -o link show "${P}d1" | grep -o "master ${P}s[12]")" = "master ${P}s1" -a \
+    "$(ip -o link show "${P}d4" | grep -o "master ${P}s[12]")" = "master ${P}s2"
+h=$(timeout 60 srun -N1 -w h5 hostname 2>/dev/null)
+check "a task on h5 sees hostname h5 ($h)" test "$h" = h5
+a=$(timeout 60 srun -N1 -w h2 cat /proc/net/dev 2>/dev/null | grep -c 'data0\|mgmt0')
+check "a task on h2 runs in its namespace (data0, mgmt0)" test "$a" = 2
+sw=$(timeout 60 srun -N2 --switches=1 hostname 2>/dev/null | sort | tr '\n' ' ')
+case $sw in "h1 h2 "|"h1 h3 "|"h2 h3 "|"h4 h5 "|"h4 h6 "|"h5 h6 ") ok "--switches=1 keeps a 2-node job under one leaf ($sw)" ;;
+    *) not_ok "--switches=1 placed the job on: $sw" ;; esac
+
+# ------------------------------------------------------- live sampler
+"$NETLAB" sample "$D" --duration-s 1 --interval-ms 100 --output "$T/idle.json" 2>"$T/sample.err"
+check "sampler exits 0 on the idle uplink" test $? = 0
+python3 - "$T/idle.json" "$P" <<'PY' >"$T/idle.check" 2>&1; check "sampler JSON: 2 tbf queues, idle utilization < 0.2, ports counted ($(tail -n 1 "$T/idle.check"))" test $? = 0
+import json, sys
+d = json.load(open(sys.argv[1])); p = sys.argv[2]
+assert d["schema"] == "netvar-netlab-counters" and d["samples"] >= 5, d["samples"]
+u = {x["dev"]: x for x in d["uplink"]}
+assert set(u) == {p + "u1", p + "u2"}, u.keys()
+for x in u.values():
+    assert x["kind"] == "tbf" and x["rate_bytes_per_s"] == 12500000
+    assert 0 <= x["utilization"] < 0.2, x["utilization"]
+names = {q["name"]: q for q in d["delta"]["ports"]}
+assert p + "u1/tbf" in names and names[p + "u1/tbf"]["kind"] == "switch_port"
+assert "stall" in names[p + "u1/tbf"]["fields"]
+assert all(p + "d%d" % i in names for i in range(1, 7)), sorted(names)
+assert d["field_roles"]["stalls"] == "stall" and d["field_roles"]["flits"] == "bytes_out"
+print("utilization %.4f" % u[p + "u1"]["utilization"])
+PY
+
+# ---------------------------------------------- ping-pong alone vs loaded
+ib() { # ib OUT: cross-leaf ImpactB h1<->h4, 3 s, one exchange per 5 ms
+    timeout 90 srun -N2 -w h1,h4 --mpi=pmix "$BUILD/bin/impactb" --duration-s 3 --interval-us 5000 \
+        --output "$1" >"$1.log" 2>&1
+}
+stream() { # stream OUT NODES...: CompressionB bidirectional ~12 MB/s per rank, 7 s, per node pair
+    local out=$1; shift
+    local pair
+    for pair in "$@"; do
+        timeout 90 srun -N2 -w "$pair" --mpi=pmix "$BUILD/bin/compressionb" --partners 1 --messages 1 \
+            --msg-bytes 40960 --sleep-us 3000 --duration-s 7 --output "$out.${pair/,/-}.json" \
+            >"$out.${pair/,/-}.log" 2>&1 &
+    done
+}
+ib "$T/alone1.json" || not_ok "impactb alone failed: $(tail -n 5 "$T/alone1.json.log")"
+stream "$T/cross" h2,h5 h3,h6
+sleep 2
+"$NETLAB" sample "$D" --duration-s 2 --interval-ms 100 --output "$T/cross_q.json" 2>/dev/null &
+ib "$T/cross.json" || not_ok "impactb under cross-leaf stream failed: $(tail -n 5 "$T/cross.json.log")"
+wait
+stream "$T/inleaf" h2,h3 h5,h6
+sleep 2
+ib "$T/inleaf.json" || not_ok "impactb under in-leaf stream failed: $(tail -n 5 "$T/inleaf.json.log")"
+wait
+ib "$T/alone2.json" || not_ok "impactb alone (2) failed"
+a1=$(median_p50 "$T/alone1.json"); a2=$(median_p50 "$T/alone2.json")
+c=$(median_p50 "$T/cross.json"); i=$(median_p50 "$T/inleaf.json")
+alone=$(awk -v a="$a1" -v b="$a2" 'BEGIN{print (a > b ? a : b)}')
+bl=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(' '.join('%s %.0f bytes %.2f' % (u['dev'], u['backlog']['mean'], u['utilization']) for u in d['uplink']))" "$T/cross_q.json" 2>/dev/null)
+echo "# one-way p50: alone $a1 / $a2 us, cross-leaf stream $c us, in-leaf stream $i us; uplink under cross stream (mean backlog, utilization): $bl"
+check "cross-leaf stream: ping-pong p50 >= 2x alone ($c vs $alone us)" awk -v c="$c" -v a="$alone" 'BEGIN{exit !(c >= 2 * a)}'
+check "in-leaf stream: ping-pong p50 <= 1.5x alone + 100 us ($i vs $alone us)" awk -v i="$i" -v a="$alone" 'BEGIN{exit !(i <= 1.5 * a + 100)}'
+for f in "$T"/cross.*.json "$T"/inleaf.*.json; do
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['bytes_sent_total'] > 0" "$f" 2>/dev/null ||
+        not_ok "stream $(basename "$f") sent nothing"
+done
+
+# ------------------------------------------------------------ live rate
+"$NETLAB" rate "$D" 50mbit --limit 32000 2>/dev/null
+r=$(tc -j qdisc show dev "${P}u2" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['options']['rate'])")
+check "rate 50mbit applied live ($r bytes/s)" test "$r" = 6250000
+check "rate recorded in netlab.conf" grep -qx "rate=50mbit" "$D/netlab.conf"
+"$NETLAB" rate "$D" fast >/dev/null 2>&1
+check "a bad rate is refused with exit 2" test $? = 2
+
+# --------------------------------- a second lab beside it, then a crash
+D2=$("$NETLAB" up --nodes 2 --no-spank --no-jobsubmit --build "$BUILD" 2>"$T/up2.err" | tail -n 1)
+if [ -d "$D2" ]; then
+    LABS="$LABS $D2"
+    P2=$(sed -n 's/^prefix=//p' "$D2/netlab.conf")
+    check "two labs get different prefixes ($P, $P2)" test "$P" != "$P2"
+    check "the second lab runs jobs" test "$(SLURM_CONF=$D2/etc/slurm.conf timeout 60 srun -N2 hostname 2>/dev/null | sort | tr '\n' ' ')" = "h1 h2 "
+    # crash: the directory disappears while its daemons still run
+    cp -a "$D2" "$T/lab2.copy"
+    rm -rf "$D2"
+    "$NETLAB" gc 2>"$T/gc.err"
+    left=$(leftovers "$P2" "$D2")
+    check "gc after a crash leaves nothing of $P2 ${left:+(left: $left)}" test -z "$left"
+    check "the first lab survived gc" test "$(sinfo -h -N -o '%t' | grep -c idle)" = 6
+else
+    not_ok "second lab did not come up: $(tail -n 5 "$T/up2.err")"
+fi
+
+# ------------------------------------------------------------------ down
+t0=$(date +%s.%N)
+"$NETLAB" down "$D" 2>"$T/down.err"
+rc=$?
+t1=$(date +%s.%N)
+echo "# lab down in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}') s"
+check "down exits 0" test $rc = 0
+left=$(leftovers "$P" "$D")
+check "down leaves no namespace, link, qdisc or process of $P ${left:+(left: $left)}" test -z "$left"
+check "down removes the directory" test ! -e "$D"
+"$NETLAB" down "$D" 2>/dev/null
+check "down again is a no-op (exit 0)" test $? = 0
+LABS=""
+
+echo "# $checks checks, $failures failed"
+[ $failures -eq 0 ] && [ $checks -gt 0 ]
