@@ -367,7 +367,10 @@ int nv_child_start(nv_child *c, const nv_run_plan *p, char **argv, const char *n
     snprintf(c->what, sizeof c->what, "%s", name);
     snprintf(c->out_path, sizeof c->out_path, "%s/%s.out", p->work_dir, name);
     snprintf(c->err_path, sizeof c->err_path, "%s/%s.err", p->work_dir, name);
-    c->stop_signal = p->launcher == NV_LAUNCHER_SRUN ? SIGUSR1 : SIGTERM;
+    /* both launchers forward SIGUSR1 to the ranks and then wait for them
+     * (and their output); a SIGTERM makes srun kill the tasks and mpirun
+     * exit before it has forwarded all of rank 0's stdout */
+    c->stop_signal = SIGUSR1;
     int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int out = open(c->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int er = open(c->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -876,8 +879,8 @@ char *nv_probe_finish(nv_child *c, const nv_run_plan *p, int stop_now, double ti
             return NULL;
         }
     }
-    /* mpirun exits 1 after forwarding the stop signal even when every rank
-     * ended cleanly; a probe we stopped is judged by its output instead */
+    /* a launcher may exit non-zero after forwarding a stop signal even when
+     * every rank ended cleanly; a probe we stopped is judged by its output */
     struct stat fst;
     int have_output = stat(c->out_path, &fst) == 0 && fst.st_size > 0;
     if ((!WIFEXITED(st) || WEXITSTATUS(st) != 0) && !(stop_now && have_output)) {
@@ -899,6 +902,9 @@ int nv_run_command(const nv_run_plan *p, const char *const *cmd, size_t ncmd, co
     nv_argv_free(argv);
     if (rc)
         return -1;
+    /* the command does not handle SIGUSR1; on SIGTERM both launchers end
+     * the whole job (mpirun forwarding SIGUSR1 and leaving could orphan ranks) */
+    c.stop_signal = SIGTERM;
     int st = 0;
     int w = nv_child_wait(&c, timeout_s, &st, wall_s);
     if (w != NV_WAIT_EXITED) {

@@ -6,9 +6,9 @@
  * Children get stdin from /dev/null and their stdout and stderr in files of
  * a work directory, so a probe's JSON (rank 0's stdout, forwarded by the
  * launcher) is read back from there on any cluster, shared filesystem or
- * not.  A probe is stopped with the signal its launcher forwards as is:
- * SIGUSR1 for srun (srun turns a SIGTERM it gets into SIGKILL for the
- * tasks), SIGTERM for mpirun. */
+ * not.  A probe is stopped with SIGUSR1, which srun and mpirun forward to
+ * the ranks as is, then wait for them (srun turns a SIGTERM into SIGKILL
+ * for the tasks; mpirun on SIGTERM exits before forwarding all output). */
 #ifndef NETVAR_CLI_PROBE_RUN_H
 #define NETVAR_CLI_PROBE_RUN_H
 
@@ -104,7 +104,7 @@ int nv_run_plan_check(nv_run_plan *p, int min_nodes, int need_allocation, char *
 
 typedef struct nv_child {
     pid_t pid;                 /* 0 when not running */
-    int stop_signal;           /* what the launcher forwards as is */
+    int stop_signal;           /* SIGUSR1: both launchers forward it as is */
     uint64_t t_start_ns;
     char what[64];             /* "impactb", "the command", ... for messages */
     char out_path[NV_RUN_PATH_MAX + 64], err_path[NV_RUN_PATH_MAX + 64];

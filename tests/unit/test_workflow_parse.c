@@ -322,7 +322,7 @@ static void children_are_bounded(void **state)
     assert_int_equal(nv_child_wait(&c, 0.05, &st, NULL), NV_WAIT_TIMEOUT);
     assert_int_equal(kill(pid, 0), 0);
     st = nv_child_stop(&c, 2);
-    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGUSR1); /* srun plan: SIGUSR1 first */
+    assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGUSR1); /* the stop signal first */
     assert_int_equal(c.pid, 0);
     assert_int_equal(kill(pid, 0), -1);
 
