@@ -123,7 +123,7 @@ const char nv_run_options_help[] =
     "                         the paper used 2, one per socket)\n"
     "  --impactb PATH         ImpactB binary (default: impactb next to netvar)\n"
     "  --compressionb PATH    CompressionB binary (default: compressionb next to netvar)\n"
-    "  --launch-timeout-s S   seconds a launch may take to start or to stop after its\n"
+    "  --launch-timeout-s S   longest a launch may take to start, or to stop after its\n"
     "                         stop signal, in seconds (default 60)\n"
     "  --no-fake-nodes        mpirun: use the real placement; by default the probes\n"
     "                         split their ranks into N pseudo-nodes\n"
