@@ -170,6 +170,11 @@ static void prolog(struct job_ctx *j)
     json_object_object_add(o, "start_unix_s", json_object_new_double(t));
     json_object_object_add(o, "interval_s", json_object_new_int(j->opt.interval_s > 0 ? j->opt.interval_s : 0));
     add_place(o, j);
+    /* what job_submit decided, so reports can set it against what happened */
+    const char *comment = getenv("SLURM_JOB_COMMENT");
+    const char *note = comment ? strstr(comment, "netvar:{") : NULL;
+    if (note && strnlen(note, 1024) < 1024)
+        json_object_object_add(o, "annotation", json_object_new_string(note));
     if (nv_mode_wants_counters(j->mode) && j->reader) {
         nv_ctr_reader *r = open_counters(err, sizeof err);
         nv_ctr_snapshot *snap = r ? malloc(sizeof *snap) : NULL;
@@ -220,6 +225,8 @@ static void epilog(struct job_ctx *j)
                            start && json_object_object_get_ex(start, "start_unix_s", &v)
                                ? json_object_get(v) : NULL);
     json_object_object_add(rec, "end_unix_s", json_object_new_double(t_end));
+    if (start && json_object_object_get_ex(start, "annotation", &v))
+        json_object_object_add(rec, "annotation", json_object_get(v));
     char source[NV_CTR_BACKEND_MAX] = "none";
     json_object *jsnap;
     if (start && json_object_object_get_ex(start, "snapshot", &jsnap)) {

@@ -193,7 +193,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     size_t nblades = 0, corrupt = 0;
     double t0 = NAN, t1 = NAN;
     const char *traffic_unit = "bytes";
-    char app[80] = "", mode[16] = "";
+    char app[80] = "", mode[16] = "", annotation[1024] = "";
     long long jobid = -1;
     uint64_t tot[NV_CTR_NFIELDS] = {0};
 
@@ -219,6 +219,8 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
         add_unique(groups, jstr(rec, "group"));
         if (jstr(rec, "app") && !app[0])
             snprintf(app, sizeof app, "%s", jstr(rec, "app"));
+        if (jstr(rec, "annotation") && !annotation[0])
+            snprintf(annotation, sizeof annotation, "%s", jstr(rec, "annotation"));
         if (jstr(rec, "mode") && !mode[0])
             snprintf(mode, sizeof mode, "%s", jstr(rec, "mode"));
         double js = jnum(rec, "job_id");
@@ -279,6 +281,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     json_object_object_add(job, "job_id", json_object_new_int64(jobid));
     json_object_object_add(job, "app", app[0] ? json_object_new_string(app) : NULL);
     json_object_object_add(job, "mode", json_object_new_string(mode[0] ? mode : "unknown"));
+    json_object_object_add(job, "annotation", annotation[0] ? json_object_new_string(annotation) : NULL);
     json_object_object_add(job, "nodes", nodes);
     json_object_object_add(job, "blades", blade_names);
     json_object_object_add(job, "switches", switches);
