@@ -55,13 +55,15 @@
  *             prediction = sum_i coef[i]*exp(-gamma*|sv_i - x|^2) - rho
  *             (libsvm's sv_coef[0], SV and rho[0], copied field by field)
  *     "forest": {"interval_quantiles": [0.05, 0.95],
+ *                "calibration": {...},   optional; format in ve_load.c
  *                "trees": [ {"feature": [ints, -1 = leaf], "threshold": [..],
  *                            "left": [..], "right": [..], "value": [..]} ]},
  *                per tree 5 arrays of equal length (nodes); node 0 is the
  *                root; an inner node's children come after it; x <= threshold
  *                goes left; leaves carry the value
  *     "training": {"samples", "folds", "seed", "cv_r2", "cv_r2_forest",
- *                  "abstention", "coverage", "mean_half_width"}  (informative)
+ *                  "abstention", "coverage", "mean_half_width", "level",
+ *                  "interval_coverage", "point_coverage"}  (informative)
  *   } */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,6 @@
-/* ve_forest.c - random forest regression: training, per-tree predictions and
- * quantile intervals (see ve_forest.h). */
+/* ve_forest.c - random forest regression: training (with out-of-bag
+ * summaries), per-tree predictions, their spread and quantile intervals
+ * (see ve_forest.h). */
 #include "ve_forest.h"
 
 #include <math.h>
@@ -147,10 +148,36 @@ static long grow(struct grower *g, size_t *idx, size_t n, int depth)
     return me;
 }
 
+static double tree_predict(const nv_forest_node *t, uint32_t len, const double *x);
+
+/* Welford's update of sample i's running out-of-bag mean; sd holds the sum
+ * of squared deviations until oob_finish */
+static void oob_add(nv_forest_oob *o, double v)
+{
+    o->trees++;
+    double delta = v - o->mean;
+    o->mean += delta / (double)o->trees;
+    o->sd += delta * (v - o->mean);
+}
+
+static void oob_finish(nv_forest_oob *oob, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        oob[i].sd = oob[i].trees >= 2 && oob[i].sd > 0 ? sqrt(oob[i].sd / (oob[i].trees - 1)) : 0;
+}
+
 int nv_forest_train(const double *X, const double *y, size_t n, size_t d,
                     const nv_forest_params *p, nv_forest *out, char *err, size_t errlen)
 {
+    return nv_forest_train_oob(X, y, n, d, p, out, NULL, err, errlen);
+}
+
+int nv_forest_train_oob(const double *X, const double *y, size_t n, size_t d,
+                        const nv_forest_params *p, nv_forest *out, nv_forest_oob *oob,
+                        char *err, size_t errlen)
+{
     memset(out, 0, sizeof *out);
+    unsigned char *inbag = NULL;
     size_t trees = p && p->n_trees ? p->n_trees : 100;
     if (n == 0 || d == 0 || d > 1024 || n > (1u << 24)) {
         snprintf(err, errlen, "forest: %zu samples of %zu features cannot be trained on", n, d);
@@ -178,17 +205,26 @@ int nv_forest_train(const double *X, const double *y, size_t n, size_t d,
     if (!g.rng)
         g.rng = 1;
     size_t *idx = malloc(n * sizeof *idx);
+    if (oob) {
+        memset(oob, 0, n * sizeof *oob);
+        inbag = malloc(n);
+    }
     g.buf = malloc(n * sizeof *g.buf);
     g.feat_order = malloc(d * sizeof *g.feat_order);
     out->tree_off = calloc(trees, sizeof *out->tree_off);
     out->tree_len = calloc(trees, sizeof *out->tree_len);
-    if (!idx || !g.buf || !g.feat_order || !out->tree_off || !out->tree_len) {
+    if (!idx || !g.buf || !g.feat_order || !out->tree_off || !out->tree_len || (oob && !inbag)) {
         snprintf(err, errlen, "forest: out of memory");
         goto fail;
     }
     for (size_t t = 0; t < trees; t++) {
         for (size_t k = 0; k < n; k++)
             idx[k] = rng_below(&g.rng, n); /* bootstrap sample */
+        if (inbag) { /* before grow() reorders idx */
+            memset(inbag, 0, n);
+            for (size_t k = 0; k < n; k++)
+                inbag[idx[k]] = 1;
+        }
         size_t start = g.n_nodes;
         if (g.n_nodes > UINT32_MAX - NV_FOREST_MAX_NODES) {
             snprintf(err, errlen, "forest: too many nodes in total");
@@ -215,11 +251,17 @@ int nv_forest_train(const double *X, const double *y, size_t n, size_t d,
         g.nodes = all;
         memcpy(g.nodes + start, sub.nodes, sub.n_nodes * sizeof *sub.nodes);
         free(sub.nodes);
+        for (size_t i = 0; inbag && i < n; i++)
+            if (!inbag[i])
+                oob_add(&oob[i], tree_predict(g.nodes + start, (uint32_t)sub.n_nodes, X + i * d));
         g.n_nodes = start + sub.n_nodes;
         out->tree_off[t] = (uint32_t)start;
         out->tree_len[t] = (uint32_t)sub.n_nodes;
     }
+    if (oob)
+        oob_finish(oob, n);
     free(idx);
+    free(inbag);
     free(g.buf);
     free(g.feat_order);
     out->nodes = g.nodes;
@@ -229,6 +271,9 @@ int nv_forest_train(const double *X, const double *y, size_t n, size_t d,
     return 0;
 fail:
     free(idx);
+    free(inbag);
+    if (oob)
+        memset(oob, 0, n * sizeof *oob);
     free(g.buf);
     free(g.feat_order);
     free(g.nodes);
@@ -282,6 +327,23 @@ int nv_forest_interval(const nv_forest *f, const double *x, double lo_q, double 
     }
     *lo = r[0];
     *hi = r[1] < r[0] ? r[0] : r[1];
+    return 0;
+}
+
+int nv_forest_spread(const nv_forest *f, const double *x, double *mean, double *sd)
+{
+    if (!f || !f->n_trees || f->n_trees > NV_FOREST_MAX_TREES)
+        return -1;
+    double v[NV_FOREST_MAX_TREES];
+    nv_forest_tree_predictions(f, x, v);
+    double s = 0, ss = 0;
+    for (size_t t = 0; t < f->n_trees; t++)
+        s += v[t];
+    double m = s / (double)f->n_trees;
+    for (size_t t = 0; t < f->n_trees; t++)
+        ss += (v[t] - m) * (v[t] - m); /* two passes: no cancellation */
+    *mean = m;
+    *sd = f->n_trees > 1 ? sqrt(ss / (double)(f->n_trees - 1)) : 0;
     return 0;
 }
 

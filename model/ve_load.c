@@ -1,7 +1,20 @@
 /* ve_load.c - parse and validate the model file's optional "variability"
  * section into an nv_ve, and free one.  Pure json-c (no libsvm calls), so
  * the model loader and its fuzzer stay free of -lsvm.  Format: see the
- * header comment of model_load.c. */
+ * header comment of model_load.c, plus the forest's interval calibration
+ * (ve_calibrate.h), optional so that files written before it still load:
+ *   "forest": {..., "calibration": {
+ *       "method": "oob-conformal-sd",      required; the only one known
+ *       "level": 0.9,                      required, 0 < level < 1
+ *       "factor": 0.8,                     required, 0 <= factor <= 1e6: forest
+ *                                          interval mean +/- factor (sd + beta)
+ *       "svr_factor": 1.6,                 required, 0 <= svr_factor <= 1e6:
+ *                                          answer SVR +/- svr_factor (sd + beta)
+ *       "spread_floor": 0.12,              required, sigma, 0 < beta <= 1e6
+ *       "points": 1350,                    optional integer >= 0 (informative)
+ *       "oob_coverage": 0.9}}              optional, 0..1 (informative)
+ *   Absent: the interval is the raw interval_quantiles of the tree
+ *   predictions, which is what such a file meant when it was written. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -159,6 +172,50 @@ static int parse_svr(struct vl *L, json_object *o, const char *path, nv_svr *s)
     return 0;
 }
 
+/* the optional forest.calibration object (format above) */
+static int parse_calibration(struct vl *L, json_object *o, const char *path,
+                             nv_ve_calibration *cal)
+{
+    json_object *m = get(L, o, "method", path, json_type_string, "a string");
+    if (!m)
+        return -1;
+    if (strcmp(json_object_get_string(m), NV_VE_CAL_METHOD))
+        return vfail(L, "%s.method: value \"%.30s\" is not \"%s\" (the only method this netvar "
+                        "knows; retrain with it)", path, json_object_get_string(m),
+                     NV_VE_CAL_METHOD);
+    if (num(L, o, "level", path, &cal->level) || num(L, o, "factor", path, &cal->factor) ||
+        num(L, o, "svr_factor", path, &cal->svr_factor) ||
+        num(L, o, "spread_floor", path, &cal->spread_floor))
+        return -1;
+    if (!(cal->level > 0 && cal->level < 1))
+        return vfail(L, "%s.level: value %g is not between 0 and 1", path, cal->level);
+    if (!(cal->factor >= 0 && cal->factor <= 1e6))
+        return vfail(L, "%s.factor: value %g is outside [0, 1e6]", path, cal->factor);
+    if (!(cal->svr_factor >= 0 && cal->svr_factor <= 1e6))
+        return vfail(L, "%s.svr_factor: value %g is outside [0, 1e6]", path, cal->svr_factor);
+    if (!(cal->spread_floor > 0 && cal->spread_floor <= 1e6))
+        return vfail(L, "%s.spread_floor: value %g is outside (0, 1e6] sigma", path,
+                     cal->spread_floor);
+    json_object *v = NULL;
+    char p[220];
+    if (json_object_object_get_ex(o, "points", &v)) {
+        long pts;
+        snprintf(p, sizeof p, "%s.points", path);
+        if (integer_of(L, v, p, 0, 1L << 30, &pts))
+            return -1;
+        cal->points = (size_t)pts;
+    }
+    if (json_object_object_get_ex(o, "oob_coverage", &v)) {
+        snprintf(p, sizeof p, "%s.oob_coverage", path);
+        if (num_of(L, v, p, &cal->oob_coverage))
+            return -1;
+        if (!(cal->oob_coverage >= 0 && cal->oob_coverage <= 1))
+            return vfail(L, "%s: value %g is not between 0 and 1", p, cal->oob_coverage);
+    }
+    cal->calibrated = 1;
+    return 0;
+}
+
 static const char *const tree_fields[5] = {"feature", "threshold", "left", "right", "value"};
 
 static int parse_forest(struct vl *L, json_object *o, const char *path, nv_ve *ve)
@@ -170,6 +227,16 @@ static int parse_forest(struct vl *L, json_object *o, const char *path, nv_ve *v
         return vfail(L, "%s.interval_quantiles: %g..%g is not 0 <= lo < hi <= 1", path, q[0], q[1]);
     ve->lo_q = q[0];
     ve->hi_q = q[1];
+    json_object *ca = NULL;
+    if (json_object_object_get_ex(o, "calibration", &ca)) {
+        char cp[200];
+        snprintf(cp, sizeof cp, "%s.calibration", path);
+        if (!ca || !json_object_is_type(ca, json_type_object))
+            return vfail(L, "%s: expected an object, got %s", cp,
+                         ca ? json_type_to_name(json_object_get_type(ca)) : "null");
+        if (parse_calibration(L, ca, cp, &ve->cal))
+            return -1;
+    }
     json_object *trees = get(L, o, "trees", path, json_type_array, "an array");
     if (!trees)
         return -1;
@@ -301,11 +368,13 @@ nv_ve *nv_ve_from_json(json_object *o, const char *path, char *err, size_t errle
             ve->training.samples = (size_t)(json_object_get_int64(v) > 0 ? json_object_get_int64(v) : 0);
         if (json_object_object_get_ex(tr, "folds", &v) && json_object_is_type(v, json_type_int))
             ve->training.folds = (size_t)(json_object_get_int64(v) > 0 ? json_object_get_int64(v) : 0);
-        const char *keys[5] = {"cv_r2", "cv_r2_forest", "abstention", "coverage", "mean_half_width"};
-        double *dst[5] = {&ve->training.cv_r2, &ve->training.cv_r2_forest,
+        const char *keys[8] = {"cv_r2", "cv_r2_forest", "abstention", "coverage",
+                               "mean_half_width", "level", "interval_coverage", "point_coverage"};
+        double *dst[8] = {&ve->training.cv_r2, &ve->training.cv_r2_forest,
                           &ve->training.abstention, &ve->training.coverage,
-                          &ve->training.mean_half_width};
-        for (int k = 0; k < 5; k++)
+                          &ve->training.mean_half_width, &ve->training.level,
+                          &ve->training.interval_coverage, &ve->training.point_coverage};
+        for (int k = 0; k < 8; k++)
             if (json_object_object_get_ex(tr, keys[k], &v) &&
                 (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
                 isfinite(json_object_get_double(v)))

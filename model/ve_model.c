@@ -83,13 +83,33 @@ static void assign_folds(size_t n, size_t k, uint64_t seed, size_t *fold)
     free(perm);
 }
 
-/* scaled training rows of every fold but `hold` into Xtr/ytr; returns count */
+/* a calibrated forest on Xtr/ytr (m rows); oob has room for m */
+static int grow_calibrated(const double *Xtr, const double *ytr, size_t m,
+                           const nv_forest_params *fp, double level, nv_forest *rf,
+                           nv_forest_oob *oob, nv_ve_calibration *cal, char *err, size_t errlen)
+{
+    char why[300];
+    if (nv_forest_train_oob(Xtr, ytr, m, D, fp, rf, oob, err, errlen))
+        return -1;
+    if (nv_ve_calibrate(oob, ytr, m, level, cal, why, sizeof why)) {
+        snprintf(err, errlen, "variability: %s", why);
+        nv_forest_free(rf);
+        return -1;
+    }
+    return 0;
+}
+
+#define NO_FOLD ((size_t)-1)
+
+/* scaled training rows of every fold but `hold` and `hold2` (NO_FOLD: none)
+ * into Xtr/ytr, in job order; returns count */
 static size_t split(const double *feat, const double *z, size_t n, const size_t *fold,
-                    size_t hold, double *median, double *iqr, double *Xtr, double *ytr)
+                    size_t hold, size_t hold2, double *median, double *iqr, double *Xtr,
+                    double *ytr)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (fold[i] != hold) {
+        if (fold[i] != hold && fold[i] != hold2) {
             memcpy(Xtr + m * D, feat + i * D, D * sizeof *Xtr);
             ytr[m++] = z[i];
         }
@@ -98,6 +118,42 @@ static size_t split(const double *feat, const double *z, size_t n, const size_t 
     for (size_t i = 0; i < m; i++)
         nv_scaler_apply(median, iqr, D, Xtr + i * D, Xtr + i * D);
     return m;
+}
+
+/* Out-of-fold SVR predictions for every job outside fold `outer`, each from
+ * an SVR trained without `outer` and without the job's own fold (nested
+ * cross-validation, so that calibrating on them never sees `outer`); into
+ * oof[r], r counting the jobs outside `outer` in job order (the rows of
+ * split(.., outer, NO_FOLD, ..)).  Clobbers Xtr and ytr. */
+static int inner_svr_oof(const double *feat, const double *z, size_t n, const size_t *fold,
+                         size_t k, size_t outer, double C, double gamma, double eps, double *Xtr,
+                         double *ytr, double *oof, char *err, size_t errlen)
+{
+    for (size_t inner = 0; inner < k; inner++) {
+        if (inner == outer)
+            continue;
+        double med[D], iqr[D], x[D];
+        size_t m = split(feat, z, n, fold, outer, inner, med, iqr, Xtr, ytr);
+        nv_svr s;
+        if (!m) {
+            snprintf(err, errlen, "variability: no jobs left to train on without folds %zu and "
+                                  "%zu", outer + 1, inner + 1);
+            return -1;
+        }
+        if (nv_svr_train(Xtr, ytr, m, D, C, gamma, eps, &s, err, errlen))
+            return -1;
+        for (size_t i = 0, r = 0; i < n; i++) {
+            if (fold[i] == outer)
+                continue;
+            if (fold[i] == inner) {
+                nv_scaler_apply(med, iqr, D, feat + i * D, x);
+                oof[r] = nv_svr_predict(&s, x);
+            }
+            r++;
+        }
+        nv_svr_free(&s);
+    }
+    return 0;
 }
 
 nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_train_opts *o,
@@ -156,8 +212,11 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
     size_t *fold = malloc(n * sizeof *fold);
     double *Xtr = malloc(n * D * sizeof *Xtr), *ytr = malloc(n * sizeof *ytr);
     double *pred = malloc(n * sizeof *pred), *best_pred = malloc(n * sizeof *best_pred);
+    nv_forest_oob *oob = malloc(n * sizeof *oob);
+    double *point = malloc(n * sizeof *point);
     nv_ve *ve = calloc(1, sizeof *ve);
-    if (!fold || !Xtr || !ytr || !pred || !best_pred || !ve) {
+    double level = round((hi_q - lo_q) * 1e9) / 1e9; /* 0.95 - 0.05 is not quite 0.9 */
+    if (!fold || !Xtr || !ytr || !pred || !best_pred || !oob || !point || !ve) {
         snprintf(err, errlen, "variability: out of memory for %zu jobs", n);
         goto fail;
     }
@@ -169,7 +228,7 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
         for (size_t b = 0; b < nG; b++) {
             for (size_t f = 0; f < k; f++) {
                 double med[D], iqr[D], x[D];
-                size_t m = split(feat, z, n, fold, f, med, iqr, Xtr, ytr);
+                size_t m = split(feat, z, n, fold, f, NO_FOLD, med, iqr, Xtr, ytr);
                 nv_svr s;
                 if (!m || nv_svr_train(Xtr, ytr, m, D, Cg[a], Gg[b], eps, &s, err, errlen))
                     goto fail;
@@ -190,29 +249,57 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
             }
         }
 
-    /* the chosen pair with the forest, out of fold: abstention and coverage */
-    size_t answered = 0, covered = 0;
+    /* the chosen pair with the forest, out of fold.  Each fold's forest is
+     * grown and calibrated on the other folds only; the answer's half-width
+     * is calibrated on those folds' nested out-of-fold SVR predictions
+     * (with 2 folds there is no nesting: the outer ones, which saw the
+     * held-out fold as training data, a slight optimism).  Then, on the
+     * held-out fold: the coverage of both calibrated intervals, the
+     * abstentions, and the coverage of the answers. */
+    size_t answered = 0, covered = 0, in_interval = 0, point_in = 0;
     double hw_sum = 0;
     for (size_t f = 0; f < k; f++) {
         double med[D], iqr[D], x[D];
-        size_t m = split(feat, z, n, fold, f, med, iqr, Xtr, ytr);
+        if (k >= 3) {
+            if (inner_svr_oof(feat, z, n, fold, k, f, best_C, best_g, eps, Xtr, ytr, point, err,
+                              errlen))
+                goto fail;
+        } else {
+            for (size_t i = 0, r = 0; i < n; i++)
+                if (fold[i] != f)
+                    point[r++] = best_pred[i];
+        }
+        size_t m = split(feat, z, n, fold, f, NO_FOLD, med, iqr, Xtr, ytr);
         nv_forest rf;
+        nv_ve_calibration cal;
         nv_forest_params fpf = fp;
         fpf.seed = o->seed + f + 1;
-        if (!m || nv_forest_train(Xtr, ytr, m, D, &fpf, &rf, err, errlen))
+        char why[300];
+        if (!m || grow_calibrated(Xtr, ytr, m, &fpf, level, &rf, oob, &cal, err, errlen))
             goto fail;
+        if (nv_ve_calibrate_point(oob, ytr, point, m, &cal, why, sizeof why)) {
+            snprintf(err, errlen, "variability: %s", why);
+            nv_forest_free(&rf);
+            goto fail;
+        }
+        say(o, "netvar: variability: fold %zu: forest factor %.3f, SVR factor %.3f, spread "
+               "floor %.3f sigma (out-of-bag coverage %.1f %% of %zu jobs)", f + 1, cal.factor,
+            cal.svr_factor, cal.spread_floor, 100 * cal.oob_coverage, cal.points);
         for (size_t i = 0; i < n; i++)
             if (fold[i] == f) {
-                double mean, lo, hi;
+                double mean = 0, sd = 0;
                 nv_scaler_apply(med, iqr, D, feat + i * D, x);
-                nv_forest_interval(&rf, x, lo_q, hi_q, &mean, &lo, &hi);
-                pred[i] = mean;
+                nv_forest_spread(&rf, x, &mean, &sd);
+                double hf = nv_ve_calibrated_half_width(&cal, sd);
+                double hs = nv_ve_reported_half_width(&cal, sd);
                 double s = best_pred[i];
-                if (s >= lo && s <= hi) {
-                    double hw = (hi - lo) / 2;
+                pred[i] = mean;
+                in_interval += fabs(z[i] - mean) <= hf;
+                point_in += fabs(z[i] - s) <= hs;
+                if (fabs(s - mean) <= hs) {
                     answered++;
-                    hw_sum += hw;
-                    covered += fabs(z[i] - s) <= hw;
+                    hw_sum += hs;
+                    covered += fabs(z[i] - s) <= hs;
                 }
             }
         nv_forest_free(&rf);
@@ -228,20 +315,36 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
     ve->training.abstention = 1.0 - (double)answered / (double)n;
     ve->training.coverage = answered ? (double)covered / (double)answered : 0;
     ve->training.mean_half_width = answered ? hw_sum / (double)answered : 0;
-    say(o, "netvar: variability: chose C=%g gamma=%g; forest R^2 %.3f, abstained on %.1f %%, "
-           "coverage %.1f %%", best_C, best_g, ve->training.cv_r2_forest,
+    ve->training.level = level;
+    ve->training.interval_coverage = (double)in_interval / (double)n;
+    ve->training.point_coverage = (double)point_in / (double)n;
+    say(o, "netvar: variability: chose C=%g gamma=%g; forest R^2 %.3f; held out: the %.0f %% "
+           "intervals covered %.1f %% (forest) and %.1f %% (SVR), the VE abstained on %.1f %% "
+           "and covered %.1f %% of the rest", best_C, best_g, ve->training.cv_r2_forest,
+        100 * level, 100 * ve->training.interval_coverage, 100 * ve->training.point_coverage,
         100 * ve->training.abstention, 100 * ve->training.coverage);
 
     /* the final models on all jobs */
     for (size_t i = 0; i < n; i++)
         fold[i] = 1;
-    size_t m = split(feat, z, n, fold, 0, ve->median, ve->iqr, Xtr, ytr);
+    size_t m = split(feat, z, n, fold, 0, NO_FOLD, ve->median, ve->iqr, Xtr, ytr);
     fp.seed = o->seed;
     if (!m || nv_svr_train(Xtr, ytr, m, D, best_C, best_g, eps, &ve->svr, err, errlen) ||
-        nv_forest_train(Xtr, ytr, m, D, &fp, &ve->forest, err, errlen))
+        grow_calibrated(Xtr, ytr, m, &fp, level, &ve->forest, oob, &ve->cal, err, errlen))
         goto fail;
+    /* the SVR half-width from the grid search's out-of-fold predictions
+     * (rows are all jobs in order, so best_pred lines up with oob) */
+    {
+        char why[300];
+        if (nv_ve_calibrate_point(oob, ytr, best_pred, m, &ve->cal, why, sizeof why)) {
+            snprintf(err, errlen, "variability: %s", why);
+            goto fail;
+        }
+    }
     ve->lo_q = lo_q;
     ve->hi_q = hi_q;
+    free(oob);
+    free(point);
     free(fold);
     free(Xtr);
     free(ytr);
@@ -249,6 +352,8 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
     free(best_pred);
     return ve;
 fail:
+    free(oob);
+    free(point);
     free(fold);
     free(Xtr);
     free(ytr);
@@ -268,13 +373,26 @@ void nv_ve_estimate(const nv_ve *ve, const double feat[NV_VE_NFEAT], nv_ve_resul
             return;
     nv_scaler_apply(ve->median, ve->iqr, D, feat, x);
     out->svr = nv_svr_predict(&ve->svr, x);
-    if (nv_forest_interval(&ve->forest, x, ve->lo_q, ve->hi_q, &out->forest_mean, &out->forest_lo,
-                           &out->forest_hi))
+    if (!isfinite(out->svr))
         return;
-    if (out->svr >= out->forest_lo && out->svr <= out->forest_hi) {
-        out->answered = 1;
-        out->z = out->svr;
+    if (!ve->cal.calibrated) { /* a model file from before calibration */
+        if (nv_forest_interval(&ve->forest, x, ve->lo_q, ve->hi_q, &out->forest_mean,
+                               &out->forest_lo, &out->forest_hi))
+            return;
         out->half_width = (out->forest_hi - out->forest_lo) / 2;
+        out->answered = out->svr >= out->forest_lo && out->svr <= out->forest_hi;
+    } else {
+        double sd;
+        if (nv_forest_spread(&ve->forest, x, &out->forest_mean, &sd))
+            return;
+        double hf = nv_ve_calibrated_half_width(&ve->cal, sd);
+        out->forest_lo = out->forest_mean - hf;
+        out->forest_hi = out->forest_mean + hf;
+        out->half_width = nv_ve_reported_half_width(&ve->cal, sd);
+        out->answered = fabs(out->svr - out->forest_mean) <= out->half_width;
+    }
+    if (out->answered) {
+        out->z = out->svr;
         out->label = nv_ve_label(out->z);
     }
 }
@@ -332,6 +450,17 @@ json_object *nv_ve_to_json(const nv_ve *ve)
     json_object_array_add(qs, jd(ve->lo_q));
     json_object_array_add(qs, jd(ve->hi_q));
     json_object_object_add(fo, "interval_quantiles", qs);
+    if (ve->cal.calibrated) {
+        json_object *ca = json_object_new_object();
+        json_object_object_add(ca, "method", json_object_new_string(NV_VE_CAL_METHOD));
+        json_object_object_add(ca, "level", jd(ve->cal.level));
+        json_object_object_add(ca, "factor", jd(ve->cal.factor));
+        json_object_object_add(ca, "svr_factor", jd(ve->cal.svr_factor));
+        json_object_object_add(ca, "spread_floor", jd(ve->cal.spread_floor));
+        json_object_object_add(ca, "points", json_object_new_int64((int64_t)ve->cal.points));
+        json_object_object_add(ca, "oob_coverage", jd(ve->cal.oob_coverage));
+        json_object_object_add(fo, "calibration", ca);
+    }
     json_object *trees = json_object_new_array_ext((int)f->n_trees);
     for (size_t t = 0; t < f->n_trees; t++) {
         const nv_forest_node *nd = f->nodes + f->tree_off[t];
@@ -367,6 +496,9 @@ json_object *nv_ve_to_json(const nv_ve *ve)
     json_object_object_add(t, "abstention", jd(tr->abstention));
     json_object_object_add(t, "coverage", jd(tr->coverage));
     json_object_object_add(t, "mean_half_width", jd(tr->mean_half_width));
+    json_object_object_add(t, "level", jd(tr->level));
+    json_object_object_add(t, "interval_coverage", jd(tr->interval_coverage));
+    json_object_object_add(t, "point_coverage", jd(tr->point_coverage));
     json_object_object_add(o, "training", t);
     return o;
 }

@@ -239,10 +239,14 @@ void nv_ve_format(const nv_ve *ve, const nv_ve_result *r, char *buf, size_t len)
 {
     if (r->answered)
         snprintf(buf, len, "%+.1f σ (± %.1f): %s", r->z, r->half_width, r->label);
+    else if (ve && ve->cal.calibrated)
+        snprintf(buf, len, "no estimate: outside training data (SVR %+.1f σ and forest %+.1f σ "
+                           "differ by more than the %.0f %% error bound ± %.1f σ)", r->svr,
+                 r->forest_mean, 100 * ve->cal.level, r->half_width);
     else
         snprintf(buf, len, "no estimate: outside training data (SVR %+.1f σ is not inside the "
                            "forest's %.0f-%.0f %% interval [%+.1f, %+.1f] σ)", r->svr,
-                 100 * ve->lo_q, 100 * ve->hi_q, r->forest_lo, r->forest_hi);
+                 ve ? 100 * ve->lo_q : 5, ve ? 100 * ve->hi_q : 95, r->forest_lo, r->forest_hi);
 }
 
 static json_object *jd(double d) { return json_object_new_double(isfinite(d) ? d : 0); }
@@ -261,12 +265,16 @@ json_object *nv_ve_result_json(const nv_ve *ve, const nv_ve_result *r)
     json_object_object_add(o, "forest_mean_sigma", jd(r->forest_mean));
     json_object_object_add(o, "forest_lo_sigma", jd(r->forest_lo));
     json_object_object_add(o, "forest_hi_sigma", jd(r->forest_hi));
-    json_object_object_add(o, "interval_quantiles", json_object_new_string("5th-95th percentile of tree predictions"));
-    if (ve && (ve->lo_q != 0.05 || ve->hi_q != 0.95)) {
-        char q[80];
-        snprintf(q, sizeof q, "%g-%g quantiles of tree predictions", ve->lo_q, ve->hi_q);
-        json_object_object_add(o, "interval_quantiles", json_object_new_string(q));
-    }
+    char how[300];
+    if (ve && ve->cal.calibrated)
+        snprintf(how, sizeof how, "error bound: %.3f x (SD of the tree predictions + %.3f sigma), "
+                 "calibrated on out-of-sample residuals to cover %.0f %% of jobs; forest "
+                 "interval: mean +/- %.3f x the same", ve->cal.svr_factor, ve->cal.spread_floor,
+                 100 * ve->cal.level, ve->cal.factor);
+    else
+        snprintf(how, sizeof how, "%g-%g quantiles of tree predictions (uncalibrated model)",
+                 ve ? ve->lo_q : 0.05, ve ? ve->hi_q : 0.95);
+    json_object_object_add(o, "interval", json_object_new_string(how));
     json_object_object_add(o, "unit", json_object_new_string(
         "standard deviations of the app's runtime at this node count (sigma)"));
     return o;

@@ -1,8 +1,11 @@
 /* test_ve_model.c - the Variability Estimate's parts: random forest
- * determinism and interval order, scaler round trip, libsvm SVR on a known
- * function (and the stored arrays predicting as libsvm did), the model
- * file's optional section (round trip, old files, bad sections), and bad
- * job records (no counters, missing statistics) giving a clear message. */
+ * determinism and interval order, out-of-bag summaries, the interval
+ * calibration (exact conformal rank; coverage of fresh data where the true
+ * noise is known), scaler round trip, libsvm SVR on a known function (and
+ * the stored arrays predicting as libsvm did), the model file's optional
+ * section (round trip, old files, files without calibration, bad sections),
+ * and bad job records (no counters, missing statistics) giving a clear
+ * message. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,6 +20,7 @@
 
 #include "model.h"
 #include "model_builder.h"
+#include "ve_calibrate.h"
 #include "ve_model.h"
 #include "ve_records.h"
 #include "ve_scaler.h"
@@ -76,6 +80,208 @@ static void forest_is_deterministic_with_a_seed_and_intervals_are_ordered(void *
     y[3] = NAN;
     assert_int_equal(nv_forest_train(X, y, N, DIM, &p, &a, err, sizeof err), -1);
     assert_non_null(strstr(err, "target 3"));
+}
+
+/* N(0,1) from the lcg (Box-Muller) */
+static double gauss(uint64_t *s)
+{
+    double u = lcg(s), v = lcg(s);
+    return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
+}
+
+static void oob_training_grows_the_same_trees_and_leaves_a_third_out(void **state)
+{
+    enum { N = 150, DIM = 2, T = 40 };
+    double X[N * DIM], y[N];
+    uint64_t s = 9;
+    for (int i = 0; i < N; i++) {
+        X[i * DIM] = lcg(&s);
+        X[i * DIM + 1] = lcg(&s);
+        y[i] = 3 * X[i * DIM] + 0.2 * gauss(&s);
+    }
+    nv_forest_params p = {.n_trees = T, .min_leaf = 2, .max_features = 1, .seed = 11};
+    nv_forest a, b;
+    nv_forest_oob oob[N];
+    char err[200];
+    assert_int_equal(nv_forest_train(X, y, N, DIM, &p, &a, err, sizeof err), 0);
+    assert_int_equal(nv_forest_train_oob(X, y, N, DIM, &p, &b, oob, err, sizeof err), 0);
+    assert_int_equal(a.n_nodes, b.n_nodes);
+    for (size_t i = 0; i < a.n_nodes; i++)
+        assert_true(a.nodes[i].threshold == b.nodes[i].threshold &&
+                    a.nodes[i].value == b.nodes[i].value);
+    double left_out = 0;
+    for (int i = 0; i < N; i++) {
+        assert_true(oob[i].trees <= T && oob[i].sd >= 0);
+        left_out += oob[i].trees;
+        /* a job's out-of-bag mean comes from trees that never saw its noise */
+        if (oob[i].trees >= 5)
+            assert_true(fabs(oob[i].mean - 3 * X[i * DIM]) < 1.2);
+    }
+    left_out /= (double)N * T;
+    assert_true(left_out > 0.30 && left_out < 0.44); /* (1 - 1/N)^N ~ 0.368 */
+    double mean, sd, x[DIM] = {0.5, 0.5};
+    assert_int_equal(nv_forest_spread(&b, x, &mean, &sd), 0);
+    assert_true(fabs(mean - 1.5) < 0.5 && sd > 0 && sd < 1);
+    nv_forest_free(&a);
+    nv_forest_free(&b);
+}
+
+static void calibration_takes_the_conformal_rank(void **state)
+{
+    /* every s_i = 1, so beta = 1 and score_i = |y_i - m_i| / 2 = i + 1 */
+    enum { M = 19 };
+    nv_forest_oob oob[M + 1];
+    double y[M + 1], point[M + 1];
+    for (int i = 0; i < M; i++) {
+        oob[i] = (nv_forest_oob){.mean = 0, .sd = 1, .trees = 5};
+        y[i] = 2.0 * (i + 1) * (i % 2 ? 1 : -1);
+        point[i] = y[i] / 2; /* point scores: (i + 1) / 2 */
+    }
+    oob[M] = (nv_forest_oob){.mean = 0, .sd = 1, .trees = 1}; /* too few trees: ignored */
+    y[M] = 1000;
+    point[M] = 0;
+    nv_ve_calibration c;
+    char err[200];
+    assert_int_equal(nv_ve_calibrate(oob, y, M + 1, 0.9, &c, err, sizeof err), 0);
+    /* ceil((19 + 1) 0.9) = 18th smallest of 1..19 */
+    assert_true(c.calibrated && c.spread_floor == 1 && c.factor == 18 && c.points == M);
+    assert_true(fabs(c.oob_coverage - 18.0 / 19) < 1e-12);
+    assert_true(nv_ve_calibrated_half_width(&c, 0.5) == 18 * 1.5);
+    assert_int_equal(nv_ve_calibrate_point(oob, y, point, M + 1, &c, err, sizeof err), 0);
+    assert_true(c.svr_factor == 9 && c.factor == 18);
+    assert_true(nv_ve_reported_half_width(&c, NAN) == 9); /* a NaN spread counts as 0 */
+    /* 9 scores: rank ceil(10 0.9) = 9, the largest */
+    assert_int_equal(nv_ve_calibrate(oob, y, 9, 0.9, &c, err, sizeof err), 0);
+    assert_true(c.factor == 9);
+    assert_int_equal(nv_ve_calibrate(oob + M, y + M, 1, 0.9, &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "2 or more trees"));
+    assert_int_equal(nv_ve_calibrate(oob, y, M, 1.0, &c, err, sizeof err), -1);
+    assert_non_null(strstr(err, "level 1"));
+}
+
+/* y = 2 sin(3 x0) + x1 + noise whose sd is 0.1 + 0.5 x0 (known, and
+ * changing across the space); row i of X is DIM uniforms */
+enum { CAL_DIM = 3 };
+static void noisy_rows(uint64_t *s, double *X, double *y, double *noise_sd, int n)
+{
+    for (int i = 0; i < n; i++) {
+        double *x = X + i * CAL_DIM;
+        for (int j = 0; j < CAL_DIM; j++)
+            x[j] = lcg(s);
+        noise_sd[i] = 0.1 + 0.5 * x[0];
+        y[i] = 2 * sin(3 * x[0]) + x[1] + noise_sd[i] * gauss(s);
+    }
+}
+
+static void calibrated_forest_interval_covers_fresh_data(void **state)
+{
+    enum { N = 600, FRESH = 2000, T = 100 };
+    static double X[N * CAL_DIM], y[N], sdv[N], Xf[FRESH * CAL_DIM], yf[FRESH], sdf[FRESH];
+    static nv_forest_oob oob[N];
+    uint64_t s = 2024;
+    noisy_rows(&s, X, y, sdv, N);
+    noisy_rows(&s, Xf, yf, sdf, FRESH);
+    nv_forest_params p = {.n_trees = T, .min_leaf = 2, .max_features = 2, .seed = 3};
+    nv_forest f;
+    nv_ve_calibration c, c2;
+    char err[200];
+    assert_int_equal(nv_forest_train_oob(X, y, N, CAL_DIM, &p, &f, oob, err, sizeof err), 0);
+    assert_int_equal(nv_ve_calibrate(oob, y, N, 0.9, &c, err, sizeof err), 0);
+    assert_true(c.points > N * 95 / 100 && c.factor > 0 && c.spread_floor > 0);
+    size_t in = 0, in_raw = 0, n_lo = 0, n_hi = 0;
+    double hw_sum = 0, hw_lo = 0, hw_hi = 0, true_hw = 0;
+    for (int i = 0; i < FRESH; i++) {
+        double mean, sd, lo, hi, m2;
+        assert_int_equal(nv_forest_spread(&f, Xf + i * CAL_DIM, &mean, &sd), 0);
+        double h = nv_ve_calibrated_half_width(&c, sd);
+        in += fabs(yf[i] - mean) <= h;
+        nv_forest_interval(&f, Xf + i * CAL_DIM, 0.05, 0.95, &m2, &lo, &hi);
+        in_raw += yf[i] >= lo && yf[i] <= hi;
+        hw_sum += h;
+        true_hw += 1.645 * sdf[i]; /* the exact 90 % half-width of the noise */
+        if (Xf[i * CAL_DIM] < 0.3) {
+            hw_lo += h;
+            n_lo++;
+        } else if (Xf[i * CAL_DIM] > 0.7) {
+            hw_hi += h;
+            n_hi++;
+        }
+    }
+    double cover = (double)in / FRESH;
+    print_message("calibrated 90 %% forest interval: fresh coverage %.3f (raw 5-95 %% quantiles "
+                  "%.3f), mean half-width %.3f vs the noise's own %.3f\n", cover,
+                  (double)in_raw / FRESH, hw_sum / FRESH, true_hw / FRESH);
+    assert_true(cover >= 0.80 && cover <= 0.98);
+    assert_true(in_raw < in); /* the raw tree quantiles under-cover (why calibrate) */
+    /* not covering by being uselessly wide: within reach of the noise's own
+     * 90 % half-width (the forest's error of the mean adds to it) */
+    assert_true(hw_sum / FRESH > 0.8 * true_hw / FRESH && hw_sum / FRESH < 2.0 * true_hw / FRESH);
+    /* the tree spread shapes it: wider where the noise is larger */
+    assert_true(hw_hi / (double)n_hi > 1.2 * hw_lo / (double)n_lo);
+    /* deterministic with the seed */
+    nv_forest g;
+    assert_int_equal(nv_forest_train_oob(X, y, N, CAL_DIM, &p, &g, oob, err, sizeof err), 0);
+    assert_int_equal(nv_ve_calibrate(oob, y, N, 0.9, &c2, err, sizeof err), 0);
+    assert_true(c2.factor == c.factor && c2.spread_floor == c.spread_floor);
+    nv_forest_free(&f);
+    nv_forest_free(&g);
+}
+
+/* the whole VE where z = known function of the features + known noise:
+ * held-out figures from training and coverage of fresh jobs */
+static void ve_error_bound_covers_fresh_jobs(void **state)
+{
+    enum { N = 400, FRESH = 1000, D7 = NV_VE_NFEAT };
+    static double feat[N * D7], z[N], ff[FRESH * D7], zf[FRESH];
+    uint64_t s = 77;
+    for (int i = 0; i < N + FRESH; i++) {
+        double *f = i < N ? feat + i * D7 : ff + (i - N) * D7;
+        for (int j = 0; j < D7; j++)
+            f[j] = 10 * lcg(&s);
+        double zz = (f[2] - 5) / 3 + 0.5 * sin(f[0] / 2) + 0.3 * gauss(&s);
+        if (i < N)
+            z[i] = zz;
+        else
+            zf[i - N] = zz;
+    }
+    nv_ve_train_opts o = {.folds = 5, .seed = 13, .n_C = 1, .C_grid = {10}, .n_gamma = 1,
+                          .gamma_grid = {0.03}, .forest = {.n_trees = 60}};
+    char err[300];
+    nv_ve *ve = nv_ve_train(feat, z, N, &o, err, sizeof err);
+    assert_non_null(ve);
+    const nv_ve_training *t = &ve->training;
+    print_message("VE: R^2 %.3f, held out: forest %.3f, SVR %.3f, abstained %.3f, answered "
+                  "covered %.3f\n", t->cv_r2, t->interval_coverage, t->point_coverage,
+                  t->abstention, t->coverage);
+    assert_true(ve->cal.calibrated && fabs(ve->cal.level - 0.9) < 1e-12);
+    assert_true(t->interval_coverage >= 0.80 && t->interval_coverage <= 0.98);
+    assert_true(t->point_coverage >= 0.80 && t->point_coverage <= 0.98);
+    size_t answered = 0, covered = 0, all_in = 0;
+    for (int i = 0; i < FRESH; i++) {
+        nv_ve_result r;
+        nv_ve_estimate(ve, ff + i * D7, &r);
+        assert_true(isfinite(r.half_width) && r.half_width > 0);
+        all_in += fabs(zf[i] - r.svr) <= r.half_width;
+        if (r.answered) {
+            answered++;
+            covered += fabs(zf[i] - r.z) <= r.half_width;
+            assert_true(fabs(r.forest_mean - r.z) <= r.half_width);
+        }
+    }
+    print_message("VE on %d fresh jobs: SVR +/- h covered %.3f; answered %.3f, of which "
+                  "covered %.3f\n", FRESH, (double)all_in / FRESH, (double)answered / FRESH,
+                  (double)covered / (double)answered);
+    assert_true((double)all_in / FRESH >= 0.80 && (double)all_in / FRESH <= 0.98);
+    assert_true(answered > FRESH / 2);
+    assert_true((double)covered / (double)answered >= 0.80 &&
+                (double)covered / (double)answered <= 0.99);
+    /* the same seed trains the same VE */
+    nv_ve *again = nv_ve_train(feat, z, N, &o, err, sizeof err);
+    assert_non_null(again);
+    assert_true(again->cal.factor == ve->cal.factor && again->cal.svr_factor == ve->cal.svr_factor &&
+                again->training.coverage == ve->training.coverage);
+    nv_ve_free(again);
+    nv_ve_free(ve);
 }
 
 static void scaler_round_trip_and_zero_spread(void **state)
@@ -176,6 +382,10 @@ static void model_file_section_round_trips_and_old_files_load(void **state)
     assert_non_null(back);
     assert_int_equal(back->svr.n_sv, ve->svr.n_sv);
     assert_int_equal(back->forest.n_nodes, ve->forest.n_nodes);
+    assert_true(back->cal.calibrated && back->cal.factor == ve->cal.factor &&
+                back->cal.svr_factor == ve->cal.svr_factor &&
+                back->cal.spread_floor == ve->cal.spread_floor &&
+                back->cal.level == ve->cal.level && back->cal.points == ve->cal.points);
     for (int k = 0; k < 10; k++) {
         double f[NV_VE_NFEAT];
         for (int j = 0; j < NV_VE_NFEAT; j++)
@@ -185,6 +395,7 @@ static void model_file_section_round_trips_and_old_files_load(void **state)
         nv_ve_estimate(back, f, &r2);
         assert_int_equal(r1.answered, r2.answered);
         assert_true(r1.svr == r2.svr && r1.forest_lo == r2.forest_lo && r1.forest_hi == r2.forest_hi);
+        assert_true(r1.half_width == r2.half_width);
     }
     /* the section survives a copy of the model (nv_model_save's path) */
     nv_model_builder *b2 = nv_builder_from_model(m);
@@ -221,6 +432,80 @@ static void expect_bad(const char *what, void (*mutate)(json_object *ve), const 
     json_object_put(root);
     nv_ve_free(ve);
     free(text);
+}
+
+static json_object *calibration_of(json_object *v)
+{
+    return json_object_object_get(json_object_object_get(v, "forest"), "calibration");
+}
+
+/* a section written before calibration existed still loads, and means the
+ * raw quantile interval */
+static void sections_without_calibration_keep_their_old_meaning(void **state)
+{
+    size_t len;
+    char *text = read_fixture("valid_small.json", &len);
+    json_object *root = json_tokener_parse(text);
+    nv_ve *ve = small_ve();
+    json_object *sec = nv_ve_to_json(ve);
+    assert_non_null(calibration_of(sec));
+    json_object_object_del(json_object_object_get(sec, "forest"), "calibration");
+    json_object_object_add(root, "variability", sec);
+    const char *js = json_object_to_json_string(root);
+    char err[512];
+    nv_model *m = nv_model_load_buffer(js, strlen(js), err, sizeof err);
+    assert_non_null(m);
+    const nv_ve *old = nv_model_variability(m);
+    assert_non_null(old);
+    assert_int_equal(old->cal.calibrated, 0);
+    for (int k = 0; k < 10; k++) {
+        double f[NV_VE_NFEAT], x[NV_VE_NFEAT], mean, lo, hi;
+        for (int j = 0; j < NV_VE_NFEAT; j++)
+            f[j] = k + j * 0.5;
+        nv_ve_result r;
+        nv_ve_estimate(old, f, &r);
+        nv_scaler_apply(old->median, old->iqr, NV_VE_NFEAT, f, x);
+        assert_int_equal(nv_forest_interval(&old->forest, x, 0.05, 0.95, &mean, &lo, &hi), 0);
+        assert_true(r.forest_lo == lo && r.forest_hi == hi);
+        assert_int_equal(r.answered, r.svr >= lo && r.svr <= hi);
+        if (r.answered)
+            assert_true(r.half_width == (hi - lo) / 2);
+    }
+    nv_model_free(m);
+    json_object_put(root);
+    nv_ve_free(ve);
+    free(text);
+}
+
+static void cal_negative_factor(json_object *v)
+{
+    json_object_object_add(calibration_of(v), "factor", json_object_new_double(-1));
+}
+static void cal_level_one(json_object *v)
+{
+    json_object_object_add(calibration_of(v), "level", json_object_new_double(1.0));
+}
+static void cal_unknown_method(json_object *v)
+{
+    json_object_object_add(calibration_of(v), "method", json_object_new_string("bootstrap"));
+}
+static void cal_zero_floor(json_object *v)
+{
+    json_object_object_add(calibration_of(v), "spread_floor", json_object_new_double(0));
+}
+static void cal_no_svr_factor(json_object *v) { json_object_object_del(calibration_of(v), "svr_factor"); }
+static void cal_not_object(json_object *v)
+{
+    json_object_object_add(json_object_object_get(v, "forest"), "calibration",
+                           json_object_new_double(1.5));
+}
+static void cal_string_points(json_object *v)
+{
+    json_object_object_add(calibration_of(v), "points", json_object_new_string("many"));
+}
+static void cal_nan_svr_factor(json_object *v)
+{
+    json_object_object_add(calibration_of(v), "svr_factor", json_object_new_double(NAN));
 }
 
 static void zero_iqr(json_object *v)
@@ -260,6 +545,16 @@ static void bad_sections_are_rejected_with_one_line(void **state)
     expect_bad("wrong feature", wrong_feature, "variability.features[3]");
     expect_bad("short vector", short_vector, "variability.svr.support_vectors[0]");
     expect_bad("no forest", no_forest, "variability.forest: missing required field");
+    expect_bad("negative factor", cal_negative_factor, "variability.forest.calibration.factor");
+    expect_bad("level 1", cal_level_one, "variability.forest.calibration.level: value 1");
+    expect_bad("unknown method", cal_unknown_method, "calibration.method: value \"bootstrap\"");
+    expect_bad("zero floor", cal_zero_floor, "variability.forest.calibration.spread_floor");
+    expect_bad("no svr_factor", cal_no_svr_factor,
+               "variability.forest.calibration.svr_factor: missing required field");
+    expect_bad("calibration not an object", cal_not_object,
+               "variability.forest.calibration: expected an object");
+    expect_bad("points a string", cal_string_points, "variability.forest.calibration.points");
+    expect_bad("nan svr_factor", cal_nan_svr_factor, "calibration.svr_factor: value NaN");
 }
 
 static void records_without_counters_get_a_clear_message(void **state)
@@ -302,6 +597,15 @@ static void words_and_abstention_text(void **state)
     r.answered = 0;
     nv_ve_format(&ve, &r, buf, sizeof buf);
     assert_true(!strncmp(buf, "no estimate: outside training data", 34));
+    assert_non_null(strstr(buf, "5-95 % interval")); /* an uncalibrated model */
+    ve.cal = (nv_ve_calibration){.calibrated = 1, .level = 0.9, .factor = 1, .svr_factor = 1.5,
+                                 .spread_floor = 0.1};
+    r.svr = 1.0;
+    r.forest_mean = 0.2;
+    r.half_width = 0.6;
+    nv_ve_format(&ve, &r, buf, sizeof buf);
+    assert_string_equal(buf, "no estimate: outside training data (SVR +1.0 σ and forest +0.2 σ "
+                             "differ by more than the 90 % error bound ± 0.6 σ)");
 }
 
 static void zscores_per_app_and_size(void **state)
@@ -327,9 +631,14 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(forest_is_deterministic_with_a_seed_and_intervals_are_ordered),
+        cmocka_unit_test(oob_training_grows_the_same_trees_and_leaves_a_third_out),
+        cmocka_unit_test(calibration_takes_the_conformal_rank),
+        cmocka_unit_test(calibrated_forest_interval_covers_fresh_data),
+        cmocka_unit_test(ve_error_bound_covers_fresh_jobs),
         cmocka_unit_test(scaler_round_trip_and_zero_spread),
         cmocka_unit_test(svr_learns_a_sine_and_stored_arrays_predict_as_libsvm),
         cmocka_unit_test(model_file_section_round_trips_and_old_files_load),
+        cmocka_unit_test(sections_without_calibration_keep_their_old_meaning),
         cmocka_unit_test(bad_sections_are_rejected_with_one_line),
         cmocka_unit_test(records_without_counters_get_a_clear_message),
         cmocka_unit_test(words_and_abstention_text),
