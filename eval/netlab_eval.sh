@@ -1,0 +1,332 @@
+#!/bin/bash
+# netlab_eval.sh - netvar's accuracy on the network lab (seed 000 sections
+# 5-6 in miniature): calibrate on the idle uplink, profile each proxy app
+# (baseline, ImpactB beside it, CompressionB sweep across the uplink), run
+# every ordered pair sharing the uplink, predict every pair with each
+# predictor and with table+model blending under leave-one-out, print the
+# error tables, cross-check rho from latency (P-K) against rho = lambda/mu
+# from the uplink counters, and check the CPU confounder (the same load kept
+# inside one leaf).  Prints figures; it is not a pass/fail test (exit 0 when
+# the pipeline ran, 1 when a step failed, 77 when the lab cannot run here).
+#
+#   make eval-netlab                   full version (about an hour on 2 cores)
+#   EVAL_SHORT=1 make eval-netlab      CI size (2 apps, 2 configurations, ~5 min)
+#   EVAL_OUT=DIR                       keep every file there (default: a new /tmp dir)
+#
+# Placement: the lab has 6 nodes, leaf s1 = h1 h2 h3, leaf s2 = h4 h5 h6.
+# The measured app always runs on h1+h4, its neighbour on h2+h5: both cross
+# the uplink.  The confounder run puts the neighbour on h2+h3 (inside s1).
+# Apps run with --compute sleep: on 2 shared cores real computation of two
+# jobs would compete for CPU, which is not network interference.
+set -u
+ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+NETLAB=$ROOT/lab/netlab
+NV=$BUILD/bin/netvar
+SHORT=${EVAL_SHORT:-0}
+OUT=${EVAL_OUT:-$(mktemp -d /tmp/netvar-netlab-eval.XXXXXX)}
+mkdir -p "$OUT"
+M=$OUT/model.json
+
+[ "$(id -u)" = 0 ] || { echo "netlab_eval: skip: the network lab needs root"; exit 77; }
+for b in netvar impactb compressionb netvar-netlab-sample netvar-proxy-alltoall netvar-proxy-stencil \
+    netvar-proxy-cg netvar-proxy-montecarlo netvar-proxy-phased; do
+    [ -x "$BUILD/bin/$b" ] || { echo "netlab_eval: $BUILD/bin/$b not built (make)"; exit 1; }
+done
+command -v python3 >/dev/null || { echo "netlab_eval: skip: python3 needed for the tables"; exit 77; }
+
+# ------------------------------------------------------------ the setup
+if [ "$SHORT" = 1 ]; then
+    APPS="alltoall cg"
+    REPS=2
+    # B cycles at 2.6 GHz: 2.6e7 = 10 ms between 40 KB messages (~0.3 of 100 Mbit/s
+    # per direction), 250 cycles with M=10: as fast as it goes (saturated)
+    CONFIGS="2.6e7:1:1,250:1:10"
+    IB_S=3 CAL_S=3 BLEND_MIN=1
+    declare -A ARGS=(
+        [alltoall]="--iters 40" [stencil]="--iters 200" [cg]="--iters 600"
+        [montecarlo]="--iters 60" [phased]="--iters 100 --phase-iters 10")
+else
+    APPS="alltoall stencil cg montecarlo phased"
+    REPS=3
+    # low -> saturated: ~32 ms, 10 ms, 5 ms, 3.3 ms between 40 KB messages per
+    # direction (offered ~0.1, 0.3, 0.65, 1.0 of the uplink), then no sleep, M=10
+    CONFIGS="8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,250:1:10"
+    IB_S=8 CAL_S=15 BLEND_MIN=2
+    declare -A ARGS=([alltoall]="" [stencil]="" [cg]="" [montecarlo]="" [phased]="")
+fi
+proxy_cmd() { echo "$BUILD/bin/netvar-proxy-$1 --compute sleep ${ARGS[$1]}"; }
+
+LAB=""
+BGPIDS=""
+cleanup() {
+    local p
+    for p in $BGPIDS; do kill "$p" 2>/dev/null; done
+    [ -n "$LAB" ] && "$NETLAB" down "$LAB" >/dev/null 2>&1
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+step() { echo; echo "== $*"; }
+die() { echo "netlab_eval: $*" >&2; exit 1; }
+
+step "network lab (6 nodes, uplink 100mbit, limit 65536 bytes)"
+LAB=$("$NETLAB" up --nodes 6 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
+rc=${PIPESTATUS[0]}
+[ "$rc" = 77 ] && { cat "$OUT/up.err"; exit 77; }
+[ -d "$LAB" ] || { cat "$OUT/up.err"; die "lab did not come up"; }
+tail -n 1 "$OUT/up.err"
+eval "$("$NETLAB" env "$LAB")"
+echo "results in $OUT; apps: $APPS; repetitions: $REPS; CompressionB configurations (B cycles:P:M at 2.6 GHz): $CONFIGS"
+
+# --------------------------------------------------------- 1. calibrate
+step "1. calibrate on the idle uplink (ImpactB h1<->h4, $CAL_S s)"
+salloc -N2 -w h1,h4 --exclusive "$NV" calibrate --model "$M" --duration-s "$CAL_S" --interval-us 5000 \
+    >"$OUT/calibrate.json" 2>"$OUT/calibrate.err" || { tail -n 5 "$OUT/calibrate.err"; die "calibrate failed"; }
+python3 -c "
+import json,sys; c=json.load(open(sys.argv[1]))['calibration']
+print('service time 1/mu %.1f us, Var(S) %.1f us^2, idle mean %.1f us, %d samples' % (c['service_us'], c['var_s_us2'], c['idle_mean_us'], c['samples']))" "$OUT/calibrate.json"
+
+# sample the uplink while a command runs: usample OUT -- command...
+usample() {
+    local out=$1; shift; shift
+    "$NETLAB" sample "$LAB" --interval-ms 100 --output "$out" 2>>"$OUT/sampler.err" &
+    local sp=$!
+    BGPIDS="$BGPIDS $sp"
+    "$@"
+    local rc=$?
+    kill -TERM "$sp" 2>/dev/null
+    wait "$sp" 2>/dev/null
+    return $rc
+}
+
+# ------------------------------------------- 2. per app: impact, campaign
+for a in $APPS; do
+    step "2. app $a: baseline + ImpactB beside it, then the CompressionB sweep"
+    # shellcheck disable=SC2046
+    usample "$OUT/impact_$a.counters.json" -- salloc -N2 -w h1,h4 --exclusive "$NV" impact --model "$M" \
+        --app "$a" --interval-us 5000 -- $(proxy_cmd "$a") >"$OUT/impact_$a.json" 2>"$OUT/impact_$a.err" ||
+        { tail -n 5 "$OUT/impact_$a.err"; die "impact $a failed"; }
+    python3 - "$OUT/impact_$a.json" "$OUT/impact_$a.counters.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); c = json.load(open(sys.argv[2]))
+u = max(x["utilization"] or 0 for x in c["uplink"])
+print("  runtime %.2f s; ImpactB beside it: mean %.1f us, sd %.1f us (%d samples); "
+      "rho from latency %.3f (%s); uplink rho = lambda/mu %.3f" %
+      (d["runtime_s"], d["latency"]["mean_us"], d["latency"]["sd_us"], d["latency"]["samples"],
+       d["utilization"]["rho"], d["utilization"]["source"], u))
+PY
+    # shellcheck disable=SC2046
+    salloc -N2 -w h1,h4 --exclusive "$NV" campaign --model "$M" --app "$a" --configs "$CONFIGS" \
+        --repeat "$REPS" --duration-s "$IB_S" --ghz 2.6 --interval-us 5000 -- $(proxy_cmd "$a") \
+        >"$OUT/campaign_$a.json" 2>"$OUT/campaign_$a.err" ||
+        { tail -n 5 "$OUT/campaign_$a.err"; die "campaign $a failed"; }
+    python3 - "$M" "$a" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); a = sys.argv[2]
+app = next(x for x in m["apps"] if x["key"] == a)
+pts = ", ".join("U %.2f: %+.1f%%" % (p["utilization"], p["slowdown_pct"]) for p in app["compression"]["points"])
+print("  p_A(U) points: " + pts)
+PY
+done
+
+# ----------------------- 6. rho from latency (P-K) vs rho from counters
+step "6. two routes to utilization, per CompressionB configuration (CompressionB on h1+h4)"
+: >"$OUT/rho_pairs.txt"
+IFS=, read -r -a CFG <<<"$CONFIGS"
+for c in "${CFG[@]}"; do
+    IFS=: read -r B P Mm <<<"$c"
+    sleep_us=$(awk -v b="$B" 'BEGIN{printf "%.3f", b / 2600}')
+    usample "$OUT/cb_$c.counters.json" -- timeout 120 srun -N2 -w h1,h4 --exclusive --mpi=pmix \
+        "$BUILD/bin/compressionb" --partners "$P" --messages "$Mm" --sleep-us "$sleep_us" \
+        --duration-s "$IB_S" --output "$OUT/cb_$c.json" >/dev/null 2>"$OUT/cb_$c.err" ||
+        { tail -n 3 "$OUT/cb_$c.err"; die "compressionb $c failed"; }
+    python3 - "$M" "$c" "$OUT/cb_$c.counters.json" >>"$OUT/rho_pairs.txt" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1])); B, P, M = sys.argv[2].split(":")
+cnt = json.load(open(sys.argv[3]))
+ts = [t for t in m["training_set"] if t["partners"] == int(P) and t["messages"] == int(M)
+      and abs(t["bubble_cycles"] - float(B)) <= 1e-6 * float(B)]
+rho_lat = ts[0]["utilization"] if ts else float("nan")
+lat = ts[0]["latency"]["mean_us"] if ts else float("nan")
+u = max(x["utilization"] or 0 for x in cnt["uplink"])
+bl = max(x["backlog"]["mean"] for x in cnt["uplink"])
+print("%s %.4f %.4f %.1f %.0f" % (sys.argv[2], rho_lat, u, lat, bl))
+PY
+done
+python3 - "$OUT/rho_pairs.txt" <<'PY'
+import math, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+print("  %-14s %14s %18s %14s %16s" % ("config B:P:M", "ImpactB W (us)", "rho P-K (latency)", "rho = lambda/mu", "mean backlog (B)"))
+for c, rl, rc, w, bl in rows:
+    print("  %-14s %14s %18s %14s %16s" % (c, w, rl, rc, bl))
+x = [float(r[1]) for r in rows]; y = [float(r[2]) for r in rows]
+ok = [(a, b) for a, b in zip(x, y) if math.isfinite(a) and math.isfinite(b)]
+if len(ok) >= 3:
+    mx = sum(a for a, _ in ok) / len(ok); my = sum(b for _, b in ok) / len(ok)
+    sxy = sum((a - mx) * (b - my) for a, b in ok); sx = sum((a - mx) ** 2 for a, _ in ok); sy = sum((b - my) ** 2 for _, b in ok)
+    r = sxy / math.sqrt(sx * sy) if sx > 0 and sy > 0 else float("nan")
+    print("  Pearson correlation of the two routes over %d configurations: %.3f" % (len(ok), r))
+else:
+    print("  correlation: needs at least 3 configurations (have %d)" % len(ok))
+PY
+
+# -------------------------------------------- 3. every ordered pair
+# run_app A NODES OUT: one timed run of A; prints runtime_s
+run_app() {
+    # shellcheck disable=SC2046
+    timeout 600 srun -N2 -w "$2" --exclusive --mpi=pmix $(proxy_cmd "$1") >"$3" 2>"$3.err" || return 1
+    sed -n 's/.* runtime_s=\([0-9.]*\) .*/\1/p' "$3" | tail -n 1
+}
+# beside A B NODES_B OUT: A on h1,h4 while B loops on NODES_B
+beside() {
+    local a=$1 b=$2 nb=$3 out=$4 stop=$OUT/.stop.$$
+    rm -f "$stop"
+    ( while [ ! -e "$stop" ]; do
+          # shellcheck disable=SC2046
+          timeout 600 srun -N2 -w "$nb" --exclusive --mpi=pmix --job-name=nveval-bg $(proxy_cmd "$b") >/dev/null 2>&1 || sleep 0.5
+      done ) &
+    local loop=$!
+    BGPIDS="$BGPIDS $loop"
+    sleep 2 # the neighbour is running before A starts
+    local t
+    t=$(run_app "$a" h1,h4 "$out")
+    local rc=$?
+    touch "$stop"
+    scancel --name=nveval-bg --quiet 2>/dev/null
+    wait "$loop" 2>/dev/null
+    rm -f "$stop"
+    [ $rc = 0 ] && echo "$t"
+}
+
+step "3. every ordered pair sharing the uplink (A on h1+h4, B on h2+h5), $REPS repetitions"
+: >"$OUT/runs.txt" # kind app with rep runtime_s
+for r in $(seq 1 "$REPS"); do
+    for a in $APPS; do
+        t=$(run_app "$a" h1,h4 "$OUT/alone_${a}_$r.out") || die "alone run of $a failed: $(tail -n 3 "$OUT/alone_${a}_$r.out.err")"
+        echo "alone $a - $r $t" >>"$OUT/runs.txt"
+        for b in $APPS; do
+            t=$(beside "$a" "$b" h2,h5 "$OUT/pair_${a}_${b}_$r.out") || die "pair $a beside $b failed"
+            echo "pair $a $b $r $t" >>"$OUT/runs.txt"
+            echo "  rep $r: $a beside $b: $t s"
+        done
+    done
+done
+# confounder: the heaviest neighbour kept inside leaf s1 (h2+h3)
+HEAVY=alltoall
+for r in $(seq 1 "$REPS"); do
+    for a in $APPS; do
+        t=$(beside "$a" "$HEAVY" h2,h3 "$OUT/inleaf_${a}_$r.out") || die "in-leaf run of $a failed"
+        echo "inleaf $a $HEAVY $r $t" >>"$OUT/runs.txt"
+    done
+done
+
+# --------------------------- 4-5. predictions, errors, tables, blending
+step "4-5. predictions and errors"
+python3 - "$OUT/runs.txt" "$OUT/pairs.txt" "$OUT/pairs_reps.txt" "$OUT/confounder.txt" <<'PY'
+import statistics as st, sys
+runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
+alone = {}
+for k, a, b, r, t in runs:
+    if k == "alone":
+        alone.setdefault(a, []).append(float(t))
+base = {a: st.median(v) for a, v in alone.items()}
+pair, inleaf = {}, {}
+for k, a, b, r, t in runs:
+    if k in ("pair", "inleaf"):
+        (pair if k == "pair" else inleaf).setdefault((a, b), []).append((int(r), (float(t) - base[a]) / base[a] * 100))
+with open(sys.argv[2], "w") as f, open(sys.argv[3], "w") as g:
+    f.write("# app with slowdown_pct (median over repetitions, against the median alone runtime)\n")
+    for (a, b), v in sorted(pair.items()):
+        f.write("%s %s %.3f\n" % (a, b, st.median(x for _, x in v)))
+        for r, x in v:
+            g.write("%s %s %d %.3f\n" % (a, b, r, x))
+with open(sys.argv[4], "w") as f:
+    for (a, b), v in sorted(inleaf.items()):
+        cross = [x for _, x in pair.get((a, b), [])]
+        f.write("%s %s %.3f %s\n" % (a, b, st.median(x for _, x in v),
+                                      "%.3f" % st.median(cross) if cross else "nan"))
+PY
+echo "measured pairs: $OUT/pairs.txt"
+"$NV" evaluate --model "$M" --pairs "$OUT/pairs.txt" | tee "$OUT/evaluate.txt" || die "netvar evaluate failed"
+"$NV" evaluate --model "$M" --pairs "$OUT/pairs.txt" --json >"$OUT/evaluate.json" 2>/dev/null
+
+# every pair predicted by every predictor, and the table+model blend with
+# leave-one-repetition-out: the table entry of (A,B) is built from the other
+# repetitions only, so a measurement never predicts itself
+: >"$OUT/predictions.txt"
+while read -r a b s; do
+    case $a in \#*) continue ;; esac
+    for p in queue averagelt averagestdevlt pdflt; do
+        v=$("$NV" predict --model "$M" --app "$a" --with "$b" --predictor "$p" --min-samples 1000000 2>/dev/null |
+            python3 -c "import json,sys; print('%.3f' % json.load(sys.stdin)['slowdown_pct'])" 2>/dev/null) || v=nan
+        echo "$p $a $b $s $v" >>"$OUT/predictions.txt"
+    done
+done <"$OUT/pairs.txt"
+while read -r a b r s; do
+    python3 - "$M" "$OUT/pairs_reps.txt" "$a" "$b" "$r" "$OUT/loo_model.json" <<'PY'
+import json, statistics as st, sys
+m = json.load(open(sys.argv[1])); a, b, r = sys.argv[3], sys.argv[4], int(sys.argv[5])
+others = [float(l.split()[3]) for l in open(sys.argv[2]) if l.split()[:2] == [a, b] and int(l.split()[2]) != r]
+m["colocation"] = [e for e in m["colocation"] if not (e["app"] == a and e["with"] == b)]
+if others:
+    m["colocation"].append({"app": a, "with": b, "slowdown_pct": max(-100.0, st.mean(others)),
+                            "samples": len(others), "sd_pct": st.pstdev(others)})
+json.dump(m, open(sys.argv[6], "w"))
+PY
+    v=$("$NV" predict --model "$OUT/loo_model.json" --app "$a" --with "$b" --min-samples "$BLEND_MIN" 2>/dev/null |
+        python3 -c "import json,sys; d=json.load(sys.stdin); print('%.3f %s' % (d['slowdown_pct'], d['source']))" 2>/dev/null) || v="nan none"
+    echo "blend $a $b $s $v" >>"$OUT/predictions.txt"
+done <"$OUT/pairs_reps.txt"
+
+python3 - "$OUT/predictions.txt" "$APPS" <<'PY'
+import math, statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+apps = sys.argv[2].split()
+def quart(v):
+    v = sorted(v); n = len(v)
+    q = lambda p: v[0] if n == 1 else (lambda i, f: v[i] * (1 - f) + v[min(i + 1, n - 1)] * f)(int(p * (n - 1)), p * (n - 1) - int(p * (n - 1)))
+    return q(0.25), q(0.5), q(0.75)
+print("\nabsolute error in percentage points (seed 000 form)")
+print("  %-16s %5s %8s %8s %8s %8s %8s %8s" % ("predictor", "pairs", "median", "Q1", "Q3", "max", "mean", "skipped"))
+names = ["queue", "averagelt", "averagestdevlt", "pdflt", "blend"]
+for p in names:
+    sel = [r for r in rows if r[0] == p]
+    err = [abs(float(r[4]) - float(r[3])) for r in sel if r[4] != "nan"]
+    if not err:
+        print("  %-16s %5d %8s" % (p, 0, "-")); continue
+    q1, med, q3 = quart(err)
+    label = p if p != "blend" else "table+model LOO"
+    print("  %-16s %5d %8.1f %8.1f %8.1f %8.1f %8.1f %8d" % (label, len(err), med, q1, q3, max(err), st.mean(err), len(sel) - len(err)))
+src = [r[5] for r in rows if r[0] == "blend" and len(r) > 5]
+if src:
+    print("  (blend answers: %s)" % ", ".join("%s %d" % (s, src.count(s)) for s in sorted(set(src))))
+print("\nmeasured vs predicted slowdown (%) of the row app beside the column app")
+for p in names[:4]:
+    tab = {(r[1], r[2]): (float(r[3]), r[4]) for r in rows if r[0] == p}
+    print("\n  predictor %s: measured | predicted" % p)
+    print("  %-11s" % "" + "".join("%-19s" % b for b in apps))
+    for a in apps:
+        cells = []
+        for b in apps:
+            if (a, b) in tab:
+                m, pr = tab[(a, b)]
+                cells.append("%6.1f | %-9s" % (m, pr if pr == "nan" else "%.1f" % float(pr)))
+            else:
+                cells.append("%-19s" % "-")
+        print("  %-11s" % a + "".join("%-19s" % c for c in cells))
+PY
+
+step "confounder check: the heaviest neighbour ($HEAVY) inside leaf s1 (h2+h3) vs across the uplink (h2+h5)"
+while read -r a b inl crs; do
+    echo "  $a beside $b: in one leaf $inl %, across the uplink $crs %"
+done <"$OUT/confounder.txt"
+python3 - "$OUT/confounder.txt" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+worst = max((abs(float(r[2])) for r in rows), default=0)
+print("  largest in-leaf slowdown %.1f %% (a clean testbed shows ~0: CPU sharing on 2 cores is what remains)" % worst)
+PY
+
+step "done; results in $OUT"
+exit 0

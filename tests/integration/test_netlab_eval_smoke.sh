@@ -1,0 +1,38 @@
+#!/bin/bash
+# test_netlab_eval_smoke.sh - the network-lab evaluation (eval/netlab_eval.sh)
+# in its CI size (EVAL_SHORT=1: 2 apps, 2 CompressionB configurations, 2
+# repetitions, ~3 min) runs end to end so the pipeline cannot rot: every
+# step writes its file, the pair table has every ordered pair, each
+# predictor has an error row, and the lab is gone afterwards.  It asserts
+# nothing about accuracy.  Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
+set -u
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+[ "$(id -u)" = 0 ] || { echo "skip: the network lab needs root"; exit 77; }
+OUT=$(mktemp -d /tmp/nvevalsmoke.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+EVAL_SHORT=1 EVAL_OUT=$OUT/r BUILD=$BUILD ROOT=$ROOT bash "$ROOT/eval/netlab_eval.sh" >"$OUT/log" 2>&1
+rc=$?
+[ $rc = 77 ] && { echo "skip: $(tail -n 1 "$OUT/log")"; exit 77; }
+fail=0
+bad() { echo "NOT OK - $*"; fail=1; }
+[ $rc = 0 ] || bad "eval exited $rc: $(tail -n 15 "$OUT/log")"
+R=$OUT/r
+for f in calibrate.json impact_alltoall.json impact_cg.json campaign_alltoall.json campaign_cg.json \
+    pairs.txt evaluate.txt evaluate.json predictions.txt rho_pairs.txt confounder.txt; do
+    [ -s "$R/$f" ] || bad "$f missing or empty"
+done
+n=$(grep -vc '^#' "$R/pairs.txt" 2>/dev/null)
+[ "$n" = 4 ] || bad "pairs.txt has $n pairs, expected 4 (2 apps, ordered, with self-pairs)"
+for p in queue averagelt averagestdevlt pdflt "table+model LOO"; do
+    grep -q "^  $p " "$OUT/log" || bad "no error row for $p"
+done
+[ "$(wc -l <"$R/rho_pairs.txt")" = 2 ] || bad "rho cross-check does not have 2 configurations"
+grep -q "confounder check" "$OUT/log" || bad "no confounder section"
+grep -q "^== done" "$OUT/log" || bad "eval did not reach the end"
+ls /run/netns 2>/dev/null | grep -q "^nv[0-9]" && [ -z "$(ls /run/netvar-netlab 2>/dev/null)" ] &&
+    bad "a lab namespace is left: $(ls /run/netns)"
+[ $fail = 0 ] && echo "ok - netlab eval (short) ran end to end: $(grep -A6 '^absolute error' "$OUT/log" | tr -s ' ' | tr '\n' ';' | head -c 600)"
+[ $fail = 0 ] || { echo "---- eval log tail"; tail -n 40 "$OUT/log"; }
+exit $fail
