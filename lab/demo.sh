@@ -1,47 +1,100 @@
 #!/usr/bin/env bash
-# demo.sh - 'make demo': netvar on a throwaway local Slurm cluster.
-# Brings the lab up, submits jobs with and without --netvar (one MPI job
-# across two fake nodes), shows what netvar printed and recorded, and
-# brings the lab down again, whatever happens.
+# demo.sh - 'make demo': netvar end to end on a throwaway local Slurm cluster.
+#  1. calibrate the (idle) network with ImpactB;
+#  2. run three proxy MPI apps of different character alone and in pairs,
+#     every job measured by spank_netvar, plus a tiny CompressionB campaign;
+#  3. train the model from those records;
+#  4. submit a job beside a running one: job_submit/netvar prints the
+#     prediction and advice, and applies the policy (scontrol shows it);
+#  5. netvar report for a job, an app and the cluster.
+# The lab always goes down at the end, whatever happens.
 set -euo pipefail
 BUILD=$(readlink -f "${1:-build}")
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LAB=$ROOT/lab/lab
+NV=$BUILD/bin/netvar
 t0=$(date +%s)
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
+waitq() { for _ in $(seq 1 600); do [ -z "$(squeue -h)" ] && return 0; sleep 0.2; done; }
 
-dir=$("$LAB" up --build "$BUILD" --nodes 4)
+dir=$("$LAB" up --build "$BUILD" --nodes 4 --netvar-conf "$ROOT/lab/demo/netvar.conf")
 trap '"$LAB" down "$dir" >/dev/null 2>&1 || true' EXIT
 eval "$("$LAB" env "$dir")"
 cd "$dir"
+MODEL=$dir/netvar/model.json
+SPOOL=$dir/netvar/spool
+# small, polite proxies: about 2-4 s each on the lab's 2 cores
+A2A="$BUILD/bin/netvar-proxy-alltoall --size 16384 --iters 1500 --compute sleep"
+STN="$BUILD/bin/netvar-proxy-stencil --iters 500 --compute sleep"
+MCS="$BUILD/bin/netvar-proxy-montecarlo --iters 120 --compute sleep"
 
-say "A 4-node Slurm cluster on this host (two leaf switches: n1-n2 on s1, n3-n4 on s2)"
-run sinfo -N -o '%N %t %P'
+say "A 4-node Slurm cluster on this host: n1-n2 on leaf switch s1, n3-n4 on s2"
+run sinfo -N -o '%N %t'
 
-say "1. A batch job without --netvar: the site default applies, and job_submit/netvar annotates it"
-run sbatch -N1 -J plain -o plain.out --wrap 'printenv NETVAR_MODE'
+say "1. Calibrate the idle network (ImpactB, 3 s)"
+printf '$ salloc -N2 netvar calibrate --model model.json --duration-s 3\n'
+salloc -Q -N2 "$NV" calibrate --model "$MODEL" --duration-s 3 --nodes 2 >calibrate.json
+grep -E '"(service_us|mu_per_us|var_s_us2|samples)"' calibrate.json | head -n 4 | tr -d ' ,' | sed 's/^/  /' 
 
-say "2. An MPI job across two nodes, tagged as an application"
-run sbatch -N2 -n2 -J hello --netvar=full --netvar-app=hello -o hello.out \
-    --wrap "srun --mpi=pmix $BUILD/tests/mpi/mpi_hello"
-
-say "3. A bad option fails the command before anything is submitted"
-run sbatch --netvar=bogus --wrap true || echo "(exit status $?: nothing submitted)"
-
-for _ in $(seq 1 150); do [ -z "$(squeue -h)" ] && break; sleep 0.2; done
-
-say "What job_submit/netvar recorded (scontrol show job)"
-for j in $(squeue -h -t all -o %i | sort -n); do
-    printf 'job %s %-6s ' "$j" "$(scontrol show job "$j" | sed -n 's/.*JobName=\([^ ]*\).*/\1/p')"
-    scontrol show job "$j" | sed -n 's/^ *Comment=/Comment=/p'
+say "2. Three apps of different character, alone and in pairs; every job is measured"
+for rep in 1 2; do
+    for app in alltoall stencil montecarlo; do
+        case $app in alltoall) cmd=$A2A ;; stencil) cmd=$STN ;; montecarlo) cmd=$MCS ;; esac
+        sbatch -Q -N2 -J "$app" --netvar=full --netvar-app="$app" -o "$app-$rep.out" \
+            --wrap "srun --mpi=pmix $cmd" >/dev/null
+        waitq
+    done
 done
+for pair in "alltoall stencil" "alltoall montecarlo" "stencil alltoall"; do
+    set -- $pair
+    for app in "$1" "$2"; do
+        case $app in alltoall) cmd=$A2A ;; stencil) cmd=$STN ;; montecarlo) cmd=$MCS ;; esac
+        sbatch -Q -N2 -J "$app" --netvar=counters --netvar-app="$app" -o "pair-$1-$2-$app.out" \
+            --wrap "srun --mpi=pmix $cmd" >/dev/null
+    done
+    waitq
+done
+printf 'runtimes (s), alone then in pairs:\n'
+grep -h -o 'proxy=[a-z]* .*runtime_s=[0-9.]*' ./*.out | sed 's/ ranks=.*runtime_s=/ /' | sort | uniq -c | head -n 20 || true
+printf 'job records written by spank_netvar: %s\n' "$(ls "$SPOOL"/jobs/*/job.json | wc -l)"
 
-say "What the jobs printed"
-run cat plain.out hello.out
+say "   a tiny CompressionB campaign for alltoall (2 configurations)"
+printf '$ salloc -N4 netvar campaign --model model.json --app alltoall --configs 2500000:1:1,25000:3:10 -- netvar-proxy-alltoall ...\n'
+salloc -Q -N4 "$NV" campaign --model "$MODEL" --app alltoall --configs 2500000:1:1,25000:3:10 \
+    --repeat 1 --duration-s 2 --nodes 4 -- $A2A >campaign.json
+grep -E '"(id|utilization|slowdown_pct)"' campaign.json | tr -d ' ,' | paste -sd' ' | fold -w 120 | sed 's/^/  /' 
 
-say "What spank_netvar logged on the nodes (slurmd logs)"
-grep -h 'netvar:' log/slurmd-n*.log | sed 's/^\[[^]]*\] //' | sort | uniq
+say "3. Train the model from the records and the campaign"
+run "$NV" train --spool "$SPOOL" --model "$MODEL" --out "$MODEL" --window-s 1 --min-overlap-frac 0.3
+sleep 1.5 # job_submit/netvar reloads a changed model within a second
+
+say "4. A stencil job runs on n1-n2; an alltoall job is submitted beside it"
+sens=$(sbatch --parsable -N2 -w n1,n2 -J stencil --netvar-app=stencil --wrap "srun sleep 30" 2>/dev/null)
+for _ in $(seq 1 50); do [ -e "$SPOOL/running/$sens.json" ] && break; sleep 0.2; done
+sleep 1.5
+run sbatch -N2 -J alltoall --netvar-app=alltoall --netvar-advise=show --wrap "srun sleep 1" || true
+noisy=$(squeue -h -n alltoall -o %i | head -n 1)
+if [ -n "$noisy" ]; then
+    printf '$ scontrol show job %s | grep -E "Comment|ExcNodeList"\n' "$noisy"
+    scontrol show job "$noisy" | grep -E "Comment|ExcNodeList" || true
+fi
+
+say "5. What netvar knows"
+job=$(grep -l '"app":"alltoall"' "$SPOOL"/jobs/*/job.json 2>/dev/null | tail -n 1 | xargs -r dirname | xargs -r basename)
+job=${job:-1}
+run "$NV" report "$job" --spool "$SPOOL" --model "$MODEL" || true
+alone=$(grep -l '"mode":"full"' "$SPOOL"/jobs/*/job.json 2>/dev/null | head -n 1 | xargs -r dirname)
+if [ -n "$alone" ] && ls "$alone"/profiles/*.json >/dev/null 2>&1; then
+    run "$NV" estimate "$(ls "$alone"/profiles/*.json | head -n 1)" || true
+fi
+run "$NV" report --app alltoall --spool "$SPOOL" --model "$MODEL" || true
+run "$NV" report --cluster --spool "$SPOOL" --model "$MODEL" || true
+scancel "$sens" 2>/dev/null || true
+
+say "spank_netvar's lines in the slurmd logs for the first two-node MPI job"
+first=$(grep -l '"mode":"full"' "$SPOOL"/jobs/*/job.json | head -n 1 | xargs dirname | xargs basename)
+grep -h "netvar: job $first " log/slurmd-n1.log log/slurmd-n2.log | sed 's/^\[[^]]*\] //' 
 
 say "Done in $(( $(date +%s) - t0 )) s; the lab is going down"
