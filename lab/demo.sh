@@ -56,8 +56,15 @@ for pair in "alltoall stencil" "alltoall montecarlo" "stencil alltoall"; do
     done
     waitq
 done
-printf 'runtimes (s), alone then in pairs:\n'
-grep -h -o 'proxy=[a-z]* .*runtime_s=[0-9.]*' ./*.out | sed 's/ ranks=.*runtime_s=/ /' | sort | uniq -c | head -n 20 || true
+printf '%-12s %-26s %s\n' app run "runtime (s)"
+for f in alltoall-*.out stencil-*.out montecarlo-*.out pair-*.out; do
+    [ -f "$f" ] || continue
+    rt=$(sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$f" | head -n 1)
+    case $f in pair-*) what="beside $(echo "$f" | sed 's/pair-\([a-z]*\)-\([a-z]*\)-\([a-z]*\).out/\1+\2/')"
+                     app=${f##*-}; app=${app%.out} ;;
+               *) what="alone"; app=${f%%-*} ;; esac
+    printf '%-12s %-26s %s\n' "$app" "$what" "${rt:-?}"
+done
 printf 'job records written by spank_netvar: %s\n' "$(ls "$SPOOL"/jobs/*/job.json | wc -l)"
 
 say "   a tiny CompressionB campaign for alltoall (2 configurations)"
