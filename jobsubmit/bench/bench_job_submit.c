@@ -120,7 +120,7 @@ static int build_model(const char *path, int napps)
 static int build_registry(const char *dir, int njobs, int napps)
 {
     for (int j = 1; j <= njobs; j++) {
-        char path[4200];
+        char path[700];
         snprintf(path, sizeof path, "%s/%d.json", dir, j);
         FILE *f = fopen(path, "w");
         if (!f)
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
     char *dir = mkdtemp(tmpl);
     if (!dir)
         return perror("mkdtemp"), 1;
-    char model[4200], conf[4200], spool[4200], running[4300];
+    char model[512], conf[512], spool[512], running[600];
     snprintf(model, sizeof model, "%s/model.json", dir);
     snprintf(conf, sizeof conf, "%s/netvar.conf", dir);
     snprintf(spool, sizeof spool, "%s/spool", dir);
