@@ -6,14 +6,18 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stdint.h>
+
+#include "nvp_pending.h"
 
 enum nvp_kind {
     NVK_ALL_TO_ALL,     /* every rank sends and receives: segment boundary candidates */
+    NVK_ALL_TO_ALL_NB,  /* their nonblocking forms: boundaries when the request completes */
     NVK_ONE_TO_ALL,
     NVK_ALL_TO_ONE,
     NVK_P2P_BLOCKING,
     NVK_P2P_NONBLOCKING,
-    NVK_WAIT,           /* completion calls: time inside MPI, no count */
+    NVK_WAIT,           /* completion calls (Wait*, Test*): time inside MPI, no count */
     NVK_IO_OPEN_CLOSE,
     NVK_IO_READ_WRITE,
 };
@@ -25,6 +29,12 @@ enum nvp_kind {
     X(REDUCE_SCATTER, "Reduce_scatter", NVK_ALL_TO_ALL)                                  \
     X(REDUCE_SCATTER_BLOCK, "Reduce_scatter_block", NVK_ALL_TO_ALL)                      \
     X(BARRIER, "Barrier", NVK_ALL_TO_ALL)                                                \
+    X(IALLTOALL, "Ialltoall", NVK_ALL_TO_ALL_NB) X(IALLTOALLV, "Ialltoallv", NVK_ALL_TO_ALL_NB) \
+    X(IALLTOALLW, "Ialltoallw", NVK_ALL_TO_ALL_NB) X(IALLREDUCE, "Iallreduce", NVK_ALL_TO_ALL_NB) \
+    X(IALLGATHER, "Iallgather", NVK_ALL_TO_ALL_NB) X(IALLGATHERV, "Iallgatherv", NVK_ALL_TO_ALL_NB) \
+    X(IREDUCE_SCATTER, "Ireduce_scatter", NVK_ALL_TO_ALL_NB)                             \
+    X(IREDUCE_SCATTER_BLOCK, "Ireduce_scatter_block", NVK_ALL_TO_ALL_NB)                 \
+    X(IBARRIER, "Ibarrier", NVK_ALL_TO_ALL_NB)                                           \
     X(BCAST, "Bcast", NVK_ONE_TO_ALL) X(SCATTER, "Scatter", NVK_ONE_TO_ALL)              \
     X(SCATTERV, "Scatterv", NVK_ONE_TO_ALL)                                              \
     X(REDUCE, "Reduce", NVK_ALL_TO_ONE) X(GATHER, "Gather", NVK_ALL_TO_ONE)              \
@@ -38,6 +48,8 @@ enum nvp_kind {
     X(IRECV, "Irecv", NVK_P2P_NONBLOCKING)                                               \
     X(WAIT, "Wait", NVK_WAIT) X(WAITALL, "Waitall", NVK_WAIT)                            \
     X(WAITANY, "Waitany", NVK_WAIT) X(WAITSOME, "Waitsome", NVK_WAIT)                    \
+    X(TEST, "Test", NVK_WAIT) X(TESTALL, "Testall", NVK_WAIT)                            \
+    X(TESTANY, "Testany", NVK_WAIT) X(TESTSOME, "Testsome", NVK_WAIT)                    \
     X(FILE_OPEN, "File_open", NVK_IO_OPEN_CLOSE) X(FILE_CLOSE, "File_close", NVK_IO_OPEN_CLOSE) \
     X(FILE_READ, "File_read", NVK_IO_READ_WRITE) X(FILE_READ_AT, "File_read_at", NVK_IO_READ_WRITE) \
     X(FILE_READ_ALL, "File_read_all", NVK_IO_READ_WRITE)                                 \
@@ -49,6 +61,8 @@ enum nvp_kind {
 #define NVP_ENUM(id, name, kind) NVP_##id,
 enum nvp_call { NVP_CALLS(NVP_ENUM) NVP_NCALLS };
 #undef NVP_ENUM
+/* call sets are 64-bit masks */
+_Static_assert(NVP_NCALLS <= 64, "more wrapped calls than bits in a call mask");
 
 extern volatile int nvp_active;   /* recording (set after init, cleared at finalize) */
 extern pthread_t nvp_main_thread; /* only the thread that initialized MPI records */
@@ -65,6 +79,38 @@ static inline int nvp_enter(int call)
         return 0;
     return nvp_enter_slow(call);
 }
+
+/* Completion calls (kind NVK_WAIT) end with this instead of nvp_leave:
+ * `boundaries` tracked nonblocking boundary collectives completed in the
+ * call (one segment is cut for each, so every rank cuts the same number
+ * whatever grouping its completion calls saw); `incomplete` is 1 when a
+ * test call left requests incomplete (the app is polling, see
+ * nvp_poll_gap_is_waiting). */
+void nvp_leave_completion(int call, int rc, int boundaries, int incomplete);
+
+/* 1 when the nonblocking collective `call` on comm is a boundary (its
+ * blocking form is a segment call, and comm spans the whole job). */
+int nvp_nbc_is_boundary(int call, MPI_Comm comm);
+
+/* Request tracking (nvp_nbc.c); call only where nvp_enter returned 1. */
+typedef struct {
+    int n;
+    int pos[NVP_PENDING_MAX];      /* positions in the request array */
+    uint64_t key[NVP_PENDING_MAX]; /* their handles before the call */
+} nvp_nbc_marks;
+/* After a request-creating call: tracks *req when boundary is 1, else
+ * forgets a recycled handle. */
+void nvp_nbc_started(int boundary, int rc, const MPI_Request *req);
+void nvp_nbc_forget(const MPI_Request *req);
+/* Before a completion call: marks the tracked requests among reqs[0..n-1]. */
+void nvp_nbc_mark(nvp_nbc_marks *m, const MPI_Request *reqs, int n);
+/* After it: untracks the marked requests that completed; returns how many. */
+int nvp_nbc_completed(const nvp_nbc_marks *m, const MPI_Request *reqs);
+/* The same on Fortran handles. */
+void nvp_nbc_started_f(int boundary, int rc, const MPI_Fint *req);
+void nvp_nbc_forget_f(const MPI_Fint *req);
+void nvp_nbc_mark_f(nvp_nbc_marks *m, const MPI_Fint *reqs, int n);
+int nvp_nbc_completed_f(const nvp_nbc_marks *m, const MPI_Fint *reqs);
 
 void nvp_after_init(void);     /* after PMPI_Init(_thread) succeeded */
 void nvp_before_finalize(void); /* before PMPI_Finalize */

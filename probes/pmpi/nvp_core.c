@@ -1,7 +1,20 @@
 /* nvp_core.c - the segment profiler's state: per-call accounting, segment
  * recording into the memory-mapped per-rank file, the interference
  * injector, configuration from the environment, and the program-wide
- * profile written at MPI_Finalize. */
+ * profile written at MPI_Finalize.
+ *
+ * Segment time and work (also for nonblocking boundaries): a segment runs
+ * from the moment the previous boundary completed in this rank (blocking
+ * call returned, or a Wait/Test call completed a tracked I-collective) to
+ * the moment this one completes, wall clock.  Work is the work counter
+ * (PAPI, else thread CPU time) outside MPI calls, as for blocking codes,
+ * with one refinement for polite waiting: the stretch between a Test call
+ * that left requests incomplete and the next Wait/Test call is counted as
+ * waiting, not work, when the thread mostly slept in it or it was too short
+ * to hold computation (nvp_poll_gap_is_waiting).  So the app's own
+ * MPI_Test + nanosleep loop is MPI time and the work of a segment does not
+ * grow with how long the collective took; computation overlapped with a
+ * pending request (CPU busy between tests) still counts as work. */
 #define _GNU_SOURCE
 #include "nvp.h"
 
@@ -42,6 +55,9 @@ static struct {
     double acc[NV_SEG_METRICS];
     double work_at_exit;  /* work counter when the last MPI call returned */
     double seg_start_ns;  /* monotonic, end of the previous boundary */
+    /* polite polling: set when a test call left requests incomplete */
+    int polling;
+    double poll_wall_ns, poll_cpu_ns;
     double init_end_ns;
     /* storage */
     nv_seg_rank_header *h;
@@ -77,6 +93,13 @@ static double now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static double thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
@@ -158,7 +181,16 @@ int nvp_enter_slow(int call)
     if (S.depth++ > 0)
         return 1;
     double w = read_work();
-    S.acc[NV_SEG_M_WORK] += w - S.work_at_exit;
+    double dw = w - S.work_at_exit;
+    if (__builtin_expect(S.polling, 0)) {
+        S.polling = 0;
+        if (call_kind[call] == NVK_WAIT) {
+            double cpu = S.papi_read ? thread_cpu_ns() - S.poll_cpu_ns : dw;
+            if (nvp_poll_gap_is_waiting(now_ns() - S.poll_wall_ns, cpu))
+                dw = 0;
+        }
+    }
+    S.acc[NV_SEG_M_WORK] += dw;
     if ((S.inject_mask >> call) & 1)
         inject();
     return 1;
@@ -204,7 +236,8 @@ void nvp_leave(int call, int rc, double sent, double recv, MPI_Comm comm)
     int kind = call_kind[call];
     if (rc == MPI_SUCCESS) {
         switch (kind) {
-        case NVK_ALL_TO_ALL: S.acc[NV_SEG_M_COLL_ALL_TO_ALL] += 1; break;
+        case NVK_ALL_TO_ALL:
+        case NVK_ALL_TO_ALL_NB: S.acc[NV_SEG_M_COLL_ALL_TO_ALL] += 1; break;
         case NVK_ONE_TO_ALL: S.acc[NV_SEG_M_COLL_ONE_TO_ALL] += 1; break;
         case NVK_ALL_TO_ONE: S.acc[NV_SEG_M_COLL_ALL_TO_ONE] += 1; break;
         case NVK_P2P_BLOCKING: S.acc[NV_SEG_M_P2P_BLOCKING] += 1; break;
@@ -220,11 +253,36 @@ void nvp_leave(int call, int rc, double sent, double recv, MPI_Comm comm)
             S.acc[NV_SEG_M_BYTES_RECV] += recv;
         }
         /* only collectives spanning the whole job cut segments: the seed's
-         * global synchronization points */
-        if (((S.boundary_mask >> call) & 1) && nvp_comm_size(comm) == S.world_size)
+         * global synchronization points (nonblocking ones when they complete) */
+        if (kind == NVK_ALL_TO_ALL && ((S.boundary_mask >> call) & 1) && nvp_comm_size(comm) == S.world_size)
             end_segment(now_ns());
     }
     S.work_at_exit = read_work();
+}
+
+int nvp_nbc_is_boundary(int call, MPI_Comm comm)
+{
+    return ((S.boundary_mask >> call) & 1) && nvp_comm_size(comm) == S.world_size;
+}
+
+void nvp_leave_completion(int call, int rc, int boundaries, int incomplete)
+{
+    (void)call;
+    (void)rc; /* a tracked request that completed ends its segment even in error */
+    if (--S.depth > 0)
+        return;
+    if (boundaries > 0) {
+        double t = now_ns();
+        for (int i = 0; i < boundaries; i++)
+            end_segment(t);
+    }
+    S.work_at_exit = read_work();
+    if (incomplete) {
+        S.polling = 1;
+        S.poll_wall_ns = now_ns();
+        if (S.papi_read)
+            S.poll_cpu_ns = thread_cpu_ns();
+    }
 }
 
 /* ------------------------------------------------------------ config */
@@ -249,9 +307,9 @@ static uint64_t parse_calls(const char *list, const char *var, int all_to_all_on
         size_t len = strcspn(p, ",:+ ");
         if (len > 0) {
             int c = call_by_name(p, len);
-            if (c < 0 || (all_to_all_only && call_kind[c] != NVK_ALL_TO_ALL))
+            if (c < 0 || (all_to_all_only && call_kind[c] != NVK_ALL_TO_ALL && call_kind[c] != NVK_ALL_TO_ALL_NB))
                 nvp_log_once("%s: '%.*s' is not a %s; ignored", var, (int)(len > 40 ? 40 : len), p,
-                             all_to_all_only ? "blocking all-to-all collective (Alltoall/v/w, Allreduce, Allgather/v, Reduce_scatter/_block, Barrier)"
+                             all_to_all_only ? "all-to-all collective (Alltoall/v/w, Allreduce, Allgather/v, Reduce_scatter/_block, Barrier, or an I-form)"
                                              : "wrapped MPI call");
             else
                 mask |= 1ull << c;
@@ -260,6 +318,19 @@ static uint64_t parse_calls(const char *list, const char *var, int all_to_all_on
         if (*p)
             p++;
     }
+    return mask;
+}
+
+/* Adds the nonblocking form of every blocking collective in mask:
+ * "Alltoall" means the Alltoall synchronization point however it is
+ * started.  ("Ialltoall" alone selects the nonblocking form only.) */
+static uint64_t with_nonblocking_forms(uint64_t mask)
+{
+    for (int nb = 0; nb < NVP_NCALLS; nb++)
+        if (call_kind[nb] == NVK_ALL_TO_ALL_NB)
+            for (int c = 0; c < NVP_NCALLS; c++)
+                if (((mask >> c) & 1) && call_kind[c] == NVK_ALL_TO_ALL && !strcmp(call_name[c], call_name[nb] + 1))
+                    mask |= 1ull << nb;
     return mask;
 }
 
@@ -507,13 +578,13 @@ void nvp_after_init(void)
 
     S.boundary_mask = 0;
     for (int c = 0; c < NVP_NCALLS; c++)
-        if (call_kind[c] == NVK_ALL_TO_ALL)
+        if (call_kind[c] == NVK_ALL_TO_ALL || call_kind[c] == NVK_ALL_TO_ALL_NB)
             S.boundary_mask |= 1ull << c;
     const char *sc = getenv("NETVAR_SEGMENT_CALLS");
     if (sc && *sc) {
         uint64_t m = parse_calls(sc, "NETVAR_SEGMENT_CALLS", 1);
         if (m)
-            S.boundary_mask = m;
+            S.boundary_mask = with_nonblocking_forms(m);
     }
     mask_names(S.boundary_mask, h->segment_calls, sizeof h->segment_calls);
     const char *inj = getenv("NETVAR_INJECT");

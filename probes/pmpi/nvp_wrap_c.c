@@ -1,6 +1,7 @@
 /* nvp_wrap_c.c - the MPI C API wrappers of the segment profiler: each one
  * calls the PMPI entry unchanged, hands its return code back untouched,
- * and reports the call and its bytes to nvp_core.c. */
+ * and reports the call and its bytes to nvp_core.c (and the requests of
+ * nonblocking boundary collectives to nvp_nbc.c). */
 #include "nvp.h"
 
 #define IN_PLACE(buf) ((const void *)(buf) == (const void *)MPI_IN_PLACE)
@@ -146,6 +147,128 @@ int MPI_Barrier(MPI_Comm comm)
     return rc;
 }
 
+/* ------------------------------------------------------------ nonblocking all-to-all
+ * Counted (and bytes) when started; a boundary when the request completes. */
+#define NB_DONE(ID, rc, sent, recv, comm, req)                       \
+    do {                                                              \
+        nvp_leave(ID, rc, sent, recv, comm);                          \
+        nvp_nbc_started(nvp_nbc_is_boundary(ID, comm), rc, req);      \
+    } while (0)
+
+int MPI_Ialltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt, MPI_Comm comm,
+                  MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IALLTOALL);
+    int rc = PMPI_Ialltoall(sb, sc, st, rb, rc_, rt, comm, req);
+    if (t) {
+        int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
+        NB_DONE(NVP_IALLTOALL, rc, IN_PLACE(sb) ? 0 : p * nvp_bytes(sc, st), p * nvp_bytes(rc_, rt), comm, req);
+    }
+    return rc;
+}
+
+int MPI_Ialltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rcs[],
+                   const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IALLTOALLV);
+    int rc = PMPI_Ialltoallv(sb, sc, sd, st, rb, rcs, rd, rt, comm, req);
+    if (t) {
+        int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
+        NB_DONE(NVP_IALLTOALLV, rc, IN_PLACE(sb) ? 0 : sum_bytes(sc, st, p), sum_bytes(rcs, rt, p), comm, req);
+    }
+    return rc;
+}
+
+int MPI_Ialltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[], void *rb,
+                   const int rcs[], const int rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IALLTOALLW);
+    int rc = PMPI_Ialltoallw(sb, sc, sd, st, rb, rcs, rd, rt, comm, req);
+    if (t) {
+        int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
+        double s = 0, r = 0;
+        for (int i = 0; i < p; i++) {
+            if (!IN_PLACE(sb) && sc && st)
+                s += nvp_bytes(sc[i], st[i]);
+            if (rcs && rt)
+                r += nvp_bytes(rcs[i], rt[i]);
+        }
+        NB_DONE(NVP_IALLTOALLW, rc, s, r, comm, req);
+    }
+    return rc;
+}
+
+int MPI_Iallreduce(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                   MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IALLREDUCE);
+    int rc = PMPI_Iallreduce(sb, rb, count, type, op, comm, req);
+    if (t) {
+        double b = rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0;
+        NB_DONE(NVP_IALLREDUCE, rc, b, b, comm, req);
+    }
+    return rc;
+}
+
+int MPI_Iallgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt, MPI_Comm comm,
+                   MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IALLGATHER);
+    int rc = PMPI_Iallgather(sb, sc, st, rb, rc_, rt, comm, req);
+    if (t) {
+        int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
+        NB_DONE(NVP_IALLGATHER, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), p * nvp_bytes(rc_, rt), comm, req);
+    }
+    return rc;
+}
+
+int MPI_Iallgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[], const int rd[],
+                    MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IALLGATHERV);
+    int rc = PMPI_Iallgatherv(sb, sc, st, rb, rcs, rd, rt, comm, req);
+    if (t) {
+        int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
+        NB_DONE(NVP_IALLGATHERV, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), sum_bytes(rcs, rt, p), comm, req);
+    }
+    return rc;
+}
+
+int MPI_Ireduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                        MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IREDUCE_SCATTER);
+    int rc = PMPI_Ireduce_scatter(sb, rb, rcs, type, op, comm, req);
+    if (t) {
+        int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0, me = nvp_comm_rank(comm);
+        double r = (p > 0 && me >= 0 && me < p && rcs) ? nvp_bytes(rcs[me], type) : 0;
+        NB_DONE(NVP_IREDUCE_SCATTER, rc, sum_bytes(rcs, type, p), r, comm, req);
+    }
+    return rc;
+}
+
+int MPI_Ireduce_scatter_block(const void *sb, void *rb, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IREDUCE_SCATTER_BLOCK);
+    int rc = PMPI_Ireduce_scatter_block(sb, rb, rcount, type, op, comm, req);
+    if (t) {
+        int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
+        double b = rc == MPI_SUCCESS ? nvp_bytes(rcount, type) : 0;
+        NB_DONE(NVP_IREDUCE_SCATTER_BLOCK, rc, p * b, b, comm, req);
+    }
+    return rc;
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IBARRIER);
+    int rc = PMPI_Ibarrier(comm, req);
+    if (t)
+        NB_DONE(NVP_IBARRIER, rc, 0, 0, comm, req);
+    return rc;
+}
+
 /* ------------------------------------------------------------ rooted */
 int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
@@ -246,8 +369,10 @@ SEND_LIKE(Bsend, NVP_BSEND)
     {                                                                                         \
         int t = nvp_enter(ID);                                                                \
         int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                         \
-        if (t)                                                                                \
+        if (t) {                                                                              \
             nvp_leave(ID, rc, rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0, 0, comm);       \
+            nvp_nbc_started(0, rc, req);                                                      \
+        }                                                                                     \
         return rc;                                                                            \
     }
 ISEND_LIKE(Isend, NVP_ISEND)
@@ -268,8 +393,10 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Com
 {
     int t = nvp_enter(NVP_IRECV);
     int rc = PMPI_Irecv(buf, count, type, src, tag, comm, req);
-    if (t)
+    if (t) {
         nvp_leave(NVP_IRECV, rc, 0, rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0, comm);
+        nvp_nbc_started(0, rc, req);
+    }
     return rc;
 }
 
@@ -297,41 +424,111 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     return rc;
 }
 
-/* ------------------------------------------------------------ completion */
+/* ------------------------------------------------------------ completion
+ * A tracked boundary request is marked before the call (its slot is
+ * cleared by MPI when it completes) and checked after it. */
 int MPI_Wait(MPI_Request *req, MPI_Status *st)
 {
+    nvp_nbc_marks m;
     int t = nvp_enter(NVP_WAIT);
+    if (t)
+        nvp_nbc_mark(&m, req, 1);
     int rc = PMPI_Wait(req, st);
     if (t)
-        nvp_leave(NVP_WAIT, rc, 0, 0, MPI_COMM_NULL);
+        nvp_leave_completion(NVP_WAIT, rc, nvp_nbc_completed(&m, req), 0);
     return rc;
 }
 
 int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
 {
+    nvp_nbc_marks m;
     int t = nvp_enter(NVP_WAITALL);
+    if (t)
+        nvp_nbc_mark(&m, reqs, n);
     int rc = PMPI_Waitall(n, reqs, sts);
     if (t)
-        nvp_leave(NVP_WAITALL, rc, 0, 0, MPI_COMM_NULL);
+        nvp_leave_completion(NVP_WAITALL, rc, nvp_nbc_completed(&m, reqs), 0);
     return rc;
 }
 
 int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
 {
+    nvp_nbc_marks m;
     int t = nvp_enter(NVP_WAITANY);
+    if (t)
+        nvp_nbc_mark(&m, reqs, n);
     int rc = PMPI_Waitany(n, reqs, idx, st);
     if (t)
-        nvp_leave(NVP_WAITANY, rc, 0, 0, MPI_COMM_NULL);
+        nvp_leave_completion(NVP_WAITANY, rc, nvp_nbc_completed(&m, reqs), 0);
     return rc;
 }
 
 int MPI_Waitsome(int n, MPI_Request reqs[], int *outn, int idx[], MPI_Status sts[])
 {
+    nvp_nbc_marks m;
     int t = nvp_enter(NVP_WAITSOME);
+    if (t)
+        nvp_nbc_mark(&m, reqs, n);
     int rc = PMPI_Waitsome(n, reqs, outn, idx, sts);
     if (t)
-        nvp_leave(NVP_WAITSOME, rc, 0, 0, MPI_COMM_NULL);
+        nvp_leave_completion(NVP_WAITSOME, rc, nvp_nbc_completed(&m, reqs), 0);
     return rc;
+}
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    nvp_nbc_marks m;
+    int t = nvp_enter(NVP_TEST);
+    if (t)
+        nvp_nbc_mark(&m, req, 1);
+    int rc = PMPI_Test(req, flag, st);
+    if (t)
+        nvp_leave_completion(NVP_TEST, rc, nvp_nbc_completed(&m, req), rc == MPI_SUCCESS && flag && !*flag);
+    return rc;
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    nvp_nbc_marks m;
+    int t = nvp_enter(NVP_TESTALL);
+    if (t)
+        nvp_nbc_mark(&m, reqs, n);
+    int rc = PMPI_Testall(n, reqs, flag, sts);
+    if (t)
+        nvp_leave_completion(NVP_TESTALL, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && flag && !*flag);
+    return rc;
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
+{
+    nvp_nbc_marks m;
+    int t = nvp_enter(NVP_TESTANY);
+    if (t)
+        nvp_nbc_mark(&m, reqs, n);
+    int rc = PMPI_Testany(n, reqs, idx, flag, st);
+    if (t)
+        nvp_leave_completion(NVP_TESTANY, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && flag && !*flag);
+    return rc;
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int *outn, int idx[], MPI_Status sts[])
+{
+    nvp_nbc_marks m;
+    int t = nvp_enter(NVP_TESTSOME);
+    if (t)
+        nvp_nbc_mark(&m, reqs, n);
+    int rc = PMPI_Testsome(n, reqs, outn, idx, sts);
+    if (t)
+        nvp_leave_completion(NVP_TESTSOME, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && outn && *outn == 0);
+    return rc;
+}
+
+/* Not a counted call: only forgets a tracked request the app gives up on. */
+int MPI_Request_free(MPI_Request *req)
+{
+    if (nvp_active && pthread_equal(pthread_self(), nvp_main_thread))
+        nvp_nbc_forget(req);
+    return PMPI_Request_free(req);
 }
 
 /* ------------------------------------------------------------ MPI-IO */
