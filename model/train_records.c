@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json_file.h"
 #include "train_history.h"
 
 /* the schema of probes/counters/job_record.h (model/ does not include probes/) */
@@ -291,45 +292,7 @@ oom:
 
 static json_object *read_record(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        say(err, errlen, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        st.st_size > (off_t)NV_TRAIN_MAX_RECORD_BYTES) {
-        say(err, errlen, "not a regular file of 1 to %u bytes", NV_TRAIN_MAX_RECORD_BYTES);
-        close(fd);
-        return NULL;
-    }
-    size_t len = (size_t)st.st_size, got = 0;
-    char *buf = malloc(len);
-    if (!buf) {
-        close(fd);
-        say(err, errlen, "out of memory reading %zu bytes", len);
-        return NULL;
-    }
-    while (got < len) {
-        ssize_t r = read(fd, buf + got, len - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    json_tokener *tok = json_tokener_new();
-    json_object *o = tok ? json_tokener_parse_ex(tok, buf, (int)got) : NULL;
-    if (!o)
-        say(err, errlen, "%s",
-            !tok ? "out of memory"
-                 : json_tokener_get_error(tok) == json_tokener_continue
-                       ? "truncated JSON"
-                       : json_tokener_error_desc(json_tokener_get_error(tok)));
-    json_tokener_free(tok);
-    free(buf);
-    return o;
+    return nv_json_read_file(path, NV_TRAIN_MAX_RECORD_BYTES, err, errlen);
 }
 
 int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opts *o,

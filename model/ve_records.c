@@ -1,6 +1,7 @@
 /* ve_records.c - job records in and out of the Variability Estimate (see
  * ve_records.h). */
 #define _GNU_SOURCE
+#include "json_file.h"
 #include "ve_records.h"
 
 #include <errno.h>
@@ -32,43 +33,7 @@ static void logf_(nv_ve_log_fn log, void *arg, const char *fmt, ...)
 
 json_object *nv_ve_read_record(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > NV_VE_RECORD_MAX_BYTES) {
-        close(fd);
-        snprintf(err, errlen, "not a regular file of at most 8 MiB");
-        return NULL;
-    }
-    size_t size = (size_t)st.st_size, got = 0;
-    char *buf = malloc(size + 1);
-    if (!buf) {
-        close(fd);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
-    }
-    while (got < size) {
-        ssize_t r = read(fd, buf + got, size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    json_tokener *tok = json_tokener_new();
-    json_object *o = tok ? json_tokener_parse_ex(tok, buf, (int)got) : NULL;
-    enum json_tokener_error je = tok ? json_tokener_get_error(tok) : json_tokener_error_depth;
-    if (tok)
-        json_tokener_free(tok);
-    free(buf);
-    if (!o)
-        snprintf(err, errlen, "not valid JSON (%s)",
-                 je == json_tokener_continue ? "truncated" : json_tokener_error_desc(je));
-    return o;
+    return nv_json_read_file(path, NV_VE_RECORD_MAX_BYTES, err, errlen);
 }
 
 struct walk {

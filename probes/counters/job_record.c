@@ -1,4 +1,5 @@
 /* job_record.c - node records -> job record (see job_record.h). */
+#include "json_file.h"
 #include "job_record.h"
 
 #include <dirent.h>
@@ -133,38 +134,7 @@ static json_object *stat_json(const struct nv_stat5 *s, const char *unit, const 
 
 static json_object *read_json_file(const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        snprintf(err, errlen, "cannot open");
-        return NULL;
-    }
-    char *buf = malloc(MAX_RECORD_BYTES + 1);
-    size_t n = buf ? fread(buf, 1, MAX_RECORD_BYTES + 1, f) : 0;
-    fclose(f);
-    if (!buf || n > MAX_RECORD_BYTES) {
-        free(buf);
-        snprintf(err, errlen, "larger than 8 MiB or out of memory");
-        return NULL;
-    }
-    buf[n] = '\0';
-    enum json_tokener_error jerr;
-    json_tokener *tok = json_tokener_new();
-    json_object *o = tok ? json_tokener_parse_ex(tok, buf, (int)n) : NULL;
-    jerr = tok ? json_tokener_get_error(tok) : json_tokener_error_depth;
-    if (o && jerr == json_tokener_success && tok->char_offset < (int)n) {
-        /* trailing garbage after a complete object */
-        json_object_put(o);
-        o = NULL;
-        jerr = json_tokener_error_parse_unexpected;
-    }
-    json_tokener_free(tok);
-    free(buf);
-    if (!o) {
-        snprintf(err, errlen, "not valid JSON (%s)",
-                 jerr == json_tokener_continue ? "truncated" : json_tokener_error_desc(jerr));
-        return NULL;
-    }
-    return o;
+    return nv_json_read_file(path, MAX_RECORD_BYTES, err, errlen);
 }
 
 json_object *nv_job_collect(const char *job_dir, double service_us, const char *mu_source,

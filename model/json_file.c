@@ -1,0 +1,66 @@
+/* json_file.c - bounded JSON file reader (json_file.h). */
+#include "json_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+json_object *nv_json_read_file(const char *path, size_t max_bytes, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (unsigned long long)st.st_size > max_bytes) {
+        close(fd);
+        snprintf(err, errlen, "not a regular file of 1 byte to %zu KiB", max_bytes / 1024);
+        return NULL;
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    char *buf = malloc(size + 1);
+    if (!buf) {
+        close(fd);
+        snprintf(err, errlen, "out of memory reading %zu bytes", size);
+        return NULL;
+    }
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    buf[got] = '\0';
+    json_tokener *tok = json_tokener_new();
+    json_object *o = tok ? json_tokener_parse_ex(tok, buf, (int)got) : NULL;
+    enum json_tokener_error je = tok ? json_tokener_get_error(tok) : json_tokener_error_depth;
+    size_t used = tok ? (size_t)json_tokener_get_parse_end(tok) : 0;
+    if (o && je == json_tokener_success) {
+        while (used < got && (buf[used] == ' ' || buf[used] == '\n' || buf[used] == '\t' ||
+                              buf[used] == '\r'))
+            used++;
+        if (used < got) { /* a complete document followed by more text */
+            json_object_put(o);
+            o = NULL;
+            je = json_tokener_error_parse_unexpected;
+        }
+    }
+    if (tok)
+        json_tokener_free(tok);
+    free(buf);
+    if (!o)
+        snprintf(err, errlen, "not valid JSON (%s)",
+                 je == json_tokener_continue || je == json_tokener_success
+                     ? "truncated"
+                     : json_tokener_error_desc(je));
+    return o;
+}
