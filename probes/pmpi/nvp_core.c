@@ -308,9 +308,10 @@ static uint64_t parse_calls(const char *list, const char *var, int all_to_all_on
         if (len > 0) {
             int c = call_by_name(p, len);
             if (c < 0 || (all_to_all_only && call_kind[c] != NVK_ALL_TO_ALL && call_kind[c] != NVK_ALL_TO_ALL_NB))
-                nvp_log_once("%s: '%.*s' is not a %s; ignored", var, (int)(len > 40 ? 40 : len), p,
-                             all_to_all_only ? "all-to-all collective (Alltoall/v/w, Allreduce, Allgather/v, Reduce_scatter/_block, Barrier, or an I-form)"
-                                             : "wrapped MPI call");
+                nvp_log_once("%s: '%.*s' is not %s; ignored", var, (int)(len > 40 ? 40 : len), p,
+                             all_to_all_only ? "an all-to-all collective (Alltoall/v/w, Allreduce, Allgather/v, "
+                                               "Reduce_scatter/_block, Barrier, or their I-forms)"
+                                             : "a wrapped MPI call");
             else
                 mask |= 1ull << c;
         }
@@ -329,7 +330,8 @@ static uint64_t with_nonblocking_forms(uint64_t mask)
     for (int nb = 0; nb < NVP_NCALLS; nb++)
         if (call_kind[nb] == NVK_ALL_TO_ALL_NB)
             for (int c = 0; c < NVP_NCALLS; c++)
-                if (((mask >> c) & 1) && call_kind[c] == NVK_ALL_TO_ALL && !strcmp(call_name[c], call_name[nb] + 1))
+                if (((mask >> c) & 1) && call_kind[c] == NVK_ALL_TO_ALL &&
+                    !strcasecmp(call_name[c], call_name[nb] + 1))
                     mask |= 1ull << nb;
     return mask;
 }

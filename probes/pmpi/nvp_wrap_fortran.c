@@ -3,7 +3,11 @@
  * so the C wrappers never see a Fortran program's calls.  These wrappers
  * take the Fortran symbols in the three manglings Open MPI 4.1 exports
  * (mpi_x_, mpi_x__, MPI_X), account the call, and forward to the next
- * definition of the same symbol (the real binding) via dlsym(RTLD_NEXT). */
+ * definition of the same symbol (the real binding) via dlsym(RTLD_NEXT).
+ * Nonblocking boundaries: MPI_IALLTOALL, MPI_IALLGATHER, MPI_IALLREDUCE and
+ * MPI_IBARRIER are tracked, and completed by MPI_WAIT, MPI_WAITALL,
+ * MPI_TEST or MPI_TESTALL (other Fortran completion calls are not wrapped:
+ * they leave the request tracked until its handle is reused). */
 #define _GNU_SOURCE
 #include "nvp.h"
 
@@ -255,8 +259,10 @@ static void f_isend(f_isend_fn real, void *buf, F *n, F *type, F *dest, F *tag, 
     MISSING(ierr);
     int t = nvp_enter(NVP_ISEND);
     real(buf, n, type, dest, tag, comm, req, ierr);
-    if (t)
+    if (t) {
         nvp_leave(NVP_ISEND, *ierr, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, 0, MPI_COMM_NULL);
+        nvp_nbc_started_f(0, *ierr, req);
+    }
 }
 F_VARIANTS(mpi_isend, MPI_ISEND, f_isend, (void *buf, F *n, F *type, F *dest, F *tag, F *comm, F *req, F *ierr),
            (real, buf, n, type, dest, tag, comm, req, ierr))
@@ -267,20 +273,28 @@ static void f_irecv(f_irecv_fn real, void *buf, F *n, F *type, F *src, F *tag, F
     MISSING(ierr);
     int t = nvp_enter(NVP_IRECV);
     real(buf, n, type, src, tag, comm, req, ierr);
-    if (t)
+    if (t) {
         nvp_leave(NVP_IRECV, *ierr, 0, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, MPI_COMM_NULL);
+        nvp_nbc_started_f(0, *ierr, req);
+    }
 }
 F_VARIANTS(mpi_irecv, MPI_IRECV, f_irecv, (void *buf, F *n, F *type, F *src, F *tag, F *comm, F *req, F *ierr),
            (real, buf, n, type, src, tag, comm, req, ierr))
 
+/* ------------------------------------------------------------ completion
+ * Tracked boundary requests are marked before the call and checked after
+ * it (the binding sets a completed handle to the Fortran null request). */
 typedef void (*f_wait_fn)(F *, F *, F *);
 static void f_wait(f_wait_fn real, F *req, F *status, F *ierr)
 {
     MISSING(ierr);
+    nvp_nbc_marks m;
     int t = nvp_enter(NVP_WAIT);
+    if (t)
+        nvp_nbc_mark_f(&m, req, 1);
     real(req, status, ierr);
     if (t)
-        nvp_leave(NVP_WAIT, *ierr, 0, 0, MPI_COMM_NULL);
+        nvp_leave_completion(NVP_WAIT, *ierr, nvp_nbc_completed_f(&m, req), 0);
 }
 F_VARIANTS(mpi_wait, MPI_WAIT, f_wait, (F *req, F *status, F *ierr), (real, req, status, ierr))
 
@@ -288,10 +302,119 @@ typedef void (*f_waitall_fn)(F *, F *, F *, F *);
 static void f_waitall(f_waitall_fn real, F *n, F *reqs, F *statuses, F *ierr)
 {
     MISSING(ierr);
+    nvp_nbc_marks m;
     int t = nvp_enter(NVP_WAITALL);
+    if (t)
+        nvp_nbc_mark_f(&m, reqs, (int)*n);
     real(n, reqs, statuses, ierr);
     if (t)
-        nvp_leave(NVP_WAITALL, *ierr, 0, 0, MPI_COMM_NULL);
+        nvp_leave_completion(NVP_WAITALL, *ierr, nvp_nbc_completed_f(&m, reqs), 0);
 }
 F_VARIANTS(mpi_waitall, MPI_WAITALL, f_waitall, (F *n, F *reqs, F *statuses, F *ierr),
            (real, n, reqs, statuses, ierr))
+
+/* flag is a Fortran LOGICAL (an int with gfortran; .false. is 0) */
+typedef void (*f_test_fn)(F *, F *, F *, F *);
+static void f_test(f_test_fn real, F *req, F *flag, F *status, F *ierr)
+{
+    MISSING(ierr);
+    nvp_nbc_marks m;
+    int t = nvp_enter(NVP_TEST);
+    if (t)
+        nvp_nbc_mark_f(&m, req, 1);
+    real(req, flag, status, ierr);
+    if (t)
+        nvp_leave_completion(NVP_TEST, *ierr, nvp_nbc_completed_f(&m, req), *ierr == MPI_SUCCESS && *flag == 0);
+}
+F_VARIANTS(mpi_test, MPI_TEST, f_test, (F *req, F *flag, F *status, F *ierr), (real, req, flag, status, ierr))
+
+typedef void (*f_testall_fn)(F *, F *, F *, F *, F *);
+static void f_testall(f_testall_fn real, F *n, F *reqs, F *flag, F *statuses, F *ierr)
+{
+    MISSING(ierr);
+    nvp_nbc_marks m;
+    int t = nvp_enter(NVP_TESTALL);
+    if (t)
+        nvp_nbc_mark_f(&m, reqs, (int)*n);
+    real(n, reqs, flag, statuses, ierr);
+    if (t)
+        nvp_leave_completion(NVP_TESTALL, *ierr, nvp_nbc_completed_f(&m, reqs), *ierr == MPI_SUCCESS && *flag == 0);
+}
+F_VARIANTS(mpi_testall, MPI_TESTALL, f_testall, (F *n, F *reqs, F *flag, F *statuses, F *ierr),
+           (real, n, reqs, flag, statuses, ierr))
+
+typedef void (*f_request_free_fn)(F *, F *);
+static void f_request_free(f_request_free_fn real, F *req, F *ierr)
+{
+    MISSING(ierr);
+    if (nvp_active && pthread_equal(pthread_self(), nvp_main_thread))
+        nvp_nbc_forget_f(req);
+    real(req, ierr);
+}
+F_VARIANTS(mpi_request_free, MPI_REQUEST_FREE, f_request_free, (F *req, F *ierr), (real, req, ierr))
+
+/* ------------------------------------------------------------ nonblocking all-to-all */
+typedef void (*f_ialltoall_fn)(void *, F *, F *, void *, F *, F *, F *, F *, F *);
+static void f_ialltoall_like(f_ialltoall_fn real, int id, int gather, void *sb, F *sc, F *st, void *rb, F *rc,
+                             F *rt, F *comm, F *req, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(id);
+    real(sb, sc, st, rb, rc, rt, comm, req, ierr);
+    if (t) {
+        int ok = *ierr == MPI_SUCCESS, p = ok ? nvp_comm_size(fcomm(comm)) : 0;
+        MPI_Comm c = ok ? fcomm(comm) : MPI_COMM_NULL;
+        nvp_leave(id, *ierr, ok ? (gather ? 1 : p) * fbytes(sc, st) : 0, ok ? p * fbytes(rc, rt) : 0, c);
+        nvp_nbc_started_f(ok && nvp_nbc_is_boundary(id, c), *ierr, req);
+    }
+}
+static void f_ialltoall(f_ialltoall_fn real, void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *req,
+                        F *ierr)
+{
+    f_ialltoall_like(real, NVP_IALLTOALL, 0, sb, sc, st, rb, rc, rt, comm, req, ierr);
+}
+F_VARIANTS(mpi_ialltoall, MPI_IALLTOALL, f_ialltoall,
+           (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *req, F *ierr),
+           (real, sb, sc, st, rb, rc, rt, comm, req, ierr))
+
+typedef f_ialltoall_fn f_iallgather_fn;
+static void f_iallgather(f_iallgather_fn real, void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *req,
+                         F *ierr)
+{
+    f_ialltoall_like(real, NVP_IALLGATHER, 1, sb, sc, st, rb, rc, rt, comm, req, ierr);
+}
+F_VARIANTS(mpi_iallgather, MPI_IALLGATHER, f_iallgather,
+           (void *sb, F *sc, F *st, void *rb, F *rc, F *rt, F *comm, F *req, F *ierr),
+           (real, sb, sc, st, rb, rc, rt, comm, req, ierr))
+
+typedef void (*f_iallreduce_fn)(void *, void *, F *, F *, F *, F *, F *, F *);
+static void f_iallreduce(f_iallreduce_fn real, void *sb, void *rb, F *n, F *type, F *op, F *comm, F *req, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_IALLREDUCE);
+    real(sb, rb, n, type, op, comm, req, ierr);
+    if (t) {
+        int ok = *ierr == MPI_SUCCESS;
+        double b = ok ? fbytes(n, type) : 0;
+        MPI_Comm c = ok ? fcomm(comm) : MPI_COMM_NULL;
+        nvp_leave(NVP_IALLREDUCE, *ierr, b, b, c);
+        nvp_nbc_started_f(ok && nvp_nbc_is_boundary(NVP_IALLREDUCE, c), *ierr, req);
+    }
+}
+F_VARIANTS(mpi_iallreduce, MPI_IALLREDUCE, f_iallreduce,
+           (void *sb, void *rb, F *n, F *type, F *op, F *comm, F *req, F *ierr),
+           (real, sb, rb, n, type, op, comm, req, ierr))
+
+typedef void (*f_ibarrier_fn)(F *, F *, F *);
+static void f_ibarrier(f_ibarrier_fn real, F *comm, F *req, F *ierr)
+{
+    MISSING(ierr);
+    int t = nvp_enter(NVP_IBARRIER);
+    real(comm, req, ierr);
+    if (t) {
+        MPI_Comm c = *ierr == MPI_SUCCESS ? fcomm(comm) : MPI_COMM_NULL;
+        nvp_leave(NVP_IBARRIER, *ierr, 0, 0, c);
+        nvp_nbc_started_f(*ierr == MPI_SUCCESS && nvp_nbc_is_boundary(NVP_IBARRIER, c), *ierr, req);
+    }
+}
+F_VARIANTS(mpi_ibarrier, MPI_IBARRIER, f_ibarrier, (F *comm, F *req, F *ierr), (real, comm, req, ierr))
