@@ -80,13 +80,23 @@ static inline int nvp_enter(int call)
     return nvp_enter_slow(call);
 }
 
-/* Completion calls (kind NVK_WAIT) end with this instead of nvp_leave:
- * `boundaries` tracked nonblocking boundary collectives completed in the
- * call (one segment is cut for each, so every rank cuts the same number
- * whatever grouping its completion calls saw); `incomplete` is 1 when a
- * test call left requests incomplete (the app is polling, see
- * nvp_poll_gap_is_waiting). */
-void nvp_leave_completion(int call, int rc, int boundaries, int incomplete);
+/* Wait calls end with this instead of nvp_leave: `boundaries` tracked
+ * nonblocking boundary collectives completed in the call (one segment is
+ * cut for each, so every rank cuts the same number whatever grouping its
+ * completion calls saw). */
+void nvp_leave_completion(int call, int rc, int boundaries);
+
+/* Test calls use this pair instead: no clock read inside a polling run
+ * (see nvp_poll_run_is_waiting).  `incomplete` is 1 when the test left its
+ * requests incomplete. */
+int nvp_test_enter_slow(int call);
+void nvp_test_leave(int call, int rc, int boundaries, int incomplete);
+static inline int nvp_test_enter(int call)
+{
+    if (__builtin_expect(!nvp_active, 0))
+        return 0;
+    return nvp_test_enter_slow(call);
+}
 
 /* 1 when the nonblocking collective `call` on comm is a boundary (its
  * blocking form is a segment call, and comm spans the whole job). */

@@ -8,13 +8,14 @@
  * call returned, or a Wait/Test call completed a tracked I-collective) to
  * the moment this one completes, wall clock.  Work is the work counter
  * (PAPI, else thread CPU time) outside MPI calls, as for blocking codes,
- * with one refinement for polite waiting: the stretch between a Test call
- * that left requests incomplete and the next Wait/Test call is counted as
- * waiting, not work, when the thread mostly slept in it or it was too short
- * to hold computation (nvp_poll_gap_is_waiting).  So the app's own
- * MPI_Test + nanosleep loop is MPI time and the work of a segment does not
- * grow with how long the collective took; computation overlapped with a
- * pending request (CPU busy between tests) still counts as work. */
+ * with one refinement for polite waiting: a polling run (from a Test call
+ * that left requests incomplete to the next MPI call that is not such a
+ * test) counts as waiting, not work, when the thread mostly slept in it or
+ * the tests came too close together to hold computation
+ * (nvp_poll_run_is_waiting).  So the app's own MPI_Test + nanosleep loop is
+ * MPI time and the work of a segment does not grow with how long the
+ * collective took; computation overlapped with a pending request (CPU busy
+ * between tests) still counts as work. */
 #define _GNU_SOURCE
 #include "nvp.h"
 
@@ -55,9 +56,10 @@ static struct {
     double acc[NV_SEG_METRICS];
     double work_at_exit;  /* work counter when the last MPI call returned */
     double seg_start_ns;  /* monotonic, end of the previous boundary */
-    /* polite polling: set when a test call left requests incomplete */
-    int polling;
-    double poll_wall_ns, poll_cpu_ns;
+    /* the open polling run, if any (nvp_poll_run_is_waiting) */
+    int in_run;
+    uint64_t run_tests;
+    double run_work0, run_wall0, run_cpu0;
     double init_end_ns;
     /* storage */
     nv_seg_rank_header *h;
@@ -174,6 +176,17 @@ static void inject(void)
 }
 
 /* ------------------------------------------------------------ recording */
+/* Ends the open polling run at work counter w: its work (the app's loop
+ * between the tests, and the tests) counts only when it was computation. */
+static void close_poll_run(double w)
+{
+    double cpu = S.papi_read ? thread_cpu_ns() - S.run_cpu0 : w - S.run_work0;
+    if (!nvp_poll_run_is_waiting(now_ns() - S.run_wall0, cpu, S.run_tests))
+        S.acc[NV_SEG_M_WORK] += w - S.run_work0;
+    S.in_run = 0;
+    S.work_at_exit = w;
+}
+
 int nvp_enter_slow(int call)
 {
     if (!pthread_equal(pthread_self(), nvp_main_thread))
@@ -181,16 +194,9 @@ int nvp_enter_slow(int call)
     if (S.depth++ > 0)
         return 1;
     double w = read_work();
-    double dw = w - S.work_at_exit;
-    if (__builtin_expect(S.polling, 0)) {
-        S.polling = 0;
-        if (call_kind[call] == NVK_WAIT) {
-            double cpu = S.papi_read ? thread_cpu_ns() - S.poll_cpu_ns : dw;
-            if (nvp_poll_gap_is_waiting(now_ns() - S.poll_wall_ns, cpu))
-                dw = 0;
-        }
-    }
-    S.acc[NV_SEG_M_WORK] += dw;
+    if (__builtin_expect(S.in_run, 0))
+        close_poll_run(w);
+    S.acc[NV_SEG_M_WORK] += w - S.work_at_exit;
     if ((S.inject_mask >> call) & 1)
         inject();
     return 1;
@@ -265,23 +271,72 @@ int nvp_nbc_is_boundary(int call, MPI_Comm comm)
     return ((S.boundary_mask >> call) & 1) && nvp_comm_size(comm) == S.world_size;
 }
 
-void nvp_leave_completion(int call, int rc, int boundaries, int incomplete)
+static void cut_completed(int boundaries)
+{
+    double t = now_ns();
+    for (int i = 0; i < boundaries; i++)
+        end_segment(t);
+}
+
+void nvp_leave_completion(int call, int rc, int boundaries)
 {
     (void)call;
     (void)rc; /* a tracked request that completed ends its segment even in error */
     if (--S.depth > 0)
         return;
-    if (boundaries > 0) {
-        double t = now_ns();
-        for (int i = 0; i < boundaries; i++)
-            end_segment(t);
-    }
+    if (boundaries > 0)
+        cut_completed(boundaries);
     S.work_at_exit = read_work();
-    if (incomplete) {
-        S.polling = 1;
-        S.poll_wall_ns = now_ns();
+}
+
+/* Test calls are the hot path of a polling loop and read no clock unless
+ * they open or close a polling run or complete a boundary.  (A test that
+ * completes nothing tracked and ends no run is not accounted at all: its
+ * short time inside MPI stays in the work, as before tests were wrapped.) */
+int nvp_test_enter_slow(int call)
+{
+    if (!pthread_equal(pthread_self(), nvp_main_thread))
+        return 0;
+    if (S.depth++ > 0)
+        return 1;
+    if ((S.inject_mask >> call) & 1)
+        inject();
+    return 1;
+}
+
+void nvp_test_leave(int call, int rc, int boundaries, int incomplete)
+{
+    (void)call;
+    (void)rc;
+    if (--S.depth > 0)
+        return;
+    if (incomplete && boundaries == 0) {
+        if (S.in_run) {
+            S.run_tests++;
+            return;
+        }
+        double w = read_work(); /* this test opens a run */
+        S.acc[NV_SEG_M_WORK] += w - S.work_at_exit;
+        S.in_run = 1;
+        S.run_tests = 1;
+        S.run_work0 = w;
+        S.run_wall0 = now_ns();
         if (S.papi_read)
-            S.poll_cpu_ns = thread_cpu_ns();
+            S.run_cpu0 = thread_cpu_ns();
+        return;
+    }
+    if (!S.in_run && boundaries == 0)
+        return;
+    double w = read_work();
+    if (S.in_run) {
+        close_poll_run(w);
+    } else {
+        S.acc[NV_SEG_M_WORK] += w - S.work_at_exit;
+        S.work_at_exit = w;
+    }
+    if (boundaries > 0) {
+        cut_completed(boundaries);
+        S.work_at_exit = read_work();
     }
 }
 

@@ -1,5 +1,5 @@
 /* nvp_pending.c - the bounded table of pending nonblocking boundary
- * requests and the polling-gap rule (pure C, no MPI; see nvp_pending.h). */
+ * requests and the polling-run rule (pure C, no MPI; see nvp_pending.h). */
 #include "nvp_pending.h"
 
 #include <math.h>
@@ -41,9 +41,9 @@ int nvp_pending_has(const nvp_pending *t, uint64_t key)
     return key != 0 && find(t, key) >= 0;
 }
 
-int nvp_poll_gap_is_waiting(double wall_ns, double cpu_ns)
+int nvp_poll_run_is_waiting(double wall_ns, double cpu_ns, uint64_t tests)
 {
-    if (!isfinite(wall_ns) || !isfinite(cpu_ns) || wall_ns < 0 || cpu_ns < 0)
+    if (tests < 1 || !isfinite(wall_ns) || !isfinite(cpu_ns) || wall_ns < 0 || cpu_ns < 0)
         return 0;
-    return wall_ns < NVP_POLL_SHORT_NS || cpu_ns < 0.5 * wall_ns;
+    return wall_ns < NVP_POLL_SHORT_NS * (double)tests || cpu_ns < 0.5 * wall_ns;
 }

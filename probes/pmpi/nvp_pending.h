@@ -1,6 +1,6 @@
 /* nvp_pending.h - pure logic (no MPI) behind nonblocking segment
  * boundaries: the bounded table of pending boundary requests and the rule
- * that tells a polite polling gap from computation.  Unit tested in
+ * that tells a polite polling run from computation.  Unit tested in
  * tests/unit/test_pmpi_pending.c. */
 #ifndef NETVAR_NVP_PENDING_H
 #define NETVAR_NVP_PENDING_H
@@ -30,14 +30,16 @@ int nvp_pending_remove(nvp_pending *t, uint64_t key);
 /* 1 when key is tracked. */
 int nvp_pending_has(const nvp_pending *t, uint64_t key);
 
-/* A polling gap is the stretch outside MPI between a test call that left
- * requests incomplete and the next completion call.  It is waiting, not
- * computation, when it was too short to hold computation (under
- * NVP_POLL_SHORT_NS of wall time: a spin loop) or the thread mostly slept
- * in it (CPU time under half the wall time: a nanosleep nap).  Returns 1
- * for waiting; 0 for computation (overlap of work and communication), and
- * 0 for negative or non-finite input. */
+/* A polling run is the stretch from a test call (MPI_Test*) that left
+ * requests incomplete to the first later MPI call that is not such a test
+ * (the test that completes them, a wait, anything else): the app's own
+ * loop of tests, naps or computation.  It is waiting, not computation, when
+ * the tests came too close together to hold computation (under
+ * NVP_POLL_SHORT_NS of wall time per test on average: a spin loop) or the
+ * thread mostly slept (CPU time under half the wall time: nanosleep naps).
+ * Returns 1 for waiting; 0 for computation overlapped with communication,
+ * and 0 for tests < 1 or negative or non-finite input. */
 #define NVP_POLL_SHORT_NS 5000.0
-int nvp_poll_gap_is_waiting(double wall_ns, double cpu_ns);
+int nvp_poll_run_is_waiting(double wall_ns, double cpu_ns, uint64_t tests);
 
 #endif

@@ -435,7 +435,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *st)
         nvp_nbc_mark(&m, req, 1);
     int rc = PMPI_Wait(req, st);
     if (t)
-        nvp_leave_completion(NVP_WAIT, rc, nvp_nbc_completed(&m, req), 0);
+        nvp_leave_completion(NVP_WAIT, rc, nvp_nbc_completed(&m, req));
     return rc;
 }
 
@@ -447,7 +447,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
         nvp_nbc_mark(&m, reqs, n);
     int rc = PMPI_Waitall(n, reqs, sts);
     if (t)
-        nvp_leave_completion(NVP_WAITALL, rc, nvp_nbc_completed(&m, reqs), 0);
+        nvp_leave_completion(NVP_WAITALL, rc, nvp_nbc_completed(&m, reqs));
     return rc;
 }
 
@@ -459,7 +459,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
         nvp_nbc_mark(&m, reqs, n);
     int rc = PMPI_Waitany(n, reqs, idx, st);
     if (t)
-        nvp_leave_completion(NVP_WAITANY, rc, nvp_nbc_completed(&m, reqs), 0);
+        nvp_leave_completion(NVP_WAITANY, rc, nvp_nbc_completed(&m, reqs));
     return rc;
 }
 
@@ -471,55 +471,55 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outn, int idx[], MPI_Status sts
         nvp_nbc_mark(&m, reqs, n);
     int rc = PMPI_Waitsome(n, reqs, outn, idx, sts);
     if (t)
-        nvp_leave_completion(NVP_WAITSOME, rc, nvp_nbc_completed(&m, reqs), 0);
+        nvp_leave_completion(NVP_WAITSOME, rc, nvp_nbc_completed(&m, reqs));
     return rc;
 }
 
 int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
 {
     nvp_nbc_marks m;
-    int t = nvp_enter(NVP_TEST);
+    int t = nvp_test_enter(NVP_TEST);
     if (t)
         nvp_nbc_mark(&m, req, 1);
     int rc = PMPI_Test(req, flag, st);
     if (t)
-        nvp_leave_completion(NVP_TEST, rc, nvp_nbc_completed(&m, req), rc == MPI_SUCCESS && flag && !*flag);
+        nvp_test_leave(NVP_TEST, rc, nvp_nbc_completed(&m, req), rc == MPI_SUCCESS && flag && !*flag);
     return rc;
 }
 
 int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
     nvp_nbc_marks m;
-    int t = nvp_enter(NVP_TESTALL);
+    int t = nvp_test_enter(NVP_TESTALL);
     if (t)
         nvp_nbc_mark(&m, reqs, n);
     int rc = PMPI_Testall(n, reqs, flag, sts);
     if (t)
-        nvp_leave_completion(NVP_TESTALL, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && flag && !*flag);
+        nvp_test_leave(NVP_TESTALL, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && flag && !*flag);
     return rc;
 }
 
 int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
 {
     nvp_nbc_marks m;
-    int t = nvp_enter(NVP_TESTANY);
+    int t = nvp_test_enter(NVP_TESTANY);
     if (t)
         nvp_nbc_mark(&m, reqs, n);
     int rc = PMPI_Testany(n, reqs, idx, flag, st);
     if (t)
-        nvp_leave_completion(NVP_TESTANY, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && flag && !*flag);
+        nvp_test_leave(NVP_TESTANY, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && flag && !*flag);
     return rc;
 }
 
 int MPI_Testsome(int n, MPI_Request reqs[], int *outn, int idx[], MPI_Status sts[])
 {
     nvp_nbc_marks m;
-    int t = nvp_enter(NVP_TESTSOME);
+    int t = nvp_test_enter(NVP_TESTSOME);
     if (t)
         nvp_nbc_mark(&m, reqs, n);
     int rc = PMPI_Testsome(n, reqs, outn, idx, sts);
     if (t)
-        nvp_leave_completion(NVP_TESTSOME, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && outn && *outn == 0);
+        nvp_test_leave(NVP_TESTSOME, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && outn && *outn == 0);
     return rc;
 }
 

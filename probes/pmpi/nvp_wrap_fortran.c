@@ -294,7 +294,7 @@ static void f_wait(f_wait_fn real, F *req, F *status, F *ierr)
         nvp_nbc_mark_f(&m, req, 1);
     real(req, status, ierr);
     if (t)
-        nvp_leave_completion(NVP_WAIT, *ierr, nvp_nbc_completed_f(&m, req), 0);
+        nvp_leave_completion(NVP_WAIT, *ierr, nvp_nbc_completed_f(&m, req));
 }
 F_VARIANTS(mpi_wait, MPI_WAIT, f_wait, (F *req, F *status, F *ierr), (real, req, status, ierr))
 
@@ -308,7 +308,7 @@ static void f_waitall(f_waitall_fn real, F *n, F *reqs, F *statuses, F *ierr)
         nvp_nbc_mark_f(&m, reqs, (int)*n);
     real(n, reqs, statuses, ierr);
     if (t)
-        nvp_leave_completion(NVP_WAITALL, *ierr, nvp_nbc_completed_f(&m, reqs), 0);
+        nvp_leave_completion(NVP_WAITALL, *ierr, nvp_nbc_completed_f(&m, reqs));
 }
 F_VARIANTS(mpi_waitall, MPI_WAITALL, f_waitall, (F *n, F *reqs, F *statuses, F *ierr),
            (real, n, reqs, statuses, ierr))
@@ -319,12 +319,12 @@ static void f_test(f_test_fn real, F *req, F *flag, F *status, F *ierr)
 {
     MISSING(ierr);
     nvp_nbc_marks m;
-    int t = nvp_enter(NVP_TEST);
+    int t = nvp_test_enter(NVP_TEST);
     if (t)
         nvp_nbc_mark_f(&m, req, 1);
     real(req, flag, status, ierr);
     if (t)
-        nvp_leave_completion(NVP_TEST, *ierr, nvp_nbc_completed_f(&m, req), *ierr == MPI_SUCCESS && *flag == 0);
+        nvp_test_leave(NVP_TEST, *ierr, nvp_nbc_completed_f(&m, req), *ierr == MPI_SUCCESS && *flag == 0);
 }
 F_VARIANTS(mpi_test, MPI_TEST, f_test, (F *req, F *flag, F *status, F *ierr), (real, req, flag, status, ierr))
 
@@ -333,12 +333,12 @@ static void f_testall(f_testall_fn real, F *n, F *reqs, F *flag, F *statuses, F 
 {
     MISSING(ierr);
     nvp_nbc_marks m;
-    int t = nvp_enter(NVP_TESTALL);
+    int t = nvp_test_enter(NVP_TESTALL);
     if (t)
         nvp_nbc_mark_f(&m, reqs, (int)*n);
     real(n, reqs, flag, statuses, ierr);
     if (t)
-        nvp_leave_completion(NVP_TESTALL, *ierr, nvp_nbc_completed_f(&m, reqs), *ierr == MPI_SUCCESS && *flag == 0);
+        nvp_test_leave(NVP_TESTALL, *ierr, nvp_nbc_completed_f(&m, reqs), *ierr == MPI_SUCCESS && *flag == 0);
 }
 F_VARIANTS(mpi_testall, MPI_TESTALL, f_testall, (F *n, F *reqs, F *flag, F *statuses, F *ierr),
            (real, n, reqs, flag, statuses, ierr))

@@ -1,6 +1,6 @@
 /* test_pmpi_pending.c - the segment profiler's pure logic for nonblocking
  * boundaries (probes/pmpi/nvp_pending.c, compiled in here: it has no MPI):
- * the bounded request table and the polling-gap rule. */
+ * the bounded request table and the polling-run rule. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -50,25 +50,26 @@ static void full_table_counts_and_ignores(void **state)
     assert_int_equal(t.overflow, 6);
 }
 
-static void polling_gap_rule(void **state)
+static void polling_run_rule(void **state)
 {
     (void)state;
-    /* a nanosleep nap: 60 us of wall, 3 us of CPU: waiting */
-    assert_int_equal(nvp_poll_gap_is_waiting(60000, 3000), 1);
-    /* a spin loop between tests: too short to be computation */
-    assert_int_equal(nvp_poll_gap_is_waiting(300, 300), 1);
-    assert_int_equal(nvp_poll_gap_is_waiting(NVP_POLL_SHORT_NS - 1, NVP_POLL_SHORT_NS - 1), 1);
-    /* overlapped computation: CPU busy for the whole gap */
-    assert_int_equal(nvp_poll_gap_is_waiting(200000, 198000), 0);
-    assert_int_equal(nvp_poll_gap_is_waiting(NVP_POLL_SHORT_NS, NVP_POLL_SHORT_NS), 0);
+    /* 20 nanosleep naps: 1.2 ms of wall, 60 us of CPU: waiting */
+    assert_int_equal(nvp_poll_run_is_waiting(1.2e6, 6e4, 20), 1);
+    /* a spin loop: CPU busy, but 1000 tests in 300 us, 0.3 us apart */
+    assert_int_equal(nvp_poll_run_is_waiting(3e5, 3e5, 1000), 1);
+    assert_int_equal(nvp_poll_run_is_waiting(NVP_POLL_SHORT_NS * 3 - 1, 1e9, 3), 1);
+    /* overlapped computation: 4 tests 50 us apart, CPU busy throughout */
+    assert_int_equal(nvp_poll_run_is_waiting(2e5, 1.98e5, 4), 0);
+    assert_int_equal(nvp_poll_run_is_waiting(NVP_POLL_SHORT_NS * 3, NVP_POLL_SHORT_NS * 3, 3), 0);
     /* half and half is still computation (the rule is "mostly slept") */
-    assert_int_equal(nvp_poll_gap_is_waiting(100000, 50000), 0);
-    assert_int_equal(nvp_poll_gap_is_waiting(100000, 49999), 1);
+    assert_int_equal(nvp_poll_run_is_waiting(1e5, 5e4, 1), 0);
+    assert_int_equal(nvp_poll_run_is_waiting(1e5, 49999, 1), 1);
     /* nonsense never reclassifies work */
-    assert_int_equal(nvp_poll_gap_is_waiting(NAN, 0), 0);
-    assert_int_equal(nvp_poll_gap_is_waiting(1e6, INFINITY), 0);
-    assert_int_equal(nvp_poll_gap_is_waiting(-1, 0), 0);
-    assert_int_equal(nvp_poll_gap_is_waiting(1e6, -5), 0);
+    assert_int_equal(nvp_poll_run_is_waiting(1e5, 0, 0), 0);
+    assert_int_equal(nvp_poll_run_is_waiting(NAN, 0, 1), 0);
+    assert_int_equal(nvp_poll_run_is_waiting(1e6, INFINITY, 1), 0);
+    assert_int_equal(nvp_poll_run_is_waiting(-1, 0, 1), 0);
+    assert_int_equal(nvp_poll_run_is_waiting(1e6, -5, 1), 0);
 }
 
 int main(void)
@@ -76,7 +77,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(add_remove_and_recycled_handles),
         cmocka_unit_test(full_table_counts_and_ignores),
-        cmocka_unit_test(polling_gap_rule),
+        cmocka_unit_test(polling_run_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
