@@ -19,6 +19,8 @@
 
 #include <json.h>
 
+#include "counters_topology.h"
+
 #define POLL_NS 10000000L /* 10 ms between checks on a running child */
 
 static volatile sig_atomic_t interrupted;
@@ -131,11 +133,86 @@ const char nv_run_options_help[] =
     "  --keep DIR             keep every launch's stdout/stderr (NAME.out, NAME.err)\n"
     "                         in DIR; by default a temporary directory is removed\n";
 
+const char nv_run_placement_help[] =
+    "Placement options (impact, campaign):\n"
+    "  --load-nodes LIST      run the probe load on LIST, a Slurm host list (h2,h4 or\n"
+    "                         h[2,4]; at least 2 nodes), and the command on other\n"
+    "                         nodes, so the load crosses the links the command uses\n"
+    "                         instead of sharing its own ports (seed 000 section 4.3:\n"
+    "                         CompressionB on other nodes of the same switch).  On LIST\n"
+    "                         run CompressionB and the ImpactB beside the command;\n"
+    "                         the ImpactB that measures a CompressionB configuration\n"
+    "                         runs on the command's nodes (idle then), across from it.\n"
+    "                         srun: every node of LIST must be in the allocation; the\n"
+    "                         load gets --nodelist=LIST, the command --exclude=LIST\n"
+    "                         and --nodes N (default: the allocation's node count minus\n"
+    "                         LIST's).  mpirun: the load gets --host NODE:T,...; the\n"
+    "                         command keeps mpirun's placement.  Default: everything\n"
+    "                         on the same first N nodes\n"
+    "  --runtime-key KEY      the command's runtime is the last KEY=SECONDS it prints\n"
+    "                         on stdout (e.g. runtime_s for netvar's proxy apps)\n"
+    "                         instead of its wall time with the launch; a run that\n"
+    "                         prints none fails\n";
+
+/* Expands and checks a --load-nodes list: count, or -1 with err. */
+static long load_nodes_expand(const char *list, char ***names, char *err, size_t errlen)
+{
+    char inner[300];
+    long n = nv_hostlist_expand(list, names, 4096, inner, sizeof inner);
+    if (n < 0) {
+        snprintf(err, errlen, "--load-nodes: %s", inner);
+        return -1;
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "--load-nodes '%.60s': no node names", list);
+        return -1;
+    }
+    for (long i = 0; i < n; i++)
+        for (long j = 0; j < i; j++)
+            if (!strcmp((*names)[i], (*names)[j])) {
+                snprintf(err, errlen, "--load-nodes '%.60s': %.64s is listed twice", list,
+                         (*names)[i]);
+                nv_hostlist_free(*names, (size_t)n);
+                *names = NULL;
+                return -1;
+            }
+    return n;
+}
+
+static int runtime_key_valid(const char *k)
+{
+    size_t n = strlen(k);
+    return n >= 1 && n <= 64 &&
+           strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
 int nv_run_plan_option(nv_run_plan *p, int c, const char *arg, const char **keep_dir, char *err,
                        size_t errlen)
 {
     long v;
     switch (c) {
+    case NV_OPT_LOAD_NODES: {
+        if (strlen(arg) >= sizeof p->load_nodes) {
+            snprintf(err, errlen, "--load-nodes: longer than %zu characters",
+                     sizeof p->load_nodes - 1);
+            return -1;
+        }
+        char **names = NULL;
+        long n = load_nodes_expand(arg, &names, err, errlen);
+        if (n < 0)
+            return -1;
+        nv_hostlist_free(names, (size_t)n);
+        snprintf(p->load_nodes, sizeof p->load_nodes, "%s", arg);
+        p->n_load_nodes = (int)n;
+        return 0;
+    }
+    case NV_OPT_RUNTIME_KEY:
+        if (!runtime_key_valid(arg)) {
+            snprintf(err, errlen, "--runtime-key '%.40s': must be 1-64 of A-Z a-z 0-9 _ . -", arg);
+            return -1;
+        }
+        p->runtime_key = arg;
+        return 0;
     case NV_OPT_NODES:
         if (nv_parse_count("--nodes", arg, 1, 100000, &v, err, errlen))
             return -1;
@@ -185,10 +262,58 @@ int nv_run_plan_option(nv_run_plan *p, int c, const char *arg, const char **keep
     }
 }
 
+/* --load-nodes against the allocation: every load node in it, and the
+ * command's node count on the rest.  0 or -1. */
+static int load_nodes_check(nv_run_plan *p, int alloc, int min_nodes, char *err, size_t errlen)
+{
+    if (p->n_load_nodes < min_nodes) {
+        snprintf(err, errlen, "--load-nodes %.60s: %d node(s), at least %d are needed (ImpactB "
+                 "pairs nodes)", p->load_nodes, p->n_load_nodes, min_nodes);
+        return -1;
+    }
+    if (p->launcher != NV_LAUNCHER_SRUN || !alloc)
+        return 0;
+    const char *in = getenv("SLURM_JOB_NODELIST");
+    if (!in || !*in)
+        in = getenv("SLURM_NODELIST");
+    if (in && *in) {
+        char **names = NULL, **have = NULL, inner[300];
+        long n = load_nodes_expand(p->load_nodes, &names, err, errlen);
+        long h = nv_hostlist_expand(in, &have, 100000, inner, sizeof inner);
+        int rc = n < 0 ? -1 : 0;
+        for (long i = 0; rc == 0 && h > 0 && i < n; i++) {
+            long j = 0;
+            while (j < h && strcmp(names[i], have[j]))
+                j++;
+            if (j == h) {
+                snprintf(err, errlen, "--load-nodes %.60s: %.64s is not in the allocation (%.80s)",
+                         p->load_nodes, names[i], in);
+                rc = -1;
+            }
+        }
+        nv_hostlist_free(names, n > 0 ? (size_t)n : 0);
+        nv_hostlist_free(have, h > 0 ? (size_t)h : 0);
+        if (rc)
+            return -1;
+    }
+    int rest = alloc - p->n_load_nodes;
+    if (!p->nodes_given && rest >= min_nodes) {
+        p->nodes = rest;
+    } else if (p->nodes > rest || rest < min_nodes) {
+        snprintf(err, errlen, "--load-nodes %.60s takes %d of the allocation's %d nodes, leaving %d "
+                 "for the command, which needs %d", p->load_nodes, p->n_load_nodes, alloc,
+                 rest > 0 ? rest : 0, p->nodes_given && p->nodes > min_nodes ? p->nodes : min_nodes);
+        return -1;
+    }
+    return 0;
+}
+
 int nv_run_plan_check(nv_run_plan *p, int min_nodes, int need_allocation, char *err,
                       size_t errlen)
 {
     int alloc = nv_run_allocation_nodes();
+    if (p->n_load_nodes && load_nodes_check(p, alloc, min_nodes, err, errlen))
+        return -1;
     if (p->launcher == NV_LAUNCHER_MPIRUN) {
         p->in_allocation = 0;
         p->fake_nodes = !p->no_fake_given;
@@ -260,12 +385,50 @@ static void pushf(struct vec *v, const char *prefix, long a)
     push(v, buf);
 }
 
+int nv_run_side_nodes(const nv_run_plan *p, nv_run_side side)
+{
+    return side == NV_SIDE_LOAD && p->n_load_nodes > 0 ? p->n_load_nodes : p->nodes;
+}
+
+/* mpirun --host value for the load: "h2:T,h4:T" (T slots on each). */
+static void push_mpirun_hosts(struct vec *v, const nv_run_plan *p, int tasks_per_node)
+{
+    char **names = NULL, err[300];
+    long n = load_nodes_expand(p->load_nodes, &names, err, sizeof err);
+    if (n < 1) {
+        v->failed = 1;
+        return;
+    }
+    size_t cap = (size_t)n * 72 + 1, len = 0;
+    char *hosts = malloc(cap);
+    if (!hosts) {
+        v->failed = 1;
+    } else {
+        hosts[0] = '\0';
+        for (long i = 0; i < n; i++)
+            len += (size_t)snprintf(hosts + len, cap - len, "%s%s:%d", i ? "," : "", names[i],
+                                    tasks_per_node);
+        push(v, "--host");
+        push(v, hosts);
+        free(hosts);
+    }
+    nv_hostlist_free(names, (size_t)n);
+}
+
 char **nv_run_argv(const nv_run_plan *p, int tasks_per_node, const char *const *cmd, size_t ncmd)
+{
+    return nv_run_argv_on(p, NV_SIDE_APP, tasks_per_node, cmd, ncmd);
+}
+
+char **nv_run_argv_on(const nv_run_plan *p, nv_run_side side, int tasks_per_node,
+                      const char *const *cmd, size_t ncmd)
 {
     if (!p || !cmd || !ncmd || tasks_per_node < 1 || p->nodes < 1)
         return NULL;
     struct vec v = {0};
-    long ntasks = (long)p->nodes * tasks_per_node;
+    int nodes = nv_run_side_nodes(p, side);
+    int placed = p->n_load_nodes > 0; /* --load-nodes: explicit placement */
+    long ntasks = (long)nodes * tasks_per_node;
     if (p->launcher == NV_LAUNCHER_SRUN) {
         push(&v, "srun");
         int has_mpi = 0;
@@ -274,21 +437,35 @@ char **nv_run_argv(const nv_run_plan *p, int tasks_per_node, const char *const *
                 has_mpi = 1;
         if (!has_mpi)
             push(&v, "--mpi=pmix");
-        pushf(&v, "--nodes=", p->nodes);
+        pushf(&v, "--nodes=", nodes);
         pushf(&v, "--ntasks=", ntasks);
         pushf(&v, "--ntasks-per-node=", tasks_per_node);
         push(&v, "--kill-on-bad-exit=1");
+        if (placed) {
+            char w[NV_RUN_LOAD_NODES_MAX + 16];
+            snprintf(w, sizeof w, "%s%s", side == NV_SIDE_LOAD ? "--nodelist=" : "--exclude=",
+                     p->load_nodes);
+            push(&v, w);
+        }
         if (p->in_allocation) {
             /* probes and the command are separate steps of one allocation:
-             * they must share CPUs and start on the same first nodes */
+             * they must share CPUs and, unless placed, start on the same
+             * first nodes */
             push(&v, "--overlap");
-            push(&v, "--relative=0");
+            if (!placed)
+                push(&v, "--relative=0");
         }
     } else {
         push(&v, "mpirun");
         push(&v, "-n");
         pushf(&v, "", ntasks);
-        if (!p->fake_nodes) {
+        if (placed && side == NV_SIDE_LOAD) {
+            push_mpirun_hosts(&v, p, tasks_per_node);
+            char map[48];
+            snprintf(map, sizeof map, "ppr:%d:node", tasks_per_node);
+            push(&v, "--map-by");
+            push(&v, map);
+        } else if (!p->fake_nodes) {
             char map[48];
             snprintf(map, sizeof map, "ppr:%d:node", tasks_per_node);
             push(&v, "--map-by");
@@ -822,6 +999,13 @@ int nv_parse_count(const char *opt, const char *s, long lo, long hi, long *out, 
 int nv_probe_start(nv_child *c, const nv_run_plan *p, const char *probe, const char *name,
                    const char *const *args, size_t nargs, char *err, size_t errlen)
 {
+    return nv_probe_start_on(c, p, NV_SIDE_LOAD, probe, name, args, nargs, err, errlen);
+}
+
+int nv_probe_start_on(nv_child *c, const nv_run_plan *p, nv_run_side side, const char *probe,
+                      const char *name, const char *const *args, size_t nargs, char *err,
+                      size_t errlen)
+{
     const char *cmd[64];
     size_t n = 0;
     if (nargs > 60) {
@@ -832,9 +1016,11 @@ int nv_probe_start(nv_child *c, const nv_run_plan *p, const char *probe, const c
     for (size_t i = 0; i < nargs; i++)
         cmd[n++] = args[i];
     cmd[n++] = "--announce";
-    char **argv = nv_run_argv(p, p->probe_tasks_per_node, cmd, n);
-    int rc = nv_child_start(c, p, argv, name, p->launcher == NV_LAUNCHER_MPIRUN && p->fake_nodes
-                                                  ? p->nodes : 0, err, errlen);
+    char **argv = nv_run_argv_on(p, side, p->probe_tasks_per_node, cmd, n);
+    /* a load placed on real hosts is not split into pseudo-nodes */
+    int fake = p->launcher == NV_LAUNCHER_MPIRUN && p->fake_nodes &&
+               !(side == NV_SIDE_LOAD && p->n_load_nodes > 0);
+    int rc = nv_child_start(c, p, argv, name, fake ? nv_run_side_nodes(p, side) : 0, err, errlen);
     nv_argv_free(argv);
     if (rc)
         return -1;
@@ -923,5 +1109,38 @@ int nv_run_command(const nv_run_plan *p, const char *const *cmd, size_t ncmd, co
         snprintf(err, errlen, "%s failed (%s): %s", name, how, line[0] ? line : "no message");
         return -1;
     }
+    if (p->runtime_key) {
+        size_t len = 0;
+        char rerr[300];
+        char *text = nv_read_text_file(c.out_path, NV_RUN_MAX_PROBE_OUTPUT, &len, rerr, sizeof rerr);
+        int found = text && nv_output_seconds(text, p->runtime_key, wall_s) == 0;
+        free(text);
+        if (!found) {
+            snprintf(err, errlen, "%s printed no %s=SECONDS on stdout (--runtime-key; see %s)",
+                     name, p->runtime_key, c.out_path);
+            return -1;
+        }
+    }
     return 0;
+}
+
+int nv_output_seconds(const char *text, const char *key, double *out)
+{
+    if (!text || !key || !*key)
+        return -1;
+    size_t kl = strlen(key);
+    int found = 0;
+    for (const char *s = strstr(text, key); s; s = strstr(s + 1, key)) {
+        if ((s != text && !strchr(" \t\n\r:", s[-1])) || s[kl] != '=')
+            continue;
+        char *end;
+        errno = 0;
+        double d = strtod(s + kl + 1, &end);
+        if (end == s + kl + 1 || errno == ERANGE || !isfinite(d) || d < 0 ||
+            !(*end == '\0' || strchr(" \t\n\r,;", *end)))
+            continue;
+        *out = d;
+        found = 1;
+    }
+    return found ? 0 : -1;
 }

@@ -26,6 +26,7 @@ typedef enum nv_launcher { NV_LAUNCHER_SRUN = 0, NV_LAUNCHER_MPIRUN = 1 } nv_lau
 
 #define NV_RUN_MAX_EXTRA 32    /* --launcher-arg values */
 #define NV_RUN_PATH_MAX 1024
+#define NV_RUN_LOAD_NODES_MAX 512 /* --load-nodes host list, characters */
 
 /* How every launch of one workflow is made. */
 typedef struct nv_run_plan {
@@ -43,7 +44,20 @@ typedef struct nv_run_plan {
     char work_dir[NV_RUN_PATH_MAX]; /* children's stdout/stderr files */
     double launch_timeout_s;   /* most seconds a probe may take to start or stop */
     int nodes_given, no_fake_given; /* set by the options */
+    /* --load-nodes: the probe load (CompressionB, ImpactB beside the
+     * command) on these nodes, the command on others, so that the load
+     * crosses the links the command uses instead of sharing its own ports.
+     * "" = today's placement (everything on the same first nodes). */
+    char load_nodes[NV_RUN_LOAD_NODES_MAX];
+    int n_load_nodes;          /* names in load_nodes, 0 when none */
+    /* --runtime-key: the command's runtime is the last KEY=SECONDS it
+     * prints on stdout instead of its wall time; NULL = wall time */
+    const char *runtime_key;
 } nv_run_plan;
+
+/* Which nodes a launch goes to.  Without --load-nodes both are the plan's
+ * first `nodes` nodes; with it, LOAD is the list and APP the rest. */
+typedef enum nv_run_side { NV_SIDE_APP = 0, NV_SIDE_LOAD = 1 } nv_run_side;
 
 /* "srun" / "mpirun"; from_name returns -1 on an unknown name. */
 const char *nv_launcher_name(nv_launcher l);
@@ -60,8 +74,12 @@ int nv_run_allocation_nodes(void);
 
 /* Launcher argv for cmd[0..ncmd) with tasks_per_node tasks on each of the
  * plan's nodes; NULL-terminated, free with nv_argv_free.  NULL when out of
- * memory or ncmd is 0. */
+ * memory or ncmd is 0.  nv_run_argv is the APP side. */
 char **nv_run_argv(const nv_run_plan *p, int tasks_per_node, const char *const *cmd, size_t ncmd);
+char **nv_run_argv_on(const nv_run_plan *p, nv_run_side side, int tasks_per_node,
+                      const char *const *cmd, size_t ncmd);
+/* Nodes a launch on that side spans. */
+int nv_run_side_nodes(const nv_run_plan *p, nv_run_side side);
 void nv_argv_free(char **argv);
 
 /* Work directory: creates DIR (if given, kept) or a fresh
@@ -74,7 +92,7 @@ void nv_run_work_dir_cleanup(const nv_run_plan *p, int keep);
 enum {
     NV_OPT_NODES = 1000, NV_OPT_LAUNCHER, NV_OPT_LAUNCHER_ARG, NV_OPT_IMPACTB,
     NV_OPT_COMPRESSIONB, NV_OPT_LAUNCH_TIMEOUT, NV_OPT_KEEP, NV_OPT_NO_FAKE_NODES,
-    NV_OPT_PROBE_TPN,
+    NV_OPT_PROBE_TPN, NV_OPT_LOAD_NODES, NV_OPT_RUNTIME_KEY,
 };
 #define NV_RUN_LONG_OPTIONS                                                       \
     {"nodes", required_argument, NULL, NV_OPT_NODES},                             \
@@ -90,13 +108,27 @@ enum {
 /* The --help text of those options (same for every verb). */
 extern const char nv_run_options_help[];
 
+/* Placement options of the verbs that run a command beside probes
+ * (impact, campaign), with their --help text. */
+#define NV_RUN_PLACEMENT_OPTIONS                                                  \
+    {"load-nodes", required_argument, NULL, NV_OPT_LOAD_NODES},                   \
+    {"runtime-key", required_argument, NULL, NV_OPT_RUNTIME_KEY}
+extern const char nv_run_placement_help[];
+
+/* The last "KEY=SECONDS" in text (KEY at the start of a word), a finite
+ * number >= 0.  0, or -1 when there is none. */
+int nv_output_seconds(const char *text, const char *key, double *out);
+
 /* Applies one of the options above; 1 when c is not one of them, 0 done,
  * -1 bad value (err set).  *keep_dir receives --keep. */
 int nv_run_plan_option(nv_run_plan *p, int c, const char *arg, const char **keep_dir, char *err,
                        size_t errlen);
 
 /* Checks the plan after parsing: nodes >= min_nodes, within the
- * allocation, and (need_allocation) an allocation for srun.  0 or -1. */
+ * allocation, and (need_allocation) an allocation for srun; with
+ * --load-nodes, at least min_nodes load nodes, all in the allocation
+ * (SLURM_JOB_NODELIST), and the command's nodes (default: the allocation
+ * minus the load nodes) on the rest.  0 or -1. */
 int nv_run_plan_check(nv_run_plan *p, int min_nodes, int need_allocation, char *err,
                       size_t errlen);
 
@@ -171,6 +203,11 @@ typedef struct nv_compressionb_result {
  * measures.  0, or -1 with err set (the child is stopped then). */
 int nv_probe_start(nv_child *c, const nv_run_plan *p, const char *probe, const char *name,
                    const char *const *args, size_t nargs, char *err, size_t errlen);
+/* The same on a chosen side (nv_probe_start is the LOAD side): ImpactB
+ * measuring a CompressionB load runs on the APP side, across from it. */
+int nv_probe_start_on(nv_child *c, const nv_run_plan *p, nv_run_side side, const char *probe,
+                      const char *name, const char *const *args, size_t nargs, char *err,
+                      size_t errlen);
 
 /* Ends a probe run: stop_now stops it (the stop signal makes it write its
  * JSON), otherwise waits up to timeout_s for it to end on its own.  Returns
@@ -179,9 +216,10 @@ char *nv_probe_finish(nv_child *c, const nv_run_plan *p, int stop_now, double ti
                       size_t *len, char *err, size_t errlen);
 
 /* Runs the command under test to its end (the plan's launcher, app tasks
- * per node; output in WORKDIR/NAME.out/.err), at most timeout_s.  0 with its
- * wall time in seconds (launch included), or -1 with err: non-zero exit,
- * timeout or interrupt (the command is stopped then). */
+ * per node, APP side; output in WORKDIR/NAME.out/.err), at most timeout_s.
+ * 0 with its wall time in seconds (launch included), or with the plan's
+ * runtime_key the seconds it printed; -1 with err: non-zero exit, timeout,
+ * interrupt (the command is stopped then) or no KEY=SECONDS printed. */
 int nv_run_command(const nv_run_plan *p, const char *const *cmd, size_t ncmd, const char *name,
                    double timeout_s, double *wall_s, char *err, size_t errlen);
 

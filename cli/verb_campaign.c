@@ -189,7 +189,8 @@ static void usage(FILE *out)
         "Usage: netvar campaign --model FILE --app KEY (--set NAME | --configs B:P:M,...)\n"
         "                       [--repeat N] [--duration-s S] [--ghz G] [--interval-us US]\n"
         "                       [--msg-bytes N] [--tasks-per-node T] [--timeout-s S]\n"
-        "                       [--replace-points] [--dry-run] [launch options]\n"
+        "                       [--replace-points] [--dry-run] [--load-nodes LIST]\n"
+        "                       [--runtime-key KEY] [launch options]\n"
         "                       [--] COMMAND [ARGS...]\n"
         "\n"
         "Measure an application's sensitivity to network load (seed 000, sections\n"
@@ -204,6 +205,11 @@ static void usage(FILE *out)
         "netvar launches COMMAND itself (N nodes x T tasks; give the program, not\n"
         "an srun line).  With srun every launch is a step of the surrounding\n"
         "allocation (--overlap, its first N nodes): run netvar in salloc or sbatch.\n"
+        "By default the probes run on COMMAND's own nodes, so their load competes\n"
+        "at COMMAND's own ports; --load-nodes puts CompressionB and the baseline's\n"
+        "ImpactB on other nodes and COMMAND on the rest, so the load crosses the\n"
+        "links COMMAND uses, as in seed 000 (CompressionB on other nodes of the same\n"
+        "switch); a configuration's ImpactB then runs on COMMAND's nodes.\n"
         "\n"
         "Recorded in the model file (which must hold a calibration):\n"
         "  training_set  one entry per configuration: B, P, M, U, ImpactB latency,\n"
@@ -212,8 +218,9 @@ static void usage(FILE *out)
         "                compression points (U, slowdown %%, samples = repeats)\n"
         "                added to those it had; the p_A(U) fit is redone (isotonic).\n"
         "The slowdown is (median T_loaded - median T_alone) / median T_alone x 100 %%,\n"
-        "T being COMMAND's wall time as launched, in seconds.  Small noisy runs can\n"
-        "give negative slowdowns; the fit keeps the curve non-decreasing.\n"
+        "T being COMMAND's wall time as launched, in seconds (or with --runtime-key\n"
+        "the runtime it prints itself).  Small noisy runs can give negative\n"
+        "slowdowns; the fit keeps the curve non-decreasing.\n"
         "\n"
         "Options:\n"
         "  --model FILE       model file with a calibration (required; updated in place)\n"
@@ -223,7 +230,8 @@ static void usage(FILE *out)
         "                     (section 4.3: B 2.5e4..2.5e7, P 1,4,7,14,17, M 1,10);\n"
         "                     configurations whose P exceeds nodes-1 are skipped\n"
         "  --configs LIST     custom set, B:P:M[,B:P:M...]: B sleep in CPU cycles,\n"
-        "                     P partners (1..nodes-1), M messages per partner (1..1000)\n"
+        "                     P partners (1..nodes-1; nodes of --load-nodes when given),\n"
+        "                     M messages per partner (1..1000)\n"
         "  --repeat N         runs of COMMAND per configuration and alone (1..%d,\n"
         "                     default 1); medians are used\n"
         "  --duration-s S     ImpactB measurement per configuration, seconds (default 5)\n"
@@ -239,10 +247,13 @@ static void usage(FILE *out)
         "  -h, --help         show this help\n"
         "\n",
         NV_MODEL_KEY_MAX, CAMPAIGN_MAX_REPEAT);
+    fputs(nv_run_placement_help, out);
+    fputs("\n", out);
     fputs(nv_run_options_help, out);
     fprintf(out,
         "\n"
-        "Output (JSON on stdout): app, model, baseline {runtime_s [s], median_s},\n"
+        "Output (JSON on stdout): app, model, load_nodes (\"\" = on COMMAND's nodes),\n"
+        "runtime_source (\"wall\" or the --runtime-key), baseline {runtime_s [s], median_s},\n"
         "app_latency {mean_us, sd_us (us), samples}, app_utilization (0..1),\n"
         "configs [{id, bubble_cycles, sleep_us (us), partners, messages, runtime_s\n"
         "[s], median_s, slowdown_pct (%%), injected_bytes_per_s (bytes/s per node),\n"
@@ -257,7 +268,13 @@ static void usage(FILE *out)
         "  salloc -N 18 netvar campaign --model model.json --app lulesh --set set1 \\\n"
         "      --repeat 3 -- ./lulesh -s 30\n"
         "  salloc -N 4 netvar campaign --model model.json --app bsp \\\n"
-        "      --configs 2.5e6:1:1,2.5e4:3:10 -- netvar-proxy-bsp --iters 400\n");
+        "      --configs 2.5e6:1:1,2.5e4:3:10 -- netvar-proxy-bsp --iters 400\n"
+        "  # network lab (lab/netlab: h1,h2 on leaf s1, h3,h4 on leaf s2): the app on\n"
+        "  # h1+h3, CompressionB (and ImpactB beside the app) on h2+h4, so the load\n"
+        "  # and the app share the uplink between the leaves, not the app's ports\n"
+        "  salloc -N 4 -w h[1-4] --exclusive netvar campaign --model model.json \\\n"
+        "      --app cg --configs 2.6e7:1:1,250:1:10 --ghz 2.6 --load-nodes h2,h4 \\\n"
+        "      --runtime-key runtime_s -- netvar-proxy-cg --compute sleep\n");
 }
 
 static json_object *jd(double d)
@@ -416,7 +433,9 @@ static int characterize(const campaign *cp, const campaign_config *cfg, config_r
     nv_child probe;
     char *itext = NULL, *ctext = NULL;
     size_t ilen = 0, clen = 0;
-    if (nv_probe_start(&probe, &cp->plan, cp->plan.impactb, name, iargs, 5, err, errlen)) {
+    /* across from the load: on COMMAND's nodes when the load is placed */
+    if (nv_probe_start_on(&probe, &cp->plan, NV_SIDE_APP, cp->plan.impactb, name, iargs, 5, err,
+                          errlen)) {
         nv_child_stop(&load, 5);
         return -1;
     }
@@ -584,6 +603,7 @@ int verb_campaign(int argc, char **argv)
         {"dry-run", no_argument, NULL, 'n'},
         {"help", no_argument, NULL, 'h'},
         NV_RUN_LONG_OPTIONS,
+        NV_RUN_PLACEMENT_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     static campaign_config cfg[CAMPAIGN_MAX_CONFIGS];
@@ -669,13 +689,15 @@ int verb_campaign(int argc, char **argv)
         fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
         return 2;
     }
-    int nodes = cp.plan.nodes;
+    /* CompressionB's partners are among the load's nodes */
+    int nodes = nv_run_side_nodes(&cp.plan, NV_SIDE_LOAD);
     if (configs) {
         for (size_t i = 0; i < ncfg; i++)
             if (cfg[i].partners > nodes - 1) {
-                fprintf(stderr, "%s: --configs %s: P=%d partners needs at least %d nodes, the run "
+                fprintf(stderr, "%s: --configs %s: P=%d partners needs at least %d nodes, the %s "
                         "has %d (P must be 1..%d); nothing run\n", VERB, cfg[i].id,
-                        cfg[i].partners, cfg[i].partners + 1, nodes, nodes - 1);
+                        cfg[i].partners, cfg[i].partners + 1,
+                        cp.plan.n_load_nodes ? "--load-nodes list" : "run", nodes, nodes - 1);
                 return 2;
             }
     } else {
@@ -766,6 +788,9 @@ int verb_campaign(int argc, char **argv)
                 *jc = json_object_new_array(), *jf = json_object_new_array();
     json_object_object_add(o, "app", json_object_new_string(app));
     json_object_object_add(o, "model", json_object_new_string(model_path));
+    json_object_object_add(o, "load_nodes", json_object_new_string(cp.plan.load_nodes));
+    json_object_object_add(o, "runtime_source",
+                           json_object_new_string(cp.plan.runtime_key ? cp.plan.runtime_key : "wall"));
     for (int r = 0; r < repeat; r++)
         json_object_array_add(jbr, jd(base_s[r]));
     json_object_object_add(jb, "runtime_s", jbr);

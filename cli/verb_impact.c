@@ -18,13 +18,16 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: netvar impact --model FILE --app KEY [--interval-us US] [--timeout-s S]\n"
-        "                     [--tasks-per-node T] [launch options] [--] COMMAND [ARGS...]\n"
+        "                     [--tasks-per-node T] [--load-nodes LIST] [--runtime-key KEY]\n"
+        "                     [launch options] [--] COMMAND [ARGS...]\n"
         "\n"
         "Measure how much of the network an application uses.  ImpactB (1 KB\n"
-        "ping-pongs between paired nodes) runs beside COMMAND on the same nodes:\n"
-        "with srun both are steps of the surrounding allocation started with\n"
-        "--overlap on its first N nodes (run netvar inside salloc or sbatch); with\n"
-        "--launcher mpirun both run locally.  netvar launches COMMAND itself\n"
+        "ping-pongs between paired nodes) runs beside COMMAND on the same nodes,\n"
+        "or with --load-nodes on other nodes, so it measures the links COMMAND's\n"
+        "traffic crosses (a shared uplink) instead of COMMAND's own ports: with\n"
+        "srun both are steps of the surrounding allocation started with --overlap\n"
+        "(on its first N nodes, or ImpactB on --load-nodes and COMMAND on the rest;\n"
+        "run netvar inside salloc or sbatch); with --launcher mpirun both run locally.  netvar launches COMMAND itself\n"
         "(N nodes x T tasks): give the program, not an srun line.  ImpactB starts\n"
         "first; once every rank of it is measuring, COMMAND starts; when COMMAND\n"
         "ends, ImpactB is stopped (SIGUSR1 through srun) and its latencies are read.\n"
@@ -50,10 +53,13 @@ static void usage(FILE *out)
         "  -h, --help         show this help\n"
         "\n",
         NV_MODEL_KEY_MAX);
+    fputs(nv_run_placement_help, out);
+    fputs("\n", out);
     fputs(nv_run_options_help, out);
     fprintf(out,
         "\n"
-        "Output (JSON on stdout): app, model, runtime_s (COMMAND's wall time, s),\n"
+        "Output (JSON on stdout): app, model, runtime_s (COMMAND's wall time, or\n"
+        "with --runtime-key the seconds it printed, s), load_nodes (\"\" = beside it),\n"
         "latency {mean_us, sd_us (us), samples}, utilization {rho (0..1),\n"
         "lambda_per_us (packets per us), saturated, source}.\n"
         "\n"
@@ -61,7 +67,11 @@ static void usage(FILE *out)
         "be read or written (the model file is unchanged), 2 bad usage.\n"
         "\n"
         "Example:\n"
-        "  salloc -N 4 netvar impact --model model.json --app lulesh -- ./lulesh -s 30\n");
+        "  salloc -N 4 netvar impact --model model.json --app lulesh -- ./lulesh -s 30\n"
+        "  # network lab (lab/netlab: h1,h2 on leaf s1, h3,h4 on leaf s2): the app on\n"
+        "  # h1+h3, ImpactB on h2+h4, so both cross the uplink between the leaves\n"
+        "  salloc -N 4 -w h[1-4] --exclusive netvar impact --model model.json --app cg \\\n"
+        "      --load-nodes h2,h4 --runtime-key runtime_s -- netvar-proxy-cg --compute sleep\n");
 }
 
 static json_object *jd(double d)
@@ -81,6 +91,7 @@ int verb_impact(int argc, char **argv)
         {"timeout-s", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         NV_RUN_LONG_OPTIONS,
+        NV_RUN_PLACEMENT_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     nv_run_plan plan;
@@ -216,6 +227,7 @@ int verb_impact(int argc, char **argv)
     json_object_object_add(o, "app", json_object_new_string(app));
     json_object_object_add(o, "model", json_object_new_string(model_path));
     json_object_object_add(o, "runtime_s", jd(runtime_s));
+    json_object_object_add(o, "load_nodes", json_object_new_string(plan.load_nodes));
     json_object_object_add(jl, "mean_us", jd(lat.mean_us));
     json_object_object_add(jl, "sd_us", jd(lat.sd_us));
     json_object_object_add(jl, "samples", json_object_new_int64((int64_t)ib.n_samples));

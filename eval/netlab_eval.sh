@@ -13,9 +13,19 @@
 #   EVAL_SHORT=1 make eval-netlab      CI size (2 apps, 2 configurations, ~5 min)
 #   EVAL_OUT=DIR                       keep every file there (default: a new /tmp dir)
 #
-# Placement: the lab has 6 nodes, leaf s1 = h1 h2 h3, leaf s2 = h4 h5 h6.
-# The measured app always runs on h1+h4, its neighbour on h2+h5: both cross
-# the uplink.  The confounder run puts the neighbour on h2+h3 (inside s1).
+# Placement: the lab has 4 nodes, leaf s1 = h1 h2, leaf s2 = h3 h4.  The
+# measured app always runs on h1+h3; the load beside it runs on h2+h4, so
+# both cross the uplink (seed 000 section 4.3: CompressionB on other nodes of
+# the same switch): netvar impact and campaign get --load-nodes h2,h4
+# (CompressionB and the ImpactB beside the app there; the ImpactB that
+# measures a CompressionB configuration on h1+h3), and in the pair runs the
+# neighbour runs on h2+h4.  The confounder run puts the neighbour's two ranks
+# on h2 alone: the same processes on the same 2 cores, its traffic inside
+# leaf s1 (it never reaches the uplink, and runs unthrottled, so it spends
+# more CPU than it does across the uplink: a strict check).
+# Runtimes: everywhere the proxy's own runtime_s (its timed loop, launch
+# excluded): campaign and impact take it with --runtime-key runtime_s, the
+# pair runs read the same line, so p_A(U) and the pair table measure alike.
 # Apps run with --compute sleep: on 2 shared cores real computation of two
 # jobs would compete for CPU, which is not network interference.
 set -u
@@ -57,6 +67,9 @@ else
     declare -A ARGS=([alltoall]="" [stencil]="" [cg]="" [montecarlo]="" [phased]="")
 fi
 proxy_cmd() { echo "$BUILD/bin/netvar-proxy-$1 --compute sleep ${ARGS[$1]}"; }
+APP_NODES=h1,h3  # the measured app (h1 on leaf s1, h3 on leaf s2)
+LOAD_NODES=h2,h4 # the load and the neighbour: across the same uplink
+ALL_NODES=h[1-4]
 
 LAB=""
 BGPIDS=""
@@ -70,8 +83,8 @@ trap 'exit 130' INT TERM
 step() { echo; echo "== $*"; }
 die() { echo "netlab_eval: $*" >&2; exit 1; }
 
-step "network lab (6 nodes, uplink 100mbit, limit 65536 bytes)"
-LAB=$("$NETLAB" up --nodes 6 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
+step "network lab (4 nodes, uplink 100mbit, limit 65536 bytes)"
+LAB=$("$NETLAB" up --nodes 4 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
 rc=${PIPESTATUS[0]}
 [ "$rc" = 77 ] && { cat "$OUT/up.err"; exit 77; }
 [ -d "$LAB" ] || { cat "$OUT/up.err"; die "lab did not come up"; }
@@ -80,8 +93,8 @@ eval "$("$NETLAB" env "$LAB")"
 echo "results in $OUT; apps: $APPS; repetitions: $REPS; CompressionB configurations (B cycles:P:M at 2.6 GHz): $CONFIGS"
 
 # --------------------------------------------------------- 1. calibrate
-step "1. calibrate on the idle uplink (ImpactB h1<->h4, $CAL_S s)"
-salloc -N2 -w h1,h4 --exclusive "$NV" calibrate --model "$M" --duration-s "$CAL_S" --interval-us 5000 \
+step "1. calibrate on the idle uplink (ImpactB h1<->h3, $CAL_S s)"
+salloc -N2 -w "$APP_NODES" --exclusive "$NV" calibrate --model "$M" --duration-s "$CAL_S" --interval-us 5000 \
     >"$OUT/calibrate.json" 2>"$OUT/calibrate.err" || { tail -n 5 "$OUT/calibrate.err"; die "calibrate failed"; }
 python3 -c "
 import json,sys; c=json.load(open(sys.argv[1]))['calibration']
@@ -102,23 +115,24 @@ usample() {
 
 # ------------------------------------------- 2. per app: impact, campaign
 for a in $APPS; do
-    step "2. app $a: baseline + ImpactB beside it, then the CompressionB sweep"
+    step "2. app $a on $APP_NODES: ImpactB beside it on $LOAD_NODES, then the CompressionB sweep on $LOAD_NODES"
     # shellcheck disable=SC2046
-    usample "$OUT/impact_$a.counters.json" -- salloc -N2 -w h1,h4 --exclusive "$NV" impact --model "$M" \
-        --app "$a" --interval-us 5000 -- $(proxy_cmd "$a") >"$OUT/impact_$a.json" 2>"$OUT/impact_$a.err" ||
+    usample "$OUT/impact_$a.counters.json" -- salloc -N4 -w "$ALL_NODES" --exclusive "$NV" impact --model "$M" \
+        --app "$a" --interval-us 5000 --load-nodes "$LOAD_NODES" --runtime-key runtime_s -- $(proxy_cmd "$a") >"$OUT/impact_$a.json" 2>"$OUT/impact_$a.err" ||
         { tail -n 5 "$OUT/impact_$a.err"; die "impact $a failed"; }
     python3 - "$OUT/impact_$a.json" "$OUT/impact_$a.counters.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); c = json.load(open(sys.argv[2]))
 u = max(x["utilization"] or 0 for x in c["uplink"])
-print("  runtime %.2f s; ImpactB beside it: mean %.1f us, sd %.1f us (%d samples); "
+print("  runtime %.2f s (runtime_s); ImpactB beside it: mean %.1f us, sd %.1f us (%d samples); "
       "rho from latency %.3f (%s); uplink rho = lambda/mu %.3f" %
       (d["runtime_s"], d["latency"]["mean_us"], d["latency"]["sd_us"], d["latency"]["samples"],
        d["utilization"]["rho"], d["utilization"]["source"], u))
 PY
     # shellcheck disable=SC2046
-    salloc -N2 -w h1,h4 --exclusive "$NV" campaign --model "$M" --app "$a" --configs "$CONFIGS" \
-        --repeat "$REPS" --duration-s "$IB_S" --ghz 2.6 --interval-us 5000 -- $(proxy_cmd "$a") \
+    salloc -N4 -w "$ALL_NODES" --exclusive "$NV" campaign --model "$M" --app "$a" --configs "$CONFIGS" \
+        --repeat "$REPS" --duration-s "$IB_S" --ghz 2.6 --interval-us 5000 \
+        --load-nodes "$LOAD_NODES" --runtime-key runtime_s -- $(proxy_cmd "$a") \
         >"$OUT/campaign_$a.json" 2>"$OUT/campaign_$a.err" ||
         { tail -n 5 "$OUT/campaign_$a.err"; die "campaign $a failed"; }
     python3 - "$M" "$a" <<'PY'
@@ -131,13 +145,13 @@ PY
 done
 
 # ----------------------- 6. rho from latency (P-K) vs rho from counters
-step "6. two routes to utilization, per CompressionB configuration (CompressionB on h1+h4)"
+step "6. two routes to utilization, per CompressionB configuration (CompressionB on $LOAD_NODES; latency route: the campaign's ImpactB on $APP_NODES)"
 : >"$OUT/rho_pairs.txt"
 IFS=, read -r -a CFG <<<"$CONFIGS"
 for c in "${CFG[@]}"; do
     IFS=: read -r B P Mm <<<"$c"
     sleep_us=$(awk -v b="$B" 'BEGIN{printf "%.3f", b / 2600}')
-    usample "$OUT/cb_$c.counters.json" -- timeout 120 srun -N2 -w h1,h4 --exclusive --mpi=pmix \
+    usample "$OUT/cb_$c.counters.json" -- timeout 120 srun -N2 -w "$LOAD_NODES" --exclusive --mpi=pmix \
         "$BUILD/bin/compressionb" --partners "$P" --messages "$Mm" --sleep-us "$sleep_us" \
         --duration-s "$IB_S" --output "$OUT/cb_$c.json" >/dev/null 2>"$OUT/cb_$c.err" ||
         { tail -n 3 "$OUT/cb_$c.err"; die "compressionb $c failed"; }
@@ -172,25 +186,27 @@ else:
 PY
 
 # -------------------------------------------- 3. every ordered pair
-# run_app A NODES OUT: one timed run of A; prints runtime_s
+# run_app A NODES OUT: one timed run of A; prints its runtime_s (the same
+# figure the campaign records with --runtime-key runtime_s)
 run_app() {
     # shellcheck disable=SC2046
     timeout 600 srun -N2 -w "$2" --exclusive --mpi=pmix $(proxy_cmd "$1") >"$3" 2>"$3.err" || return 1
     sed -n 's/.* runtime_s=\([0-9.]*\) .*/\1/p' "$3" | tail -n 1
 }
-# beside A B NODES_B OUT: A on h1,h4 while B loops on NODES_B
+# beside A B NODES_B N_B OUT: A on $APP_NODES while B loops on NODES_B
+# (N_B nodes, two ranks in all)
 beside() {
-    local a=$1 b=$2 nb=$3 out=$4 stop=$OUT/.stop.$$
+    local a=$1 b=$2 nb=$3 nn=$4 out=$5 stop=$OUT/.stop.$$
     rm -f "$stop"
     ( while [ ! -e "$stop" ]; do
           # shellcheck disable=SC2046
-          timeout 600 srun -N2 -w "$nb" --exclusive --mpi=pmix --job-name=nveval-bg $(proxy_cmd "$b") >/dev/null 2>&1 || sleep 0.5
+          timeout 600 srun -N"$nn" -n2 -w "$nb" --exclusive --mpi=pmix --job-name=nveval-bg $(proxy_cmd "$b") >/dev/null 2>&1 || sleep 0.5
       done ) &
     local loop=$!
     BGPIDS="$BGPIDS $loop"
     sleep 2 # the neighbour is running before A starts
     local t
-    t=$(run_app "$a" h1,h4 "$out")
+    t=$(run_app "$a" "$APP_NODES" "$out")
     local rc=$?
     touch "$stop"
     scancel --name=nveval-bg --quiet 2>/dev/null
@@ -199,24 +215,24 @@ beside() {
     [ $rc = 0 ] && echo "$t"
 }
 
-step "3. every ordered pair sharing the uplink (A on h1+h4, B on h2+h5), $REPS repetitions"
+step "3. every ordered pair sharing the uplink (A on $APP_NODES, B on $LOAD_NODES), $REPS repetitions; runtimes: the proxy's runtime_s"
 : >"$OUT/runs.txt" # kind app with rep runtime_s
 for r in $(seq 1 "$REPS"); do
     for a in $APPS; do
-        t=$(run_app "$a" h1,h4 "$OUT/alone_${a}_$r.out") || die "alone run of $a failed: $(tail -n 3 "$OUT/alone_${a}_$r.out.err")"
+        t=$(run_app "$a" "$APP_NODES" "$OUT/alone_${a}_$r.out") || die "alone run of $a failed: $(tail -n 3 "$OUT/alone_${a}_$r.out.err")"
         echo "alone $a - $r $t" >>"$OUT/runs.txt"
         for b in $APPS; do
-            t=$(beside "$a" "$b" h2,h5 "$OUT/pair_${a}_${b}_$r.out") || die "pair $a beside $b failed"
+            t=$(beside "$a" "$b" "$LOAD_NODES" 2 "$OUT/pair_${a}_${b}_$r.out") || die "pair $a beside $b failed"
             echo "pair $a $b $r $t" >>"$OUT/runs.txt"
             echo "  rep $r: $a beside $b: $t s"
         done
     done
 done
-# confounder: the heaviest neighbour kept inside leaf s1 (h2+h3)
+# confounder: the heaviest neighbour kept inside leaf s1 (both ranks on h2)
 HEAVY=alltoall
 for r in $(seq 1 "$REPS"); do
     for a in $APPS; do
-        t=$(beside "$a" "$HEAVY" h2,h3 "$OUT/inleaf_${a}_$r.out") || die "in-leaf run of $a failed"
+        t=$(beside "$a" "$HEAVY" h2 1 "$OUT/inleaf_${a}_$r.out") || die "in-leaf run of $a failed"
         echo "inleaf $a $HEAVY $r $t" >>"$OUT/runs.txt"
     done
 done
@@ -317,7 +333,7 @@ for p in names[:4]:
         print("  %-11s" % a + "".join("%-19s" % c for c in cells))
 PY
 
-step "confounder check: the heaviest neighbour ($HEAVY) inside leaf s1 (h2+h3) vs across the uplink (h2+h5)"
+step "confounder check: the heaviest neighbour ($HEAVY) inside leaf s1 (2 ranks on h2) vs across the uplink ($LOAD_NODES)"
 while read -r a b inl crs; do
     echo "  $a beside $b: in one leaf $inl %, across the uplink $crs %"
 done <"$OUT/confounder.txt"

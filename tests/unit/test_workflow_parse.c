@@ -1,7 +1,8 @@
 /* test_workflow_parse.c - the workflow verbs' pure parts: campaign
  * configuration lists and named sets (seed 000 Table 2), configuration ids,
  * medians and slowdowns, launcher command lines, the probes' JSON readers,
- * option checks, and child processes stopped by PID on timeout.
+ * option checks, --load-nodes placement and its checks, --runtime-key, and
+ * child processes stopped by PID on timeout.
  * The CLI files are compiled in here (they are not in a library), so their
  * static helpers are tested directly. */
 #include <stdarg.h>
@@ -359,6 +360,210 @@ static void children_are_bounded(void **state)
     assert_int_equal(stat(dir, &sb), -1);
 }
 
+static int has_prefix(char **argv, const char *s)
+{
+    for (char **a = argv; *a; a++)
+        if (!strncmp(*a, s, strlen(s)))
+            return 1;
+    return 0;
+}
+
+static size_t argc_of(char **argv)
+{
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    return n;
+}
+
+/* --load-nodes: the load on the list, the command on the rest; without it
+ * both sides are today's command line. */
+static void load_nodes_place_the_load(void **state)
+{
+    (void)state;
+    nv_run_plan p;
+    const char *keep = NULL;
+    char err[300];
+    unsetenv("SLURM_JOB_ID");
+    nv_run_plan_defaults(&p);
+    p.nodes = 2;
+    p.in_allocation = 1;
+    const char *cmd[] = {"/bin/app"};
+    char **app = nv_run_argv_on(&p, NV_SIDE_APP, 1, cmd, 1);
+    char **load = nv_run_argv_on(&p, NV_SIDE_LOAD, 1, cmd, 1);
+    assert_int_equal(argc_of(app), argc_of(load));
+    for (size_t i = 0; app[i]; i++)
+        assert_string_equal(app[i], load[i]);
+    assert_true(has(load, "--relative=0") && !has_prefix(load, "--nodelist") &&
+                !has_prefix(load, "--exclude"));
+    nv_argv_free(app);
+    nv_argv_free(load);
+
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h[2,4-5]", &keep, err, sizeof err), 0);
+    assert_int_equal(p.n_load_nodes, 3);
+    assert_int_equal(nv_run_side_nodes(&p, NV_SIDE_LOAD), 3);
+    assert_int_equal(nv_run_side_nodes(&p, NV_SIDE_APP), 2);
+    load = nv_run_argv_on(&p, NV_SIDE_LOAD, 2, cmd, 1);
+    assert_true(has(load, "--nodelist=h[2,4-5]") && has(load, "--nodes=3") &&
+                has(load, "--ntasks=6") && has(load, "--overlap") && !has(load, "--relative=0"));
+    assert_string_equal(load[argc_of(load) - 1], "/bin/app");
+    nv_argv_free(load);
+    app = nv_run_argv_on(&p, NV_SIDE_APP, 1, cmd, 1);
+    assert_true(has(app, "--exclude=h[2,4-5]") && has(app, "--nodes=2") && has(app, "--ntasks=2") &&
+                !has(app, "--relative=0") && !has_prefix(app, "--nodelist"));
+    nv_argv_free(app);
+    /* nv_run_argv is the command's side */
+    app = nv_run_argv(&p, 1, cmd, 1);
+    assert_true(has(app, "--exclude=h[2,4-5]"));
+    nv_argv_free(app);
+
+    /* mpirun: the load on real hosts with T slots each, the command as before */
+    p.launcher = NV_LAUNCHER_MPIRUN;
+    p.fake_nodes = 1;
+    p.in_allocation = 0;
+    load = nv_run_argv_on(&p, NV_SIDE_LOAD, 2, cmd, 1);
+    assert_string_equal(load[0], "mpirun");
+    assert_string_equal(load[2], "6");
+    assert_true(has(load, "--host") && has(load, "h2:2,h4:2,h5:2") && has(load, "ppr:2:node"));
+    nv_argv_free(load);
+    app = nv_run_argv_on(&p, NV_SIDE_APP, 2, cmd, 1);
+    assert_true(!has(app, "--host") && !has(app, "--map-by"));
+    assert_string_equal(app[2], "4");
+    nv_argv_free(app);
+}
+
+static void load_nodes_are_checked(void **state)
+{
+    (void)state;
+    nv_run_plan p;
+    const char *keep = NULL;
+    char err[300];
+    unsetenv("SLURM_JOB_ID");
+    unsetenv("SLURM_JOB_NUM_NODES");
+    unsetenv("SLURM_JOB_NODELIST");
+    unsetenv("SLURM_NODELIST");
+    nv_run_plan_defaults(&p);
+    struct { const char *list, *want; } bad[] = {
+        {"h[2", "'[' without ']'"}, {"h2,h2", "listed twice"}, {"h[1-2],h2", "listed twice"},
+        {"h[3-1]", "reversed"}, {"h2,bad!name", "not allowed"}, {",", "no node names"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, bad[i].list, &keep, err,
+                                            sizeof err), -1);
+        assert_non_null(strstr(err, "--load-nodes"));
+        assert_non_null(strstr(err, bad[i].want));
+        assert_null(strchr(err, '\n'));
+        assert_int_equal(p.n_load_nodes, 0); /* a bad list changes nothing */
+    }
+    char longlist[NV_RUN_LOAD_NODES_MAX + 8];
+    memset(longlist, 'h', sizeof longlist - 1);
+    longlist[sizeof longlist - 1] = '\0';
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, longlist, &keep, err, sizeof err), -1);
+    assert_non_null(strstr(err, "longer than"));
+
+    /* one node cannot pair ImpactB */
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h2", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_check(&p, 2, 0, err, sizeof err), -1);
+    assert_non_null(strstr(err, "at least 2 are needed"));
+
+    /* inside an allocation h[1-4]: the command gets the other two nodes */
+    setenv("SLURM_JOB_ID", "42", 1);
+    setenv("SLURM_JOB_NUM_NODES", "4", 1);
+    setenv("SLURM_JOB_NODELIST", "h[1-4]", 1);
+    nv_run_plan_defaults(&p);
+    assert_int_equal(p.nodes, 4);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h2,h4", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_check(&p, 2, 1, err, sizeof err), 0);
+    assert_int_equal(p.nodes, 2);
+    assert_int_equal(p.in_allocation, 1);
+    /* a node outside the allocation */
+    nv_run_plan_defaults(&p);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h2,h5", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_check(&p, 2, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "h5 is not in the allocation (h[1-4])"));
+    /* --nodes asks more than the load leaves */
+    nv_run_plan_defaults(&p);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_NODES, "3", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h[2,4]", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_check(&p, 2, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "leaving 2 for the command, which needs 3"));
+    /* the load takes so much that the command cannot pair */
+    nv_run_plan_defaults(&p);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h[2-4]", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_check(&p, 2, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "leaving 1 for the command"));
+    assert_null(strchr(err, '\n'));
+    unsetenv("SLURM_JOB_ID");
+    unsetenv("SLURM_JOB_NUM_NODES");
+    unsetenv("SLURM_JOB_NODELIST");
+}
+
+/* --runtime-key: the runtime the command prints, not its wall time. */
+static void runtime_key_reads_the_printed_runtime(void **state)
+{
+    (void)state;
+    double d = -1;
+    assert_int_equal(nv_output_seconds("proxy=cg ranks=2 runtime_s=12.5 size=3\n", "runtime_s", &d), 0);
+    assert_true(d == 12.5);
+    /* the last one wins; a launcher prefix "0: " is fine */
+    assert_int_equal(nv_output_seconds("runtime_s=1\n0: runtime_s=2.25\n", "runtime_s", &d), 0);
+    assert_true(d == 2.25);
+    /* not a word start, no '=', not a number, negative, trailing junk: none */
+    const char *none[] = {"xruntime_s=3", "runtime_s 3", "runtime_s=abc", "runtime_s=-1",
+                          "runtime_s=3s", "runtime_s=nan", "runtime_s=", "", "runtime_sx=4"};
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        d = -1;
+        assert_int_equal(nv_output_seconds(none[i], "runtime_s", &d), -1);
+        assert_true(d == -1);
+    }
+    assert_int_equal(nv_output_seconds(NULL, "k", &d), -1);
+    assert_int_equal(nv_output_seconds("k=1", "", &d), -1);
+
+    nv_run_plan p;
+    const char *keep = NULL;
+    char err[300];
+    unsetenv("SLURM_JOB_ID");
+    nv_run_plan_defaults(&p);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_RUNTIME_KEY, "a b", &keep, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--runtime-key"));
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_RUNTIME_KEY, "", &keep, err, sizeof err), -1);
+    assert_null(p.runtime_key);
+
+    /* nv_run_command through a stand-in srun that drops its own options */
+    assert_int_equal(nv_run_work_dir(&p, NULL, "unit", err, sizeof err), 0);
+    char bindir[NV_RUN_PATH_MAX + 16], fake[NV_RUN_PATH_MAX + 32];
+    snprintf(bindir, sizeof bindir, "%s/bin", p.work_dir);
+    assert_int_equal(mkdir(bindir, 0755), 0);
+    snprintf(fake, sizeof fake, "%s/srun", bindir);
+    FILE *f = fopen(fake, "w");
+    assert_non_null(f);
+    fputs("#!/bin/sh\nwhile case $1 in --*) true;; *) false;; esac; do shift; done\nexec \"$@\"\n", f);
+    fclose(f);
+    assert_int_equal(chmod(fake, 0755), 0);
+    const char *old = getenv("PATH");
+    char *saved = strdup(old ? old : "/usr/bin:/bin");
+    char path[2 * NV_RUN_PATH_MAX];
+    snprintf(path, sizeof path, "%s:%s", bindir, saved);
+    setenv("PATH", path, 1);
+    double t = -1;
+    const char *prints[] = {"/bin/sh", "-c", "echo proxy=x runtime_s=0.75 size=1"};
+    assert_int_equal(nv_run_command(&p, prints, 3, "wall", 10, &t, err, sizeof err), 0);
+    assert_true(t >= 0 && t != 0.75); /* wall time without the key */
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_RUNTIME_KEY, "runtime_s", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_command(&p, prints, 3, "keyed", 10, &t, err, sizeof err), 0);
+    assert_true(t == 0.75);
+    const char *silent[] = {"/bin/sh", "-c", "echo nothing here"};
+    assert_int_equal(nv_run_command(&p, silent, 3, "silent", 10, &t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "silent printed no runtime_s=SECONDS"));
+    assert_null(strchr(err, '\n'));
+    setenv("PATH", saved, 1);
+    free(saved);
+    unlink(fake);
+    rmdir(bindir);
+    nv_run_work_dir_cleanup(&p, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +576,9 @@ int main(void)
         cmocka_unit_test(impactb_output_is_read),
         cmocka_unit_test(compressionb_output_is_read),
         cmocka_unit_test(children_are_bounded),
+        cmocka_unit_test(load_nodes_place_the_load),
+        cmocka_unit_test(load_nodes_are_checked),
+        cmocka_unit_test(runtime_key_reads_the_printed_runtime),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
