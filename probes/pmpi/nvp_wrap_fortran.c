@@ -5,9 +5,9 @@
  * (mpi_x_, mpi_x__, MPI_X), account the call, and forward to the next
  * definition of the same symbol (the real binding) via dlsym(RTLD_NEXT).
  * Nonblocking boundaries: MPI_IALLTOALL, MPI_IALLGATHER, MPI_IALLREDUCE and
- * MPI_IBARRIER are tracked, and completed by MPI_WAIT, MPI_WAITALL,
- * MPI_TEST or MPI_TESTALL (other Fortran completion calls are not wrapped:
- * they leave the request tracked until its handle is reused). */
+ * MPI_IBARRIER are tracked, and completed by MPI_WAIT/WAITALL/WAITANY/
+ * WAITSOME or MPI_TEST/TESTALL/TESTANY/TESTSOME (the mpif.h and `use mpi`
+ * bindings; the mpi_f08 ones are not wrapped). */
 #define _GNU_SOURCE
 #include "nvp.h"
 
@@ -342,6 +342,66 @@ static void f_testall(f_testall_fn real, F *n, F *reqs, F *flag, F *statuses, F 
 }
 F_VARIANTS(mpi_testall, MPI_TESTALL, f_testall, (F *n, F *reqs, F *flag, F *statuses, F *ierr),
            (real, n, reqs, flag, statuses, ierr))
+
+typedef void (*f_waitany_fn)(F *, F *, F *, F *, F *);
+static void f_waitany(f_waitany_fn real, F *n, F *reqs, F *idx, F *status, F *ierr)
+{
+    MISSING(ierr);
+    nvp_nbc_marks m;
+    int t = nvp_enter(NVP_WAITANY);
+    if (t)
+        nvp_nbc_mark_f(&m, reqs, (int)*n);
+    real(n, reqs, idx, status, ierr);
+    if (t)
+        nvp_leave_completion(NVP_WAITANY, *ierr, nvp_nbc_completed_f(&m, reqs));
+}
+F_VARIANTS(mpi_waitany, MPI_WAITANY, f_waitany, (F *n, F *reqs, F *idx, F *status, F *ierr),
+           (real, n, reqs, idx, status, ierr))
+
+typedef void (*f_waitsome_fn)(F *, F *, F *, F *, F *, F *);
+static void f_waitsome(f_waitsome_fn real, F *n, F *reqs, F *outn, F *idx, F *statuses, F *ierr)
+{
+    MISSING(ierr);
+    nvp_nbc_marks m;
+    int t = nvp_enter(NVP_WAITSOME);
+    if (t)
+        nvp_nbc_mark_f(&m, reqs, (int)*n);
+    real(n, reqs, outn, idx, statuses, ierr);
+    if (t)
+        nvp_leave_completion(NVP_WAITSOME, *ierr, nvp_nbc_completed_f(&m, reqs));
+}
+F_VARIANTS(mpi_waitsome, MPI_WAITSOME, f_waitsome, (F *n, F *reqs, F *outn, F *idx, F *statuses, F *ierr),
+           (real, n, reqs, outn, idx, statuses, ierr))
+
+typedef void (*f_testany_fn)(F *, F *, F *, F *, F *, F *);
+static void f_testany(f_testany_fn real, F *n, F *reqs, F *idx, F *flag, F *status, F *ierr)
+{
+    MISSING(ierr);
+    nvp_nbc_marks m;
+    int t = nvp_test_enter(NVP_TESTANY);
+    if (t)
+        nvp_nbc_mark_f(&m, reqs, (int)*n);
+    real(n, reqs, idx, flag, status, ierr);
+    if (t)
+        nvp_test_leave(NVP_TESTANY, *ierr, nvp_nbc_completed_f(&m, reqs), *ierr == MPI_SUCCESS && *flag == 0);
+}
+F_VARIANTS(mpi_testany, MPI_TESTANY, f_testany, (F *n, F *reqs, F *idx, F *flag, F *status, F *ierr),
+           (real, n, reqs, idx, flag, status, ierr))
+
+typedef void (*f_testsome_fn)(F *, F *, F *, F *, F *, F *);
+static void f_testsome(f_testsome_fn real, F *n, F *reqs, F *outn, F *idx, F *statuses, F *ierr)
+{
+    MISSING(ierr);
+    nvp_nbc_marks m;
+    int t = nvp_test_enter(NVP_TESTSOME);
+    if (t)
+        nvp_nbc_mark_f(&m, reqs, (int)*n);
+    real(n, reqs, outn, idx, statuses, ierr);
+    if (t)
+        nvp_test_leave(NVP_TESTSOME, *ierr, nvp_nbc_completed_f(&m, reqs), *ierr == MPI_SUCCESS && *outn == 0);
+}
+F_VARIANTS(mpi_testsome, MPI_TESTSOME, f_testsome, (F *n, F *reqs, F *outn, F *idx, F *statuses, F *ierr),
+           (real, n, reqs, outn, idx, statuses, ierr))
 
 typedef void (*f_request_free_fn)(F *, F *);
 static void f_request_free(f_request_free_fn real, F *req, F *ierr)

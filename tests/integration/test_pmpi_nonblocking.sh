@@ -84,11 +84,12 @@ else
     echo "note: no mpicc, nbc_edges.c not run"
 fi
 
-# 6. Fortran: MPI_IALLTOALL+MPI_WAIT, MPI_IALLREDUCE+MPI_TEST loop,
-#    MPI_IBARRIER+MPI_IALLGATHER+MPI_TESTALL loop, 20 times, after a barrier
+# 6. Fortran, 20 times after a barrier: MPI_IALLTOALL+MPI_WAIT,
+#    MPI_IALLREDUCE+MPI_TEST loop, MPI_IBARRIER+MPI_IALLGATHER+MPI_TESTALL
+#    loop, MPI_IALLREDUCE+MPI_WAITANY, MPI_IBARRIER+MPI_TESTSOME loop
 if mpifort --version >/dev/null 2>&1; then
     mpifort -O1 -o "$tmp/nonblocking_f" "$ROOT/probes/pmpi/tests/nonblocking_f.f90" || fail "mpifort nonblocking_f.f90"
-    profiled fortran 81 -- "$tmp/nonblocking_f"
+    profiled fortran 121 -- "$tmp/nonblocking_f"
     grep -q 'nonblocking_f: ranks=2 total=   2.000 gathered=1' "$tmp/fortran.out" ||
         { cat "$tmp/fortran.out"; fail "fortran: program results changed"; }
 else

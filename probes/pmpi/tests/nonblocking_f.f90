@@ -1,13 +1,15 @@
 ! nonblocking_f.f90 - Fortran MPI program for the segment profiler's test of
 ! nonblocking boundaries: NITER iterations of compute, then MPI_IALLTOALL
 ! completed by MPI_WAIT, MPI_IALLREDUCE completed by a polite MPI_TEST
-! loop, and MPI_IBARRIER plus MPI_IALLGATHER completed by MPI_TESTALL, so a
-! profiled run has 4*NITER segments (+1 for the first MPI_BARRIER).
+! loop, MPI_IBARRIER plus MPI_IALLGATHER completed by MPI_TESTALL, an
+! MPI_IALLREDUCE completed by MPI_WAITANY and an MPI_IBARRIER by an
+! MPI_TESTSOME loop, so a profiled run has 6*NITER segments (+1 for the
+! first MPI_BARRIER).
 program nonblocking_f
   use mpi
   implicit none
   integer, parameter :: niter = 20, n = 64
-  integer :: ierr, rank, nprocs, it, i, req, reqs(2)
+  integer :: ierr, rank, nprocs, it, i, req, reqs(2), idx, outn, idxs(2)
   integer :: status(MPI_STATUS_SIZE)
   integer, allocatable :: sbuf(:), rbuf(:), gbuf(:)
   logical :: done
@@ -35,6 +37,14 @@ program nonblocking_f
      done = .false.
      do while (.not. done)
         call MPI_TESTALL(2, reqs, done, MPI_STATUSES_IGNORE, ierr)
+     end do
+     reqs(1) = MPI_REQUEST_NULL
+     call MPI_IALLREDUCE(x, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, reqs(2), ierr)
+     call MPI_WAITANY(2, reqs, idx, status, ierr)
+     call MPI_IBARRIER(MPI_COMM_WORLD, reqs(1), ierr)
+     outn = 0
+     do while (outn == 0)
+        call MPI_TESTSOME(2, reqs, outn, idxs, MPI_STATUSES_IGNORE, ierr)
      end do
   end do
   if (rank == 0) print '(a,i0,a,f8.3,a,i0)', 'nonblocking_f: ranks=', nprocs, ' total=', total, ' gathered=', sum(gbuf)
