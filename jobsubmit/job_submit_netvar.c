@@ -67,8 +67,23 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
     };
     static __thread struct nv_submit_decision d; /* ~10 KB: off the stack */
     nv_submit_decide(g->conf, g->model, g->index, &q, &d);
-    if (modify)
+    if (modify) {
+        /* An update carries only the changed fields, and the job record is
+         * opaque to plugins built out of tree: without an app in the update
+         * there is nothing to re-evaluate, and the submission's annotation
+         * must stay as it is. */
+        if (!d.app[0]) {
+            char id[24];
+            if (job->job_id_str && strnlen(job->job_id_str, 20) < 20)
+                snprintf(id, sizeof id, "%s", job->job_id_str);
+            else
+                snprintf(id, sizeof id, "%u", job->job_id);
+            slurm_info("netvar: job_modify: job %s: node count or partition changed; its app is "
+                       "not in the update, so the submission's prediction stands", id);
+            goto out;
+        }
         d.actions &= (unsigned)(NV_ACT_CONTAIN | NV_ACT_AVOID | NV_ACT_ANNOTATE);
+    }
     rc = nv_apply_decision(job, g->conf, mode, &d, err_msg);
     if (opt.rejected) {
         char msg[200];

@@ -59,6 +59,19 @@ j=$(sbatch --parsable --hold -N3-4 --netvar-app=fftw --netvar-advise=apply --wra
 contains "resize picks the fastest size inside the user's range 3-4" "$(scontrol show job "$j")" "NumNodes=3-3 "
 scancel "$j"
 
+# job_modify: a changed node count is re-evaluated (22.05 has no message
+# channel there, so netvar logs its answer)
+j=$(sbatch --parsable --hold -N1 --netvar-app=amg --wrap true 2>/dev/null)
+scontrol update jobid="$j" NumNodes=2-2 >/dev/null 2>&1
+for _ in $(seq 1 20); do grep -q "netvar: job_modify: job $j: node count" log/slurmctld.log && break; sleep 0.2; done
+check "job_modify looks at a changed node count" grep -q "netvar: job_modify: job $j: node count" log/slurmctld.log
+contains "job_modify keeps the submission's annotation" "$(job_field "$j" Comment)" '"app":"amg"'
+j2=$(sbatch --parsable --hold -N1 -J amg --wrap true 2>/dev/null)
+scontrol update jobid="$j2" NumNodes=2-2 Name=amg >/dev/null 2>&1
+for _ in $(seq 1 20); do grep -q "netvar: job_modify: netvar: app amg" log/slurmctld.log && break; sleep 0.2; done
+check "job_modify re-evaluates when the update names the app" grep -q "netvar: job_modify: netvar: app amg" log/slurmctld.log
+scancel "$j" "$j2"
+
 # hostile values are refused cleanly, the job still goes in
 out=$(NETVAR_APP="$(head -c 6000 /dev/zero | tr '\0' a)" sbatch --hold --wrap true 2>&1); rc=$?
 check "oversized NETVAR_APP does not fail the submission" test $rc -eq 0
