@@ -135,7 +135,7 @@ $(BUILD)/obj/empty.o:
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 .DEFAULT_GOAL := all
-.PHONY: all deps unit asan integration check demo install clean lab-down
+.PHONY: all deps unit asan integration check demo install clean deb
 
 all: $(ALL_TARGETS) $(UNIT_BINS)
 
@@ -181,6 +181,10 @@ install: all
 	install -m 0644 conf/netvar.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 	sed 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g; s|@PREFIX@|$(PREFIX)|g' conf/plugstack.conf.d/netvar.conf.in \
 	  > $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/netvar.conf
+
+# Debian package; depends on the exact Slurm release it was built against
+deb: all
+	@sh packaging/mkdeb.sh $(BUILD)
 
 clean:
 	rm -rf build build-asan
