@@ -31,3 +31,24 @@ fuzz-model: $(FUZZ_MODEL)
 	@mkdir -p $(BUILD)/fuzz/corpus-model
 	$(FUZZ_MODEL) -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-model tests/fixtures/model
+
+# Parsers of outside input other than the model file (fuzz_inputs.c).
+FUZZ_INPUTS := $(BUILD)/fuzz/fuzz_inputs
+FUZZ_INPUTS_SRCS := $(wildcard model/*.c) probes/counters/ctr_qdisc.c
+.PHONY: fuzz-inputs
+$(FUZZ_INPUTS): model/fuzz/fuzz_inputs.c $(FUZZ_INPUTS_SRCS) $(wildcard model/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -Imodel -Iprobes/counters $(JSON_CFLAGS) -o $@ model/fuzz/fuzz_inputs.c $(FUZZ_INPUTS_SRCS) \
+	  $(JSON_LIBS) $(SVM_LIBS) -lm
+
+fuzz-inputs: $(FUZZ_INPUTS)
+	@mkdir -p $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs
+	@i=0; for f in conf/netvar.conf tests/fixtures/jobsubmit/netvar.conf lab/demo/netvar.conf; do \
+	  i=$$((i+1)); { printf '\000'; cat $$f; } >$(BUILD)/fuzz/seeds-inputs/conf$$i; done; \
+	  for f in tests/fixtures/tc/*.json; do i=$$((i+1)); { printf '\003'; cat $$f; } >$(BUILD)/fuzz/seeds-inputs/tc$$i; done; \
+	  for f in tests/fixtures/segments/*.json; do i=$$((i+1)); { printf '\004'; cat $$f; } >$(BUILD)/fuzz/seeds-inputs/seg$$i; done; \
+	  printf '\002#!/bin/bash\nsrun -n 4 ./lulesh2.0 -s 30\n' >$(BUILD)/fuzz/seeds-inputs/script; \
+	  printf '\001_SLURM_SPANK_OPTION_netvar_netvar=full\000NETVAR_APP=x' >$(BUILD)/fuzz/seeds-inputs/env
+	$(FUZZ_INPUTS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
+	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs

@@ -80,6 +80,17 @@ static const char *get_str(json_object *o, const char *key)
 }
 
 /* Reads an array of finite numbers into a fresh buffer. */
+/* a count from JSON: negative, NaN -> 0; too large for 64 bits -> the max
+ * (a plain cast of such a double is undefined behaviour) */
+static uint64_t count_of(double x)
+{
+    if (!(x > 0))
+        return 0;
+    if (x >= 18446744073709549568.0)
+        return UINT64_MAX;
+    return (uint64_t)x;
+}
+
 static int num_array(json_object *arr, double **out, size_t *n)
 {
     size_t len = json_object_array_length(arr);
@@ -144,8 +155,8 @@ static int load_json(const char *path, const char *text, size_t len, nv_seg_prof
     double ranks = get_num(o, "ranks", 0);
     m->ranks = (ranks >= 1 && ranks < 1e7) ? (unsigned)ranks : 0;
     m->runtime_us = fmax(0, get_num(o, "runtime_us", 0));
-    m->dropped = (uint64_t)fmax(0, get_num(o, "segments_dropped", 0));
-    m->unaligned = (uint64_t)fmax(0, get_num(o, "segments_unaligned", 0));
+    m->dropped = count_of(get_num(o, "segments_dropped", 0));
+    m->unaligned = count_of(get_num(o, "segments_unaligned", 0));
     m->peak_bytes_per_rank = fmax(0, get_num(o, "peak_profiler_bytes_per_rank", 0));
     json_object *inj = get(o, "injection", json_type_object);
     if (inj) {
@@ -154,8 +165,8 @@ static int load_json(const char *path, const char *text, size_t len, nv_seg_prof
         m->inject_prob = get_num(inj, "prob", 0);
         m->inject_mean_us = get_num(inj, "mean_us", 0);
         m->inject_sd_us = get_num(inj, "sd_us", 0);
-        m->inject_seed = (uint64_t)fmax(0, get_num(inj, "seed", 0));
-        m->inject_events = (uint64_t)fmax(0, get_num(inj, "events", 0));
+        m->inject_seed = count_of(get_num(inj, "seed", 0));
+        m->inject_events = count_of(get_num(inj, "events", 0));
         m->inject_total_us = get_num(inj, "total_us", 0);
         copy_str(m->inject_calls, sizeof m->inject_calls, get_str(inj, "calls"));
     }

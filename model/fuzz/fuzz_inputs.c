@@ -1,0 +1,80 @@
+/* fuzz_inputs.c - libFuzzer target for the parsers of outside input other
+ * than the model file: netvar.conf with its rules, the --netvar values as
+ * job_submit sees them, app names from batch scripts, `tc -j` JSON, and
+ * segment profiles (written by users' own ranks).  The first byte picks the
+ * parser; the rest is the input. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app_identity.h"
+#include "config.h"
+#include "ctr_qdisc.h"
+#include "segment_profile.h"
+#include "submit_options.h"
+
+static void ignore(void *ctx, const char *line)
+{
+    (void)ctx;
+    (void)line;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1 || size > 65536)
+        return 0;
+    char *text = malloc(size);
+    memcpy(text, data + 1, size - 1);
+    text[size - 1] = '\0';
+    switch (data[0] % 5) {
+    case 0: {
+        static struct nv_config c;
+        nv_config_parse("fuzz.conf", text, &c, ignore, NULL);
+        break;
+    }
+    case 1: {
+        /* split into NUL-separated "environment" entries */
+        const char *env[64];
+        uint32_t n = 0;
+        for (char *p = text; n < 64 && p < text + size - 1; p += strlen(p) + 1)
+            env[n++] = p;
+        struct nv_submit_options o;
+        nv_submit_options_parse("", env, n, env, n, &o);
+        nv_submit_options_parse("SPANK_", env, n, NULL, 0, &o);
+        break;
+    }
+    case 2: {
+        char key[80];
+        nv_app_key_from_script(text, key, sizeof key);
+        nv_app_key_from_name(text, key, sizeof key);
+        break;
+    }
+    case 3: {
+        nv_qdisc_stats q[8];
+        char err[256];
+        nv_qdisc_parse(text, size - 1, "uplink", q, 8, err, sizeof err);
+        nv_qdisc_parse(text, size - 1, NULL, q, 8, err, sizeof err);
+        break;
+    }
+    case 4: {
+        char path[] = "/tmp/netvar-fuzz-profile.XXXXXX";
+        int fd = mkstemp(path);
+        if (fd >= 0) {
+            if (write(fd, text, size - 1) == (ssize_t)(size - 1)) {
+                const char *paths[1] = {path};
+                nv_seg_profile p;
+                char err[256];
+                if (nv_seg_profile_load(paths, 1, &p, err, sizeof err) == 0)
+                    nv_seg_profile_free(&p);
+            }
+            close(fd);
+            unlink(path);
+        }
+        break;
+    }
+    }
+    free(text);
+    return 0;
+}
