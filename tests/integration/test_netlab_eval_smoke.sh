@@ -2,8 +2,10 @@
 # test_netlab_eval_smoke.sh - the network-lab evaluation (eval/netlab_eval.sh)
 # in its CI size (EVAL_SHORT=1: 2 apps, 2 CompressionB configurations, 2
 # repetitions, ~3 min) runs end to end so the pipeline cannot rot: every
-# step writes its file, the pair table has every ordered pair, each
-# predictor has an error row, and the lab is gone afterwards.  It asserts
+# step writes its file, the campaign's load ran on other nodes (h2+h4,
+# --load-nodes) with the proxy's own runtime_s, the pair table has every
+# ordered pair, each predictor has an error row, and the lab is gone
+# afterwards.  It asserts
 # nothing about accuracy.  Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -22,6 +24,15 @@ R=$OUT/r
 for f in calibrate.json impact_alltoall.json impact_cg.json campaign_alltoall.json campaign_cg.json \
     pairs.txt evaluate.txt evaluate.json predictions.txt rho_pairs.txt confounder.txt; do
     [ -s "$R/$f" ] || bad "$f missing or empty"
+done
+# the load crossed the uplink (--load-nodes) and runtimes were the proxy's own
+for a in alltoall cg; do
+    python3 - "$R/campaign_$a.json" "$R/impact_$a.json" <<'PY' || bad "$a: campaign/impact not placed on h2,h4 with runtime_s"
+import json, sys
+c = json.load(open(sys.argv[1])); i = json.load(open(sys.argv[2]))
+sys.exit(0 if c["load_nodes"] == "h2,h4" and c["runtime_source"] == "runtime_s"
+         and i["load_nodes"] == "h2,h4" else 1)
+PY
 done
 n=$(grep -vc '^#' "$R/pairs.txt" 2>/dev/null)
 [ "$n" = 4 ] || bad "pairs.txt has $n pairs, expected 4 (2 apps, ordered, with self-pairs)"
