@@ -477,7 +477,12 @@ static int report_job(struct ctx *c, const char *jobid)
             else
                 printf("  %-34s %s\n", "variability estimate",
                        vr.label ? vr.label : "unavailable (record lacks counter statistics)");
+        } else {
+            printf("  %-34s %s\n", "variability estimate",
+                   "no estimate: the model has no variability section (netvar variability train)");
         }
+        printf("  %-34s netvar diagnose %s  (communication pattern, mapping or background)\n",
+               "congestion diagnosis", jobid);
     }
     int rc = 0;
     if (c->plot) {
