@@ -253,8 +253,8 @@ static void usage(FILE *out)
     fprintf(out,
         "\n"
         "Output (JSON on stdout): app, model, load_nodes (\"\" = on COMMAND's nodes),\n"
-        "runtime_source (\"wall\" or the --runtime-key), baseline {runtime_s [s], median_s},\n"
-        "app_latency {mean_us, sd_us (us), samples}, app_utilization (0..1),\n"
+        "runtime_source (\"wall\" or the --runtime-key), baseline {runtime_s [s],\n"
+        "median_s}, app_latency {mean_us, sd_us (us), samples}, app_utilization (0..1),\n"
         "configs [{id, bubble_cycles, sleep_us (us), partners, messages, runtime_s\n"
         "[s], median_s, slowdown_pct (%%), injected_bytes_per_s (bytes/s per node),\n"
         "utilization (0..1), latency_mean_us, latency_sd_us (us)}], fit [{utilization,\n"

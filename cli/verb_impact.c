@@ -18,8 +18,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: netvar impact --model FILE --app KEY [--interval-us US] [--timeout-s S]\n"
-        "                     [--tasks-per-node T] [--load-nodes LIST] [--runtime-key KEY]\n"
-        "                     [launch options] [--] COMMAND [ARGS...]\n"
+        "                     [--tasks-per-node T] [--load-nodes LIST]\n"
+        "                     [--runtime-key KEY] [launch options] [--] COMMAND [ARGS...]\n"
         "\n"
         "Measure how much of the network an application uses.  ImpactB (1 KB\n"
         "ping-pongs between paired nodes) runs beside COMMAND on the same nodes,\n"
@@ -27,10 +27,11 @@ static void usage(FILE *out)
         "traffic crosses (a shared uplink) instead of COMMAND's own ports: with\n"
         "srun both are steps of the surrounding allocation started with --overlap\n"
         "(on its first N nodes, or ImpactB on --load-nodes and COMMAND on the rest;\n"
-        "run netvar inside salloc or sbatch); with --launcher mpirun both run locally.  netvar launches COMMAND itself\n"
-        "(N nodes x T tasks): give the program, not an srun line.  ImpactB starts\n"
-        "first; once every rank of it is measuring, COMMAND starts; when COMMAND\n"
-        "ends, ImpactB is stopped (SIGUSR1 through srun) and its latencies are read.\n"
+        "run netvar inside salloc or sbatch); with --launcher mpirun both run\n"
+        "locally.  netvar launches COMMAND itself (N nodes x T tasks): give the\n"
+        "program, not an srun line.  ImpactB starts first; once every rank of it\n"
+        "is measuring, COMMAND starts; when COMMAND ends, ImpactB is stopped\n"
+        "(SIGUSR1 through srun) and its latencies are read.\n"
         "\n"
         "The app profile KEY in the model gets (seed 000, section 4.2):\n"
         "  latency      mean, standard deviation and histogram of ImpactB's one-way\n"
@@ -71,7 +72,8 @@ static void usage(FILE *out)
         "  # network lab (lab/netlab: h1,h2 on leaf s1, h3,h4 on leaf s2): the app on\n"
         "  # h1+h3, ImpactB on h2+h4, so both cross the uplink between the leaves\n"
         "  salloc -N 4 -w h[1-4] --exclusive netvar impact --model model.json --app cg \\\n"
-        "      --load-nodes h2,h4 --runtime-key runtime_s -- netvar-proxy-cg --compute sleep\n");
+        "      --load-nodes h2,h4 --runtime-key runtime_s \\\n"
+        "      -- netvar-proxy-cg --compute sleep\n");
 }
 
 static json_object *jd(double d)
