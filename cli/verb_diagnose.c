@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "counters.h"
+#include "ctr_line_rate.h"
 #include "counters_topology.h"
 #include "ctr_record.h"
 #include "diagnose.h"
@@ -77,45 +78,6 @@ static void config_error(void *arg, const char *line)
     fprintf(stderr, "netvar: %s\n", line);
 }
 
-/* port names come from records: keep them to a safe alphabet before they
- * become sysfs paths */
-static int safe_port_name(const char *s)
-{
-    if (!*s || strstr(s, ".."))
-        return 0;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && !strchr("_.-:/", *s))
-            return 0;
-    return 1;
-}
-
-static double sysfs_rate(const char *root, const char *backend, const char *port)
-{
-    char path[PATH_MAX], text[128];
-    if (!safe_port_name(port))
-        return NAN;
-    if (!strcmp(backend, "netdev")) {
-        if (strchr(port, '/'))
-            return NAN;
-        snprintf(path, sizeof path, "%s/sys/class/net/%s/speed", root, port);
-    } else if (!strcmp(backend, "infiniband")) {
-        char dev[64];
-        unsigned num;
-        if (sscanf(port, "%63[^/]/%u", dev, &num) != 2)
-            return NAN;
-        snprintf(path, sizeof path, "%s/sys/class/infiniband/%s/ports/%u/rate", root, dev, num);
-    } else {
-        return NAN;
-    }
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return NAN;
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = 0;
-    return nv_line_rate_from_sysfs(backend, text);
-}
-
 struct ports {
     nv_diag_port *v;
     size_t n, cap;
@@ -146,7 +108,7 @@ struct rates {
 };
 
 static int ports_from_delta(struct ports *P, const nv_ctr_delta *d, unsigned window,
-                            const nv_topo_node *tn, const struct rates *R)
+                            const nv_topo_node *tn, const struct rates *R, json_object *rec_rates)
 {
     for (int i = 0; i < d->nports; i++) {
         const nv_ctr_port_delta *pd = &d->port[i];
@@ -166,8 +128,11 @@ static int ports_from_delta(struct ports *P, const nv_ctr_delta *d, unsigned win
         p->stall_units = dv(&pd->f[NV_CTR_STALL]);
         p->own_bytes = network ? NAN : p->traffic_bytes; /* whole nodes: the link is the job's */
         p->line_rate_Bps = network ? R->uplink_Bps : R->node_Bps;
+        json_object *jr; /* the rate the node itself saw, recorded by spank_netvar */
+        if (!(p->line_rate_Bps > 0) && rec_rates && json_object_object_get_ex(rec_rates, pd->name, &jr))
+            p->line_rate_Bps = json_object_get_double(jr);
         if (!(p->line_rate_Bps > 0))
-            p->line_rate_Bps = sysfs_rate(R->sysfs_root, d->backend, pd->name);
+            p->line_rate_Bps = nv_ctr_port_line_rate(R->sysfs_root, d->backend, pd->name);
     }
     return 0;
 }
@@ -377,8 +342,9 @@ int verb_diagnose(int argc, char **argv)
             rc = 1;
         } else {
             json_object_array_add(nodes, json_object_new_string(node));
-            json_object *samples, *windows;
+            json_object *samples, *windows, *rec_rates = NULL;
             size_t used = 0;
+            json_object_object_get_ex(rec, "line_rate_Bps", &rec_rates);
             if (json_object_object_get_ex(rec, "samples", &samples) &&
                 json_object_object_get_ex(samples, "windows", &windows) &&
                 json_object_is_type(windows, json_type_array)) {
@@ -387,7 +353,7 @@ int verb_diagnose(int argc, char **argv)
                     if (!json_object_object_get_ex(w, "delta", &jd) ||
                         nv_ctr_delta_from_json(jd, delta, err, sizeof err))
                         continue;
-                    if (ports_from_delta(&P, delta, (unsigned)k, tn, &R))
+                    if (ports_from_delta(&P, delta, (unsigned)k, tn, &R, rec_rates))
                         rc = 1;
                     used++;
                 }
@@ -395,7 +361,7 @@ int verb_diagnose(int argc, char **argv)
             if (!used && json_object_object_get_ex(rec, "delta", &jd) && jd) {
                 if (nv_ctr_delta_from_json(jd, delta, err, sizeof err))
                     fprintf(stderr, "netvar diagnose: %s: delta: %s; skipped it\n", path, err);
-                else if (ports_from_delta(&P, delta, 0, tn, &R))
+                else if (ports_from_delta(&P, delta, 0, tn, &R, rec_rates))
                     rc = 1;
                 else
                     used++;

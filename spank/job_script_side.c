@@ -18,6 +18,7 @@
 
 #include "counters.h"
 #include "counters_topology.h"
+#include "ctr_line_rate.h"
 #include "ctr_record.h"
 #include "job_record.h"
 #include "spank_state.h"
@@ -241,6 +242,13 @@ static void epilog(struct job_ctx *j)
                  nv_ctr_delta_compute(a, b, d, err, sizeof err) == 0) {
             json_object_object_add(rec, "delta", nv_ctr_delta_to_json(d));
             snprintf(source, sizeof source, "%s", a->backend);
+            json_object *rates = json_object_new_object();
+            for (int p = 0; p < d->nports; p++) {
+                double bps = nv_ctr_port_line_rate(NULL, d->backend, d->port[p].name);
+                if (bps > 0)
+                    json_object_object_add(rates, d->port[p].name, json_object_new_double(bps));
+            }
+            json_object_object_add(rec, "line_rate_Bps", rates);
             err[0] = '\0';
         }
         if (err[0])
