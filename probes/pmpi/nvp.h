@@ -71,7 +71,13 @@ extern pthread_t nvp_main_thread; /* only the thread that initialized MPI record
  * the call is tracked; then nvp_leave must follow with the same call id.
  * Bytes are what the call moved from this rank's point of view. */
 int nvp_enter_slow(int call);
-void nvp_leave(int call, int rc, double bytes_sent, double bytes_recv, MPI_Comm comm);
+/* peer: the destination of a send, the root of a rooted collective (ranks
+ * of comm), for the traffic matrix; MPI_PROC_NULL elsewhere. */
+void nvp_leave_peer(int call, int rc, double bytes_sent, double bytes_recv, MPI_Comm comm, int peer);
+static inline void nvp_leave(int call, int rc, double bytes_sent, double bytes_recv, MPI_Comm comm)
+{
+    nvp_leave_peer(call, rc, bytes_sent, bytes_recv, comm, MPI_PROC_NULL);
+}
 
 static inline int nvp_enter(int call)
 {
@@ -124,6 +130,17 @@ int nvp_nbc_completed_f(const nvp_nbc_marks *m, const MPI_Fint *reqs);
 
 void nvp_after_init(void);     /* after PMPI_Init(_thread) succeeded */
 void nvp_before_finalize(void); /* before PMPI_Finalize */
+
+/* The traffic matrix (nvp_matrix.c).  init after MPI_Init on every rank;
+ * count from nvp_leave_peer for a successful call; finalize is collective
+ * on comm and, on rank 0 when the profile was written, adds
+ * "traffic_matrix" and "placement" to it. */
+void nvp_matrix_init(int rank, int nranks);
+void nvp_matrix_count(int call, MPI_Comm comm, int peer, double bytes_sent, double bytes_recv);
+void nvp_matrix_finalize(MPI_Comm comm, const char *profile_path, int profile_written);
+/* NETVAR_MATRIX_MAX_RANKS: 0 and *out=value, or -1 and *out=default. */
+int nvp_matrix_parse_max_ranks(const char *s, int *out);
+extern const char *const nvp_matrix_collectives_note;
 
 /* Size in bytes of count elements of type; 0 for null/invalid handles. */
 double nvp_bytes(int count, MPI_Datatype type);

@@ -235,7 +235,7 @@ static void end_segment(double t_ns)
     memset(S.acc, 0, sizeof S.acc);
 }
 
-void nvp_leave(int call, int rc, double sent, double recv, MPI_Comm comm)
+void nvp_leave_peer(int call, int rc, double sent, double recv, MPI_Comm comm, int peer)
 {
     if (--S.depth > 0)
         return;
@@ -257,6 +257,7 @@ void nvp_leave(int call, int rc, double sent, double recv, MPI_Comm comm)
         } else {
             S.acc[NV_SEG_M_BYTES_SENT] += sent;
             S.acc[NV_SEG_M_BYTES_RECV] += recv;
+            nvp_matrix_count(call, comm, peer, sent, recv);
         }
         /* only collectives spanning the whole job cut segments: the seed's
          * global synchronization points (nonblocking ones when they complete) */
@@ -648,6 +649,7 @@ void nvp_after_init(void)
     if (inj && *inj)
         parse_inject(inj);
 
+    nvp_matrix_init(S.rank, S.nranks);
     S.work_source = NV_SEG_WORK_CPUTIME_NS;
     try_papi();
     h->work_source = (uint32_t)S.work_source;
@@ -791,6 +793,7 @@ void nvp_before_finalize(void)
     }
     int written = write_profile(comm);
     PMPI_Bcast(&written, 1, MPI_INT, 0, comm);
+    nvp_matrix_finalize(comm, S.final_path, written);
     PMPI_Comm_free(&comm);
     if (written) {
         S.h->finalized = 1;

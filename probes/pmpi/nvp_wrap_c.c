@@ -277,7 +277,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     if (t) {
         double b = rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0;
         int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
-        nvp_leave(NVP_BCAST, rc, me == root ? b : 0, me == root ? 0 : b, comm);
+        nvp_leave_peer(NVP_BCAST, rc, me == root ? b : 0, me == root ? 0 : b, comm, root);
     }
     return rc;
 }
@@ -290,7 +290,7 @@ int MPI_Scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_
         int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
         double s = me == root ? nvp_comm_size(comm) * nvp_bytes(sc, st) : 0;
         double r = (me >= 0 && !IN_PLACE(rb)) ? nvp_bytes(rc_, rt) : 0;
-        nvp_leave(NVP_SCATTER, rc, s, r, comm);
+        nvp_leave_peer(NVP_SCATTER, rc, s, r, comm, root);
     }
     return rc;
 }
@@ -304,7 +304,7 @@ int MPI_Scatterv(const void *sb, const int sc[], const int sd[], MPI_Datatype st
         int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
         double s = me == root ? sum_bytes(sc, st, nvp_comm_size(comm)) : 0;
         double r = (me >= 0 && !IN_PLACE(rb)) ? nvp_bytes(rc_, rt) : 0;
-        nvp_leave(NVP_SCATTERV, rc, s, r, comm);
+        nvp_leave_peer(NVP_SCATTERV, rc, s, r, comm, root);
     }
     return rc;
 }
@@ -316,7 +316,7 @@ int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op
     if (t) {
         int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
         double b = me >= 0 ? nvp_bytes(count, type) : 0;
-        nvp_leave(NVP_REDUCE, rc, b, me == root ? b : 0, comm);
+        nvp_leave_peer(NVP_REDUCE, rc, b, me == root ? b : 0, comm, root);
     }
     return rc;
 }
@@ -329,7 +329,7 @@ int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_D
         int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
         double s = (me >= 0 && !IN_PLACE(sb)) ? nvp_bytes(sc, st) : 0;
         double r = me == root ? nvp_comm_size(comm) * nvp_bytes(rc_, rt) : 0;
-        nvp_leave(NVP_GATHER, rc, s, r, comm);
+        nvp_leave_peer(NVP_GATHER, rc, s, r, comm, root);
     }
     return rc;
 }
@@ -343,7 +343,7 @@ int MPI_Gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs
         int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
         double s = (me >= 0 && !IN_PLACE(sb)) ? nvp_bytes(sc, st) : 0;
         double r = me == root ? sum_bytes(rcs, rt, nvp_comm_size(comm)) : 0;
-        nvp_leave(NVP_GATHERV, rc, s, r, comm);
+        nvp_leave_peer(NVP_GATHERV, rc, s, r, comm, root);
     }
     return rc;
 }
@@ -355,7 +355,7 @@ int MPI_Gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs
         int t = nvp_enter(ID);                                                                \
         int rc = PMPI_##NAME(buf, count, type, dest, tag, comm);                              \
         if (t)                                                                                \
-            nvp_leave(ID, rc, rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0, 0, comm);       \
+            nvp_leave_peer(ID, rc, rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0, 0, comm, dest); \
         return rc;                                                                            \
     }
 SEND_LIKE(Send, NVP_SEND)
@@ -370,7 +370,7 @@ SEND_LIKE(Bsend, NVP_BSEND)
         int t = nvp_enter(ID);                                                                \
         int rc = PMPI_##NAME(buf, count, type, dest, tag, comm, req);                         \
         if (t) {                                                                              \
-            nvp_leave(ID, rc, rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0, 0, comm);       \
+            nvp_leave_peer(ID, rc, rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0, 0, comm, dest); \
             nvp_nbc_started(0, rc, req);                                                      \
         }                                                                                     \
         return rc;                                                                            \
@@ -407,7 +407,7 @@ int MPI_Sendrecv(const void *sb, int sc, MPI_Datatype st, int dest, int stag, vo
     int rc = PMPI_Sendrecv(sb, sc, st, dest, stag, rb, rc_, rt, src, rtag, comm, status);
     if (t) {
         int ok = rc == MPI_SUCCESS;
-        nvp_leave(NVP_SENDRECV, rc, ok ? nvp_bytes(sc, st) : 0, ok ? nvp_bytes(rc_, rt) : 0, comm);
+        nvp_leave_peer(NVP_SENDRECV, rc, ok ? nvp_bytes(sc, st) : 0, ok ? nvp_bytes(rc_, rt) : 0, comm, dest);
     }
     return rc;
 }
@@ -419,7 +419,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int 
     int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, status);
     if (t) {
         double b = rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0;
-        nvp_leave(NVP_SENDRECV_REPLACE, rc, b, b, comm);
+        nvp_leave_peer(NVP_SENDRECV_REPLACE, rc, b, b, comm, dest);
     }
     return rc;
 }

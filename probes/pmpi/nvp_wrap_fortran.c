@@ -207,7 +207,8 @@ static void f_bcast(f_bcast_fn real, void *buf, F *n, F *type, F *root, F *comm,
     if (t) {
         int ok = *ierr == MPI_SUCCESS, me = ok ? nvp_comm_rank(fcomm(comm)) : -1;
         double b = ok ? fbytes(n, type) : 0;
-        nvp_leave(NVP_BCAST, *ierr, me == *root ? b : 0, me == *root ? 0 : b, MPI_COMM_NULL);
+        nvp_leave_peer(NVP_BCAST, *ierr, me == *root ? b : 0, me == *root ? 0 : b, ok ? fcomm(comm) : MPI_COMM_NULL,
+                       (int)*root);
     }
 }
 F_VARIANTS(mpi_bcast, MPI_BCAST, f_bcast, (void *buf, F *n, F *type, F *root, F *comm, F *ierr),
@@ -222,7 +223,7 @@ static void f_reduce(f_reduce_fn real, void *sb, void *rb, F *n, F *type, F *op,
     if (t) {
         int ok = *ierr == MPI_SUCCESS, me = ok ? nvp_comm_rank(fcomm(comm)) : -1;
         double b = ok ? fbytes(n, type) : 0;
-        nvp_leave(NVP_REDUCE, *ierr, b, me == *root ? b : 0, MPI_COMM_NULL);
+        nvp_leave_peer(NVP_REDUCE, *ierr, b, me == *root ? b : 0, ok ? fcomm(comm) : MPI_COMM_NULL, (int)*root);
     }
 }
 F_VARIANTS(mpi_reduce, MPI_REDUCE, f_reduce, (void *sb, void *rb, F *n, F *type, F *op, F *root, F *comm, F *ierr),
@@ -236,7 +237,8 @@ static void f_send(f_send_fn real, void *buf, F *n, F *type, F *dest, F *tag, F 
     int t = nvp_enter(NVP_SEND);
     real(buf, n, type, dest, tag, comm, ierr);
     if (t)
-        nvp_leave(NVP_SEND, *ierr, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, 0, MPI_COMM_NULL);
+        nvp_leave_peer(NVP_SEND, *ierr, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, 0,
+                       *ierr == MPI_SUCCESS ? fcomm(comm) : MPI_COMM_NULL, (int)*dest);
 }
 F_VARIANTS(mpi_send, MPI_SEND, f_send, (void *buf, F *n, F *type, F *dest, F *tag, F *comm, F *ierr),
            (real, buf, n, type, dest, tag, comm, ierr))
@@ -260,7 +262,8 @@ static void f_isend(f_isend_fn real, void *buf, F *n, F *type, F *dest, F *tag, 
     int t = nvp_enter(NVP_ISEND);
     real(buf, n, type, dest, tag, comm, req, ierr);
     if (t) {
-        nvp_leave(NVP_ISEND, *ierr, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, 0, MPI_COMM_NULL);
+        nvp_leave_peer(NVP_ISEND, *ierr, *ierr == MPI_SUCCESS ? fbytes(n, type) : 0, 0,
+                       *ierr == MPI_SUCCESS ? fcomm(comm) : MPI_COMM_NULL, (int)*dest);
         nvp_nbc_started_f(0, *ierr, req);
     }
 }
