@@ -23,8 +23,11 @@
 #include "ctr_record.h"
 #include "diagnose.h"
 #include "diagnose_mapping.h"
+#include "json_file.h"
 #include "ve_records.h"
 #include "verbs.h"
+
+#define PROFILE_MAX_BYTES ((size_t)512 << 20) /* as the segment profile loader */
 
 static void usage(FILE *out)
 {
@@ -58,7 +61,10 @@ static void usage(FILE *out)
         "  --uplink-rate GBPS   network (switch/router) port line rate, Gbit/s\n"
         "  --sysfs-root DIR     prefix for the sysfs reads (test fixtures)\n"
         "  --traffic-matrix FILE  {\"ranks\": [node per rank], \"bytes\": [[sender x receiver]]}\n"
-        "                       (default SPOOL/jobs/JOBID/traffic-matrix.json if present)\n"
+        "                       (default SPOOL/jobs/JOBID/traffic-matrix.json if present,\n"
+        "                       else the \"traffic_matrix\" and \"placement\" the segment\n"
+        "                       profiler wrote into SPOOL/jobs/JOBID/profiles/*.json: the\n"
+        "                       step with the most bytes)\n"
         "  --json               machine-readable output\n"
         "  --help               this text\n"
         "\n"
@@ -143,32 +149,19 @@ static int is_node_record(const char *name)
     return n > 10 && !strncmp(name, "node-", 5) && !strcmp(name + n - 5, ".json");
 }
 
-/* the traffic matrix, when recorded: mapping metrics into *o */
-static json_object *mapping_json(const char *path, const nv_topo *topo, const struct rates *R,
-                                 char *note, size_t nlen)
+/* Mapping metrics of a placement (ranks: node per rank) and a traffic
+ * matrix (bytes: rows sender x receiver); `what` names their source in the
+ * note.  NULL with the reason in note when they cannot be computed. */
+static json_object *mapping_of(json_object *ranks, json_object *bytes, const char *what, const nv_topo *topo,
+                               const struct rates *R, char *note, size_t nlen)
 {
     char err[300];
-    if (access(path, R_OK)) {
-        snprintf(note, nlen, "no traffic matrix recorded (%.200s absent; the segment profiler does "
-                             "not record one yet): hop-bytes and worst-case link load not "
-                             "computed, the job's share of network links unknown", path);
-        return NULL;
-    }
-    json_object *tm = nv_ve_read_record(path, err, sizeof err), *ranks, *bytes;
-    if (!tm || !json_object_object_get_ex(tm, "ranks", &ranks) ||
-        !json_object_object_get_ex(tm, "bytes", &bytes) ||
-        !json_object_is_type(ranks, json_type_array) || !json_object_is_type(bytes, json_type_array)) {
-        snprintf(note, nlen, "traffic matrix %.200s: %.200s; mapping metrics not computed", path,
-                 tm ? "needs \"ranks\" and \"bytes\" arrays" : err);
-        json_object_put(tm);
-        return NULL;
-    }
+    const char *path = what;
     size_t n = json_object_array_length(ranks);
     if (n == 0 || n > NV_MAPPING_MAX_RANKS || json_object_array_length(bytes) != n) {
         snprintf(note, nlen, "traffic matrix %.200s: %zu ranks and %zu rows (1 to %d, equal); "
                              "mapping metrics not computed", path, n,
                  json_object_array_length(bytes), NV_MAPPING_MAX_RANKS);
-        json_object_put(tm);
         return NULL;
     }
     nv_rank_place *pl = calloc(n, sizeof *pl);
@@ -230,7 +223,92 @@ done:
     free(b);
     for (int k = 0; k < 3; k++)
         free(names[k]);
+    return out;
+}
+
+/* the traffic matrix file given or in the spool */
+static json_object *mapping_json(const char *path, const nv_topo *topo, const struct rates *R,
+                                 char *note, size_t nlen)
+{
+    char err[300];
+    json_object *tm = nv_ve_read_record(path, err, sizeof err), *ranks, *bytes;
+    if (!tm || !json_object_object_get_ex(tm, "ranks", &ranks) ||
+        !json_object_object_get_ex(tm, "bytes", &bytes) ||
+        !json_object_is_type(ranks, json_type_array) || !json_object_is_type(bytes, json_type_array)) {
+        snprintf(note, nlen, "traffic matrix %.200s: %.200s; mapping metrics not computed", path,
+                 tm ? "needs \"ranks\" and \"bytes\" arrays" : err);
+        json_object_put(tm);
+        return NULL;
+    }
+    json_object *out = mapping_of(ranks, bytes, path, topo, R, note, nlen);
     json_object_put(tm);
+    return out;
+}
+
+static double matrix_total(json_object *bytes)
+{
+    double t = 0;
+    for (size_t r = 0; r < json_object_array_length(bytes); r++) {
+        json_object *row = json_object_array_get_idx(bytes, r);
+        for (size_t c = 0; json_object_is_type(row, json_type_array) && c < json_object_array_length(row); c++)
+            t += json_object_get_double(json_object_array_get_idx(row, c));
+    }
+    return isfinite(t) ? t : 0;
+}
+
+/* The traffic matrix the segment profiler recorded in the job's profiles
+ * (DIR/profiles/NAME.json: "traffic_matrix".bytes and "placement"): the step
+ * that moved the most bytes stands for the job. */
+static json_object *mapping_from_profiles(const char *dir, const nv_topo *topo, const struct rates *R,
+                                          char *note, size_t nlen)
+{
+    char pdir[PATH_MAX + 16], best_path[PATH_MAX + 300] = "", err[600];
+    snprintf(pdir, sizeof pdir, "%s/profiles", dir);
+    DIR *d = opendir(pdir);
+    size_t with_matrix = 0, without = 0;
+    double best_total = -1;
+    json_object *best = NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") || e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", pdir, e->d_name);
+        json_object *pr = nv_json_read_file(path, PROFILE_MAX_BYTES, err, sizeof err), *tm, *bytes, *pl;
+        if (pr && json_object_object_get_ex(pr, "traffic_matrix", &tm) &&
+            json_object_object_get_ex(tm, "bytes", &bytes) && json_object_is_type(bytes, json_type_array) &&
+            json_object_object_get_ex(pr, "placement", &pl) && json_object_is_type(pl, json_type_array)) {
+            with_matrix++;
+            double t = matrix_total(bytes);
+            if (t > best_total) {
+                json_object_put(best);
+                best = pr;
+                best_total = t;
+                snprintf(best_path, sizeof best_path, "%s", path);
+                continue;
+            }
+        } else {
+            without++;
+        }
+        json_object_put(pr);
+    }
+    if (d)
+        closedir(d);
+    if (!best) {
+        snprintf(note, nlen, "no traffic matrix recorded (%.200s/traffic-matrix.json absent, and %zu "
+                             "profile(s) in %.200s without \"traffic_matrix\" and \"placement\"): hop-bytes "
+                             "and worst-case link load not computed, the job's share of network links "
+                             "unknown", dir, without, pdir);
+        return NULL;
+    }
+    json_object *tm = json_object_object_get(best, "traffic_matrix");
+    char what[PATH_MAX + 400];
+    snprintf(what, sizeof what, "%s (segment profiler; the step with the most bytes of %zu)", best_path,
+             with_matrix);
+    json_object *out = mapping_of(json_object_object_get(best, "placement"), json_object_object_get(tm, "bytes"),
+                                  what, topo, R, note, nlen);
+    json_object_put(best);
     return out;
 }
 
@@ -391,7 +469,10 @@ int verb_diagnose(int argc, char **argv)
     }
     char tm_default[PATH_MAX + 32], note[1200];
     snprintf(tm_default, sizeof tm_default, "%s/traffic-matrix.json", dir);
-    json_object *mapping = mapping_json(tm_path ? tm_path : tm_default, &topo, &R, note, sizeof note);
+    if (!tm_path && !access(tm_default, F_OK))
+        tm_path = tm_default;
+    json_object *mapping = tm_path ? mapping_json(tm_path, &topo, &R, note, sizeof note)
+                                   : mapping_from_profiles(dir, &topo, &R, note, sizeof note);
     const nv_diag_port *root = dg.root >= 0 ? &P.v[dg.root] : NULL;
     char where[300] = "none";
     if (root)
