@@ -9,7 +9,7 @@
 # inside one leaf).  Prints figures; it is not a pass/fail test (exit 0 when
 # the pipeline ran, 1 when a step failed, 77 when the lab cannot run here).
 #
-#   make eval-netlab                   full version (about an hour on 2 cores)
+#   make eval-netlab                   full version (about 1.5 hours on 2 cores: loaded runs take up to 8x longer)
 #   EVAL_SHORT=1 make eval-netlab      CI size (2 apps, 2 configurations, ~5 min)
 #   EVAL_OUT=DIR                       keep every file there (default: a new /tmp dir)
 #
