@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "cli_job_args.h"
 #include "config.h"
 #include "job_record.h"
 #include "model.h"
@@ -47,11 +48,6 @@ static void log_stderr(void *arg, const char *line)
     fprintf(stderr, "%s\n", line);
 }
 
-static void config_error(void *arg, const char *line)
-{
-    (void)arg;
-    fprintf(stderr, "netvar: %s\n", line);
-}
 
 int verb_collect(int argc, char **argv)
 {
@@ -75,24 +71,14 @@ int verb_collect(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "netvar: collect: give exactly one JOBID (see --help)\n");
+    unsigned long jobid = nv_cli_jobid("netvar: collect", argc, argv, optind);
+    if (!jobid)
         return 2;
-    }
-    char *end;
-    unsigned long jobid = strtoul(argv[optind], &end, 10);
-    if (!*argv[optind] || *end || jobid == 0 || jobid > 0xfffffff0UL) {
-        fprintf(stderr, "netvar: collect: JOBID '%s' is not a job number\n", argv[optind]);
-        return 2;
-    }
-    static struct nv_config conf;
-    nv_config_defaults(&conf);
-    if (config)
-        nv_config_load(config, &conf, config_error, NULL);
+    const struct nv_config *site = nv_cli_config(config);
     if (!spool)
-        spool = conf.spool_dir;
+        spool = site->spool_dir;
     if (!model_path)
-        model_path = conf.model_file;
+        model_path = site->model_file;
 
     double service_us = 0;
     char mu_source[PATH_MAX + 64] = "none: no model file", err[512];

@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "cli_job_args.h"
 #include "config.h"
 #include "counters.h"
 #include "ctr_line_rate.h"
@@ -78,11 +79,6 @@ static void usage(FILE *out)
         "  netvar diagnose 4711 --topology /etc/slurm/topology.conf --line-rate 100\n");
 }
 
-static void config_error(void *arg, const char *line)
-{
-    (void)arg;
-    fprintf(stderr, "netvar: %s\n", line);
-}
 
 struct ports {
     nv_diag_port *v;
@@ -350,22 +346,12 @@ int verb_diagnose(int argc, char **argv)
         default: return 2;
         }
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "netvar diagnose: give exactly one JOBID (see --help)\n");
+    unsigned long jobid = nv_cli_jobid("netvar diagnose", argc, argv, optind);
+    if (!jobid)
         return 2;
-    }
-    char *end;
-    unsigned long jobid = strtoul(argv[optind], &end, 10);
-    if (!*argv[optind] || *end || jobid == 0 || jobid > 0xfffffff0UL) {
-        fprintf(stderr, "netvar diagnose: JOBID '%s' is not a job number\n", argv[optind]);
-        return 2;
-    }
-    static struct nv_config conf;
-    nv_config_defaults(&conf);
-    if (config)
-        nv_config_load(config, &conf, config_error, NULL);
+    const struct nv_config *site = nv_cli_config(config);
     if (!spool)
-        spool = conf.spool_dir;
+        spool = site->spool_dir;
 
     char err[600], dir[PATH_MAX];
     nv_topo topo;
