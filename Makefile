@@ -1,18 +1,24 @@
 # netvar top-level build.
-# Every part is built into $(BUILD)/; area fragments (*/*.mk) add their own
-# targets to ALL_TARGETS and may add unit-test link libraries.
 #
-#   make            build everything
+#   make            build everything (quiet; V=1 shows full commands)
 #   make deps       install missing Debian packages (root, or sudo)
-#   make check      unit tests, sanitizer build, integration tests in the lab
+#   make check      layering check, unit tests, sanitizer build, integration tests
 #   make demo       run the demo on a throwaway local Slurm cluster
 #   make install    DESTDIR/PREFIX honoured
+#
+# Layout: lib/<name>/ is one archive, build/lib/libnetvar_<name>.a, with no
+# Slurm and no MPI inside.  Each library sees only its own folder and the
+# folders of the libraries it depends on (NV_DEPS_<name> below), so an
+# include against the direction fails the build; tests/check_layers.py
+# checks the same table and that it has no cycle.  Everything else (cli/,
+# plugins/, probes/, lab/, eval/, tests/) links the archives it needs.
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
 DESTDIR ?=
 SLURM_PLUGIN_DIR ?= /usr/lib/x86_64-linux-gnu/slurm-wlm
 SYSCONFDIR ?= /etc
+NETVAR_VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
 CC      ?= gcc
 MPICC   ?= mpicc
@@ -23,84 +29,124 @@ HARDEN_CFLAGS  = -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
 HARDEN_LDFLAGS = -Wl,-z,relro -Wl,-z,now -Wl,-z,noexecstack
 OPT_CFLAGS    ?= -O2 -g
 SAN_CFLAGS    ?=
-WARN_CFLAGS    = -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wformat=2 \
+# -Werror is set by `make check` and CI (WERROR=-Werror), not forced on packagers.
+WERROR        ?=
+WARN_CFLAGS    = -std=gnu11 -Wall -Wextra $(WERROR) -Wshadow -Wformat=2 \
                  -Wno-missing-field-initializers
 
 JSON_CFLAGS   := $(shell $(PKG) --cflags json-c 2>/dev/null)
 JSON_LIBS     := $(shell $(PKG) --libs json-c 2>/dev/null)
 PAPI_CFLAGS   := $(shell $(PKG) --cflags papi 2>/dev/null)
-PAPI_LIBS     := $(shell $(PKG) --libs papi 2>/dev/null)
 MPI_CFLAGS    := $(shell $(PKG) --cflags ompi-c 2>/dev/null)
 MPI_LIBS      := $(shell $(PKG) --libs ompi-c 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell $(PKG) --libs cmocka 2>/dev/null)
+SVM_LIBS      ?= -lsvm
 
-CFLAGS  = $(WARN_CFLAGS) $(OPT_CFLAGS) $(SAN_CFLAGS) $(HARDEN_CFLAGS) -fPIC \
-          -Imodel -Iprobes/counters $(JSON_CFLAGS)
-LDFLAGS = $(HARDEN_LDFLAGS) $(SAN_CFLAGS)
+# Ours are NV_CFLAGS/NV_LDFLAGS; a user's CFLAGS/LDFLAGS come after them and
+# add to them (make CFLAGS=-O0 keeps the warnings and include paths).
+CFLAGS  ?=
+LDFLAGS ?=
+NV_CFLAGS  = $(WARN_CFLAGS) $(OPT_CFLAGS) $(SAN_CFLAGS) $(HARDEN_CFLAGS) -fPIC \
+             -DNETVAR_VERSION='"$(NETVAR_VERSION)"' $(JSON_CFLAGS)
+NV_LDFLAGS = $(HARDEN_LDFLAGS) $(SAN_CFLAGS) $(LDFLAGS)
+COMPILE    = $(CC) $(NV_CFLAGS) $(CFLAGS)
+
+# Quiet by default: "  CC  lib/model/queue.c"; V=1 prints the commands.
+ifeq ($(V),1)
+  Q :=
+  say :=
+else
+  Q := @
+  say = @printf '  %-4s %s\n' $(1) $(2);
+endif
 
 ALL_TARGETS :=
-UNIT_TEST_LIBS :=
 
-# ---------------------------------------------------------------- model/
-MODEL_SRCS := $(wildcard model/*.c)
-MODEL_OBJS := $(MODEL_SRCS:%.c=$(BUILD)/obj/%.o)
-LIBNETVAR  := $(BUILD)/lib/libnetvar.a
-ALL_TARGETS += $(LIBNETVAR)
+# ---------------------------------------------------------------- lib/
+# NV_DEPS_<lib>: every library <lib> may include and link, transitively.
+NV_LIBS := util counters variability segments diagnose model records site train report runner
+NV_DEPS_util        :=
+NV_DEPS_counters    := util
+NV_DEPS_variability := util
+NV_DEPS_segments    := util
+NV_DEPS_diagnose    := util
+NV_DEPS_model       := variability util
+NV_DEPS_records     := model variability counters util
+NV_DEPS_site        := records model variability counters util
+NV_DEPS_train       := records model variability counters util
+NV_DEPS_report      := train site records model variability segments diagnose counters util
+NV_DEPS_runner      := records model variability counters util
 
-$(LIBNETVAR): $(MODEL_OBJS)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+nv_lib_a   = $(BUILD)/lib/libnetvar_$(1).a
+nv_incs    = $(foreach l,$(1),-Ilib/$(l))
+# link line for a set of libraries: dependents before dependencies
+nv_link    = $(foreach l,$(filter $(1),$(NV_LINK_ORDER)),$(call nv_lib_a,$(l)))
+NV_LINK_ORDER := report runner train site records model variability diagnose segments counters util
 
-# ------------------------------------------------- probes/counters (readers)
-COUNTER_SRCS := $(wildcard probes/counters/*.c)
-COUNTER_OBJS := $(COUNTER_SRCS:%.c=$(BUILD)/obj/%.o)
-LIBCOUNTERS  := $(BUILD)/lib/libnetvar_counters.a
-ALL_TARGETS  += $(LIBCOUNTERS)
+define nv_library
+NV_SRCS_$(1) := $$(sort $$(wildcard lib/$(1)/*.c))
+NV_OBJS_$(1) := $$(NV_SRCS_$(1):%.c=$$(BUILD)/obj/%.o)
+$$(BUILD)/obj/lib/$(1)/%.o: NV_CFLAGS += -Ilib/$(1) $$(call nv_incs,$$(NV_DEPS_$(1)))
+$$(call nv_lib_a,$(1)): $$(NV_OBJS_$(1))
+	@mkdir -p $$(@D)
+	$$(call say,AR,$$@)rm -f $$@ && ar rcs $$@ $$^
+ALL_TARGETS += $$(call nv_lib_a,$(1))
+endef
+$(foreach l,$(NV_LIBS),$(eval $(call nv_library,$(l))))
 
-$(LIBCOUNTERS): $(if $(COUNTER_OBJS),$(COUNTER_OBJS),$(BUILD)/obj/empty.o)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+$(BUILD)/obj/lib/counters/%.o: NV_CFLAGS += $(PAPI_CFLAGS) -Wno-format-truncation
 
-$(BUILD)/obj/probes/counters/%.o: CFLAGS += $(PAPI_CFLAGS)
-
-SVM_LIBS ?= -lsvm
-NETVAR_LIBS = $(LIBCOUNTERS) $(LIBNETVAR) $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+# Every archive, in link order, with what they need from the system.
+NETVAR_ALL_LIBS := $(call nv_link,$(NV_LIBS))
+NETVAR_LIBS = $(NETVAR_ALL_LIBS) $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+ALL_INCS := $(call nv_incs,$(NV_LIBS))
 
 # ---------------------------------------------------------------- cli/
-CLI_SRCS := $(wildcard cli/*.c)
+CLI_SRCS := $(sort $(wildcard cli/*.c cli/verbs/*.c))
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 NETVAR_BIN := $(BUILD)/bin/netvar
 ALL_TARGETS += $(NETVAR_BIN)
+$(BUILD)/obj/cli/%.o: NV_CFLAGS += -Icli $(ALL_INCS)
 
-$(NETVAR_BIN): $(CLI_OBJS) $(LIBNETVAR) $(LIBCOUNTERS)
+$(NETVAR_BIN): $(CLI_OBJS) $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJS) $(NETVAR_LIBS)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $(CLI_OBJS) $(NETVAR_LIBS)
 
-# ---------------------------------------------------------------- plugins
-SPANK_SRCS := $(wildcard spank/*.c)
-SPANK_OBJS := $(SPANK_SRCS:%.c=$(BUILD)/obj/%.o)
-SPANK_SO   := $(BUILD)/plugins/spank_netvar.so
-JS_SRCS    := $(wildcard jobsubmit/*.c)
-JS_OBJS    := $(JS_SRCS:%.c=$(BUILD)/obj/%.o)
-JS_SO      := $(BUILD)/plugins/job_submit_netvar.so
-ALL_TARGETS += $(SPANK_SO) $(JS_SO)
-
+# ---------------------------------------------------------------- plugins/
 # Plugins resolve slurm_* symbols from the daemon at load time, so they are
 # not linked with -lslurm; everything of ours stays hidden (version scripts).
-$(SPANK_SO): $(SPANK_OBJS) $(LIBNETVAR) $(LIBCOUNTERS) spank/spank_netvar.map
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -shared -Wl,--version-script=spank/spank_netvar.map \
-	  -o $@ $(SPANK_OBJS) $(NETVAR_LIBS)
+SPANK_LIBS := site records model variability counters util
+SPANK_SRCS := $(sort $(wildcard plugins/spank/*.c))
+SPANK_OBJS := $(SPANK_SRCS:%.c=$(BUILD)/obj/%.o)
+SPANK_SO   := $(BUILD)/plugins/spank_netvar.so
+$(BUILD)/obj/plugins/spank/%.o: NV_CFLAGS += $(call nv_incs,$(SPANK_LIBS))
 
-$(JS_SO): $(JS_OBJS) $(LIBNETVAR) jobsubmit/job_submit_netvar.map
+JS_LIBS := site records model variability counters util
+JS_SRCS := $(sort $(wildcard plugins/job_submit/*.c))
+JS_OBJS := $(JS_SRCS:%.c=$(BUILD)/obj/%.o)
+JS_SO   := $(BUILD)/plugins/job_submit_netvar.so
+$(BUILD)/obj/plugins/job_submit/%.o: NV_CFLAGS += $(call nv_incs,$(JS_LIBS))
+ALL_TARGETS += $(SPANK_SO) $(JS_SO)
+
+$(SPANK_SO): $(SPANK_OBJS) $(call nv_link,$(SPANK_LIBS)) plugins/spank/spank_netvar.map
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -shared -Wl,--version-script=jobsubmit/job_submit_netvar.map \
-	  -o $@ $(JS_OBJS) $(LIBNETVAR) $(JSON_LIBS) $(SVM_LIBS) -lm -lpthread
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -shared -Wl,--version-script=plugins/spank/spank_netvar.map \
+	  -o $@ $(SPANK_OBJS) $(call nv_link,$(SPANK_LIBS)) $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+
+$(JS_SO): $(JS_OBJS) $(call nv_link,$(JS_LIBS)) plugins/job_submit/job_submit_netvar.map
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -shared -Wl,--version-script=plugins/job_submit/job_submit_netvar.map \
+	  -o $@ $(JS_OBJS) $(call nv_link,$(JS_LIBS)) $(JSON_LIBS) $(SVM_LIBS) -lm -lpthread
 
 # ------------------------------------------------------- area fragments
-# probes/probes.mk (MPI programs), probes/pmpi/pmpi.mk (segment profiler) ...
--include $(sort $(wildcard */*.mk */*/*.mk))
+include probes/probes.mk
+include probes/pmpi/pmpi.mk
+include probes/proxy/proxy.mk
+include lab/netlab.mk
+include eval/eval.mk
+include tests/bench/bench.mk
+include tests/fuzz/fuzz.mk
 
 # ---------------------------------------------------------------- tests
 # Small MPI programs used by the integration tests and the demo.
@@ -110,37 +156,40 @@ ALL_TARGETS += $(TEST_MPI_BINS)
 
 $(BUILD)/tests/mpi/%: tests/mpi/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(MPI_CFLAGS) $(LDFLAGS) -o $@ $< $(MPI_LIBS)
+	$(call say,CC,$<)$(COMPILE) $(MPI_CFLAGS) $(NV_LDFLAGS) -o $@ $< $(MPI_LIBS)
 
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+# Unit tests: tests/unit/<lib>/test_*.c, one binary each; a test may use
+# every library.  tests/unit/pmpi/ also links the profiler's request table.
+UNIT_SRCS := $(sort $(wildcard tests/unit/*/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
-UNIT_HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+UNIT_HELPER_SRCS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c tests/unit/*/*.c))
 UNIT_HELPER_OBJS := $(UNIT_HELPER_SRCS:%.c=$(BUILD)/obj/%.o)
 
-$(BUILD)/obj/tests/unit/%.o: CFLAGS += $(CMOCKA_CFLAGS) -Itests/unit -Wno-unused-parameter
+$(BUILD)/obj/tests/unit/%.o: NV_CFLAGS += $(CMOCKA_CFLAGS) -Itests/unit $(ALL_INCS) -Icli -Iprobes/pmpi -Wno-unused-parameter
 
-$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(LIBNETVAR) $(LIBCOUNTERS)
+$(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(UNIT_HELPER_OBJS) $(UNIT_TEST_LIBS) $(NETVAR_LIBS) $(CMOCKA_LIBS)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $(filter %.o,$^) $(NETVAR_LIBS) $(CMOCKA_LIBS)
+
+$(BUILD)/tests/unit/pmpi/test_pmpi_pending: $(BUILD)/obj/probes/pmpi/nvp_pending.o
 
 # ---------------------------------------------------------------- rules
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
-
-$(BUILD)/obj/empty.o:
-	@mkdir -p $(@D)
-	echo 'static const int netvar_empty_unit __attribute__((unused));' | $(CC) $(CFLAGS) -x c -c -o $@ -
+	$(call say,CC,$<)$(COMPILE) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 .DEFAULT_GOAL := all
-.PHONY: all deps unit asan integration check demo install clean deb
+.PHONY: all deps unit asan integration check check-layers demo install clean deb
 
 all: $(ALL_TARGETS) $(UNIT_BINS)
 
 deps:
 	@sh packaging/install-deps.sh
+
+check-layers:
+	@python3 tests/check_layers.py
 
 unit: all
 	@sh tests/run-unit.sh $(BUILD)
@@ -150,7 +199,6 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan OPT_CFLAGS="-O1 -g" \
 	  HARDEN_CFLAGS="-fno-omit-frame-pointer" \
 	  SAN_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
-	  build-asan/lib/libnetvar.a build-asan/lib/libnetvar_counters.a \
 	  $(UNIT_BINS:$(BUILD)/%=build-asan/%)
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  sh tests/run-unit.sh build-asan
@@ -159,10 +207,11 @@ integration: all
 	@bash tests/integration/run.sh $(BUILD)
 
 check: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit
-	@$(MAKE) --no-print-directory asan
-	@$(MAKE) --no-print-directory integration
+	@$(MAKE) --no-print-directory check-layers
+	@$(MAKE) --no-print-directory WERROR=-Werror all
+	@$(MAKE) --no-print-directory WERROR=-Werror unit
+	@$(MAKE) --no-print-directory WERROR=-Werror asan
+	@$(MAKE) --no-print-directory WERROR=-Werror integration
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -184,7 +233,7 @@ install: all
 
 # Debian package; depends on the exact Slurm release it was built against
 deb: all
-	@sh packaging/mkdeb.sh $(BUILD)
+	@NETVAR_VERSION=$(NETVAR_VERSION) sh packaging/mkdeb.sh $(BUILD)
 
 clean:
 	rm -rf build build-asan

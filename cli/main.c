@@ -5,7 +5,7 @@
 #include "verbs.h"
 
 #ifndef NETVAR_VERSION
-#define NETVAR_VERSION "0.1.0"
+#define NETVAR_VERSION "unknown"
 #endif
 
 /* keep sorted by name */

@@ -1,4 +1,4 @@
-/* verbs.h - the netvar CLI's verbs. Each verb lives in cli/verb_<name>.c,
+/* verbs.h - the netvar CLI's verbs. Each verb lives in cli/verbs/verb_<name>.c,
  * takes the arguments after its own name (argv[0] is the verb), prints its
  * own --help, and returns the process exit code: 0 ok, 1 failure, 2 usage. */
 #ifndef NETVAR_CLI_VERBS_H

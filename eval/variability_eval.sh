@@ -11,7 +11,7 @@
 # Env: BUILD (build dir), ROOT (repo), JOBS (default 1500), SEED (default 1),
 #      FOLDS (default 10).  Runtime: about 15 s on 2 cores.
 # The forest's interval is calibrated on out-of-bag residuals
-# (model/ve_calibrate.h); "held-out" figures come from forests grown and
+# (lib/variability/ve_calibrate.h); "held-out" figures come from forests grown and
 # calibrated without the fold they are measured on.
 set -eu
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -54,7 +54,7 @@ if cal:
     print(f"error bound h = {cal['svr_factor']:.3f} x (SD of the tree predictions + "
           f"{cal['spread_floor']:.3f} sigma); forest interval: mean +/- {cal['factor']:.3f} x (the same);")
     print(f"both calibrated on out-of-sample residuals of {cal['points']} jobs (SVR: out-of-fold, "
-          f"forest: out-of-bag); see model/ve_calibrate.h.")
+          f"forest: out-of-bag); see lib/variability/ve_calibrate.h.")
 else:
     print("interval: raw quantiles of the tree predictions (uncalibrated)")
 print("The VE answers SVR +/- h when the forest mean lies within h of the SVR point, else abstains.")

@@ -19,7 +19,7 @@
  *               (1 + 0.02 N)                                  [noise: 2 %]
  *   counters per blade over T: processor flits 4 inj_a T (1 + 0.05 N_k),
  *     network flits (own_k + bg_k) T, network stalls 2 q_k (network flits)
- *     (1 + 0.05 N_k); summarized with model/counter_metrics (Table III).
+ *     (1 + 0.05 N_k); summarized with lib/variability/counter_metrics (Table III).
  *
  * Usage: variability_gen --out DIR [--jobs N] [--seed S]
  * Writes DIR/jobs/<id>/job.json.  Exit 0, 1 on error, 2 on usage. */

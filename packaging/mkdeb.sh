@@ -5,7 +5,7 @@
 # that exact version of slurm-wlm-basic-plugins (which ships libslurmfull).
 set -eu
 BUILD=${1:-build}
-VERSION=${NETVAR_VERSION:-0.1.0}
+VERSION=${NETVAR_VERSION:-$(cat "$(dirname "$0")/../VERSION")}
 ARCH=$(dpkg --print-architecture)
 SLURM_VER=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins)
 STAGE=$BUILD/deb-stage

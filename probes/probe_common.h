@@ -82,7 +82,7 @@ int nv_probe_write_json(json_object *obj, const char *path, const char *prog);
 
 /* Adds "latency" (count, min, mean, sd, p50/p90/p99, max in microseconds;
  * null when there are no samples) and "histogram" (counts on the shared
- * log-spaced bins of model/histogram.h, with the edges) to parent.  Sorts
+ * log-spaced bins of lib/model/histogram.h, with the edges) to parent.  Sorts
  * the samples in place. */
 void nv_probe_latency_json(double *us, size_t n, json_object *parent);
 

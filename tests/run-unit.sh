@@ -3,7 +3,7 @@
 # Exit status is non-zero when any binary failed.
 build=${1:-build}
 pass=0; fail=0; failed=""
-for t in "$build"/tests/unit/test_*; do
+for t in "$build"/tests/unit/*/test_*; do
     [ -x "$t" ] || continue
     if out=$("$t" 2>&1); then
         pass=$((pass + 1))

@@ -1,15 +1,14 @@
 # probes/proxy/proxy.mk - the proxy apps of the network lab evaluation
-# (one MPI program per file; bsp_proxy.c is built by probes/pmpi/pmpi.mk).
+# (one MPI program per file; bsp_proxy.c is linked by probes/pmpi/pmpi.mk).
 #   build/bin/netvar-proxy-{alltoall,stencil,cg,montecarlo,phased}   (in ALL_TARGETS)
-
 NETLAB_PROXIES := alltoall stencil cg montecarlo phased
 NETLAB_PROXY_BINS := $(NETLAB_PROXIES:%=$(BUILD)/bin/netvar-proxy-%)
 
-$(NETLAB_PROXIES:%=$(BUILD)/obj/probes/proxy/%_proxy.o): CFLAGS += $(MPI_CFLAGS)
+$(BUILD)/obj/probes/proxy/%.o: NV_CFLAGS += $(MPI_CFLAGS)
 $(NETLAB_PROXIES:%=$(BUILD)/obj/probes/proxy/%_proxy.o): probes/proxy/proxy_common.h
 
 $(NETLAB_PROXY_BINS): $(BUILD)/bin/netvar-proxy-%: $(BUILD)/obj/probes/proxy/%_proxy.o
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -pie -o $@ $< $(MPI_LIBS) -lm
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(MPI_LIBS) -lm
 
 ALL_TARGETS += $(NETLAB_PROXY_BINS)

@@ -1,0 +1,35 @@
+/* cli_job_args.c - JOBID argument and site config for per-job verbs. */
+#include "args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+unsigned long nv_cli_jobid(const char *who, int argc, char **argv, int optind)
+{
+    if (optind != argc - 1) {
+        fprintf(stderr, "%s: give exactly one JOBID (see --help)\n", who);
+        return 0;
+    }
+    char *end;
+    unsigned long jobid = strtoul(argv[optind], &end, 10);
+    if (!*argv[optind] || *end || jobid == 0 || jobid > 0xfffffff0UL) {
+        fprintf(stderr, "%s: JOBID '%s' is not a job number\n", who, argv[optind]);
+        return 0;
+    }
+    return jobid;
+}
+
+static void config_error(void *arg, const char *line)
+{
+    (void)arg;
+    fprintf(stderr, "netvar: %s\n", line);
+}
+
+const struct nv_config *nv_cli_config(const char *path)
+{
+    static struct nv_config conf; /* large (rules): not on the stack */
+    nv_config_defaults(&conf);
+    if (path)
+        nv_config_load(path, &conf, config_error, NULL);
+    return &conf;
+}

@@ -1,0 +1,126 @@
+/* verb_collect.c - `netvar collect JOBID`: merge a job's node records into
+ * one job record (metrics over blades, utilization per port). */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "args.h"
+#include "config.h"
+#include "job_record.h"
+#include "model.h"
+#include "verbs.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: netvar collect JOBID [--spool DIR] [--config FILE] [--model FILE]\n"
+            "                      [--write] [--compact]\n"
+            "\n"
+            "Merges the per-node records that spank_netvar wrote for job JOBID\n"
+            "(SPOOL/jobs/JOBID/node-*.json) into one job record, printed as JSON:\n"
+            "runtime (s), nodes, blades and switches, the application key, the\n"
+            "counter metrics of Chunduri et al. (processor-side traffic per second,\n"
+            "network stall-to-traffic ratio, network-to-processor traffic ratio,\n"
+            "total stalls, total traffic), each as mean, variance, p75, p95 and p99\n"
+            "over the blades the job touched (one reading per blade), and the\n"
+            "utilization rho = lambda/mu of every port, lambda in packets/s from the\n"
+            "counters and mu from the model file's calibration. Every number names\n"
+            "its source. Corrupt node records are skipped with one line each.\n"
+            "\n"
+            "Options:\n"
+            "  --spool DIR    spool directory (default: SpoolDir of netvar.conf)\n"
+            "  --config FILE  netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)\n"
+            "  --model FILE   model file for the calibrated service rate mu\n"
+            "                 (default: ModelFile of netvar.conf; none: rho unavailable)\n"
+            "  --write        also write SPOOL/jobs/JOBID/job.json atomically\n"
+            "  --compact      one-line JSON\n"
+            "\n"
+            "Exit status: 0 record written, 1 no records or I/O error, 2 bad usage.\n"
+            "Example: netvar collect 4711 --spool /var/spool/netvar --write\n");
+}
+
+static void log_stderr(void *arg, const char *line)
+{
+    (void)arg;
+    fprintf(stderr, "%s\n", line);
+}
+
+
+int verb_collect(int argc, char **argv)
+{
+    const char *spool = NULL, *config = getenv("NETVAR_CONF"), *model_path = NULL;
+    int write = 0, compact = 0;
+    static const struct option opts[] = {
+        {"spool", required_argument, 0, 's'}, {"config", required_argument, 0, 'c'},
+        {"model", required_argument, 0, 'm'}, {"write", no_argument, 0, 'w'},
+        {"compact", no_argument, 0, 'C'},     {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': spool = optarg; break;
+        case 'c': config = optarg; break;
+        case 'm': model_path = optarg; break;
+        case 'w': write = 1; break;
+        case 'C': compact = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    unsigned long jobid = nv_cli_jobid("netvar: collect", argc, argv, optind);
+    if (!jobid)
+        return 2;
+    const struct nv_config *site = nv_cli_config(config);
+    if (!spool)
+        spool = site->spool_dir;
+    if (!model_path)
+        model_path = site->model_file;
+
+    double service_us = 0;
+    char mu_source[PATH_MAX + 64] = "none: no model file", err[512];
+    nv_model *m = nv_model_load(model_path, err, sizeof err);
+    if (m) {
+        const nv_calibration *cal = nv_model_calibration(m);
+        if (cal && cal->service_us > 0) {
+            service_us = cal->service_us;
+            snprintf(mu_source, sizeof mu_source, "calibration in %s", model_path);
+        } else {
+            snprintf(mu_source, sizeof mu_source, "none: %s has no calibration", model_path);
+        }
+        nv_model_free(m);
+    }
+
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s/jobs/%lu", spool, jobid) >= (int)sizeof dir) {
+        fprintf(stderr, "netvar: collect: spool path is too long\n");
+        return 2;
+    }
+    json_object *job = nv_job_collect(dir, service_us, mu_source, log_stderr, NULL, err, sizeof err);
+    if (!job) {
+        fprintf(stderr, "netvar: collect: %s\n", err);
+        return 1;
+    }
+    const char *text = json_object_to_json_string_ext(
+        job, (compact ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY) |
+                 JSON_C_TO_STRING_NOSLASHESCAPE);
+    printf("%s\n", text);
+    int rc = 0;
+    json_object *n;
+    if (json_object_object_get_ex(job, "records", &n) && json_object_object_get_ex(n, "node_records", &n) &&
+        json_object_get_int(n) == 0)
+        rc = 1;
+    if (write && rc == 0) {
+        char path[PATH_MAX + 16];
+        snprintf(path, sizeof path, "%s/job.json", dir);
+        if (nv_write_file_atomic(path, text, strlen(text), 0640, err, sizeof err)) {
+            fprintf(stderr, "netvar: collect: %s\n", err);
+            rc = 1;
+        }
+    }
+    json_object_put(job);
+    return rc;
+}

@@ -1,0 +1,42 @@
+# eval/eval.mk - evaluations: they print figures and assert nothing.  The
+# SYNTHETIC data generators are built with everything else (the integration
+# tests use them).
+#
+#   make eval-train        hold out pair runs of a SYNTHETIC history, train on the
+#                          rest, predict the held-out pairs (`netvar evaluate`)
+#   make eval-variability  SYNTHETIC data set, 10-fold CV: R^2, abstention, coverage
+#   make eval-segments     single-run interference estimate vs injected interference
+#   make bench-profiler    segment profiler overhead and memory
+#   make eval-netlab       every predictor on the network lab's real bottleneck
+#                          (root; EVAL_SHORT=1 for the CI size)
+TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
+VARIABILITY_GEN := $(BUILD)/bin/variability_gen
+ALL_TARGETS += $(TRAIN_GEN) $(VARIABILITY_GEN)
+
+$(BUILD)/obj/eval/%.o: NV_CFLAGS += $(ALL_INCS)
+
+$(TRAIN_GEN): $(BUILD)/obj/eval/train_gen.o $(NETVAR_ALL_LIBS)
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
+
+$(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
+
+.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab
+variability-gen: $(VARIABILITY_GEN)
+
+eval-train: $(TRAIN_GEN) $(NETVAR_BIN)
+	BUILD=$(BUILD) ROOT=$(CURDIR) eval/train_holdout.sh
+
+eval-variability: $(VARIABILITY_GEN) $(NETVAR_BIN)
+	BUILD=$(BUILD) ROOT=$(CURDIR) eval/variability_eval.sh
+
+eval-segments: $(PMPI_SO) $(PROXY_BSP) $(NETVAR_BIN)
+	@bash eval/segments_eval.sh $(BUILD)
+
+bench-profiler: $(PMPI_SO) $(PROXY_BSP)
+	@bash eval/bench_profiler.sh $(BUILD)
+
+eval-netlab: all
+	@BUILD=$(BUILD) bash eval/netlab_eval.sh

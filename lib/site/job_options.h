@@ -1,0 +1,34 @@
+/* job_options.h - validation of the user-facing --netvar option values
+ * (mode and application key).  Pure; shared by plugins/, cli/. */
+#ifndef NETVAR_JOB_OPTIONS_H
+#define NETVAR_JOB_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum nv_mode {
+    NV_MODE_UNSET = -1,
+    NV_MODE_OFF = 0,
+    NV_MODE_COUNTERS,
+    NV_MODE_SEGMENTS,
+    NV_MODE_FULL,
+} nv_mode;
+
+#define NV_MODE_CHOICES "off, counters, segments, full"
+#define NV_APP_KEY_MAX 64
+
+/* Returns NV_MODE_UNSET when s is NULL or not one of NV_MODE_CHOICES. */
+nv_mode nv_mode_parse(const char *s);
+const char *nv_mode_name(nv_mode m);
+bool nv_mode_wants_counters(nv_mode m);
+bool nv_mode_wants_segments(nv_mode m);
+
+/* An app key is 1..64 of [A-Za-z0-9._-], not starting with '.' or '-', so
+ * it is safe as a file name component and in a JSON string.  On failure
+ * *why (when given) names the rule that was broken. */
+bool nv_app_key_valid(const char *s, const char **why);
+
+/* Parses a yes/no style boolean (yes/no, true/false, 1/0, on/off). */
+bool nv_parse_bool(const char *s, bool *out);
+
+#endif

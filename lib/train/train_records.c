@@ -1,0 +1,345 @@
+/* train_records.c - job records -> small per-job summaries, streamed from
+ * a spool one file at a time (train_history.h, step 1). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json_file.h"
+#include "train_history.h"
+
+/* the schema of lib/records/job_record.h (model/ does not include probes/) */
+#define NV_JOB_RECORD_SCHEMA_NAME "netvar-job-record"
+
+void nv_train_opts_default(nv_train_opts *o)
+{
+    o->window_s = 10.0;
+    o->min_overlap_frac = 0.5;
+    o->low_rho = 0.05;
+    o->min_runs = 1;
+    o->max_jobs = NV_TRAIN_DEFAULT_MAX_JOBS;
+    o->u_bucket = 0.05;
+}
+
+void nv_train_set_init(nv_train_set *s) { memset(s, 0, sizeof *s); }
+
+void nv_train_set_free(nv_train_set *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->n_apps; i++)
+        free(s->apps[i]);
+    free(s->apps);
+    free(s->jobs);
+    memset(s, 0, sizeof *s);
+}
+
+static void say(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static int get_num(json_object *o, const char *key, double *out)
+{
+    json_object *v;
+    *out = NAN;
+    if (!json_object_object_get_ex(o, key, &v) || !v)
+        return 0; /* absent or null */
+    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+        return -1;
+    *out = json_object_get_double(v);
+    return isfinite(*out) ? 1 : -1;
+}
+
+/* FNV-1a: stable across runs and machines, so sorting by it is reproducible */
+static uint64_t topo_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ull;
+    }
+    return h ? h : 1;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* names of a string array into hashes (sorted, unique, at most MAX_TOPO;
+ * a job on more switches than that keeps the smallest hashes, which is
+ * still deterministic) */
+static int topo_list(json_object *rec, const char *key, uint64_t *out, uint8_t *n, char *err,
+                     size_t errlen)
+{
+    json_object *a;
+    *n = 0;
+    if (!json_object_object_get_ex(rec, key, &a) || !a)
+        return 0;
+    if (!json_object_is_type(a, json_type_array)) {
+        say(err, errlen, "%s: expected an array of names", key);
+        return -1;
+    }
+    size_t len = json_object_array_length(a);
+    uint64_t tmp[64];
+    size_t k = 0;
+    for (size_t i = 0; i < len; i++) {
+        json_object *v = json_object_array_get_idx(a, i);
+        if (!json_object_is_type(v, json_type_string)) {
+            say(err, errlen, "%s[%zu]: expected a string", key, i);
+            return -1;
+        }
+        uint64_t h = topo_hash(json_object_get_string(v));
+        if (k < 64)
+            tmp[k++] = h;
+    }
+    qsort(tmp, k, sizeof *tmp, cmp_u64);
+    for (size_t i = 0; i < k && *n < NV_TRAIN_MAX_TOPO; i++)
+        if (i == 0 || tmp[i] != tmp[i - 1])
+            out[(*n)++] = tmp[i];
+    return 0;
+}
+
+/* own rho: median over the ports that report one (or lambda * 1/mu) */
+static int own_rho(json_object *rec, double service_us, double *rho, double *rec_service_us,
+                   char *err, size_t errlen)
+{
+    *rho = NAN;
+    *rec_service_us = NAN;
+    json_object *u, *ports;
+    if (!json_object_object_get_ex(rec, "utilization", &u) || !u)
+        return 0;
+    if (!json_object_is_type(u, json_type_object)) {
+        say(err, errlen, "utilization: expected an object");
+        return -1;
+    }
+    double s;
+    if (get_num(u, "service_us", &s) < 0) {
+        say(err, errlen, "utilization.service_us: expected a finite number");
+        return -1;
+    }
+    if (isfinite(s) && s > 0)
+        *rec_service_us = s;
+    if (!json_object_object_get_ex(u, "ports", &ports) || !ports)
+        return 0;
+    if (!json_object_is_type(ports, json_type_array)) {
+        say(err, errlen, "utilization.ports: expected an array");
+        return -1;
+    }
+    size_t n = json_object_array_length(ports);
+    double vals[256];
+    size_t k = 0;
+    double mu_s = service_us > 0 ? service_us : (isfinite(s) && s > 0 ? s : 0);
+    for (size_t i = 0; i < n && k < 256; i++) {
+        json_object *p = json_object_array_get_idx(ports, i);
+        if (!json_object_is_type(p, json_type_object)) {
+            say(err, errlen, "utilization.ports[%zu]: expected an object", i);
+            return -1;
+        }
+        double r, lam;
+        int hr = get_num(p, "rho", &r), hl = get_num(p, "lambda_packets_per_s", &lam);
+        if (hr < 0 || hl < 0 || (hr > 0 && r < 0) || (hl > 0 && lam < 0)) {
+            say(err, errlen, "utilization.ports[%zu]: rho or lambda_packets_per_s is not a "
+                             "non-negative number", i);
+            return -1;
+        }
+        if (hr == 0 && hl > 0 && mu_s > 0)
+            r = lam * mu_s * 1e-6;
+        if (isfinite(r))
+            vals[k++] = r > 1 ? 1 : r;
+    }
+    if (k) {
+        qsort(vals, k, sizeof *vals, cmp_double);
+        *rho = k % 2 ? vals[k / 2] : 0.5 * (vals[k / 2 - 1] + vals[k / 2]);
+    }
+    return 0;
+}
+
+int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *job, char *app,
+                             char *err, size_t errlen)
+{
+    memset(job, 0, sizeof *job);
+    app[0] = 0;
+    if (!rec || !json_object_is_type(rec, json_type_object)) {
+        say(err, errlen, "expected a JSON object");
+        return -1;
+    }
+    json_object *v;
+    if (!json_object_object_get_ex(rec, "schema", &v) || !json_object_is_type(v, json_type_string) ||
+        strcmp(json_object_get_string(v), NV_JOB_RECORD_SCHEMA_NAME)) {
+        say(err, errlen, "schema: not \"%s\"", NV_JOB_RECORD_SCHEMA_NAME);
+        return -1;
+    }
+    double d;
+    if (get_num(rec, "job_id", &d) <= 0 || d < 0 || d > 9e15) {
+        say(err, errlen, "job_id: missing or not a non-negative integer");
+        return -1;
+    }
+    job->job_id = (int64_t)d;
+    if (get_num(rec, "runtime_s", &job->runtime_s) <= 0 || !(job->runtime_s > 0)) {
+        say(err, errlen, "runtime_s: missing, null or not > 0 (no runtime to learn from)");
+        return -1;
+    }
+    int hs = get_num(rec, "start_unix_s", &job->start_s), he = get_num(rec, "end_unix_s", &job->end_s);
+    if (hs < 0 || he < 0) {
+        say(err, errlen, "start_unix_s/end_unix_s: not a number");
+        return -1;
+    }
+    if (hs == 0 || he == 0 || job->end_s < job->start_s)
+        job->start_s = job->end_s = NAN; /* no time: never a neighbour */
+    if (!json_object_object_get_ex(rec, "nodes", &v) || !json_object_is_type(v, json_type_array) ||
+        json_object_array_length(v) == 0 || json_object_array_length(v) > UINT32_MAX) {
+        say(err, errlen, "nodes: missing or not a non-empty array");
+        return -1;
+    }
+    job->nodes = (uint32_t)json_object_array_length(v);
+    if (topo_list(rec, "switches", job->topo, &job->n_switches, err, errlen) ||
+        topo_list(rec, "groups", job->topo + NV_TRAIN_MAX_TOPO, &job->n_groups, err, errlen))
+        return -1;
+    if (own_rho(rec, service_us, &job->rho, &job->service_us, err, errlen))
+        return -1;
+    if (get_num(rec, "switch_rho", &job->switch_rho) < 0 ||
+        (isfinite(job->switch_rho) && (job->switch_rho < 0 || job->switch_rho > 1))) {
+        say(err, errlen, "switch_rho: not a number in [0, 1]");
+        return -1;
+    }
+    job->background = job->baseline_s = job->slowdown_pct = NAN;
+    job->neighbour_app = -1;
+    if (!json_object_object_get_ex(rec, "app", &v) || !v)
+        return 1;
+    if (!json_object_is_type(v, json_type_string)) {
+        say(err, errlen, "app: expected a string or null");
+        return -1;
+    }
+    const char *key = json_object_get_string(v);
+    if (!nv_model_key_valid(key)) {
+        say(err, errlen, "app: \"%.60s\" is not a valid app key", key);
+        return -1;
+    }
+    snprintf(app, NV_MODEL_KEY_MAX + 1, "%s", key);
+    return 0;
+}
+
+int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, size_t max_jobs,
+                     char *err, size_t errlen)
+{
+    if (s->n >= max_jobs) {
+        say(err, errlen, "more than %zu job records: the summary cap (--max-jobs) is reached; "
+                         "train on a shorter history or raise the cap", max_jobs);
+        return -1;
+    }
+    /* intern the app: linear in apps, fine for the thousands a site has;
+     * the hash of nv_model would be overkill for a one-shot CLI pass */
+    uint32_t idx = UINT32_MAX;
+    for (size_t i = s->n_apps; i-- > 0;)
+        if (!strcmp(s->apps[i], app)) {
+            idx = (uint32_t)i;
+            break;
+        }
+    if (idx == UINT32_MAX) {
+        if (s->n_apps == s->cap_apps) {
+            size_t c = s->cap_apps ? 2 * s->cap_apps : 16;
+            char **p = realloc(s->apps, c * sizeof *p);
+            if (!p)
+                goto oom;
+            s->apps = p;
+            s->cap_apps = c;
+        }
+        if (!(s->apps[s->n_apps] = strdup(app)))
+            goto oom;
+        idx = (uint32_t)s->n_apps++;
+    }
+    if (s->n == s->cap) {
+        size_t c = s->cap ? 2 * s->cap : 256;
+        if (c > max_jobs)
+            c = max_jobs;
+        nv_train_job *p = realloc(s->jobs, c * sizeof *p);
+        if (!p)
+            goto oom;
+        s->jobs = p;
+        s->cap = c;
+    }
+    s->jobs[s->n] = *job;
+    s->jobs[s->n].app = idx;
+    s->n++;
+    s->stats.used = s->n;
+    s->analyzed = 0;
+    return 0;
+oom:
+    say(err, errlen, "out of memory after %zu job records", s->n);
+    return -1;
+}
+
+static json_object *read_record(const char *path, char *err, size_t errlen)
+{
+    return nv_json_read_file(path, NV_TRAIN_MAX_RECORD_BYTES, err, errlen);
+}
+
+int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opts *o,
+                        nv_train_set *s, nv_train_log_fn log, void *ctx, char *err,
+                        size_t errlen)
+{
+    char dir[4200];
+    if (!spool || snprintf(dir, sizeof dir, "%s/jobs", spool) >= (int)sizeof dir) {
+        say(err, errlen, "spool: no path or a path too long");
+        return -1;
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        say(err, errlen, "%s: cannot read: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4600], why[256], app[NV_MODEL_KEY_MAX + 1], line[5000];
+        snprintf(path, sizeof path, "%s/%s/job.json", dir, e->d_name);
+        if (access(path, F_OK))
+            continue; /* a job still running, or not collected yet */
+        s->stats.records++;
+        json_object *rec = read_record(path, why, sizeof why);
+        nv_train_job job;
+        int pr = rec ? nv_train_job_from_record(rec, service_us, &job, app, why, sizeof why) : -1;
+        json_object_put(rec);
+        if (pr < 0) {
+            s->stats.corrupt++;
+            if (log) {
+                snprintf(line, sizeof line, "netvar: train: %s: %s; skipped it", path, why);
+                log(ctx, line);
+            }
+            continue;
+        }
+        if (pr == 1) {
+            s->stats.no_app++;
+            continue;
+        }
+        if (nv_train_set_add(s, &job, app, o->max_jobs, err, errlen)) {
+            rc = -1;
+            break;
+        }
+    }
+    closedir(d);
+    return rc;
+}

@@ -1,0 +1,136 @@
+/* job_submit_netvar.c - the job_submit/netvar entry points: thin glue that
+ * turns a job_desc_msg_t into a netvar query (submit_decision.h) and
+ * applies the answer (apply_decision.h).
+ * Rules: no file or network I/O in job_submit(); every internal error
+ * returns SLURM_SUCCESS with the job untouched (fail open) — only a deny
+ * rule the admin wrote rejects a job. Safe for concurrent calls. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "apply_decision.h"
+#include "js_state.h"
+#include "slurm_glue.h"
+#include "submit_decision.h"
+#include "submit_options.h"
+
+const char plugin_name[] = "job_submit/netvar " NETVAR_VERSION ": network interference advice";
+const char plugin_type[] = "job_submit/netvar";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+int init(void)
+{
+    js_state_start();
+    return SLURM_SUCCESS;
+}
+
+void fini(void)
+{
+    js_state_stop();
+}
+
+static uint32_t given(uint32_t v)
+{
+    return (v == NO_VAL || v == INFINITE) ? 0 : v;
+}
+
+static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bool modify)
+{
+    const struct js_generation *g = js_state_acquire();
+    int rc = SLURM_SUCCESS;
+    if (!g->conf)
+        goto out; /* passive: netvar.conf had errors at start (logged once) */
+
+    struct nv_submit_options opt;
+    nv_submit_options_parse("", (const char *const *)job->spank_job_env, job->spank_job_env_size,
+                            (const char *const *)job->environment, job->env_size, &opt);
+    nv_mode mode = nv_effective_mode(&opt, g->conf->default_mode, g->conf->allow_off);
+    char uid[16];
+    uint32_t user = job->user_id != NO_VAL ? job->user_id : submit_uid;
+    snprintf(uid, sizeof uid, "%u", user);
+
+    struct nv_submit_query q = {
+        .partition = job->partition,
+        .account = job->account,
+        .qos = job->qos,
+        .user = uid,
+        .app_option = opt.app[0] ? opt.app : NULL,
+        .job_name = job->name,
+        .script = job->script,
+        .min_nodes = given(job->min_nodes),
+        .max_nodes = given(job->max_nodes),
+        .advise_apply = opt.advise_apply,
+    };
+    static __thread struct nv_submit_decision d; /* ~10 KB: off the stack */
+    nv_submit_decide(g->conf, g->model, g->index, &q, &d);
+    if (modify) {
+        /* An update carries only the changed fields, and the job record is
+         * opaque to plugins built out of tree: without an app in the update
+         * there is nothing to re-evaluate, and the submission's annotation
+         * must stay as it is. */
+        if (!d.app[0]) {
+            char id[24];
+            if (job->job_id_str && strnlen(job->job_id_str, 20) < 20)
+                snprintf(id, sizeof id, "%s", job->job_id_str);
+            else
+                snprintf(id, sizeof id, "%u", job->job_id);
+            slurm_info("netvar: job_modify: job %s: node count or partition changed; its app is "
+                       "not in the update, so the submission's prediction stands", id);
+            goto out;
+        }
+        d.actions &= (unsigned)(NV_ACT_CONTAIN | NV_ACT_AVOID | NV_ACT_ANNOTATE);
+    }
+    rc = nv_apply_decision(job, g->conf, mode, &d, err_msg);
+    if (opt.rejected) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "netvar: %s", opt.note);
+        nv_tell_user(err_msg, msg);
+    }
+out:
+    js_state_release();
+    return rc;
+}
+
+int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
+{
+    if (!job_desc)
+        return SLURM_SUCCESS;
+    return evaluate(job_desc, submit_uid, err_msg, false);
+}
+
+/* Re-evaluate only when the node count or the partition changes. */
+static bool worth_reevaluating(const job_desc_msg_t *job)
+{
+    return job->partition || job->min_nodes != NO_VAL || job->max_nodes != NO_VAL;
+}
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
+               char **err_msg)
+{
+    (void)job_ptr;
+    if (!job_desc || !worth_reevaluating(job_desc))
+        return SLURM_SUCCESS;
+    evaluate(job_desc, submit_uid, err_msg, true);
+    return SLURM_SUCCESS;
+}
+#else
+/* 22.05: no err_msg; job_record_t is opaque to plugins built out of tree. */
+int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
+{
+    (void)job_ptr;
+    if (!job_desc || !worth_reevaluating(job_desc))
+        return SLURM_SUCCESS;
+    char *msg = NULL;
+    evaluate(job_desc, submit_uid, &msg, true);
+    if (msg) {
+        slurm_info("netvar: job_modify: %s", msg);
+        nv_xfree(msg);
+    }
+    return SLURM_SUCCESS;
+}
+#endif
