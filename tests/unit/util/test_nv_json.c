@@ -1,0 +1,86 @@
+/* test_nv_json.c - the shared JSON getters, number writers and error helper. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "nv_err.h"
+#include "nv_json.h"
+
+static void getters_refuse_what_is_not_there(void **state)
+{
+    json_object *o = json_tokener_parse(
+        "{\"a\":1.5,\"i\":3,\"s\":\"x\",\"n\":null,\"neg\":-2,\"big\":18446744073709551615,"
+        "\"schema\":\"netvar-x\",\"o\":{}}");
+    assert_non_null(o);
+    double d;
+    assert_true(nv_json_num(o, "a") == 1.5);
+    assert_true(nv_json_num(o, "i") == 3);
+    assert_true(isnan(nv_json_num(o, "s")));
+    assert_true(isnan(nv_json_num(o, "missing")));
+    assert_true(nv_json_num_or(o, "n", 7) == 7);
+    assert_int_equal(nv_json_num_strict(o, "n", &d), 0);
+    assert_int_equal(nv_json_num_strict(o, "missing", &d), 0);
+    assert_int_equal(nv_json_num_strict(o, "s", &d), -1);
+    assert_true(isnan(d));
+    assert_int_equal(nv_json_num_strict(o, "a", &d), 1);
+    assert_string_equal(nv_json_str(o, "s"), "x");
+    assert_null(nv_json_str(o, "a"));
+    assert_null(nv_json_str(NULL, "a"));
+    assert_null(nv_json_get(o, "o", json_type_array));
+    assert_non_null(nv_json_get(o, "o", json_type_object));
+    uint64_t u = 0;
+    assert_int_equal(nv_json_u64(o, "i", &u), 0);
+    assert_int_equal(u, 3);
+    assert_int_equal(nv_json_u64(o, "neg", &u), -1);
+    assert_int_equal(nv_json_u64(o, "a", &u), -1);
+    assert_int_equal(nv_json_u64(o, "big", &u), 0);
+    assert_true(u == UINT64_MAX);
+    assert_true(nv_json_schema_is(o, "netvar-x"));
+    assert_false(nv_json_schema_is(o, "netvar-y"));
+    assert_false(nv_json_schema_is(NULL, "netvar-x"));
+    json_object_put(o);
+}
+
+static void writers_are_exact_or_null(void **state)
+{
+    double v[] = {0.1, 1.0 / 3.0, 1e300, -0.0, 12345};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        json_object *j = nv_json_new_num(v[i]);
+        json_object *back = json_tokener_parse(json_object_to_json_string(j));
+        assert_true(json_object_get_double(back) == v[i]);
+        json_object_put(j);
+        json_object_put(back);
+    }
+    assert_null(nv_json_new_num(NAN));
+    assert_null(nv_json_new_num(INFINITY));
+    assert_null(nv_json_new_num_g(NAN, 6));
+    json_object *g = nv_json_new_num_g(1.0 / 3.0, 3);
+    assert_string_equal(json_object_to_json_string(g), "0.333");
+    json_object_put(g);
+    double arr[] = {1, NAN, 2.5};
+    json_object *a = nv_json_new_num_array(arr, 3);
+    assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN), "[1,null,2.5]");
+    json_object_put(a);
+}
+
+static void errors_go_into_the_buffer(void **state)
+{
+    char err[16];
+    assert_int_equal(nv_err(err, sizeof err, "bad %s: %d", "value", 12345678), -1);
+    assert_string_equal(err, "bad value: 1234");
+    assert_int_equal(nv_err(NULL, 0, "ignored %d", 1), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(getters_refuse_what_is_not_there),
+        cmocka_unit_test(writers_are_exact_or_null),
+        cmocka_unit_test(errors_go_into_the_buffer),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
