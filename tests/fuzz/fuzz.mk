@@ -11,8 +11,9 @@ FUZZ_FLAGS    = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanit
 FUZZ_MODEL   := $(BUILD)/fuzz/fuzz_model_load
 FUZZ_INPUTS  := $(BUILD)/fuzz/fuzz_inputs
 # the loader and everything it calls, compiled with coverage
-FUZZ_MODEL_SRCS  := $(NV_SRCS_model) $(filter-out lib/variability/ve_svr.c,$(NV_SRCS_variability)) \
-                    $(NV_SRCS_util)
+FUZZ_MODEL_SRCS  := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(NV_SRCS_util) \
+                    $(addprefix lib/variability/,ve_load.c ve_svr_arrays.c ve_forest.c ve_features.c \
+                      counter_metrics.c)
 FUZZ_INPUTS_SRCS := $(foreach l,$(NV_LIBS),$(NV_SRCS_$(l)))
 
 .PHONY: fuzz-model fuzz-inputs
