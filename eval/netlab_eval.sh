@@ -38,6 +38,8 @@ SHORT=${EVAL_SHORT:-0}
 OUT=${EVAL_OUT:-$(mktemp -d /tmp/netvar-netlab-eval.XXXXXX)}
 mkdir -p "$OUT"
 M=$OUT/model.json
+step() { echo; echo "== $*"; }
+die() { echo "netlab_eval: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || { echo "netlab_eval: skip: the network lab needs root"; exit 77; }
 for b in netvar impactb compressionb netvar-netlab-sample netvar-proxy-alltoall netvar-proxy-stencil \
@@ -47,26 +49,42 @@ done
 command -v python3 >/dev/null || { echo "netlab_eval: skip: python3 needed for the tables"; exit 77; }
 
 # ------------------------------------------------------------ the setup
+APPS_FILE=${EVAL_APPS:-$ROOT/eval/apps/proxies.apps}
+[ -r "$APPS_FILE" ] || die "apps file $APPS_FILE: cannot be read"
+declare -A CMD=() RTKEY=()
+APPS=""
+while read -r name rt cmd; do
+    case $name in ''|\#*) continue ;; esac
+    [[ $name =~ ^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$ ]] || die "apps file $APPS_FILE: app name '$name' is not 1-64 of A-Za-z0-9._-"
+    [[ $rt = wall || $rt =~ ^[A-Za-z_][A-Za-z0-9_]{0,63}$ ]] || die "apps file $APPS_FILE: app $name: runtime '$rt' is neither a KEY nor 'wall'"
+    [ -n "$cmd" ] || die "apps file $APPS_FILE: app $name has no command"
+    CMD[$name]=${cmd//@BUILD@/$BUILD}
+    RTKEY[$name]=$rt
+    APPS="$APPS $name"
+done <"$APPS_FILE"
+APPS=${APPS# }
+[ -n "$APPS" ] || die "apps file $APPS_FILE: no app"
 if [ "$SHORT" = 1 ]; then
-    APPS="alltoall cg"
+    APPS=$(echo "$APPS" | cut -d' ' -f1-2)
     REPS=2
     # B cycles at 2.6 GHz: 2.6e7 = 10 ms between 40 KB messages (~0.3 of 100 Mbit/s
     # per direction), 250 cycles with M=10: as fast as it goes (saturated)
     CONFIGS="2.6e7:1:1,250:1:10"
     IB_S=3 CAL_S=3 BLEND_MIN=1
-    declare -A ARGS=(
+    # the CI size: short runs of the proxies
+    declare -A SHORT_ARGS=(
         [alltoall]="--iters 40" [stencil]="--iters 200" [cg]="--iters 600"
         [montecarlo]="--iters 60" [phased]="--iters 100 --phase-iters 10")
+    for a in $APPS; do CMD[$a]="${CMD[$a]} ${SHORT_ARGS[$a]:-}"; done
 else
-    APPS="alltoall stencil cg montecarlo phased"
-    REPS=3
+    REPS=${EVAL_REPS:-3}
     # low -> saturated: ~32 ms, 10 ms, 5 ms, 3.3 ms between 40 KB messages per
     # direction (offered ~0.1, 0.3, 0.65, 1.0 of the uplink), then no sleep, M=10
     CONFIGS="8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,250:1:10"
     IB_S=8 CAL_S=15 BLEND_MIN=2
-    declare -A ARGS=([alltoall]="" [stencil]="" [cg]="" [montecarlo]="" [phased]="")
 fi
-proxy_cmd() { echo "$BUILD/bin/netvar-proxy-$1 --compute sleep ${ARGS[$1]}"; }
+proxy_cmd() { echo "${CMD[$1]}"; }
+rt_args() { [ "${RTKEY[$1]}" = wall ] || echo "--runtime-key ${RTKEY[$1]}"; }
 APP_NODES=h1,h3  # the measured app (h1 on leaf s1, h3 on leaf s2)
 LOAD_NODES=h2,h4 # the load and the neighbour: across the same uplink
 ALL_NODES=h[1-4]
@@ -80,8 +98,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-step() { echo; echo "== $*"; }
-die() { echo "netlab_eval: $*" >&2; exit 1; }
 
 step "network lab (4 nodes, uplink 100mbit, limit 65536 bytes)"
 LAB=$("$NETLAB" up --nodes 4 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
@@ -103,7 +119,7 @@ print('service time 1/mu %.1f us, Var(S) %.1f us^2, idle mean %.1f us, %d sample
 # sample the uplink while a command runs: usample OUT -- command...
 usample() {
     local out=$1; shift; shift
-    "$NETLAB" sample "$LAB" --interval-ms 100 --output "$out" 2>>"$OUT/sampler.err" &
+    "$NETLAB" sample "$LAB" --interval-ms 100 --series --output "$out" >/dev/null 2>>"$OUT/sampler.err" &
     local sp=$!
     BGPIDS="$BGPIDS $sp"
     "$@"
@@ -118,7 +134,7 @@ for a in $APPS; do
     step "2. app $a on $APP_NODES: ImpactB beside it on $LOAD_NODES, then the CompressionB sweep on $LOAD_NODES"
     # shellcheck disable=SC2046
     usample "$OUT/impact_$a.counters.json" -- salloc -N4 -w "$ALL_NODES" --exclusive "$NV" impact --model "$M" \
-        --app "$a" --interval-us 5000 --load-nodes "$LOAD_NODES" --runtime-key runtime_s -- $(proxy_cmd "$a") >"$OUT/impact_$a.json" 2>"$OUT/impact_$a.err" ||
+        --app "$a" --interval-us 5000 --load-nodes "$LOAD_NODES" $(rt_args "$a") -- $(proxy_cmd "$a") >"$OUT/impact_$a.json" 2>"$OUT/impact_$a.err" ||
         { tail -n 5 "$OUT/impact_$a.err"; die "impact $a failed"; }
     python3 - "$OUT/impact_$a.json" "$OUT/impact_$a.counters.json" <<'PY'
 import json, sys
@@ -132,7 +148,7 @@ PY
     # shellcheck disable=SC2046
     salloc -N4 -w "$ALL_NODES" --exclusive "$NV" campaign --model "$M" --app "$a" --configs "$CONFIGS" \
         --repeat "$REPS" --duration-s "$IB_S" --ghz 2.6 --interval-us 5000 \
-        --load-nodes "$LOAD_NODES" --runtime-key runtime_s -- $(proxy_cmd "$a") \
+        --load-nodes "$LOAD_NODES" $(rt_args "$a") -- $(proxy_cmd "$a") \
         >"$OUT/campaign_$a.json" 2>"$OUT/campaign_$a.err" ||
         { tail -n 5 "$OUT/campaign_$a.err"; die "campaign $a failed"; }
     python3 - "$M" "$a" <<'PY'
@@ -189,9 +205,16 @@ PY
 # run_app A NODES OUT: one timed run of A; prints its runtime_s (the same
 # figure the campaign records with --runtime-key runtime_s)
 run_app() {
+    local t0 t1 key=${RTKEY[$1]}
+    t0=$(date +%s.%N)
     # shellcheck disable=SC2046
     timeout 600 srun -N2 -w "$2" --exclusive --mpi=pmix $(proxy_cmd "$1") >"$3" 2>"$3.err" || return 1
-    sed -n 's/.* runtime_s=\([0-9.]*\) .*/\1/p' "$3" | tail -n 1
+    t1=$(date +%s.%N)
+    if [ "$key" = wall ]; then
+        awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.6f\n", b - a}'
+    else
+        tr ' ' '\n' <"$3" | sed -n "s/^$key=\([0-9.]*\)\$/\1/p" | tail -n 1
+    fi
 }
 # beside A B NODES_B N_B OUT: A on $APP_NODES while B loops on NODES_B
 # (N_B nodes, two ranks in all)
@@ -206,7 +229,7 @@ beside() {
     BGPIDS="$BGPIDS $loop"
     sleep 2 # the neighbour is running before A starts
     local t
-    t=$(run_app "$a" "$APP_NODES" "$out")
+    t=$(usample "$out.counters.json" -- run_app "$a" "$APP_NODES" "$out")
     local rc=$?
     touch "$stop"
     scancel --name=nveval-bg --quiet 2>/dev/null
@@ -219,7 +242,7 @@ step "3. every ordered pair sharing the uplink (A on $APP_NODES, B on $LOAD_NODE
 : >"$OUT/runs.txt" # kind app with rep runtime_s
 for r in $(seq 1 "$REPS"); do
     for a in $APPS; do
-        t=$(run_app "$a" "$APP_NODES" "$OUT/alone_${a}_$r.out") || die "alone run of $a failed: $(tail -n 3 "$OUT/alone_${a}_$r.out.err")"
+        t=$(usample "$OUT/alone_${a}_$r.counters.json" -- run_app "$a" "$APP_NODES" "$OUT/alone_${a}_$r.out") || die "alone run of $a failed: $(tail -n 3 "$OUT/alone_${a}_$r.out.err")"
         echo "alone $a - $r $t" >>"$OUT/runs.txt"
         for b in $APPS; do
             t=$(beside "$a" "$b" "$LOAD_NODES" 2 "$OUT/pair_${a}_${b}_$r.out") || die "pair $a beside $b failed"
@@ -236,6 +259,36 @@ for r in $(seq 1 "$REPS"); do
         echo "inleaf $a $HEAVY $r $t" >>"$OUT/runs.txt"
     done
 done
+
+# ------------------------------------------- the dataset's manifest
+# Everything above is measurement; everything below only reads these files,
+# so a model change is re-scored offline: eval/netlab_score.py OUT.
+python3 - "$OUT/dataset.json" "$APPS_FILE" "$CONFIGS" "$REPS" "$IB_S" "$CAL_S" "$SHORT" $APPS <<'PY'
+import json, sys, time
+out, apps_file, configs, reps, ib_s, cal_s, short = sys.argv[1:8]
+apps = sys.argv[8:]
+lines = {}
+for l in open(apps_file):
+    f = l.split(None, 2)
+    if f and not f[0].startswith("#") and len(f) == 3:
+        lines[f[0]] = {"runtime": f[1], "command": f[2].strip()}
+json.dump({"schema": "netvar-netlab-dataset", "version": 1,
+           "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "apps": [dict(name=a, **lines.get(a, {})) for a in apps],
+           "configs": configs.split(","), "config_form": "B cycles at 2.6 GHz:P:M",
+           "repetitions": int(reps), "impactb_s": float(ib_s), "calibration_s": float(cal_s),
+           "short": short == "1",
+           "lab": {"nodes": 4, "leaves": {"s1": ["h1", "h2"], "s2": ["h3", "h4"]},
+                   "uplink": "100mbit tbf, limit 65536 bytes", "app_nodes": "h1,h3",
+                   "load_nodes": "h2,h4", "inleaf_nodes": "h2"},
+           "files": {"runs": "runs.txt: kind app with rep runtime_s",
+                     "alone counters": "alone_APP_REP.counters.json (uplink series)",
+                     "pair counters": "pair_APP_WITH_REP.out.counters.json",
+                     "impact": "impact_APP.json, impact_APP.counters.json",
+                     "campaign": "campaign_APP.json; model.json training_set",
+                     "configs alone": "cb_CONFIG.counters.json, cb_CONFIG.json",
+                     "calibration": "calibrate.json"}}, open(out, "w"), indent=1)
+PY
 
 # --------------------------- 4-5. predictions, errors, tables, blending
 step "4-5. predictions and errors"

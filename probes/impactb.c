@@ -6,14 +6,16 @@
  * local index on the partner node, as the paper's rank+tasks_per_node does,
  * so with 2 ranks per node both sockets are sampled.  Each round the rank
  * on the even node times one 1 KB ping-pong; one-way latency = RTT / 2.
- * Rounds are separated by --interval-us (100 ms by default, the paper's
- * value) so the probe itself adds next to no load.  Waiting ranks sleep
+ * Rounds are separated by gaps of mean --interval-us (100 ms by default,
+ * the paper's value) so the probe itself adds next to no load; the gaps are
+ * exponential by default (--gaps fixed gives the paper's constant one).  Waiting ranks sleep
  * between MPI_Test calls instead of polling (on few cores a polling rank
  * looks like network interference).  After each round all ranks vote on
  * stopping (duration over, or SIGTERM/SIGINT/SIGUSR1 seen) so they stop together,
  * and rank 0 writes the JSON (schema "netvar-impactb", version 1). */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: mpirun [...] impactb [--duration-s S] [--interval-us US] [--msg-bytes N]\n"
-        "                            [--output FILE] [--samples] [--announce] [--busy-wait]\n\n"
+        "                            [--output FILE] [--samples] [--announce] [--busy-wait]\n"
+        "                            [--gaps exponential|fixed]\n\n"
         "ImpactB measures the one-way latency of small messages between paired\n"
         "nodes (node 2k with node 2k+1, same local rank index), one ping-pong per\n"
         "interval, and writes a JSON summary (schema netvar-impactb, version 1)\n"
@@ -42,7 +45,11 @@ static void usage(FILE *out)
         "                    SIGTERM, SIGINT or SIGUSR1, which also end it cleanly\n"
         "                    (srun forwards SIGUSR1 to its tasks but turns SIGTERM\n"
         "                    into SIGKILL)\n"
-        "  --interval-us US  sleep between exchanges in microseconds (default 100000)\n"
+        "  --interval-us US  mean sleep between exchanges in microseconds (default 100000)\n"
+        "  --gaps KIND       'exponential' (default): gaps drawn from an exponential\n"
+        "                    distribution of that mean, bounded to 0.1-8 times it, so\n"
+        "                    the probes see the time average of a phased load;\n"
+        "                    'fixed': every gap is exactly --interval-us\n"
         "  --msg-bytes N     message size in bytes (default 1024)\n"
         "  --output FILE     write the JSON there atomically (default: stdout)\n"
         "  --announce        once every rank is set up (and can be stopped by a\n"
@@ -68,7 +75,35 @@ typedef struct opts {
     bool busy;
     bool samples;
     bool announce;
+    bool fixed_gaps; /* --gaps fixed: the paper's constant interval */
 } opts;
+
+/* Exponential gaps (Poisson probe arrivals see time averages, so a phased
+ * load cannot lock onto the probe).  Both ranks of a pair draw the same
+ * sequence from a generator seeded with the pair's identity, so the
+ * responder still knows when the next ping comes. */
+static uint64_t gap_next(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t gap_us(const struct opts *o, uint64_t *state)
+{
+    uint64_t mean = (uint64_t)o->interval_us;
+    if (o->fixed_gaps || mean == 0)
+        return mean;
+    double u = (double)(gap_next(state) >> 11) * 0x1.0p-53; /* [0, 1) */
+    double g = -(double)mean * log1p(-u);
+    /* bounded: at least a tenth and at most eight times the mean */
+    if (g < mean / 10.0)
+        g = mean / 10.0;
+    if (g > mean * 8.0)
+        g = mean * 8.0;
+    return (uint64_t)g;
+}
 
 /* 0 ok, 1 help shown, -1 bad usage (err set) */
 static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
@@ -78,7 +113,7 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         {"msg-bytes", required_argument, 0, 'm'},  {"output", required_argument, 0, 'o'},
         {"busy-wait", no_argument, 0, 'b'},        {"help", no_argument, 0, 'h'},
         {"samples", no_argument, 0, 's'},          {"announce", no_argument, 0, 'A'},
-        {0, 0, 0, 0},
+        {"gaps", required_argument, 0, 'g'},       {0, 0, 0, 0},
     };
     *o = (opts){.interval_us = 100000, .msg_bytes = 1024};
     opterr = 0;
@@ -113,6 +148,14 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
             break;
         case 'A':
             o->announce = true;
+            break;
+        case 'g':
+            if (!strcmp(optarg, "fixed"))
+                o->fixed_gaps = true;
+            else if (strcmp(optarg, "exponential")) {
+                snprintf(err, errlen, "--gaps %.40s: not 'exponential' or 'fixed'", optarg);
+                return -1;
+            }
             break;
         case 'h':
             return 1;
@@ -214,9 +257,12 @@ int main(int argc, char **argv)
      * EXCHANGE_SPIN_NS past the expected moment, then wait politely. */
     uint64_t lead_us = 200, late = 0;
     uint64_t lead_max = (uint64_t)o.interval_us / 2 < 5000 ? (uint64_t)o.interval_us / 2 : 5000;
+    int pair_node = initiator ? pl.node : pl.node - 1;
+    uint64_t gap_state = 0x6e65747661726762ULL ^ ((uint64_t)pair_node << 20) ^ (uint64_t)pl.local;
     for (;;) {
-        uint64_t lead = lead_us < (uint64_t)o.interval_us ? lead_us : 0;
-        nv_probe_sleep_us((uint64_t)o.interval_us - (initiator ? 0 : lead));
+        uint64_t gap = gap_us(&o, &gap_state);
+        uint64_t lead = lead_us < gap / 2 ? lead_us : gap / 2;
+        nv_probe_sleep_us(gap - (initiator ? 0 : lead));
         MPI_Request rq[2];
         if (initiator) {
             uint64_t t0 = nv_probe_now_ns();
@@ -298,6 +344,7 @@ int main(int argc, char **argv)
         json_object_object_add(out, "version", json_object_new_int(1));
         json_object_object_add(out, "message_bytes", json_object_new_int64(o.msg_bytes));
         json_object_object_add(out, "interval_us", json_object_new_int64(o.interval_us));
+        json_object_object_add(out, "gaps", json_object_new_string(o.fixed_gaps ? "fixed" : "exponential"));
         json_object_object_add(out, "duration_s",
                                o.duration_s > 0 ? json_object_new_double(o.duration_s) : NULL);
         json_object_object_add(out, "elapsed_s", json_object_new_double((double)(t_end - t_start) / 1e9));

@@ -143,7 +143,18 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->counter_rho = a->counter_rho;
     out->counter_runs = a->counter_runs;
     out->history_runs = a->history_runs;
+    out->profile = a->n_prof ? m->profile + a->prof_off : NULL;
+    out->n_profile = a->n_prof;
+    out->sensitivity_pp = a->sens_pp;
+    out->pressure_pp = a->press_pp;
+    out->sensitivity_samples = a->sens_n;
+    out->pressure_samples = a->press_n;
     return 0;
+}
+
+const nv_bottleneck *nv_model_bottleneck(const nv_model *m)
+{
+    return m ? &m->bn : NULL;
 }
 
 int nv_model_config(const nv_model *m, int32_t idx, nv_config_view *out)
@@ -218,6 +229,8 @@ void nv_model_free(nv_model *m)
     free(m->pair_keys);
     free(m->pair_slots);
     nv_ve_free(m->ve);
+    free(m->profile);
+    free(m->acurve);
     free(m);
 }
 

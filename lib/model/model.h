@@ -94,7 +94,29 @@ typedef struct nv_app_view {
     double counter_rho;                 /* median counter-derived rho over runs */
     uint32_t counter_runs;              /* runs behind counter_rho; 0 = not measured */
     uint32_t history_runs;              /* job records `netvar train` used; 0 = none */
+    /* optional "utilization_profile": U at the bottleneck over the app's
+     * run, n_profile equally weighted values sorted ascending (0 = none) */
+    const double *profile;
+    size_t n_profile;
+    /* history corrections fitted at load from the co-location table (see
+     * model_bottleneck.c), already shrunk toward 0 by sample count */
+    double sensitivity_pp;              /* added when this app is the victim */
+    double pressure_pp;                 /* added when this app is a neighbour */
+    uint32_t sensitivity_samples;       /* table samples behind each (0 = none) */
+    uint32_t pressure_samples;
 } nv_app_view;
+
+#define NV_PROFILE_MAX 16 /* values in an app's utilization_profile */
+
+/* The optional top-level "bottleneck" object: where U is measured. */
+typedef struct nv_bottleneck {
+    double idle_utilization;  /* U of the idle bottleneck (anchor of p_A at 0 %) */
+    nv_util_source route;     /* the route the file's U values came from */
+    double shrink_samples;    /* prior strength of the history corrections */
+    int present;              /* 0: the file has none (defaults above) */
+} nv_bottleneck;
+
+const nv_bottleneck *nv_model_bottleneck(const nv_model *m);
 
 /* Fill *out for app idx; returns 0, or -1 when idx is out of range. */
 int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out);

@@ -20,6 +20,7 @@ struct nv_model_builder {
     json_object *configs;     /* id -> configuration object */
     json_object *pairs;       /* "app\twith" -> pair object */
     json_object *variability; /* optional section, NULL when absent */
+    nv_bottleneck bn;         /* written as "bottleneck" */
     char error[256];
 };
 
@@ -43,6 +44,8 @@ nv_model_builder *nv_builder_new(void)
     b->apps = json_object_new_object();
     b->configs = json_object_new_object();
     b->pairs = json_object_new_object();
+    b->bn = (nv_bottleneck){.idle_utilization = 0, .route = NV_USRC_LATENCY, .shrink_samples = 2,
+                            .present = 1};
     if (!b->apps || !b->configs || !b->pairs) {
         nv_builder_free(b);
         return NULL;
@@ -188,6 +191,8 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
         return berr(b, "app %s: a count is set but its array is NULL", in->key);
     if (in->n_points > NV_CURVE_MAX_POINTS || in->n_scaling > NV_CURVE_MAX_POINTS)
         return berr(b, "app %s: too many points", in->key);
+    if (in->n_profile > NV_PROFILE_MAX || (in->n_profile && !in->profile))
+        return berr(b, "app %s: a utilization profile has 1 to %d values", in->key, NV_PROFILE_MAX);
 
     nv_curve_point *fitted = NULL;
     const nv_curve_point *fit = in->fit;
@@ -241,6 +246,13 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
         }
     }
     put(o, "scaling", sc, &ok);
+    if (in->n_profile) {
+        json_object *pa = json_object_new_array();
+        for (size_t k = 0; pa && k < in->n_profile; k++)
+            if (json_object_array_add(pa, jnum(in->profile[k])))
+                ok = 0;
+        put(o, "utilization_profile", pa, &ok);
+    }
     if (in->has_provenance) {
         json_object *pv = json_object_new_object();
         if (!pv)
@@ -385,6 +397,14 @@ static char *serialize(const nv_model_builder *b, size_t *len)
     put(root, "colocation", values(b->pairs, &ok), &ok);
     if (b->variability)
         put(root, "variability", json_object_get(b->variability), &ok);
+    json_object *bn = b->bn.present ? json_object_new_object() : NULL;
+    if (bn) {
+        put(bn, "idle_utilization", jnum(b->bn.idle_utilization), &ok);
+        put(bn, "route", json_object_new_string(nv_util_source_name(b->bn.route)), &ok);
+        put(bn, "shrink_samples", jnum(b->bn.shrink_samples), &ok);
+    }
+    if (b->bn.present)
+        put(root, "bottleneck", bn, &ok);
     char *text = NULL;
     if (ok) {
         size_t n = 0;
@@ -461,7 +481,7 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
                               v.history_runs,
             .curve_origin = v.curve_origin, .latency_origin = v.latency_origin,
             .counter_rho = v.counter_rho, .counter_runs = v.counter_runs,
-            .history_runs = v.history_runs};
+            .history_runs = v.history_runs, .profile = v.profile, .n_profile = v.n_profile};
         if (nv_builder_add_app(b, &in))
             goto fail;
     }
@@ -504,10 +524,24 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
     }
     if (nv_builder_set_variability(b, nv_model_variability(m)))
         goto fail;
+    /* a file without the object stays without it (same predictions) */
+    b->bn = *nv_model_bottleneck(m);
     return b;
 fail:
     nv_builder_free(b);
     return NULL;
+}
+
+int nv_builder_set_bottleneck(nv_model_builder *b, const nv_bottleneck *bn)
+{
+    if (!b || !bn)
+        return b ? berr(b, "bottleneck: none given") : -1;
+    if (!(bn->idle_utilization >= 0 && bn->idle_utilization <= 1) || !(bn->shrink_samples > 0))
+        return berr(b, "bottleneck: idle utilization %g is not in [0, 1] or shrink %g is not > 0",
+                    bn->idle_utilization, bn->shrink_samples);
+    b->bn = *bn;
+    b->bn.present = 1;
+    return 0;
 }
 
 int nv_model_save(const nv_model *m, const char *path, char *err, size_t errlen)

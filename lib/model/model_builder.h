@@ -35,6 +35,9 @@ typedef struct nv_app_input {
     nv_latency_origin latency_origin;
     double counter_rho;                  /* written when counter_runs > 0 */
     uint32_t counter_runs, history_runs;
+    /* optional utilization profile (1..NV_PROFILE_MAX values in [0,1]) */
+    const double *profile;
+    size_t n_profile;
 } nv_app_input;
 
 typedef struct nv_config_input {
@@ -69,6 +72,11 @@ int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *pair);
 /* Sets (replaces) the optional Variability Estimate section; NULL removes it. */
 struct nv_ve;
 int nv_builder_set_variability(nv_model_builder *b, const struct nv_ve *ve);
+/* The "bottleneck" object.  Every model a new builder writes has one (with
+ * the defaults: idle 0, route latency, shrink 2 samples, until this is
+ * called), so history corrections apply to it (model_bottleneck.c); a
+ * builder made from a model file without one keeps it without one. */
+int nv_builder_set_bottleneck(nv_model_builder *b, const nv_bottleneck *bn);
 const char *nv_builder_error(const nv_model_builder *b);
 
 /* Validate and return an immutable model, or NULL with err set. */

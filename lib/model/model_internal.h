@@ -25,6 +25,10 @@ struct nv_app_rec {
     nv_latency_origin latency_origin;
     double counter_rho;
     uint32_t counter_runs, history_runs;
+    uint32_t prof_off, n_prof;   /* into m->profile, sorted ascending */
+    uint32_t anc_off, n_anc;     /* p_A with the idle anchor, into m->acurve */
+    double sens_pp, press_pp;    /* history corrections (shrunk) */
+    uint32_t sens_n, press_n;    /* table samples behind them */
 };
 
 struct nv_slow_rec {
@@ -70,7 +74,25 @@ struct nv_model {
     size_t pair_cap;
 
     struct nv_ve *ve; /* optional "variability" section, or NULL (ve_model.h) */
+
+    nv_bottleneck bn;         /* optional "bottleneck" (defaults when absent) */
+    double *profile;          /* all apps' utilization profiles */
+    size_t n_profile;
+    nv_curve_point *acurve;   /* anchored curves (model_bottleneck.c) */
+    size_t n_acurve;
 };
+
+/* model_bottleneck.c: at load, after derive(): the anchored curves and the
+ * history corrections.  0, or -1 with a reason in err (out of memory). */
+int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen);
+
+/* Queue-route physics: E_t[p_A(U(t))] for A beside the neighbours, where
+ * U(t) = idle + sum of each neighbour's excess over idle (profiles added
+ * rank by rank: a comonotone sum).  Allocation-free.  *u_mean gets the mean
+ * U read, *capped 1 when some U was beyond the curve's top point.
+ * Returns NAN when A has no curve. */
+double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
+                              double *u_mean, int *capped);
 
 uint64_t nv_key_hash(const char *key);
 /* index of app with this key and hash, or -1 */

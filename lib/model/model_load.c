@@ -42,6 +42,23 @@
  *   written by `netvar train`: where p_A(U) and the latency summary came
  *   from, and the counter-derived U kept beside an ImpactB one.
  *
+ * Optional per app (older files without it still load):
+ *   "utilization_profile": [0.02, 0.30, 0.85, ...]   1..16 values in [0,1]:
+ *   the app's U at the bottleneck over its timed run, as equally weighted
+ *   samples (quantiles); the queue route averages p_A over a neighbour's
+ *   profile instead of reading p_A at its mean (a phased neighbour is not
+ *   its mean).  Sorted here.
+ *
+ * Optional at the top (older files without it still load; defaults shown):
+ *   "bottleneck": {"idle_utilization": 0 (in [0,1]),   U of the idle
+ *                  bottleneck: p_A is anchored at (idle, 0 %) and idle is
+ *                  counted once when neighbours add up,
+ *                  "route": "latency"|"counters",      where the file's U
+ *                  values were measured (informative),
+ *                  "shrink_samples": 2 (> 0)}          prior strength of the
+ *                  history corrections, in table samples (model_bottleneck.c);
+ *                  a file without this object gets no history corrections
+ *
  * Optional (older files without it still load): the Variability Estimate,
  *   "variability": {                     see ve_model.h
  *     "features": ["net_to_proc_traffic.mean", "proc_traffic_per_s.mean",
@@ -439,6 +456,8 @@ static int curve_points(struct loader *L, json_object *arr, const char *path,
 
 struct load_state {
     struct curve_buf curve;
+    double *prof;
+    size_t n_prof, prof_cap;
     size_t scal_cap;
     size_t slow_cap;
 };
@@ -503,6 +522,89 @@ static int provenance(struct loader *L, struct nv_app_rec *a, json_object *o, co
         if (integer(L, pv, "history_runs", q, 0, UINT32_MAX, &runs))
             return -1;
         a->history_runs = (uint32_t)runs;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* the optional "utilization_profile" array of an app */
+static int profile(struct loader *L, struct load_state *S, struct nv_app_rec *a, json_object *o,
+                   const char *p)
+{
+    json_object *arr;
+    if (!json_object_object_get_ex(o, "utilization_profile", &arr))
+        return 0;
+    char q[PATH_MAX_LEN];
+    subpath(q, sizeof q, p, ".utilization_profile");
+    if (!json_object_is_type(arr, json_type_array)) {
+        fail(L, "%s: expected an array, got %s", q, type_name(arr));
+        return -1;
+    }
+    size_t n = json_object_array_length(arr);
+    if (n == 0 || n > NV_PROFILE_MAX) {
+        fail(L, "%s: %zu values; a profile has 1 to %d", q, n, NV_PROFILE_MAX);
+        return -1;
+    }
+    if (grow((void **)&S->prof, &S->prof_cap, S->n_prof + n, sizeof *S->prof)) {
+        fail(L, "%s: out of memory", q);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        json_object *v = json_object_array_get_idx(arr, k);
+        double d = v && (json_object_is_type(v, json_type_double) ||
+                         json_object_is_type(v, json_type_int))
+                       ? json_object_get_double(v)
+                       : NAN;
+        if (!(d >= 0 && d <= 1)) {
+            char buf[64];
+            show(v, buf, sizeof buf);
+            fail(L, "%s[%zu]: value %s is not a utilization in [0, 1]", q, k, buf);
+            return -1;
+        }
+        S->prof[S->n_prof + k] = d;
+    }
+    qsort(S->prof + S->n_prof, n, sizeof *S->prof, cmp_double);
+    a->prof_off = (uint32_t)S->n_prof;
+    a->n_prof = (uint32_t)n;
+    S->n_prof += n;
+    return 0;
+}
+
+/* the optional top-level "bottleneck" object */
+static int bottleneck(struct loader *L, json_object *root, nv_bottleneck *bn)
+{
+    *bn = (nv_bottleneck){.idle_utilization = 0, .route = NV_USRC_LATENCY, .shrink_samples = 2};
+    json_object *o, *v;
+    if (!json_object_object_get_ex(root, "bottleneck", &o))
+        return 0;
+    if (!json_object_is_type(o, json_type_object)) {
+        fail(L, "bottleneck: expected an object, got %s", type_name(o));
+        return -1;
+    }
+    bn->present = 1;
+    if (json_object_object_get_ex(o, "idle_utilization", &v) &&
+        number(L, o, "idle_utilization", "bottleneck", R_FRACTION, &bn->idle_utilization))
+        return -1;
+    if (json_object_object_get_ex(o, "shrink_samples", &v) &&
+        number(L, o, "shrink_samples", "bottleneck", R_POSITIVE, &bn->shrink_samples))
+        return -1;
+    if (json_object_object_get_ex(o, "route", &v)) {
+        const char *r = string(L, o, "route", "bottleneck");
+        if (!r)
+            return -1;
+        if (!strcmp(r, "counters"))
+            bn->route = NV_USRC_COUNTERS;
+        else if (strcmp(r, "latency")) {
+            char buf[64];
+            show(v, buf, sizeof buf);
+            fail(L, "bottleneck.route: value %s is not latency or counters", buf);
+            return -1;
+        }
     }
     return 0;
 }
@@ -599,6 +701,8 @@ static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_obj
     m->n_scaling += ns;
     for (int r = 0; r < NV_PICK_RULES; r++)
         a->pick[r] = -1;
+    if (profile(L, S, a, o, p))
+        return -1;
     return provenance(L, a, o, p);
 }
 
@@ -931,15 +1035,24 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
     if (!L.failed)
         calibration(&L, root, &m->cal);
     if (!L.failed)
+        bottleneck(&L, root, &m->bn);
+    if (!L.failed)
         apps(&L, m, &S, root);
     m->curve = S.curve.v;
     m->n_curve = S.curve.n;
+    m->profile = S.prof;
+    m->n_profile = S.n_prof;
     if (!L.failed)
         training_set(&L, m, &S, root);
     if (!L.failed)
         colocation(&L, m, root);
     if (!L.failed)
         derive(&L, m);
+    if (!L.failed) {
+        char why[200];
+        if (nv_model_derive_bottleneck(m, why, sizeof why))
+            fail(&L, "%s", why);
+    }
     json_object *ve;
     if (!L.failed && json_object_object_get_ex(root, "variability", &ve)) {
         char why[400];

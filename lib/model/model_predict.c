@@ -13,6 +13,7 @@ static const char *const predictor_names[NV_PREDICTOR_COUNT] = {
     "queue", "averagelt", "averagestdevlt", "pdflt"};
 static const char *const model_labels[NV_PREDICTOR_COUNT] = {
     "model:queue", "model:averagelt", "model:averagestdevlt", "model:pdflt"};
+static const char queue_history_label[] = "model:queue+history";
 
 const char *nv_predictor_name(nv_predictor p)
 {
@@ -150,7 +151,7 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
                 out->source = NV_SOURCE_TABLE;
                 out->source_label = "table";
                 out->slowdown_pct = pv->slowdown_pct;
-                out->utilization_used = usum < NV_RHO_CAP ? usum : NV_RHO_CAP;
+                out->utilization_used = usum;
                 return NV_PRED_OK;
             }
         }
@@ -161,15 +162,33 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     const nv_curve_point *fit = m->curve + A->fit_off;
 
     if (predictor == NV_PREDICT_QUEUE) {
-        double u = usum;
-        if (u >= NV_RHO_CAP) {
-            u = NV_RHO_CAP;
-            out->capped = 1;
-        }
-        out->utilization_used = u;
         if (A->n_fit == 0)
             return NV_PRED_ENODATA;
-        out->slowdown_pct = nv_curve_eval(fit, A->n_fit, u);
+        /* the neighbours' indexes: resolved again (allocation-free, at most
+         * NV_PRED_MAX_WITH of them go into the physics) */
+        int32_t idx[NV_PRED_MAX_WITH];
+        size_t n = n_with < NV_PRED_MAX_WITH ? n_with : NV_PRED_MAX_WITH;
+        double corr = A->sens_pp;
+        uint32_t hist = A->sens_n;
+        for (size_t i = 0; i < n; i++) {
+            idx[i] = get(m, with, i);
+            corr += m->apps[idx[i]].press_pp;
+            hist += m->apps[idx[i]].press_n;
+        }
+        double u;
+        int capped;
+        double phys = nv_model_queue_physics(m, a, idx, n, &u, &capped);
+        if (!isfinite(phys))
+            return NV_PRED_ENODATA;
+        out->utilization_used = u;
+        out->capped = capped;
+        out->physics_pct = phys;
+        out->correction_pp = corr;
+        out->history_samples = hist;
+        double pct = phys + corr;
+        out->slowdown_pct = pct < -100 ? -100 : pct;
+        if (corr != 0)
+            out->source_label = queue_history_label;
         return NV_PRED_OK;
     }
 
@@ -178,10 +197,9 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     int32_t c = first_cfg;
     if (n_with > 1) {
         double u = cfg_usum;
-        if (u >= NV_RHO_CAP) {
-            u = NV_RHO_CAP;
+        double top = m->configs[m->cfg_by_util[m->n_configs - 1]].utilization;
+        if (u > top)
             out->capped = 1;
-        }
         c = config_nearest_util(m, u);
     }
     out->config = c;

@@ -5,8 +5,14 @@
  *  1. exactly one neighbour and the co-location table holds (A, B) with at
  *     least min_samples samples: the table's measured mean (source "table");
  *  2. otherwise the selected predictor (source "model:<name>"):
- *     queue           p_A(U), U = sum of the neighbours' utilizations capped
- *                     at NV_RHO_CAP (0.99);
+ *     queue           the bottleneck physics (model_bottleneck.c): the mean
+ *                     of p_A over U(t) = idle + the neighbours' excess over
+ *                     idle, each neighbour's U(t) from its utilization
+ *                     profile (or its mean U), p_A anchored at (idle, 0 %)
+ *                     and read at its own top beyond it; plus the history
+ *                     corrections (A's sensitivity, each neighbour's
+ *                     pressure) fitted on the co-location table at load
+ *                     (source "model:queue+history" when they are not 0);
  *     averagelt,
  *     averagestdevlt,
  *     pdflt           each neighbour is mapped to its training configuration
@@ -14,7 +20,7 @@
  *                     neighbour only); with one neighbour A's measured
  *                     slowdown under that configuration is the answer; with
  *                     several, their configurations' utilizations are added
- *                     (capped at 0.99) and the configuration whose U is
+ *                     and the configuration whose U is
  *                     nearest that sum is used.  If A was never measured
  *                     under it, A's curve p_A at that configuration's U
  *                     answers and curve_fallback is set.
@@ -44,6 +50,7 @@ typedef enum nv_source { NV_SOURCE_TABLE = 0, NV_SOURCE_MODEL = 1 } nv_source;
 
 #define NV_DEFAULT_MIN_SAMPLES 3u
 #define NV_PRED_DETAIL 16 /* neighbours whose utilization is echoed back */
+#define NV_PRED_MAX_WITH 64 /* neighbours the queue physics adds up (the rest are ignored) */
 
 typedef struct nv_prediction {
     double slowdown_pct;        /* predicted slowdown of A, percent */
@@ -53,10 +60,15 @@ typedef struct nv_prediction {
     const char *app;            /* A's key (model-owned) */
     size_t n_with;
     double with_utilization[NV_PRED_DETAIL]; /* U of the first neighbours */
-    double utilization_sum;     /* sum of the neighbours' U, before the cap */
-    double utilization_used;    /* U the answer was read at (queue: capped sum;
-                                   lookup: the chosen configuration's U) */
-    int capped;                 /* 1 when the sum hit NV_RHO_CAP */
+    double utilization_sum;     /* sum of the neighbours' mean U */
+    double utilization_used;    /* U the answer was read at (queue: the mean
+                                   U(t) over the profiles; lookup: the chosen
+                                   configuration's U) */
+    int capped;                 /* 1 when U went beyond the curve's top point
+                                   (queue) or the training set's (lookup) */
+    double physics_pct;         /* queue: the physics alone, before corrections */
+    double correction_pp;       /* queue: sensitivity + pressures added */
+    uint32_t history_samples;   /* table samples behind the corrections */
     int32_t config;             /* chosen training configuration, -1 if none */
     const char *config_id;      /* its id, or "" */
     int curve_fallback;         /* lookup answered from p_A (A unmeasured there) */

@@ -1,0 +1,184 @@
+/* model_bottleneck.c - the queue route measured at the bottleneck, and what
+ * history adds to it (Queue-theory interference model, sections 4-5; issue
+ * "predictions that hold for pairs never seen together").
+ *
+ * Done once at load, in the reload thread, so a prediction stays a few
+ * curve reads:
+ *  - Anchored curves.  p_A(U) is measured from the lowest CompressionB load
+ *    up; below it the curve used to be held flat, so a light neighbour read
+ *    as the lowest configuration.  The idle bottleneck slows nobody, so the
+ *    curve gets the point (U_idle, 0 %) (or its first value, if that is
+ *    negative, to stay non-decreasing) when its first point lies above idle.
+ *  - History corrections.  The co-location table measures some pairs; the
+ *    physics predicts every pair.  For each measured (A, B) the residual
+ *    r = table - physics is explained as s_A + q_B: A's sensitivity (it
+ *    suffers more or less than its curve says) and B's pressure (it loads
+ *    the bottleneck more or less than its utilization says).  The two are
+ *    fitted by alternating weighted least squares with a ridge of
+ *    `shrink_samples` table samples toward 0: an app with one sample moves
+ *    little, one with many moves to its mean residual.  So "A beside C" and
+ *    "D beside B" inform "A beside B", which was never measured.  Only
+ *    files with a "bottleneck" object (every file netvar writes now) get
+ *    corrections; older ones keep the physics alone.
+ *
+ * The physics: E_t[p_A(U(t))], with U(t) = U_idle + sum over neighbours of
+ * (U_B(t) - U_idle)+, each neighbour's U(t) given by its utilization
+ * profile (equally weighted samples) or, without one, its mean U.  Idle is
+ * counted once however many neighbours add up; profiles are added rank by
+ * rank (the loads peak together: the pessimistic, comonotone sum).  U beyond
+ * the curve's top point reads the top point (the curve's own cap). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_internal.h"
+
+#define ALS_ROUNDS 25
+
+static int anchor_curves(nv_model *m, char *err, size_t errlen)
+{
+    size_t need = 0;
+    for (size_t i = 0; i < m->n_apps; i++)
+        need += m->apps[i].n_fit ? m->apps[i].n_fit + 1 : 0;
+    m->acurve = malloc((need ? need : 1) * sizeof *m->acurve);
+    if (!m->acurve) {
+        snprintf(err, errlen, "model: out of memory for %zu curve points", need);
+        return -1;
+    }
+    double idle = m->bn.idle_utilization;
+    size_t off = 0;
+    for (size_t i = 0; i < m->n_apps; i++) {
+        struct nv_app_rec *a = &m->apps[i];
+        a->anc_off = (uint32_t)off;
+        a->n_anc = 0;
+        if (!a->n_fit)
+            continue;
+        const nv_curve_point *fit = m->curve + a->fit_off;
+        nv_curve_point *dst = m->acurve + off;
+        size_t n = 0;
+        if (fit[0].utilization > idle) {
+            double y0 = fit[0].slowdown_pct < 0 ? fit[0].slowdown_pct : 0;
+            dst[n++] = (nv_curve_point){.utilization = idle, .slowdown_pct = y0, .weight = 1};
+        }
+        memcpy(dst + n, fit, a->n_fit * sizeof *fit);
+        n += a->n_fit;
+        a->n_anc = (uint32_t)n;
+        off += n;
+    }
+    m->n_acurve = off;
+    return 0;
+}
+
+/* the k-th of K equally weighted U values of app b (its profile resampled
+ * rank by rank, or its mean U) */
+static inline double u_at(const nv_model *m, const struct nv_app_rec *b, size_t k, size_t K)
+{
+    if (!b->n_prof)
+        return b->utilization;
+    size_t j = K <= 1 ? b->n_prof / 2 : k * b->n_prof / K;
+    return m->profile[b->prof_off + (j < b->n_prof ? j : b->n_prof - 1)];
+}
+
+double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
+                              double *u_mean, int *capped)
+{
+    const struct nv_app_rec *A = &m->apps[a];
+    *u_mean = NAN;
+    *capped = 0;
+    if (!A->n_anc)
+        return NAN;
+    const nv_curve_point *c = m->acurve + A->anc_off;
+    double top = c[A->n_anc - 1].utilization, idle = m->bn.idle_utilization;
+    size_t K = 1;
+    for (size_t i = 0; i < n_with; i++) {
+        size_t np = m->apps[with[i]].n_prof;
+        if (np > K)
+            K = np;
+    }
+    double sum = 0, usum = 0;
+    for (size_t k = 0; k < K; k++) {
+        double u = idle;
+        for (size_t i = 0; i < n_with; i++) {
+            double ub = u_at(m, &m->apps[with[i]], k, K) - idle;
+            if (ub > 0)
+                u += ub;
+        }
+        if (u > top)
+            *capped = 1;
+        usum += u;
+        sum += nv_curve_eval(c, A->n_anc, u);
+    }
+    *u_mean = usum / (double)K;
+    return sum / (double)K;
+}
+
+/* s_A and q_B by alternating ridge regressions on the table's residuals */
+static int fit_corrections(nv_model *m, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < m->n_apps; i++) {
+        m->apps[i].sens_pp = m->apps[i].press_pp = 0;
+        m->apps[i].sens_n = m->apps[i].press_n = 0;
+    }
+    /* files from before the "bottleneck" object get the physics alone */
+    if (!m->bn.present || !m->n_pairs || !m->n_apps)
+        return 0;
+    double *res = malloc(m->n_pairs * sizeof *res);
+    double *num = calloc(m->n_apps, sizeof *num), *den = calloc(m->n_apps, sizeof *den);
+    if (!res || !num || !den) {
+        free(res);
+        free(num);
+        free(den);
+        snprintf(err, errlen, "model: out of memory fitting the history corrections");
+        return -1;
+    }
+    for (size_t p = 0; p < m->n_pairs; p++) {
+        const nv_pair_view *pv = &m->pairs[p];
+        double u;
+        int cap;
+        double phys = nv_model_queue_physics(m, pv->app, &pv->with, 1, &u, &cap);
+        res[p] = isfinite(phys) && pv->samples ? pv->slowdown_pct - phys : NAN;
+        if (isfinite(res[p])) {
+            m->apps[pv->app].sens_n += pv->samples;
+            m->apps[pv->with].press_n += pv->samples;
+        }
+    }
+    double k0 = m->bn.shrink_samples > 0 ? m->bn.shrink_samples : 2;
+    for (int round = 0; round < ALS_ROUNDS; round++) {
+        /* sensitivity given pressure */
+        memset(num, 0, m->n_apps * sizeof *num);
+        memset(den, 0, m->n_apps * sizeof *den);
+        for (size_t p = 0; p < m->n_pairs; p++) {
+            if (!isfinite(res[p]))
+                continue;
+            const nv_pair_view *pv = &m->pairs[p];
+            num[pv->app] += pv->samples * (res[p] - m->apps[pv->with].press_pp);
+            den[pv->app] += pv->samples;
+        }
+        for (size_t i = 0; i < m->n_apps; i++)
+            m->apps[i].sens_pp = den[i] > 0 ? num[i] / (den[i] + k0) : 0;
+        /* pressure given sensitivity */
+        memset(num, 0, m->n_apps * sizeof *num);
+        memset(den, 0, m->n_apps * sizeof *den);
+        for (size_t p = 0; p < m->n_pairs; p++) {
+            if (!isfinite(res[p]))
+                continue;
+            const nv_pair_view *pv = &m->pairs[p];
+            num[pv->with] += pv->samples * (res[p] - m->apps[pv->app].sens_pp);
+            den[pv->with] += pv->samples;
+        }
+        for (size_t i = 0; i < m->n_apps; i++)
+            m->apps[i].press_pp = den[i] > 0 ? num[i] / (den[i] + k0) : 0;
+    }
+    free(res);
+    free(num);
+    free(den);
+    return 0;
+}
+
+int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
+{
+    if (anchor_curves(m, err, errlen))
+        return -1;
+    return fit_corrections(m, err, errlen);
+}

@@ -1,0 +1,225 @@
+/* test_model_bottleneck.c - the queue route at the bottleneck: no single-
+ * neighbour cap below the curve's top, the idle anchor, idle counted once,
+ * time-resolved neighbours (utilization profiles) and the history
+ * corrections fitted from the co-location table (model_bottleneck.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "model.h"
+#include "model_builder.h"
+#include "predict.h"
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6)
+
+static nv_latency_summary lat;
+
+/* a victim "v" with p_v: (0.4, 20 %) (0.999, 120 %); neighbours with the
+ * given mean U (and optional profiles) */
+static nv_model_builder *base(double idle, int bottleneck)
+{
+    nv_model_builder *b = nv_builder_new();
+    double idle_lat[100];
+    for (int i = 0; i < 100; i++)
+        idle_lat[i] = 1.0 + (i % 10) * 0.01;
+    nv_calibration cal;
+    assert_int_equal(nv_calibrate(idle_lat, 100, NV_CAL_MINIMUM, 0, &cal), 0);
+    assert_int_equal(nv_builder_set_calibration(b, &cal), 0);
+    nv_latency_summary_of(idle_lat, 100, &lat);
+    static const nv_curve_point fit[] = {{0.4, 20, 1}, {0.999, 120, 1}};
+    nv_app_input v = {.key = "v", .utilization = 0.1, .latency = &lat, .points = fit,
+                      .n_points = 2, .fit = fit, .n_fit = 2};
+    assert_int_equal(nv_builder_add_app(b, &v), 0);
+    if (bottleneck) {
+        nv_bottleneck bn = {.idle_utilization = idle, .route = NV_USRC_COUNTERS, .shrink_samples = 2};
+        assert_int_equal(nv_builder_set_bottleneck(b, &bn), 0);
+    }
+    return b;
+}
+
+static void add(nv_model_builder *b, const char *key, double u, const double *prof, size_t n)
+{
+    nv_app_input a = {.key = key, .utilization = u, .utilization_source = NV_USRC_COUNTERS,
+                      .latency = &lat, .profile = prof, .n_profile = n};
+    assert_int_equal(nv_builder_add_app(b, &a), 0);
+}
+
+/* a file as an older netvar wrote it: the same, without "bottleneck" */
+static nv_model *build_legacy(nv_model_builder *b)
+{
+    char path[] = "/tmp/netvar-test-bn-XXXXXX", err[512];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(nv_builder_save(b, path, err, sizeof err), 0);
+    nv_builder_free(b);
+    json_object *o = json_object_from_file(path);
+    unlink(path);
+    assert_non_null(o);
+    assert_true(json_object_object_get_ex(o, "bottleneck", NULL));
+    json_object_object_del(o, "bottleneck");
+    const char *text = json_object_to_json_string(o);
+    nv_model *m = nv_model_load_buffer(text, strlen(text), err, sizeof err);
+    json_object_put(o);
+    if (!m)
+        fail_msg("legacy: %s", err);
+    return m;
+}
+
+static nv_model *build(nv_model_builder *b)
+{
+    char err[512];
+    nv_model *m = nv_builder_build(b, err, sizeof err);
+    if (!m)
+        fail_msg("build: %s", err);
+    nv_builder_free(b);
+    return m;
+}
+
+static double queue(const nv_model *m, const char *app, const char **with, size_t n,
+                    nv_prediction *p)
+{
+    assert_int_equal(nv_predict(m, app, with, n, NV_PREDICT_QUEUE, 3, p, NULL), 0);
+    return p->slowdown_pct;
+}
+
+static void a_heavy_neighbour_is_not_read_as_a_light_one(void **state)
+{
+    nv_model_builder *b = base(0, 1);
+    add(b, "heavy", 0.995, NULL, 0);
+    add(b, "beyond", 1.0, NULL, 0);
+    nv_model *m = build(b);
+    nv_prediction p;
+    const char *h[] = {"heavy"}, *x[] = {"beyond"};
+    /* 20 + (0.995 - 0.4) / 0.599 * 100, not the value at 0.99 */
+    NEAR(queue(m, "v", h, 1, &p), 20 + (0.995 - 0.4) / 0.599 * 100);
+    assert_false(p.capped);
+    NEAR(p.utilization_used, 0.995);
+    /* beyond the curve's top point: the top point, and it says so */
+    NEAR(queue(m, "v", x, 1, &p), 120);
+    assert_true(p.capped);
+    nv_model_free(m);
+}
+
+static void the_idle_bottleneck_slows_nobody(void **state)
+{
+    nv_model_builder *b = base(0.0, 1);
+    add(b, "light", 0.2, NULL, 0);
+    add(b, "idle", 0.0, NULL, 0);
+    nv_model *m = build(b);
+    nv_prediction p;
+    const char *l[] = {"light"}, *i[] = {"idle"};
+    NEAR(queue(m, "v", l, 1, &p), 10); /* halfway from (0, 0) to (0.4, 20) */
+    NEAR(queue(m, "v", i, 1, &p), 0);
+    nv_model_free(m);
+}
+
+static void idle_is_counted_once(void **state)
+{
+    nv_model_builder *b = base(0.1, 1);
+    add(b, "n1", 0.3, NULL, 0);
+    add(b, "n2", 0.3, NULL, 0);
+    nv_model *m = build(b);
+    nv_prediction p;
+    const char *two[] = {"n1", "n2"};
+    queue(m, "v", two, 2, &p);
+    NEAR(p.utilization_used, 0.5); /* 0.1 + 0.2 + 0.2, not 0.6 */
+    NEAR(p.utilization_sum, 0.6);
+    NEAR(p.slowdown_pct, 20 + (0.5 - 0.4) / 0.599 * 100);
+    nv_model_free(m);
+}
+
+static void a_phased_neighbour_is_not_its_mean(void **state)
+{
+    nv_model_builder *b = base(0, 1);
+    const double phased[] = {0.0, 0.0, 0.999, 0.999}; /* idle half the time, saturating the rest */
+    add(b, "phased", 0.4995, phased, 4);
+    add(b, "steady", 0.4995, NULL, 0);
+    nv_model *m = build(b);
+    nv_prediction p;
+    const char *ph[] = {"phased"}, *st[] = {"steady"};
+    double steady = queue(m, "v", st, 1, &p);
+    NEAR(steady, 20 + (0.4995 - 0.4) / 0.599 * 100);
+    NEAR(queue(m, "v", ph, 1, &p), (0 + 0 + 120 + 120) / 4.0);
+    NEAR(p.utilization_used, 0.4995);
+    nv_app_view v;
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "phased"), &v), 0);
+    assert_int_equal(v.n_profile, 4);
+    nv_model_free(m);
+}
+
+/* v suffers 30 pp more than its curve beside two measured neighbours; an
+ * unmeasured neighbour inherits the victim's sensitivity, shrunk by sample
+ * count, and a file without "bottleneck" gets none */
+static void history_corrects_unseen_pairs(void **state)
+{
+    for (int with_bn = 1; with_bn >= 0; with_bn--) {
+        nv_model_builder *b = base(0, 1);
+        add(b, "a", 0.2, NULL, 0);
+        add(b, "c", 0.2, NULL, 0);
+        add(b, "unseen", 0.2, NULL, 0);
+        nv_pair_input pa = {"v", "a", 40, 4, 1}, pc = {"v", "c", 40, 4, 1};
+        assert_int_equal(nv_builder_add_pair(b, &pa), 0);
+        assert_int_equal(nv_builder_add_pair(b, &pc), 0);
+        nv_model *m = with_bn ? build(b) : build_legacy(b);
+        nv_prediction p;
+        const char *u[] = {"unseen"};
+        double got = queue(m, "v", u, 1, &p);
+        NEAR(p.physics_pct, 10);
+        if (with_bn) {
+            assert_string_equal(p.source_label, "model:queue+history");
+            assert_true(p.correction_pp > 15 && p.correction_pp < 30); /* shrunk toward 0 */
+            assert_true(got > 25 && got < 40);
+            assert_int_equal(p.history_samples, 8);
+        } else {
+            assert_string_equal(p.source_label, "model:queue");
+            NEAR(got, 10);
+            NEAR(p.correction_pp, 0);
+        }
+        /* the measured pairs still answer from the table */
+        const char *a[] = {"a"};
+        assert_int_equal(nv_predict(m, "v", a, 1, NV_PREDICT_QUEUE, 3, &p, NULL), 0);
+        assert_int_equal(p.source, NV_SOURCE_TABLE);
+        nv_model_free(m);
+    }
+}
+
+static void bad_profiles_and_bottlenecks_are_named(void **state)
+{
+    nv_model_builder *b = base(0, 1);
+    add(b, "n", 0.3, (const double[]){0.1, 0.9}, 2);
+    char err[512];
+    nv_model *m = nv_builder_build(b, err, sizeof err);
+    assert_non_null(m);
+    nv_model_free(m);
+    double too_many[NV_PROFILE_MAX + 1] = {0};
+    nv_app_input a = {.key = "x", .latency = &lat, .profile = too_many,
+                      .n_profile = NV_PROFILE_MAX + 1};
+    assert_int_equal(nv_builder_add_app(b, &a), -1);
+    nv_bottleneck bn = {.idle_utilization = 1.5, .shrink_samples = 2};
+    assert_int_equal(nv_builder_set_bottleneck(b, &bn), -1);
+    add(b, "bad", 0.3, (const double[]){0.1, 1.5}, 2);
+    assert_null(nv_builder_build(b, err, sizeof err));
+    assert_non_null(strstr(err, "utilization_profile[1]: value 1.5 is not a utilization in [0, 1]"));
+    nv_builder_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_heavy_neighbour_is_not_read_as_a_light_one),
+        cmocka_unit_test(the_idle_bottleneck_slows_nobody),
+        cmocka_unit_test(idle_is_counted_once),
+        cmocka_unit_test(a_phased_neighbour_is_not_its_mean),
+        cmocka_unit_test(history_corrects_unseen_pairs),
+        cmocka_unit_test(bad_profiles_and_bottlenecks_are_named),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
