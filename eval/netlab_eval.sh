@@ -1,14 +1,22 @@
 #!/bin/bash
-# netlab_eval.sh - netvar's accuracy on the network lab (seed 000 sections
-# 5-6 in miniature): calibrate on the idle uplink, profile each proxy app
-# (baseline, ImpactB beside it, CompressionB sweep across the uplink), run
-# every ordered pair sharing the uplink, predict every pair with each
-# predictor and with table+model blending under leave-one-out, print the
-# error tables, cross-check rho from latency (P-K) against rho = lambda/mu
-# from the uplink counters, and check the CPU confounder (the same load kept
-# inside one leaf).  Prints figures; it is not a pass/fail test (exit 0 when
-# the pipeline ran, 1 when a step failed, 77 when the lab cannot run here).
+# netlab_eval.sh - netvar's accuracy on the network lab (Queue-theory
+# interference model, sections 5-6, in miniature).  Two halves:
+#  1. measure (this script, on the lab): calibrate on the idle uplink,
+#     profile each app of the apps file (alone runs with the uplink's
+#     counters sampled, ImpactB beside it, CompressionB sweep across the
+#     uplink), every ordered pair sharing the uplink, the same load kept
+#     inside one leaf (the confounder check); everything lands in EVAL_OUT
+#     with dataset.json describing it;
+#  2. score (eval/netlab_score.py EVAL_OUT, offline, seconds): every
+#     predictor on both utilization routes, leave-one-pair-out,
+#     leave-one-app-out and repeatability, the routes' agreement, the worst
+#     pairs, the confounder gate.  Re-score a kept dataset after a model
+#     change with `python3 eval/netlab_score.py DIR`.
+# Prints figures; it is not a pass/fail test (exit 0 when the pipeline ran,
+# 1 when a step failed, 77 when the lab cannot run here).
 #
+#   EVAL_APPS=FILE                     apps file (default eval/apps/proxies.apps; format inside)
+#   EVAL_SUMMARY=FILE                  also write the scores' summary there (eval/results/)
 #   make eval-netlab                   full version (about 1.5 hours on 2 cores: loaded runs take up to 8x longer)
 #   EVAL_SHORT=1 make eval-netlab      CI size (2 apps, 2 configurations, ~5 min)
 #   EVAL_OUT=DIR                       keep every file there (default: a new /tmp dir)
@@ -320,82 +328,11 @@ echo "measured pairs: $OUT/pairs.txt"
 "$NV" evaluate --model "$M" --pairs "$OUT/pairs.txt" | tee "$OUT/evaluate.txt" || die "netvar evaluate failed"
 "$NV" evaluate --model "$M" --pairs "$OUT/pairs.txt" --json >"$OUT/evaluate.json" 2>/dev/null
 
-# every pair predicted by every predictor, and the table+model blend with
-# leave-one-repetition-out: the table entry of (A,B) is built from the other
-# repetitions only, so a measurement never predicts itself
-: >"$OUT/predictions.txt"
-while read -r a b s; do
-    case $a in \#*) continue ;; esac
-    for p in queue averagelt averagestdevlt pdflt; do
-        v=$("$NV" predict --model "$M" --app "$a" --with "$b" --predictor "$p" --min-samples 1000000 2>/dev/null |
-            python3 -c "import json,sys; print('%.3f' % json.load(sys.stdin)['slowdown_pct'])" 2>/dev/null) || v=nan
-        echo "$p $a $b $s $v" >>"$OUT/predictions.txt"
-    done
-done <"$OUT/pairs.txt"
-while read -r a b r s; do
-    python3 - "$M" "$OUT/pairs_reps.txt" "$a" "$b" "$r" "$OUT/loo_model.json" <<'PY'
-import json, statistics as st, sys
-m = json.load(open(sys.argv[1])); a, b, r = sys.argv[3], sys.argv[4], int(sys.argv[5])
-others = [float(l.split()[3]) for l in open(sys.argv[2]) if l.split()[:2] == [a, b] and int(l.split()[2]) != r]
-m["colocation"] = [e for e in m["colocation"] if not (e["app"] == a and e["with"] == b)]
-if others:
-    m["colocation"].append({"app": a, "with": b, "slowdown_pct": max(-100.0, st.mean(others)),
-                            "samples": len(others), "sd_pct": st.pstdev(others)})
-json.dump(m, open(sys.argv[6], "w"))
-PY
-    v=$("$NV" predict --model "$OUT/loo_model.json" --app "$a" --with "$b" --min-samples "$BLEND_MIN" 2>/dev/null |
-        python3 -c "import json,sys; d=json.load(sys.stdin); print('%.3f %s' % (d['slowdown_pct'], d['source']))" 2>/dev/null) || v="nan none"
-    echo "blend $a $b $s $v" >>"$OUT/predictions.txt"
-done <"$OUT/pairs_reps.txt"
-
-python3 - "$OUT/predictions.txt" "$APPS" <<'PY'
-import math, statistics as st, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-apps = sys.argv[2].split()
-def quart(v):
-    v = sorted(v); n = len(v)
-    q = lambda p: v[0] if n == 1 else (lambda i, f: v[i] * (1 - f) + v[min(i + 1, n - 1)] * f)(int(p * (n - 1)), p * (n - 1) - int(p * (n - 1)))
-    return q(0.25), q(0.5), q(0.75)
-print("\nabsolute error in percentage points (seed 000 form)")
-print("  %-16s %5s %8s %8s %8s %8s %8s %8s" % ("predictor", "pairs", "median", "Q1", "Q3", "max", "mean", "skipped"))
-names = ["queue", "averagelt", "averagestdevlt", "pdflt", "blend"]
-for p in names:
-    sel = [r for r in rows if r[0] == p]
-    err = [abs(float(r[4]) - float(r[3])) for r in sel if r[4] != "nan"]
-    if not err:
-        print("  %-16s %5d %8s" % (p, 0, "-")); continue
-    q1, med, q3 = quart(err)
-    label = p if p != "blend" else "table+model LOO"
-    print("  %-16s %5d %8.1f %8.1f %8.1f %8.1f %8.1f %8d" % (label, len(err), med, q1, q3, max(err), st.mean(err), len(sel) - len(err)))
-src = [r[5] for r in rows if r[0] == "blend" and len(r) > 5]
-if src:
-    print("  (blend answers: %s)" % ", ".join("%s %d" % (s, src.count(s)) for s in sorted(set(src))))
-print("\nmeasured vs predicted slowdown (%) of the row app beside the column app")
-for p in names[:4]:
-    tab = {(r[1], r[2]): (float(r[3]), r[4]) for r in rows if r[0] == p}
-    print("\n  predictor %s: measured | predicted" % p)
-    print("  %-11s" % "" + "".join("%-19s" % b for b in apps))
-    for a in apps:
-        cells = []
-        for b in apps:
-            if (a, b) in tab:
-                m, pr = tab[(a, b)]
-                cells.append("%6.1f | %-9s" % (m, pr if pr == "nan" else "%.1f" % float(pr)))
-            else:
-                cells.append("%-19s" % "-")
-        print("  %-11s" % a + "".join("%-19s" % c for c in cells))
-PY
-
-step "confounder check: the heaviest neighbour ($HEAVY) inside leaf s1 (2 ranks on h2) vs across the uplink ($LOAD_NODES)"
-while read -r a b inl crs; do
-    echo "  $a beside $b: in one leaf $inl %, across the uplink $crs %"
-done <"$OUT/confounder.txt"
-python3 - "$OUT/confounder.txt" <<'PY'
-import sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-worst = max((abs(float(r[2])) for r in rows), default=0)
-print("  largest in-leaf slowdown %.1f %% (a clean testbed shows ~0: CPU sharing on 2 cores is what remains)" % worst)
-PY
+# every predictor, both utilization routes, scored offline on what was
+# measured above (leave-one-pair-out, leave-one-app-out, repeatability)
+step "scores (eval/netlab_score.py $OUT)"
+python3 "$ROOT/eval/netlab_score.py" "$OUT" --netvar "$NV" --out "$OUT/score.json" \
+    ${EVAL_SUMMARY:+--summary "$EVAL_SUMMARY"} || die "scoring failed"
 
 step "done; results in $OUT"
 exit 0

@@ -106,7 +106,7 @@ typedef struct nv_app_view {
     uint32_t pressure_samples;
 } nv_app_view;
 
-#define NV_PROFILE_MAX 16 /* values in an app's utilization_profile */
+#define NV_PROFILE_MAX 8 /* values in an app's utilization_profile (octiles) */
 
 /* The optional top-level "bottleneck" object: where U is measured. */
 typedef struct nv_bottleneck {

@@ -55,14 +55,16 @@ static int anchor_curves(nv_model *m, char *err, size_t errlen)
         if (!a->n_fit)
             continue;
         const nv_curve_point *fit = m->curve + a->fit_off;
-        nv_curve_point *dst = m->acurve + off;
+        struct nv_seg *dst = m->acurve + off;
         size_t n = 0;
         if (fit[0].utilization > idle) {
             double y0 = fit[0].slowdown_pct < 0 ? fit[0].slowdown_pct : 0;
-            dst[n++] = (nv_curve_point){.utilization = idle, .slowdown_pct = y0, .weight = 1};
+            dst[n++] = (struct nv_seg){.u = idle, .y = y0};
         }
-        memcpy(dst + n, fit, a->n_fit * sizeof *fit);
-        n += a->n_fit;
+        for (size_t k = 0; k < a->n_fit; k++)
+            dst[n++] = (struct nv_seg){.u = fit[k].utilization, .y = fit[k].slowdown_pct};
+        for (size_t k = 0; k + 1 < n; k++)
+            dst[k].slope = (dst[k + 1].y - dst[k].y) / (dst[k + 1].u - dst[k].u);
         a->n_anc = (uint32_t)n;
         off += n;
     }
@@ -76,8 +78,33 @@ static inline double u_at(const nv_model *m, const struct nv_app_rec *b, size_t 
 {
     if (!b->n_prof)
         return b->utilization;
+    if (b->n_prof == K)
+        return m->profile[b->prof_off + k];
     size_t j = K <= 1 ? b->n_prof / 2 : k * b->n_prof / K;
     return m->profile[b->prof_off + (j < b->n_prof ? j : b->n_prof - 1)];
+}
+
+/* sum of p(u[k]) over K ascending u: one merge walk along the curve, exact
+ * (the same interpolation as nv_curve_eval) and without binary searches */
+static double curve_sum_sorted(const struct nv_seg *c, size_t n, const double *u, size_t K)
+{
+    double sum = 0;
+    size_t j = 0; /* c[j].u <= u < c[j+1].u while inside */
+    for (size_t k = 0; k < K; k++) {
+        double x = u[k];
+        if (x <= c[0].u) {
+            sum += c[0].y;
+            continue;
+        }
+        if (x >= c[n - 1].u) {
+            sum += c[n - 1].y;
+            continue;
+        }
+        while (j + 1 < n - 1 && c[j + 1].u <= x)
+            j++;
+        sum += c[j].y + (x - c[j].u) * c[j].slope;
+    }
+    return sum;
 }
 
 double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
@@ -88,29 +115,30 @@ double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with,
     *capped = 0;
     if (!A->n_anc)
         return NAN;
-    const nv_curve_point *c = m->acurve + A->anc_off;
-    double top = c[A->n_anc - 1].utilization, idle = m->bn.idle_utilization;
+    const struct nv_seg *c = m->acurve + A->anc_off;
+    double top = c[A->n_anc - 1].u, idle = m->bn.idle_utilization;
     size_t K = 1;
     for (size_t i = 0; i < n_with; i++) {
         size_t np = m->apps[with[i]].n_prof;
         if (np > K)
             K = np;
     }
-    double sum = 0, usum = 0;
+    /* U(t) rank by rank: ascending in k, since every profile is sorted */
+    double u[NV_PROFILE_MAX], usum = 0;
     for (size_t k = 0; k < K; k++) {
-        double u = idle;
+        double x = idle;
         for (size_t i = 0; i < n_with; i++) {
             double ub = u_at(m, &m->apps[with[i]], k, K) - idle;
             if (ub > 0)
-                u += ub;
+                x += ub;
         }
-        if (u > top)
-            *capped = 1;
-        usum += u;
-        sum += nv_curve_eval(c, A->n_anc, u);
+        u[k] = x;
+        usum += x;
     }
+    if (u[K - 1] > top)
+        *capped = 1;
     *u_mean = usum / (double)K;
-    return sum / (double)K;
+    return curve_sum_sorted(c, A->n_anc, u, K) / (double)K;
 }
 
 /* s_A and q_B by alternating ridge regressions on the table's residuals */

@@ -31,6 +31,12 @@ struct nv_app_rec {
     uint32_t sens_n, press_n;    /* table samples behind them */
 };
 
+/* a point of an anchored curve with the slope to the next point, so that
+ * reading it needs no division */
+struct nv_seg {
+    double u, y, slope;
+};
+
 struct nv_slow_rec {
     int32_t app, config;
     double pct;
@@ -78,7 +84,7 @@ struct nv_model {
     nv_bottleneck bn;         /* optional "bottleneck" (defaults when absent) */
     double *profile;          /* all apps' utilization profiles */
     size_t n_profile;
-    nv_curve_point *acurve;   /* anchored curves (model_bottleneck.c) */
+    struct nv_seg *acurve;    /* anchored curves (model_bottleneck.c) */
     size_t n_acurve;
 };
 

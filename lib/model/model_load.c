@@ -43,7 +43,7 @@
  *   from, and the counter-derived U kept beside an ImpactB one.
  *
  * Optional per app (older files without it still load):
- *   "utilization_profile": [0.02, 0.30, 0.85, ...]   1..16 values in [0,1]:
+ *   "utilization_profile": [0.02, 0.30, 0.85, ...]   1..8 values in [0,1]:
  *   the app's U at the bottleneck over its timed run, as equally weighted
  *   samples (quantiles); the queue route averages p_A over a neighbour's
  *   profile instead of reading p_A at its mean (a phased neighbour is not

@@ -120,6 +120,7 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
                                                           : NV_PICK_PDF;
     double usum = 0, cfg_usum = 0;
     int32_t first_b = -1, first_cfg = -1;
+    int32_t idx[NV_PRED_MAX_WITH]; /* resolved once, for the queue physics */
     for (size_t i = 0; i < n_with; i++) {
         int32_t b = get(m, with, i);
         if (b < 0) {
@@ -127,6 +128,8 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
                 *bad_with = i;
             return NV_PRED_EUNKNOWN_WITH;
         }
+        if (i < NV_PRED_MAX_WITH)
+            idx[i] = b;
         const struct nv_app_rec *B = &m->apps[b];
         if (i < NV_PRED_DETAIL)
             out->with_utilization[i] = B->utilization;
@@ -164,14 +167,11 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     if (predictor == NV_PREDICT_QUEUE) {
         if (A->n_fit == 0)
             return NV_PRED_ENODATA;
-        /* the neighbours' indexes: resolved again (allocation-free, at most
-         * NV_PRED_MAX_WITH of them go into the physics) */
-        int32_t idx[NV_PRED_MAX_WITH];
+        /* at most NV_PRED_MAX_WITH neighbours go into the physics */
         size_t n = n_with < NV_PRED_MAX_WITH ? n_with : NV_PRED_MAX_WITH;
         double corr = A->sens_pp;
         uint32_t hist = A->sens_n;
         for (size_t i = 0; i < n; i++) {
-            idx[i] = get(m, with, i);
             corr += m->apps[idx[i]].press_pp;
             hist += m->apps[idx[i]].press_n;
         }

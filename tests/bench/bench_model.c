@@ -77,8 +77,14 @@ static int build_and_save(const char *path)
         for (int k = 0; k < 8; k++)
             pts[k] = (nv_curve_point){0.1 * (k + 1), scale * (0.1 * (k + 1)) + 3 * unif(), 2};
         nv_scaling_point sc[3] = {{4, 400 + unif(), 3}, {8, 210 + unif(), 3}, {16, 120 + unif(), 3}};
-        nv_app_input in = {.key = keys[i], .utilization = 0.9 * unif(), .latency = &l,
-                           .points = pts, .n_points = 8, .scaling = sc, .n_scaling = 3};
+        /* a full utilization profile (the queue route's worst case: NV_PROFILE_MAX
+         * curve reads per neighbour), sorted as the loader keeps it */
+        double u = 0.9 * unif(), prof[NV_PROFILE_MAX];
+        for (int k = 0; k < NV_PROFILE_MAX; k++)
+            prof[k] = u * (0.5 + k / (double)NV_PROFILE_MAX) / 1.5;
+        nv_app_input in = {.key = keys[i], .utilization = u, .latency = &l,
+                           .points = pts, .n_points = 8, .scaling = sc, .n_scaling = 3,
+                           .profile = prof, .n_profile = NV_PROFILE_MAX};
         if (nv_builder_add_app(b, &in)) {
             fprintf(stderr, "bench: %s\n", nv_builder_error(b));
             return -1;

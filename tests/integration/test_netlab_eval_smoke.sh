@@ -5,8 +5,8 @@
 # step writes its file, the campaign's load ran on other nodes (h2+h4,
 # --load-nodes) with the proxy's own runtime_s, the pair table has every
 # ordered pair, each predictor has an error row, and the lab is gone
-# afterwards.  It asserts
-# nothing about accuracy.  Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
+# afterwards, and the offline scorer (eval/netlab_score.py) read the
+# dataset into every row it should.  It asserts nothing about accuracy.  Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -22,7 +22,8 @@ bad() { echo "NOT OK - $*"; fail=1; }
 [ $rc = 0 ] || bad "eval exited $rc: $(tail -n 15 "$OUT/log")"
 R=$OUT/r
 for f in calibrate.json impact_alltoall.json impact_cg.json campaign_alltoall.json campaign_cg.json \
-    pairs.txt evaluate.txt evaluate.json predictions.txt rho_pairs.txt confounder.txt; do
+    pairs.txt evaluate.txt evaluate.json rho_pairs.txt confounder.txt dataset.json score.json \
+    alone_alltoall_1.counters.json alone_cg_2.counters.json; do
     [ -s "$R/$f" ] || bad "$f missing or empty"
 done
 # the load crossed the uplink (--load-nodes) and runtimes were the proxy's own
@@ -36,9 +37,24 @@ PY
 done
 n=$(grep -vc '^#' "$R/pairs.txt" 2>/dev/null)
 [ "$n" = 4 ] || bad "pairs.txt has $n pairs, expected 4 (2 apps, ordered, with self-pairs)"
-for p in queue averagelt averagestdevlt pdflt "table+model LOO"; do
+for p in "counters queue+history     pair" "counters queue+history     app" "counters queue (physics)" \
+    "latency queue" "latency averagelt" "latency averagestdevlt" "latency pdflt" "table (repeatability)"; do
     grep -q "^  $p " "$OUT/log" || bad "no error row for $p"
 done
+# the offline scorer read the dataset: every ordered pair under each hold-out,
+# the counters route moved the configurations onto the uplink's axis, and
+# a failed prediction would be counted, not dropped
+python3 - "$R/score.json" <<'PY' || bad "score.json does not hold the expected rows"
+import json, sys
+s = json.load(open(sys.argv[1]))
+rows = s["rows"]
+def n(v, h): return sum(1 for r in rows if r["variant"] == v and r["holdout"] == h)
+ok = (s["pairs"] == 4 and n("counters queue+history", "pair") == 4 and n("counters queue+history", "app") == 4
+      and n("table (repeatability)", "repetition") == 8 and s["routes"]["configs_moved"] == 2
+      and all("failed" in e for e in s["errors"]) and isinstance(s["confounder"]["reliable"], bool)
+      and all(r["predicted_pct"] is not None or r in s["failures"] for r in rows))
+sys.exit(0 if ok else 1)
+PY
 [ "$(wc -l <"$R/rho_pairs.txt")" = 2 ] || bad "rho cross-check does not have 2 configurations"
 grep -q "confounder check" "$OUT/log" || bad "no confounder section"
 grep -q "^== done" "$OUT/log" || bad "eval did not reach the end"

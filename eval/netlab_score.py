@@ -1,0 +1,497 @@
+#!/usr/bin/env python3
+"""netlab_score.py - score netvar's predictors offline on a network-lab dataset.
+
+Usage: netlab_score.py DATASET_DIR [--netvar BIN] [--out FILE.json] [--summary FILE.json]
+
+DATASET_DIR is what `make eval-netlab` (eval/netlab_eval.sh) measured:
+dataset.json, runs.txt, the counter samples of every alone, pair and
+CompressionB run, the impact and campaign outputs and model.json (the
+latency route, as `netvar campaign` wrote it).  Nothing here touches the
+lab: a model change is re-scored in seconds.
+
+Every prediction is made by netvar itself (`netvar predict` on a model file
+this script writes for each fold), so what is scored is the code job_submit
+runs.  Two model files are scored:
+
+  latency route   model.json as measured: U of apps and CompressionB
+                  configurations from ImpactB latency through inverse P-K
+  counters route  the same campaign slowdowns placed on U measured at the
+                  bottleneck: offered bytes/s at the uplink over its
+                  capacity (bytes sent + bytes dropped, per direction, the
+                  busier one), for the configurations (CompressionB alone)
+                  and the apps (their alone runs, trimmed to the timed
+                  window), with each app's utilization profile over time
+
+Hold-outs (each answer uses no run of what it predicts):
+  pair        leave-one-pair-out: (A,B)'s runs are absent from the
+              co-location table the model file carries, and so from the
+              history corrections fitted from it
+  app         leave-one-app-out: no pair involving A is in the table
+  repetition  repeatability: (A,B) answered by the table built from the
+              other repetitions of (A,B) (how repeatable a known pair is;
+              not a prediction)
+A prediction that fails is counted as a failure and printed, never dropped.
+
+Exit 0 when scored, 1 on a dataset problem (one line on stderr).
+"""
+import json
+import math
+import os
+import statistics as st
+import subprocess
+import sys
+import tempfile
+
+PROFILE_N = 8  # values in a utilization profile (NV_PROFILE_MAX)
+
+
+def die(msg):
+    print("netlab_score: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        die(f"{path}: {e}")
+
+
+def quantiles(v, n):
+    v = sorted(v)
+    if not v:
+        return []
+    return [v[min(len(v) - 1, int((i + 0.5) * len(v) / n))] for i in range(n)]
+
+
+def quart(v):
+    v = sorted(v)
+    n = len(v)
+
+    def q(p):
+        if n == 1:
+            return v[0]
+        x = p * (n - 1)
+        i = int(x)
+        return v[i] + (v[min(i + 1, n - 1)] - v[i]) * (x - i)
+    return q(0.25), q(0.5), q(0.75)
+
+
+def pearson(x, y):
+    ok = [(a, b) for a, b in zip(x, y) if math.isfinite(a) and math.isfinite(b)]
+    if len(ok) < 3:
+        return float("nan")
+    mx = sum(a for a, _ in ok) / len(ok)
+    my = sum(b for _, b in ok) / len(ok)
+    sxy = sum((a - mx) * (b - my) for a, b in ok)
+    sx = sum((a - mx) ** 2 for a, _ in ok)
+    sy = sum((b - my) ** 2 for _, b in ok)
+    return sxy / math.sqrt(sx * sy) if sx > 0 and sy > 0 else float("nan")
+
+
+# ------------------------------------------------------------ counters
+def uplink_series(cnt):
+    """[(t_s, U_sent)] per step, the busier direction, and the run's
+    offered/sent ratio (drops are known only for the whole run)."""
+    ups = cnt.get("uplink") or []
+    if not ups:
+        return [], 1.0
+    rate = {i: u.get("rate_bytes_per_s") or 0 for i, u in enumerate(ups)}
+    ratio = 1.0
+    for u in ups:
+        sent = u.get("bytes_per_s") or 0
+        drops = (u.get("drops") or 0) * (u.get("mean_packet_bytes") or 0)
+        dt = (cnt.get("elapsed_s") or 0)
+        if sent > 0 and dt > 0:
+            ratio = max(ratio, (sent + drops / dt) / sent)
+    prev, steps = {}, {}
+    for row in cnt.get("series") or []:
+        t, dev, _bl, _ql, b = row[:5]
+        if dev in prev and rate.get(dev):
+            t0, b0 = prev[dev]
+            if t > t0:
+                k = round(t, 1)
+                steps[k] = max(steps.get(k, 0.0), (b - b0) / (t - t0) / rate[dev])
+        prev[dev] = (t, b)
+    return sorted(steps.items()), ratio
+
+
+def run_profile(cnt, runtime_s=None, trim_s=1.0):
+    """U samples (offered) of one run: the app's timed window (the runtime_s
+    seconds that end at the last busy step), or without a runtime the run
+    minus trim_s at each end."""
+    s, ratio = uplink_series(cnt)
+    if not s:
+        return []
+    if runtime_s:
+        busy = [t for t, u in s if u > 0.02]
+        end = busy[-1] if busy else s[-1][0]
+        lo, hi = end - runtime_s, end
+    else:
+        lo, hi = s[0][0] + trim_s, s[-1][0] - trim_s
+    return [min(1.0, u * ratio) for t, u in s if lo <= t <= hi]
+
+
+# ------------------------------------------------------------ isotonic fit
+def isotonic(points):
+    """Weighted pool-adjacent-violators: points [(u, pct, w)] -> fit."""
+    pts = sorted(points)
+    merged = []
+    for u, y, w in pts:
+        if merged and abs(merged[-1][0] - u) < 1e-12:
+            u0, y0, w0 = merged[-1]
+            merged[-1] = (u0, (y0 * w0 + y * w) / (w0 + w), w0 + w)
+        else:
+            merged.append((u, y, w))
+    blocks = []  # [sum_wy, sum_w, first, last]
+    for i, (u, y, w) in enumerate(merged):
+        blocks.append([y * w, w, i, i])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            b = blocks.pop()
+            blocks[-1][0] += b[0]
+            blocks[-1][1] += b[1]
+            blocks[-1][3] = b[3]
+    fit = []
+    for swy, sw, a, b in blocks:
+        y = swy / sw
+        for i in range(a, b + 1):
+            fit.append({"utilization": merged[i][0], "slowdown_pct": max(-100.0, y),
+                        "samples": merged[i][2]})
+    return fit
+
+
+# ------------------------------------------------------------ dataset
+class Dataset:
+    def __init__(self, d):
+        self.dir = d
+        self.meta = load(os.path.join(d, "dataset.json"))
+        self.apps = [a["name"] for a in self.meta["apps"]]
+        self.model = load(os.path.join(d, "model.json"))
+        self.runs = []
+        with open(os.path.join(d, "runs.txt")) as f:
+            for line in f:
+                p = line.split()
+                if len(p) == 5:
+                    self.runs.append((p[0], p[1], p[2], int(p[3]), float(p[4])))
+        alone = {}
+        for k, a, _b, _r, t in self.runs:
+            if k == "alone":
+                alone.setdefault(a, []).append(t)
+        missing = [a for a in self.apps if a not in alone]
+        if missing:
+            die(f"{d}/runs.txt: no alone run of {', '.join(missing)}")
+        self.base = {a: st.median(v) for a, v in alone.items()}
+        self.pairs = {}   # (a, b) -> [(rep, pct)]
+        self.inleaf = {}
+        for k, a, b, r, t in self.runs:
+            if k in ("pair", "inleaf"):
+                (self.pairs if k == "pair" else self.inleaf).setdefault((a, b), []).append(
+                    (r, (t - self.base[a]) / self.base[a] * 100))
+
+    def counters(self, name):
+        p = os.path.join(self.dir, name)
+        return load(p) if os.path.exists(p) else None
+
+    def app_profile(self, a):
+        u = []
+        for k, x, _b, r, t in self.runs:
+            if k == "alone" and x == a:
+                c = self.counters(f"alone_{a}_{r}.counters.json")
+                if c:
+                    u += run_profile(c, t)
+        return u
+
+    def config_counter_u(self):
+        out = {}
+        for c in self.meta["configs"]:
+            cnt = self.counters(f"cb_{c}.counters.json")
+            if cnt:
+                u = run_profile(cnt)
+                if u:
+                    out[c] = st.mean(u)
+        return out
+
+
+def config_key(tr):
+    """model training_set entry -> the dataset's 'B:P:M' form (B as written)."""
+    return tr["bubble_cycles"], tr["partners"], tr["messages"]
+
+
+def counters_model(ds):
+    """The latency-route model with its U axis moved to the bottleneck counters."""
+    m = json.loads(json.dumps(ds.model))
+    cu = ds.config_counter_u()
+    by_bpm = {}
+    for c, u in cu.items():
+        b, p, mm = c.split(":")
+        by_bpm[(float(b), int(p), int(mm))] = u
+    moved = 0
+    for tr in m["training_set"]:
+        b, p, mm = config_key(tr)
+        u = next((v for (bb, pp, q), v in by_bpm.items()
+                  if pp == p and q == mm and abs(bb - b) <= 1e-6 * max(b, 1)), None)
+        if u is not None:
+            tr["utilization"] = u
+            moved += 1
+    cfg_u = {tr["id"]: tr["utilization"] for tr in m["training_set"]}
+    # each app's campaign slowdowns, re-placed on the counter axis
+    slow = {}
+    for tr in m["training_set"]:
+        for s in tr["slowdowns"]:
+            slow.setdefault(s["app"], []).append((cfg_u[tr["id"]], s["slowdown_pct"], 1.0))
+    profiles = {}
+    for app in m["apps"]:
+        a = app["key"]
+        prof = ds.app_profile(a)
+        if prof:
+            q = quantiles(prof, PROFILE_N)
+            app["utilization_profile"] = q
+            app["utilization"] = sum(q) / len(q)
+            app["utilization_source"] = "counters"
+            profiles[a] = q
+        pts = [{"utilization": u, "slowdown_pct": y, "samples": w} for u, y, w in slow.get(a, [])]
+        app["compression"] = {"points": pts, "fit": isotonic(slow.get(a, [])),
+                              "residual_pct": 0.0}
+    m["bottleneck"] = {"idle_utilization": 0.0, "route": "counters", "shrink_samples": 2}
+    return m, moved, profiles
+
+
+# ------------------------------------------------------------ predicting
+class Predictor:
+    def __init__(self, netvar, tmp):
+        self.netvar = netvar
+        self.tmp = tmp
+        self.n = 0
+
+    def write(self, model):
+        self.n += 1
+        p = os.path.join(self.tmp, f"m{self.n}.json")
+        with open(p, "w") as f:
+            json.dump(model, f)
+        return p
+
+    def predict(self, path, a, b, predictor, min_samples=1):
+        r = subprocess.run([self.netvar, "predict", "--model", path, "--app", a, "--with", b,
+                            "--predictor", predictor, "--min-samples", str(min_samples)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, (r.stderr.strip().splitlines() or ["no output"])[-1]
+        try:
+            d = json.loads(r.stdout)
+            return float(d["slowdown_pct"]), d.get("source", "?")
+        except (ValueError, KeyError, TypeError) as e:
+            return None, f"unreadable answer: {e}"
+
+
+def with_table(model, entries):
+    m = dict(model)
+    m["colocation"] = entries
+    return m
+
+
+def table_entries(ds, keep):
+    """co-location entries from the dataset's pair runs that keep(a, b, rep) allows"""
+    out = []
+    for (a, b), v in sorted(ds.pairs.items()):
+        xs = [x for r, x in v if keep(a, b, r)]
+        if xs:
+            out.append({"app": a, "with": b, "slowdown_pct": max(-100.0, st.mean(xs)),
+                        "samples": len(xs), "sd_pct": st.pstdev(xs) if len(xs) > 1 else 0.0})
+    return out
+
+
+def main(argv):
+    args = argv[1:]
+    if not args or args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    d = args[0]
+    netvar = os.environ.get("NETVAR", "build/bin/netvar")
+    out_path = os.path.join(d, "score.json")
+    summary_path = None
+    i = 1
+    while i < len(args):
+        if args[i] == "--netvar" and i + 1 < len(args):
+            netvar = args[i + 1]
+            i += 2
+        elif args[i] == "--out" and i + 1 < len(args):
+            out_path = args[i + 1]
+            i += 2
+        elif args[i] == "--summary" and i + 1 < len(args):
+            summary_path = args[i + 1]
+            i += 2
+        else:
+            die(f"unknown argument '{args[i]}' (see --help)")
+    if not os.access(netvar, os.X_OK):
+        die(f"{netvar}: not executable (build netvar, or give --netvar)")
+    ds = Dataset(d)
+    cm, moved, profiles = counters_model(ds)
+    measured = {k: st.median(x for _, x in v) for k, v in ds.pairs.items()}
+    results = {"dataset": os.path.abspath(d), "apps": ds.apps, "pairs": len(measured),
+               "repetitions": ds.meta.get("repetitions"), "rows": [], "failures": []}
+
+    # the two routes' agreement
+    lat_cfg = [tr["utilization"] for tr in ds.model["training_set"]]
+    ctr_cfg = [tr["utilization"] for tr in cm["training_set"]]
+    lat_app = [a["utilization"] for a in ds.model["apps"]]
+    ctr_app = [a["utilization"] for a in cm["apps"]]
+    routes = {"configs": [{"id": tr["id"], "u_latency": lu, "u_counters": cu}
+                          for tr, lu, cu in zip(ds.model["training_set"], lat_cfg, ctr_cfg)],
+              "apps": [{"app": a["key"], "u_latency": lu, "u_counters": cu}
+                       for a, lu, cu in zip(ds.model["apps"], lat_app, ctr_app)],
+              "pearson_configs": pearson(lat_cfg, ctr_cfg),
+              "pearson_apps": pearson(lat_app, ctr_app),
+              "configs_moved": moved}
+    results["routes"] = routes
+
+    with tempfile.TemporaryDirectory(prefix="netvar-score-") as tmp:
+        P = Predictor(netvar, tmp)
+        # (name, model, predictor, uses history)
+        variants = [("counters queue+history", cm, "queue", True),
+                    ("counters queue (physics)", cm, "queue", False),
+                    ("latency queue", ds.model, "queue", False),
+                    ("latency averagelt", ds.model, "averagelt", False),
+                    ("latency averagestdevlt", ds.model, "averagestdevlt", False),
+                    ("latency pdflt", ds.model, "pdflt", False)]
+        no_table = {id(cm): P.write(with_table(cm, [])),
+                    id(ds.model): P.write(with_table(ds.model, []))}
+        for (a, b), meas in sorted(measured.items()):
+            lopo = P.write(with_table(cm, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
+            loao = P.write(with_table(cm, table_entries(ds, lambda x, y, r: a not in (x, y))))
+            for name, model, pred, hist in variants:
+                for hold in ("pair", "app"):
+                    if hist:
+                        path = lopo if hold == "pair" else loao
+                    else:
+                        if hold == "app":
+                            continue  # without the table, pair and app hold-outs are the same
+                        path = no_table[id(model)]
+                    v, src = P.predict(path, a, b, pred)
+                    row = {"variant": name, "holdout": hold if hist else "pair and app",
+                           "app": a, "with": b, "measured_pct": meas,
+                           "predicted_pct": v, "source": src}
+                    results["rows"].append(row)
+                    if v is None:
+                        results["failures"].append(row)
+            # repeatability: the table from the other repetitions answers
+            for r, x in ds.pairs[(a, b)]:
+                path = P.write(with_table(cm, table_entries(
+                    ds, lambda x2, y2, r2: (x2, y2) != (a, b) or r2 != r)))
+                v, src = P.predict(path, a, b, "queue")
+                row = {"variant": "table (repeatability)", "holdout": "repetition", "app": a,
+                       "with": b, "rep": r, "measured_pct": x, "predicted_pct": v, "source": src}
+                results["rows"].append(row)
+                if v is None:
+                    results["failures"].append(row)
+
+    # error tables
+    groups = {}
+    for row in results["rows"]:
+        groups.setdefault((row["variant"], row["holdout"]), []).append(row)
+    table = []
+    print(f"dataset {d}: {len(ds.apps)} apps, {len(measured)} ordered pairs, "
+          f"{ds.meta.get('repetitions')} repetitions; predictions by {netvar}")
+    print("\nabsolute error, percentage points (what was held out is named; failures count, "
+          "they are not dropped)")
+    print("  %-26s %-12s %5s %7s %7s %7s %7s %7s %6s" %
+          ("predictor", "held out", "pairs", "median", "Q1", "Q3", "max", "mean", "failed"))
+    for (name, hold), rows in groups.items():
+        err = [abs(r["predicted_pct"] - r["measured_pct"]) for r in rows
+               if r["predicted_pct"] is not None]
+        failed = sum(1 for r in rows if r["predicted_pct"] is None)
+        if err:
+            q1, med, q3 = quart(err)
+            ent = {"variant": name, "holdout": hold, "n": len(rows), "median_pp": med,
+                   "q1_pp": q1, "q3_pp": q3, "max_pp": max(err), "mean_pp": st.mean(err),
+                   "failed": failed}
+            print("  %-26s %-12s %5d %7.1f %7.1f %7.1f %7.1f %7.1f %6d" %
+                  (name, hold, len(rows), med, q1, q3, max(err), st.mean(err), failed))
+        else:
+            ent = {"variant": name, "holdout": hold, "n": len(rows), "failed": failed}
+            print("  %-26s %-12s %5d %7s %7s %7s %7s %7s %6d" %
+                  (name, hold, len(rows), "-", "-", "-", "-", "-", failed))
+        table.append(ent)
+    results["errors"] = table
+    print("  (seed paper's Queue on its testbed: median 3.8 pp, mean 9.6 pp)")
+
+    for f in results["failures"][:10]:
+        print(f"  FAILED: {f['variant']} ({f['holdout']}): {f['app']} beside {f['with']}: "
+              f"{f['source']}")
+
+    best = "counters queue+history"
+    print(f"\nmeasured | predicted slowdown (%), {best}, leave-one-pair-out; "
+          "row: the app, column: its neighbour")
+    pred = {(r["app"], r["with"]): r["predicted_pct"] for r in results["rows"]
+            if r["variant"] == best and r["holdout"] == "pair"}
+    print("  %-11s" % "" + "".join("%-17s" % b for b in ds.apps))
+    for a in ds.apps:
+        cells = []
+        for b in ds.apps:
+            if (a, b) in measured:
+                p = pred.get((a, b))
+                cells.append("%6.1f | %-8s" % (measured[(a, b)], "fail" if p is None else "%.1f" % p))
+            else:
+                cells.append("-")
+        print("  %-11s" % a + "".join("%-17s" % c for c in cells))
+
+    print(f"\nworst five pairs, {best}, leave-one-pair-out")
+    worst = sorted((r for r in results["rows"] if r["variant"] == best and r["holdout"] == "pair"
+                    and r["predicted_pct"] is not None),
+                   key=lambda r: -abs(r["predicted_pct"] - r["measured_pct"]))[:5]
+    for r in worst:
+        ub = next((x["u_counters"] for x in routes["apps"] if x["app"] == r["with"]), float("nan"))
+        curve = next((x for x in cm["apps"] if x["key"] == r["app"]), {})
+        top = curve.get("compression", {}).get("fit", [{}])[-1:] or [{}]
+        reason = (f"{r['with']} offers U {ub:.2f} at the uplink; {r['app']}'s curve tops out at "
+                  f"U {top[0].get('utilization', float('nan')):.2f}: "
+                  f"{top[0].get('slowdown_pct', float('nan')):+.1f} %")
+        print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} %, "
+              f"predicted {r['predicted_pct']:+.1f} % ({r['source']}); {reason}")
+        r["reason"] = reason
+    results["worst"] = worst
+
+    print("\ntwo routes to utilization (U in [0,1])")
+    print("  %-22s %12s %12s" % ("CompressionB config", "latency P-K", "counters"))
+    for x in routes["configs"]:
+        print("  %-22s %12.3f %12.3f" % (x["id"], x["u_latency"], x["u_counters"]))
+    print("  %-22s %12s %12s" % ("app (alone)", "latency P-K", "counters"))
+    for x in routes["apps"]:
+        print("  %-22s %12.3f %12.3f" % (x["app"], x["u_latency"], x["u_counters"]))
+    print("  Pearson correlation: configurations %.3f, apps %.3f" %
+          (routes["pearson_configs"], routes["pearson_apps"]))
+
+    conf = []
+    for (a, b), v in sorted(ds.inleaf.items()):
+        conf.append({"app": a, "with": b, "inleaf_pct": st.median(x for _, x in v)})
+    worst_conf = max((abs(c["inleaf_pct"]) for c in conf), default=0.0)
+    results["confounder"] = {"runs": conf, "largest_inleaf_pct": worst_conf,
+                             "reliable": worst_conf <= 3.0}
+    print("\nconfounder check: the same load kept inside one leaf")
+    for c in conf:
+        print(f"  {c['app']} beside {c['with']} in one leaf: {c['inleaf_pct']:+.1f} %")
+    if worst_conf > 3.0:
+        print(f"  UNRELIABLE: an in-leaf neighbour slows an app by {worst_conf:.1f} % (> 3 %): "
+              "part of every measured slowdown is not the network; read the figures above "
+              "with that margin")
+    else:
+        print(f"  largest in-leaf slowdown {worst_conf:.1f} % (<= 3 %): the figures measure "
+              "the network")
+
+    with open(out_path, "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"\nresults: {out_path}")
+    if summary_path:
+        summ = {k: results[k] for k in ("apps", "pairs", "repetitions", "errors", "routes",
+                                        "confounder")}
+        summ["worst"] = results["worst"]
+        summ["failures"] = len(results["failures"])
+        summ["dataset_created"] = ds.meta.get("created")
+        with open(summary_path, "w") as f:
+            json.dump(summ, f, indent=1)
+        print(f"summary: {summary_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
