@@ -27,7 +27,7 @@ int nv_mapping_metrics_compute(const nv_rank_place *place, size_t nranks, const 
         m = m > place[r].group ? m : place[r].group;
         if (m >= NV_MAPPING_MAX_RANKS) {
             return nv_err(err, errlen, "mapping: rank %zu has an id of %u (ids are dense, below %d)",
-                     r, m, NV_MAPPING_MAX_RANKS);
+                          r, m, NV_MAPPING_MAX_RANKS);
         }
         maxid = m > maxid ? m : maxid;
     }

@@ -95,7 +95,7 @@ char *nv_svg_render(const nv_svg_chart *c, size_t *len, char *err, size_t errlen
         const nv_svg_series *se = &c->series[s];
         if (se->n > NV_SVG_MAX_POINTS || (se->n && (!se->x || !se->y))) {
             nv_err(err, errlen, "plot: series %zu has more than %u points or no arrays", s,
-                     NV_SVG_MAX_POINTS);
+                   NV_SVG_MAX_POINTS);
             return NULL;
         }
         for (size_t i = 0; i < se->n; i++)
