@@ -17,7 +17,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: netvar collect JOBID [--spool DIR] [--config FILE] [--model FILE]\n"
-            "                      [--write] [--compact]\n"
+            "                      [--write] [--compact] [--json]\n"
             "\n"
             "Merges the per-node records that spank_netvar wrote for job JOBID\n"
             "(SPOOL/jobs/JOBID/node-*.json) into one job record, printed as JSON:\n"
@@ -37,6 +37,7 @@ static void usage(FILE *out)
             "                 (default: ModelFile of netvar.conf; none: rho unavailable)\n"
             "  --write        also write SPOOL/jobs/JOBID/job.json atomically\n"
             "  --compact      one-line JSON\n"
+            "  --json         JSON output (the only form; accepted for uniformity)\n"
             "\n"
             "Exit status: 0 record written, 1 no records or I/O error, 2 bad usage.\n"
             "Example: netvar collect 4711 --spool /var/spool/netvar --write\n");
@@ -57,6 +58,7 @@ int verb_collect(int argc, char **argv)
         {"spool", required_argument, 0, 's'}, {"config", required_argument, 0, 'c'},
         {"model", required_argument, 0, 'm'}, {"write", no_argument, 0, 'w'},
         {"compact", no_argument, 0, 'C'},     {"help", no_argument, 0, 'h'},
+        {"json", no_argument, 0, 'j'},
         {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -67,6 +69,7 @@ int verb_collect(int argc, char **argv)
         case 'm': model_path = optarg; break;
         case 'w': write = 1; break;
         case 'C': compact = 1; break;
+        case 'j': break; /* JSON is the only output */
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }

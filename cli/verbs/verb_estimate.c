@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
+#include "nv_json.h"
 #include "segment_estimate.h"
 #include "segment_profile.h"
 #include "verbs.h"
@@ -62,23 +64,23 @@ static void print_json(const nv_seg_profile *p, const nv_seg_estimate *e, const 
     json_object_object_add(j, "groups_used", json_object_new_int64((int64_t)e->groups_used));
     json_object_object_add(j, "segments_used", json_object_new_int64((int64_t)e->segments_used));
     json_object_object_add(j, "segments_interfered", json_object_new_int64((int64_t)e->interfered));
-    json_object_object_add(j, "runtime_us", json_object_new_double(e->runtime_us));
-    json_object_object_add(j, "excess_us", json_object_new_double(e->excess_us));
-    json_object_object_add(j, "interference_pct", json_object_new_double(e->interference_pct));
+    json_object_object_add(j, "runtime_us", nv_json_new_num(e->runtime_us));
+    json_object_object_add(j, "excess_us", nv_json_new_num(e->excess_us));
+    json_object_object_add(j, "interference_pct", nv_json_new_num(e->interference_pct));
     json_object_object_add(j, "class", json_object_new_string(nv_seg_class_name(e->cls)));
-    json_object_object_add(j, "p_high", json_object_new_double(e->p_high));
-    json_object_object_add(j, "continuous_us", json_object_new_double(e->continuous_us));
-    json_object_object_add(j, "continuous_pct", json_object_new_double(e->continuous_pct));
-    json_object_object_add(j, "median_baseline_us", json_object_new_double(e->median_baseline_us));
-    json_object_object_add(j, "segment_rate_hz", json_object_new_double(e->rate_hz));
+    json_object_object_add(j, "p_high", nv_json_new_num(e->p_high));
+    json_object_object_add(j, "continuous_us", nv_json_new_num(e->continuous_us));
+    json_object_object_add(j, "continuous_pct", nv_json_new_num(e->continuous_pct));
+    json_object_object_add(j, "median_baseline_us", nv_json_new_num(e->median_baseline_us));
+    json_object_object_add(j, "segment_rate_hz", nv_json_new_num(e->rate_hz));
     json_object_object_add(j, "high_rate_caveat", json_object_new_boolean(e->high_rate));
-    json_object_object_add(j, "high_rate_threshold_hz", json_object_new_double(o->high_rate_hz));
-    json_object_object_add(j, "threshold", json_object_new_double(o->rel_threshold));
+    json_object_object_add(j, "high_rate_threshold_hz", nv_json_new_num(o->high_rate_hz));
+    json_object_object_add(j, "threshold", nv_json_new_num(o->rel_threshold));
     json_object_object_add(j, "min_group", json_object_new_int64((int64_t)o->min_group));
     json_object *inj = json_object_new_object();
     json_object_object_add(inj, "enabled", json_object_new_boolean(p->meta.inject_enabled));
     json_object_object_add(inj, "events", json_object_new_int64((int64_t)p->meta.inject_events));
-    json_object_object_add(inj, "total_us", json_object_new_double(p->meta.inject_total_us));
+    json_object_object_add(inj, "total_us", nv_json_new_num(p->meta.inject_total_us));
     json_object_object_add(j, "injection", inj);
     json_object *groups = json_object_new_array();
     for (size_t i = 0; i < e->ngroup_summaries; i++) {
@@ -86,15 +88,15 @@ static void print_json(const nv_seg_profile *p, const nv_seg_estimate *e, const 
         json_object *gj = json_object_new_object();
         json_object_object_add(gj, "segments", json_object_new_int64((int64_t)g->segments));
         json_object_object_add(gj, "interfered", json_object_new_int64((int64_t)g->interfered));
-        json_object_object_add(gj, "work_median", json_object_new_double(g->work_median));
-        json_object_object_add(gj, "time_median_us", json_object_new_double(g->time_median_us));
-        json_object_object_add(gj, "mad_us", json_object_new_double(g->mad_us));
-        json_object_object_add(gj, "threshold_us", json_object_new_double(g->threshold_us));
-        json_object_object_add(gj, "excess_us", json_object_new_double(g->excess_us));
+        json_object_object_add(gj, "work_median", nv_json_new_num(g->work_median));
+        json_object_object_add(gj, "time_median_us", nv_json_new_num(g->time_median_us));
+        json_object_object_add(gj, "mad_us", nv_json_new_num(g->mad_us));
+        json_object_object_add(gj, "threshold_us", nv_json_new_num(g->threshold_us));
+        json_object_object_add(gj, "excess_us", nv_json_new_num(g->excess_us));
         json_object_array_add(groups, gj);
     }
     json_object_object_add(j, "largest_groups", groups);
-    printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    nv_cli_print_json(j);
     json_object_put(j);
 }
 
