@@ -11,6 +11,7 @@
 #include "config.h"
 #include "job_record.h"
 #include "model.h"
+#include "nv_json.h"
 #include "verbs.h"
 
 static void usage(FILE *out)
@@ -111,11 +112,8 @@ int verb_collect(int argc, char **argv)
         job, (compact ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY) |
                  JSON_C_TO_STRING_NOSLASHESCAPE);
     printf("%s\n", text);
-    int rc = 0;
-    json_object *n;
-    if (json_object_object_get_ex(job, "records", &n) && json_object_object_get_ex(n, "node_records", &n) &&
-        json_object_get_int(n) == 0)
-        rc = 1;
+    /* no node record merged: printed (it says why), but nothing to write */
+    int rc = nv_json_num(nv_json_get(job, "records", json_type_object), "node_records") == 0;
     if (write && rc == 0) {
         char path[PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/job.json", dir);
