@@ -1,5 +1,6 @@
 /* verb_estimate.c - `netvar estimate`: the single-run interference estimate
- * of a segment profile (seed 001), as a readable summary or JSON. */
+ * of a segment profile ("Single-run interference estimate"), as a readable
+ * summary or JSON. */
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,11 +18,12 @@ static void help(void)
     printf("Usage: netvar estimate PROFILE [PROFILE...] [--json] [--threshold R] [--min-group N]\n"
            "                       [--high-rate HZ]\n\n"
            "Estimate, from one run's segment profile, how much of the run was lost to\n"
-           "instantaneous interference (seed 001).  Segments (cut at blocking all-to-all\n"
-           "collectives by libnetvar_pmpi.so) are clustered by work with relative distance,\n"
-           "split by exact communication/I-O signature; a segment is interfered when its\n"
-           "time exceeds median + 4 x MAD of its group, and the summed excess is reported\n"
-           "in %% of the runtime.  Classes: low < 7.5 %% <= medium <= 15 %% < high;\n"
+           "instantaneous interference (\"Single-run interference estimate\").  Segments\n"
+           "(cut at blocking all-to-all collectives by libnetvar_pmpi.so) are clustered\n"
+           "by work with relative distance, split by exact communication/I-O\n"
+           "signature; a segment is interfered when its time exceeds median + 4 x MAD\n"
+           "of its group, and the summed excess is reported in %% of the runtime.\n"
+           "Classes: low < 7.5 %% <= medium <= 15 %% < high;\n"
            "P(high) = 1/(1+exp(-0.35 x (x - 11.25))).  Continuous interference (each used\n"
            "group's median above its fastest decile, times its size) is reported apart.\n\n"
            "PROFILE is the JSON written at MPI_Finalize (profile-<job>.<step>.json or\n"
@@ -32,7 +34,7 @@ static void help(void)
            "  --threshold R    relative-distance clustering threshold (default 0.1, > 0)\n"
            "  --min-group N    ignore groups with fewer than N segments (default 5)\n"
            "  --high-rate HZ   warn when segments per second exceed HZ (default 100;\n"
-           "                   the seed's estimates failed at ~300 collectives/s)\n"
+           "                   the paper's estimates failed at ~300 collectives/s)\n"
            "  --help           this text\n\n"
            "Exit status: 0 estimate printed, 1 unreadable or corrupt profile, 2 bad usage.\n\n"
            "Example:\n"
@@ -130,7 +132,7 @@ static void print_text(const char *name, const nv_seg_profile *p, const nv_seg_e
                (unsigned long long)p->meta.inject_events, p->meta.inject_total_us);
     if (e->high_rate)
         printf("caveat       %.0f segments/s exceeds %.0f/s: at high collective rates short segments make the "
-               "estimate unreliable (the seed's GAPgeofem case, ~300/s)\n",
+               "estimate unreliable (the paper's GAPgeofem case, ~300/s)\n",
                e->rate_hz, o->high_rate_hz);
     if (e->segments_used == 0)
         printf("caveat       no group reached %zu segments: nothing could be estimated\n", o->min_group);

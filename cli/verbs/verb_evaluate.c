@@ -1,6 +1,7 @@
 /* verb_evaluate.c - `netvar evaluate`: error of each predictor against
- * measured pair slowdowns, summarized as in "Queue-theory interference model" (median, quartiles,
- * max and mean of the absolute error) plus relative error, R^2 and RCC. */
+ * measured pair slowdowns, summarized as in "Queue-theory interference
+ * model" (median, quartiles, max and mean of the absolute error) plus
+ * relative error, R^2 and RCC. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -31,9 +32,10 @@ static void usage(FILE *out)
         "\n"
         "Predict every measured pair of the pairs file with each of the four\n"
         "predictors (queue, averagelt, averagestdevlt, pdflt) and summarize their\n"
-        "errors as in seed 000: median, first and third quartile, maximum and mean\n"
-        "of the absolute error in percentage points; also the mean relative error,\n"
-        "R^2 and the rank correlation coefficient RCC (seed 003, ties count 0).\n"
+        "errors as in \"Queue-theory interference model\": median, first and third\n"
+        "quartile, maximum and mean of the absolute error in percentage points;\n"
+        "also the mean relative error, R^2 and the rank correlation coefficient\n"
+        "RCC (seed 003, ties count 0).\n"
         "\n"
         "Pairs file: plain text, one measured pair per line,\n"
         "    APP  WITH[,WITH2...]  SLOWDOWN_PCT\n"

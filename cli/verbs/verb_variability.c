@@ -1,5 +1,5 @@
 /* verb_variability.c - `netvar variability train|estimate`: the Variability
- * Estimate of seed 004 (router counters -> how far a run's runtime sat
+ * Estimate ("Variability Estimate": router counters -> how far a run's runtime sat
  * from its app's mean, in standard deviations).  Thin: the logic is in
  * lib/train/ve_records.h and lib/variability/ve_model.h. */
 #include <getopt.h>
