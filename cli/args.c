@@ -1,4 +1,4 @@
-/* cli_job_args.c - JOBID argument and site config for per-job verbs. */
+/* args.c - what the verbs share (args.h). */
 #include "args.h"
 
 #include <stdio.h>
@@ -32,4 +32,10 @@ const struct nv_config *nv_cli_config(const char *path)
     if (path)
         nv_config_load(path, &conf, config_error, NULL);
     return &conf;
+}
+
+void nv_cli_print_json(json_object *o)
+{
+    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
 }

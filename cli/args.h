@@ -1,7 +1,9 @@
-/* cli_job_args.h - what the per-job verbs (collect, diagnose) share: the
- * JOBID argument and the site config that gives the spool and model paths. */
-#ifndef NETVAR_CLI_JOB_ARGS_H
-#define NETVAR_CLI_JOB_ARGS_H
+/* args.h - what the verbs share: the JOBID argument, the site config that
+ * gives the spool and model paths, and printing a JSON result. */
+#ifndef NETVAR_CLI_ARGS_H
+#define NETVAR_CLI_ARGS_H
+
+#include <json-c/json.h>
 
 #include "config.h"
 
@@ -12,5 +14,9 @@ unsigned long nv_cli_jobid(const char *who, int argc, char **argv, int optind);
 /* netvar.conf at path (defaults only when path is NULL); problems are
  * printed one line each. The result is static: one per process. */
 const struct nv_config *nv_cli_config(const char *path);
+
+/* Prints o on stdout, pretty-printed (slashes unescaped), and a newline;
+ * the `--json` output of every verb. */
+void nv_cli_print_json(json_object *o);
 
 #endif

@@ -2,6 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "args.h"
 #include "verbs.h"
 
 #ifndef NETVAR_VERSION
@@ -15,9 +18,9 @@ static const struct nv_verb verbs[] = {
     {"collect", verb_collect, "merge a job's node records into one job record (JSON)"},
     {"config-check", verb_config_check, "validate netvar.conf as the plugins do at load"},
     {"counters", verb_counters, "per-port network counter deltas over an interval (JSON)"},
-    {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
     {"diagnose", verb_diagnose, "congestion diagnosis of a job: pattern, mapping or background"},
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},
+    {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
     {"impact", verb_impact, "ImpactB beside a command: its latency and utilization into the model"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},
     {"report", verb_report, "what netvar measured and concluded: a job, an app, the cluster"},
@@ -41,11 +44,26 @@ static void usage(FILE *out)
 
 int verb_version(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        printf("Usage: netvar version\n\nPrint the netvar version.\n");
-        return 0;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("Usage: netvar version [--json]\n\nPrint the netvar version.\n\n"
+                   "Options:\n  --json       {\"version\": \"...\"} instead\n");
+            return 0;
+        }
+        if (strcmp(argv[i], "--json")) {
+            fprintf(stderr, "netvar version: unexpected argument '%.60s'; see --help\n", argv[i]);
+            return 2;
+        }
+        json = 1;
     }
-    printf("netvar %s\n", NETVAR_VERSION);
+    if (json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "version", json_object_new_string(NETVAR_VERSION));
+        nv_cli_print_json(o);
+        json_object_put(o);
+    } else
+        printf("netvar %s\n", NETVAR_VERSION);
     return 0;
 }
 

@@ -11,13 +11,14 @@
 #include "config.h"
 #include "job_record.h"
 #include "model.h"
+#include "nv_json.h"
 #include "verbs.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: netvar collect JOBID [--spool DIR] [--config FILE] [--model FILE]\n"
-            "                      [--write] [--compact]\n"
+            "                      [--write] [--compact] [--json]\n"
             "\n"
             "Merges the per-node records that spank_netvar wrote for job JOBID\n"
             "(SPOOL/jobs/JOBID/node-*.json) into one job record, printed as JSON:\n"
@@ -37,6 +38,7 @@ static void usage(FILE *out)
             "                 (default: ModelFile of netvar.conf; none: rho unavailable)\n"
             "  --write        also write SPOOL/jobs/JOBID/job.json atomically\n"
             "  --compact      one-line JSON\n"
+            "  --json         JSON output (the only form; accepted for uniformity)\n"
             "\n"
             "Exit status: 0 record written, 1 no records or I/O error, 2 bad usage.\n"
             "Example: netvar collect 4711 --spool /var/spool/netvar --write\n");
@@ -57,6 +59,7 @@ int verb_collect(int argc, char **argv)
         {"spool", required_argument, 0, 's'}, {"config", required_argument, 0, 'c'},
         {"model", required_argument, 0, 'm'}, {"write", no_argument, 0, 'w'},
         {"compact", no_argument, 0, 'C'},     {"help", no_argument, 0, 'h'},
+        {"json", no_argument, 0, 'j'},
         {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -67,6 +70,7 @@ int verb_collect(int argc, char **argv)
         case 'm': model_path = optarg; break;
         case 'w': write = 1; break;
         case 'C': compact = 1; break;
+        case 'j': break; /* JSON is the only output */
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -108,11 +112,8 @@ int verb_collect(int argc, char **argv)
         job, (compact ? JSON_C_TO_STRING_PLAIN : JSON_C_TO_STRING_PRETTY) |
                  JSON_C_TO_STRING_NOSLASHESCAPE);
     printf("%s\n", text);
-    int rc = 0;
-    json_object *n;
-    if (json_object_object_get_ex(job, "records", &n) && json_object_object_get_ex(n, "node_records", &n) &&
-        json_object_get_int(n) == 0)
-        rc = 1;
+    /* no node record merged: printed (it says why), but nothing to write */
+    int rc = nv_json_num(nv_json_get(job, "records", json_type_object), "node_records") == 0;
     if (write && rc == 0) {
         char path[PATH_MAX + 16];
         snprintf(path, sizeof path, "%s/job.json", dir);

@@ -4,13 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "args.h"
 #include "config.h"
+#include "nv_json.h"
 #include "verbs.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: netvar config-check [FILE]\n"
+            "Usage: netvar config-check [FILE] [--json]\n"
             "\n"
             "Validates netvar.conf exactly as job_submit/netvar and spank_netvar do\n"
             "when they load it, and prints one line per problem as FILE:LINE: reason\n"
@@ -19,31 +23,94 @@ static void usage(FILE *out)
             "With no problems it prints a summary of the effective settings and rules.\n"
             "FILE defaults to $NETVAR_CONF, then /etc/netvar/netvar.conf.\n"
             "\n"
+            "Options:\n"
+            "  --json       one JSON object instead: file, valid (true/false), problems\n"
+            "               (the lines above), and when valid the settings (model_file,\n"
+            "               spool_dir, default_mode, allow_off, predictor,\n"
+            "               min_pair_samples, interference_threshold_pct,\n"
+            "               contain_wait_s, max_neighbour_apps) and the rules (index,\n"
+            "               line, name, actions)\n"
+            "  -h, --help   show this help\n"
+            "\n"
             "Exit status: 0 valid, 1 problems found or file unreadable, 2 bad usage.\n"
             "Example: netvar config-check /etc/netvar/netvar.conf\n");
 }
 
 static void print_error(void *ctx, const char *line)
 {
-    (void)ctx;
-    printf("%s\n", line);
+    json_object *problems = ctx;
+    if (problems)
+        json_object_array_add(problems, json_object_new_string(line));
+    else
+        printf("%s\n", line);
+}
+
+static json_object *config_json(const char *path, const struct nv_config *c, int errors,
+                                json_object *problems)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "file", json_object_new_string(path));
+    json_object_object_add(o, "valid", json_object_new_boolean(errors == 0));
+    json_object_object_add(o, "problems", json_object_get(problems));
+    if (errors)
+        return o;
+    json_object *st = json_object_new_object();
+    json_object_object_add(st, "model_file", json_object_new_string(c->model_file));
+    json_object_object_add(st, "spool_dir", json_object_new_string(c->spool_dir));
+    json_object_object_add(st, "default_mode", json_object_new_string(nv_mode_name(c->default_mode)));
+    json_object_object_add(st, "allow_off", json_object_new_boolean(c->allow_off));
+    json_object_object_add(st, "predictor", json_object_new_string(c->predictor));
+    json_object_object_add(st, "min_pair_samples", json_object_new_int64(c->min_pair_samples));
+    json_object_object_add(st, "interference_threshold_pct", nv_json_new_num(c->interference_pct));
+    json_object_object_add(st, "contain_wait_s", json_object_new_int64(c->contain_wait_s));
+    json_object_object_add(st, "max_neighbour_apps", json_object_new_int64(c->max_neighbour_apps));
+    json_object_object_add(o, "settings", st);
+    json_object *rules = json_object_new_array();
+    for (int i = 0; i < c->policy.n; i++) {
+        char acts[128];
+        nv_actions_format(c->policy.rule[i].actions, acts, sizeof acts);
+        json_object *r = json_object_new_object();
+        json_object_object_add(r, "index", json_object_new_int(i + 1));
+        json_object_object_add(r, "line", json_object_new_int(c->policy.rule[i].line));
+        json_object_object_add(r, "name", json_object_new_string(c->policy.rule[i].name));
+        json_object_object_add(r, "actions", json_object_new_string(acts));
+        json_object_array_add(rules, r);
+    }
+    json_object_object_add(o, "rules", rules);
+    return o;
 }
 
 int verb_config_check(int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        usage(stdout);
-        return 0;
+    const char *path = NULL;
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (argv[i][0] == '-' || path) {
+            usage(stderr);
+            return 2;
+        } else
+            path = argv[i];
     }
-    if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-        usage(stderr);
-        return 2;
-    }
-    const char *path = argc == 2 ? argv[1] : getenv("NETVAR_CONF");
+    if (!path)
+        path = getenv("NETVAR_CONF");
     if (!path)
         path = "/etc/netvar/netvar.conf";
     static struct nv_config c;
-    int errors = nv_config_load(path, &c, print_error, NULL);
+    json_object *problems = json ? json_object_new_array() : NULL;
+    int errors = nv_config_load(path, &c, print_error, problems);
+    if (json) {
+        json_object *o = config_json(path, &c, errors, problems);
+        nv_cli_print_json(o);
+        json_object_put(o);
+        json_object_put(problems);
+        return errors ? 1 : 0;
+    }
     if (errors) {
         printf("%s: %d problem%s\n", path, errors, errors == 1 ? "" : "s");
         return 1;

@@ -10,14 +10,16 @@
 
 #include <json-c/json.h>
 
+#include "args.h"
 #include "counters.h"
+#include "nv_json.h"
 #include "verbs.h"
 
 static void counters_usage(FILE *out)
 {
     fprintf(out,
         "Usage: netvar counters [--backend B] [--sysfs-root DIR] [--iface GLOB]\n"
-        "                       [--interval-s S] [--papi-events LIST]\n\n"
+        "                       [--interval-s S] [--papi-events LIST] [--json]\n\n"
         "Reads the network counters of this node twice, S seconds apart, and\n"
         "prints the increase of every port as JSON (schema netvar-counters,\n"
         "version 1): bytes and packets out and in, stall/wait units and discards,\n"
@@ -33,6 +35,7 @@ static void counters_usage(FILE *out)
         "  --interval-s S     seconds between the snapshots, 0.001..3600 (default 1)\n"
         "  --papi-events LIST comma-separated PAPI event names (Aries AR_RTR_*,\n"
         "                     infiniband:::..., net:::...); without it papi is skipped\n"
+        "  --json             JSON output (the only form; accepted for uniformity)\n"
         "  --help             this text\n\n"
         "Diagnostics (missing or non-numeric counter files, backend fallbacks) go\n"
         "to stderr as single lines starting with 'netvar:'.\n\n"
@@ -53,7 +56,7 @@ static json_object *delta_json(const nv_ctr_delta *d, double dt_s)
     json_object_object_add(o, "schema", json_object_new_string("netvar-counters"));
     json_object_object_add(o, "version", json_object_new_int(1));
     json_object_object_add(o, "backend", json_object_new_string(d->backend));
-    json_object_object_add(o, "interval_s", json_object_new_double(dt_s));
+    json_object_object_add(o, "interval_s", nv_json_new_num(dt_s));
     json_object *ports = json_object_new_array();
     for (int p = 0; p < d->nports; p++) {
         const nv_ctr_port_delta *pd = &d->port[p];
@@ -70,7 +73,7 @@ static json_object *delta_json(const nv_ctr_delta *d, double dt_s)
                 json_object_object_add(jf, "value", json_object_new_uint64(v->value));
                 char unit[48];
                 snprintf(unit, sizeof unit, "%s/s", v->unit ? v->unit : "none");
-                json_object_object_add(jf, "rate", json_object_new_double(dt_s > 0 ? (double)v->value / dt_s : 0));
+                json_object_object_add(jf, "rate", nv_json_new_num(dt_s > 0 ? (double)v->value / dt_s : 0));
                 json_object_object_add(jf, "rate_unit", json_object_new_string(unit));
                 json_object_object_add(jf, "lower_bound", json_object_new_boolean(v->lower_bound));
                 json_object_object_add(jf, "wrapped", json_object_new_boolean(v->wrapped));
@@ -92,6 +95,7 @@ int verb_counters(int argc, char **argv)
         {"backend", required_argument, 0, 'b'},    {"sysfs-root", required_argument, 0, 'r'},
         {"iface", required_argument, 0, 'i'},      {"interval-s", required_argument, 0, 's'},
         {"papi-events", required_argument, 0, 'p'}, {"help", no_argument, 0, 'h'},
+        {"json", no_argument, 0, 'j'},
         {0, 0, 0, 0},
     };
     nv_ctr_config cfg = {.log = log_stderr};
@@ -117,6 +121,7 @@ int verb_counters(int argc, char **argv)
             }
             break;
         }
+        case 'j': break; /* JSON is the only output */
         case 'h': counters_usage(stdout); return 0;
         default:
             fprintf(stderr, "netvar: counters: unknown option '%.40s'; see netvar counters --help\n",
@@ -156,8 +161,7 @@ int verb_counters(int argc, char **argv)
         goto out;
     }
     json_object *o = delta_json(d, (double)d->dt_ns / 1e9);
-    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+    nv_cli_print_json(o);
     json_object_put(o);
     rc = 0;
 out:

@@ -1,11 +1,14 @@
 /* verb_estimate.c - `netvar estimate`: the single-run interference estimate
- * of a segment profile (seed 001), as a readable summary or JSON. */
+ * of a segment profile ("Single-run interference estimate"), as a readable
+ * summary or JSON. */
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
+#include "nv_json.h"
 #include "segment_estimate.h"
 #include "segment_profile.h"
 #include "verbs.h"
@@ -15,11 +18,12 @@ static void help(void)
     printf("Usage: netvar estimate PROFILE [PROFILE...] [--json] [--threshold R] [--min-group N]\n"
            "                       [--high-rate HZ]\n\n"
            "Estimate, from one run's segment profile, how much of the run was lost to\n"
-           "instantaneous interference (seed 001).  Segments (cut at blocking all-to-all\n"
-           "collectives by libnetvar_pmpi.so) are clustered by work with relative distance,\n"
-           "split by exact communication/I-O signature; a segment is interfered when its\n"
-           "time exceeds median + 4 x MAD of its group, and the summed excess is reported\n"
-           "in %% of the runtime.  Classes: low < 7.5 %% <= medium <= 15 %% < high;\n"
+           "instantaneous interference (\"Single-run interference estimate\").  Segments\n"
+           "(cut at blocking all-to-all collectives by libnetvar_pmpi.so) are clustered\n"
+           "by work with relative distance, split by exact communication/I-O\n"
+           "signature; a segment is interfered when its time exceeds median + 4 x MAD\n"
+           "of its group, and the summed excess is reported in %% of the runtime.\n"
+           "Classes: low < 7.5 %% <= medium <= 15 %% < high;\n"
            "P(high) = 1/(1+exp(-0.35 x (x - 11.25))).  Continuous interference (each used\n"
            "group's median above its fastest decile, times its size) is reported apart.\n\n"
            "PROFILE is the JSON written at MPI_Finalize (profile-<job>.<step>.json or\n"
@@ -30,7 +34,7 @@ static void help(void)
            "  --threshold R    relative-distance clustering threshold (default 0.1, > 0)\n"
            "  --min-group N    ignore groups with fewer than N segments (default 5)\n"
            "  --high-rate HZ   warn when segments per second exceed HZ (default 100;\n"
-           "                   the seed's estimates failed at ~300 collectives/s)\n"
+           "                   the paper's estimates failed at ~300 collectives/s)\n"
            "  --help           this text\n\n"
            "Exit status: 0 estimate printed, 1 unreadable or corrupt profile, 2 bad usage.\n\n"
            "Example:\n"
@@ -62,23 +66,23 @@ static void print_json(const nv_seg_profile *p, const nv_seg_estimate *e, const 
     json_object_object_add(j, "groups_used", json_object_new_int64((int64_t)e->groups_used));
     json_object_object_add(j, "segments_used", json_object_new_int64((int64_t)e->segments_used));
     json_object_object_add(j, "segments_interfered", json_object_new_int64((int64_t)e->interfered));
-    json_object_object_add(j, "runtime_us", json_object_new_double(e->runtime_us));
-    json_object_object_add(j, "excess_us", json_object_new_double(e->excess_us));
-    json_object_object_add(j, "interference_pct", json_object_new_double(e->interference_pct));
+    json_object_object_add(j, "runtime_us", nv_json_new_num(e->runtime_us));
+    json_object_object_add(j, "excess_us", nv_json_new_num(e->excess_us));
+    json_object_object_add(j, "interference_pct", nv_json_new_num(e->interference_pct));
     json_object_object_add(j, "class", json_object_new_string(nv_seg_class_name(e->cls)));
-    json_object_object_add(j, "p_high", json_object_new_double(e->p_high));
-    json_object_object_add(j, "continuous_us", json_object_new_double(e->continuous_us));
-    json_object_object_add(j, "continuous_pct", json_object_new_double(e->continuous_pct));
-    json_object_object_add(j, "median_baseline_us", json_object_new_double(e->median_baseline_us));
-    json_object_object_add(j, "segment_rate_hz", json_object_new_double(e->rate_hz));
+    json_object_object_add(j, "p_high", nv_json_new_num(e->p_high));
+    json_object_object_add(j, "continuous_us", nv_json_new_num(e->continuous_us));
+    json_object_object_add(j, "continuous_pct", nv_json_new_num(e->continuous_pct));
+    json_object_object_add(j, "median_baseline_us", nv_json_new_num(e->median_baseline_us));
+    json_object_object_add(j, "segment_rate_hz", nv_json_new_num(e->rate_hz));
     json_object_object_add(j, "high_rate_caveat", json_object_new_boolean(e->high_rate));
-    json_object_object_add(j, "high_rate_threshold_hz", json_object_new_double(o->high_rate_hz));
-    json_object_object_add(j, "threshold", json_object_new_double(o->rel_threshold));
+    json_object_object_add(j, "high_rate_threshold_hz", nv_json_new_num(o->high_rate_hz));
+    json_object_object_add(j, "threshold", nv_json_new_num(o->rel_threshold));
     json_object_object_add(j, "min_group", json_object_new_int64((int64_t)o->min_group));
     json_object *inj = json_object_new_object();
     json_object_object_add(inj, "enabled", json_object_new_boolean(p->meta.inject_enabled));
     json_object_object_add(inj, "events", json_object_new_int64((int64_t)p->meta.inject_events));
-    json_object_object_add(inj, "total_us", json_object_new_double(p->meta.inject_total_us));
+    json_object_object_add(inj, "total_us", nv_json_new_num(p->meta.inject_total_us));
     json_object_object_add(j, "injection", inj);
     json_object *groups = json_object_new_array();
     for (size_t i = 0; i < e->ngroup_summaries; i++) {
@@ -86,15 +90,15 @@ static void print_json(const nv_seg_profile *p, const nv_seg_estimate *e, const 
         json_object *gj = json_object_new_object();
         json_object_object_add(gj, "segments", json_object_new_int64((int64_t)g->segments));
         json_object_object_add(gj, "interfered", json_object_new_int64((int64_t)g->interfered));
-        json_object_object_add(gj, "work_median", json_object_new_double(g->work_median));
-        json_object_object_add(gj, "time_median_us", json_object_new_double(g->time_median_us));
-        json_object_object_add(gj, "mad_us", json_object_new_double(g->mad_us));
-        json_object_object_add(gj, "threshold_us", json_object_new_double(g->threshold_us));
-        json_object_object_add(gj, "excess_us", json_object_new_double(g->excess_us));
+        json_object_object_add(gj, "work_median", nv_json_new_num(g->work_median));
+        json_object_object_add(gj, "time_median_us", nv_json_new_num(g->time_median_us));
+        json_object_object_add(gj, "mad_us", nv_json_new_num(g->mad_us));
+        json_object_object_add(gj, "threshold_us", nv_json_new_num(g->threshold_us));
+        json_object_object_add(gj, "excess_us", nv_json_new_num(g->excess_us));
         json_object_array_add(groups, gj);
     }
     json_object_object_add(j, "largest_groups", groups);
-    printf("%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    nv_cli_print_json(j);
     json_object_put(j);
 }
 
@@ -128,7 +132,7 @@ static void print_text(const char *name, const nv_seg_profile *p, const nv_seg_e
                (unsigned long long)p->meta.inject_events, p->meta.inject_total_us);
     if (e->high_rate)
         printf("caveat       %.0f segments/s exceeds %.0f/s: at high collective rates short segments make the "
-               "estimate unreliable (the seed's GAPgeofem case, ~300/s)\n",
+               "estimate unreliable (the paper's GAPgeofem case, ~300/s)\n",
                e->rate_hz, o->high_rate_hz);
     if (e->segments_used == 0)
         printf("caveat       no group reached %zu segments: nothing could be estimated\n", o->min_group);

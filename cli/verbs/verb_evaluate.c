@@ -1,6 +1,7 @@
 /* verb_evaluate.c - `netvar evaluate`: error of each predictor against
- * measured pair slowdowns, summarized as in seed 000 (median, quartiles,
- * max and mean of the absolute error) plus relative error, R^2 and RCC. */
+ * measured pair slowdowns, summarized as in "Queue-theory interference
+ * model" (median, quartiles, max and mean of the absolute error) plus
+ * relative error, R^2 and RCC. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -8,20 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
+#include "args.h"
 #include "metrics.h"
+#include "nv_json.h"
 #include "predict.h"
 #include "verbs.h"
 
-/* six significant digits: enough for percentages and fractions, and
+/* numbers: six significant digits, enough for percentages and fractions and
  * without binary noise like 0.45000000000000001 */
-static json_object *jd(double d)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.6g", d);
-    return json_object_new_double_s(d, buf);
-}
+#define DIGITS 6
 
 #define MAX_PAIRS 100000u
 #define MAX_WITH 64
@@ -34,9 +32,10 @@ static void usage(FILE *out)
         "\n"
         "Predict every measured pair of the pairs file with each of the four\n"
         "predictors (queue, averagelt, averagestdevlt, pdflt) and summarize their\n"
-        "errors as in seed 000: median, first and third quartile, maximum and mean\n"
-        "of the absolute error in percentage points; also the mean relative error,\n"
-        "R^2 and the rank correlation coefficient RCC (seed 003, ties count 0).\n"
+        "errors as in \"Queue-theory interference model\": median, first and third\n"
+        "quartile, maximum and mean of the absolute error in percentage points;\n"
+        "also the mean relative error, R^2 and the rank correlation coefficient\n"
+        "RCC (seed 003, ties count 0).\n"
         "\n"
         "Pairs file: plain text, one measured pair per line,\n"
         "    APP  WITH[,WITH2...]  SLOWDOWN_PCT\n"
@@ -244,21 +243,21 @@ int verb_evaluate(int argc, char **argv)
         json_object_object_add(o, "skipped", json_object_new_int64((int64_t)skipped));
         if (have) {
             json_object *a = json_object_new_object();
-            json_object_object_add(a, "median", jd(e.abs_pp.median));
-            json_object_object_add(a, "q1", jd(e.abs_pp.q1));
-            json_object_object_add(a, "q3", jd(e.abs_pp.q3));
-            json_object_object_add(a, "min", jd(e.abs_pp.min));
-            json_object_object_add(a, "max", jd(e.abs_pp.max));
-            json_object_object_add(a, "mean", jd(e.abs_pp.mean));
+            json_object_object_add(a, "median", nv_json_new_num_g(e.abs_pp.median, DIGITS));
+            json_object_object_add(a, "q1", nv_json_new_num_g(e.abs_pp.q1, DIGITS));
+            json_object_object_add(a, "q3", nv_json_new_num_g(e.abs_pp.q3, DIGITS));
+            json_object_object_add(a, "min", nv_json_new_num_g(e.abs_pp.min, DIGITS));
+            json_object_object_add(a, "max", nv_json_new_num_g(e.abs_pp.max, DIGITS));
+            json_object_object_add(a, "mean", nv_json_new_num_g(e.abs_pp.mean, DIGITS));
             json_object_object_add(o, "abs_error_pp", a);
             json_object *r = json_object_new_object();
             json_object_object_add(r, "pairs", json_object_new_int64((int64_t)e.n_rel));
-            json_object_object_add(r, "mean_abs", jd(e.rel_mean_pct));
-            json_object_object_add(r, "min", jd(e.rel_min_pct));
-            json_object_object_add(r, "max", jd(e.rel_max_pct));
+            json_object_object_add(r, "mean_abs", nv_json_new_num_g(e.rel_mean_pct, DIGITS));
+            json_object_object_add(r, "min", nv_json_new_num_g(e.rel_min_pct, DIGITS));
+            json_object_object_add(r, "max", nv_json_new_num_g(e.rel_max_pct, DIGITS));
             json_object_object_add(o, "rel_error_pct", r);
-            json_object_object_add(o, "r2", e.r2_defined ? jd(e.r2) : NULL);
-            json_object_object_add(o, "rcc", jd(e.rcc));
+            json_object_object_add(o, "r2", e.r2_defined ? nv_json_new_num_g(e.r2, DIGITS) : NULL);
+            json_object_object_add(o, "rcc", nv_json_new_num_g(e.rcc, DIGITS));
         }
         json_object_array_add(arr, o);
         if (!as_json) {
@@ -280,8 +279,7 @@ int verb_evaluate(int argc, char **argv)
     }
     json_object_object_add(root, "predictors", arr);
     if (as_json)
-        printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                                JSON_C_TO_STRING_NOSLASHESCAPE));
+        nv_cli_print_json(root);
     json_object_put(root);
     int rc = meas && pred ? 0 : 1;
     if (rc)

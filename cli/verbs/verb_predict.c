@@ -6,19 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json.h>
+#include <json-c/json.h>
 
+#include "args.h"
+#include "nv_json.h"
 #include "predict.h"
 #include "verbs.h"
 
-/* six significant digits: enough for percentages and fractions, and
+/* numbers: six significant digits, enough for percentages and fractions and
  * without binary noise like 0.45000000000000001 */
-static json_object *jd(double d)
-{
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.6g", d);
-    return json_object_new_double_s(d, buf);
-}
+#define DIGITS 6
 
 #define MAX_WITH 1024
 
@@ -26,7 +23,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: netvar predict --model FILE --app A --with B[,C...] [--predictor NAME]\n"
-        "                      [--min-samples N]\n"
+        "                      [--min-samples N] [--json]\n"
         "\n"
         "Predict the slowdown of app A when it shares the network with B (and C...).\n"
         "With one neighbour and a co-location table entry of at least N samples the\n"
@@ -40,6 +37,7 @@ static void usage(FILE *out)
         "  --with B[,C...]    comma-separated app keys of the neighbours (up to %d)\n"
         "  --predictor NAME   queue (default), averagelt, averagestdevlt or pdflt\n"
         "  --min-samples N    table samples needed to answer from the table (default %u)\n"
+        "  --json             JSON output (the only form; accepted for uniformity)\n"
         "  -h, --help         show this help\n"
         "\n"
         "Output (JSON on stdout): slowdown_pct (percent), source, predictor,\n"
@@ -63,6 +61,7 @@ int verb_predict(int argc, char **argv)
         {"with", required_argument, NULL, 'w'},
         {"predictor", required_argument, NULL, 'p'},
         {"min-samples", required_argument, NULL, 'n'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -96,6 +95,7 @@ int verb_predict(int argc, char **argv)
             min_samples = (uint32_t)v;
             break;
         }
+        case 'j': break; /* JSON is the only output */
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "netvar predict: unknown or incomplete option '%s'; see --help\n",
@@ -168,23 +168,22 @@ int verb_predict(int argc, char **argv)
         for (size_t i = 0; i < n_with; i++) {
             json_object_array_add(w, json_object_new_string(with[i]));
             if (i < NV_PRED_DETAIL)
-                json_object_array_add(wu, jd(p.with_utilization[i]));
+                json_object_array_add(wu, nv_json_new_num_g(p.with_utilization[i], DIGITS));
         }
         json_object_object_add(o, "with", w);
-        json_object_object_add(o, "slowdown_pct", jd(p.slowdown_pct));
+        json_object_object_add(o, "slowdown_pct", nv_json_new_num_g(p.slowdown_pct, DIGITS));
         json_object_object_add(o, "source", json_object_new_string(p.source_label));
         json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(predictor)));
         json_object_object_add(o, "min_samples", json_object_new_int64(min_samples));
         json_object_object_add(o, "with_utilization", wu);
-        json_object_object_add(o, "utilization_sum", jd(p.utilization_sum));
-        json_object_object_add(o, "utilization_used", jd(p.utilization_used));
+        json_object_object_add(o, "utilization_sum", nv_json_new_num_g(p.utilization_sum, DIGITS));
+        json_object_object_add(o, "utilization_used", nv_json_new_num_g(p.utilization_used, DIGITS));
         json_object_object_add(o, "capped", json_object_new_boolean(p.capped));
         json_object_object_add(o, "config", p.config >= 0 ? json_object_new_string(p.config_id) : NULL);
         json_object_object_add(o, "curve_fallback", json_object_new_boolean(p.curve_fallback));
         json_object_object_add(o, "table_samples", json_object_new_int64(p.table_samples));
-        json_object_object_add(o, "table_sd_pct", jd(p.table_sd_pct));
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_object_add(o, "table_sd_pct", nv_json_new_num_g(p.table_sd_pct, DIGITS));
+        nv_cli_print_json(o);
         json_object_put(o);
         rc = 0;
     }

@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "args.h"
 #include "model.h"
 #include "model_builder.h"
+#include "nv_json.h"
 #include "train_history.h"
 #include "verbs.h"
 
@@ -17,7 +21,7 @@ static void usage(FILE *out)
     fprintf(out,
         "Usage: netvar train --spool DIR --out FILE [--model IN] [--window-s S]\n"
         "                    [--min-overlap-frac F] [--low-rho R] [--min-runs N]\n"
-        "                    [--u-bucket U] [--max-jobs N] [--quiet]\n"
+        "                    [--u-bucket U] [--max-jobs N] [--quiet | --json]\n"
         "\n"
         "Learn a model file from production history: the job records that\n"
         "`netvar collect` wrote to DIR/jobs/<jobid>/job.json, on top of an input\n"
@@ -57,6 +61,13 @@ static void usage(FILE *out)
         "                           curve, fraction of the switch (0.05)\n"
         "  --max-jobs N             most job records held (default %u; more is an error)\n"
         "  --quiet                  no summary on stdout\n"
+        "  --json                   the summary as one JSON object: model, records_read,\n"
+        "                           used, corrupt_skipped, without_app_key, apps,\n"
+        "                           baseline_runs, pair_samples, several_neighbours,\n"
+        "                           no_baseline, colocation_entries, calibration_source\n"
+        "                           (\"input model\" or \"records\"), and the options used:\n"
+        "                           window_s, min_overlap_frac and low_rho (fractions),\n"
+        "                           min_runs, u_bucket\n"
         "  -h, --help               show this help\n"
         "\n"
         "job_submit/netvar notices the new file by itself (it re-reads the model\n"
@@ -84,6 +95,31 @@ static int parse_double(const char *opt, const char *s, double lo, double hi, do
     return 0;
 }
 
+static json_object *summary_json(const nv_train_set *s, const nv_train_opts *o, const char *out,
+                                 size_t pairs, int have_input)
+{
+    const nv_train_stats *t = &s->stats;
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "model", json_object_new_string(out));
+    json_object_object_add(j, "records_read", json_object_new_int64((int64_t)t->records));
+    json_object_object_add(j, "used", json_object_new_int64((int64_t)t->used));
+    json_object_object_add(j, "corrupt_skipped", json_object_new_int64((int64_t)t->corrupt));
+    json_object_object_add(j, "without_app_key", json_object_new_int64((int64_t)t->no_app));
+    json_object_object_add(j, "apps", json_object_new_int64((int64_t)s->n_apps));
+    json_object_object_add(j, "baseline_runs", json_object_new_int64((int64_t)t->baseline_runs));
+    json_object_object_add(j, "pair_samples", json_object_new_int64((int64_t)t->pair_samples));
+    json_object_object_add(j, "several_neighbours", json_object_new_int64((int64_t)t->mixed_neighbours));
+    json_object_object_add(j, "no_baseline", json_object_new_int64((int64_t)t->no_baseline));
+    json_object_object_add(j, "colocation_entries", json_object_new_int64((int64_t)pairs));
+    json_object_object_add(j, "calibration_source", json_object_new_string(have_input ? "input model" : "records"));
+    json_object_object_add(j, "window_s", nv_json_new_num(o->window_s));
+    json_object_object_add(j, "min_overlap_frac", nv_json_new_num(o->min_overlap_frac));
+    json_object_object_add(j, "low_rho", nv_json_new_num(o->low_rho));
+    json_object_object_add(j, "min_runs", json_object_new_int64(o->min_runs));
+    json_object_object_add(j, "u_bucket", nv_json_new_num(o->u_bucket));
+    return j;
+}
+
 static void log_line(void *ctx, const char *line)
 {
     (void)ctx;
@@ -98,9 +134,10 @@ int verb_train(int argc, char **argv)
         {"min-overlap-frac", required_argument, 0, 'f'}, {"low-rho", required_argument, 0, 'r'},
         {"min-runs", required_argument, 0, 'n'},    {"u-bucket", required_argument, 0, 'u'},
         {"max-jobs", required_argument, 0, 'x'},    {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+        {"json", no_argument, 0, 'j'},              {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     const char *spool = NULL, *out = NULL, *in_path = NULL;
-    int quiet = 0;
+    int quiet = 0, json = 0;
     nv_train_opts o;
     nv_train_opts_default(&o);
     double d;
@@ -144,9 +181,14 @@ int verb_train(int argc, char **argv)
             o.max_jobs = (size_t)d;
             break;
         case 'q': quiet = 1; break;
+        case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
+    }
+    if (quiet && json) {
+        fprintf(stderr, "netvar: train: --quiet and --json exclude each other\n");
+        return 2;
     }
     if (optind < argc || !spool || !out) {
         fprintf(stderr, "netvar: train: %s\n",
@@ -182,7 +224,11 @@ int verb_train(int argc, char **argv)
         fprintf(stderr, "netvar: train: %s\n", err);
         goto out;
     }
-    if (!quiet) {
+    if (json) {
+        json_object *j = summary_json(&s, &o, out, pairs, in != NULL);
+        nv_cli_print_json(j);
+        json_object_put(j);
+    } else if (!quiet) {
         const nv_train_stats *t = &s.stats;
         printf("netvar train: %s\n", out);
         printf("  job records read        %8zu\n", t->records);

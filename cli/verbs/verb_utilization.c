@@ -13,18 +13,19 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-        "Usage: netvar utilization --service-us S --var-us2 V --latency-us W\n"
+        "Usage: netvar utilization --service-us S --var-us2 V --latency-us W [--json]\n"
         "\n"
         "Compute the utilization rho of a switch port, modelled as an M/G/1 queue,\n"
         "from the mean latency W of probe packets (ImpactB) measured while a job\n"
-        "runs (seed 000, eq. 3, the inverse of Pollaczek-Khinchine).  S and V come\n"
-        "from calibrating the idle switch.\n"
+        "runs (\"Queue-theory interference model\", eq. 3, the inverse of\n"
+        "Pollaczek-Khinchine).  S and V come from calibrating the idle switch.\n"
         "\n"
         "Options:\n"
         "  --service-us S   service time 1/mu of the idle switch, microseconds (> 0)\n"
         "  --var-us2 V      variance of the idle service times, us^2 (>= 0)\n"
         "  --latency-us W   mean probe latency under load, microseconds (>= 0;\n"
         "                   'inf' means no probe came back: saturated)\n"
+        "  --json           JSON output (the only form; accepted for uniformity)\n"
         "  -h, --help       show this help\n"
         "\n"
         "Output (JSON on stdout): rho (fraction 0..1), lambda_per_us (packets per us),\n"
@@ -57,6 +58,7 @@ int verb_utilization(int argc, char **argv)
         {"service-us", required_argument, NULL, 's'},
         {"var-us2", required_argument, NULL, 'v'},
         {"latency-us", required_argument, NULL, 'w'},
+        {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -69,6 +71,7 @@ int verb_utilization(int argc, char **argv)
         case 's': if (parse_num("--service-us", optarg, 0, &s)) return 2; break;
         case 'v': if (parse_num("--var-us2", optarg, 0, &v)) return 2; break;
         case 'w': if (parse_num("--latency-us", optarg, 1, &w)) return 2; break;
+        case 'j': break; /* JSON is the only output */
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "netvar utilization: unknown or incomplete option '%s'; see --help\n",

@@ -1,5 +1,5 @@
 /* verb_variability.c - `netvar variability train|estimate`: the Variability
- * Estimate of seed 004 (router counters -> how far a run's runtime sat
+ * Estimate ("Variability Estimate": router counters -> how far a run's runtime sat
  * from its app's mean, in standard deviations).  Thin: the logic is in
  * lib/train/ve_records.h and lib/variability/ve_model.h. */
 #include <getopt.h>
@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "args.h"
 #include "model.h"
 #include "model_builder.h"
+#include "nv_json.h"
 #include "ve_records.h"
 #include "verbs.h"
 
@@ -59,7 +61,7 @@ static void usage(FILE *out)
         "  --help           this text\n"
         "\n"
         "Units: estimates are in σ, standard deviations of the app's runtime at that node\n"
-        "count; R^2, abstention and coverage are fractions printed as %%.\n"
+        "count; R^2, abstention and coverage are fractions (0..1 in --json, %% in the text).\n"
         "\n"
         "Exit status: 0 trained / estimated (an abstention is a result), 1 failure (no\n"
         "usable records, unreadable model or record, record without counters), 2 usage.\n"
@@ -199,17 +201,17 @@ static int train(int argc, char **argv)
         json_object_object_add(o2, "records_read", json_object_new_int64(n));
         json_object_object_add(o2, "jobs_used", json_object_new_int64((int64_t)used));
         json_object_object_add(o2, "folds", json_object_new_int64((int64_t)t->folds));
-        json_object_object_add(o2, "C", json_object_new_double(t->C));
-        json_object_object_add(o2, "gamma", json_object_new_double(t->gamma));
-        json_object_object_add(o2, "cv_r2", json_object_new_double(t->cv_r2));
-        json_object_object_add(o2, "cv_r2_forest", json_object_new_double(t->cv_r2_forest));
-        json_object_object_add(o2, "abstention", json_object_new_double(t->abstention));
-        json_object_object_add(o2, "coverage", json_object_new_double(t->coverage));
-        json_object_object_add(o2, "mean_half_width_sigma", json_object_new_double(t->mean_half_width));
+        json_object_object_add(o2, "C", nv_json_new_num(t->C));
+        json_object_object_add(o2, "gamma", nv_json_new_num(t->gamma));
+        json_object_object_add(o2, "cv_r2", nv_json_new_num(t->cv_r2));
+        json_object_object_add(o2, "cv_r2_forest", nv_json_new_num(t->cv_r2_forest));
+        json_object_object_add(o2, "abstention", nv_json_new_num(t->abstention));
+        json_object_object_add(o2, "coverage", nv_json_new_num(t->coverage));
+        json_object_object_add(o2, "mean_half_width_sigma", nv_json_new_num(t->mean_half_width));
         json_object_object_add(o2, "support_vectors", json_object_new_int64((int64_t)ve->svr.n_sv));
         json_object_object_add(o2, "forest_nodes", json_object_new_int64((int64_t)ve->forest.n_nodes));
         json_object_object_add(o2, "model", dry ? NULL : json_object_new_string(model_path));
-        printf("%s\n", json_object_to_json_string_ext(o2, JSON_C_TO_STRING_PRETTY));
+        nv_cli_print_json(o2);
         json_object_put(o2);
     } else {
         printf("trained on %zu of %ld job records (%zu-fold cross-validation, C=%g gamma=%g)\n",
@@ -273,7 +275,7 @@ static int estimate(int argc, char **argv)
         rc = 1;
     } else if (json) {
         json_object *o = nv_ve_result_json(ve, &r);
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+        nv_cli_print_json(o);
         json_object_put(o);
     } else {
         char text[400];

@@ -1,4 +1,4 @@
-/* diagnose.c - per-window congestion diagnosis after seed 002 ch. 4 (see
+/* diagnose.c - per-window congestion diagnosis after "Congestion diagnosis" ch. 4 (see
  * diagnose.h). */
 #include "diagnose.h"
 
@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "nv_err.h"
 
 static const char *const cause_names[] = {"no congestion", "communication pattern", "mapping",
                                           "background interference", "inconclusive"};
@@ -174,8 +176,7 @@ int nv_diagnose(const nv_diag_port *ports, size_t n, const nv_diag_params *pin, 
     else
         nv_diag_params_default(&p);
     if (n > NV_DIAG_MAX_PORTS) {
-        snprintf(err, errlen, "diagnose: %zu port windows is more than %d", n, NV_DIAG_MAX_PORTS);
-        return -1;
+        return nv_err(err, errlen, "diagnose: %zu port windows is more than %d", n, NV_DIAG_MAX_PORTS);
     }
     d->per_port = calloc(n ? n : 1, sizeof *d->per_port);
     /* distinct windows, sorted */
@@ -183,8 +184,7 @@ int nv_diagnose(const nv_diag_port *ports, size_t n, const nv_diag_params *pin, 
     if (!d->per_port || !wins) {
         free(wins);
         nv_diagnosis_free(d);
-        snprintf(err, errlen, "diagnose: out of memory");
-        return -1;
+        return nv_err(err, errlen, "diagnose: out of memory");
     }
     size_t nw = 0;
     for (size_t i = 0; i < n; i++) {
@@ -202,8 +202,7 @@ int nv_diagnose(const nv_diag_port *ports, size_t n, const nv_diag_params *pin, 
     if (!d->windows) {
         free(wins);
         nv_diagnosis_free(d);
-        snprintf(err, errlen, "diagnose: out of memory");
-        return -1;
+        return nv_err(err, errlen, "diagnose: out of memory");
     }
     d->n_windows = nw;
     size_t count[NV_CAUSE_INCONCLUSIVE + 1] = {0};

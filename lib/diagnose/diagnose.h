@@ -1,4 +1,4 @@
-/* diagnose.h - congestion diagnosis after Taffet (seed 002, ch. 4): per
+/* diagnose.h - congestion diagnosis after Taffet ("Congestion diagnosis", ch. 4): per
  * port and time window, traffic and congested fraction (stall or wait
  * units over traffic units); the congested ports; where the root of the
  * congestion lies (a node's own link = endpoint, or inside the network);

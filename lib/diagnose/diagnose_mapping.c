@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nv_err.h"
+
 enum { L_NODE_UP, L_NODE_DOWN, L_LEAF_UP, L_LEAF_DOWN, L_GROUP_UP, L_GROUP_DOWN, L_KINDS };
 static const char *const level_names[L_KINDS] = {"node", "node", "leaf", "leaf", "group", "group"};
 
@@ -17,33 +19,29 @@ int nv_mapping_metrics_compute(const nv_rank_place *place, size_t nranks, const 
     memset(out, 0, sizeof *out);
     out->worst_link_seconds = NAN;
     if (nranks == 0 || nranks > NV_MAPPING_MAX_RANKS) {
-        snprintf(err, errlen, "mapping: %zu ranks (expected 1 to %d)", nranks, NV_MAPPING_MAX_RANKS);
-        return -1;
+        return nv_err(err, errlen, "mapping: %zu ranks (expected 1 to %d)", nranks, NV_MAPPING_MAX_RANKS);
     }
     unsigned maxid = 0;
     for (size_t r = 0; r < nranks; r++) {
         unsigned m = place[r].node > place[r].leaf ? place[r].node : place[r].leaf;
         m = m > place[r].group ? m : place[r].group;
         if (m >= NV_MAPPING_MAX_RANKS) {
-            snprintf(err, errlen, "mapping: rank %zu has an id of %u (ids are dense, below %d)",
-                     r, m, NV_MAPPING_MAX_RANKS);
-            return -1;
+            return nv_err(err, errlen, "mapping: rank %zu has an id of %u (ids are dense, below %d)",
+                          r, m, NV_MAPPING_MAX_RANKS);
         }
         maxid = m > maxid ? m : maxid;
     }
     size_t ids = (size_t)maxid + 1;
     double *load = calloc(L_KINDS * ids, sizeof *load);
     if (!load) {
-        snprintf(err, errlen, "mapping: out of memory");
-        return -1;
+        return nv_err(err, errlen, "mapping: out of memory");
     }
     for (size_t a = 0; a < nranks; a++)
         for (size_t b = 0; b < nranks; b++) {
             double v = bytes[a * nranks + b];
             if (!isfinite(v) || v < 0) {
                 free(load);
-                snprintf(err, errlen, "mapping: bytes[%zu][%zu] is negative or not finite", a, b);
-                return -1;
+                return nv_err(err, errlen, "mapping: bytes[%zu][%zu] is negative or not finite", a, b);
             }
             if (v == 0)
                 continue;

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "annotation.h"
+#include "nv_err.h"
+#include "nv_json.h"
 
 static double clean(double v) { return isfinite(v) ? v : 0; }
 
@@ -75,19 +77,9 @@ out:
 
 static void copy_str(json_object *o, const char *key, char *dst, size_t cap)
 {
-    json_object *v;
-    if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-        snprintf(dst, cap, "%s", json_object_get_string(v));
-}
-
-static double get_pct(json_object *o, const char *key)
-{
-    json_object *v;
-    if (!json_object_object_get_ex(o, key, &v) ||
-        !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-        return NAN;
-    double d = json_object_get_double(v);
-    return isfinite(d) ? d : NAN;
+    const char *v = nv_json_str(o, key);
+    if (v)
+        snprintf(dst, cap, "%s", v);
 }
 
 int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out, char *err,
@@ -117,18 +109,16 @@ int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out
         json_tokener_free(tok);
         if (!parsed || !json_object_is_type(parsed, json_type_object)) {
             json_object_put(parsed);
-            snprintf(err, errlen, "%s: the netvar annotation is not a JSON object", field);
-            return -1;
+            return nv_err(err, errlen, "%s: the netvar annotation is not a JSON object", field);
         }
         a = parsed;
     } else {
-        snprintf(err, errlen, "%s: expected a string or an object", field);
-        return -1;
+        return nv_err(err, errlen, "%s: expected a string or an object", field);
     }
     out->recorded = 1;
-    out->own_pct = get_pct(a, "own_pct");
-    out->inflicted_pct = get_pct(a, "inflicted_pct");
-    double adv = get_pct(a, "advice_nodes");
+    out->own_pct = nv_json_num(a, "own_pct");
+    out->inflicted_pct = nv_json_num(a, "inflicted_pct");
+    double adv = nv_json_num(a, "advice_nodes");
     out->advice_nodes = isfinite(adv) && adv >= 1 && adv < 1e9 ? (unsigned)adv : 0;
     copy_str(a, "src", out->source, sizeof out->source);
     copy_str(a, "action", out->action, sizeof out->action);

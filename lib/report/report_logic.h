@@ -1,5 +1,5 @@
 /* report_logic.h - the pure parts of `netvar report`: which segments of a
- * profile were interfered (for the seed-001 Fig. 2 plot), the job's netvar
+ * profile were interfered (for the "Single-run interference estimate" Fig. 2 plot), the job's netvar
  * annotation read back from its record, and the predicted pair slowdowns
  * among running jobs (for --cluster).  No I/O. */
 #ifndef NETVAR_REPORT_LOGIC_H

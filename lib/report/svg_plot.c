@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "nv_err.h"
 
 #define W 720.0
 #define H 440.0
@@ -86,15 +87,15 @@ static double nice_step(double range)
 char *nv_svg_render(const nv_svg_chart *c, size_t *len, char *err, size_t errlen)
 {
     if (!c || (c->n_series && !c->series) || c->n_series > NV_SVG_MAX_SERIES) {
-        snprintf(err, errlen, "plot: no chart, or more than %u series", NV_SVG_MAX_SERIES);
+        nv_err(err, errlen, "plot: no chart, or more than %u series", NV_SVG_MAX_SERIES);
         return NULL;
     }
     double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
     for (size_t s = 0; s < c->n_series; s++) {
         const nv_svg_series *se = &c->series[s];
         if (se->n > NV_SVG_MAX_POINTS || (se->n && (!se->x || !se->y))) {
-            snprintf(err, errlen, "plot: series %zu has more than %u points or no arrays", s,
-                     NV_SVG_MAX_POINTS);
+            nv_err(err, errlen, "plot: series %zu has more than %u points or no arrays", s,
+                   NV_SVG_MAX_POINTS);
             return NULL;
         }
         for (size_t i = 0; i < se->n; i++)
@@ -105,7 +106,7 @@ char *nv_svg_render(const nv_svg_chart *c, size_t *len, char *err, size_t errlen
             }
     }
     if (!(x0 <= x1)) {
-        snprintf(err, errlen, "plot: no finite point to draw");
+        nv_err(err, errlen, "plot: no finite point to draw");
         return NULL;
     }
     if (y0 > 0)
@@ -119,7 +120,7 @@ char *nv_svg_render(const nv_svg_chart *c, size_t *len, char *err, size_t errlen
 #define PY(y) (TOP + ph - ((y) - y0) / (y1 - y0) * ph)
     struct buf b = {malloc(4096), 0, 4096, 0};
     if (!b.p) {
-        snprintf(err, errlen, "plot: out of memory");
+        nv_err(err, errlen, "plot: out of memory");
         return NULL;
     }
     put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -198,7 +199,7 @@ char *nv_svg_render(const nv_svg_chart *c, size_t *len, char *err, size_t errlen
 #undef PY
     if (b.oom) {
         free(b.p);
-        snprintf(err, errlen, "plot: out of memory");
+        nv_err(err, errlen, "plot: out of memory");
         return NULL;
     }
     *len = b.len;

@@ -1,4 +1,4 @@
-/* test_diagnose_cases.c - seed 002's three case studies in miniature,
+/* test_diagnose_cases.c - the three case studies of "Congestion diagnosis" in miniature,
  * classified as the thesis concludes (many-to-one reduction -> communication
  * pattern; row-major stencil over a thin uplink -> mapping; ring beside
  * random traffic -> background), plus too little data, unknown own traffic,

@@ -1,0 +1,280 @@
+/* job_report.c - `netvar report JOBID` computed into a struct (job_report.h). */
+#include "job_report.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_file.h"
+#include "nv_err.h"
+#include "nv_json.h"
+#include "train_history.h"
+#include "ve_features.h"
+
+#define MAX_PROFILES 256
+
+static void log_quiet(void *ctx, const char *line)
+{
+    (void)ctx;
+    (void)line; /* train reports corrupt records; the report only counts on them */
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the first profile JSON of the job (sorted by name), or "" */
+static void find_profile(const char *spool, int64_t job_id, char *out, size_t n)
+{
+    char dir[4400];
+    out[0] = 0;
+    snprintf(dir, sizeof dir, "%s/jobs/%lld/profiles", spool, (long long)job_id);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char *names[MAX_PROFILES];
+    size_t k = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && k < MAX_PROFILES) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".json") && e->d_name[0] != '.' &&
+            (names[k] = strdup(e->d_name)))
+            k++;
+    }
+    closedir(d);
+    if (k) {
+        qsort(names, k, sizeof *names, cmp_name);
+        snprintf(out, n, "%s/%s", dir, names[0]);
+    }
+    for (size_t i = 0; i < k; i++)
+        free(names[i]);
+}
+
+static void copy_str(char *dst, size_t cap, const char *s) { snprintf(dst, cap, "%s", s ? s : ""); }
+
+static void record_facts(nv_job_report *r, json_object *rec)
+{
+    const char *app = nv_json_str(rec, "app");
+    r->has_app = app != NULL;
+    copy_str(r->app, sizeof r->app, app);
+    json_object *v = nv_json_get(rec, "nodes", json_type_array);
+    r->nodes = v ? json_object_array_length(v) : 0;
+    r->runtime_s = nv_json_num(rec, "runtime_s");
+    if (json_object_object_get_ex(rec, "switches", &v))
+        r->switches = json_object_get(v);
+
+    json_object *u = nv_json_get(rec, "utilization", json_type_object);
+    r->has_utilization = u != NULL;
+    r->service_us = nv_json_num(u, "service_us");
+    const char *ms = nv_json_str(u, "mu_source");
+    copy_str(r->mu_source, sizeof r->mu_source, ms ? ms : "none");
+    json_object *ports = nv_json_get(u, "ports", json_type_array);
+    r->ports = ports ? (long)json_object_array_length(ports) : -1;
+
+    json_object *metrics;
+    if (!json_object_object_get_ex(rec, "metrics", &metrics) || !metrics)
+        return;
+    r->metrics_json = json_object_get(metrics);
+    if (!json_object_is_type(metrics, json_type_object))
+        return;
+    size_t n = (size_t)json_object_object_length(metrics);
+    r->metrics = calloc(n ? n : 1, sizeof *r->metrics);
+    if (!r->metrics)
+        return;
+    json_object_object_foreach(metrics, mk, mv)
+    {
+        nv_job_report_metric *x = &r->metrics[r->n_metrics++];
+        copy_str(x->name, sizeof x->name, mk);
+        copy_str(x->unit, sizeof x->unit, nv_json_str(mv, "unit"));
+        copy_str(x->source, sizeof x->source, nv_json_str(mv, "source"));
+        x->mean = nv_json_num(mv, "mean");
+        x->p95 = nv_json_num(mv, "p95");
+    }
+}
+
+static void segment_estimate(nv_job_report *r, const char *spool)
+{
+    find_profile(spool, r->job_id, r->profile, sizeof r->profile);
+    if (!r->profile[0])
+        return;
+    const char *paths[1] = {r->profile};
+    char perr[512];
+    nv_seg_estimate_opts so;
+    nv_seg_estimate_opts_default(&so);
+    if (nv_seg_profile_load(paths, 1, &r->seg_profile, perr, sizeof perr)) {
+        memset(&r->seg_profile, 0, sizeof r->seg_profile);
+        nv_err(r->segment_note, sizeof r->segment_note, "%s", perr);
+        return;
+    }
+    const nv_seg_profile *p = &r->seg_profile;
+    if (nv_seg_estimate_run(p->work, p->time_us, p->signature, p->n, p->meta.runtime_us, &so,
+                            &r->seg)) {
+        nv_err(r->segment_note, sizeof r->segment_note, "cannot estimate (out of memory)");
+        return;
+    }
+    r->has_segments = 1;
+}
+
+/* neighbours, baseline, observed and predicted slowdown */
+static void neighbours(nv_job_report *r, const char *spool, const nv_model *m,
+                       nv_predictor predictor, double service_us)
+{
+    nv_train_opts to;
+    nv_train_opts_default(&to);
+    nv_train_set s;
+    nv_train_set_init(&s);
+    char err[512];
+    if (nv_train_scan_spool(spool, service_us, &to, &s, log_quiet, NULL, err, sizeof err) ||
+        nv_train_analyze(&s, &to))
+        goto out;
+    long me = nv_train_find_job(&s, r->job_id);
+    if (me < 0)
+        goto out;
+    size_t idx[NV_JOB_REPORT_MAX_NEIGHBOURS];
+    r->n_neighbours = nv_train_neighbours(&s, (size_t)me, idx, NV_JOB_REPORT_MAX_NEIGHBOURS);
+    const char *with[NV_JOB_REPORT_MAX_NEIGHBOURS];
+    size_t nw = 0;
+    for (size_t k = 0; k < r->n_neighbours && k < NV_JOB_REPORT_MAX_NEIGHBOURS; k++) {
+        const nv_train_job *o = &s.jobs[idx[k]];
+        nv_job_report_neighbour *e = &r->neighbours[r->n_listed++];
+        e->job_id = o->job_id;
+        copy_str(e->app, sizeof e->app, s.apps[o->app]);
+        e->overlap_s = nv_train_overlap_s(&s.jobs[me], o);
+        e->rho = o->rho;
+        int dup = 0;
+        for (size_t q = 0; q < nw; q++)
+            dup |= !strcmp(with[q], s.apps[o->app]);
+        if (!dup)
+            with[nw++] = s.apps[o->app];
+    }
+    r->baseline_s = s.jobs[me].baseline_s;
+    r->observed_pct = s.jobs[me].slowdown_pct;
+    /* a baseline from history at this size; else the model's scaling */
+    if (!isfinite(r->baseline_s) && m && r->has_app) {
+        int32_t ai = nv_model_app_index(m, r->app);
+        nv_app_view av;
+        double t;
+        if (ai >= 0 && !nv_model_app(m, ai, &av) &&
+            !nv_scaling_time_s(av.scaling, av.n_scaling, (uint32_t)r->nodes, &t)) {
+            r->baseline_s = t;
+            r->observed_pct = (r->runtime_s / t - 1) * 100;
+        }
+    }
+    nv_prediction pr;
+    if (nw && m && r->has_app &&
+        nv_predict(m, r->app, with, nw, predictor, NV_DEFAULT_MIN_SAMPLES, &pr, NULL) == NV_PRED_OK) {
+        r->predicted_pct = pr.slowdown_pct;
+        copy_str(r->predicted_source, sizeof r->predicted_source, pr.source_label);
+    }
+out:
+    nv_train_set_free(&s);
+}
+
+static void variability(nv_job_report *r, json_object *rec, const nv_model *m)
+{
+    const struct nv_ve *ve = m ? nv_model_variability(m) : NULL;
+    r->ve_in_model = ve != NULL;
+    if (!ve)
+        return;
+    nv_ve_job vj;
+    double feat[NV_VE_NFEAT];
+    if (nv_ve_job_from_record(rec, &vj, r->ve_unavailable, sizeof r->ve_unavailable) ||
+        nv_ve_select_features(&vj, feat, r->ve_unavailable, sizeof r->ve_unavailable))
+        return;
+    nv_ve_estimate(ve, feat, &r->ve);
+    r->ve_ok = 1;
+}
+
+int nv_job_report_build(const char *spool, int64_t job_id, const nv_model *m,
+                        nv_predictor predictor, nv_job_report *r, char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    r->job_id = job_id;
+    r->runtime_s = r->rho = r->service_us = NAN;
+    r->baseline_s = r->observed_pct = r->predicted_pct = NAN;
+    r->at_submission.own_pct = r->at_submission.inflicted_pct = NAN;
+    r->ports = -1;
+    char path[4400], why[300];
+    if (!spool || snprintf(path, sizeof path, "%s/jobs/%lld/job.json", spool, (long long)job_id) >=
+                      (int)sizeof path)
+        return nv_err(err, errlen, "spool path is too long");
+    json_object *rec = nv_json_read_file(path, NV_TRAIN_MAX_RECORD_BYTES, why, sizeof why);
+    if (!rec)
+        return nv_err(err, errlen, "%.300s: %s", path, why);
+    record_facts(r, rec);
+
+    /* own utilization, as train reads it */
+    nv_train_job self;
+    char appkey[NV_MODEL_KEY_MAX + 1];
+    double service = m ? nv_model_calibration(m)->service_us : 0;
+    int parsed = nv_train_job_from_record(rec, service, &self, appkey, why, sizeof why);
+    if (parsed >= 0)
+        r->rho = self.rho;
+
+    segment_estimate(r, spool);
+    if (parsed == 0)
+        neighbours(r, spool, m, predictor, service);
+    if (nv_report_annotation_from_record(rec, &r->at_submission, r->annotation_note,
+                                         sizeof r->annotation_note))
+        r->at_submission.recorded = 0;
+    variability(r, rec, m);
+    json_object_put(rec);
+    return 0;
+}
+
+void nv_job_report_free(nv_job_report *r)
+{
+    if (!r)
+        return;
+    json_object_put(r->switches);
+    json_object_put(r->metrics_json);
+    free(r->metrics);
+    nv_seg_profile_free(&r->seg_profile);
+    memset(r, 0, sizeof *r);
+}
+
+int nv_job_report_timeline(const nv_job_report *r, nv_seg_timeline *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    if (!r->has_segments)
+        return nv_err(err, errlen, "job %lld has no segment profile", (long long)r->job_id);
+    const nv_seg_profile *p = &r->seg_profile;
+    size_t n = p->n, cap = n ? n : 1;
+    t->start_s = malloc(cap * sizeof *t->start_s);
+    t->duration_ms = malloc(cap * sizeof *t->duration_ms);
+    t->interfered = malloc(cap);
+    if (!t->start_s || !t->duration_ms || !t->interfered) {
+        nv_seg_timeline_free(t);
+        return nv_err(err, errlen, "out of memory");
+    }
+    nv_seg_estimate_opts o;
+    nv_seg_estimate_opts_default(&o);
+    long nf = nv_report_segment_flags(p->work, p->time_us, p->signature, n, &o, t->interfered);
+    if (nf < 0) {
+        nv_seg_timeline_free(t);
+        return nv_err(err, errlen, "the segment estimate failed");
+    }
+    double at = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = isfinite(p->time_us[i]) && p->time_us[i] > 0 ? p->time_us[i] : 0;
+        t->start_s[i] = at * 1e-6;
+        t->duration_ms[i] = d * 1e-3;
+        at += d;
+    }
+    t->n = n;
+    t->n_interfered = (size_t)nf;
+    return 0;
+}
+
+void nv_seg_timeline_free(nv_seg_timeline *t)
+{
+    if (!t)
+        return;
+    free(t->start_s);
+    free(t->duration_ms);
+    free(t->interfered);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,260 @@
+/* test_job_report.c - nv_job_report_build() on a small spool made here: a
+ * job of FFTW beside a MILC job on a shared leaf switch, a Lulesh job on
+ * another switch, a record without an app, a segment profile and a
+ * submission annotation; the model is tests/fixtures/model/table1.json
+ * (FFTW at 4 nodes runs 400 s alone; the table holds FFTW beside MILC). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "job_report.h"
+#include "model.h"
+#include "predict.h"
+
+#define MODEL "tests/fixtures/model/table1.json"
+#define PROFILE "tests/fixtures/segments/small-profile.json"
+
+struct fx {
+    char spool[64];
+    nv_model *m;
+};
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    fclose(out);
+}
+
+/* jobs/<id>/job.json; app NULL writes none; extra is added fields ("" or ",...") */
+static void job_record(const char *spool, int id, const char *app, double start, double runtime,
+                       const char *sw, double rho, const char *extra)
+{
+    char dir[256], path[300], app_field[96] = "", text[2048];
+    snprintf(dir, sizeof dir, "%s/jobs/%d", spool, id);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    if (app)
+        snprintf(app_field, sizeof app_field, "\"app\":\"%s\",", app);
+    snprintf(text, sizeof text,
+             "{\"schema\":\"netvar-job-record\",\"job_id\":%d,%s\"runtime_s\":%g,"
+             "\"start_unix_s\":%g,\"end_unix_s\":%g,\"nodes\":[\"a1\",\"a2\",\"a3\",\"a4\"],"
+             "\"switches\":[\"%s\"],\"utilization\":{\"service_us\":1.5,\"mu_source\":\"calibration\","
+             "\"ports\":[{\"rho\":%g},{\"rho\":%g}]}%s}",
+             id, app_field, runtime, start, start + runtime, sw, rho - 0.1, rho + 0.1, extra);
+    snprintf(path, sizeof path, "%s/job.json", dir);
+    write_file(path, text);
+}
+
+static int setup(void **state)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    snprintf(f->spool, sizeof f->spool, "/tmp/nvjobrepXXXXXX");
+    assert_non_null(mkdtemp(f->spool));
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/jobs", f->spool);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    job_record(f->spool, 100, "FFTW", 1000, 440, "leaf0", 0.3,
+               ",\"metrics\":{\"net_traffic\":{\"mean\":2e12,\"p95\":3e12,\"unit\":\"flits\","
+               "\"source\":\"network-side ports\"}},"
+               "\"annotation\":\"netvar:{\\\"v\\\":1,\\\"own_pct\\\":9,\\\"src\\\":\\\"table\\\","
+               "\\\"advice_nodes\\\":4,\\\"action\\\":\\\"annotate\\\"}\"");
+    job_record(f->spool, 101, "MILC", 1100, 400, "leaf0", 0.5, "");
+    job_record(f->spool, 102, "Lulesh", 1000, 400, "leaf9", 0.2, "");
+    job_record(f->spool, 103, NULL, 1000, 300, "leaf0", 0.2, "");
+    job_record(f->spool, 104, "FFTW", 5000, 400, "leaf0", 0.3, ",\"comment\":\"netvar:{broken\"");
+    snprintf(dir, sizeof dir, "%s/jobs/100/profiles", f->spool);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/b.json", dir);
+    copy_file(PROFILE, path);
+    snprintf(path, sizeof path, "%s/c.json", dir);
+    write_file(path, "{not a profile");
+    snprintf(dir, sizeof dir, "%s/jobs/102/profiles", f->spool);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof path, "%s/a.json", dir);
+    write_file(path, "{\"format\":\"something else\"}");
+    char err[256];
+    f->m = nv_model_load(MODEL, err, sizeof err);
+    assert_non_null(f->m);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fx *f = *state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->spool);
+    assert_int_equal(system(cmd), 0);
+    nv_model_free(f->m);
+    free(f);
+    return 0;
+}
+
+static void job_beside_a_neighbour(void **state)
+{
+    struct fx *f = *state;
+    nv_job_report *r = malloc(sizeof *r);
+    char err[256];
+    assert_int_equal(nv_job_report_build(f->spool, 100, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(r->job_id, 100);
+    assert_true(r->has_app);
+    assert_string_equal(r->app, "FFTW");
+    assert_int_equal(r->nodes, 4);
+    assert_float_equal(r->runtime_s, 440, 1e-9);
+    assert_non_null(r->switches);
+    /* own utilization: median of the ports' rho */
+    assert_float_equal(r->rho, 0.3, 1e-9);
+    assert_true(r->has_utilization);
+    assert_float_equal(r->service_us, 1.5, 1e-12);
+    assert_string_equal(r->mu_source, "calibration");
+    assert_int_equal(r->ports, 2);
+    /* the record's metrics, parsed for display and kept as recorded */
+    assert_non_null(r->metrics_json);
+    assert_int_equal(r->n_metrics, 1);
+    assert_string_equal(r->metrics[0].name, "net_traffic");
+    assert_string_equal(r->metrics[0].unit, "flits");
+    assert_string_equal(r->metrics[0].source, "network-side ports");
+    assert_float_equal(r->metrics[0].mean, 2e12, 1);
+    assert_float_equal(r->metrics[0].p95, 3e12, 1);
+    /* the first profile by name is estimated (c.json, corrupt, is not read) */
+    assert_true(r->has_segments);
+    assert_non_null(strstr(r->profile, "/jobs/100/profiles/b.json"));
+    assert_string_equal(r->segment_note, "");
+    assert_true(r->seg.segments > 0);
+    /* MILC overlapped it on leaf0 for 1100..1440 s; Lulesh (leaf9) did not;
+     * job 103 (no app) is not attributed; 104 ran later */
+    assert_int_equal(r->n_neighbours, 1);
+    assert_int_equal(r->n_listed, 1);
+    assert_int_equal(r->neighbours[0].job_id, 101);
+    assert_string_equal(r->neighbours[0].app, "MILC");
+    assert_float_equal(r->neighbours[0].overlap_s, 340, 1e-9);
+    assert_float_equal(r->neighbours[0].rho, 0.5, 1e-9);
+    /* no low-background FFTW run at 4 nodes: the model's scaling (400 s) */
+    assert_float_equal(r->baseline_s, 400, 1e-9);
+    assert_float_equal(r->observed_pct, 10, 1e-9);
+    nv_prediction p;
+    const char *with[] = {"MILC"};
+    assert_int_equal(nv_predict(f->m, "FFTW", with, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL),
+                     NV_PRED_OK);
+    assert_float_equal(r->predicted_pct, p.slowdown_pct, 1e-12);
+    assert_string_equal(r->predicted_source, "table");
+    /* at submission */
+    assert_int_equal(r->at_submission.recorded, 1);
+    assert_float_equal(r->at_submission.own_pct, 9, 1e-12);
+    assert_true(isnan(r->at_submission.inflicted_pct));
+    assert_int_equal(r->at_submission.advice_nodes, 4);
+    assert_string_equal(r->at_submission.source, "table");
+    assert_string_equal(r->at_submission.action, "annotate");
+    assert_string_equal(r->annotation_note, "");
+    /* table1 has no variability section */
+    assert_false(r->ve_in_model);
+    assert_false(r->ve_ok);
+
+    /* the timeline of the plot agrees with the estimate */
+    nv_seg_timeline t;
+    assert_int_equal(nv_job_report_timeline(r, &t, err, sizeof err), 0);
+    assert_int_equal(t.n, r->seg.segments);
+    assert_int_equal(t.n_interfered, r->seg.interfered);
+    size_t flagged = 0;
+    for (size_t i = 0; i < t.n; i++) {
+        flagged += t.interfered[i];
+        assert_true(t.duration_ms[i] >= 0);
+        if (i)
+            assert_float_equal(t.start_s[i], t.start_s[i - 1] + t.duration_ms[i - 1] * 1e-3, 1e-9);
+    }
+    assert_int_equal(flagged, t.n_interfered);
+    assert_float_equal(t.start_s[0], 0, 0);
+    nv_seg_timeline_free(&t);
+    nv_job_report_free(r);
+    free(r);
+}
+
+static void without_a_model_nothing_is_predicted(void **state)
+{
+    struct fx *f = *state;
+    nv_job_report *r = malloc(sizeof *r);
+    char err[256];
+    assert_int_equal(nv_job_report_build(f->spool, 101, NULL, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_string_equal(r->app, "MILC");
+    assert_int_equal(r->n_neighbours, 1);
+    assert_int_equal(r->neighbours[0].job_id, 100);
+    assert_true(isnan(r->baseline_s));
+    assert_true(isnan(r->observed_pct));
+    assert_true(isnan(r->predicted_pct));
+    assert_string_equal(r->predicted_source, "");
+    assert_false(r->has_segments);
+    assert_string_equal(r->profile, "");
+    assert_int_equal(r->at_submission.recorded, 0);
+    assert_null(r->metrics_json);
+    assert_int_equal(r->n_metrics, 0);
+    nv_seg_timeline t;
+    assert_int_equal(nv_job_report_timeline(r, &t, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no segment profile"));
+    nv_job_report_free(r);
+    free(r);
+}
+
+static void notes_for_what_could_not_be_read(void **state)
+{
+    struct fx *f = *state;
+    nv_job_report *r = malloc(sizeof *r);
+    char err[256];
+    /* a profile that is not one: a note, no estimate */
+    assert_int_equal(nv_job_report_build(f->spool, 102, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_false(r->has_segments);
+    assert_non_null(strstr(r->profile, "/jobs/102/profiles/a.json"));
+    assert_true(r->segment_note[0] != 0);
+    assert_int_equal(r->n_neighbours, 0);
+    nv_job_report_free(r);
+    /* a malformed annotation: not recorded, and a note naming the field */
+    assert_int_equal(nv_job_report_build(f->spool, 104, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(r->at_submission.recorded, 0);
+    assert_non_null(strstr(r->annotation_note, "comment"));
+    nv_job_report_free(r);
+    /* a record without an app: no neighbours attributed */
+    assert_int_equal(nv_job_report_build(f->spool, 103, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_false(r->has_app);
+    assert_string_equal(r->app, "");
+    assert_int_equal(r->n_neighbours, 0);
+    assert_float_equal(r->rho, 0.2, 1e-9);
+    nv_job_report_free(r);
+    /* no record at all */
+    assert_int_equal(nv_job_report_build(f->spool, 999, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "jobs/999/job.json"));
+    nv_job_report_free(r);
+    free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(job_beside_a_neighbour),
+        cmocka_unit_test(without_a_model_nothing_is_predicted),
+        cmocka_unit_test(notes_for_what_could_not_be_read),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
