@@ -343,6 +343,23 @@ def main(argv):
               "pearson_configs": pearson(lat_cfg, ctr_cfg),
               "pearson_apps": pearson(lat_app, ctr_app),
               "configs_moved": moved}
+    # the probe's view against the queue the sampler saw (phase-locking check):
+    # ImpactB's mean one-way latency vs the uplink's mean queue wait
+    def qwait(cnt):
+        return max((u.get("queue_wait_us_mean") or 0 for u in (cnt or {}).get("uplink") or []),
+                   default=float("nan"))
+    probe = []
+    for tr, c in zip(ds.model["training_set"], ds.meta["configs"]):
+        probe.append({"what": "config " + tr["id"], "impactb_mean_us": tr["latency"]["mean_us"],
+                      "uplink_queue_wait_us": qwait(ds.counters(f"cb_{c}.counters.json"))})
+    for a in ds.apps:
+        imp = ds.counters(f"impact_{a}.json") or {}
+        probe.append({"what": "app " + a,
+                      "impactb_mean_us": (imp.get("latency") or {}).get("mean_us", float("nan")),
+                      "uplink_queue_wait_us": qwait(ds.counters(f"impact_{a}.counters.json"))})
+    routes["probe_vs_queue"] = probe
+    routes["pearson_probe_vs_queue"] = pearson([x["impactb_mean_us"] for x in probe],
+                                               [x["uplink_queue_wait_us"] for x in probe])
     results["routes"] = routes
 
     with tempfile.TemporaryDirectory(prefix="netvar-score-") as tmp:
@@ -460,6 +477,11 @@ def main(argv):
         print("  %-22s %12.3f %12.3f" % (x["app"], x["u_latency"], x["u_counters"]))
     print("  Pearson correlation: configurations %.3f, apps %.3f" %
           (routes["pearson_configs"], routes["pearson_apps"]))
+    print("\nthe probe's view against the uplink queue (phase-locking check)")
+    print("  %-28s %16s %20s" % ("", "ImpactB mean (us)", "uplink queue wait (us)"))
+    for x in routes["probe_vs_queue"]:
+        print("  %-28s %16.1f %20.1f" % (x["what"], x["impactb_mean_us"], x["uplink_queue_wait_us"]))
+    print("  Pearson correlation: %.3f" % routes["pearson_probe_vs_queue"])
 
     conf = []
     for (a, b), v in sorted(ds.inleaf.items()):

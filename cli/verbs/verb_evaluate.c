@@ -56,7 +56,8 @@ static void usage(FILE *out)
         "  -h, --help     show this help\n"
         "\n"
         "Pairs whose apps the model does not know, or that a predictor cannot answer,\n"
-        "are skipped and counted per predictor.\n"
+        "are skipped and counted per predictor; an answer that is not a number is\n"
+        "counted as failed and named, never left out silently.\n"
         "\n"
         "Exit status: 0 evaluated, 1 model or pairs file unreadable or malformed,\n"
         "2 bad usage.\n"
@@ -220,7 +221,7 @@ int verb_evaluate(int argc, char **argv)
                "Q1", "Q3", "min", "max", "mean", "rel.mean%", "R2", "RCC");
     }
     for (int pr = 0; pr < NV_PREDICTOR_COUNT && meas && pred; pr++) {
-        size_t k = 0, skipped = 0;
+        size_t k = 0, skipped = 0, failed = 0, first_failed = 0;
         for (size_t i = 0; i < n; i++) {
             nv_prediction p;
             int st = nv_predict(m, pairs[i].app, (const char *const *)pairs[i].with, pairs[i].n_with,
@@ -228,6 +229,11 @@ int verb_evaluate(int argc, char **argv)
                                 &p, NULL);
             if (st) {
                 skipped++;
+                continue;
+            }
+            if (!isfinite(p.slowdown_pct)) { /* an answer that is no number: an error, not a gap */
+                if (!failed++)
+                    first_failed = i;
                 continue;
             }
             meas[k] = pairs[i].measured_pct;
@@ -241,6 +247,7 @@ int verb_evaluate(int argc, char **argv)
         json_object_object_add(o, "predictor", json_object_new_string(name));
         json_object_object_add(o, "predicted", json_object_new_int64((int64_t)k));
         json_object_object_add(o, "skipped", json_object_new_int64((int64_t)skipped));
+        json_object_object_add(o, "failed", json_object_new_int64((int64_t)failed));
         if (have) {
             json_object *a = json_object_new_object();
             json_object_object_add(a, "median", nv_json_new_num_g(e.abs_pp.median, DIGITS));
@@ -275,6 +282,9 @@ int verb_evaluate(int argc, char **argv)
             }
             if (skipped)
                 printf("%-15s %6s   %zu pair(s) skipped: unknown app or no data\n", "", "", skipped);
+            if (failed)
+                printf("%-15s %6s   %zu pair(s) FAILED: the answer is not a number (first: %s beside "
+                       "%s)\n", "", "", failed, pairs[first_failed].app, pairs[first_failed].with[0]);
         }
     }
     json_object_object_add(root, "predictors", arr);

@@ -28,8 +28,10 @@ static void usage(FILE *out)
         "Predict the slowdown of app A when it shares the network with B (and C...).\n"
         "With one neighbour and a co-location table entry of at least N samples the\n"
         "measured value answers (source \"table\"); otherwise the predictor does\n"
-        "(source \"model:NAME\").  Several neighbours add their switch utilizations,\n"
-        "capped at 0.99.  A beside B is not B beside A.\n"
+        "(source \"model:NAME\", or \"model:queue+history\" when corrections fitted on\n"
+        "the co-location table add to the queue physics).  Several neighbours add\n"
+        "their load above the idle bottleneck; beyond the top of A's curve its top\n"
+        "point answers (capped).  A beside B is not B beside A.\n"
         "\n"
         "Options:\n"
         "  --model FILE       model file (schema netvar-model, version 1)\n"
@@ -43,7 +45,10 @@ static void usage(FILE *out)
         "Output (JSON on stdout): slowdown_pct (percent), source, predictor,\n"
         "utilization_sum and utilization_used (fractions 0..1), capped,\n"
         "with_utilization (per neighbour), config (training configuration used by\n"
-        "a look-up predictor, or null), curve_fallback, table_samples, table_sd_pct.\n"
+        "a look-up predictor, or null), curve_fallback, table_samples, table_sd_pct;\n"
+        "queue: physics_pct (the bottleneck physics alone), correction_pp (A's\n"
+        "sensitivity plus the neighbours' pressure, percentage points) and\n"
+        "history_samples (table samples behind them).\n"
         "\n"
         "Exit status: 0 predicted, 1 model not loadable or no prediction possible\n"
         "(unknown app, no data), 2 bad usage.\n"
@@ -183,6 +188,11 @@ int verb_predict(int argc, char **argv)
         json_object_object_add(o, "curve_fallback", json_object_new_boolean(p.curve_fallback));
         json_object_object_add(o, "table_samples", json_object_new_int64(p.table_samples));
         json_object_object_add(o, "table_sd_pct", nv_json_new_num_g(p.table_sd_pct, DIGITS));
+        if (p.source == NV_SOURCE_MODEL && predictor == NV_PREDICT_QUEUE) {
+            json_object_object_add(o, "physics_pct", nv_json_new_num_g(p.physics_pct, DIGITS));
+            json_object_object_add(o, "correction_pp", nv_json_new_num_g(p.correction_pp, DIGITS));
+            json_object_object_add(o, "history_samples", json_object_new_int64(p.history_samples));
+        }
         nv_cli_print_json(o);
         json_object_put(o);
         rc = 0;
