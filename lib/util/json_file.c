@@ -1,5 +1,7 @@
-/* json_file.c - bounded JSON file reader (json_file.h). */
+/* json_file.c - bounded JSON file reader and atomic writer (json_file.h). */
 #include "json_file.h"
+
+#include "atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,4 +65,17 @@ json_object *nv_json_read_file(const char *path, size_t max_bytes, char *err, si
                      ? "truncated"
                      : json_tokener_error_desc(je));
     return o;
+}
+
+int nv_json_write_file(const char *path, json_object *o, mode_t mode, gid_t gid, char *err,
+                       size_t errlen)
+{
+    size_t len = 0;
+    const char *text = json_object_to_json_string_length(
+        o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+    if (!text) {
+        snprintf(err, errlen, "%s: out of memory formatting JSON", path ? path : "?");
+        return -1;
+    }
+    return nv_write_file_atomic_gid(path, text, len, mode, gid, err, errlen);
 }

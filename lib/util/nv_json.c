@@ -21,6 +21,22 @@ const char *nv_json_str(json_object *o, const char *key)
     return v ? json_object_get_string(v) : NULL;
 }
 
+int nv_json_str_copy(json_object *o, const char *key, char *dst, size_t cap)
+{
+    const char *s = nv_json_str(o, key);
+    if (dst && cap)
+        dst[0] = '\0';
+    if (!s)
+        return -1;
+    size_t n = strlen(s);
+    if (!dst || !cap)
+        return n ? 1 : 0;
+    size_t k = n < cap ? n : cap - 1;
+    memcpy(dst, s, k);
+    dst[k] = '\0';
+    return n < cap ? 0 : 1;
+}
+
 int nv_json_num_strict(json_object *o, const char *key, double *out)
 {
     json_object *v = NULL;

@@ -21,6 +21,11 @@ json_object *nv_json_get(json_object *o, const char *key, json_type t);
 /* The string member, or NULL when absent or not a string. */
 const char *nv_json_str(json_object *o, const char *key);
 
+/* Copies the string member into dst[cap] (always terminated; "" when absent
+ * or not a string).  Returns 0 when copied whole, 1 when cut to fit, -1 when
+ * absent or not a string. */
+int nv_json_str_copy(json_object *o, const char *key, char *dst, size_t cap);
+
 /* The number member, or NAN when absent, null, not a number or not finite. */
 double nv_json_num(json_object *o, const char *key);
 

@@ -1,12 +1,19 @@
-/* test_nv_json.c - the shared JSON getters, number writers and error helper. */
+/* test_nv_json.c - the shared JSON getters, number writers, JSON file
+ * writer and error and log helpers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
+#include "atomic_file.h"
+#include "json_file.h"
 #include "nv_err.h"
 #include "nv_json.h"
 
@@ -67,6 +74,29 @@ static void writers_are_exact_or_null(void **state)
     json_object_put(a);
 }
 
+static void strings_copy_bounded(void **state)
+{
+    json_object *o = json_tokener_parse("{\"s\":\"abcdef\",\"e\":\"\",\"n\":3}");
+    assert_non_null(o);
+    char buf[4] = "zzz";
+    assert_int_equal(nv_json_str_copy(o, "s", buf, sizeof buf), 1);
+    assert_string_equal(buf, "abc");
+    char big[16];
+    assert_int_equal(nv_json_str_copy(o, "s", big, sizeof big), 0);
+    assert_string_equal(big, "abcdef");
+    assert_int_equal(nv_json_str_copy(o, "e", buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    strcpy(buf, "zzz");
+    assert_int_equal(nv_json_str_copy(o, "n", buf, sizeof buf), -1);
+    assert_string_equal(buf, "");
+    strcpy(buf, "zzz");
+    assert_int_equal(nv_json_str_copy(o, "missing", buf, sizeof buf), -1);
+    assert_string_equal(buf, "");
+    assert_int_equal(nv_json_str_copy(NULL, "s", buf, sizeof buf), -1);
+    assert_int_equal(nv_json_str_copy(o, "s", NULL, 0), 1);
+    json_object_put(o);
+}
+
 static void errors_go_into_the_buffer(void **state)
 {
     char err[16];
@@ -75,12 +105,68 @@ static void errors_go_into_the_buffer(void **state)
     assert_int_equal(nv_err(NULL, 0, "ignored %d", 1), -1);
 }
 
+static void keep_line(void *arg, const char *line)
+{
+    snprintf(arg, 64, "%s", line);
+}
+
+static void log_lines_go_to_the_callback(void **state)
+{
+    char got[64] = "";
+    nv_logf(keep_line, got, "job %d: %s", 7, "skipped");
+    assert_string_equal(got, "job 7: skipped");
+    nv_logf(NULL, got, "nobody hears %d", 1); /* no callback: nothing, no crash */
+    assert_string_equal(got, "job 7: skipped");
+}
+
+static void json_files_are_written_whole(void **state)
+{
+    char dir[] = "/tmp/nv-json-file.XXXXXX", sub[64], path[80], err[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    assert_int_equal(nv_make_dir(sub, 0750, err, sizeof err), 0);
+    assert_int_equal(nv_make_dir(sub, 0750, err, sizeof err), 0); /* already there */
+    snprintf(path, sizeof path, "%s/f", sub);
+    assert_int_equal(nv_make_dir(path, 0750, err, sizeof err), 0);
+    assert_int_equal(rmdir(path), 0);
+    json_object *o = json_tokener_parse("{\"a\":\"x/y\",\"n\":[1,2]}");
+    assert_int_equal(nv_json_write_file(path, o, 0640, (gid_t)-1, err, sizeof err), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    json_object *back = nv_json_read_file(path, 4096, err, sizeof err);
+    assert_non_null(back);
+    assert_string_equal(nv_json_str(back, "a"), "x/y");
+    json_object_put(back);
+    FILE *f = fopen(path, "r");
+    char text[256] = "";
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    assert_non_null(strstr(text, "x/y")); /* slashes not escaped */
+    assert_non_null(strchr(text, '\n'));  /* pretty */
+    /* a file where a directory is wanted, and a directory that cannot exist */
+    assert_int_equal(nv_make_dir(path, 0750, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot create directory"));
+    snprintf(sub, sizeof sub, "%s/no/such/f", dir);
+    assert_int_equal(nv_json_write_file(sub, o, 0640, (gid_t)-1, err, sizeof err), -1);
+    json_object_put(o);
+    unlink(path);
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    rmdir(sub);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(getters_refuse_what_is_not_there),
         cmocka_unit_test(writers_are_exact_or_null),
+        cmocka_unit_test(strings_copy_bounded),
         cmocka_unit_test(errors_go_into_the_buffer),
+        cmocka_unit_test(log_lines_go_to_the_callback),
+        cmocka_unit_test(json_files_are_written_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
