@@ -1,32 +1,21 @@
 /* job_record.c - node records -> job record (see job_record.h). */
-#include "json_file.h"
 #include "job_record.h"
 
 #include <dirent.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "counter_metrics.h"
 #include "ctr_record.h"
+#include "json_file.h"
+#include "nv_err.h"
+#include "nv_json.h"
 #include "queue.h"
 
 #define MAX_NODES 4096
 #define MAX_RECORD_BYTES (8 << 20)
-
-static void logf_(nv_ctr_log_fn log, void *arg, const char *fmt, ...)
-{
-    if (!log)
-        return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    log(arg, line);
-}
 
 static bool is_node_record(const char *name)
 {
@@ -50,24 +39,6 @@ int nv_job_count_node_records(const char *job_dir)
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-    json_object *v;
-    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-               ? json_object_get_string(v)
-               : NULL;
-}
-
-static double jnum(json_object *o, const char *key)
-{
-    json_object *v;
-    if (!json_object_object_get_ex(o, key, &v))
-        return NAN;
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return NAN;
-    return json_object_get_double(v);
 }
 
 /* adds s to the array unless it is already there */
@@ -132,11 +103,6 @@ static json_object *stat_json(const struct nv_stat5 *s, const char *unit, const 
     return o;
 }
 
-static json_object *read_json_file(const char *path, char *err, size_t errlen)
-{
-    return nv_json_read_file(path, MAX_RECORD_BYTES, err, errlen);
-}
-
 json_object *nv_job_collect(const char *job_dir, double service_us, const char *mu_source,
                             nv_ctr_log_fn log, void *log_arg, char *err, size_t errlen)
 {
@@ -170,8 +136,8 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     for (size_t i = 0; i < nnames && blades && delta; i++) {
         char path[4400], why[256];
         snprintf(path, sizeof path, "%s/%s", job_dir, names[i]);
-        json_object *rec = read_json_file(path, why, sizeof why);
-        const char *schema = rec ? jstr(rec, "schema") : NULL;
+        json_object *rec = nv_json_read_file(path, MAX_RECORD_BYTES, why, sizeof why);
+        const char *schema = rec ? nv_json_str(rec, "schema") : NULL;
         if (rec && (!schema || strcmp(schema, NV_NODE_RECORD_SCHEMA))) {
             snprintf(why, sizeof why, "schema is not %s", NV_NODE_RECORD_SCHEMA);
             json_object_put(rec);
@@ -179,24 +145,24 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
         }
         if (!rec) {
             corrupt++;
-            logf_(log, log_arg, "netvar: collect: %s: %s; skipped it", path, why);
+            nv_logf(log, log_arg, "netvar: collect: %s: %s; skipped it", path, why);
             continue;
         }
-        const char *node = jstr(rec, "node");
+        const char *node = nv_json_str(rec, "node");
         add_unique(nodes, node);
-        add_unique(blade_names, jstr(rec, "blade"));
-        add_unique(switches, jstr(rec, "switch"));
-        add_unique(groups, jstr(rec, "group"));
-        if (jstr(rec, "app") && !app[0])
-            snprintf(app, sizeof app, "%s", jstr(rec, "app"));
-        if (jstr(rec, "annotation") && !annotation[0])
-            snprintf(annotation, sizeof annotation, "%s", jstr(rec, "annotation"));
-        if (jstr(rec, "mode") && !mode[0])
-            snprintf(mode, sizeof mode, "%s", jstr(rec, "mode"));
-        double js = jnum(rec, "job_id");
+        add_unique(blade_names, nv_json_str(rec, "blade"));
+        add_unique(switches, nv_json_str(rec, "switch"));
+        add_unique(groups, nv_json_str(rec, "group"));
+        if (nv_json_str(rec, "app") && !app[0])
+            snprintf(app, sizeof app, "%s", nv_json_str(rec, "app"));
+        if (nv_json_str(rec, "annotation") && !annotation[0])
+            snprintf(annotation, sizeof annotation, "%s", nv_json_str(rec, "annotation"));
+        if (nv_json_str(rec, "mode") && !mode[0])
+            snprintf(mode, sizeof mode, "%s", nv_json_str(rec, "mode"));
+        double js = nv_json_num(rec, "job_id");
         if (isfinite(js))
             jobid = (long long)js;
-        double s = jnum(rec, "start_unix_s"), en = jnum(rec, "end_unix_s");
+        double s = nv_json_num(rec, "start_unix_s"), en = nv_json_num(rec, "end_unix_s");
         if (isfinite(s) && (!isfinite(t0) || s < t0))
             t0 = s;
         if (isfinite(en) && (!isfinite(t1) || en > t1))
@@ -208,7 +174,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
         }
         if (nv_ctr_delta_from_json(jd, delta, why, sizeof why)) {
             corrupt++;
-            logf_(log, log_arg, "netvar: collect: %s: delta: %s; skipped it", path, why);
+            nv_logf(log, log_arg, "netvar: collect: %s: delta: %s; skipped it", path, why);
             json_object_put(rec);
             continue;
         }
@@ -298,6 +264,6 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     free(blades);
     free(delta);
     if (nnames == 0)
-        logf_(log, log_arg, "netvar: collect: %s holds no node records", job_dir);
+        nv_logf(log, log_arg, "netvar: collect: %s holds no node records", job_dir);
     return job;
 }

@@ -5,23 +5,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static void logf_(nv_registry_log_fn log, void *ctx, const char *fmt, ...)
-{
-    if (!log)
-        return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    log(ctx, line);
-}
+#include "nv_err.h"
+#include "nv_json.h"
 
 void nv_registry_init(struct nv_registry *r, const char *running_dir)
 {
@@ -189,7 +179,7 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
             kept++;
         } else if (errno != ENOENT) {
             r->bad_files++;
-            logf_(log, ctx, "netvar: registry: %s: %s; ignoring that job", path, why);
+            nv_logf(log, ctx, "netvar: registry: %s: %s; ignoring that job", path, why);
             /* keep the job as one with no app, so the file is not parsed
              * and logged again at every later refresh */
             struct nv_running_job *j = &jobs[kept];

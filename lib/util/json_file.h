@@ -10,6 +10,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Reads the whole regular file path, at most max_bytes of it, into a new
+ * buffer (caller frees) with a '\0' after its *len bytes; an empty file is
+ * a buffer of length 0.  NULL with one line in err (without the path):
+ * cannot open, not a regular file, larger than max_bytes, a read error, out
+ * of memory. */
+char *nv_read_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
+
 /* Returns the parsed object (caller owns it) or NULL with err set. */
 json_object *nv_json_read_file(const char *path, size_t max_bytes, char *err, size_t errlen);
 

@@ -3,11 +3,12 @@
 #include "ve_model.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nv_err.h"
+#include "nv_json.h"
 #include "ve_scaler.h"
 
 #define D NV_VE_NFEAT
@@ -15,18 +16,6 @@
 static const double default_C[] = {1, 10, 100};
 static const double default_gamma[] = {0.001, 0.003, 0.01, 0.03, 0.1};
 
-static void say(const nv_ve_train_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const nv_ve_train_opts *o, const char *fmt, ...)
-{
-    if (!o || !o->progress)
-        return;
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    o->progress(o->progress_arg, line);
-}
 
 const char *nv_ve_label(double z)
 {
@@ -240,7 +229,8 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
                 nv_svr_free(&s);
             }
             double r2 = r2_of(z, pred, n);
-            say(o, "netvar: variability: C=%g gamma=%g: %zu-fold R^2 %.3f", Cg[a], Gg[b], k, r2);
+            nv_logf(o->progress, o->progress_arg,
+                    "netvar: variability: C=%g gamma=%g: %zu-fold R^2 %.3f", Cg[a], Gg[b], k, r2);
             if (r2 > best_r2) {
                 best_r2 = r2;
                 best_C = Cg[a];
@@ -282,9 +272,10 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
             nv_forest_free(&rf);
             goto fail;
         }
-        say(o, "netvar: variability: fold %zu: forest factor %.3f, SVR factor %.3f, spread "
-               "floor %.3f sigma (out-of-bag coverage %.1f %% of %zu jobs)", f + 1, cal.factor,
-            cal.svr_factor, cal.spread_floor, 100 * cal.oob_coverage, cal.points);
+        nv_logf(o->progress, o->progress_arg,
+                "netvar: variability: fold %zu: forest factor %.3f, SVR factor %.3f, spread "
+                "floor %.3f sigma (out-of-bag coverage %.1f %% of %zu jobs)", f + 1, cal.factor,
+                cal.svr_factor, cal.spread_floor, 100 * cal.oob_coverage, cal.points);
         for (size_t i = 0; i < n; i++)
             if (fold[i] == f) {
                 double mean = 0, sd = 0;
@@ -318,11 +309,12 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
     ve->training.level = level;
     ve->training.interval_coverage = (double)in_interval / (double)n;
     ve->training.point_coverage = (double)point_in / (double)n;
-    say(o, "netvar: variability: chose C=%g gamma=%g; forest R^2 %.3f; held out: the %.0f %% "
-           "intervals covered %.1f %% (forest) and %.1f %% (SVR), the VE abstained on %.1f %% "
-           "and covered %.1f %% of the rest", best_C, best_g, ve->training.cv_r2_forest,
-        100 * level, 100 * ve->training.interval_coverage, 100 * ve->training.point_coverage,
-        100 * ve->training.abstention, 100 * ve->training.coverage);
+    nv_logf(o->progress, o->progress_arg,
+            "netvar: variability: chose C=%g gamma=%g; forest R^2 %.3f; held out: the %.0f %% "
+            "intervals covered %.1f %% (forest) and %.1f %% (SVR), the VE abstained on %.1f %% "
+            "and covered %.1f %% of the rest", best_C, best_g, ve->training.cv_r2_forest,
+            100 * level, 100 * ve->training.interval_coverage, 100 * ve->training.point_coverage,
+            100 * ve->training.abstention, 100 * ve->training.coverage);
 
     /* the final models on all jobs */
     for (size_t i = 0; i < n; i++)
@@ -399,20 +391,6 @@ void nv_ve_estimate(const nv_ve *ve, const double feat[NV_VE_NFEAT], nv_ve_resul
 
 /* ---- serialization ---- */
 
-static json_object *jd(double d)
-{
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.17g", d);
-    return json_object_new_double_s(d, buf);
-}
-
-static json_object *jarr(const double *v, size_t n)
-{
-    json_object *a = json_object_new_array_ext((int)n);
-    for (size_t i = 0; a && i < n; i++)
-        json_object_array_add(a, jd(v[i]));
-    return a;
-}
 
 json_object *nv_ve_to_json(const nv_ve *ve)
 {
@@ -426,39 +404,39 @@ json_object *nv_ve_to_json(const nv_ve *ve)
     json_object_object_add(o, "target", json_object_new_string("runtime z-score per app and node count"));
 
     json_object *sc = json_object_new_object();
-    json_object_object_add(sc, "median", jarr(ve->median, D));
-    json_object_object_add(sc, "iqr", jarr(ve->iqr, D));
+    json_object_object_add(sc, "median", nv_json_new_num_array(ve->median, D));
+    json_object_object_add(sc, "iqr", nv_json_new_num_array(ve->iqr, D));
     json_object_object_add(o, "scaler", sc);
 
     const nv_svr *s = &ve->svr;
     json_object *sv = json_object_new_object();
     json_object_object_add(sv, "kernel", json_object_new_string("rbf"));
-    json_object_object_add(sv, "gamma", jd(s->gamma));
-    json_object_object_add(sv, "C", jd(s->C));
-    json_object_object_add(sv, "epsilon", jd(s->epsilon));
-    json_object_object_add(sv, "rho", jd(s->rho));
-    json_object_object_add(sv, "coef", jarr(s->coef, s->n_sv));
+    json_object_object_add(sv, "gamma", nv_json_new_num(s->gamma));
+    json_object_object_add(sv, "C", nv_json_new_num(s->C));
+    json_object_object_add(sv, "epsilon", nv_json_new_num(s->epsilon));
+    json_object_object_add(sv, "rho", nv_json_new_num(s->rho));
+    json_object_object_add(sv, "coef", nv_json_new_num_array(s->coef, s->n_sv));
     json_object *vecs = json_object_new_array_ext((int)s->n_sv);
     for (size_t i = 0; i < s->n_sv; i++)
-        json_object_array_add(vecs, jarr(s->sv + i * s->nfeat, s->nfeat));
+        json_object_array_add(vecs, nv_json_new_num_array(s->sv + i * s->nfeat, s->nfeat));
     json_object_object_add(sv, "support_vectors", vecs);
     json_object_object_add(o, "svr", sv);
 
     const nv_forest *f = &ve->forest;
     json_object *fo = json_object_new_object();
     json_object *qs = json_object_new_array();
-    json_object_array_add(qs, jd(ve->lo_q));
-    json_object_array_add(qs, jd(ve->hi_q));
+    json_object_array_add(qs, nv_json_new_num(ve->lo_q));
+    json_object_array_add(qs, nv_json_new_num(ve->hi_q));
     json_object_object_add(fo, "interval_quantiles", qs);
     if (ve->cal.calibrated) {
         json_object *ca = json_object_new_object();
         json_object_object_add(ca, "method", json_object_new_string(NV_VE_CAL_METHOD));
-        json_object_object_add(ca, "level", jd(ve->cal.level));
-        json_object_object_add(ca, "factor", jd(ve->cal.factor));
-        json_object_object_add(ca, "svr_factor", jd(ve->cal.svr_factor));
-        json_object_object_add(ca, "spread_floor", jd(ve->cal.spread_floor));
+        json_object_object_add(ca, "level", nv_json_new_num(ve->cal.level));
+        json_object_object_add(ca, "factor", nv_json_new_num(ve->cal.factor));
+        json_object_object_add(ca, "svr_factor", nv_json_new_num(ve->cal.svr_factor));
+        json_object_object_add(ca, "spread_floor", nv_json_new_num(ve->cal.spread_floor));
         json_object_object_add(ca, "points", json_object_new_int64((int64_t)ve->cal.points));
-        json_object_object_add(ca, "oob_coverage", jd(ve->cal.oob_coverage));
+        json_object_object_add(ca, "oob_coverage", nv_json_new_num(ve->cal.oob_coverage));
         json_object_object_add(fo, "calibration", ca);
     }
     json_object *trees = json_object_new_array_ext((int)f->n_trees);
@@ -471,10 +449,10 @@ json_object *nv_ve_to_json(const nv_ve *ve)
         json_object *va = json_object_new_array_ext((int)len);
         for (size_t i = 0; i < len; i++) {
             json_object_array_add(fe, json_object_new_int(nd[i].feature));
-            json_object_array_add(th, jd(nd[i].threshold));
+            json_object_array_add(th, nv_json_new_num(nd[i].threshold));
             json_object_array_add(le, json_object_new_int(nd[i].left));
             json_object_array_add(ri, json_object_new_int(nd[i].right));
-            json_object_array_add(va, jd(nd[i].value));
+            json_object_array_add(va, nv_json_new_num(nd[i].value));
         }
         json_object_object_add(to, "feature", fe);
         json_object_object_add(to, "threshold", th);
@@ -491,14 +469,14 @@ json_object *nv_ve_to_json(const nv_ve *ve)
     json_object_object_add(t, "samples", json_object_new_int64((int64_t)tr->samples));
     json_object_object_add(t, "folds", json_object_new_int64((int64_t)tr->folds));
     json_object_object_add(t, "seed", json_object_new_int64((int64_t)(tr->seed & INT64_MAX)));
-    json_object_object_add(t, "cv_r2", jd(tr->cv_r2));
-    json_object_object_add(t, "cv_r2_forest", jd(tr->cv_r2_forest));
-    json_object_object_add(t, "abstention", jd(tr->abstention));
-    json_object_object_add(t, "coverage", jd(tr->coverage));
-    json_object_object_add(t, "mean_half_width", jd(tr->mean_half_width));
-    json_object_object_add(t, "level", jd(tr->level));
-    json_object_object_add(t, "interval_coverage", jd(tr->interval_coverage));
-    json_object_object_add(t, "point_coverage", jd(tr->point_coverage));
+    json_object_object_add(t, "cv_r2", nv_json_new_num(tr->cv_r2));
+    json_object_object_add(t, "cv_r2_forest", nv_json_new_num(tr->cv_r2_forest));
+    json_object_object_add(t, "abstention", nv_json_new_num(tr->abstention));
+    json_object_object_add(t, "coverage", nv_json_new_num(tr->coverage));
+    json_object_object_add(t, "mean_half_width", nv_json_new_num(tr->mean_half_width));
+    json_object_object_add(t, "level", nv_json_new_num(tr->level));
+    json_object_object_add(t, "interval_coverage", nv_json_new_num(tr->interval_coverage));
+    json_object_object_add(t, "point_coverage", nv_json_new_num(tr->point_coverage));
     json_object_object_add(o, "training", t);
     return o;
 }

@@ -64,6 +64,13 @@ static void writers_are_exact_or_null(void **state)
     }
     assert_null(nv_json_new_num(NAN));
     assert_null(nv_json_new_num(INFINITY));
+    json_object *kept = nv_json_new_num_or_nan(NAN);
+    assert_non_null(kept);
+    assert_true(isnan(json_object_get_double(kept)));
+    json_object_put(kept);
+    kept = nv_json_new_num_or_nan(0.1);
+    assert_string_equal(json_object_to_json_string(kept), "0.1");
+    json_object_put(kept);
     assert_null(nv_json_new_num_g(NAN, 6));
     json_object *g = nv_json_new_num_g(1.0 / 3.0, 3);
     assert_string_equal(json_object_to_json_string(g), "0.333");
@@ -103,6 +110,50 @@ static void errors_go_into_the_buffer(void **state)
     assert_int_equal(nv_err(err, sizeof err, "bad %s: %d", "value", 12345678), -1);
     assert_string_equal(err, "bad value: 1234");
     assert_int_equal(nv_err(NULL, 0, "ignored %d", 1), -1);
+}
+
+/* the validating reader: the first problem, named by its path */
+static void checks_name_the_first_problem(void **state)
+{
+    json_object *o = json_tokener_parse(
+        "{\"a\":{\"n\":1.5,\"i\":-3,\"s\":\"fast\",\"arr\":[1,null],\"nan\":NaN}}");
+    assert_non_null(o);
+    char err[128];
+    nv_jcheck c = {err, sizeof err, 0};
+    double d = 0;
+    int64_t i = 0;
+    json_object *a = nv_jcheck_member(&c, o, "a", "", json_type_object);
+    assert_non_null(a);
+    assert_int_equal(nv_jcheck_number_member(&c, a, "n", "a", &d), 0);
+    assert_true(d == 1.5);
+    assert_int_equal(nv_jcheck_integer_member(&c, a, "i", "a", -5, 5, &i), 0);
+    assert_int_equal(i, -3);
+    assert_string_equal(nv_jcheck_string_member(&c, a, "s", "a"), "fast");
+    assert_false(c.failed);
+    assert_int_equal(nv_jcheck_number_member(&c, a, "s", "a", &d), -1);
+    assert_string_equal(err, "a.s: expected a number, got string \"fast\"");
+    /* later problems do not overwrite the first */
+    assert_null(nv_jcheck_member(&c, a, "missing", "a", json_type_object));
+    assert_string_equal(err, "a.s: expected a number, got string \"fast\"");
+
+    nv_jcheck c2 = {err, sizeof err, 0};
+    assert_null(nv_jcheck_member(&c2, a, "missing", "a", json_type_array));
+    assert_string_equal(err, "a.missing: missing required field");
+    nv_jcheck c3 = {err, sizeof err, 0};
+    assert_int_equal(nv_jcheck_integer_member(&c3, a, "i", "a", 0, 5, &i), -1);
+    assert_string_equal(err, "a.i: value -3 is negative; it must be >= 0");
+    nv_jcheck c4 = {err, sizeof err, 0};
+    json_object *arr = nv_jcheck_member(&c4, a, "arr", "a", json_type_array);
+    assert_int_equal(nv_jcheck_number(&c4, json_object_array_get_idx(arr, 1), "a.arr[1]", &d), -1);
+    assert_string_equal(err, "a.arr[1]: expected a number, got null");
+    nv_jcheck c5 = {err, sizeof err, 0};
+    assert_int_equal(nv_jcheck_number_member(&c5, a, "nan", "a", &d), -1);
+    assert_string_equal(err, "a.nan: value NaN is not a finite number");
+    nv_jcheck c6 = {NULL, 0, 0}; /* no buffer: fails all the same */
+    assert_int_equal(nv_jcheck_integer_member(&c6, a, "n", "", 0, 5, &i), -1);
+    assert_true(c6.failed);
+    assert_string_equal(nv_jcheck_type_name(NULL), "null");
+    json_object_put(o);
 }
 
 static void keep_line(void *arg, const char *line)
@@ -164,6 +215,7 @@ int main(void)
         cmocka_unit_test(getters_refuse_what_is_not_there),
         cmocka_unit_test(writers_are_exact_or_null),
         cmocka_unit_test(strings_copy_bounded),
+        cmocka_unit_test(checks_name_the_first_problem),
         cmocka_unit_test(errors_go_into_the_buffer),
         cmocka_unit_test(log_lines_go_to_the_callback),
         cmocka_unit_test(json_files_are_written_whole),
