@@ -14,6 +14,7 @@
 #include <json.h>
 
 #include "config.h"
+#include "job_record.h"
 #include "model.h"
 #include "predict.h"
 #include "registry.h"

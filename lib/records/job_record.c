@@ -1,4 +1,5 @@
-/* job_record.c - node records -> job record (see job_record.h). */
+/* job_record.c - node records -> job record, and reading a job record
+ * (see job_record.h). */
 #include "job_record.h"
 
 #include <dirent.h>
@@ -15,7 +16,6 @@
 #include "queue.h"
 
 #define MAX_NODES 4096
-#define MAX_RECORD_BYTES (8 << 20)
 
 static bool is_node_record(const char *name)
 {
@@ -91,16 +91,23 @@ static json_object *stat_json(const struct nv_stat5 *s, const char *unit, const 
 {
     json_object *o = json_object_new_object();
     if (s->n) {
-        json_object_object_add(o, "mean", json_object_new_double(s->mean));
-        json_object_object_add(o, "variance", json_object_new_double(s->variance));
-        json_object_object_add(o, "p75", json_object_new_double(s->p75));
-        json_object_object_add(o, "p95", json_object_new_double(s->p95));
-        json_object_object_add(o, "p99", json_object_new_double(s->p99));
+        const double v[5] = {s->mean, s->variance, s->p75, s->p95, s->p99};
+        for (int k = 0; k < 5; k++)
+            json_object_object_add(o, nv_ve_stat_name((enum nv_ve_stat)k), nv_json_new_num(v[k]));
     }
     json_object_object_add(o, "blades", json_object_new_int64((int64_t)s->n));
     json_object_object_add(o, "unit", json_object_new_string(unit));
     json_object_object_add(o, "source", json_object_new_string(source));
     return o;
+}
+
+json_object *nv_job_record_metrics_json(const struct nv_counter_metrics *cm)
+{
+    json_object *metrics = json_object_new_object();
+    for (int m = 0; metrics && m < NV_CM_COUNT; m++)
+        json_object_object_add(metrics, nv_counter_metric_name((enum nv_counter_metric)m),
+                               stat_json(&cm->stat[m], cm->unit[m], cm->source[m]));
+    return metrics;
 }
 
 json_object *nv_job_collect(const char *job_dir, double service_us, const char *mu_source,
@@ -136,13 +143,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     for (size_t i = 0; i < nnames && blades && delta; i++) {
         char path[4400], why[256];
         snprintf(path, sizeof path, "%s/%s", job_dir, names[i]);
-        json_object *rec = nv_json_read_file(path, MAX_RECORD_BYTES, why, sizeof why);
-        const char *schema = rec ? nv_json_str(rec, "schema") : NULL;
-        if (rec && (!schema || strcmp(schema, NV_NODE_RECORD_SCHEMA))) {
-            snprintf(why, sizeof why, "schema is not %s", NV_NODE_RECORD_SCHEMA);
-            json_object_put(rec);
-            rec = NULL;
-        }
+        json_object *rec = nv_node_record_read(path, why, sizeof why);
         if (!rec) {
             corrupt++;
             nv_logf(log, log_arg, "netvar: collect: %s: %s; skipped it", path, why);
@@ -213,7 +214,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     }
 
     json_object_object_add(job, "schema", json_object_new_string(NV_JOB_RECORD_SCHEMA));
-    json_object_object_add(job, "version", json_object_new_int(NV_RECORD_VERSION));
+    json_object_object_add(job, "version", json_object_new_int(NV_JOB_RECORD_VERSION));
     json_object_object_add(job, "job_id", json_object_new_int64(jobid));
     json_object_object_add(job, "app", app[0] ? json_object_new_string(app) : NULL);
     json_object_object_add(job, "mode", json_object_new_string(mode[0] ? mode : "unknown"));
@@ -232,11 +233,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     struct nv_counter_metrics cm;
     nv_counter_metrics_compute(blades ? blades : (struct nv_blade_traffic[1]){{0}},
                                blades ? nblades : 0, traffic_unit, &cm);
-    json_object *metrics = json_object_new_object();
-    for (int m = 0; m < NV_CM_COUNT; m++)
-        json_object_object_add(metrics, nv_counter_metric_name((enum nv_counter_metric)m),
-                               stat_json(&cm.stat[m], cm.unit[m], cm.source[m]));
-    json_object_object_add(job, "metrics", metrics);
+    json_object_object_add(job, "metrics", nv_job_record_metrics_json(&cm));
 
     json_object *totals = json_object_new_object();
     for (int f = 0; f < NV_CTR_NFIELDS; f++)
@@ -266,4 +263,53 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     if (nnames == 0)
         nv_logf(log, log_arg, "netvar: collect: %s holds no node records", job_dir);
     return job;
+}
+
+/* ---- reading ---- */
+
+int nv_job_record_check(json_object *rec, char *err, size_t errlen)
+{
+    char why[160];
+    if (nv_json_schema_check(rec, NV_JOB_RECORD_SCHEMA, NV_JOB_RECORD_VERSION, why, sizeof why))
+        return nv_err(err, errlen, "not a netvar job record: %s", why);
+    return 0;
+}
+
+json_object *nv_job_record_read(const char *path, char *err, size_t errlen)
+{
+    json_object *rec = nv_json_read_file(path, NV_JOB_RECORD_MAX_BYTES, err, errlen);
+    if (rec && nv_job_record_check(rec, err, errlen)) {
+        json_object_put(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+int nv_ve_job_from_record(json_object *rec, nv_ve_job *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (nv_job_record_check(rec, err, errlen))
+        return -1;
+    json_object *metrics = nv_json_get(rec, "metrics", json_type_object);
+    if (!metrics)
+        return nv_err(err, errlen,
+                      "the record has no counter metrics (no \"metrics\" object): "
+                      "it was collected without counters");
+    for (int m = 0; m < NV_CM_COUNT; m++) {
+        json_object *mo = nv_json_get(metrics, nv_counter_metric_name((enum nv_counter_metric)m),
+                                      json_type_object);
+        double blades = nv_json_num(mo, "blades");
+        for (int k = 0; k < 5; k++) {
+            double x = nv_json_num(mo, nv_ve_stat_name((enum nv_ve_stat)k));
+            out->stats[m * 5 + k] = (isfinite(blades) && blades > 0 && isfinite(x)) ? x : NAN;
+        }
+    }
+    json_object *nodes = nv_json_get(rec, "nodes", json_type_array);
+    out->nodes = nodes ? (double)json_object_array_length(nodes) : nv_json_num(rec, "nodes");
+    if (!(out->nodes >= 1))
+        return nv_err(err, errlen, "the record names no nodes (\"nodes\" missing or empty)");
+    double rt = nv_json_num(rec, "runtime_s");
+    out->runtime_s = rt > 0 ? rt : NAN;
+    nv_json_str_copy(rec, "app", out->app, sizeof out->app);
+    return 0;
 }

@@ -10,13 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json_file.h"
+#include "job_record.h"
 #include "nv_err.h"
 #include "nv_json.h"
 #include "train_history.h"
-
-/* the schema of lib/records/job_record.h (model/ does not include probes/) */
-#define NV_JOB_RECORD_SCHEMA_NAME "netvar-job-record"
 
 void nv_train_opts_default(nv_train_opts *o)
 {
@@ -161,16 +158,9 @@ int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *
 {
     memset(job, 0, sizeof *job);
     app[0] = 0;
-    if (!rec || !json_object_is_type(rec, json_type_object)) {
-        nv_err(err, errlen, "expected a JSON object");
+    if (nv_job_record_check(rec, err, errlen))
         return -1;
-    }
     json_object *v;
-    if (!json_object_object_get_ex(rec, "schema", &v) || !json_object_is_type(v, json_type_string) ||
-        strcmp(json_object_get_string(v), NV_JOB_RECORD_SCHEMA_NAME)) {
-        nv_err(err, errlen, "schema: not \"%s\"", NV_JOB_RECORD_SCHEMA_NAME);
-        return -1;
-    }
     double d;
     if (nv_json_num_strict(rec, "job_id", &d) <= 0 || d < 0 || d > 9e15) {
         nv_err(err, errlen, "job_id: missing or not a non-negative integer");
@@ -274,11 +264,6 @@ oom:
     return -1;
 }
 
-static json_object *read_record(const char *path, char *err, size_t errlen)
-{
-    return nv_json_read_file(path, NV_TRAIN_MAX_RECORD_BYTES, err, errlen);
-}
-
 int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opts *o,
                         nv_train_set *s, nv_train_log_fn log, void *ctx, char *err,
                         size_t errlen)
@@ -303,7 +288,7 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
         if (access(path, F_OK))
             continue; /* a job still running, or not collected yet */
         s->stats.records++;
-        json_object *rec = read_record(path, why, sizeof why);
+        json_object *rec = nv_job_record_read(path, why, sizeof why);
         nv_train_job job;
         int pr = rec ? nv_train_job_from_record(rec, service_us, &job, app, why, sizeof why) : -1;
         json_object_put(rec);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <dirent.h>
 
+#include "job_record.h"
 #include "json_file.h"
 #include "nv_err.h"
 #include "nv_json.h"
@@ -22,7 +23,7 @@
 
 json_object *nv_ve_read_record(const char *path, char *err, size_t errlen)
 {
-    return nv_json_read_file(path, NV_VE_RECORD_MAX_BYTES, err, errlen);
+    return nv_json_read_file(path, NV_JOB_RECORD_MAX_BYTES, err, errlen);
 }
 
 struct walk {
@@ -37,7 +38,7 @@ struct walk {
 static void take(struct walk *w, const char *path)
 {
     char why[300];
-    json_object *rec = nv_ve_read_record(path, why, sizeof why);
+    json_object *rec = nv_job_record_read(path, why, sizeof why);
     nv_ve_job job;
     int bad = !rec || nv_ve_job_from_record(rec, &job, why, sizeof why);
     if (rec)

@@ -86,6 +86,25 @@ bool nv_json_schema_is(json_object *o, const char *schema)
     return s && schema && !strcmp(s, schema);
 }
 
+int nv_json_schema_check(json_object *o, const char *schema, int version, char *err,
+                         size_t errlen)
+{
+    if (!o || !json_object_is_type(o, json_type_object))
+        return nv_err(err, errlen, "not a JSON object");
+    if (!nv_json_schema_is(o, schema))
+        return nv_err(err, errlen, "schema is not %s", schema ? schema : "?");
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(o, "version", &v) || !v)
+        return 0;
+    int64_t n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
+    if (n < 1)
+        return nv_err(err, errlen, "version is not a whole number >= 1");
+    if (n > version)
+        return nv_err(err, errlen, "version %lld is newer than this netvar reads (%d)",
+                      (long long)n, version);
+    return 0;
+}
+
 json_object *nv_json_new_num(double d)
 {
     return isfinite(d) ? nv_json_new_num_or_nan(d) : NULL;

@@ -43,6 +43,13 @@ int nv_json_u64(json_object *o, const char *key, uint64_t *out);
 /* true when o is an object whose "schema" member is the string `schema`. */
 bool nv_json_schema_is(json_object *o, const char *schema);
 
+/* 0 when o is an object whose "schema" is `schema` and whose "version" is
+ * absent (written by hand, or before there were versions) or an integer
+ * from 1 to `version`; -1 with one line in err otherwise ("schema is not
+ * netvar-x", "version 2 is newer than this netvar reads (1)"). */
+int nv_json_schema_check(json_object *o, const char *schema, int version, char *err,
+                         size_t errlen);
+
 /* Writers.  nv_json_new_num: d written exactly; nv_json_new_num_g: d
  * rounded to `digits` significant digits (for reports people read).  Both
  * return NULL, which json-c writes as null, when d is not finite. */

@@ -49,6 +49,17 @@ static void getters_refuse_what_is_not_there(void **state)
     assert_true(nv_json_schema_is(o, "netvar-x"));
     assert_false(nv_json_schema_is(o, "netvar-y"));
     assert_false(nv_json_schema_is(NULL, "netvar-x"));
+    char err[96];
+    assert_int_equal(nv_json_schema_check(o, "netvar-x", 1, err, sizeof err), 0); /* no version */
+    assert_int_equal(nv_json_schema_check(o, "netvar-y", 1, err, sizeof err), -1);
+    assert_string_equal(err, "schema is not netvar-y");
+    json_object_object_add(o, "version", json_object_new_int(2));
+    assert_int_equal(nv_json_schema_check(o, "netvar-x", 2, err, sizeof err), 0);
+    assert_int_equal(nv_json_schema_check(o, "netvar-x", 1, err, sizeof err), -1);
+    assert_string_equal(err, "version 2 is newer than this netvar reads (1)");
+    json_object_object_add(o, "version", json_object_new_string("1"));
+    assert_int_equal(nv_json_schema_check(o, "netvar-x", 1, err, sizeof err), -1);
+    assert_int_equal(nv_json_schema_check(NULL, "netvar-x", 1, err, sizeof err), -1);
     json_object_put(o);
 }
 
