@@ -24,7 +24,7 @@
 #include "svg_plot.h"
 #include "train_history.h"
 #include "ve_features.h"
-#include "ve_model.h"
+#include "ve_train.h"
 #include "verbs.h"
 
 #define MAX_NEIGHBOURS 64

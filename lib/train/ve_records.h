@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "ve_model.h"
+#include "ve_train.h"
 
 #define NV_VE_MAX_RECORDS 200000
 
