@@ -297,15 +297,14 @@ nv_ve *nv_ve_from_json(json_object *o, const char *path, char *err, size_t errle
         snprintf(p, sizeof p, "%s.forest", path);
         parse_forest(&L, fo, p, ve);
     }
-    json_object *tr = NULL;
-    if (!L.failed && json_object_object_get_ex(o, "training", &tr) && tr &&
-        json_object_is_type(tr, json_type_object)) {
+    json_object *tr = L.failed ? NULL : nv_json_get(o, "training", json_type_object);
+    if (tr) {
         /* descriptive only: read what is there, require nothing */
-        json_object *v;
-        if (json_object_object_get_ex(tr, "samples", &v) && json_object_is_type(v, json_type_int))
-            ve->training.samples = (size_t)(json_object_get_int64(v) > 0 ? json_object_get_int64(v) : 0);
-        if (json_object_object_get_ex(tr, "folds", &v) && json_object_is_type(v, json_type_int))
-            ve->training.folds = (size_t)(json_object_get_int64(v) > 0 ? json_object_get_int64(v) : 0);
+        uint64_t u;
+        if (nv_json_u64(tr, "samples", &u) == 0)
+            ve->training.samples = (size_t)u;
+        if (nv_json_u64(tr, "folds", &u) == 0)
+            ve->training.folds = (size_t)u;
         const char *keys[8] = {"cv_r2", "cv_r2_forest", "abstention", "coverage",
                                "mean_half_width", "level", "interval_coverage", "point_coverage"};
         double *dst[8] = {&ve->training.cv_r2, &ve->training.cv_r2_forest,
@@ -313,10 +312,7 @@ nv_ve *nv_ve_from_json(json_object *o, const char *path, char *err, size_t errle
                           &ve->training.mean_half_width, &ve->training.level,
                           &ve->training.interval_coverage, &ve->training.point_coverage};
         for (int k = 0; k < 8; k++)
-            if (json_object_object_get_ex(tr, keys[k], &v) &&
-                (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
-                isfinite(json_object_get_double(v)))
-                *dst[k] = json_object_get_double(v);
+            *dst[k] = nv_json_num_or(tr, keys[k], *dst[k]);
     }
     ve->training.C = ve->svr.C;
     ve->training.gamma = ve->svr.gamma;
