@@ -195,11 +195,11 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
             const nv_ctr_delta_value *pk = &pd->f[NV_CTR_PACKETS_OUT];
             if (pk->valid && dt_s > 0) {
                 json_object_object_add(jp, "lambda_packets_per_s",
-                                       json_object_new_double((double)pk->value / dt_s));
+                                       nv_json_new_num((double)pk->value / dt_s));
                 nv_utilization u;
                 if (service_us > 0 &&
                     nv_utilization_from_counters((double)pk->value, dt_s * 1e6, service_us, &u) == 0) {
-                    json_object_object_add(jp, "rho", json_object_new_double(u.rho));
+                    json_object_object_add(jp, "rho", nv_json_new_num(u.rho));
                     json_object_object_add(jp, "saturated", json_object_new_boolean(u.saturated));
                     json_object_object_add(jp, "rho_source",
                                            json_object_new_string("counters: lambda/mu"));
@@ -223,10 +223,9 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     json_object_object_add(job, "blades", blade_names);
     json_object_object_add(job, "switches", switches);
     json_object_object_add(job, "groups", groups);
-    json_object_object_add(job, "start_unix_s", isfinite(t0) ? json_object_new_double(t0) : NULL);
-    json_object_object_add(job, "end_unix_s", isfinite(t1) ? json_object_new_double(t1) : NULL);
-    json_object_object_add(job, "runtime_s",
-                           isfinite(t0) && isfinite(t1) ? json_object_new_double(t1 - t0) : NULL);
+    json_object_object_add(job, "start_unix_s", nv_json_new_num(t0));
+    json_object_object_add(job, "end_unix_s", nv_json_new_num(t1));
+    json_object_object_add(job, "runtime_s", nv_json_new_num(t1 - t0));
     json_object_object_add(job, "counter_sources", sources);
     json_object_object_add(job, "blades_counted", json_object_new_int64((int64_t)nblades));
 
@@ -245,8 +244,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     json_object_object_add(job, "totals", totals);
 
     json_object *util = json_object_new_object();
-    json_object_object_add(util, "service_us",
-                           service_us > 0 ? json_object_new_double(service_us) : NULL);
+    json_object_object_add(util, "service_us", service_us > 0 ? nv_json_new_num(service_us) : NULL);
     json_object_object_add(util, "mu_source", json_object_new_string(mu_source ? mu_source : "none"));
     json_object_object_add(util, "ports", ports);
     json_object_object_add(job, "utilization", util);
