@@ -12,6 +12,8 @@
 # include against the direction fails the build; tests/check_layers.py
 # checks the same table and that it has no cycle.  Everything else (cli/,
 # plugins/, probes/, lab/, eval/, tests/) links the archives it needs.
+# Only lib/vetrain (Variability Estimate training and estimation) calls
+# libsvm: the plugins, the probes and the lab sampler do not link it.
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -65,24 +67,25 @@ ALL_TARGETS :=
 
 # ---------------------------------------------------------------- lib/
 # NV_DEPS_<lib>: every library <lib> may include and link, transitively.
-NV_LIBS := util counters variability segments diagnose model records site train report runner
+NV_LIBS := util counters variability vetrain segments diagnose model records site train report runner
 NV_DEPS_util        :=
 NV_DEPS_counters    := util
 NV_DEPS_variability := util
+NV_DEPS_vetrain     := variability util
 NV_DEPS_segments    := util
 NV_DEPS_diagnose    := util
 NV_DEPS_model       := variability util
 NV_DEPS_records     := model variability counters util
 NV_DEPS_site        := records model variability counters util
-NV_DEPS_train       := records model variability counters util
-NV_DEPS_report      := train site records model variability segments diagnose counters util
+NV_DEPS_train       := vetrain records model variability counters util
+NV_DEPS_report      := train vetrain site records model variability segments diagnose counters util
 NV_DEPS_runner      := records model variability counters util
 
 nv_lib_a   = $(BUILD)/lib/libnetvar_$(1).a
 nv_incs    = $(foreach l,$(1),-Ilib/$(l))
 # link line for a set of libraries: dependents before dependencies
 nv_link    = $(foreach l,$(filter $(1),$(NV_LINK_ORDER)),$(call nv_lib_a,$(l)))
-NV_LINK_ORDER := report runner train site records model variability diagnose segments counters util
+NV_LINK_ORDER := report runner train vetrain site records model variability diagnose segments counters util
 
 define nv_library
 NV_SRCS_$(1) := $$(sort $$(wildcard lib/$(1)/*.c))
@@ -97,9 +100,11 @@ $(foreach l,$(NV_LIBS),$(eval $(call nv_library,$(l))))
 
 $(BUILD)/obj/lib/counters/%.o: NV_CFLAGS += $(PAPI_CFLAGS) -Wno-format-truncation
 
-# Every archive, in link order, with what they need from the system.
+# Every archive, in link order, with what they need from the system
+# (NV_SYS_LIBS: what any set of archives needs; libsvm only for vetrain).
 NETVAR_ALL_LIBS := $(call nv_link,$(NV_LIBS))
-NETVAR_LIBS = $(NETVAR_ALL_LIBS) $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+NV_SYS_LIBS = $(JSON_LIBS) -ldl -lm -lpthread
+NETVAR_LIBS = $(NETVAR_ALL_LIBS) $(SVM_LIBS) $(NV_SYS_LIBS)
 ALL_INCS := $(call nv_incs,$(NV_LIBS))
 
 # ---------------------------------------------------------------- cli/
@@ -132,12 +137,12 @@ ALL_TARGETS += $(SPANK_SO) $(JS_SO)
 $(SPANK_SO): $(SPANK_OBJS) $(call nv_link,$(SPANK_LIBS)) plugins/spank/spank_netvar.map
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -shared -Wl,--version-script=plugins/spank/spank_netvar.map \
-	  -o $@ $(SPANK_OBJS) $(call nv_link,$(SPANK_LIBS)) $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+	  -o $@ $(SPANK_OBJS) $(call nv_link,$(SPANK_LIBS)) $(NV_SYS_LIBS)
 
 $(JS_SO): $(JS_OBJS) $(call nv_link,$(JS_LIBS)) plugins/job_submit/job_submit_netvar.map
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -shared -Wl,--version-script=plugins/job_submit/job_submit_netvar.map \
-	  -o $@ $(JS_OBJS) $(call nv_link,$(JS_LIBS)) $(JSON_LIBS) $(SVM_LIBS) -lm -lpthread
+	  -o $@ $(JS_OBJS) $(call nv_link,$(JS_LIBS)) $(JSON_LIBS) -lm -lpthread
 
 # ------------------------------------------------------- area fragments
 include probes/probes.mk
@@ -172,6 +177,9 @@ $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(NETVAR_
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $(filter %.o,$^) $(NETVAR_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/unit/pmpi/test_pmpi_pending: $(BUILD)/obj/probes/pmpi/nvp_pending.o
+
+# the tests' objects are kept, so that a second make does not compile them again
+.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # ---------------------------------------------------------------- rules
 $(BUILD)/obj/%.o: %.c

@@ -19,6 +19,7 @@
 #include "counters.h"
 #include "ctr_qdisc.h"
 #include "ctr_record.h"
+#include "json_file.h"
 
 #define MAX_DEVS 8
 #define MAX_SAMPLES 1000000
@@ -110,28 +111,6 @@ struct dev_track {
     uint64_t qlen_max;
     size_t n;
 };
-
-static int write_atomic(const char *path, const char *text)
-{
-    if (!path || !strcmp(path, "-")) {
-        fputs(text, stdout);
-        fputc('\n', stdout);
-        return fflush(stdout) == 0 ? 0 : -1;
-    }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp)
-        return -1;
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return -1;
-    int ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
 
 /* netdev snapshot plus one port per sampled qdisc, under one backend name
  * so the common delta code can subtract them. */
@@ -377,11 +356,18 @@ int main(int argc, char **argv)
         json_object_object_add(o, "series", rows);
         rows = NULL;
     }
-    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (write_atomic(output, text) != 0)
-        fprintf(stderr, "netvar: netlab-sample: cannot write %s: %s\n", output ? output : "stdout", strerror(errno));
-    else
+    if (!output || !strcmp(output, "-")) {
+        const char *text = json_object_to_json_string_ext(
+            o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (printf("%s\n", text) < 0 || fflush(stdout) != 0)
+            fprintf(stderr, "netvar: netlab-sample: cannot write stdout: %s\n", strerror(errno));
+        else
+            rc = 0;
+    } else if (nv_json_write_file(output, o, 0644, (gid_t)-1, err, sizeof err) != 0) {
+        fprintf(stderr, "netvar: netlab-sample: %s\n", err);
+    } else {
         rc = 0;
+    }
     json_object_put(o);
 out:
     json_object_put(rows);

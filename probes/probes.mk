@@ -11,6 +11,6 @@ $(BUILD)/bin/impactb $(BUILD)/bin/compressionb: $(BUILD)/bin/%: $(BUILD)/obj/pro
                                                 $(call nv_link,$(PROBE_LIBS))
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(PROBE_OBJS_COMMON) \
-	  $(call nv_link,$(PROBE_LIBS)) $(MPI_LIBS) $(JSON_LIBS) $(SVM_LIBS) -lm
+	  $(call nv_link,$(PROBE_LIBS)) $(MPI_LIBS) $(JSON_LIBS) -lm
 
 ALL_TARGETS += $(BUILD)/bin/impactb $(BUILD)/bin/compressionb

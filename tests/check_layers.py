@@ -7,7 +7,12 @@ of truth).  Checked:
   * every #include "..." in lib/<a>/ names a header of lib/<a> or of a
     library <a> may depend on;
   * the libraries' real include graph (header level) has no cycle;
-  * no file anywhere includes a .c file.
+  * no file anywhere includes a .c file;
+  * a schema defined once (#define NV_..._SCHEMA or _FORMAT "netvar-...")
+    is spelled out nowhere else in C outside tests/ (every other file uses
+    the constant, so name, version, writer and reader stay in one module);
+  * libsvm is called (svm_*()) only in lib/vetrain, the one archive that
+    links it (job_submit and spank must not).
 Exit 0 and one summary line when all hold; otherwise one line per breach
 ("lib/x/f.c:12: includes lib/y/h.h, but x may not depend on y") and exit 1.
 """
@@ -17,6 +22,17 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+SCHEMA_DEFINE = re.compile(r'^\s*#\s*define\s+(NV_\w+_(?:SCHEMA|FORMAT))\s+"(netvar-[\w.-]+)"')
+LIBSVM_CALL = re.compile(r'\bsvm_[a-z_]+\s*\(')
+LIBSVM_LIB = "vetrain"
+TOKENS = re.compile(r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|/\*.*?\*/|//[^\n]*', re.S)
+
+
+def code_lines(text):
+    """The file's lines with comments blanked (strings kept, lines kept)."""
+    def keep(m):
+        return m.group(1) if m.group(1) else re.sub(r"[^\n]", " ", m.group(0))
+    return TOKENS.sub(keep, text).split("\n")
 
 
 def read_table():
@@ -86,6 +102,8 @@ def main():
 
     real = {lib: set() for lib in libs}
     nfiles = 0
+    schema_defs = {}  # "netvar-x" -> (file, line, macro)
+    literals = []     # (file, line, text) of C lines outside tests/
     for top, dirs, files in os.walk(ROOT):
         rel_top = os.path.relpath(top, ROOT)
         dirs[:] = [x for x in dirs if not x.startswith(".") and not x.startswith("build")]
@@ -97,34 +115,55 @@ def main():
             mylib = parts[1] if parts[0] == "lib" and len(parts) == 3 else None
             nfiles += 1
             with open(os.path.join(ROOT, rel), errors="replace") as f:
-                for no, line in enumerate(f, 1):
-                    m = INCLUDE.match(line)
-                    if not m:
-                        continue
-                    inc = m.group(1)
-                    if inc.endswith(".c"):
-                        errors.append(f"{rel}:{no}: includes a .c file ({inc})")
-                        continue
-                    if mylib is None:
-                        continue
-                    base = os.path.basename(inc)
-                    other = owner.get(base)
-                    if other is None or other == mylib:
-                        continue
-                    real[mylib].add(other)
-                    if other not in deps.get(mylib, set()):
-                        errors.append(f"{rel}:{no}: includes lib/{other}/{base}, "
-                                      f"but {mylib} may not depend on {other}")
+                text = f.read()
+            code = code_lines(text)
+            for no, line in enumerate(text.split("\n"), 1):
+                d = SCHEMA_DEFINE.match(line)
+                if d:
+                    if d.group(2) in schema_defs:
+                        first = schema_defs[d.group(2)]
+                        errors.append(f"{rel}:{no}: defines \"{d.group(2)}\" again "
+                                      f"(first at {first[0]}:{first[1]})")
+                    else:
+                        schema_defs[d.group(2)] = (rel, no, d.group(1))
+                elif parts[0] != "tests" and '"netvar-' in code[no - 1]:
+                    literals.append((rel, no, code[no - 1]))
+                if (LIBSVM_CALL.search(code[no - 1]) and
+                        not (parts[0] == "lib" and len(parts) == 3 and parts[1] == LIBSVM_LIB)):
+                    errors.append(f"{rel}:{no}: calls libsvm outside lib/{LIBSVM_LIB}")
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                inc = m.group(1)
+                if inc.endswith(".c"):
+                    errors.append(f"{rel}:{no}: includes a .c file ({inc})")
+                    continue
+                if mylib is None:
+                    continue
+                base = os.path.basename(inc)
+                other = owner.get(base)
+                if other is None or other == mylib:
+                    continue
+                real[mylib].add(other)
+                if other not in deps.get(mylib, set()):
+                    errors.append(f"{rel}:{no}: includes lib/{other}/{base}, "
+                                  f"but {mylib} may not depend on {other}")
     cyc = find_cycle(real)
     if cyc:
         errors.append("lib/: include cycle between libraries: " + " -> ".join(cyc))
+    for rel, no, line in literals:
+        for name, (drel, dno, macro) in schema_defs.items():
+            if f'"{name}"' in line:
+                errors.append(f"{rel}:{no}: spells out \"{name}\"; use {macro} "
+                              f"({drel}:{dno})")
     for e in errors:
         print(e)
     if errors:
-        print(f"check_layers: {len(errors)} breach(es) of the layering in lib/", file=sys.stderr)
+        print(f"check_layers: {len(errors)} breach(es)", file=sys.stderr)
         return 1
     print(f"check_layers: {len(libs)} libraries, {nfiles} files: no include against the "
-          f"direction, no cycle, no .c included")
+          f"direction, no cycle, no .c included; {len(schema_defs)} schemas each spelled out "
+          f"once; libsvm called only in lib/{LIBSVM_LIB}")
     return 0
 
 

@@ -2,6 +2,8 @@
  * order), keep its counter files open, and take snapshots with pread. */
 #include "counters_internal.h"
 
+#include "nv_err.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -26,13 +28,12 @@ void nv_ctr_logf(const nv_ctr_reader *r, const char *fmt, ...)
 {
     if (!r || !r->log)
         return;
-    char line[1024];
-    int n = snprintf(line, sizeof line, "netvar: ");
+    char what[NV_LOG_LINE_MAX - 8];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    r->log(r->log_arg, line);
+    nv_logf(r->log, r->log_arg, "netvar: %s", what);
 }
 
 int nv_ctr_add_port(nv_ctr_reader *r, const char *name, const char *kind)
@@ -104,18 +105,6 @@ int nv_ctr_parse_u64(const char *buf, size_t len, uint64_t *out)
     return 0;
 }
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static nv_ctr_reader *reader_new(const nv_ctr_config *cfg, const char *backend)
 {
     nv_ctr_reader *r = calloc(1, sizeof *r);
@@ -153,7 +142,7 @@ static nv_ctr_reader *open_one(const nv_ctr_config *cfg, const char *backend, ch
 {
     nv_ctr_reader *r = reader_new(cfg, backend);
     if (!r) {
-        set_err(err, errlen, "%s: out of memory", backend);
+        nv_err(err, errlen, "%s: out of memory", backend);
         return NULL;
     }
     int rc;
@@ -178,16 +167,16 @@ nv_ctr_reader *nv_ctr_open(const nv_ctr_config *cfg, char *err, size_t errlen)
     if (err && errlen)
         err[0] = '\0';
     if (cfg->sysfs_root && strlen(cfg->sysfs_root) >= NV_CTR_PATH_MAX - 128) {
-        set_err(err, errlen, "sysfs root '%.60s...' is too long (limit %d characters)",
-                cfg->sysfs_root, NV_CTR_PATH_MAX - 128);
+        nv_err(err, errlen, "sysfs root '%.60s...' is too long (limit %d characters)",
+               cfg->sysfs_root, NV_CTR_PATH_MAX - 128);
         return NULL;
     }
     const char *b = cfg->backend && *cfg->backend ? cfg->backend : "auto";
     if (!strcmp(b, "netdev") || !strcmp(b, "infiniband") || !strcmp(b, "papi"))
         return open_one(cfg, b, err, errlen);
     if (strcmp(b, "auto")) {
-        set_err(err, errlen,
-                "counter backend '%.40s' is unknown (use auto, papi, infiniband or netdev)", b);
+        nv_err(err, errlen,
+               "counter backend '%.40s' is unknown (use auto, papi, infiniband or netdev)", b);
         return NULL;
     }
     /* auto: the first backend that opens answers; each one that cannot
@@ -201,22 +190,18 @@ nv_ctr_reader *nv_ctr_open(const nv_ctr_config *cfg, char *err, size_t errlen)
         nv_ctr_reader *r = open_one(cfg, order[i], e, sizeof e);
         if (r)
             return r;
-        if (cfg->log) {
-            char line[640];
-            snprintf(line, sizeof line, "netvar: counters: %s unavailable (%s); trying the next backend",
-                     order[i], e);
-            cfg->log(cfg->log_arg, line);
-        }
+        nv_logf(cfg->log, cfg->log_arg,
+                "netvar: counters: %s unavailable (%s); trying the next backend", order[i], e);
         snprintf(why, sizeof why, "%s", e);
     }
-    set_err(err, errlen, "no counter backend available (last: %s)", why);
+    nv_err(err, errlen, "no counter backend available (last: %s)", why);
     return NULL;
 }
 
 int nv_ctr_snapshot_take(nv_ctr_reader *r, nv_ctr_snapshot *out, char *err, size_t errlen)
 {
     if (!r || !out) {
-        set_err(err, errlen, "counters: snapshot without an open reader");
+        nv_err(err, errlen, "counters: snapshot without an open reader");
         return -1;
     }
     struct timespec ts;

@@ -14,6 +14,8 @@
 
 #include <json-c/json.h>
 
+#include "nv_json.h"
+
 extern char **environ;
 
 static void note(char *err, size_t errlen, const char *dev, const char *key, const char *what)
@@ -23,36 +25,18 @@ static void note(char *err, size_t errlen, const char *dev, const char *key, con
     snprintf(err, errlen, "tc qdisc JSON for %s: field '%s' %s; left invalid", dev, key, what);
 }
 
-/* A non-negative integer member; false (and a note) when absent or bad. */
-static bool get_u64(json_object *o, const char *key, uint64_t *out, const char *dev, char *err,
-                    size_t errlen)
+/* A non-negative integer member; false (and a note naming why) when absent
+ * or bad. */
+static bool counter_member(json_object *o, const char *key, uint64_t *out, const char *dev,
+                           char *err, size_t errlen)
 {
-    json_object *v;
-    if (!json_object_object_get_ex(o, key, &v)) {
-        note(err, errlen, dev, key, "missing");
-        return false;
-    }
-    if (!json_object_is_type(v, json_type_int)) {
-        note(err, errlen, dev, key, "is not an integer");
-        return false;
-    }
-    errno = 0;
-    int64_t s = json_object_get_int64(v);
-    if (s < 0) {
-        note(err, errlen, dev, key, "is negative");
-        return false;
-    }
-    /* json-c keeps values above INT64_MAX as unsigned */
-    *out = s == INT64_MAX ? json_object_get_uint64(v) : (uint64_t)s;
-    return true;
-}
-
-static void copy_str(char *dst, size_t cap, json_object *o, const char *key)
-{
-    json_object *v;
-    dst[0] = '\0';
-    if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-        snprintf(dst, cap, "%s", json_object_get_string(v));
+    if (nv_json_u64(o, key, out) == 0)
+        return true;
+    note(err, errlen, dev, key,
+         !json_object_object_get_ex(o, key, NULL) ? "missing"
+         : nv_json_get(o, key, json_type_int)     ? "is negative"
+                                                  : "is not an integer");
+    return false;
 }
 
 int nv_qdisc_parse(const char *text, size_t len, const char *dev, nv_qdisc_stats *out, int max,
@@ -98,20 +82,21 @@ int nv_qdisc_parse(const char *text, size_t len, const char *dev, nv_qdisc_stats
         nv_qdisc_stats *s = &out[n++];
         memset(s, 0, sizeof *s);
         snprintf(s->dev, sizeof s->dev, "%s", dev);
-        copy_str(s->kind, sizeof s->kind, q, "kind");
-        copy_str(s->handle, sizeof s->handle, q, "handle");
+        nv_json_str_copy(q, "kind", s->kind, sizeof s->kind);
+        nv_json_str_copy(q, "handle", s->handle, sizeof s->handle);
         json_object *v;
         s->root = json_object_object_get_ex(q, "root", &v) && json_object_get_boolean(v);
-        s->has_bytes = get_u64(q, "bytes", &s->bytes, dev, err, errlen);
-        s->has_packets = get_u64(q, "packets", &s->packets, dev, err, errlen);
-        s->has_drops = get_u64(q, "drops", &s->drops, dev, err, errlen);
-        s->has_overlimits = get_u64(q, "overlimits", &s->overlimits, dev, err, errlen);
-        (void)get_u64(q, "requeues", &s->requeues, dev, NULL, 0);
-        s->has_backlog = get_u64(q, "backlog", &s->backlog_bytes, dev, err, errlen);
-        s->has_qlen = get_u64(q, "qlen", &s->qlen, dev, err, errlen);
+        s->has_bytes = counter_member(q, "bytes", &s->bytes, dev, err, errlen);
+        s->has_packets = counter_member(q, "packets", &s->packets, dev, err, errlen);
+        s->has_drops = counter_member(q, "drops", &s->drops, dev, err, errlen);
+        s->has_overlimits = counter_member(q, "overlimits", &s->overlimits, dev, err, errlen);
+        (void)counter_member(q, "requeues", &s->requeues, dev, NULL, 0);
+        s->has_backlog = counter_member(q, "backlog", &s->backlog_bytes, dev, err, errlen);
+        s->has_qlen = counter_member(q, "qlen", &s->qlen, dev, err, errlen);
         json_object *opt;
-        if (json_object_object_get_ex(q, "options", &opt) && json_object_is_type(opt, json_type_object) &&
-            !get_u64(opt, "rate", &s->rate_bytes_per_s, dev, NULL, 0))
+        if (json_object_object_get_ex(q, "options", &opt) &&
+            json_object_is_type(opt, json_type_object) &&
+            !counter_member(opt, "rate", &s->rate_bytes_per_s, dev, NULL, 0))
             s->rate_bytes_per_s = 0;
     }
     if (total > (size_t)max && err && errlen && !err[0])

@@ -4,7 +4,6 @@
 #include "model_builder.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,8 @@
 #include <json.h>
 
 #include "atomic_file.h"
+#include "nv_err.h"
+#include "nv_json.h"
 #include "ve_model.h"
 
 struct nv_model_builder {
@@ -24,15 +25,8 @@ struct nv_model_builder {
     char error[256];
 };
 
-static int berr(nv_model_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int berr(nv_model_builder *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b->error, sizeof b->error, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+/* the builder's last problem, returned by nv_builder_error() */
+#define berr(b, ...) nv_err((b)->error, sizeof((b)->error), __VA_ARGS__)
 
 const char *nv_builder_error(const nv_model_builder *b) { return b ? b->error : "no builder"; }
 
@@ -63,19 +57,6 @@ void nv_builder_free(nv_model_builder *b)
     json_object_put(b->pairs);
     json_object_put(b->variability);
     free(b);
-}
-
-/* shortest text that reads back as the same double; non-finite values go
- * out as json-c writes them so that the loader names them on build */
-static json_object *jnum(double d)
-{
-    if (!isfinite(d))
-        return json_object_new_double(d);
-    char buf[40];
-    snprintf(buf, sizeof buf, "%.15g", d);
-    if (strtod(buf, NULL) != d)
-        snprintf(buf, sizeof buf, "%.17g", d);
-    return json_object_new_double_s(d, buf);
 }
 
 /* json-c's add functions take ownership; a NULL value marks an allocation
@@ -117,8 +98,8 @@ static json_object *jlatency(const nv_latency_summary *l, int *ok)
         *ok = 0;
         return NULL;
     }
-    put(o, "mean_us", jnum(l->mean_us), ok);
-    put(o, "sd_us", jnum(l->sd_us), ok);
+    put(o, "mean_us", nv_json_new_num_or_nan(l->mean_us), ok);
+    put(o, "sd_us", nv_json_new_num_or_nan(l->sd_us), ok);
     put(o, "histogram", jhist(&l->hist, ok), ok);
     return o;
 }
@@ -136,9 +117,9 @@ static json_object *jcurve(const nv_curve_point *p, size_t n, int *ok)
             *ok = 0;
             break;
         }
-        put(o, "utilization", jnum(p[i].utilization), ok);
-        put(o, "slowdown_pct", jnum(p[i].slowdown_pct), ok);
-        put(o, "samples", jnum(p[i].weight), ok);
+        put(o, "utilization", nv_json_new_num_or_nan(p[i].utilization), ok);
+        put(o, "slowdown_pct", nv_json_new_num_or_nan(p[i].slowdown_pct), ok);
+        put(o, "samples", nv_json_new_num_or_nan(p[i].weight), ok);
         if (json_object_array_add(a, o)) {
             json_object_put(o);
             *ok = 0;
@@ -162,10 +143,10 @@ int nv_builder_set_calibration(nv_model_builder *b, const nv_calibration *cal)
     if (!o)
         return berr(b, "calibration: out of memory");
     put(o, "method", json_object_new_string(nv_cal_method_name(cal->method)), &ok);
-    put(o, "quantile", jnum(cal->quantile), &ok);
-    put(o, "service_us", jnum(cal->service_us), &ok);
-    put(o, "var_s_us2", jnum(cal->var_s_us2), &ok);
-    put(o, "idle_mean_us", jnum(cal->idle_mean_us), &ok);
+    put(o, "quantile", nv_json_new_num_or_nan(cal->quantile), &ok);
+    put(o, "service_us", nv_json_new_num_or_nan(cal->service_us), &ok);
+    put(o, "var_s_us2", nv_json_new_num_or_nan(cal->var_s_us2), &ok);
+    put(o, "idle_mean_us", nv_json_new_num_or_nan(cal->idle_mean_us), &ok);
     put(o, "samples", json_object_new_int64((int64_t)(cal->samples > INT64_MAX ? INT64_MAX : cal->samples)), &ok);
     put(o, "histogram", jhist(&cal->hist, &ok), &ok);
     if (!ok) {
@@ -224,12 +205,12 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
         return berr(b, "app %s: out of memory", in->key);
     }
     put(o, "key", json_object_new_string(in->key), &ok);
-    put(o, "utilization", jnum(in->utilization), &ok);
+    put(o, "utilization", nv_json_new_num_or_nan(in->utilization), &ok);
     put(o, "utilization_source", json_object_new_string(nv_util_source_name(in->utilization_source)), &ok);
     put(o, "latency", jlatency(in->latency, &ok), &ok);
     put(comp, "points", jcurve(in->points, in->n_points, &ok), &ok);
     put(comp, "fit", jcurve(fit, n_fit, &ok), &ok);
-    put(comp, "residual_pct", jnum(residual), &ok);
+    put(comp, "residual_pct", nv_json_new_num_or_nan(residual), &ok);
     put(o, "compression", comp, &ok);
     for (size_t i = 0; i < in->n_scaling; i++) {
         json_object *s = json_object_new_object();
@@ -238,7 +219,7 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
             break;
         }
         put(s, "nodes", json_object_new_int64(in->scaling[i].nodes), &ok);
-        put(s, "median_runtime_s", jnum(in->scaling[i].median_runtime_s), &ok);
+        put(s, "median_runtime_s", nv_json_new_num_or_nan(in->scaling[i].median_runtime_s), &ok);
         put(s, "count", json_object_new_int64(in->scaling[i].count), &ok);
         if (json_object_array_add(sc, s)) {
             json_object_put(s);
@@ -249,7 +230,7 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
     if (in->n_profile) {
         json_object *pa = json_object_new_array();
         for (size_t k = 0; pa && k < in->n_profile; k++)
-            if (json_object_array_add(pa, jnum(in->profile[k])))
+            if (json_object_array_add(pa, nv_json_new_num_or_nan(in->profile[k])))
                 ok = 0;
         put(o, "utilization_profile", pa, &ok);
     }
@@ -262,7 +243,7 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
             put(pv, "latency", json_object_new_string(nv_latency_origin_name(in->latency_origin)),
                 &ok);
             if (in->counter_runs)
-                put(pv, "counter_rho", jnum(in->counter_rho), &ok);
+                put(pv, "counter_rho", nv_json_new_num_or_nan(in->counter_rho), &ok);
             put(pv, "counter_runs", json_object_new_int64(in->counter_runs), &ok);
             put(pv, "history_runs", json_object_new_int64(in->history_runs), &ok);
             put(o, "provenance", pv, &ok);
@@ -296,10 +277,10 @@ int nv_builder_add_config(nv_model_builder *b, const nv_config_input *in)
         return berr(b, "configuration %s: out of memory", in->id);
     }
     put(o, "id", json_object_new_string(in->id), &ok);
-    put(o, "bubble_cycles", jnum(in->bubble_cycles), &ok);
+    put(o, "bubble_cycles", nv_json_new_num_or_nan(in->bubble_cycles), &ok);
     put(o, "partners", json_object_new_int64(in->partners), &ok);
     put(o, "messages", json_object_new_int64(in->messages), &ok);
-    put(o, "utilization", jnum(in->utilization), &ok);
+    put(o, "utilization", nv_json_new_num_or_nan(in->utilization), &ok);
     put(o, "latency", jlatency(in->latency, &ok), &ok);
     for (size_t i = 0; i < in->n_slowdowns; i++) {
         json_object *s = json_object_new_object();
@@ -309,7 +290,7 @@ int nv_builder_add_config(nv_model_builder *b, const nv_config_input *in)
             break;
         }
         put(s, "app", json_object_new_string(in->slowdown_apps[i]), &ok);
-        put(s, "slowdown_pct", jnum(in->slowdown_pct[i]), &ok);
+        put(s, "slowdown_pct", nv_json_new_num_or_nan(in->slowdown_pct[i]), &ok);
         if (json_object_array_add(sl, s)) {
             json_object_put(s);
             ok = 0;
@@ -339,9 +320,9 @@ int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *in)
         return berr(b, "pair: out of memory");
     put(o, "app", json_object_new_string(in->app), &ok);
     put(o, "with", json_object_new_string(in->with), &ok);
-    put(o, "slowdown_pct", jnum(in->slowdown_pct), &ok);
+    put(o, "slowdown_pct", nv_json_new_num_or_nan(in->slowdown_pct), &ok);
     put(o, "samples", json_object_new_int64(in->samples), &ok);
-    put(o, "sd_pct", jnum(in->sd_pct), &ok);
+    put(o, "sd_pct", nv_json_new_num_or_nan(in->sd_pct), &ok);
     if (!ok) {
         json_object_put(o);
         return berr(b, "pair: out of memory");
@@ -399,9 +380,9 @@ static char *serialize(const nv_model_builder *b, size_t *len)
         put(root, "variability", json_object_get(b->variability), &ok);
     json_object *bn = b->bn.present ? json_object_new_object() : NULL;
     if (bn) {
-        put(bn, "idle_utilization", jnum(b->bn.idle_utilization), &ok);
+        put(bn, "idle_utilization", nv_json_new_num_or_nan(b->bn.idle_utilization), &ok);
         put(bn, "route", json_object_new_string(nv_util_source_name(b->bn.route)), &ok);
-        put(bn, "shrink_samples", jnum(b->bn.shrink_samples), &ok);
+        put(bn, "shrink_samples", nv_json_new_num_or_nan(b->bn.shrink_samples), &ok);
     }
     if (b->bn.present)
         put(root, "bottleneck", bn, &ok);

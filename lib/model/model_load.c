@@ -82,91 +82,20 @@
  *                  "abstention", "coverage", "mean_half_width", "level",
  *                  "interval_coverage", "point_coverage"}  (informative)
  *   } */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <json.h>
 
+#include "json_file.h"
 #include "model_internal.h"
+#include "nv_json.h"
 #include "predict.h"
 #include "ve_model.h"
 
 #define PATH_MAX_LEN 160
-
-struct loader {
-    char *err;
-    size_t errlen;
-    int failed;
-};
-
-static void fail(struct loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct loader *L, const char *fmt, ...)
-{
-    if (L->failed)
-        return; /* keep the first problem: it is the cause */
-    L->failed = 1;
-    if (!L->err || !L->errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(L->err, L->errlen, fmt, ap);
-    va_end(ap);
-}
-
-static const char *type_name(json_object *o)
-{
-    switch (json_object_get_type(o)) {
-    case json_type_null: return "null";
-    case json_type_boolean: return "boolean";
-    case json_type_double:
-    case json_type_int: return "number";
-    case json_type_object: return "object";
-    case json_type_array: return "array";
-    case json_type_string: return "string";
-    }
-    return "value";
-}
-
-/* a short printable rendering of a value for error lines */
-static void show(json_object *o, char *buf, size_t n)
-{
-    if (json_object_is_type(o, json_type_object)) {
-        snprintf(buf, n, "{...}");
-        return;
-    }
-    if (json_object_is_type(o, json_type_array)) {
-        snprintf(buf, n, "[...]");
-        return;
-    }
-    if (json_object_is_type(o, json_type_double)) {
-        double d = json_object_get_double(o);
-        if (isnan(d)) {
-            snprintf(buf, n, "NaN");
-            return;
-        }
-        if (isinf(d)) {
-            snprintf(buf, n, d > 0 ? "Infinity" : "-Infinity");
-            return;
-        }
-    }
-    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-    size_t len = strlen(s);
-    if (len > 40)
-        snprintf(buf, n, "%.37s...", s);
-    else
-        snprintf(buf, n, "%s", s);
-    /* keep the error to one line whatever the value holds */
-    for (char *p = buf; *p; p++)
-        if ((unsigned char)*p < 0x20)
-            *p = '?';
-}
 
 /* child field paths ("apps[3]" + ".latency"); a runtime size keeps the
  * compiler's truncation analysis out of it, and paths are short anyway */
@@ -182,137 +111,68 @@ static void subpath_idx(char *dst, size_t n, const char *parent, const char *suf
         dst[n - 1] = 0;
 }
 
-enum want { W_OBJECT, W_ARRAY, W_STRING, W_NUMBER, W_INT };
-
-static json_object *field(struct loader *L, json_object *obj, const char *key, const char *path,
-                          enum want want)
-{
-    json_object *v = NULL;
-    if (L->failed)
-        return NULL;
-    if (!json_object_object_get_ex(obj, key, &v) || !v) {
-        fail(L, "%s%s%s: missing required field", path, *path ? "." : "", key);
-        return NULL;
-    }
-    int ok;
-    const char *wname;
-    switch (want) {
-    case W_OBJECT: ok = json_object_is_type(v, json_type_object); wname = "an object"; break;
-    case W_ARRAY: ok = json_object_is_type(v, json_type_array); wname = "an array"; break;
-    case W_STRING: ok = json_object_is_type(v, json_type_string); wname = "a string"; break;
-    case W_NUMBER:
-        ok = json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
-        wname = "a number";
-        break;
-    default: ok = json_object_is_type(v, json_type_int); wname = "an integer"; break;
-    }
-    if (!ok) {
-        char buf[64];
-        show(v, buf, sizeof buf);
-        fail(L, "%s%s%s: expected %s, got %s %s", path, *path ? "." : "", key, wname, type_name(v),
-             buf);
-        return NULL;
-    }
-    return v;
-}
-
 enum range { R_ANY, R_POSITIVE, R_NONNEG, R_FRACTION, R_SLOWDOWN };
 
-static int number(struct loader *L, json_object *obj, const char *key, const char *path,
-                  enum range r, double *out)
+static int number(nv_jcheck *L, json_object *obj, const char *key, const char *path, enum range r,
+                  double *out)
 {
+    double d;
     *out = 0;
-    json_object *v = field(L, obj, key, path, W_NUMBER);
-    if (!v)
+    if (nv_jcheck_number_member(L, obj, key, path, &d))
         return -1;
-    double d = json_object_get_double(v);
     const char *dot = *path ? "." : "";
-    if (!isfinite(d)) {
-        fail(L, "%s%s%s: value %s is not a finite number", path, dot, key,
-             isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
-        return -1;
-    }
     if ((r == R_POSITIVE || r == R_NONNEG) && d < 0) {
-        fail(L, "%s%s%s: value %g is negative; it must be %s", path, dot, key, d,
-             r == R_POSITIVE ? "> 0" : ">= 0");
+        nv_jcheck_fail(L, "%s%s%s: value %g is negative; it must be %s", path, dot, key, d,
+                       r == R_POSITIVE ? "> 0" : ">= 0");
         return -1;
     }
     if (r == R_POSITIVE && d == 0) {
-        fail(L, "%s%s%s: value 0 is not allowed; it must be > 0", path, dot, key);
+        nv_jcheck_fail(L, "%s%s%s: value 0 is not allowed; it must be > 0", path, dot, key);
         return -1;
     }
     if (r == R_FRACTION && !(d >= 0 && d <= 1)) {
-        fail(L, "%s%s%s: value %g is outside [0, 1]", path, dot, key, d);
+        nv_jcheck_fail(L, "%s%s%s: value %g is outside [0, 1]", path, dot, key, d);
         return -1;
     }
     if (r == R_SLOWDOWN && d < -100) {
-        fail(L, "%s%s%s: value %g is below -100 (a run cannot take negative time)", path, dot,
-             key, d);
+        nv_jcheck_fail(L, "%s%s%s: value %g is below -100 (a run cannot take negative time)", path,
+                       dot, key, d);
         return -1;
     }
     *out = d;
     return 0;
 }
 
-static int integer(struct loader *L, json_object *obj, const char *key, const char *path,
-                   int64_t min, int64_t max, int64_t *out)
-{
-    *out = 0;
-    json_object *v = field(L, obj, key, path, W_INT);
-    if (!v)
-        return -1;
-    errno = 0;
-    int64_t i = json_object_get_int64(v);
-    const char *dot = *path ? "." : "";
-    if (i < 0 && min >= 0) {
-        fail(L, "%s%s%s: value %lld is negative; it must be >= %lld", path, dot, key,
-             (long long)i, (long long)min);
-        return -1;
-    }
-    if (i < min || i > max) {
-        fail(L, "%s%s%s: value %lld is outside [%lld, %lld]", path, dot, key, (long long)i,
-             (long long)min, (long long)max);
-        return -1;
-    }
-    *out = i;
-    return 0;
-}
-
-static const char *string(struct loader *L, json_object *obj, const char *key, const char *path)
-{
-    json_object *v = field(L, obj, key, path, W_STRING);
-    return v ? json_object_get_string(v) : NULL;
-}
-
-static int histogram(struct loader *L, json_object *obj, const char *path, nv_histogram *h)
+static int histogram(nv_jcheck *L, json_object *obj, const char *path, nv_histogram *h)
 {
     char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
     memset(h, 0, sizeof *h);
-    json_object *ho = field(L, obj, "histogram", path, W_OBJECT);
+    json_object *ho = nv_jcheck_member(L, obj, "histogram", path, json_type_object);
     if (!ho)
         return -1;
     subpath(p, sizeof p, path, ".histogram");
     int64_t bpd;
     double edge;
-    if (integer(L, ho, "bins_per_decade", p, 0, INT32_MAX, &bpd) ||
+    if (nv_jcheck_integer_member(L, ho, "bins_per_decade", p, 0, INT32_MAX, &bpd) ||
         number(L, ho, "first_edge_us", p, R_POSITIVE, &edge))
         return -1;
     if (bpd != NV_HIST_BINS_PER_DECADE) {
-        fail(L, "%s.bins_per_decade: value %lld is not %d, the bins netvar uses", p,
-             (long long)bpd, NV_HIST_BINS_PER_DECADE);
+        nv_jcheck_fail(L, "%s.bins_per_decade: value %lld is not %d, the bins netvar uses", p,
+                       (long long)bpd, NV_HIST_BINS_PER_DECADE);
         return -1;
     }
     if (edge != 1.0) {
-        fail(L, "%s.first_edge_us: value %g is not 1, the first edge netvar uses", p, edge);
+        nv_jcheck_fail(L, "%s.first_edge_us: value %g is not 1, the first edge netvar uses", p,
+                       edge);
         return -1;
     }
-    json_object *c = field(L, ho, "counts", p, W_ARRAY);
+    json_object *c = nv_jcheck_member(L, ho, "counts", p, json_type_array);
     if (!c)
         return -1;
     size_t n = json_object_array_length(c);
     if (n != NV_HIST_BINS) {
-        fail(L, "%s.counts: holds %zu counts; expected %d (16 per decade from 1 us)", p, n,
-             NV_HIST_BINS);
+        nv_jcheck_fail(L, "%s.counts: holds %zu counts; expected %d (16 per decade from 1 us)", p,
+                       n, NV_HIST_BINS);
         return -1;
     }
     for (size_t k = 0; k < n; k++) {
@@ -320,13 +180,13 @@ static int histogram(struct loader *L, json_object *obj, const char *path, nv_hi
         subpath_idx(q, sizeof q, p, ".counts", k);
         if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0) {
             char buf[64];
-            show(v, buf, sizeof buf);
-            fail(L, "%s: value %s is not a non-negative integer count", q, buf);
+            nv_jcheck_show(v, buf, sizeof buf);
+            nv_jcheck_fail(L, "%s: value %s is not a non-negative integer count", q, buf);
             return -1;
         }
         int64_t x = json_object_get_int64(v);
         if ((uint64_t)x > UINT64_MAX / 2 - h->total) {
-            fail(L, "%s: value %lld makes the total overflow", q, (long long)x);
+            nv_jcheck_fail(L, "%s: value %lld makes the total overflow", q, (long long)x);
             return -1;
         }
         h->count[k] = (uint64_t)x;
@@ -335,10 +195,10 @@ static int histogram(struct loader *L, json_object *obj, const char *path, nv_hi
     return 0;
 }
 
-static int latency(struct loader *L, json_object *obj, const char *path, nv_latency_summary *s)
+static int latency(nv_jcheck *L, json_object *obj, const char *path, nv_latency_summary *s)
 {
     char p[PATH_MAX_LEN];
-    json_object *lo = field(L, obj, "latency", path, W_OBJECT);
+    json_object *lo = nv_jcheck_member(L, obj, "latency", path, json_type_object);
     if (!lo)
         return -1;
     subpath(p, sizeof p, path, ".latency");
@@ -375,18 +235,19 @@ static size_t pow2_at_least(size_t n)
     return c;
 }
 
-static int calibration(struct loader *L, json_object *root, nv_calibration *cal)
+static int calibration(nv_jcheck *L, json_object *root, nv_calibration *cal)
 {
-    json_object *c = field(L, root, "calibration", "", W_OBJECT);
+    json_object *c = nv_jcheck_member(L, root, "calibration", "", json_type_object);
     if (!c)
         return -1;
-    const char *method = string(L, c, "method", "calibration");
+    const char *method = nv_jcheck_string_member(L, c, "method", "calibration");
     if (!method)
         return -1;
     if (nv_cal_method_from_name(method, &cal->method)) {
         char buf[64];
-        show(json_object_object_get(c, "method"), buf, sizeof buf);
-        fail(L, "calibration.method: value %s is not one of minimum, low-quantile, mean", buf);
+        nv_jcheck_show(json_object_object_get(c, "method"), buf, sizeof buf);
+        nv_jcheck_fail(L, "calibration.method: value %s is not one of minimum, low-quantile, mean",
+                       buf);
         return -1;
     }
     int64_t samples;
@@ -394,12 +255,13 @@ static int calibration(struct loader *L, json_object *root, nv_calibration *cal)
         number(L, c, "service_us", "calibration", R_POSITIVE, &cal->service_us) ||
         number(L, c, "var_s_us2", "calibration", R_NONNEG, &cal->var_s_us2) ||
         number(L, c, "idle_mean_us", "calibration", R_POSITIVE, &cal->idle_mean_us) ||
-        integer(L, c, "samples", "calibration", 0, INT64_MAX, &samples) ||
+        nv_jcheck_integer_member(L, c, "samples", "calibration", 0, INT64_MAX, &samples) ||
         histogram(L, c, "calibration", &cal->hist))
         return -1;
     if (cal->quantile > 0.5) {
-        fail(L, "calibration.quantile: value %g is above 0.5 (a low quantile is expected)",
-             cal->quantile);
+        nv_jcheck_fail(L,
+                       "calibration.quantile: value %g is above 0.5 (a low quantile is expected)",
+                       cal->quantile);
         return -1;
     }
     cal->samples = (uint64_t)samples;
@@ -412,13 +274,13 @@ struct curve_buf {
     size_t n, cap;
 };
 
-static int curve_points(struct loader *L, json_object *arr, const char *path,
-                        struct curve_buf *cb, int is_fit, uint32_t *off, uint32_t *count)
+static int curve_points(nv_jcheck *L, json_object *arr, const char *path, struct curve_buf *cb,
+                        int is_fit, uint32_t *off, uint32_t *count)
 {
     char p[PATH_MAX_LEN];
     size_t n = json_object_array_length(arr);
     if (grow((void **)&cb->v, &cb->cap, cb->n + n, sizeof *cb->v)) {
-        fail(L, "%s: out of memory for %zu points", path, n);
+        nv_jcheck_fail(L, "%s: out of memory for %zu points", path, n);
         return -1;
     }
     *off = (uint32_t)cb->n;
@@ -426,7 +288,7 @@ static int curve_points(struct loader *L, json_object *arr, const char *path,
         json_object *o = json_object_array_get_idx(arr, i);
         subpath_idx(p, sizeof p, path, "", i);
         if (!json_object_is_type(o, json_type_object)) {
-            fail(L, "%s: expected an object, got %s", p, type_name(o));
+            nv_jcheck_fail(L, "%s: expected an object, got %s", p, nv_jcheck_type_name(o));
             return -1;
         }
         nv_curve_point *pt = &cb->v[cb->n + i];
@@ -437,14 +299,19 @@ static int curve_points(struct loader *L, json_object *arr, const char *path,
         if (is_fit && i > 0) {
             const nv_curve_point *prev = pt - 1;
             if (!(pt->utilization > prev->utilization)) {
-                fail(L, "%s.utilization: value %g is not above the previous point's %g; a fit "
-                        "is sorted by strictly increasing U", p, pt->utilization,
-                     prev->utilization);
+                nv_jcheck_fail(
+                    L,
+                    "%s.utilization: value %g is not above the previous point's %g; a fit "
+                    "is sorted by strictly increasing U",
+                    p, pt->utilization, prev->utilization);
                 return -1;
             }
             if (pt->slowdown_pct < prev->slowdown_pct) {
-                fail(L, "%s.slowdown_pct: value %g is below the previous point's %g; a fit is "
-                        "non-decreasing", p, pt->slowdown_pct, prev->slowdown_pct);
+                nv_jcheck_fail(
+                    L,
+                    "%s.slowdown_pct: value %g is below the previous point's %g; a fit is "
+                    "non-decreasing",
+                    p, pt->slowdown_pct, prev->slowdown_pct);
                 return -1;
             }
         }
@@ -463,7 +330,7 @@ struct load_state {
 };
 
 /* the optional "provenance" object of an app (see the header comment) */
-static int provenance(struct loader *L, struct nv_app_rec *a, json_object *o, const char *p)
+static int provenance(nv_jcheck *L, struct nv_app_rec *a, json_object *o, const char *p)
 {
     a->curve_origin = a->n_fit ? NV_CURVE_CAMPAIGN : NV_CURVE_NONE;
     a->latency_origin = NV_LATENCY_IMPACTB;
@@ -473,12 +340,12 @@ static int provenance(struct loader *L, struct nv_app_rec *a, json_object *o, co
     char q[PATH_MAX_LEN];
     subpath(q, sizeof q, p, ".provenance");
     if (!json_object_is_type(pv, json_type_object)) {
-        fail(L, "%s: expected an object, got %s", q, type_name(pv));
+        nv_jcheck_fail(L, "%s: expected an object, got %s", q, nv_jcheck_type_name(pv));
         return -1;
     }
     json_object *v;
     if (json_object_object_get_ex(pv, "curve", &v)) {
-        const char *c = string(L, pv, "curve", q);
+        const char *c = nv_jcheck_string_member(L, pv, "curve", q);
         if (!c)
             return -1;
         if (!strcmp(c, "campaign"))
@@ -489,13 +356,13 @@ static int provenance(struct loader *L, struct nv_app_rec *a, json_object *o, co
             a->curve_origin = NV_CURVE_NONE;
         else {
             char buf[64];
-            show(v, buf, sizeof buf);
-            fail(L, "%s.curve: value %s is not campaign, production or none", q, buf);
+            nv_jcheck_show(v, buf, sizeof buf);
+            nv_jcheck_fail(L, "%s.curve: value %s is not campaign, production or none", q, buf);
             return -1;
         }
     }
     if (json_object_object_get_ex(pv, "latency", &v)) {
-        const char *c = string(L, pv, "latency", q);
+        const char *c = nv_jcheck_string_member(L, pv, "latency", q);
         if (!c)
             return -1;
         if (!strcmp(c, "impactb"))
@@ -504,8 +371,8 @@ static int provenance(struct loader *L, struct nv_app_rec *a, json_object *o, co
             a->latency_origin = NV_LATENCY_DERIVED;
         else {
             char buf[64];
-            show(v, buf, sizeof buf);
-            fail(L, "%s.latency: value %s is not impactb or derived", q, buf);
+            nv_jcheck_show(v, buf, sizeof buf);
+            nv_jcheck_fail(L, "%s.latency: value %s is not impactb or derived", q, buf);
             return -1;
         }
     }
@@ -514,12 +381,12 @@ static int provenance(struct loader *L, struct nv_app_rec *a, json_object *o, co
         number(L, pv, "counter_rho", q, R_FRACTION, &a->counter_rho))
         return -1;
     if (json_object_object_get_ex(pv, "counter_runs", &v)) {
-        if (integer(L, pv, "counter_runs", q, 0, UINT32_MAX, &runs))
+        if (nv_jcheck_integer_member(L, pv, "counter_runs", q, 0, UINT32_MAX, &runs))
             return -1;
         a->counter_runs = (uint32_t)runs;
     }
     if (json_object_object_get_ex(pv, "history_runs", &v)) {
-        if (integer(L, pv, "history_runs", q, 0, UINT32_MAX, &runs))
+        if (nv_jcheck_integer_member(L, pv, "history_runs", q, 0, UINT32_MAX, &runs))
             return -1;
         a->history_runs = (uint32_t)runs;
     }
@@ -533,7 +400,7 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* the optional "utilization_profile" array of an app */
-static int profile(struct loader *L, struct load_state *S, struct nv_app_rec *a, json_object *o,
+static int profile(nv_jcheck *L, struct load_state *S, struct nv_app_rec *a, json_object *o,
                    const char *p)
 {
     json_object *arr;
@@ -542,16 +409,16 @@ static int profile(struct loader *L, struct load_state *S, struct nv_app_rec *a,
     char q[PATH_MAX_LEN];
     subpath(q, sizeof q, p, ".utilization_profile");
     if (!json_object_is_type(arr, json_type_array)) {
-        fail(L, "%s: expected an array, got %s", q, type_name(arr));
+        nv_jcheck_fail(L, "%s: expected an array, got %s", q, nv_jcheck_type_name(arr));
         return -1;
     }
     size_t n = json_object_array_length(arr);
     if (n == 0 || n > NV_PROFILE_MAX) {
-        fail(L, "%s: %zu values; a profile has 1 to %d", q, n, NV_PROFILE_MAX);
+        nv_jcheck_fail(L, "%s: %zu values; a profile has 1 to %d", q, n, NV_PROFILE_MAX);
         return -1;
     }
     if (grow((void **)&S->prof, &S->prof_cap, S->n_prof + n, sizeof *S->prof)) {
-        fail(L, "%s: out of memory", q);
+        nv_jcheck_fail(L, "%s: out of memory", q);
         return -1;
     }
     for (size_t k = 0; k < n; k++) {
@@ -562,8 +429,8 @@ static int profile(struct loader *L, struct load_state *S, struct nv_app_rec *a,
                        : NAN;
         if (!(d >= 0 && d <= 1)) {
             char buf[64];
-            show(v, buf, sizeof buf);
-            fail(L, "%s[%zu]: value %s is not a utilization in [0, 1]", q, k, buf);
+            nv_jcheck_show(v, buf, sizeof buf);
+            nv_jcheck_fail(L, "%s[%zu]: value %s is not a utilization in [0, 1]", q, k, buf);
             return -1;
         }
         S->prof[S->n_prof + k] = d;
@@ -576,14 +443,14 @@ static int profile(struct loader *L, struct load_state *S, struct nv_app_rec *a,
 }
 
 /* the optional top-level "bottleneck" object */
-static int bottleneck(struct loader *L, json_object *root, nv_bottleneck *bn)
+static int bottleneck(nv_jcheck *L, json_object *root, nv_bottleneck *bn)
 {
     *bn = (nv_bottleneck){.idle_utilization = 0, .route = NV_USRC_LATENCY, .shrink_samples = 2};
     json_object *o, *v;
     if (!json_object_object_get_ex(root, "bottleneck", &o))
         return 0;
     if (!json_object_is_type(o, json_type_object)) {
-        fail(L, "bottleneck: expected an object, got %s", type_name(o));
+        nv_jcheck_fail(L, "bottleneck: expected an object, got %s", nv_jcheck_type_name(o));
         return -1;
     }
     bn->present = 1;
@@ -594,49 +461,51 @@ static int bottleneck(struct loader *L, json_object *root, nv_bottleneck *bn)
         number(L, o, "shrink_samples", "bottleneck", R_POSITIVE, &bn->shrink_samples))
         return -1;
     if (json_object_object_get_ex(o, "route", &v)) {
-        const char *r = string(L, o, "route", "bottleneck");
+        const char *r = nv_jcheck_string_member(L, o, "route", "bottleneck");
         if (!r)
             return -1;
         if (!strcmp(r, "counters"))
             bn->route = NV_USRC_COUNTERS;
         else if (strcmp(r, "latency")) {
             char buf[64];
-            show(v, buf, sizeof buf);
-            fail(L, "bottleneck.route: value %s is not latency or counters", buf);
+            nv_jcheck_show(v, buf, sizeof buf);
+            nv_jcheck_fail(L, "bottleneck.route: value %s is not latency or counters", buf);
             return -1;
         }
     }
     return 0;
 }
 
-static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_object *o, size_t i)
+static int one_app(nv_jcheck *L, nv_model *m, struct load_state *S, json_object *o, size_t i)
 {
     char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
     snprintf(p, sizeof p, "apps[%zu]", i);
     if (!json_object_is_type(o, json_type_object)) {
-        fail(L, "%s: expected an object, got %s", p, type_name(o));
+        nv_jcheck_fail(L, "%s: expected an object, got %s", p, nv_jcheck_type_name(o));
         return -1;
     }
     struct nv_app_rec *a = &m->apps[i];
-    const char *key = string(L, o, "key", p);
+    const char *key = nv_jcheck_string_member(L, o, "key", p);
     if (!key)
         return -1;
     if (!nv_model_key_valid(key)) {
         char buf[64];
-        show(json_object_object_get(o, "key"), buf, sizeof buf);
-        fail(L, "%s.key: value %s is not a valid app key (1-%d characters of "
-                "A-Z a-z 0-9 . _ + : / @ = -)", p, buf, NV_MODEL_KEY_MAX);
+        nv_jcheck_show(json_object_object_get(o, "key"), buf, sizeof buf);
+        nv_jcheck_fail(L,
+                       "%s.key: value %s is not a valid app key (1-%d characters of "
+                       "A-Z a-z 0-9 . _ + : / @ = -)",
+                       p, buf, NV_MODEL_KEY_MAX);
         return -1;
     }
     a->key = strdup(key);
     if (!a->key) {
-        fail(L, "%s.key: out of memory", p);
+        nv_jcheck_fail(L, "%s.key: out of memory", p);
         return -1;
     }
     a->hash = nv_key_hash(a->key);
     const char *src;
     if (number(L, o, "utilization", p, R_FRACTION, &a->utilization) ||
-        !(src = string(L, o, "utilization_source", p)))
+        !(src = nv_jcheck_string_member(L, o, "utilization_source", p)))
         return -1;
     if (!strcmp(src, "latency"))
         a->usrc = NV_USRC_LATENCY;
@@ -644,19 +513,19 @@ static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_obj
         a->usrc = NV_USRC_COUNTERS;
     else {
         char buf[64];
-        show(json_object_object_get(o, "utilization_source"), buf, sizeof buf);
-        fail(L, "%s.utilization_source: value %s is not latency or counters", p, buf);
+        nv_jcheck_show(json_object_object_get(o, "utilization_source"), buf, sizeof buf);
+        nv_jcheck_fail(L, "%s.utilization_source: value %s is not latency or counters", p, buf);
         return -1;
     }
     if (latency(L, o, p, &m->app_lat[i]))
         return -1;
 
-    json_object *comp = field(L, o, "compression", p, W_OBJECT);
+    json_object *comp = nv_jcheck_member(L, o, "compression", p, json_type_object);
     if (!comp)
         return -1;
     subpath(q, sizeof q, p, ".compression");
-    json_object *pts = field(L, comp, "points", q, W_ARRAY);
-    json_object *fit = pts ? field(L, comp, "fit", q, W_ARRAY) : NULL;
+    json_object *pts = nv_jcheck_member(L, comp, "points", q, json_type_array);
+    json_object *fit = pts ? nv_jcheck_member(L, comp, "fit", q, json_type_array) : NULL;
     if (!fit || number(L, comp, "residual_pct", q, R_NONNEG, &a->residual_pct))
         return -1;
     char pp[PATH_MAX_LEN];
@@ -667,12 +536,12 @@ static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_obj
     if (curve_points(L, fit, pp, &S->curve, 1, &a->fit_off, &a->n_fit))
         return -1;
 
-    json_object *sc = field(L, o, "scaling", p, W_ARRAY);
+    json_object *sc = nv_jcheck_member(L, o, "scaling", p, json_type_array);
     if (!sc)
         return -1;
     size_t ns = json_object_array_length(sc);
     if (grow((void **)&m->scaling, &S->scal_cap, m->n_scaling + ns, sizeof *m->scaling)) {
-        fail(L, "%s.scaling: out of memory", p);
+        nv_jcheck_fail(L, "%s.scaling: out of memory", p);
         return -1;
     }
     a->scal_off = (uint32_t)m->n_scaling;
@@ -681,20 +550,23 @@ static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_obj
         json_object *so = json_object_array_get_idx(sc, k);
         subpath_idx(q, sizeof q, p, ".scaling", k);
         if (!json_object_is_type(so, json_type_object)) {
-            fail(L, "%s: expected an object, got %s", q, type_name(so));
+            nv_jcheck_fail(L, "%s: expected an object, got %s", q, nv_jcheck_type_name(so));
             return -1;
         }
         nv_scaling_point *sp = &m->scaling[m->n_scaling + k];
         int64_t nodes, count;
-        if (integer(L, so, "nodes", q, 1, UINT32_MAX, &nodes) ||
+        if (nv_jcheck_integer_member(L, so, "nodes", q, 1, UINT32_MAX, &nodes) ||
             number(L, so, "median_runtime_s", q, R_POSITIVE, &sp->median_runtime_s) ||
-            integer(L, so, "count", q, 0, UINT32_MAX, &count))
+            nv_jcheck_integer_member(L, so, "count", q, 0, UINT32_MAX, &count))
             return -1;
         sp->nodes = (uint32_t)nodes;
         sp->count = (uint32_t)count;
         if (k && sp->nodes <= sp[-1].nodes) {
-            fail(L, "%s.nodes: value %u is not above the previous point's %u; scaling points "
-                    "are sorted by strictly increasing node count", q, sp->nodes, sp[-1].nodes);
+            nv_jcheck_fail(
+                L,
+                "%s.nodes: value %u is not above the previous point's %u; scaling points "
+                "are sorted by strictly increasing node count",
+                q, sp->nodes, sp[-1].nodes);
             return -1;
         }
     }
@@ -706,14 +578,14 @@ static int one_app(struct loader *L, nv_model *m, struct load_state *S, json_obj
     return provenance(L, a, o, p);
 }
 
-static int apps(struct loader *L, nv_model *m, struct load_state *S, json_object *root)
+static int apps(nv_jcheck *L, nv_model *m, struct load_state *S, json_object *root)
 {
-    json_object *arr = field(L, root, "apps", "", W_ARRAY);
+    json_object *arr = nv_jcheck_member(L, root, "apps", "", json_type_array);
     if (!arr)
         return -1;
     size_t n = json_object_array_length(arr);
     if (n > INT32_MAX / 4) {
-        fail(L, "apps: %zu apps is more than netvar supports", n);
+        nv_jcheck_fail(L, "apps: %zu apps is more than netvar supports", n);
         return -1;
     }
     m->apps = calloc(n ? n : 1, sizeof *m->apps);
@@ -721,7 +593,7 @@ static int apps(struct loader *L, nv_model *m, struct load_state *S, json_object
     m->app_cap = pow2_at_least(2 * n);
     m->app_slots = malloc(m->app_cap * sizeof *m->app_slots);
     if (!m->apps || !m->app_lat || !m->app_slots) {
-        fail(L, "apps: out of memory for %zu apps", n);
+        nv_jcheck_fail(L, "apps: out of memory for %zu apps", n);
         return -1;
     }
     memset(m->app_slots, 0xff, m->app_cap * sizeof *m->app_slots);
@@ -731,8 +603,8 @@ static int apps(struct loader *L, nv_model *m, struct load_state *S, json_object
             return -1;
         int32_t dup = nv_model_app_insert(m, (int32_t)i);
         if (dup >= 0) {
-            fail(L, "apps[%zu].key: duplicate app \"%s\" (first defined at apps[%d])", i,
-                 m->apps[i].key, dup);
+            nv_jcheck_fail(L, "apps[%zu].key: duplicate app \"%s\" (first defined at apps[%d])", i,
+                           m->apps[i].key, dup);
             return -1;
         }
     }
@@ -741,31 +613,31 @@ static int apps(struct loader *L, nv_model *m, struct load_state *S, json_object
 }
 
 /* look up an app key field; unknown keys are an error naming the field */
-static int32_t app_ref(struct loader *L, nv_model *m, json_object *o, const char *key,
-                       const char *path)
+static int32_t app_ref(nv_jcheck *L, nv_model *m, json_object *o, const char *key, const char *path)
 {
-    const char *s = string(L, o, key, path);
+    const char *s = nv_jcheck_string_member(L, o, key, path);
     if (!s)
         return -1;
     int32_t a = nv_model_app_index(m, s);
     if (a < 0) {
         char buf[64];
-        show(json_object_object_get(o, key), buf, sizeof buf);
-        fail(L, "%s.%s: value %s is not an app of this model (not in apps)", path, key, buf);
+        nv_jcheck_show(json_object_object_get(o, key), buf, sizeof buf);
+        nv_jcheck_fail(L, "%s.%s: value %s is not an app of this model (not in apps)", path, key,
+                       buf);
     }
     return a;
 }
 
 static uint64_t id_hash(const char *s) { return nv_key_hash(s); }
 
-static int training_set(struct loader *L, nv_model *m, struct load_state *S, json_object *root)
+static int training_set(nv_jcheck *L, nv_model *m, struct load_state *S, json_object *root)
 {
-    json_object *arr = field(L, root, "training_set", "", W_ARRAY);
+    json_object *arr = nv_jcheck_member(L, root, "training_set", "", json_type_array);
     if (!arr)
         return -1;
     size_t n = json_object_array_length(arr);
     if (n > INT32_MAX / 4) {
-        fail(L, "training_set: %zu configurations is more than netvar supports", n);
+        nv_jcheck_fail(L, "training_set: %zu configurations is more than netvar supports", n);
         return -1;
     }
     m->configs = calloc(n ? n : 1, sizeof *m->configs);
@@ -776,7 +648,7 @@ static int training_set(struct loader *L, nv_model *m, struct load_state *S, jso
     if (!m->configs || !m->cfg_lat || !ids || !last_cfg) {
         free(ids);
         free(last_cfg);
-        fail(L, "training_set: out of memory for %zu configurations", n);
+        nv_jcheck_fail(L, "training_set: out of memory for %zu configurations", n);
         return -1;
     }
     memset(ids, 0xff, idcap * sizeof *ids);
@@ -788,22 +660,24 @@ static int training_set(struct loader *L, nv_model *m, struct load_state *S, jso
         snprintf(p, sizeof p, "training_set[%zu]", i);
         m->n_configs = i + 1;
         if (!json_object_is_type(o, json_type_object)) {
-            fail(L, "%s: expected an object, got %s", p, type_name(o));
+            nv_jcheck_fail(L, "%s: expected an object, got %s", p, nv_jcheck_type_name(o));
             goto out;
         }
         struct nv_config_rec *c = &m->configs[i];
-        const char *id = string(L, o, "id", p);
+        const char *id = nv_jcheck_string_member(L, o, "id", p);
         if (!id)
             goto out;
         if (!nv_model_key_valid(id)) {
             char buf[64];
-            show(json_object_object_get(o, "id"), buf, sizeof buf);
-            fail(L, "%s.id: value %s is not a valid configuration id (1-%d characters of "
-                    "A-Z a-z 0-9 . _ + : / @ = -)", p, buf, NV_MODEL_KEY_MAX);
+            nv_jcheck_show(json_object_object_get(o, "id"), buf, sizeof buf);
+            nv_jcheck_fail(L,
+                           "%s.id: value %s is not a valid configuration id (1-%d characters of "
+                           "A-Z a-z 0-9 . _ + : / @ = -)",
+                           p, buf, NV_MODEL_KEY_MAX);
             goto out;
         }
         if (!(c->id = strdup(id))) {
-            fail(L, "%s.id: out of memory", p);
+            nv_jcheck_fail(L, "%s.id: out of memory", p);
             goto out;
         }
         for (size_t s = id_hash(c->id) & (idcap - 1);; s = (s + 1) & (idcap - 1)) {
@@ -812,26 +686,28 @@ static int training_set(struct loader *L, nv_model *m, struct load_state *S, jso
                 break;
             }
             if (!strcmp(m->configs[ids[s]].id, c->id)) {
-                fail(L, "%s.id: duplicate configuration \"%.40s\" (first defined at "
-                        "training_set[%d])", p, c->id, ids[s]);
+                nv_jcheck_fail(L,
+                               "%s.id: duplicate configuration \"%.40s\" (first defined at "
+                               "training_set[%d])",
+                               p, c->id, ids[s]);
                 goto out;
             }
         }
         int64_t partners, messages;
         if (number(L, o, "bubble_cycles", p, R_NONNEG, &c->bubble_cycles) ||
-            integer(L, o, "partners", p, 1, UINT32_MAX, &partners) ||
-            integer(L, o, "messages", p, 1, UINT32_MAX, &messages) ||
+            nv_jcheck_integer_member(L, o, "partners", p, 1, UINT32_MAX, &partners) ||
+            nv_jcheck_integer_member(L, o, "messages", p, 1, UINT32_MAX, &messages) ||
             number(L, o, "utilization", p, R_FRACTION, &c->utilization) ||
             latency(L, o, p, &m->cfg_lat[i]))
             goto out;
         c->partners = (uint32_t)partners;
         c->messages = (uint32_t)messages;
-        json_object *sl = field(L, o, "slowdowns", p, W_ARRAY);
+        json_object *sl = nv_jcheck_member(L, o, "slowdowns", p, json_type_array);
         if (!sl)
             goto out;
         size_t ns = json_object_array_length(sl);
         if (grow((void **)&m->slow, &S->slow_cap, m->n_slow + ns, sizeof *m->slow)) {
-            fail(L, "%s.slowdowns: out of memory", p);
+            nv_jcheck_fail(L, "%s.slowdowns: out of memory", p);
             goto out;
         }
         c->n_slow = (uint32_t)ns;
@@ -839,7 +715,7 @@ static int training_set(struct loader *L, nv_model *m, struct load_state *S, jso
             json_object *so = json_object_array_get_idx(sl, k);
             subpath_idx(q, sizeof q, p, ".slowdowns", k);
             if (!json_object_is_type(so, json_type_object)) {
-                fail(L, "%s: expected an object, got %s", q, type_name(so));
+                nv_jcheck_fail(L, "%s: expected an object, got %s", q, nv_jcheck_type_name(so));
                 goto out;
             }
             struct nv_slow_rec *r = &m->slow[m->n_slow];
@@ -848,8 +724,8 @@ static int training_set(struct loader *L, nv_model *m, struct load_state *S, jso
                 number(L, so, "slowdown_pct", q, R_SLOWDOWN, &r->pct))
                 goto out;
             if (last_cfg[r->app] == (int32_t)i) {
-                fail(L, "%s.app: duplicate app \"%s\" in this configuration's slowdowns", q,
-                     m->apps[r->app].key);
+                nv_jcheck_fail(L, "%s.app: duplicate app \"%s\" in this configuration's slowdowns",
+                               q, m->apps[r->app].key);
                 goto out;
             }
             last_cfg[r->app] = (int32_t)i;
@@ -864,14 +740,14 @@ out:
     return rc;
 }
 
-static int colocation(struct loader *L, nv_model *m, json_object *root)
+static int colocation(nv_jcheck *L, nv_model *m, json_object *root)
 {
-    json_object *arr = field(L, root, "colocation", "", W_ARRAY);
+    json_object *arr = nv_jcheck_member(L, root, "colocation", "", json_type_array);
     if (!arr)
         return -1;
     size_t n = json_object_array_length(arr);
     if (n > INT32_MAX / 4) {
-        fail(L, "colocation: %zu pairs is more than netvar supports", n);
+        nv_jcheck_fail(L, "colocation: %zu pairs is more than netvar supports", n);
         return -1;
     }
     m->pairs = calloc(n ? n : 1, sizeof *m->pairs);
@@ -879,7 +755,7 @@ static int colocation(struct loader *L, nv_model *m, json_object *root)
     m->pair_keys = malloc(m->pair_cap * sizeof *m->pair_keys);
     m->pair_slots = malloc(m->pair_cap * sizeof *m->pair_slots);
     if (!m->pairs || !m->pair_keys || !m->pair_slots) {
-        fail(L, "colocation: out of memory for %zu pairs", n);
+        nv_jcheck_fail(L, "colocation: out of memory for %zu pairs", n);
         return -1;
     }
     memset(m->pair_slots, 0xff, m->pair_cap * sizeof *m->pair_slots);
@@ -888,7 +764,7 @@ static int colocation(struct loader *L, nv_model *m, json_object *root)
         json_object *o = json_object_array_get_idx(arr, i);
         snprintf(p, sizeof p, "colocation[%zu]", i);
         if (!json_object_is_type(o, json_type_object)) {
-            fail(L, "%s: expected an object, got %s", p, type_name(o));
+            nv_jcheck_fail(L, "%s: expected an object, got %s", p, nv_jcheck_type_name(o));
             return -1;
         }
         nv_pair_view *pv = &m->pairs[i];
@@ -896,14 +772,15 @@ static int colocation(struct loader *L, nv_model *m, json_object *root)
         if ((pv->app = app_ref(L, m, o, "app", p)) < 0 ||
             (pv->with = app_ref(L, m, o, "with", p)) < 0 ||
             number(L, o, "slowdown_pct", p, R_SLOWDOWN, &pv->slowdown_pct) ||
-            integer(L, o, "samples", p, 1, UINT32_MAX, &samples) ||
+            nv_jcheck_integer_member(L, o, "samples", p, 1, UINT32_MAX, &samples) ||
             number(L, o, "sd_pct", p, R_NONNEG, &pv->sd_pct))
             return -1;
         pv->samples = (uint32_t)samples;
         long dup = nv_model_pair_insert(m, pv->app, pv->with, (int32_t)i);
         if (dup >= 0) {
-            fail(L, "%s: duplicate pair (\"%s\" beside \"%s\"), first defined at colocation[%ld]",
-                 p, m->apps[pv->app].key, m->apps[pv->with].key, dup);
+            nv_jcheck_fail(
+                L, "%s: duplicate pair (\"%s\" beside \"%s\"), first defined at colocation[%ld]", p,
+                m->apps[pv->app].key, m->apps[pv->with].key, dup);
             return -1;
         }
         m->n_pairs = i + 1;
@@ -921,7 +798,7 @@ static int cmp_slow(const void *a, const void *b)
 
 /* Derived indexes: per-app slowdown ranges, per-config lists, configs by
  * utilization, and each app's configuration under each look-up rule. */
-static int derive(struct loader *L, nv_model *m)
+static int derive(nv_jcheck *L, nv_model *m)
 {
     if (m->n_slow) /* qsort needs a non-NULL base even for 0 elements */
         qsort(m->slow, m->n_slow, sizeof *m->slow, cmp_slow);
@@ -934,7 +811,7 @@ static int derive(struct loader *L, nv_model *m)
     m->slow_by_config = malloc((m->n_slow ? m->n_slow : 1) * sizeof *m->slow_by_config);
     m->cfg_by_util = malloc((m->n_configs ? m->n_configs : 1) * sizeof *m->cfg_by_util);
     if (!m->slow_by_config || !m->cfg_by_util) {
-        fail(L, "training_set: out of memory for its indexes");
+        nv_jcheck_fail(L, "training_set: out of memory for its indexes");
         return -1;
     }
     /* counting sort by configuration, keeping app order inside each */
@@ -972,21 +849,21 @@ static int derive(struct loader *L, nv_model *m)
 
 nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t errlen)
 {
-    struct loader L = {err, errlen, 0};
+    nv_jcheck L = {err, errlen, 0};
     if (err && errlen)
         err[0] = 0;
     if (!text || len == 0) {
-        fail(&L, "model is empty (0 bytes); expected a JSON object");
+        nv_jcheck_fail(&L, "model is empty (0 bytes); expected a JSON object");
         return NULL;
     }
     if (len > NV_MODEL_MAX_BYTES) {
-        fail(&L, "model is %zu bytes, more than the %u bytes netvar loads", len,
-             NV_MODEL_MAX_BYTES);
+        nv_jcheck_fail(&L, "model is %zu bytes, more than the %u bytes netvar loads", len,
+                       NV_MODEL_MAX_BYTES);
         return NULL;
     }
     json_tokener *tok = json_tokener_new_ex(64);
     if (!tok) {
-        fail(&L, "out of memory creating the JSON parser");
+        nv_jcheck_fail(&L, "out of memory creating the JSON parser");
         return NULL;
     }
     json_object *root = json_tokener_parse_ex(tok, text, (int)len);
@@ -994,22 +871,24 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
     size_t end = json_tokener_get_parse_end(tok);
     if (!root) {
         if (jerr == json_tokener_continue)
-            fail(&L, "truncated JSON: the document ends at byte %zu before its value is complete",
-                 len);
+            nv_jcheck_fail(
+                &L, "truncated JSON: the document ends at byte %zu before its value is complete",
+                len);
         else
-            fail(&L, "invalid JSON at byte %zu: %s", end, json_tokener_error_desc(jerr));
+            nv_jcheck_fail(&L, "invalid JSON at byte %zu: %s", end, json_tokener_error_desc(jerr));
         json_tokener_free(tok);
         return NULL;
     }
     json_tokener_free(tok);
     for (size_t i = end; i < len; i++)
         if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r' && text[i] != '\n') {
-            fail(&L, "invalid JSON: unexpected data after the document at byte %zu", i);
+            nv_jcheck_fail(&L, "invalid JSON: unexpected data after the document at byte %zu", i);
             json_object_put(root);
             return NULL;
         }
     if (!json_object_is_type(root, json_type_object)) {
-        fail(&L, "model: expected a JSON object at the top, got %s", type_name(root));
+        nv_jcheck_fail(&L, "model: expected a JSON object at the top, got %s",
+                       nv_jcheck_type_name(root));
         json_object_put(root);
         return NULL;
     }
@@ -1017,21 +896,22 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
     nv_model *m = calloc(1, sizeof *m);
     struct load_state S = {0};
     if (!m) {
-        fail(&L, "out of memory for the model");
+        nv_jcheck_fail(&L, "out of memory for the model");
         json_object_put(root);
         return NULL;
     }
-    const char *schema = string(&L, root, "schema", "");
+    const char *schema = nv_jcheck_string_member(&L, root, "schema", "");
     int64_t version = 0;
     if (schema && strcmp(schema, NV_MODEL_SCHEMA)) {
         char buf[64];
-        show(json_object_object_get(root, "schema"), buf, sizeof buf);
-        fail(&L, "schema: value %s is not \"%s\"", buf, NV_MODEL_SCHEMA);
+        nv_jcheck_show(json_object_object_get(root, "schema"), buf, sizeof buf);
+        nv_jcheck_fail(&L, "schema: value %s is not \"%s\"", buf, NV_MODEL_SCHEMA);
     }
-    if (!L.failed && !integer(&L, root, "version", "", INT64_MIN, INT64_MAX, &version) &&
+    if (!L.failed &&
+        !nv_jcheck_integer_member(&L, root, "version", "", INT64_MIN, INT64_MAX, &version) &&
         version != NV_MODEL_VERSION)
-        fail(&L, "version: value %lld is not supported (this netvar reads version %d)",
-             (long long)version, NV_MODEL_VERSION);
+        nv_jcheck_fail(&L, "version: value %lld is not supported (this netvar reads version %d)",
+                       (long long)version, NV_MODEL_VERSION);
     if (!L.failed)
         calibration(&L, root, &m->cal);
     if (!L.failed)
@@ -1051,13 +931,13 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
     if (!L.failed) {
         char why[200];
         if (nv_model_derive_bottleneck(m, why, sizeof why))
-            fail(&L, "%s", why);
+            nv_jcheck_fail(&L, "%s", why);
     }
     json_object *ve;
     if (!L.failed && json_object_object_get_ex(root, "variability", &ve)) {
         char why[400];
         if (!(m->ve = nv_ve_from_json(ve, "variability", why, sizeof why)))
-            fail(&L, "%s", why);
+            nv_jcheck_fail(&L, "%s", why);
     }
     json_object_put(root);
     if (L.failed) {
@@ -1075,40 +955,13 @@ nv_model *nv_model_load(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "model: no path given");
         return NULL;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        close(fd);
-        return NULL;
-    }
-    if ((uint64_t)st.st_size > NV_MODEL_MAX_BYTES) {
-        snprintf(err, errlen, "%s: %lld bytes is more than the %u bytes netvar loads", path,
-                 (long long)st.st_size, NV_MODEL_MAX_BYTES);
-        close(fd);
-        return NULL;
-    }
-    size_t size = (size_t)st.st_size;
-    char *buf = malloc(size ? size : 1);
-    if (!buf) {
-        snprintf(err, errlen, "%s: out of memory for %zu bytes", path, size);
-        close(fd);
-        return NULL;
-    }
     size_t got = 0;
-    while (got < size) {
-        ssize_t r = read(fd, buf + got, size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
+    char why[256];
+    char *buf = nv_read_file(path, NV_MODEL_MAX_BYTES, &got, why, sizeof why);
+    if (!buf) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return NULL;
     }
-    close(fd);
     char inner[512];
     nv_model *m = nv_model_load_buffer(buf, got, inner, sizeof inner);
     free(buf);

@@ -1,32 +1,21 @@
-/* job_record.c - node records -> job record (see job_record.h). */
-#include "json_file.h"
+/* job_record.c - node records -> job record, and reading a job record
+ * (see job_record.h). */
 #include "job_record.h"
 
 #include <dirent.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "counter_metrics.h"
 #include "ctr_record.h"
+#include "json_file.h"
+#include "nv_err.h"
+#include "nv_json.h"
 #include "queue.h"
 
 #define MAX_NODES 4096
-#define MAX_RECORD_BYTES (8 << 20)
-
-static void logf_(nv_ctr_log_fn log, void *arg, const char *fmt, ...)
-{
-    if (!log)
-        return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    log(arg, line);
-}
 
 static bool is_node_record(const char *name)
 {
@@ -50,24 +39,6 @@ int nv_job_count_node_records(const char *job_dir)
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-    json_object *v;
-    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-               ? json_object_get_string(v)
-               : NULL;
-}
-
-static double jnum(json_object *o, const char *key)
-{
-    json_object *v;
-    if (!json_object_object_get_ex(o, key, &v))
-        return NAN;
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return NAN;
-    return json_object_get_double(v);
 }
 
 /* adds s to the array unless it is already there */
@@ -120,11 +91,9 @@ static json_object *stat_json(const struct nv_stat5 *s, const char *unit, const 
 {
     json_object *o = json_object_new_object();
     if (s->n) {
-        json_object_object_add(o, "mean", json_object_new_double(s->mean));
-        json_object_object_add(o, "variance", json_object_new_double(s->variance));
-        json_object_object_add(o, "p75", json_object_new_double(s->p75));
-        json_object_object_add(o, "p95", json_object_new_double(s->p95));
-        json_object_object_add(o, "p99", json_object_new_double(s->p99));
+        const double v[5] = {s->mean, s->variance, s->p75, s->p95, s->p99};
+        for (int k = 0; k < 5; k++)
+            json_object_object_add(o, nv_ve_stat_name((enum nv_ve_stat)k), nv_json_new_num(v[k]));
     }
     json_object_object_add(o, "blades", json_object_new_int64((int64_t)s->n));
     json_object_object_add(o, "unit", json_object_new_string(unit));
@@ -132,9 +101,13 @@ static json_object *stat_json(const struct nv_stat5 *s, const char *unit, const 
     return o;
 }
 
-static json_object *read_json_file(const char *path, char *err, size_t errlen)
+json_object *nv_job_record_metrics_json(const struct nv_counter_metrics *cm)
 {
-    return nv_json_read_file(path, MAX_RECORD_BYTES, err, errlen);
+    json_object *metrics = json_object_new_object();
+    for (int m = 0; metrics && m < NV_CM_COUNT; m++)
+        json_object_object_add(metrics, nv_counter_metric_name((enum nv_counter_metric)m),
+                               stat_json(&cm->stat[m], cm->unit[m], cm->source[m]));
+    return metrics;
 }
 
 json_object *nv_job_collect(const char *job_dir, double service_us, const char *mu_source,
@@ -170,33 +143,27 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     for (size_t i = 0; i < nnames && blades && delta; i++) {
         char path[4400], why[256];
         snprintf(path, sizeof path, "%s/%s", job_dir, names[i]);
-        json_object *rec = read_json_file(path, why, sizeof why);
-        const char *schema = rec ? jstr(rec, "schema") : NULL;
-        if (rec && (!schema || strcmp(schema, NV_NODE_RECORD_SCHEMA))) {
-            snprintf(why, sizeof why, "schema is not %s", NV_NODE_RECORD_SCHEMA);
-            json_object_put(rec);
-            rec = NULL;
-        }
+        json_object *rec = nv_node_record_read(path, why, sizeof why);
         if (!rec) {
             corrupt++;
-            logf_(log, log_arg, "netvar: collect: %s: %s; skipped it", path, why);
+            nv_logf(log, log_arg, "netvar: collect: %s: %s; skipped it", path, why);
             continue;
         }
-        const char *node = jstr(rec, "node");
+        const char *node = nv_json_str(rec, "node");
         add_unique(nodes, node);
-        add_unique(blade_names, jstr(rec, "blade"));
-        add_unique(switches, jstr(rec, "switch"));
-        add_unique(groups, jstr(rec, "group"));
-        if (jstr(rec, "app") && !app[0])
-            snprintf(app, sizeof app, "%s", jstr(rec, "app"));
-        if (jstr(rec, "annotation") && !annotation[0])
-            snprintf(annotation, sizeof annotation, "%s", jstr(rec, "annotation"));
-        if (jstr(rec, "mode") && !mode[0])
-            snprintf(mode, sizeof mode, "%s", jstr(rec, "mode"));
-        double js = jnum(rec, "job_id");
+        add_unique(blade_names, nv_json_str(rec, "blade"));
+        add_unique(switches, nv_json_str(rec, "switch"));
+        add_unique(groups, nv_json_str(rec, "group"));
+        if (nv_json_str(rec, "app") && !app[0])
+            snprintf(app, sizeof app, "%s", nv_json_str(rec, "app"));
+        if (nv_json_str(rec, "annotation") && !annotation[0])
+            snprintf(annotation, sizeof annotation, "%s", nv_json_str(rec, "annotation"));
+        if (nv_json_str(rec, "mode") && !mode[0])
+            snprintf(mode, sizeof mode, "%s", nv_json_str(rec, "mode"));
+        double js = nv_json_num(rec, "job_id");
         if (isfinite(js))
             jobid = (long long)js;
-        double s = jnum(rec, "start_unix_s"), en = jnum(rec, "end_unix_s");
+        double s = nv_json_num(rec, "start_unix_s"), en = nv_json_num(rec, "end_unix_s");
         if (isfinite(s) && (!isfinite(t0) || s < t0))
             t0 = s;
         if (isfinite(en) && (!isfinite(t1) || en > t1))
@@ -208,7 +175,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
         }
         if (nv_ctr_delta_from_json(jd, delta, why, sizeof why)) {
             corrupt++;
-            logf_(log, log_arg, "netvar: collect: %s: delta: %s; skipped it", path, why);
+            nv_logf(log, log_arg, "netvar: collect: %s: delta: %s; skipped it", path, why);
             json_object_put(rec);
             continue;
         }
@@ -228,11 +195,11 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
             const nv_ctr_delta_value *pk = &pd->f[NV_CTR_PACKETS_OUT];
             if (pk->valid && dt_s > 0) {
                 json_object_object_add(jp, "lambda_packets_per_s",
-                                       json_object_new_double((double)pk->value / dt_s));
+                                       nv_json_new_num((double)pk->value / dt_s));
                 nv_utilization u;
                 if (service_us > 0 &&
                     nv_utilization_from_counters((double)pk->value, dt_s * 1e6, service_us, &u) == 0) {
-                    json_object_object_add(jp, "rho", json_object_new_double(u.rho));
+                    json_object_object_add(jp, "rho", nv_json_new_num(u.rho));
                     json_object_object_add(jp, "saturated", json_object_new_boolean(u.saturated));
                     json_object_object_add(jp, "rho_source",
                                            json_object_new_string("counters: lambda/mu"));
@@ -247,7 +214,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     }
 
     json_object_object_add(job, "schema", json_object_new_string(NV_JOB_RECORD_SCHEMA));
-    json_object_object_add(job, "version", json_object_new_int(NV_RECORD_VERSION));
+    json_object_object_add(job, "version", json_object_new_int(NV_JOB_RECORD_VERSION));
     json_object_object_add(job, "job_id", json_object_new_int64(jobid));
     json_object_object_add(job, "app", app[0] ? json_object_new_string(app) : NULL);
     json_object_object_add(job, "mode", json_object_new_string(mode[0] ? mode : "unknown"));
@@ -256,21 +223,16 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     json_object_object_add(job, "blades", blade_names);
     json_object_object_add(job, "switches", switches);
     json_object_object_add(job, "groups", groups);
-    json_object_object_add(job, "start_unix_s", isfinite(t0) ? json_object_new_double(t0) : NULL);
-    json_object_object_add(job, "end_unix_s", isfinite(t1) ? json_object_new_double(t1) : NULL);
-    json_object_object_add(job, "runtime_s",
-                           isfinite(t0) && isfinite(t1) ? json_object_new_double(t1 - t0) : NULL);
+    json_object_object_add(job, "start_unix_s", nv_json_new_num(t0));
+    json_object_object_add(job, "end_unix_s", nv_json_new_num(t1));
+    json_object_object_add(job, "runtime_s", nv_json_new_num(t1 - t0));
     json_object_object_add(job, "counter_sources", sources);
     json_object_object_add(job, "blades_counted", json_object_new_int64((int64_t)nblades));
 
     struct nv_counter_metrics cm;
     nv_counter_metrics_compute(blades ? blades : (struct nv_blade_traffic[1]){{0}},
                                blades ? nblades : 0, traffic_unit, &cm);
-    json_object *metrics = json_object_new_object();
-    for (int m = 0; m < NV_CM_COUNT; m++)
-        json_object_object_add(metrics, nv_counter_metric_name((enum nv_counter_metric)m),
-                               stat_json(&cm.stat[m], cm.unit[m], cm.source[m]));
-    json_object_object_add(job, "metrics", metrics);
+    json_object_object_add(job, "metrics", nv_job_record_metrics_json(&cm));
 
     json_object *totals = json_object_new_object();
     for (int f = 0; f < NV_CTR_NFIELDS; f++)
@@ -282,8 +244,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     json_object_object_add(job, "totals", totals);
 
     json_object *util = json_object_new_object();
-    json_object_object_add(util, "service_us",
-                           service_us > 0 ? json_object_new_double(service_us) : NULL);
+    json_object_object_add(util, "service_us", service_us > 0 ? nv_json_new_num(service_us) : NULL);
     json_object_object_add(util, "mu_source", json_object_new_string(mu_source ? mu_source : "none"));
     json_object_object_add(util, "ports", ports);
     json_object_object_add(job, "utilization", util);
@@ -298,6 +259,55 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     free(blades);
     free(delta);
     if (nnames == 0)
-        logf_(log, log_arg, "netvar: collect: %s holds no node records", job_dir);
+        nv_logf(log, log_arg, "netvar: collect: %s holds no node records", job_dir);
     return job;
+}
+
+/* ---- reading ---- */
+
+int nv_job_record_check(json_object *rec, char *err, size_t errlen)
+{
+    char why[160];
+    if (nv_json_schema_check(rec, NV_JOB_RECORD_SCHEMA, NV_JOB_RECORD_VERSION, why, sizeof why))
+        return nv_err(err, errlen, "not a netvar job record: %s", why);
+    return 0;
+}
+
+json_object *nv_job_record_read(const char *path, char *err, size_t errlen)
+{
+    json_object *rec = nv_json_read_file(path, NV_JOB_RECORD_MAX_BYTES, err, errlen);
+    if (rec && nv_job_record_check(rec, err, errlen)) {
+        json_object_put(rec);
+        return NULL;
+    }
+    return rec;
+}
+
+int nv_ve_job_from_record(json_object *rec, nv_ve_job *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (nv_job_record_check(rec, err, errlen))
+        return -1;
+    json_object *metrics = nv_json_get(rec, "metrics", json_type_object);
+    if (!metrics)
+        return nv_err(err, errlen,
+                      "the record has no counter metrics (no \"metrics\" object): "
+                      "it was collected without counters");
+    for (int m = 0; m < NV_CM_COUNT; m++) {
+        json_object *mo = nv_json_get(metrics, nv_counter_metric_name((enum nv_counter_metric)m),
+                                      json_type_object);
+        double blades = nv_json_num(mo, "blades");
+        for (int k = 0; k < 5; k++) {
+            double x = nv_json_num(mo, nv_ve_stat_name((enum nv_ve_stat)k));
+            out->stats[m * 5 + k] = (isfinite(blades) && blades > 0 && isfinite(x)) ? x : NAN;
+        }
+    }
+    json_object *nodes = nv_json_get(rec, "nodes", json_type_array);
+    out->nodes = nodes ? (double)json_object_array_length(nodes) : nv_json_num(rec, "nodes");
+    if (!(out->nodes >= 1))
+        return nv_err(err, errlen, "the record names no nodes (\"nodes\" missing or empty)");
+    double rt = nv_json_num(rec, "runtime_s");
+    out->runtime_s = rt > 0 ? rt : NAN;
+    nv_json_str_copy(rec, "app", out->app, sizeof out->app);
+    return 0;
 }

@@ -1,20 +1,26 @@
-/* job_record.h - `netvar collect`: merges the per-node records of one job
- * (<spool>/jobs/<jobid>/node-*.json) into one job record: runtime, nodes,
- * blades and switches, app key, the Table III counter metrics over blades
- * (lib/variability/counter_metrics.h), and the utilization rho = lambda/mu per port
- * when a calibrated service rate is known.  Every number says where it came
- * from.  Used by the CLI and by the last node's epilog. */
+/* job_record.h - the job record (schema netvar-job-record), writer and
+ * readers.  `netvar collect` merges the per-node records of one job
+ * (<spool>/jobs/<jobid>/node-*.json, node_record.h) into one job record:
+ * runtime, nodes, blades and switches, app key, the Table III counter
+ * metrics over blades (lib/variability/counter_metrics.h), and the
+ * utilization rho = lambda/mu per port when a calibrated service rate is
+ * known.  Every number says where it came from.  Written by the CLI and by
+ * the last node's epilog; read by training (lib/train), the Variability
+ * Estimate ("Variability Estimate" paper, §III-D) and the reports. */
 #ifndef NETVAR_JOB_RECORD_H
 #define NETVAR_JOB_RECORD_H
 
 #include <json-c/json.h>
 #include <stddef.h>
 
+#include "counter_metrics.h"
 #include "counters.h"
+#include "node_record.h"
+#include "ve_features.h"
 
 #define NV_JOB_RECORD_SCHEMA "netvar-job-record"
-#define NV_NODE_RECORD_SCHEMA "netvar-node-record"
-#define NV_RECORD_VERSION 1
+#define NV_JOB_RECORD_VERSION 1
+#define NV_JOB_RECORD_MAX_BYTES (8u << 20) /* largest job record read */
 
 /* service_us: calibrated 1/mu in microseconds, or <= 0 when unknown
  * (mu_source says where it came from). Returns the record, or NULL with one
@@ -24,5 +30,27 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
 
 /* Number of node-*.json files in job_dir (-1 if unreadable). */
 int nv_job_count_node_records(const char *job_dir);
+
+/* The record's "metrics" object: per counter metric its mean, variance,
+ * p75, p95, p99 over blades (absent when no blade had the metric), the
+ * blade count, unit and source.  Also used by the synthetic generator. */
+json_object *nv_job_record_metrics_json(const struct nv_counter_metrics *cm);
+
+/* ---- reading ---- */
+
+/* 0 when rec is a job record this netvar reads (schema netvar-job-record,
+ * version absent or 1); -1 with one line in err ("not a netvar job
+ * record: ..."). */
+int nv_job_record_check(json_object *rec, char *err, size_t errlen);
+
+/* Reads and checks a job record file (at most NV_JOB_RECORD_MAX_BYTES);
+ * NULL with one line in err (without the path). */
+json_object *nv_job_record_read(const char *path, char *err, size_t errlen);
+
+/* The job as the Variability Estimate sees it (ve_features.h): the 25
+ * metric statistics (NAN where the record lacks one), node count, runtime
+ * and app.  Returns 0, or -1 with one line in err naming what is missing
+ * (no metrics object: the record was collected without counters). */
+int nv_ve_job_from_record(json_object *rec, nv_ve_job *out, char *err, size_t errlen);
 
 #endif

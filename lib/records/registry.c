@@ -1,27 +1,80 @@
-/* registry.c - incremental reader of <spool>/running and the index that
- * job_submit reads (registry.h). */
+/* registry.c - the running-jobs registry: its writer, its incremental
+ * reader, and the index that job_submit reads (registry.h). */
 #include "registry.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-static void logf_(nv_registry_log_fn log, void *ctx, const char *fmt, ...)
+#include "atomic_file.h"
+#include "json_file.h"
+#include "nv_err.h"
+#include "nv_json.h"
+
+/* ---- writing ---- */
+
+int nv_registry_dir(const char *spool, char *dir, size_t cap)
 {
-    if (!log)
-        return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    log(ctx, line);
+    return spool && snprintf(dir, cap, "%s/running", spool) < (int)cap ? 0 : -1;
 }
+
+/* the distinct non-empty names[0..n) as a JSON array, in first-seen order */
+static json_object *distinct(const char *const *names, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; a && names && i < n; i++) {
+        if (!names[i] || !*names[i])
+            continue;
+        bool seen = false;
+        for (size_t k = 0; k < json_object_array_length(a) && !seen; k++)
+            seen = !strcmp(json_object_get_string(json_object_array_get_idx(a, k)), names[i]);
+        if (!seen)
+            json_object_array_add(a, json_object_new_string(names[i]));
+    }
+    return a;
+}
+
+int nv_registry_write(const char *spool, const struct nv_running_entry *e, char *err, size_t errlen)
+{
+    char dir[4096], path[4200];
+    if (nv_registry_dir(spool, dir, sizeof dir))
+        return nv_err(err, errlen, "spool path %.200s is too long", spool ? spool : "(none)");
+    if (nv_make_dir(spool, 0755, err, errlen) || nv_make_dir(dir, 0755, err, errlen))
+        return -1;
+    snprintf(path, sizeof path, "%s/%u.json", dir, e->job_id);
+    json_object *o = json_object_new_object(), *nodes = json_object_new_array();
+    json_object_object_add(o, "schema", json_object_new_string(NV_RUNNING_SCHEMA));
+    json_object_object_add(o, "version", json_object_new_int(NV_RUNNING_VERSION));
+    json_object_object_add(o, "job_id", json_object_new_int64(e->job_id));
+    json_object_object_add(o, "uid", json_object_new_int64(e->uid));
+    json_object_object_add(o, "app", e->app && *e->app ? json_object_new_string(e->app) : NULL);
+    json_object_object_add(o, "mode", json_object_new_string(e->mode ? e->mode : "unknown"));
+    json_object_object_add(o, "start_unix_s", nv_json_new_num(e->start_unix_s));
+    for (size_t i = 0; nodes && i < e->nnodes; i++)
+        json_object_array_add(nodes, json_object_new_string(e->nodes[i]));
+    json_object_object_add(o, "nodes", nodes);
+    json_object_object_add(o, "switches", distinct(e->node_switch, e->nnodes));
+    json_object_object_add(o, "groups", distinct(e->node_group, e->nnodes));
+    int rc = nv_json_write_file(path, o, 0644, 0, err, errlen);
+    json_object_put(o);
+    return rc;
+}
+
+int nv_registry_remove(const char *spool, uint32_t job_id)
+{
+    char dir[4096], path[4200];
+    if (nv_registry_dir(spool, dir, sizeof dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/%u.json", dir, job_id);
+    return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* ---- reading ---- */
 
 void nv_registry_init(struct nv_registry *r, const char *running_dir)
 {
@@ -94,27 +147,20 @@ static int parse_job(const char *path, uint32_t jobid, struct nv_running_job *j,
         snprintf(why, cap, "missing or larger than 1 MiB");
         return -1;
     }
-    json_object *o = json_object_from_file(path), *v;
+    json_object *o = json_object_from_file(path);
     if (!o || !json_object_is_type(o, json_type_object)) {
         snprintf(why, cap, "not a JSON object");
         json_object_put(o);
         return -1;
     }
-    const char *schema = json_object_object_get_ex(o, "schema", &v) ? json_object_get_string(v) : NULL;
-    if (!schema || strcmp(schema, "netvar-running")) {
-        snprintf(why, cap, "schema is not netvar-running");
+    if (nv_json_schema_check(o, NV_RUNNING_SCHEMA, NV_RUNNING_VERSION, why, cap)) {
         json_object_put(o);
         return -1;
     }
-    if (json_object_object_get_ex(o, "app", &v) && json_object_is_type(v, json_type_string))
-        snprintf(j->app, sizeof j->app, "%s", json_object_get_string(v));
-    if (json_object_object_get_ex(o, "start_unix_s", &v))
-        j->start_unix_s = json_object_get_double(v);
-    json_object_object_get_ex(o, "nodes", &v);
-    j->nodes = join_strings(v, 65536);
-    v = NULL;
-    json_object_object_get_ex(o, "switches", &v);
-    j->switches = join_strings(v, 4096);
+    nv_json_str_copy(o, "app", j->app, sizeof j->app);
+    j->start_unix_s = nv_json_num_or(o, "start_unix_s", 0);
+    j->nodes = join_strings(nv_json_get(o, "nodes", json_type_array), 65536);
+    j->switches = join_strings(nv_json_get(o, "switches", json_type_array), 4096);
     json_object_put(o);
     if (!j->nodes || !j->switches) {
         job_free(j);
@@ -189,7 +235,7 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
             kept++;
         } else if (errno != ENOENT) {
             r->bad_files++;
-            logf_(log, ctx, "netvar: registry: %s: %s; ignoring that job", path, why);
+            nv_logf(log, ctx, "netvar: registry: %s: %s; ignoring that job", path, why);
             /* keep the job as one with no app, so the file is not parsed
              * and logged again at every later refresh */
             struct nv_running_job *j = &jobs[kept];

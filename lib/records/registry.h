@@ -1,8 +1,10 @@
-/* registry.h - the running-jobs registry that spank_netvar writes
- * (<spool>/running/<jobid>.json, one file per running job), read
- * incrementally: a refresh costs one stat() when nothing changed, and
- * re-reads only files that appeared since the last refresh.  Owned by one
- * thread (job_submit's refresher, or the CLI).
+/* registry.h - the running-jobs registry (schema netvar-running): one file
+ * per running job, <spool>/running/<jobid>.json, written by spank_netvar's
+ * prolog on the job's first node and removed by its epilog
+ * (nv_registry_write, nv_registry_remove), and read incrementally by
+ * job_submit and the CLI: a refresh costs one stat() when nothing changed,
+ * and re-reads only files that appeared since the last refresh.  A reader
+ * is owned by one thread (job_submit's refresher, or the CLI).
  *
  * nv_running_index is the immutable view that job_submit() reads: the
  * running jobs joined with the model, and the distinct running apps ranked
@@ -16,6 +18,40 @@
 #include <time.h>
 
 #include "model.h"
+
+#define NV_RUNNING_SCHEMA "netvar-running"
+#define NV_RUNNING_VERSION 1
+
+/* ---- writing (spank_netvar) ---- */
+
+/* One running job as the prolog registers it. */
+struct nv_running_entry {
+    uint32_t job_id;
+    uint32_t uid;
+    const char *app;              /* NULL or "": none (null) */
+    const char *mode;             /* the job's mode name (job_options.h) */
+    double start_unix_s;
+    const char *const *nodes;     /* the allocation's nodes, in order */
+    size_t nnodes;
+    /* leaf switch and group of each node, nnodes entries each (or NULL):
+     * NULL and "" entries are unknown, a name is written once */
+    const char *const *node_switch;
+    const char *const *node_group;
+};
+
+/* "<spool>/running" into dir[cap]; -1 when it does not fit. */
+int nv_registry_dir(const char *spool, char *dir, size_t cap);
+
+/* Writes <spool>/running/<job_id>.json atomically (mode 0644: slurmctld's
+ * user reads it), creating <spool> and <spool>/running (0755) when they
+ * are missing.  Returns 0, or -1 with one line in err. */
+int nv_registry_write(const char *spool, const struct nv_running_entry *e, char *err,
+                      size_t errlen);
+
+/* Removes the job's entry; 0 when it is gone (or was never there). */
+int nv_registry_remove(const char *spool, uint32_t job_id);
+
+/* ---- reading (job_submit, the CLI) ---- */
 
 #define NV_REG_MAX_JOBS 100000
 #define NV_REG_NODES_MAX 8192 /* bytes of node list kept per app */

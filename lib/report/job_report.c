@@ -11,6 +11,7 @@
 #include "nv_err.h"
 #include "nv_json.h"
 #include "train_history.h"
+#include "job_record.h"
 #include "ve_features.h"
 
 #define MAX_PROFILES 256
@@ -201,7 +202,7 @@ int nv_job_report_build(const char *spool, int64_t job_id, const nv_model *m,
     if (!spool || snprintf(path, sizeof path, "%s/jobs/%lld/job.json", spool, (long long)job_id) >=
                       (int)sizeof path)
         return nv_err(err, errlen, "spool path is too long");
-    json_object *rec = nv_json_read_file(path, NV_TRAIN_MAX_RECORD_BYTES, why, sizeof why);
+    json_object *rec = nv_json_read_file(path, NV_JOB_RECORD_MAX_BYTES, why, sizeof why);
     if (!rec)
         return nv_err(err, errlen, "%.300s: %s", path, why);
     record_facts(r, rec);

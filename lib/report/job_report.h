@@ -29,7 +29,7 @@
 #include "report_logic.h"
 #include "segment_estimate.h"
 #include "segment_profile.h"
-#include "ve_model.h"
+#include "ve_train.h"
 
 #define NV_JOB_REPORT_MAX_NEIGHBOURS 64
 #define NV_JOB_REPORT_PATH_MAX 4700

@@ -3,80 +3,26 @@
  * it never reached MPI_Finalize.  Everything read is validated. */
 #include "segment_profile.h"
 
-#include <errno.h>
+#include "json_file.h"
+#include "nv_json.h"
+
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define NV_SEG_MAX_FILE_BYTES ((size_t)512 << 20)
 #define NV_SEG_MAX_PARTIALS 4096
 
-static int read_file(const char *path, char **buf, size_t *len, size_t limit, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "%s: not a regular file", path);
-        fclose(f);
-        return -1;
-    }
-    if ((uint64_t)st.st_size > limit) {
-        snprintf(err, errlen, "%s: %lld bytes, more than the %zu-byte limit", path,
-                 (long long)st.st_size, limit);
-        fclose(f);
-        return -1;
-    }
-    size_t n = (size_t)st.st_size;
-    *buf = malloc(n + 1);
-    if (!*buf) {
-        snprintf(err, errlen, "%s: out of memory reading %zu bytes", path, n);
-        fclose(f);
-        return -1;
-    }
-    *len = fread(*buf, 1, n, f);
-    fclose(f);
-    (*buf)[*len] = 0;
-    return 0;
-}
-
-static void copy_str(char *dst, size_t cap, const char *src)
+/* src (NULL: "") into dst, cut to fit, control characters as '?': the
+ * text comes from the profile, which the job's user wrote */
+static void copy_printable(char *dst, size_t cap, const char *src)
 {
     snprintf(dst, cap, "%s", src ? src : "");
-    for (char *p = dst; *p; p++) /* keep untrusted text printable */
+    for (char *p = dst; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
-}
-
-static json_object *get(json_object *o, const char *key, json_type type)
-{
-    json_object *v = NULL;
-    if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, type))
-        return NULL;
-    return v;
-}
-
-static double get_num(json_object *o, const char *key, double dflt)
-{
-    json_object *v = NULL;
-    if (!json_object_object_get_ex(o, key, &v))
-        return dflt;
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return dflt;
-    double d = json_object_get_double(v);
-    return isfinite(d) ? d : dflt;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-    json_object *v = get(o, key, json_type_string);
-    return v ? json_object_get_string(v) : "";
 }
 
 /* Reads an array of finite numbers into a fresh buffer. */
@@ -135,55 +81,57 @@ static int load_json(const char *path, const char *text, size_t len, nv_seg_prof
     double *wbins = NULL, *tbins = NULL, *wi = NULL, *ti = NULL, *si = NULL;
     size_t nwb = 0, ntb = 0, nw = 0, nt = 0, ns = 0;
     json_object *bins, *sigs, *jb;
-    if (!json_object_is_type(o, json_type_object) ||
-        strcmp(get_str(o, "format"), "netvar-segment-profile") != 0) {
-        what = "not a netvar segment profile (missing \"format\": \"netvar-segment-profile\")";
+    const char *format = nv_json_str(o, "format");
+    if (!format || strcmp(format, NV_SEG_PROFILE_FORMAT) != 0) {
+        what = "not a netvar segment profile (missing \"format\": \"" NV_SEG_PROFILE_FORMAT "\")";
         goto done;
     }
-    if (get_num(o, "version", 0) != 1) {
+    if (nv_json_num_or(o, "version", 0) != NV_SEG_PROFILE_VERSION) {
         what = "unsupported profile version (this netvar reads version 1)";
         goto done;
     }
     memset(out, 0, sizeof *out);
     nv_seg_profile_meta *m = &out->meta;
-    json_object *c = get(o, "complete", json_type_boolean);
+    json_object *c = nv_json_get(o, "complete", json_type_boolean);
     m->complete = c ? json_object_get_boolean(c) : 0;
-    copy_str(m->job, sizeof m->job, get_str(o, "job"));
-    copy_str(m->executable, sizeof m->executable, get_str(o, "executable"));
-    copy_str(m->work_source, sizeof m->work_source, get_str(o, "work_source"));
-    copy_str(m->segment_calls, sizeof m->segment_calls, get_str(o, "segment_calls"));
-    double ranks = get_num(o, "ranks", 0);
+    copy_printable(m->job, sizeof m->job, nv_json_str(o, "job"));
+    copy_printable(m->executable, sizeof m->executable, nv_json_str(o, "executable"));
+    copy_printable(m->work_source, sizeof m->work_source, nv_json_str(o, "work_source"));
+    copy_printable(m->segment_calls, sizeof m->segment_calls, nv_json_str(o, "segment_calls"));
+    double ranks = nv_json_num_or(o, "ranks", 0);
     m->ranks = (ranks >= 1 && ranks < 1e7) ? (unsigned)ranks : 0;
-    m->runtime_us = fmax(0, get_num(o, "runtime_us", 0));
-    m->dropped = count_of(get_num(o, "segments_dropped", 0));
-    m->unaligned = count_of(get_num(o, "segments_unaligned", 0));
-    m->peak_bytes_per_rank = fmax(0, get_num(o, "peak_profiler_bytes_per_rank", 0));
-    json_object *inj = get(o, "injection", json_type_object);
+    m->runtime_us = fmax(0, nv_json_num_or(o, "runtime_us", 0));
+    m->dropped = count_of(nv_json_num_or(o, "segments_dropped", 0));
+    m->unaligned = count_of(nv_json_num_or(o, "segments_unaligned", 0));
+    m->peak_bytes_per_rank = fmax(0, nv_json_num_or(o, "peak_profiler_bytes_per_rank", 0));
+    json_object *inj = nv_json_get(o, "injection", json_type_object);
     if (inj) {
-        json_object *e = get(inj, "enabled", json_type_boolean);
+        json_object *e = nv_json_get(inj, "enabled", json_type_boolean);
         m->inject_enabled = e ? json_object_get_boolean(e) : 0;
-        m->inject_prob = get_num(inj, "prob", 0);
-        m->inject_mean_us = get_num(inj, "mean_us", 0);
-        m->inject_sd_us = get_num(inj, "sd_us", 0);
-        m->inject_seed = count_of(get_num(inj, "seed", 0));
-        m->inject_events = count_of(get_num(inj, "events", 0));
-        m->inject_total_us = get_num(inj, "total_us", 0);
-        copy_str(m->inject_calls, sizeof m->inject_calls, get_str(inj, "calls"));
+        m->inject_prob = nv_json_num_or(inj, "prob", 0);
+        m->inject_mean_us = nv_json_num_or(inj, "mean_us", 0);
+        m->inject_sd_us = nv_json_num_or(inj, "sd_us", 0);
+        m->inject_seed = count_of(nv_json_num_or(inj, "seed", 0));
+        m->inject_events = count_of(nv_json_num_or(inj, "events", 0));
+        m->inject_total_us = nv_json_num_or(inj, "total_us", 0);
+        copy_printable(m->inject_calls, sizeof m->inject_calls, nv_json_str(inj, "calls"));
     }
-    if (!(bins = get(o, "bins", json_type_object)) || !(jb = get(bins, "work", json_type_array)) ||
-        num_array(jb, &wbins, &nwb) != 0 || !(jb = get(bins, "time_us", json_type_array)) ||
-        num_array(jb, &tbins, &ntb) != 0) {
+    if (!(bins = nv_json_get(o, "bins", json_type_object)) ||
+        !(jb = nv_json_get(bins, "work", json_type_array)) || num_array(jb, &wbins, &nwb) != 0 ||
+        !(jb = nv_json_get(bins, "time_us", json_type_array)) || num_array(jb, &tbins, &ntb) != 0) {
         what = "\"bins\" missing or not arrays of numbers";
         goto done;
     }
-    if (!(jb = get(o, "segment_work_bin", json_type_array)) || num_array(jb, &wi, &nw) != 0 ||
-        !(jb = get(o, "segment_time_bin", json_type_array)) || num_array(jb, &ti, &nt) != 0 ||
-        !(jb = get(o, "segment_signature", json_type_array)) || num_array(jb, &si, &ns) != 0 ||
-        nw != nt || nw != ns) {
+    if (!(jb = nv_json_get(o, "segment_work_bin", json_type_array)) ||
+        num_array(jb, &wi, &nw) != 0 ||
+        !(jb = nv_json_get(o, "segment_time_bin", json_type_array)) ||
+        num_array(jb, &ti, &nt) != 0 ||
+        !(jb = nv_json_get(o, "segment_signature", json_type_array)) ||
+        num_array(jb, &si, &ns) != 0 || nw != nt || nw != ns) {
         what = "segment arrays missing, not numeric, or of different lengths";
         goto done;
     }
-    if (!(sigs = get(o, "signatures", json_type_array))) {
+    if (!(sigs = nv_json_get(o, "signatures", json_type_array))) {
         what = "\"signatures\" missing";
         goto done;
     }
@@ -310,11 +258,12 @@ static int load_partials(const char *const *paths, char **bufs, size_t *lens, si
     meta.complete = 0;
     meta.ranks = (unsigned)np;
     meta.unaligned = nmax - nmin;
-    copy_str(meta.job, sizeof meta.job, v[0].h->job);
-    copy_str(meta.executable, sizeof meta.executable, v[0].h->executable);
-    copy_str(meta.work_source, sizeof meta.work_source, nv_seg_work_source_name((int)v[0].h->work_source));
-    copy_str(meta.segment_calls, sizeof meta.segment_calls, v[0].h->segment_calls);
-    copy_str(meta.inject_calls, sizeof meta.inject_calls, v[0].h->inject_calls);
+    copy_printable(meta.job, sizeof meta.job, v[0].h->job);
+    copy_printable(meta.executable, sizeof meta.executable, v[0].h->executable);
+    copy_printable(meta.work_source, sizeof meta.work_source,
+                   nv_seg_work_source_name((int)v[0].h->work_source));
+    copy_printable(meta.segment_calls, sizeof meta.segment_calls, v[0].h->segment_calls);
+    copy_printable(meta.inject_calls, sizeof meta.inject_calls, v[0].h->inject_calls);
     meta.inject_enabled = v[0].h->inject_prob > 0;
     meta.inject_prob = v[0].h->inject_prob;
     meta.inject_mean_us = v[0].h->inject_mean_us;
@@ -379,14 +328,17 @@ int nv_seg_profile_load(const char *const *paths, size_t npaths, nv_seg_profile 
     }
     char **bufs = calloc(npaths, sizeof *bufs);
     size_t *lens = calloc(npaths, sizeof *lens);
+    char why[256];
     int rc = -1;
     if (!bufs || !lens) {
         snprintf(err, errlen, "%s: out of memory", paths[0]);
         goto done;
     }
     for (size_t i = 0; i < npaths; i++)
-        if (read_file(paths[i], &bufs[i], &lens[i], NV_SEG_MAX_FILE_BYTES, err, errlen) != 0)
+        if (!(bufs[i] = nv_read_file(paths[i], NV_SEG_MAX_FILE_BYTES, &lens[i], why, sizeof why))) {
+            snprintf(err, errlen, "%s: %s", paths[i], why);
             goto done;
+        }
     int is_rank = lens[0] >= 8 && memcmp(bufs[0], NV_SEG_RANK_MAGIC, 8) == 0;
     if (!is_rank) {
         if (npaths > 1) {

@@ -272,8 +272,8 @@ int nv_seg_agg_write_json(const nv_seg_aggregator *a, const nv_seg_profile_meta 
                           const char *path, char *err, size_t errlen)
 {
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "format", json_object_new_string("netvar-segment-profile"));
-    json_object_object_add(o, "version", json_object_new_int(1));
+    json_object_object_add(o, "format", json_object_new_string(NV_SEG_PROFILE_FORMAT));
+    json_object_object_add(o, "version", json_object_new_int(NV_SEG_PROFILE_VERSION));
     json_object_object_add(o, "complete", json_object_new_boolean(meta->complete));
     json_object_object_add(o, "job", json_object_new_string(meta->job));
     json_object_object_add(o, "executable", json_object_new_string(meta->executable));

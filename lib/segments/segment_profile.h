@@ -45,6 +45,9 @@ enum nv_seg_work_source {
 const char *nv_seg_work_source_name(int source);
 
 /* ---------------------------------------------------------- rank file */
+/* the merged profile's JSON (nv_seg_agg_write_json, read by nv_seg_profile_load) */
+#define NV_SEG_PROFILE_FORMAT "netvar-segment-profile"
+#define NV_SEG_PROFILE_VERSION 1
 #define NV_SEG_RANK_MAGIC "NVSEGRK1"
 #define NV_SEG_RANK_VERSION 1u
 #define NV_SEG_DEFAULT_MAX_BYTES (4u << 20)

@@ -1,24 +1,13 @@
 /* train_build.c - analyzed job summaries + input model -> model builder:
  * per-app profiles and the co-location table (train_history.h, step 3). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nv_err.h"
 #include "queue.h"
 #include "train_history.h"
-
-static void say(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -53,7 +42,7 @@ static int calibration_from_records(const nv_train_set *s, nv_calibration *cal, 
 {
     double *v = malloc((s->n ? s->n : 1) * sizeof *v);
     if (!v) {
-        say(err, errlen, "out of memory");
+        nv_err(err, errlen, "out of memory");
         return -1;
     }
     size_t k = 0;
@@ -63,8 +52,9 @@ static int calibration_from_records(const nv_train_set *s, nv_calibration *cal, 
     double med = median_inplace(v, k);
     free(v);
     if (!k) {
-        say(err, errlen, "no calibration: no --model given and no job record holds "
-                         "utilization.service_us; run `netvar calibrate` and pass --model");
+        nv_err(err, errlen,
+               "no calibration: no --model given and no job record holds "
+               "utilization.service_us; run `netvar calibrate` and pass --model");
         return -1;
     }
     memset(cal, 0, sizeof *cal);
@@ -146,7 +136,7 @@ static int add_history_app(nv_model_builder *b, const nv_train_set *s, const nv_
     nv_curve_point *pts = calloc(nb, sizeof *pts);
     if (!sc || !bu || !bs || !bw || !pts) {
         free(sc), free(bu), free(bs), free(bw), free(pts);
-        say(err, errlen, "app %s: out of memory", key);
+        nv_err(err, errlen, "app %s: out of memory", key);
         return -1;
     }
     for (size_t g0 = 0; g0 < n;) {
@@ -224,7 +214,7 @@ static int add_history_app(nv_model_builder *b, const nv_train_set *s, const nv_
     }
     int rc = nv_builder_add_app(b, &a);
     if (rc)
-        say(err, errlen, "%s", nv_builder_error(b));
+        nv_err(err, errlen, "%s", nv_builder_error(b));
     free(sc), free(bu), free(bs), free(bw), free(pts);
     return rc;
 }
@@ -246,7 +236,7 @@ static int readd_input_app(nv_model_builder *b, const nv_model *in, int32_t ia, 
                       .counter_rho = v.counter_rho, .counter_runs = v.counter_runs,
                       .history_runs = v.history_runs};
     if (nv_builder_add_app(b, &a)) {
-        say(err, errlen, "%s", nv_builder_error(b));
+        nv_err(err, errlen, "%s", nv_builder_error(b));
         return -1;
     }
     return 0;
@@ -264,7 +254,7 @@ static int add_apps(nv_model_builder *b, const nv_train_set *s, const nv_model *
     size_t *start = calloc(s->n_apps + 1, sizeof *start);
     int rc = -1;
     if (!idx || !scratch || !inkeys || !start) {
-        say(err, errlen, "out of memory");
+        nv_err(err, errlen, "out of memory");
         goto out;
     }
     for (size_t i = 0; i < s->n; i++)
@@ -327,7 +317,7 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
     if (!p || !x) {
         free(p);
         free(x);
-        say(err, errlen, "out of memory");
+        nv_err(err, errlen, "out of memory");
         return -1;
     }
     /* one sample per run with exactly one neighbour app and a baseline */
@@ -387,7 +377,7 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
     for (size_t i = 0; i < m && !rc; i++) {
         nv_pair_input pi = {p[i].app, p[i].with, p[i].mean, p[i].samples, p[i].sd};
         if (nv_builder_add_pair(b, &pi)) {
-            say(err, errlen, "%s", nv_builder_error(b));
+            nv_err(err, errlen, "%s", nv_builder_error(b));
             rc = -1;
         }
     }
@@ -403,11 +393,11 @@ nv_model_builder *nv_train_build(const nv_train_set *s, const nv_model *in,
                                  size_t errlen)
 {
     if (!s || !o || !s->analyzed) {
-        say(err, errlen, "train: the job set is not analyzed");
+        nv_err(err, errlen, "train: the job set is not analyzed");
         return NULL;
     }
     if (!(o->u_bucket > 0.001 && o->u_bucket <= 1)) {
-        say(err, errlen, "train: utilization bucket %g is outside (0.001, 1]", o->u_bucket);
+        nv_err(err, errlen, "train: utilization bucket %g is outside (0.001, 1]", o->u_bucket);
         return NULL;
     }
     nv_calibration cal;
@@ -420,13 +410,13 @@ nv_model_builder *nv_train_build(const nv_train_set *s, const nv_model *in,
             return NULL;
         b = nv_builder_new();
         if (b && nv_builder_set_calibration(b, &cal)) {
-            say(err, errlen, "%s", nv_builder_error(b));
+            nv_err(err, errlen, "%s", nv_builder_error(b));
             nv_builder_free(b);
             return NULL;
         }
     }
     if (!b) {
-        say(err, errlen, "out of memory creating the model builder");
+        nv_err(err, errlen, "out of memory creating the model builder");
         return NULL;
     }
     if (add_apps(b, s, in, &cal, o, err, errlen) || add_pairs(b, s, in, o, pairs_out, err, errlen)) {

@@ -34,7 +34,6 @@
 
 #define NV_TRAIN_MAX_TOPO 16               /* switches (and groups) kept per job */
 #define NV_TRAIN_DEFAULT_MAX_JOBS 500000u  /* ~150 MB of summaries */
-#define NV_TRAIN_MAX_RECORD_BYTES (8u << 20)
 
 typedef struct nv_train_opts {
     double window_s;          /* a pair needs at least this much overlap, s (10) */

@@ -4,18 +4,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json_file.h"
+#include "job_record.h"
+#include "nv_err.h"
+#include "nv_json.h"
 #include "train_history.h"
-
-/* the schema of lib/records/job_record.h (model/ does not include probes/) */
-#define NV_JOB_RECORD_SCHEMA_NAME "netvar-job-record"
 
 void nv_train_opts_default(nv_train_opts *o)
 {
@@ -38,29 +36,6 @@ void nv_train_set_free(nv_train_set *s)
     free(s->apps);
     free(s->jobs);
     memset(s, 0, sizeof *s);
-}
-
-static void say(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (!err || !errlen)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
-static int get_num(json_object *o, const char *key, double *out)
-{
-    json_object *v;
-    *out = NAN;
-    if (!json_object_object_get_ex(o, key, &v) || !v)
-        return 0; /* absent or null */
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return -1;
-    *out = json_object_get_double(v);
-    return isfinite(*out) ? 1 : -1;
 }
 
 /* FNV-1a: stable across runs and machines, so sorting by it is reproducible */
@@ -97,7 +72,7 @@ static int topo_list(json_object *rec, const char *key, uint64_t *out, uint8_t *
     if (!json_object_object_get_ex(rec, key, &a) || !a)
         return 0;
     if (!json_object_is_type(a, json_type_array)) {
-        say(err, errlen, "%s: expected an array of names", key);
+        nv_err(err, errlen, "%s: expected an array of names", key);
         return -1;
     }
     size_t len = json_object_array_length(a);
@@ -106,7 +81,7 @@ static int topo_list(json_object *rec, const char *key, uint64_t *out, uint8_t *
     for (size_t i = 0; i < len; i++) {
         json_object *v = json_object_array_get_idx(a, i);
         if (!json_object_is_type(v, json_type_string)) {
-            say(err, errlen, "%s[%zu]: expected a string", key, i);
+            nv_err(err, errlen, "%s[%zu]: expected a string", key, i);
             return -1;
         }
         uint64_t h = topo_hash(json_object_get_string(v));
@@ -130,12 +105,12 @@ static int own_rho(json_object *rec, double service_us, double *rho, double *rec
     if (!json_object_object_get_ex(rec, "utilization", &u) || !u)
         return 0;
     if (!json_object_is_type(u, json_type_object)) {
-        say(err, errlen, "utilization: expected an object");
+        nv_err(err, errlen, "utilization: expected an object");
         return -1;
     }
     double s;
-    if (get_num(u, "service_us", &s) < 0) {
-        say(err, errlen, "utilization.service_us: expected a finite number");
+    if (nv_json_num_strict(u, "service_us", &s) < 0) {
+        nv_err(err, errlen, "utilization.service_us: expected a finite number");
         return -1;
     }
     if (isfinite(s) && s > 0)
@@ -143,7 +118,7 @@ static int own_rho(json_object *rec, double service_us, double *rho, double *rec
     if (!json_object_object_get_ex(u, "ports", &ports) || !ports)
         return 0;
     if (!json_object_is_type(ports, json_type_array)) {
-        say(err, errlen, "utilization.ports: expected an array");
+        nv_err(err, errlen, "utilization.ports: expected an array");
         return -1;
     }
     size_t n = json_object_array_length(ports);
@@ -153,14 +128,17 @@ static int own_rho(json_object *rec, double service_us, double *rho, double *rec
     for (size_t i = 0; i < n && k < 256; i++) {
         json_object *p = json_object_array_get_idx(ports, i);
         if (!json_object_is_type(p, json_type_object)) {
-            say(err, errlen, "utilization.ports[%zu]: expected an object", i);
+            nv_err(err, errlen, "utilization.ports[%zu]: expected an object", i);
             return -1;
         }
         double r, lam;
-        int hr = get_num(p, "rho", &r), hl = get_num(p, "lambda_packets_per_s", &lam);
+        int hr = nv_json_num_strict(p, "rho", &r),
+            hl = nv_json_num_strict(p, "lambda_packets_per_s", &lam);
         if (hr < 0 || hl < 0 || (hr > 0 && r < 0) || (hl > 0 && lam < 0)) {
-            say(err, errlen, "utilization.ports[%zu]: rho or lambda_packets_per_s is not a "
-                             "non-negative number", i);
+            nv_err(err, errlen,
+                   "utilization.ports[%zu]: rho or lambda_packets_per_s is not a "
+                   "non-negative number",
+                   i);
             return -1;
         }
         if (hr == 0 && hl > 0 && mu_s > 0)
@@ -180,36 +158,30 @@ int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *
 {
     memset(job, 0, sizeof *job);
     app[0] = 0;
-    if (!rec || !json_object_is_type(rec, json_type_object)) {
-        say(err, errlen, "expected a JSON object");
+    if (nv_job_record_check(rec, err, errlen))
         return -1;
-    }
     json_object *v;
-    if (!json_object_object_get_ex(rec, "schema", &v) || !json_object_is_type(v, json_type_string) ||
-        strcmp(json_object_get_string(v), NV_JOB_RECORD_SCHEMA_NAME)) {
-        say(err, errlen, "schema: not \"%s\"", NV_JOB_RECORD_SCHEMA_NAME);
-        return -1;
-    }
     double d;
-    if (get_num(rec, "job_id", &d) <= 0 || d < 0 || d > 9e15) {
-        say(err, errlen, "job_id: missing or not a non-negative integer");
+    if (nv_json_num_strict(rec, "job_id", &d) <= 0 || d < 0 || d > 9e15) {
+        nv_err(err, errlen, "job_id: missing or not a non-negative integer");
         return -1;
     }
     job->job_id = (int64_t)d;
-    if (get_num(rec, "runtime_s", &job->runtime_s) <= 0 || !(job->runtime_s > 0)) {
-        say(err, errlen, "runtime_s: missing, null or not > 0 (no runtime to learn from)");
+    if (nv_json_num_strict(rec, "runtime_s", &job->runtime_s) <= 0 || !(job->runtime_s > 0)) {
+        nv_err(err, errlen, "runtime_s: missing, null or not > 0 (no runtime to learn from)");
         return -1;
     }
-    int hs = get_num(rec, "start_unix_s", &job->start_s), he = get_num(rec, "end_unix_s", &job->end_s);
+    int hs = nv_json_num_strict(rec, "start_unix_s", &job->start_s),
+        he = nv_json_num_strict(rec, "end_unix_s", &job->end_s);
     if (hs < 0 || he < 0) {
-        say(err, errlen, "start_unix_s/end_unix_s: not a number");
+        nv_err(err, errlen, "start_unix_s/end_unix_s: not a number");
         return -1;
     }
     if (hs == 0 || he == 0 || job->end_s < job->start_s)
         job->start_s = job->end_s = NAN; /* no time: never a neighbour */
     if (!json_object_object_get_ex(rec, "nodes", &v) || !json_object_is_type(v, json_type_array) ||
         json_object_array_length(v) == 0 || json_object_array_length(v) > UINT32_MAX) {
-        say(err, errlen, "nodes: missing or not a non-empty array");
+        nv_err(err, errlen, "nodes: missing or not a non-empty array");
         return -1;
     }
     job->nodes = (uint32_t)json_object_array_length(v);
@@ -218,9 +190,9 @@ int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *
         return -1;
     if (own_rho(rec, service_us, &job->rho, &job->service_us, err, errlen))
         return -1;
-    if (get_num(rec, "switch_rho", &job->switch_rho) < 0 ||
+    if (nv_json_num_strict(rec, "switch_rho", &job->switch_rho) < 0 ||
         (isfinite(job->switch_rho) && (job->switch_rho < 0 || job->switch_rho > 1))) {
-        say(err, errlen, "switch_rho: not a number in [0, 1]");
+        nv_err(err, errlen, "switch_rho: not a number in [0, 1]");
         return -1;
     }
     job->background = job->baseline_s = job->slowdown_pct = NAN;
@@ -228,12 +200,12 @@ int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *
     if (!json_object_object_get_ex(rec, "app", &v) || !v)
         return 1;
     if (!json_object_is_type(v, json_type_string)) {
-        say(err, errlen, "app: expected a string or null");
+        nv_err(err, errlen, "app: expected a string or null");
         return -1;
     }
     const char *key = json_object_get_string(v);
     if (!nv_model_key_valid(key)) {
-        say(err, errlen, "app: \"%.60s\" is not a valid app key", key);
+        nv_err(err, errlen, "app: \"%.60s\" is not a valid app key", key);
         return -1;
     }
     snprintf(app, NV_MODEL_KEY_MAX + 1, "%s", key);
@@ -244,8 +216,10 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
                      char *err, size_t errlen)
 {
     if (s->n >= max_jobs) {
-        say(err, errlen, "more than %zu job records: the summary cap (--max-jobs) is reached; "
-                         "train on a shorter history or raise the cap", max_jobs);
+        nv_err(err, errlen,
+               "more than %zu job records: the summary cap (--max-jobs) is reached; "
+               "train on a shorter history or raise the cap",
+               max_jobs);
         return -1;
     }
     /* intern the app: linear in apps, fine for the thousands a site has;
@@ -286,13 +260,8 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
     s->analyzed = 0;
     return 0;
 oom:
-    say(err, errlen, "out of memory after %zu job records", s->n);
+    nv_err(err, errlen, "out of memory after %zu job records", s->n);
     return -1;
-}
-
-static json_object *read_record(const char *path, char *err, size_t errlen)
-{
-    return nv_json_read_file(path, NV_TRAIN_MAX_RECORD_BYTES, err, errlen);
 }
 
 int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opts *o,
@@ -301,12 +270,12 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
 {
     char dir[4200];
     if (!spool || snprintf(dir, sizeof dir, "%s/jobs", spool) >= (int)sizeof dir) {
-        say(err, errlen, "spool: no path or a path too long");
+        nv_err(err, errlen, "spool: no path or a path too long");
         return -1;
     }
     DIR *d = opendir(dir);
     if (!d) {
-        say(err, errlen, "%s: cannot read: %s", dir, strerror(errno));
+        nv_err(err, errlen, "%s: cannot read: %s", dir, strerror(errno));
         return -1;
     }
     struct dirent *e;
@@ -319,7 +288,7 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
         if (access(path, F_OK))
             continue; /* a job still running, or not collected yet */
         s->stats.records++;
-        json_object *rec = read_record(path, why, sizeof why);
+        json_object *rec = nv_job_record_read(path, why, sizeof why);
         nv_train_job job;
         int pr = rec ? nv_train_job_from_record(rec, service_us, &job, app, why, sizeof why) : -1;
         json_object_put(rec);

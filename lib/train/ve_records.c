@@ -1,13 +1,11 @@
 /* ve_records.c - job records in and out of the Variability Estimate (see
  * ve_records.h). */
 #define _GNU_SOURCE
-#include "json_file.h"
 #include "ve_records.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,25 +13,17 @@
 #include <unistd.h>
 #include <dirent.h>
 
+#include "job_record.h"
+#include "json_file.h"
+#include "nv_err.h"
+#include "nv_json.h"
+
 #define MAX_DEPTH 8
 #define MAX_LOGGED 20
 
-static void logf_(nv_ve_log_fn log, void *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void logf_(nv_ve_log_fn log, void *arg, const char *fmt, ...)
-{
-    if (!log)
-        return;
-    char line[600];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    log(arg, line);
-}
-
 json_object *nv_ve_read_record(const char *path, char *err, size_t errlen)
 {
-    return nv_json_read_file(path, NV_VE_RECORD_MAX_BYTES, err, errlen);
+    return nv_json_read_file(path, NV_JOB_RECORD_MAX_BYTES, err, errlen);
 }
 
 struct walk {
@@ -48,14 +38,14 @@ struct walk {
 static void take(struct walk *w, const char *path)
 {
     char why[300];
-    json_object *rec = nv_ve_read_record(path, why, sizeof why);
+    json_object *rec = nv_job_record_read(path, why, sizeof why);
     nv_ve_job job;
     int bad = !rec || nv_ve_job_from_record(rec, &job, why, sizeof why);
     if (rec)
         json_object_put(rec);
     if (bad) {
         if (w->skipped++ < MAX_LOGGED)
-            logf_(w->log, w->log_arg, "netvar: variability: %s: %s; skipped it", path, why);
+            nv_logf(w->log, w->log_arg, "netvar: variability: %s: %s; skipped it", path, why);
         return;
     }
     if (w->n == w->cap) {
@@ -77,8 +67,8 @@ static void walk_dir(struct walk *w, const char *dir, int depth)
         return;
     DIR *d = opendir(dir);
     if (!d) {
-        logf_(w->log, w->log_arg, "netvar: variability: %s: cannot open: %s; skipped it", dir,
-              strerror(errno));
+        nv_logf(w->log, w->log_arg, "netvar: variability: %s: cannot open: %s; skipped it", dir,
+                strerror(errno));
         return;
     }
     /* sorted names: the same directory gives the same training order */
@@ -144,8 +134,8 @@ long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs,
         return -1;
     }
     if (w.skipped > MAX_LOGGED)
-        logf_(log, log_arg, "netvar: variability: %zu more records skipped (not logged)",
-              w.skipped - MAX_LOGGED);
+        nv_logf(log, log_arg, "netvar: variability: %zu more records skipped (not logged)",
+                w.skipped - MAX_LOGGED);
     *jobs = w.jobs;
     return (long)w.n;
 }
@@ -214,22 +204,21 @@ void nv_ve_format(const nv_ve *ve, const nv_ve_result *r, char *buf, size_t len)
                  ve ? 100 * ve->lo_q : 5, ve ? 100 * ve->hi_q : 95, r->forest_lo, r->forest_hi);
 }
 
-static json_object *jd(double d) { return json_object_new_double(isfinite(d) ? d : 0); }
-
 json_object *nv_ve_result_json(const nv_ve *ve, const nv_ve_result *r)
 {
     json_object *o = json_object_new_object();
     char text[300];
     nv_ve_format(ve, r, text, sizeof text);
     json_object_object_add(o, "answered", json_object_new_boolean(r->answered));
-    json_object_object_add(o, "estimate_sigma", r->answered ? jd(r->z) : NULL);
-    json_object_object_add(o, "half_width_sigma", r->answered ? jd(r->half_width) : NULL);
+    json_object_object_add(o, "estimate_sigma", r->answered ? nv_json_new_num(r->z) : NULL);
+    json_object_object_add(o, "half_width_sigma",
+                           r->answered ? nv_json_new_num(r->half_width) : NULL);
     json_object_object_add(o, "label", json_object_new_string(r->label));
     json_object_object_add(o, "text", json_object_new_string(text));
-    json_object_object_add(o, "svr_sigma", jd(r->svr));
-    json_object_object_add(o, "forest_mean_sigma", jd(r->forest_mean));
-    json_object_object_add(o, "forest_lo_sigma", jd(r->forest_lo));
-    json_object_object_add(o, "forest_hi_sigma", jd(r->forest_hi));
+    json_object_object_add(o, "svr_sigma", nv_json_new_num(r->svr));
+    json_object_object_add(o, "forest_mean_sigma", nv_json_new_num(r->forest_mean));
+    json_object_object_add(o, "forest_lo_sigma", nv_json_new_num(r->forest_lo));
+    json_object_object_add(o, "forest_hi_sigma", nv_json_new_num(r->forest_hi));
     char how[300];
     if (ve && ve->cal.calibrated)
         snprintf(how, sizeof how, "error bound: %.3f x (SD of the tree predictions + %.3f sigma), "

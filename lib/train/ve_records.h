@@ -8,14 +8,14 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#include "ve_model.h"
+#include "ve_train.h"
 
 #define NV_VE_MAX_RECORDS 200000
-#define NV_VE_RECORD_MAX_BYTES (8u << 20)
 
 typedef void (*nv_ve_log_fn)(void *arg, const char *line);
 
-/* Reads one job record file (at most 8 MiB) -> JSON, or NULL with err. */
+/* Reads one JSON file of at most a job record's size (8 MiB), or NULL with
+ * err; the schema is not checked (nv_job_record_read in job_record.h does). */
 json_object *nv_ve_read_record(const char *path, char *err, size_t errlen);
 
 /* Finds every file named job.json under the dirs (depth <= 8, symlinks not

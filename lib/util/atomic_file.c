@@ -11,6 +11,12 @@
 int nv_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, char *err,
                          size_t errlen)
 {
+    return nv_write_file_atomic_gid(path, data, len, mode, (gid_t)-1, err, errlen);
+}
+
+int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mode_t mode,
+                             gid_t gid, char *err, size_t errlen)
+{
     if (!path || !*path || (!data && len)) {
         snprintf(err, errlen, "no file path given; nothing written");
         return -1;
@@ -46,6 +52,11 @@ int nv_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
         p += w;
         left -= (size_t)w;
     }
+    if (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid)) {
+        snprintf(err, errlen, "%s: cannot set the group of the temp file: %s; old file kept", path,
+                 strerror(errno));
+        goto fail;
+    }
     if (fchmod(fd, mode) || fsync(fd)) {
         snprintf(err, errlen, "%s: cannot finish the temp file: %s; old file kept", path,
                  strerror(errno));
@@ -66,5 +77,16 @@ fail:
     if (fd >= 0)
         close(fd);
     unlink(tmp);
+    return -1;
+}
+
+int nv_make_dir(const char *path, mode_t mode, char *err, size_t errlen)
+{
+    if (mkdir(path, mode) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            return 0;
+    }
+    snprintf(err, errlen, "cannot create directory %s: %s", path, strerror(errno));
     return -1;
 }

@@ -11,4 +11,13 @@
 int nv_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, char *err,
                          size_t errlen);
 
+/* The same, and the file's group is gid before it appears under path
+ * ((gid_t)-1 leaves the group as created). */
+int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mode_t mode,
+                             gid_t gid, char *err, size_t errlen);
+
+/* Creates the directory path with mode unless a directory is already there
+ * (its mode is then left alone).  Returns 0, or -1 with one line in err. */
+int nv_make_dir(const char *path, mode_t mode, char *err, size_t errlen);
+
 #endif

@@ -1,4 +1,4 @@
-/* nv_err.c - the error-buffer helper (nv_err.h). */
+/* nv_err.c - the error-buffer and log-line helpers (nv_err.h). */
 #include "nv_err.h"
 
 #include <stdio.h>
@@ -17,4 +17,21 @@ int nv_err(char *err, size_t errlen, const char *fmt, ...)
     nv_verr(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+void nv_vlogf(nv_log_fn log, void *arg, const char *fmt, va_list ap)
+{
+    if (!log)
+        return;
+    char line[NV_LOG_LINE_MAX];
+    vsnprintf(line, sizeof line, fmt, ap);
+    log(arg, line);
+}
+
+void nv_logf(nv_log_fn log, void *arg, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nv_vlogf(log, arg, fmt, ap);
+    va_end(ap);
 }

@@ -1,7 +1,10 @@
 /* nv_json.c - the one set of JSON getters and number writers (nv_json.h). */
 #include "nv_json.h"
 
+#include "nv_err.h"
+
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,22 @@ const char *nv_json_str(json_object *o, const char *key)
 {
     json_object *v = nv_json_get(o, key, json_type_string);
     return v ? json_object_get_string(v) : NULL;
+}
+
+int nv_json_str_copy(json_object *o, const char *key, char *dst, size_t cap)
+{
+    const char *s = nv_json_str(o, key);
+    if (dst && cap)
+        dst[0] = '\0';
+    if (!s)
+        return -1;
+    size_t n = strlen(s);
+    if (!dst || !cap)
+        return n ? 1 : 0;
+    size_t k = n < cap ? n : cap - 1;
+    memcpy(dst, s, k);
+    dst[k] = '\0';
+    return n < cap ? 0 : 1;
 }
 
 int nv_json_num_strict(json_object *o, const char *key, double *out)
@@ -67,10 +86,34 @@ bool nv_json_schema_is(json_object *o, const char *schema)
     return s && schema && !strcmp(s, schema);
 }
 
+int nv_json_schema_check(json_object *o, const char *schema, int version, char *err,
+                         size_t errlen)
+{
+    if (!o || !json_object_is_type(o, json_type_object))
+        return nv_err(err, errlen, "not a JSON object");
+    if (!nv_json_schema_is(o, schema))
+        return nv_err(err, errlen, "schema is not %s", schema ? schema : "?");
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(o, "version", &v) || !v)
+        return 0;
+    int64_t n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
+    if (n < 1)
+        return nv_err(err, errlen, "version is not a whole number >= 1");
+    if (n > version)
+        return nv_err(err, errlen, "version %lld is newer than this netvar reads (%d)",
+                      (long long)n, version);
+    return 0;
+}
+
 json_object *nv_json_new_num(double d)
 {
+    return isfinite(d) ? nv_json_new_num_or_nan(d) : NULL;
+}
+
+json_object *nv_json_new_num_or_nan(double d)
+{
     if (!isfinite(d))
-        return NULL;
+        return json_object_new_double(d);
     char buf[40];
     snprintf(buf, sizeof buf, "%.15g", d);
     if (strtod(buf, NULL) != d)
@@ -98,4 +141,175 @@ json_object *nv_json_new_num_array(const double *v, size_t n)
             return NULL;
         }
     return a;
+}
+
+/* ---- validating reader ---- */
+
+int nv_jcheck_fail(nv_jcheck *c, const char *fmt, ...)
+{
+    if (c->failed)
+        return -1; /* keep the first problem: it is the cause */
+    c->failed = 1;
+    va_list ap;
+    va_start(ap, fmt);
+    nv_verr(c->err, c->errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const char *nv_jcheck_type_name(json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null: return "null";
+    case json_type_boolean: return "boolean";
+    case json_type_double:
+    case json_type_int: return "number";
+    case json_type_object: return "object";
+    case json_type_array: return "array";
+    case json_type_string: return "string";
+    }
+    return "value";
+}
+
+void nv_jcheck_show(json_object *v, char *buf, size_t n)
+{
+    if (!n)
+        return;
+    buf[0] = '\0';
+    if (!v)
+        return; /* the type name, null, says it all */
+    if (json_object_is_type(v, json_type_object)) {
+        snprintf(buf, n, "{...}");
+        return;
+    }
+    if (json_object_is_type(v, json_type_array)) {
+        snprintf(buf, n, "[...]");
+        return;
+    }
+    if (json_object_is_type(v, json_type_double)) {
+        double d = json_object_get_double(v);
+        if (!isfinite(d)) {
+            snprintf(buf, n, "%s", isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
+            return;
+        }
+    }
+    const char *s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+    if (strlen(s) > 40)
+        snprintf(buf, n, "%.37s...", s);
+    else
+        snprintf(buf, n, "%s", s);
+    /* keep the error to one line whatever the value holds */
+    for (char *p = buf; *p; p++)
+        if ((unsigned char)*p < 0x20)
+            *p = '?';
+}
+
+static int is_number(json_object *v)
+{
+    return json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
+}
+
+static int wrong_type(nv_jcheck *c, json_object *v, const char *path, const char *dot,
+                      const char *key, const char *wanted)
+{
+    char shown[64];
+    nv_jcheck_show(v, shown, sizeof shown);
+    return nv_jcheck_fail(c, "%s%s%s: expected %s, got %s%s%s", path, dot, key, wanted,
+                          nv_jcheck_type_name(v), shown[0] ? " " : "", shown);
+}
+
+json_object *nv_jcheck_member(nv_jcheck *c, json_object *obj, const char *key, const char *path,
+                              json_type want)
+{
+    json_object *v = NULL;
+    const char *dot = *path ? "." : "";
+    if (c->failed)
+        return NULL;
+    if (!json_object_object_get_ex(obj, key, &v) || !v) {
+        nv_jcheck_fail(c, "%s%s%s: missing required field", path, dot, key);
+        return NULL;
+    }
+    int ok;
+    const char *wanted;
+    switch (want) {
+    case json_type_object: ok = json_object_is_type(v, want); wanted = "an object"; break;
+    case json_type_array: ok = json_object_is_type(v, want); wanted = "an array"; break;
+    case json_type_string: ok = json_object_is_type(v, want); wanted = "a string"; break;
+    case json_type_boolean: ok = json_object_is_type(v, want); wanted = "true or false"; break;
+    case json_type_int: ok = json_object_is_type(v, want); wanted = "an integer"; break;
+    default: ok = is_number(v); wanted = "a number"; break;
+    }
+    if (!ok) {
+        wrong_type(c, v, path, dot, key, wanted);
+        return NULL;
+    }
+    return v;
+}
+
+int nv_jcheck_number(nv_jcheck *c, json_object *v, const char *path, double *out)
+{
+    if (c->failed)
+        return -1;
+    if (!is_number(v))
+        return wrong_type(c, v, path, "", "", "a number");
+    double d = json_object_get_double(v);
+    if (!isfinite(d))
+        return nv_jcheck_fail(c, "%s: value %s is not a finite number", path,
+                              isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
+    *out = d;
+    return 0;
+}
+
+int nv_jcheck_integer(nv_jcheck *c, json_object *v, const char *path, int64_t min, int64_t max,
+                      int64_t *out)
+{
+    if (c->failed)
+        return -1;
+    if (!json_object_is_type(v, json_type_int))
+        return wrong_type(c, v, path, "", "", "an integer");
+    int64_t i = json_object_get_int64(v);
+    if (i < 0 && min >= 0)
+        return nv_jcheck_fail(c, "%s: value %lld is negative; it must be >= %lld", path,
+                              (long long)i, (long long)min);
+    if (i < min || i > max)
+        return nv_jcheck_fail(c, "%s: value %lld is outside [%lld, %lld]", path, (long long)i,
+                              (long long)min, (long long)max);
+    *out = i;
+    return 0;
+}
+
+/* "path.key" for a member's error lines; a cut path still names its start */
+static void member_path(char *dst, size_t n, const char *path, const char *key)
+{
+    if (snprintf(dst, n, "%s%s%s", path, *path ? "." : "", key) >= (int)n)
+        dst[n - 1] = '\0';
+}
+
+const char *nv_jcheck_string_member(nv_jcheck *c, json_object *obj, const char *key,
+                                    const char *path)
+{
+    json_object *v = nv_jcheck_member(c, obj, key, path, json_type_string);
+    return v ? json_object_get_string(v) : NULL;
+}
+
+int nv_jcheck_number_member(nv_jcheck *c, json_object *obj, const char *key, const char *path,
+                            double *out)
+{
+    char p[256];
+    json_object *v = nv_jcheck_member(c, obj, key, path, json_type_double);
+    if (!v)
+        return -1;
+    member_path(p, sizeof p, path, key);
+    return nv_jcheck_number(c, v, p, out);
+}
+
+int nv_jcheck_integer_member(nv_jcheck *c, json_object *obj, const char *key, const char *path,
+                             int64_t min, int64_t max, int64_t *out)
+{
+    char p[256];
+    json_object *v = nv_jcheck_member(c, obj, key, path, json_type_int);
+    if (!v)
+        return -1;
+    member_path(p, sizeof p, path, key);
+    return nv_jcheck_integer(c, v, p, min, max, out);
 }

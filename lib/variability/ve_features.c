@@ -45,58 +45,6 @@ void nv_ve_stats_from_metrics(const struct nv_counter_metrics *cm, double stats[
     }
 }
 
-static double jnum(json_object *o, const char *key)
-{
-    json_object *v;
-    if (!o || !json_object_object_get_ex(o, key, &v) || !v)
-        return NAN;
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return NAN;
-    return json_object_get_double(v);
-}
-
-int nv_ve_job_from_record(json_object *rec, nv_ve_job *out, char *err, size_t errlen)
-{
-    memset(out, 0, sizeof *out);
-    json_object *schema, *metrics, *v;
-    if (!rec || !json_object_is_type(rec, json_type_object) ||
-        !json_object_object_get_ex(rec, "schema", &schema) ||
-        !json_object_is_type(schema, json_type_string) ||
-        strcmp(json_object_get_string(schema), "netvar-job-record")) {
-        snprintf(err, errlen, "not a netvar job record (schema is not netvar-job-record)");
-        return -1;
-    }
-    if (!json_object_object_get_ex(rec, "metrics", &metrics) ||
-        !json_object_is_type(metrics, json_type_object)) {
-        snprintf(err, errlen, "the record has no counter metrics (no \"metrics\" object): it was "
-                              "collected without counters");
-        return -1;
-    }
-    for (int m = 0; m < NV_CM_COUNT; m++) {
-        json_object *mo = NULL;
-        json_object_object_get_ex(metrics, nv_counter_metric_name((enum nv_counter_metric)m), &mo);
-        double blades = jnum(mo, "blades");
-        for (int k = 0; k < 5; k++) {
-            double x = jnum(mo, stat_names[k]);
-            out->stats[m * 5 + k] = (isfinite(blades) && blades > 0 && isfinite(x)) ? x : NAN;
-        }
-    }
-    out->nodes = NAN;
-    if (json_object_object_get_ex(rec, "nodes", &v) && json_object_is_type(v, json_type_array))
-        out->nodes = (double)json_object_array_length(v);
-    else if (isfinite(jnum(rec, "nodes")))
-        out->nodes = jnum(rec, "nodes");
-    if (!(out->nodes >= 1)) {
-        snprintf(err, errlen, "the record names no nodes (\"nodes\" missing or empty)");
-        return -1;
-    }
-    double rt = jnum(rec, "runtime_s");
-    out->runtime_s = isfinite(rt) && rt > 0 ? rt : NAN;
-    if (json_object_object_get_ex(rec, "app", &v) && json_object_is_type(v, json_type_string))
-        snprintf(out->app, sizeof out->app, "%s", json_object_get_string(v));
-    return 0;
-}
-
 int nv_ve_select_features(const nv_ve_job *job, double feat[NV_VE_NFEAT], char *err,
                           size_t errlen)
 {

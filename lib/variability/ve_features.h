@@ -16,7 +16,6 @@
 #ifndef NETVAR_VE_FEATURES_H
 #define NETVAR_VE_FEATURES_H
 
-#include <json-c/json.h>
 #include <stddef.h>
 
 #include "counter_metrics.h"
@@ -32,7 +31,8 @@ const char *nv_ve_feature_name(size_t f);
 /* "mean", "variance", "p75", "p95", "p99" */
 const char *nv_ve_stat_name(enum nv_ve_stat s);
 
-/* One job as the VE sees it. */
+/* One job as the VE sees it (read from a job record by
+ * nv_ve_job_from_record, lib/records/job_record.h). */
 typedef struct nv_ve_job {
     double stats[NV_VE_NSTATS]; /* [metric * 5 + stat]; NAN where the record lacks it */
     double nodes;               /* node count (>= 1) */
@@ -42,11 +42,6 @@ typedef struct nv_ve_job {
 
 /* The 25 statistics from computed metrics (eval generator, tests). */
 void nv_ve_stats_from_metrics(const struct nv_counter_metrics *cm, double stats[NV_VE_NSTATS]);
-
-/* A job record (schema netvar-job-record, see lib/records/job_record.h)
- * -> *out.  Returns 0, or -1 with one line in err naming what is missing
- * (no metrics object: the record has no counters). */
-int nv_ve_job_from_record(json_object *rec, nv_ve_job *out, char *err, size_t errlen);
 
 /* The 7 selected features of a job.  Returns 0, or -1 with one line in err
  * naming the first statistic the job lacks (nothing is guessed). */

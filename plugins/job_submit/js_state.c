@@ -154,7 +154,8 @@ static void swap_in(struct js_generation *next)
 
 static void registry_dir(const struct nv_config *c, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s/running", c ? c->spool_dir : "/var/spool/netvar");
+    if (nv_registry_dir(c ? c->spool_dir : "/var/spool/netvar", buf, cap))
+        buf[0] = '\0';
 }
 
 /* one pass of the refresher; at_start loads unconditionally */

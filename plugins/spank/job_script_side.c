@@ -9,6 +9,7 @@
  * Every failure is logged once and ignored: the job runs on. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,10 @@
 #include "counters.h"
 #include "counters_topology.h"
 #include "ctr_line_rate.h"
-#include "ctr_record.h"
 #include "job_record.h"
+#include "json_file.h"
+#include "node_record.h"
+#include "registry.h"
 #include "spank_state.h"
 #include "spool.h"
 #include "submit_options.h"
@@ -82,29 +85,19 @@ static void load_topology(struct job_ctx *j)
     }
 }
 
-static json_object *str_or_null(const char *s)
+/* who and where, as every node file of the job starts */
+static struct nv_node_ident ident(const struct job_ctx *j)
 {
-    return s && *s ? json_object_new_string(s) : NULL;
-}
-
-static void add_place(json_object *o, const struct job_ctx *j)
-{
-    json_object_object_add(o, "blade", str_or_null(nv_topo_blade_of(&j->topo, j->node)));
-    json_object_object_add(o, "switch", str_or_null(j->where ? j->where->sw : NULL));
-    json_object_object_add(o, "group", str_or_null(j->where ? j->where->group : NULL));
-    json_object_object_add(o, "blade_reader", json_object_new_boolean(j->reader));
-}
-
-static json_object *header(const struct job_ctx *j, const char *schema)
-{
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "schema", json_object_new_string(schema));
-    json_object_object_add(o, "version", json_object_new_int(1));
-    json_object_object_add(o, "job_id", json_object_new_int64(j->jobid));
-    json_object_object_add(o, "node", json_object_new_string(j->node));
-    json_object_object_add(o, "mode", json_object_new_string(nv_mode_name(j->mode)));
-    json_object_object_add(o, "app", str_or_null(j->opt.app));
-    return o;
+    return (struct nv_node_ident){
+        .job_id = j->jobid,
+        .node = j->node,
+        .mode = nv_mode_name(j->mode),
+        .app = j->opt.app,
+        .blade = nv_topo_blade_of(&j->topo, j->node),
+        .sw = j->where ? j->where->sw : NULL,
+        .group = j->where ? j->where->group : NULL,
+        .blade_reader = j->reader,
+    };
 }
 
 /* counters= "backend[:selector]": netdev:eth*, infiniband:mlx5_0, papi:EV1,EV2 */
@@ -127,38 +120,35 @@ static nv_ctr_reader *open_counters(char *why, size_t cap)
 
 static void registry_add(const struct job_ctx *j, double t)
 {
-    json_object *o = json_object_new_object(), *nodes = json_object_new_array();
-    json_object *sws = json_object_new_array(), *groups = json_object_new_array();
-    json_object_object_add(o, "schema", json_object_new_string("netvar-running"));
-    json_object_object_add(o, "version", json_object_new_int(1));
-    json_object_object_add(o, "job_id", json_object_new_int64(j->jobid));
-    json_object_object_add(o, "uid", json_object_new_int64(j->uid));
-    json_object_object_add(o, "app", str_or_null(j->opt.app));
-    json_object_object_add(o, "mode", json_object_new_string(nv_mode_name(j->mode)));
-    json_object_object_add(o, "start_unix_s", json_object_new_double(t));
-    for (long i = 0; i < j->nnodes; i++) {
-        json_object_array_add(nodes, json_object_new_string(j->nodes[i]));
-        const nv_topo_node *w = nv_topo_find(&j->topo, j->nodes[i]);
-        const char *vals[2] = {w ? w->sw : NULL, w ? w->group : NULL};
-        json_object *arrs[2] = {sws, groups};
-        for (int k = 0; k < 2; k++) {
-            if (!vals[k] || !*vals[k])
-                continue;
-            bool seen = false;
-            for (size_t m = 0; m < json_object_array_length(arrs[k]); m++)
-                seen |= !strcmp(json_object_get_string(json_object_array_get_idx(arrs[k], m)), vals[k]);
-            if (!seen)
-                json_object_array_add(arrs[k], json_object_new_string(vals[k]));
-        }
-    }
-    json_object_object_add(o, "nodes", nodes);
-    json_object_object_add(o, "switches", sws);
-    json_object_object_add(o, "groups", groups);
+    /* without SLURM_NODELIST the job is recorded on this node alone */
+    const char *self[1] = {j->node};
+    const char *const *nodes = j->nodes ? (const char *const *)j->nodes : self;
+    size_t n = j->nodes ? (size_t)j->nnodes : 1;
+    const char **sw = calloc(n, sizeof *sw), **grp = calloc(n, sizeof *grp);
     char err[512];
-    if (nv_spool_registry_write(nv_spank.args.spool, j->jobid, o, err, sizeof err))
+    for (size_t i = 0; sw && grp && i < n; i++) {
+        const nv_topo_node *w = nv_topo_find(&j->topo, nodes[i]);
+        sw[i] = w ? w->sw : NULL;
+        grp[i] = w ? w->group : NULL;
+    }
+    struct nv_running_entry e = {
+        .job_id = j->jobid,
+        .uid = (uint32_t)j->uid,
+        .app = j->opt.app,
+        .mode = nv_mode_name(j->mode),
+        .start_unix_s = t,
+        .nodes = nodes,
+        .nnodes = n,
+        .node_switch = sw,
+        .node_group = grp,
+    };
+    if (!sw || !grp)
+        snprintf(err, sizeof err, "out of memory");
+    if (!sw || !grp || nv_registry_write(nv_spank.args.spool, &e, err, sizeof err))
         slurm_error("netvar: job %u: running registry: %s; job_submit will not see this job",
                     j->jobid, err);
-    json_object_put(o);
+    free(sw);
+    free(grp);
 }
 
 static void prolog(struct job_ctx *j)
@@ -167,31 +157,30 @@ static void prolog(struct job_ctx *j)
     char path[PATH_MAX + 128], err[512];
     if (j->first)
         registry_add(j, t);
-    json_object *o = header(j, "netvar-node-start");
-    json_object_object_add(o, "start_unix_s", json_object_new_double(t));
-    json_object_object_add(o, "interval_s", json_object_new_int(j->opt.interval_s > 0 ? j->opt.interval_s : 0));
-    add_place(o, j);
+    struct nv_node_start st = {.id = ident(j), .start_unix_s = t, .interval_s = j->opt.interval_s};
     /* what job_submit decided, so reports can set it against what happened */
     const char *comment = getenv("SLURM_JOB_COMMENT");
     const char *note = comment ? strstr(comment, "netvar:{") : NULL;
     if (note && strnlen(note, 1024) < 1024)
-        json_object_object_add(o, "annotation", json_object_new_string(note));
+        st.annotation = note;
+    nv_ctr_snapshot *snap = NULL;
+    char why[512];
     if (nv_mode_wants_counters(j->mode) && j->reader) {
-        nv_ctr_reader *r = open_counters(err, sizeof err);
-        nv_ctr_snapshot *snap = r ? malloc(sizeof *snap) : NULL;
+        nv_ctr_reader *r = open_counters(why, sizeof why);
+        snap = r ? malloc(sizeof *snap) : NULL;
         if (!r) {
-            slurm_error("netvar: job %u node %s: no counter source: %s; the job runs without counters",
-                        j->jobid, j->node, err);
-            json_object_object_add(o, "counter_source", json_object_new_string("none"));
-            json_object_object_add(o, "counter_error", json_object_new_string(err));
-        } else if (snap && nv_ctr_snapshot_take(r, snap, err, sizeof err) >= 0) {
-            json_object_object_add(o, "counter_source", json_object_new_string(snap->backend));
-            json_object_object_add(o, "snapshot", nv_ctr_snapshot_to_json(snap));
+            slurm_error(
+                "netvar: job %u node %s: no counter source: %s; the job runs without counters",
+                j->jobid, j->node, why);
+            st.counter_source = "none";
+            st.counter_error = why;
+        } else if (snap && nv_ctr_snapshot_take(r, snap, why, sizeof why) >= 0) {
+            st.counter_source = snap->backend;
+            st.snapshot = snap;
         } else {
             slurm_error("netvar: job %u node %s: start snapshot failed: %s", j->jobid, j->node,
-                        snap ? err : "out of memory");
+                        snap ? why : "out of memory");
         }
-        free(snap);
         if (r)
             nv_ctr_close(r);
     }
@@ -202,53 +191,44 @@ static void prolog(struct job_ctx *j)
             slurm_error("netvar: job %u: cannot prepare %s: %s", j->jobid, path, strerror(errno));
     }
     snprintf(path, sizeof path, "%s/.start-%s.json", j->dir, j->node);
-    if (nv_spool_write_json(path, o, 0, 0600, err, sizeof err))
+    if (nv_node_start_write(path, &st, err, sizeof err))
         slurm_error("netvar: job %u node %s: %s; no record for this node", j->jobid, j->node, err);
-    json_object_put(o);
-}
-
-static json_object *read_small_json(const char *path)
-{
-    return json_object_from_file(path); /* root-written files in the root-owned spool */
+    free(snap);
 }
 
 static void epilog(struct job_ctx *j)
 {
-    char path[PATH_MAX + 128], err[512];
-    double t_end = now_unix_s();
-    snprintf(path, sizeof path, "%s/.start-%s.json", j->dir, j->node);
-    json_object *start = read_small_json(path);
-    unlink(path);
-    json_object *rec = header(j, NV_NODE_RECORD_SCHEMA);
-    add_place(rec, j);
-    json_object *v;
-    json_object_object_add(rec, "start_unix_s",
-                           start && json_object_object_get_ex(start, "start_unix_s", &v)
-                               ? json_object_get(v) : NULL);
-    json_object_object_add(rec, "end_unix_s", json_object_new_double(t_end));
-    if (start && json_object_object_get_ex(start, "annotation", &v))
-        json_object_object_add(rec, "annotation", json_object_get(v));
+    char path[PATH_MAX + 128], err[512] = "";
+    struct nv_node_record rec = {.id = ident(j), .start_unix_s = NAN, .end_unix_s = now_unix_s()};
+    struct nv_node_start_info start;
+    nv_ctr_snapshot *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    nv_ctr_delta *d = malloc(sizeof *d);
+    double rates[NV_CTR_MAX_PORTS] = {0};
     char source[NV_CTR_BACKEND_MAX] = "none";
-    json_object *jsnap;
-    if (start && json_object_object_get_ex(start, "snapshot", &jsnap)) {
-        nv_ctr_snapshot *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-        nv_ctr_delta *d = malloc(sizeof *d);
+    snprintf(path, sizeof path, "%s/.start-%s.json", j->dir, j->node);
+    int have_start = nv_node_start_read(path, &start, a, err, sizeof err) == 0;
+    if (!have_start && access(path, F_OK) == 0)
+        slurm_error("netvar: job %u node %s: %s: %s", j->jobid, j->node, path, err);
+    unlink(path);
+    if (have_start) {
+        rec.start_unix_s = start.start_unix_s;
+        rec.annotation = start.annotation;
+    }
+    if (have_start && start.has_snapshot) {
         nv_ctr_reader *r = NULL;
+        err[0] = '\0';
         if (!a || !b || !d)
             snprintf(err, sizeof err, "out of memory");
-        else if (nv_ctr_snapshot_from_json(jsnap, a, err, sizeof err) == 0 &&
-                 (r = open_counters(err, sizeof err)) &&
+        else if (start.snapshot_error[0])
+            snprintf(err, sizeof err, "%s", start.snapshot_error);
+        else if ((r = open_counters(err, sizeof err)) &&
                  nv_ctr_snapshot_take(r, b, err, sizeof err) >= 0 &&
                  nv_ctr_delta_compute(a, b, d, err, sizeof err) == 0) {
-            json_object_object_add(rec, "delta", nv_ctr_delta_to_json(d));
+            rec.delta = d;
+            for (int p = 0; p < d->nports; p++)
+                rates[p] = nv_ctr_port_line_rate(NULL, d->backend, d->port[p].name);
+            rec.line_rate_Bps = rates;
             snprintf(source, sizeof source, "%s", a->backend);
-            json_object *rates = json_object_new_object();
-            for (int p = 0; p < d->nports; p++) {
-                double bps = nv_ctr_port_line_rate(NULL, d->backend, d->port[p].name);
-                if (bps > 0)
-                    json_object_object_add(rates, d->port[p].name, json_object_new_double(bps));
-            }
-            json_object_object_add(rec, "line_rate_Bps", rates);
             err[0] = '\0';
         }
         if (err[0])
@@ -256,27 +236,26 @@ static void epilog(struct job_ctx *j)
                         j->jobid, j->node, err);
         if (r)
             nv_ctr_close(r);
-        free(a);
-        free(b);
-        free(d);
-    } else if (start && json_object_object_get_ex(start, "counter_error", &v)) {
-        json_object_object_add(rec, "counter_error", json_object_get(v));
+    } else if (have_start && start.counter_error[0]) {
+        rec.counter_error = start.counter_error;
     }
-    json_object_object_add(rec, "counter_source", json_object_new_string(source));
+    rec.counter_source = source;
     snprintf(path, sizeof path, "%s/.samples-%s.json", j->dir, j->node);
-    json_object *samples = read_small_json(path);
-    if (samples) {
-        json_object_object_add(rec, "samples", samples);
+    if (access(path, F_OK) == 0) {
+        rec.samples = nv_node_samples_read(path, err, sizeof err);
+        if (!rec.samples)
+            slurm_error("netvar: job %u node %s: %s: %s; record has no samples", j->jobid, j->node,
+                        path, err);
         unlink(path);
     }
-    if (start)
-        json_object_put(start);
     snprintf(path, sizeof path, "%s/node-%s.json", j->dir, j->node);
-    if (nv_spool_write_json(path, rec, j->gid, 0640, err, sizeof err))
+    if (nv_node_record_write(path, j->gid, &rec, err, sizeof err))
         slurm_error("netvar: job %u node %s: %s; this node's record is lost", j->jobid, j->node, err);
-    json_object_put(rec);
+    free(a);
+    free(b);
+    free(d);
     if (j->first)
-        nv_spool_registry_remove(nv_spank.args.spool, j->jobid);
+        nv_registry_remove(nv_spank.args.spool, j->jobid);
 
     /* the last node to finish on a shared spool merges the records */
     if (nv_job_count_node_records(j->dir) == j->nnodes) {
@@ -284,7 +263,7 @@ static void epilog(struct job_ctx *j)
                                           "'netvar collect' with a model for rho",
                                           log_line, NULL, err, sizeof err);
         snprintf(path, sizeof path, "%s/job.json", j->dir);
-        if (!job || nv_spool_write_json(path, job, j->gid, 0640, err, sizeof err))
+        if (!job || nv_json_write_file(path, job, 0640, j->gid, err, sizeof err))
             slurm_error("netvar: job %u: collect: %s", j->jobid, err);
         if (job)
             json_object_put(job);

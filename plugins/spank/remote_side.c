@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "node_record.h"
 #include "spank_state.h"
 #include "spool.h"
 
@@ -71,16 +71,14 @@ static void start_extern_sampler(uint32_t jobid)
     if (!nv_spool_name_ok(node))
         return;
     snprintf(path, sizeof path, "%s/jobs/%u/.start-%s.json", nv_spank.args.spool, jobid, node);
-    json_object *start = json_object_from_file(path), *v;
-    if (!start)
-        return;
-    int interval = json_object_object_get_ex(start, "interval_s", &v) ? json_object_get_int(v) : 0;
-    bool snap = json_object_object_get_ex(start, "snapshot", &v);
-    json_object_put(start);
-    if (interval > 0 && snap) {
+    struct nv_node_start_info start;
+    char err[256];
+    if (nv_node_start_read(path, &start, NULL, err, sizeof err))
+        return; /* no start file: the prolog recorded nothing to sample against */
+    if (start.interval_s > 0 && start.has_snapshot) {
         snprintf(samples, sizeof samples, "%s/jobs/%u/.samples-%s.json", nv_spank.args.spool,
                  jobid, node);
-        nv_sampler_start(samples, interval, nv_spank.args.max_samples);
+        nv_sampler_start(samples, start.interval_s, nv_spank.args.max_samples);
     }
 }
 

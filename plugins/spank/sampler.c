@@ -2,8 +2,8 @@
  * by a thread in the extern step, which lives as long as the allocation.
  * Memory is fixed at start: a ring of the newest samples, at most
  * max_samples and at most 4 MiB; older ones are dropped and counted.  At the
- * end the samples become per-window deltas in .samples-<node>.json, which
- * the epilog folds into the node record. */
+ * end the samples become per-window deltas in .samples-<node>.json
+ * (node_record.h), which the epilog folds into the node record. */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -13,9 +13,8 @@
 #include <time.h>
 
 #include "counters.h"
-#include "ctr_record.h"
+#include "node_record.h"
 #include "spank_state.h"
-#include "spool.h"
 
 #define SAMPLER_MAX_BYTES (4u << 20)
 
@@ -143,6 +142,19 @@ static void sample_at(size_t i, nv_ctr_snapshot *out)
         }
 }
 
+/* window i (0 = oldest) of the kept samples: sample i to sample i + 1 */
+static int window_at(void *arg, size_t i, double *end_unix_s, nv_ctr_delta *d)
+{
+    nv_ctr_snapshot *ab = arg; /* two snapshots of scratch */
+    char err[256];
+    sample_at(i, &ab[0]);
+    sample_at(i + 1, &ab[1]);
+    if (nv_ctr_delta_compute(&ab[0], &ab[1], d, err, sizeof err))
+        return -1;
+    *end_unix_s = S.t_unix[(S.head + S.cap - S.count + i + 1) % S.cap];
+    return 0;
+}
+
 void nv_sampler_stop(void)
 {
     if (!S.running)
@@ -154,32 +166,14 @@ void nv_sampler_stop(void)
     pthread_join(S.thread, NULL);
     S.running = false;
 
-    json_object *o = json_object_new_object(), *arr = json_object_new_array();
-    json_object_object_add(o, "schema", json_object_new_string("netvar-node-samples"));
-    json_object_object_add(o, "version", json_object_new_int(1));
-    json_object_object_add(o, "interval_s", json_object_new_int(S.interval_s));
-    json_object_object_add(o, "dropped", json_object_new_uint64(S.dropped));
-    nv_ctr_snapshot *a = malloc(sizeof *a), *b = malloc(sizeof *b);
-    nv_ctr_delta *d = malloc(sizeof *d);
+    nv_ctr_snapshot *ab = malloc(2 * sizeof *ab);
     char err[256];
-    for (size_t i = 1; a && b && d && i < S.count; i++) {
-        sample_at(i - 1, a);
-        sample_at(i, b);
-        if (nv_ctr_delta_compute(a, b, d, err, sizeof err))
-            continue;
-        size_t slot = (S.head + S.cap - S.count + i) % S.cap;
-        json_object *w = json_object_new_object();
-        json_object_object_add(w, "end_unix_s", json_object_new_double(S.t_unix[slot]));
-        json_object_object_add(w, "delta", nv_ctr_delta_to_json(d));
-        json_object_array_add(arr, w);
-    }
-    json_object_object_add(o, "windows", arr);
-    if (nv_spool_write_json(S.path, o, 0, 0600, err, sizeof err))
+    if (!ab)
+        slurm_error("netvar: sampler: out of memory; samples lost");
+    else if (nv_node_samples_write(S.path, S.interval_s, S.dropped, S.count ? S.count - 1 : 0,
+                                   window_at, ab, err, sizeof err))
         slurm_error("netvar: sampler: %s; samples lost", err);
-    json_object_put(o);
-    free(a);
-    free(b);
-    free(d);
+    free(ab);
     nv_ctr_close(S.reader);
     free(S.raw);
     free(S.t_ns);

@@ -1,4 +1,4 @@
-/* spool.c - directories and atomic JSON files in the netvar spool. */
+/* spool.c - the job directories of the netvar spool (spool.h). */
 #include "spool.h"
 
 #include <errno.h>
@@ -23,17 +23,6 @@ bool nv_spool_name_ok(const char *s)
     return true;
 }
 
-static int make_dir(const char *path, mode_t mode, char *err, size_t errlen)
-{
-    if (mkdir(path, mode) == 0 || errno == EEXIST) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            return 0;
-    }
-    snprintf(err, errlen, "cannot create directory %s: %s", path, strerror(errno));
-    return -1;
-}
-
 int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, size_t cap,
                      char *err, size_t errlen)
 {
@@ -43,8 +32,8 @@ int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, si
         snprintf(err, errlen, "spool path %s is too long", spool);
         return -1;
     }
-    if (make_dir(spool, 0755, err, errlen) || make_dir(jobs, 0755, err, errlen) ||
-        make_dir(dir, 0750, err, errlen))
+    if (nv_make_dir(spool, 0755, err, errlen) || nv_make_dir(jobs, 0755, err, errlen) ||
+        nv_make_dir(dir, 0750, err, errlen))
         return -1;
     /* the job's user reads its records; nobody but root writes them */
     if (chown(dir, 0, gid) != 0 || chmod(dir, 0750) != 0) {
@@ -52,40 +41,4 @@ int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, si
         return -1;
     }
     return 0;
-}
-
-int nv_spool_write_json(const char *path, json_object *o, gid_t gid, mode_t mode, char *err,
-                        size_t errlen)
-{
-    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (!text) {
-        snprintf(err, errlen, "%s: out of memory formatting JSON", path);
-        return -1;
-    }
-    if (nv_write_file_atomic(path, text, strlen(text), mode, err, errlen))
-        return -1;
-    if (chown(path, 0, gid) != 0) {
-        snprintf(err, errlen, "cannot set group of %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-int nv_spool_registry_write(const char *spool, uint32_t jobid, json_object *o, char *err,
-                            size_t errlen)
-{
-    char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s/running", spool);
-    if (make_dir(spool, 0755, err, errlen) || make_dir(dir, 0755, err, errlen))
-        return -1;
-    snprintf(path, sizeof path, "%s/%u.json", dir, jobid);
-    return nv_spool_write_json(path, o, 0, 0644, err, errlen);
-}
-
-int nv_spool_registry_remove(const char *spool, uint32_t jobid)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/running/%u.json", spool, jobid);
-    return unlink(path) == 0 || errno == ENOENT ? 0 : -1;
 }

@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <papi.h>
 
+#include "nv_err.h"
 #include "segment_bins.h"
 #include "segment_profile.h"
 
@@ -79,16 +80,20 @@ static struct {
 
 static int logged;
 
+static void to_stderr(void *arg, const char *line)
+{
+    (void)arg;
+    fprintf(stderr, "netvar: %s\n", line);
+}
+
 void nvp_log_once(const char *fmt, ...)
 {
     if (__atomic_exchange_n(&logged, 1, __ATOMIC_RELAXED))
         return;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    nv_vlogf(to_stderr, NULL, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "netvar: %s\n", msg);
 }
 
 static double now_ns(void)

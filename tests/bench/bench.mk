@@ -18,16 +18,16 @@ $(BUILD)/obj/tests/bench/%.o: NV_CFLAGS += $(ALL_INCS)
 $(BENCH_MODEL): $(BUILD)/obj/tests/bench/bench_model.o $(call nv_link,model variability util)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ $< \
-	  $(call nv_link,model variability util) $(JSON_LIBS) $(SVM_LIBS) -lm
+	  $(call nv_link,model variability util) $(JSON_LIBS) -lm
 
 $(BENCH_JS): $(BUILD)/obj/tests/bench/bench_job_submit.o $(call nv_link,$(JS_LIBS))
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -rdynamic -o $@ $< $(call nv_link,$(JS_LIBS)) \
-	  $(JSON_LIBS) $(SVM_LIBS) -lm -ldl -lpthread
+	  $(NV_SYS_LIBS)
 
-$(BENCH_COUNTERS): $(BUILD)/obj/tests/bench/bench_counters.o $(NETVAR_ALL_LIBS)
+$(BENCH_COUNTERS): $(BUILD)/obj/tests/bench/bench_counters.o $(call nv_link,counters util)
 	@mkdir -p $(@D)
-	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(NETVAR_LIBS)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(call nv_link,counters util) $(NV_SYS_LIBS)
 
 .PHONY: bench-model bench-jobsubmit valgrind-jobsubmit bench-counters bench-sdiag bench-spank
 bench-model: $(BENCH_MODEL)

@@ -26,6 +26,7 @@
 #include "calibration.h"
 #include "lookup.h"
 #include "model_builder.h"
+#include "registry.h"
 
 /* ---- the libslurmfull symbols the plugin resolves at load time ---- */
 char *slurm_xstrdup(const char *s) { return s ? strdup(s) : NULL; }
@@ -117,6 +118,8 @@ static int build_model(const char *path, int napps)
     return rc;
 }
 
+/* entries in the registry's format (registry.h), written plainly: the
+ * atomic writer's fsync per file would dominate the setup of 10 000 jobs */
 static int build_registry(const char *dir, int njobs, int napps)
 {
     for (int j = 1; j <= njobs; j++) {
@@ -126,10 +129,12 @@ static int build_registry(const char *dir, int njobs, int napps)
         if (!f)
             return -1;
         int n = (int)(rnd() % 4096);
-        fprintf(f, "{\"schema\":\"netvar-running\",\"version\":1,\"job_id\":%d,\"app\":\"app-%05d\","
-                   "\"mode\":\"counters\",\"start_unix_s\":1.0,\"nodes\":[\"n%d\",\"n%d\"],"
-                   "\"switches\":[\"s%d\"],\"groups\":[\"g0\"]}\n",
-                j, (int)(rnd() % (uint64_t)napps), n, n + 1, n / 32);
+        fprintf(f,
+                "{\"schema\":\"%s\",\"version\":%d,\"job_id\":%d,\"app\":\"app-%05d\","
+                "\"mode\":\"counters\",\"start_unix_s\":1.0,\"nodes\":[\"n%d\",\"n%d\"],"
+                "\"switches\":[\"s%d\"],\"groups\":[\"g0\"]}\n",
+                NV_RUNNING_SCHEMA, NV_RUNNING_VERSION, j, (int)(rnd() % (uint64_t)napps), n, n + 1,
+                n / 32);
         fclose(f);
     }
     return 0;

@@ -10,10 +10,10 @@ FUZZ_FLAGS    = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanit
                 $(ALL_INCS) $(JSON_CFLAGS) $(PAPI_CFLAGS)
 FUZZ_MODEL   := $(BUILD)/fuzz/fuzz_model_load
 FUZZ_INPUTS  := $(BUILD)/fuzz/fuzz_inputs
-# the loader and everything it calls, compiled with coverage
+# the loader and everything it calls, compiled with coverage: lib/model but
+# its builder, and the archives below it (lib/variability has no libsvm call)
 FUZZ_MODEL_SRCS  := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(NV_SRCS_util) \
-                    $(addprefix lib/variability/,ve_load.c ve_svr_arrays.c ve_forest.c ve_features.c \
-                      counter_metrics.c)
+                    $(NV_SRCS_variability)
 FUZZ_INPUTS_SRCS := $(foreach l,$(NV_LIBS),$(NV_SRCS_$(l)))
 
 .PHONY: fuzz-model fuzz-inputs

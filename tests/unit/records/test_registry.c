@@ -3,7 +3,8 @@
  * read, no-change refresh, added and removed files, corrupt files logged
  * once, names that are not job files, a vanished directory; then
  * nv_running_index_build against the jobsubmit fixture model (apps ranked
- * by utilization, max_apps, unknown apps, node lists). */
+ * by utilization, max_apps, unknown apps, node lists).  And the writer:
+ * what nv_registry_write writes, the reader reads back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -535,6 +536,72 @@ static void index_node_lists_are_bounded(void **state)
     nv_model_free(m);
 }
 
+/* ------------------------------------------------------------ writer */
+
+static void the_writer_and_the_reader_agree(void **state)
+{
+    (void)state;
+    char spool[128], running[160], err[256];
+    snprintf(spool, sizeof spool, "%s/spool", dir);
+    const char *nodes[] = {"n1", "n2", "n3"};
+    const char *sw[] = {"s1", NULL, "s1"}, *grp[] = {"", "g0", "g1"};
+    struct nv_running_entry e = {.job_id = 77, .uid = 1000, .app = "lulesh", .mode = "counters",
+                                 .start_unix_s = 1700000000.25, .nodes = nodes, .nnodes = 3,
+                                 .node_switch = sw, .node_group = grp};
+    /* the spool and its running/ do not exist yet */
+    assert_int_equal(nv_registry_write(spool, &e, err, sizeof err), 0);
+    e.job_id = 78;
+    e.app = NULL;
+    e.node_switch = e.node_group = NULL;
+    assert_int_equal(nv_registry_write(spool, &e, err, sizeof err), 0);
+    assert_int_equal(nv_registry_dir(spool, running, sizeof running), 0);
+    char path[200];
+    snprintf(path, sizeof path, "%s/77.json", running);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0644); /* slurmctld's user reads it */
+
+    struct nv_registry r;
+    nv_registry_init(&r, running);
+    struct log log = {0};
+    assert_int_equal(nv_registry_refresh(&r, capture, &log), 1);
+    assert_int_equal(log.n, 0);
+    assert_int_equal(r.n, 2);
+    const struct nv_running_job *j = find(&r, 77);
+    assert_non_null(j);
+    assert_string_equal(j->app, "lulesh");
+    assert_string_equal(j->nodes, "n1,n2,n3");
+    assert_string_equal(j->switches, "s1"); /* each switch once, unknowns left out */
+    assert_true(j->start_unix_s == 1700000000.25);
+    j = find(&r, 78);
+    assert_non_null(j);
+    assert_string_equal(j->app, "");
+    assert_string_equal(j->switches, "");
+    nv_registry_free(&r);
+
+    assert_int_equal(nv_registry_remove(spool, 77), 0);
+    assert_int_not_equal(access(path, F_OK), 0);
+    assert_int_equal(nv_registry_remove(spool, 77), 0); /* already gone */
+    assert_int_equal(nv_registry_dir(spool, running, 8), -1);
+}
+
+/* an entry written by a newer netvar is refused, not misread */
+static void a_newer_version_is_refused(void **state)
+{
+    (void)state;
+    write_file("5.json", "{\"schema\":\"netvar-running\",\"version\":2,\"job_id\":5,"
+                         "\"app\":\"amg\",\"nodes\":[\"n1\"]}");
+    struct nv_registry r;
+    nv_registry_init(&r, dir);
+    struct log log = {0};
+    assert_int_equal(nv_registry_refresh(&r, capture, &log), 1);
+    assert_int_equal(r.bad_files, 1);
+    assert_int_equal(log.n, 1);
+    assert_non_null(strstr(log.line[0], "version 2 is newer"));
+    assert_string_equal(find(&r, 5)->app, "");
+    nv_registry_free(&r);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, make_dir, remove_dir)
@@ -551,6 +618,8 @@ int main(void)
         T(index_ranks_apps_by_utilization),
         T(index_of_an_empty_registry),
         T(index_node_lists_are_bounded),
+        T(the_writer_and_the_reader_agree),
+        T(a_newer_version_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,10 +20,11 @@
 
 #include "model.h"
 #include "model_builder.h"
+#include "svr_libsvm.h"
 #include "ve_calibrate.h"
-#include "ve_model.h"
 #include "ve_records.h"
 #include "ve_scaler.h"
+#include "ve_train.h"
 
 static double lcg(uint64_t *s)
 {

@@ -1,6 +1,6 @@
-/* ve_svr.c - libsvm epsilon-SVR (RBF) training and prediction, and the copy
- * of a trained model into plain arrays (see ve_svr.h). */
-#include "ve_svr.h"
+/* svr_libsvm.c - libsvm epsilon-SVR (RBF) training and prediction, and the
+ * copy of a trained model into plain arrays (see svr_libsvm.h). */
+#include "svr_libsvm.h"
 
 #include <libsvm/svm.h>
 #include <math.h>
