@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nv_err.h"
 #include "probe_common.h"
 
 #define PROG "compressionb"
@@ -100,16 +101,15 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
             if (!strcmp(optarg, "round"))
                 o->sleep_per_round = true;
             else if (strcmp(optarg, "partner")) {
-                snprintf(err, errlen, "--sleep-at '%.20s' must be 'partner' or 'round'", optarg);
-                bad = -1;
+                bad = nv_err(err, errlen, "--sleep-at '%.20s' must be 'partner' or 'round'",
+                             optarg);
             }
             break;
         case 'd':
             bad = nv_probe_parse_double("--duration-s", optarg, -1e300, 1e7, &o->duration_s, err, errlen);
             if (!bad && !(o->duration_s > 0)) {
-                snprintf(err, errlen, "--duration-s %s: the duration must be more than 0 seconds "
-                         "(omit it to run until a signal)", optarg);
-                bad = -1;
+                bad = nv_err(err, errlen, "--duration-s %s: the duration must be more than 0 "
+                             "seconds (omit it to run until a signal)", optarg);
             }
             break;
         case 'o': o->output = optarg; break;
@@ -117,29 +117,22 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         case 'A': o->announce = true; break;
         case 'h': return 1;
         default:
-            snprintf(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
-            bad = -1;
+            bad = nv_err(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
         }
         if (bad)
             return -1;
     }
-    if (optind < argc) {
-        snprintf(err, errlen, "unexpected argument '%.40s' (see --help)", argv[optind]);
-        return -1;
-    }
-    if (o->have_sleep && o->have_cycles) {
-        snprintf(err, errlen, "give either --sleep-us or --cycles, not both");
-        return -1;
-    }
+    if (optind < argc)
+        return nv_err(err, errlen, "unexpected argument '%.40s' (see --help)", argv[optind]);
+    if (o->have_sleep && o->have_cycles)
+        return nv_err(err, errlen, "give either --sleep-us or --cycles, not both");
     if (o->have_cycles)
         o->sleep_us = o->cycles / (o->ghz * 1e3);
     uint64_t inflight = (uint64_t)o->partners * (uint64_t)o->messages * (uint64_t)o->msg_bytes;
-    if (inflight > MAX_INFLIGHT_BYTES) {
-        snprintf(err, errlen, "partners x messages x msg-bytes = %llu bytes of receive buffers per "
-                 "rank; the limit is %llu", (unsigned long long)inflight,
-                 (unsigned long long)MAX_INFLIGHT_BYTES);
-        return -1;
-    }
+    if (inflight > MAX_INFLIGHT_BYTES)
+        return nv_err(err, errlen, "partners x messages x msg-bytes = %llu bytes of receive "
+                      "buffers per rank; the limit is %llu", (unsigned long long)inflight,
+                      (unsigned long long)MAX_INFLIGHT_BYTES);
     return 0;
 }
 
@@ -158,8 +151,8 @@ int main(int argc, char **argv)
     if (pr == 0 && nv_probe_place_discover(&pl, err, sizeof err) != 0)
         pr = -1;
     else if (pr == 0 && (o.partners < 1 || o.partners > pl.nnodes - 1)) {
-        snprintf(err, sizeof err, "--partners %ld: P must be from 1 to nodes-1 = %d (%d node(s) "
-                 "found via %s); nothing sent", o.partners, pl.nnodes - 1, pl.nnodes, pl.source);
+        nv_err(err, sizeof err, "--partners %ld: P must be from 1 to nodes-1 = %d (%d node(s) "
+               "found via %s); nothing sent", o.partners, pl.nnodes - 1, pl.nnodes, pl.source);
         nv_probe_place_free(&pl);
         pr = -1;
     }

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "nv_err.h"
 #include "probe_common.h"
 
 #define PROG "impactb"
@@ -90,11 +91,9 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         case 'd':
             if (nv_probe_parse_double("--duration-s", optarg, -1e300, 1e7, &o->duration_s, err, errlen))
                 return -1;
-            if (!(o->duration_s > 0)) {
-                snprintf(err, errlen, "--duration-s %s: the duration must be more than 0 seconds "
-                         "(omit it to run until a signal)", optarg);
-                return -1;
-            }
+            if (!(o->duration_s > 0))
+                return nv_err(err, errlen, "--duration-s %s: the duration must be more than 0 "
+                              "seconds (omit it to run until a signal)", optarg);
             break;
         case 'i':
             if (nv_probe_parse_long("--interval-us", optarg, 0, 60000000L, &o->interval_us, err, errlen))
@@ -119,14 +118,11 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         case 'h':
             return 1;
         default:
-            snprintf(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
-            return -1;
+            return nv_err(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
         }
     }
-    if (optind < argc) {
-        snprintf(err, errlen, "unexpected argument '%.40s' (see --help)", argv[optind]);
-        return -1;
-    }
+    if (optind < argc)
+        return nv_err(err, errlen, "unexpected argument '%.40s' (see --help)", argv[optind]);
     return 0;
 }
 

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nv_err.h"
+
 volatile sig_atomic_t nv_probe_signalled;
 
 static void on_signal(int sig)
@@ -68,11 +70,9 @@ int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
         char *end;
         errno = 0;
         long k = strtol(fake, &end, 10);
-        if (errno || *end || k < 1 || k > p->size) {
-            snprintf(err, errlen, "NETVAR_PROBE_FAKE_NODES='%.20s' must be a whole number from 1 to "
-                     "the rank count %d", fake, p->size);
-            return -1;
-        }
+        if (errno || *end || k < 1 || k > p->size)
+            return nv_err(err, errlen, "NETVAR_PROBE_FAKE_NODES='%.20s' must be a whole number "
+                          "from 1 to the rank count %d", fake, p->size);
         /* blocks of consecutive ranks, as a block-mapped launch would give */
         node = (int)((long)p->rank * k / p->size);
         int first = (int)(((long)node * p->size + k - 1) / k);
@@ -102,8 +102,7 @@ int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
     if (!all || !names || !p->rank_node || !p->rank_local) {
         free(all);
         free(names);
-        snprintf(err, errlen, "out of memory for the placement of %d ranks", p->size);
-        return -1;
+        return nv_err(err, errlen, "out of memory for the placement of %d ranks", p->size);
     }
     MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
     MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME + 1,
@@ -120,8 +119,7 @@ int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
     if (!p->node_ntasks || !p->node_names) {
         free(all);
         free(names);
-        snprintf(err, errlen, "out of memory for the placement of %d ranks", p->size);
-        return -1;
+        return nv_err(err, errlen, "out of memory for the placement of %d ranks", p->size);
     }
     for (int r = 0; r < p->size; r++) {
         int n = p->rank_node[r];
@@ -263,10 +261,9 @@ int nv_probe_parse_double(const char *opt, const char *s, double lo, double hi, 
     char *end;
     errno = 0;
     double v = s ? strtod(s, &end) : NAN;
-    if (!s || errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-        snprintf(err, errlen, "%s '%.30s' must be a number from %g to %g", opt, s ? s : "", lo, hi);
-        return -1;
-    }
+    if (!s || errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return nv_err(err, errlen, "%s '%.30s' must be a number from %g to %g", opt, s ? s : "",
+                      lo, hi);
     *out = v;
     return 0;
 }
@@ -277,11 +274,9 @@ int nv_probe_parse_long(const char *opt, const char *s, long lo, long hi, long *
     char *end;
     errno = 0;
     long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || errno || end == s || *end || v < lo || v > hi) {
-        snprintf(err, errlen, "%s '%.30s' must be a whole number from %ld to %ld", opt, s ? s : "",
-                 lo, hi);
-        return -1;
-    }
+    if (!s || errno || end == s || *end || v < lo || v > hi)
+        return nv_err(err, errlen, "%s '%.30s' must be a whole number from %ld to %ld", opt,
+                      s ? s : "", lo, hi);
     *out = v;
     return 0;
 }

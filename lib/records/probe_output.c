@@ -155,7 +155,8 @@ json_object *nv_impactb_to_json(const nv_impactb_output *o)
     add(out, "self_cost", cost);
     latency_to_json(&o->latency, &o->histogram, out);
     if (o->write_samples)
-        add(out, "samples_us", nv_json_new_num_array(o->samples_us, o->samples_us ? o->n_samples : 0));
+        add(out, "samples_us",
+            nv_json_new_num_array(o->samples_us, o->samples_us ? o->n_samples : 0));
     return out;
 }
 
@@ -340,7 +341,8 @@ static int placement_from_json(json_object *o, nv_probe_placement *p, char *err,
     if (names) {
         size_t k = json_object_array_length(names);
         p->node_names = calloc(NV_PROBE_MAX_NODE_NAMES, sizeof *p->node_names);
-        for (size_t i = 0; p->node_names && i < k && p->n_node_names < NV_PROBE_MAX_NODE_NAMES; i++) {
+        for (size_t i = 0; p->node_names && i < k && p->n_node_names < NV_PROBE_MAX_NODE_NAMES;
+             i++) {
             json_object *s = json_object_array_get_idx(names, i);
             if (!json_object_is_type(s, json_type_string))
                 continue;
