@@ -1,10 +1,8 @@
-/* test_workflow_parse.c - the workflow verbs' pure parts: campaign
- * configuration lists and named sets (seed 000 Table 2), configuration ids,
- * medians and slowdowns, launcher command lines, the probes' JSON readers,
- * option checks, --load-nodes placement and its checks, --runtime-key, and
- * child processes stopped by PID on timeout.
- * The CLI files are compiled in here (they are not in a library), so their
- * static helpers are tested directly. */
+/* test_workflow_parse.c - the workflows' launching parts: launcher command
+ * lines, the probes' JSON readers, option checks, --load-nodes placement
+ * and its checks, --runtime-key, and child processes stopped by PID on
+ * timeout (the campaign's pure parts are in test_campaign.c).
+ * probe_run.c is compiled in here for now. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,107 +11,6 @@
 #include <cmocka.h>
 
 #include "../../../lib/runner/probe_run.c"
-#include "../../../cli/verbs/verb_campaign.c"
-
-static void config_ids_read_like_table2(void **state)
-{
-    (void)state;
-    char id[64];
-    campaign_config_id(2.5e4, 4, 10, id, sizeof id);
-    assert_string_equal(id, "B2.5e4-P4-M10");
-    campaign_config_id(1.25e5, 9, 1, id, sizeof id);
-    assert_string_equal(id, "B1.25e5-P9-M1");
-    campaign_config_id(2.5e9, 17, 10, id, sizeof id);
-    assert_string_equal(id, "B2.5e9-P17-M10");
-    campaign_config_id(250, 1, 1, id, sizeof id);
-    assert_string_equal(id, "B250-P1-M1");
-    campaign_config_id(0, 1, 1, id, sizeof id);
-    assert_string_equal(id, "B0-P1-M1");
-    campaign_config_id(1e10, 2, 3, id, sizeof id);
-    assert_string_equal(id, "B1e10-P2-M3");
-    assert_true(nv_model_key_valid("B2.5e4-P4-M10"));
-}
-
-static void config_lists_parse(void **state)
-{
-    (void)state;
-    campaign_config c[8];
-    size_t n = 0;
-    char err[300];
-    assert_int_equal(campaign_parse_configs("2.5e6:1:1,2.5e4:3:10", c, 8, &n, err, sizeof err), 0);
-    assert_int_equal(n, 2);
-    assert_true(c[0].bubble_cycles == 2.5e6 && c[0].partners == 1 && c[0].messages == 1);
-    assert_true(c[1].bubble_cycles == 2.5e4 && c[1].partners == 3 && c[1].messages == 10);
-    assert_string_equal(c[1].id, "B2.5e4-P3-M10");
-    assert_int_equal(campaign_parse_configs("0:1:1000", c, 8, &n, err, sizeof err), 0);
-    assert_int_equal(n, 1);
-
-    const char *bad[] = {"", "2.5e6:1", "x:1:1", "1:0:1", "1:1:0", "1:1:1001", "-1:1:1",
-                         "1:1:1,", ",1:1:1", "1:1:1,,2:2:2", "1:1:1x", "1e13:1:1", "nan:1:1",
-                         "inf:1:1", "1: 1:1x"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        err[0] = '\0';
-        assert_int_equal(campaign_parse_configs(bad[i], c, 8, &n, err, sizeof err), -1);
-        assert_true(strstr(err, "--configs") != NULL);
-        assert_null(strchr(err, '\n'));
-    }
-    /* more entries than room */
-    assert_int_equal(campaign_parse_configs("1:1:1,2:1:1,3:1:1", c, 2, &n, err, sizeof err), -1);
-    assert_non_null(strstr(err, "more than 2"));
-}
-
-static void named_sets_follow_table2(void **state)
-{
-    (void)state;
-    static campaign_config c[CAMPAIGN_MAX_CONFIGS];
-    size_t n = 0;
-    char err[300];
-    assert_int_equal(campaign_named_set("set1", c, CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
-    assert_int_equal(n, 1 * 16 * 2);
-    for (size_t i = 0; i < n; i++)
-        assert_true(c[i].bubble_cycles == 2.5e9);
-    assert_int_equal(campaign_named_set("set12", c, CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
-    assert_int_equal(n, 12 * 16 * 2);
-    int saw_250 = 0, saw_p15 = 0, saw_p17 = 0;
-    for (size_t i = 0; i < n; i++) {
-        saw_250 |= c[i].bubble_cycles == 250;
-        saw_p15 |= c[i].partners == 15; /* Table 2 skips 15 */
-        saw_p17 |= c[i].partners == 17;
-    }
-    assert_true(saw_250 && !saw_p15 && saw_p17);
-    assert_int_equal(campaign_named_set("paper40", c, CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
-    assert_int_equal(n, 40);
-    assert_string_equal(c[0].id, "B2.5e4-P1-M1");
-    assert_string_equal(c[39].id, "B2.5e7-P17-M10");
-
-    const char *bad[] = {"set0", "set13", "setx", "set1x", "set", "foo", ""};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(campaign_named_set(bad[i], c, CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), -1);
-        assert_non_null(strstr(err, "set1 .. set12"));
-    }
-    /* on 4 nodes only P <= 3 fits */
-    campaign_named_set("set2", c, CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err);
-    size_t k = campaign_fit_nodes(c, n, 4);
-    assert_int_equal(k, 2 * 3 * 2);
-    for (size_t i = 0; i < k; i++)
-        assert_true(c[i].partners <= 3);
-    assert_int_equal(campaign_fit_nodes(c, k, 1), 0);
-}
-
-static void medians_and_slowdowns(void **state)
-{
-    (void)state;
-    double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {7};
-    assert_true(campaign_median(odd, 3) == 2);
-    assert_true(campaign_median(even, 4) == 2.5);
-    assert_true(campaign_median(one, 1) == 7);
-    assert_true(odd[0] == 3); /* input untouched */
-    assert_true(campaign_median(one, 0) == 0);
-    assert_true(fabs(campaign_slowdown_pct(10, 12) - 20) < 1e-12);
-    assert_true(fabs(campaign_slowdown_pct(10, 9) + 10) < 1e-12);
-    assert_true(campaign_slowdown_pct(0, 5) == 0);
-    assert_true(campaign_slowdown_pct(10, NAN) == 0);
-}
 
 static int has(char **argv, const char *s)
 {
@@ -567,10 +464,6 @@ static void runtime_key_reads_the_printed_runtime(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(config_ids_read_like_table2),
-        cmocka_unit_test(config_lists_parse),
-        cmocka_unit_test(named_sets_follow_table2),
-        cmocka_unit_test(medians_and_slowdowns),
         cmocka_unit_test(launcher_command_lines),
         cmocka_unit_test(option_checks),
         cmocka_unit_test(impactb_output_is_read),
