@@ -10,7 +10,11 @@
 
 #include "calibration.h"
 #include "model_builder.h"
+#include "child.h"
+#include "launch_plan.h"
+#include "probe_output.h"
 #include "probe_run.h"
+#include "run_model.h"
 #include "verbs.h"
 
 #define VERB "netvar calibrate"
@@ -175,7 +179,7 @@ int verb_calibrate(int argc, char **argv)
         if (!text && !keep)
             fprintf(stderr, "netvar: calibrate: launch logs kept in %s\n", plan.work_dir);
     }
-    nv_impactb_result ib = {0};
+    nv_impactb_output ib = {0};
     nv_calibration cal;
     nv_model_builder *b = NULL;
     if (!text) {
@@ -223,9 +227,9 @@ int verb_calibrate(int argc, char **argv)
     json_object_object_add(jc, "rejected", json_object_new_int64((int64_t)cal.rejected));
     json_object_object_add(o, "calibration", jc);
     json_object_object_add(jp, "source", json_object_new_string(from_json ? from_json : nv_launcher_name(plan.launcher)));
-    json_object_object_add(jp, "nodes", json_object_new_int(ib.nodes));
-    for (int i = 0; i < ib.n_node_names; i++)
-        json_object_array_add(names, json_object_new_string(ib.node_names[i]));
+    json_object_object_add(jp, "nodes", json_object_new_int(ib.placement.nodes));
+    for (size_t i = 0; i < ib.placement.n_node_names; i++)
+        json_object_array_add(names, json_object_new_string(ib.placement.node_names[i]));
     json_object_object_add(jp, "node_names", names);
     json_object_object_add(jp, "samples", json_object_new_int64((int64_t)ib.n_samples));
     json_object_object_add(jp, "elapsed_s", jd(ib.elapsed_s));
@@ -235,7 +239,7 @@ int verb_calibrate(int argc, char **argv)
     rc = 0;
 out:
     nv_builder_free(b);
-    nv_impactb_result_free(&ib);
+    nv_impactb_output_free(&ib);
     free(text);
     nv_model_free(old);
     return rc;

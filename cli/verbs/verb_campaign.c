@@ -11,6 +11,8 @@
 #include <json.h>
 
 #include "campaign.h"
+#include "child.h"
+#include "launch_plan.h"
 #include "model.h"
 #include "nv_err.h"
 #include "nv_json.h"

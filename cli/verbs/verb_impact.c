@@ -9,7 +9,11 @@
 #include <json.h>
 
 #include "model_builder.h"
+#include "child.h"
+#include "launch_plan.h"
+#include "probe_output.h"
 #include "probe_run.h"
+#include "run_model.h"
 #include "verbs.h"
 
 #define VERB "netvar impact"
@@ -164,7 +168,7 @@ int verb_impact(int argc, char **argv)
     char *text = NULL;
     size_t len = 0;
     double runtime_s = 0;
-    nv_impactb_result ib = {0};
+    nv_impactb_output ib = {0};
     nv_model_builder *b = NULL;
     if (nv_run_work_dir(&plan, keep, "impact", err, sizeof err)) {
         fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
@@ -249,7 +253,7 @@ out:
             fprintf(stderr, "netvar: impact: launch logs kept in %s\n", plan.work_dir);
     }
     nv_builder_free(b);
-    nv_impactb_result_free(&ib);
+    nv_impactb_output_free(&ib);
     free(text);
     nv_model_free(model);
     return rc;

@@ -9,7 +9,9 @@
 
 #include "model_builder.h"
 #include "nv_err.h"
+#include "probe_output.h"
 #include "probe_run.h"
+#include "run_model.h"
 
 /* ------------------------------------------------------ configurations */
 
@@ -230,7 +232,7 @@ static int run_baseline(const campaign *cp, int r, double *runtime_s, double **s
     snprintf(name, sizeof name, "command-baseline-%d", r + 1);
     if (run_beside(cp, &probe, name, runtime_s, &text, &len, err, errlen))
         return -1;
-    nv_impactb_result ib;
+    nv_impactb_output ib;
     char perr[300];
     int rc = nv_impactb_parse(text, len, &ib, perr, sizeof perr);
     free(text);
@@ -239,14 +241,14 @@ static int run_baseline(const campaign *cp, int r, double *runtime_s, double **s
     if (ib.n_samples) {
         double *grown = realloc(*samples, (*n_samples + ib.n_samples) * sizeof **samples);
         if (!grown) {
-            nv_impactb_result_free(&ib);
+            nv_impactb_output_free(&ib);
             return nv_err(err, errlen, "out of memory for ImpactB samples");
         }
         memcpy(grown + *n_samples, ib.samples_us, ib.n_samples * sizeof *grown);
         *samples = grown;
         *n_samples += ib.n_samples;
     }
-    nv_impactb_result_free(&ib);
+    nv_impactb_output_free(&ib);
     return 0;
 }
 
@@ -266,7 +268,7 @@ static int run_loaded(const campaign *cp, const nv_campaign_config *cfg, int r,
     snprintf(name, sizeof name, "command-%s-%d", cfg->id, r + 1);
     if (run_beside(cp, &probe, name, &res->runtime_s[r], &text, &len, err, errlen))
         return -1;
-    nv_compressionb_result cb;
+    nv_compressionb_output cb;
     char perr[300];
     int rc = nv_compressionb_parse(text, len, &cb, perr, sizeof perr);
     free(text);
@@ -274,6 +276,7 @@ static int run_loaded(const campaign *cp, const nv_campaign_config *cfg, int r,
         return nv_err(err, errlen, "CompressionB %s: %s", cfg->id, perr);
     res->bytes_per_s_sum += cb.mean_bytes_per_s;
     res->bw_runs++;
+    nv_compressionb_output_free(&cb);
     return 0;
 }
 
@@ -307,8 +310,8 @@ static int characterize(const campaign *cp, const nv_campaign_config *cfg,
     char cerr[300] = "";
     ctext = nv_probe_finish(&load, cp->plan, 1, 0, &clen, cerr, sizeof cerr);
     int rc = -1;
-    nv_impactb_result ib = {0};
-    nv_compressionb_result cb = {0};
+    nv_impactb_output ib = {0};
+    nv_compressionb_output cb = {0};
     char perr[300];
     if (!itext)
         goto done;
@@ -334,7 +337,8 @@ static int characterize(const campaign *cp, const nv_campaign_config *cfg,
     res->lat_samples = ib.n_samples;
     rc = 0;
 done:
-    nv_impactb_result_free(&ib);
+    nv_impactb_output_free(&ib);
+    nv_compressionb_output_free(&cb);
     free(itext);
     free(ctext);
     return rc;

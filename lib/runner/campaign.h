@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "probe_run.h"
+#include "launch_plan.h"
 #include "lookup.h"
 #include "model.h"
 #include "queue.h"
