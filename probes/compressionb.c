@@ -1,5 +1,6 @@
-/* compressionb.c - CompressionB (seed 000, Figure 4): controlled network
- * load that takes a tunable share of the switch away from an application.
+/* compressionb.c - CompressionB (Queue-theory interference model, Figure
+ * 4): controlled network load that takes a tunable share of the switch
+ * away from an application.
  *
  * Ranks with the same local index on different nodes form a ring.  Each
  * round every rank, for k = 1..P, posts M receives of --msg-bytes from the
@@ -10,13 +11,14 @@
  * --sleep-at round gives.  B comes from --sleep-us, or from --cycles and
  * --ghz as the paper counts it (B cycles / (G * 1e3) = microseconds).
  * Reports the bytes each node injected per second (JSON schema
- * "netvar-compressionb", version 1). */
+ * "netvar-compressionb", version 1, written by lib/records/probe_output.h). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "nv_err.h"
 #include "probe_common.h"
 
 #define PROG "compressionb"
@@ -99,16 +101,15 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
             if (!strcmp(optarg, "round"))
                 o->sleep_per_round = true;
             else if (strcmp(optarg, "partner")) {
-                snprintf(err, errlen, "--sleep-at '%.20s' must be 'partner' or 'round'", optarg);
-                bad = -1;
+                bad = nv_err(err, errlen, "--sleep-at '%.20s' must be 'partner' or 'round'",
+                             optarg);
             }
             break;
         case 'd':
             bad = nv_probe_parse_double("--duration-s", optarg, -1e300, 1e7, &o->duration_s, err, errlen);
             if (!bad && !(o->duration_s > 0)) {
-                snprintf(err, errlen, "--duration-s %s: the duration must be more than 0 seconds "
-                         "(omit it to run until a signal)", optarg);
-                bad = -1;
+                bad = nv_err(err, errlen, "--duration-s %s: the duration must be more than 0 "
+                             "seconds (omit it to run until a signal)", optarg);
             }
             break;
         case 'o': o->output = optarg; break;
@@ -116,29 +117,22 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         case 'A': o->announce = true; break;
         case 'h': return 1;
         default:
-            snprintf(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
-            bad = -1;
+            bad = nv_err(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
         }
         if (bad)
             return -1;
     }
-    if (optind < argc) {
-        snprintf(err, errlen, "unexpected argument '%.40s' (see --help)", argv[optind]);
-        return -1;
-    }
-    if (o->have_sleep && o->have_cycles) {
-        snprintf(err, errlen, "give either --sleep-us or --cycles, not both");
-        return -1;
-    }
+    if (optind < argc)
+        return nv_err(err, errlen, "unexpected argument '%.40s' (see --help)", argv[optind]);
+    if (o->have_sleep && o->have_cycles)
+        return nv_err(err, errlen, "give either --sleep-us or --cycles, not both");
     if (o->have_cycles)
         o->sleep_us = o->cycles / (o->ghz * 1e3);
     uint64_t inflight = (uint64_t)o->partners * (uint64_t)o->messages * (uint64_t)o->msg_bytes;
-    if (inflight > MAX_INFLIGHT_BYTES) {
-        snprintf(err, errlen, "partners x messages x msg-bytes = %llu bytes of receive buffers per "
-                 "rank; the limit is %llu", (unsigned long long)inflight,
-                 (unsigned long long)MAX_INFLIGHT_BYTES);
-        return -1;
-    }
+    if (inflight > MAX_INFLIGHT_BYTES)
+        return nv_err(err, errlen, "partners x messages x msg-bytes = %llu bytes of receive "
+                      "buffers per rank; the limit is %llu", (unsigned long long)inflight,
+                      (unsigned long long)MAX_INFLIGHT_BYTES);
     return 0;
 }
 
@@ -157,8 +151,8 @@ int main(int argc, char **argv)
     if (pr == 0 && nv_probe_place_discover(&pl, err, sizeof err) != 0)
         pr = -1;
     else if (pr == 0 && (o.partners < 1 || o.partners > pl.nnodes - 1)) {
-        snprintf(err, sizeof err, "--partners %ld: P must be from 1 to nodes-1 = %d (%d node(s) "
-                 "found via %s); nothing sent", o.partners, pl.nnodes - 1, pl.nnodes, pl.source);
+        nv_err(err, sizeof err, "--partners %ld: P must be from 1 to nodes-1 = %d (%d node(s) "
+               "found via %s); nothing sent", o.partners, pl.nnodes - 1, pl.nnodes, pl.source);
         nv_probe_place_free(&pl);
         pr = -1;
     }
@@ -242,49 +236,46 @@ int main(int argc, char **argv)
 
     int rc = 0;
     if (rank == 0) {
+        nv_compressionb_output out = {
+            .partners = P,
+            .messages = M,
+            .msg_bytes = o.msg_bytes,
+            .sleep_us = o.sleep_us,
+            .have_cycles = o.have_cycles,
+            .cycles = o.cycles,
+            .ghz = o.ghz,
+            .sleep_per_round = o.sleep_per_round,
+            .duration_s = o.duration_s,
+            .elapsed_s = elapsed,
+            .rounds_per_rank = (int64_t)(tot[1] / (unsigned long long)size),
+            .bytes_sent_total = tot[0],
+        };
+        snprintf(out.stopped_by, sizeof out.stopped_by, "%s", sig_any ? "signal" : "duration");
+        snprintf(out.wait_mode, sizeof out.wait_mode, "%s", o.busy ? "busy" : "polite");
+        nv_probe_place_output(&pl, &out.placement);
+        /* per node: the sum of its ranks' injection rates */
         double *node_rate = calloc((size_t)pl.nnodes, sizeof(double));
-        json_object *out = json_object_new_object();
-        json_object_object_add(out, "schema", json_object_new_string("netvar-compressionb"));
-        json_object_object_add(out, "version", json_object_new_int(1));
-        json_object *par = json_object_new_object();
-        json_object_object_add(par, "partners", json_object_new_int(P));
-        json_object_object_add(par, "messages", json_object_new_int(M));
-        json_object_object_add(par, "msg_bytes", json_object_new_int64(o.msg_bytes));
-        json_object_object_add(par, "sleep_us", json_object_new_double(o.sleep_us));
-        json_object_object_add(par, "cycles", o.have_cycles ? json_object_new_double(o.cycles) : NULL);
-        json_object_object_add(par, "ghz", o.have_cycles ? json_object_new_double(o.ghz) : NULL);
-        json_object_object_add(par, "sleep_at", json_object_new_string(o.sleep_per_round ? "round" : "partner"));
-        json_object_object_add(out, "parameters", par);
-        json_object_object_add(out, "duration_s",
-                               o.duration_s > 0 ? json_object_new_double(o.duration_s) : NULL);
-        json_object_object_add(out, "elapsed_s", json_object_new_double(elapsed));
-        json_object_object_add(out, "stopped_by", json_object_new_string(sig_any ? "signal" : "duration"));
-        json_object_object_add(out, "wait_mode", json_object_new_string(o.busy ? "busy" : "polite"));
-        json_object_object_add(out, "rounds_per_rank", json_object_new_int64((int64_t)(tot[1] / (unsigned long long)size)));
-        json_object_object_add(out, "bytes_sent_total", json_object_new_int64((int64_t)tot[0]));
-        nv_probe_place_json(&pl, out);
-        json_object *per = json_object_new_array();
         double sum = 0, mn = 0, mx = 0;
         if (node_rate) {
             for (int r = 0; r < size; r++)
                 node_rate[pl.rank_node[r]] += rates[r];
             for (int nd = 0; nd < pl.nnodes; nd++) {
-                json_object_array_add(per, json_object_new_double(node_rate[nd]));
                 sum += node_rate[nd];
                 mn = nd == 0 || node_rate[nd] < mn ? node_rate[nd] : mn;
                 mx = nd == 0 || node_rate[nd] > mx ? node_rate[nd] : mx;
             }
+            out.per_node_bytes_per_s = node_rate;
+            out.n_per_node = (size_t)pl.nnodes;
         }
-        json_object *bw = json_object_new_object();
-        json_object_object_add(bw, "unit", json_object_new_string("bytes/s"));
-        json_object_object_add(bw, "per_node", per);
-        json_object_object_add(bw, "mean_per_node", json_object_new_double(pl.nnodes ? sum / pl.nnodes : 0));
-        json_object_object_add(bw, "min_per_node", json_object_new_double(mn));
-        json_object_object_add(bw, "max_per_node", json_object_new_double(mx));
-        json_object_object_add(out, "injected_bandwidth", bw);
-        if (nv_probe_write_json(out, o.output, PROG) != 0)
+        out.mean_bytes_per_s = pl.nnodes ? sum / pl.nnodes : 0;
+        out.min_bytes_per_s = mn;
+        out.max_bytes_per_s = mx;
+        json_object *j = nv_compressionb_to_json(&out);
+        if (!j)
+            fprintf(stderr, "netvar: %s: out of memory for the output; nothing written\n", PROG);
+        if (!j || nv_probe_write_json(j, o.output, PROG) != 0)
             rc = 1;
-        json_object_put(out);
+        json_object_put(j);
         free(node_rate);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -1,5 +1,6 @@
-/* impactb.c - ImpactB (seed 000, Figure 2): the latency of single small
- * messages through the network, sampled politely while other jobs run.
+/* impactb.c - ImpactB (Queue-theory interference model, Figure 2): the
+ * latency of single small messages through the network, sampled politely
+ * while other jobs run.
  *
  * Nodes are paired even with odd (node 2k with 2k+1; the last node sits out
  * when the count is odd).  Every local rank pairs with the rank of the same
@@ -12,7 +13,8 @@
  * between MPI_Test calls instead of polling (on few cores a polling rank
  * looks like network interference).  After each round all ranks vote on
  * stopping (duration over, or SIGTERM/SIGINT/SIGUSR1 seen) so they stop together,
- * and rank 0 writes the JSON (schema "netvar-impactb", version 1). */
+ * and rank 0 writes the JSON (schema "netvar-impactb", version 1, written
+ * by lib/records/probe_output.h). */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <math.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "nv_err.h"
 #include "probe_common.h"
 
 #define PROG "impactb"
@@ -123,11 +126,9 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         case 'd':
             if (nv_probe_parse_double("--duration-s", optarg, -1e300, 1e7, &o->duration_s, err, errlen))
                 return -1;
-            if (!(o->duration_s > 0)) {
-                snprintf(err, errlen, "--duration-s %s: the duration must be more than 0 seconds "
-                         "(omit it to run until a signal)", optarg);
-                return -1;
-            }
+            if (!(o->duration_s > 0))
+                return nv_err(err, errlen, "--duration-s %s: the duration must be more than 0 "
+                              "seconds (omit it to run until a signal)", optarg);
             break;
         case 'i':
             if (nv_probe_parse_long("--interval-us", optarg, 0, 60000000L, &o->interval_us, err, errlen))
@@ -160,14 +161,11 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         case 'h':
             return 1;
         default:
-            snprintf(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
-            return -1;
+            return nv_err(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
         }
     }
-    if (optind < argc) {
-        snprintf(err, errlen, "unexpected argument '%.40s' (see --help)", argv[optind]);
-        return -1;
-    }
+    if (optind < argc)
+        return nv_err(err, errlen, "unexpected argument '%.40s' (see --help)", argv[optind]);
     return 0;
 }
 
@@ -339,55 +337,45 @@ int main(int argc, char **argv)
 
     int rc = 0;
     if (rank == 0) {
-        json_object *out = json_object_new_object();
-        json_object_object_add(out, "schema", json_object_new_string("netvar-impactb"));
-        json_object_object_add(out, "version", json_object_new_int(1));
-        json_object_object_add(out, "message_bytes", json_object_new_int64(o.msg_bytes));
-        json_object_object_add(out, "interval_us", json_object_new_int64(o.interval_us));
-        json_object_object_add(out, "gaps", json_object_new_string(o.fixed_gaps ? "fixed" : "exponential"));
-        json_object_object_add(out, "duration_s",
-                               o.duration_s > 0 ? json_object_new_double(o.duration_s) : NULL);
-        json_object_object_add(out, "elapsed_s", json_object_new_double((double)(t_end - t_start) / 1e9));
-        json_object_object_add(out, "stopped_by", json_object_new_string(sig_any ? "signal" : "duration"));
-        json_object_object_add(out, "wait_mode", json_object_new_string(o.busy ? "busy" : "polite"));
-        json_object_object_add(out, "pairing", json_object_new_string(
-            "node 2k with node 2k+1, same local rank index; even node initiates; one-way = RTT/2"));
-        json_object_object_add(out, "exchanges_per_rank", json_object_new_int64((int64_t)exchanges));
-        json_object_object_add(out, "count", json_object_new_int64((int64_t)total));
-        json_object_object_add(out, "samples_dropped", json_object_new_int64((int64_t)dropped_all));
-        json_object_object_add(out, "samples_discarded_responder_late",
-                               json_object_new_int64((int64_t)late_all));
-        json_object *pairs = json_object_new_array();
-        for (int r = 0; r < size; r++) {
+        nv_impactb_output out = {
+            .message_bytes = o.msg_bytes,
+            .interval_us = o.interval_us,
+            .duration_s = o.duration_s,
+            .elapsed_s = (double)(t_end - t_start) / 1e9,
+            .exchanges_per_rank = exchanges,
+            .samples_dropped = dropped_all,
+            .samples_discarded_responder_late = late_all,
+            .cpu_us_per_exchange = cpu_sum / size,
+            .mpi_tests_per_exchange = polls_sum / size,
+            .samples_us = all,
+            .n_samples = total,
+            .write_samples = o.samples,
+        };
+        snprintf(out.stopped_by, sizeof out.stopped_by, "%s", sig_any ? "signal" : "duration");
+        snprintf(out.wait_mode, sizeof out.wait_mode, "%s", o.busy ? "busy" : "polite");
+        snprintf(out.gaps, sizeof out.gaps, "%s", o.fixed_gaps ? "fixed" : "exponential");
+        /* the pairs as rank 0 sees the placement: even node with the next one */
+        out.pairs = malloc((size_t)size * sizeof *out.pairs);
+        for (int r = 0; out.pairs && r < size; r++) {
             int nd = pl.rank_node[r];
             if (nd % 2 == 0 && nd + 1 < pl.nnodes) {
                 int q = nv_probe_rank_at(&pl, nd + 1, pl.rank_local[r]);
                 if (q >= 0) {
-                    json_object *pr2 = json_object_new_array();
-                    json_object_array_add(pr2, json_object_new_int(r));
-                    json_object_array_add(pr2, json_object_new_int(q));
-                    json_object_array_add(pairs, pr2);
+                    out.pairs[out.n_pairs][0] = r;
+                    out.pairs[out.n_pairs][1] = q;
+                    out.n_pairs++;
                 }
             }
         }
-        json_object_object_add(out, "pairs", pairs);
-        nv_probe_place_json(&pl, out);
-        json_object *cost = json_object_new_object();
-        json_object_object_add(cost, "cpu_us_per_exchange_mean_rank",
-                               json_object_new_double(cpu_sum / size));
-        json_object_object_add(cost, "mpi_tests_per_exchange_mean_rank",
-                               json_object_new_double(polls_sum / size));
-        json_object_object_add(out, "self_cost", cost);
-        nv_probe_latency_json(all, total, out); /* sorts all[] */
-        if (o.samples) {
-            json_object *sa = json_object_new_array_ext((int)total);
-            for (size_t i = 0; sa && i < total; i++)
-                json_object_array_add(sa, json_object_new_double(all[i]));
-            json_object_object_add(out, "samples_us", sa);
-        }
-        if (nv_probe_write_json(out, o.output, PROG) != 0)
+        nv_probe_place_output(&pl, &out.placement);
+        nv_impactb_summarize(&out); /* sorts all[] */
+        json_object *j = out.pairs ? nv_impactb_to_json(&out) : NULL;
+        if (!j)
+            fprintf(stderr, "netvar: %s: out of memory for the output; nothing written\n", PROG);
+        if (!j || nv_probe_write_json(j, o.output, PROG) != 0)
             rc = 1;
-        json_object_put(out);
+        json_object_put(j);
+        free(out.pairs);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     free(all);

@@ -1,5 +1,5 @@
 /* probe_common.c - placement, polite waiting, stop votes, options and JSON
- * output shared by the ImpactB and CompressionB probes. */
+ * output shared by the ImpactB and CompressionB probes (probe_common.h). */
 #define _GNU_SOURCE
 #include "probe_common.h"
 
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "histogram.h"
+#include "nv_err.h"
 
 volatile sig_atomic_t nv_probe_signalled;
 
@@ -70,11 +70,9 @@ int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
         char *end;
         errno = 0;
         long k = strtol(fake, &end, 10);
-        if (errno || *end || k < 1 || k > p->size) {
-            snprintf(err, errlen, "NETVAR_PROBE_FAKE_NODES='%.20s' must be a whole number from 1 to "
-                     "the rank count %d", fake, p->size);
-            return -1;
-        }
+        if (errno || *end || k < 1 || k > p->size)
+            return nv_err(err, errlen, "NETVAR_PROBE_FAKE_NODES='%.20s' must be a whole number "
+                          "from 1 to the rank count %d", fake, p->size);
         /* blocks of consecutive ranks, as a block-mapped launch would give */
         node = (int)((long)p->rank * k / p->size);
         int first = (int)(((long)node * p->size + k - 1) / k);
@@ -104,8 +102,7 @@ int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
     if (!all || !names || !p->rank_node || !p->rank_local) {
         free(all);
         free(names);
-        snprintf(err, errlen, "out of memory for the placement of %d ranks", p->size);
-        return -1;
+        return nv_err(err, errlen, "out of memory for the placement of %d ranks", p->size);
     }
     MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
     MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME + 1, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME + 1,
@@ -122,8 +119,7 @@ int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
     if (!p->node_ntasks || !p->node_names) {
         free(all);
         free(names);
-        snprintf(err, errlen, "out of memory for the placement of %d ranks", p->size);
-        return -1;
+        return nv_err(err, errlen, "out of memory for the placement of %d ranks", p->size);
     }
     for (int r = 0; r < p->size; r++) {
         int n = p->rank_node[r];
@@ -165,27 +161,17 @@ int nv_probe_rank_at(const nv_probe_place *p, int node, int local)
     return -1;
 }
 
-void nv_probe_place_json(const nv_probe_place *p, json_object *obj)
+void nv_probe_place_output(const nv_probe_place *p, nv_probe_placement *out)
 {
-    json_object *pl = json_object_new_object();
-    json_object_object_add(pl, "source", json_object_new_string(p->source));
-    json_object_object_add(pl, "overridden", json_object_new_boolean(p->overridden));
-    json_object_object_add(pl, "ranks", json_object_new_int(p->size));
-    json_object_object_add(pl, "nodes", json_object_new_int(p->nnodes));
-    json_object *names = json_object_new_array();
-    json_object *tpn = json_object_new_array();
-    for (int i = 0; i < p->nnodes; i++) {
-        json_object_array_add(names, json_object_new_string(p->node_names[i] ? p->node_names[i] : ""));
-        json_object_array_add(tpn, json_object_new_int(p->node_ntasks[i]));
-    }
-    json_object_object_add(pl, "node_names", names);
-    json_object_object_add(pl, "tasks_per_node", tpn);
-    json_object *rn = json_object_new_array();
-    for (int r = 0; r < p->size; r++)
-        json_object_array_add(rn, json_object_new_int(p->rank_node[r]));
-    json_object_object_add(pl, "rank_node", rn);
-    json_object_object_add(obj, "placement", pl);
-    json_object_object_add(obj, "placement_overridden", json_object_new_boolean(p->overridden));
+    memset(out, 0, sizeof *out);
+    snprintf(out->source, sizeof out->source, "%s", p->source ? p->source : "");
+    out->overridden = p->overridden;
+    out->ranks = p->size;
+    out->nodes = p->nnodes;
+    out->node_names = p->node_names;
+    out->n_node_names = p->node_names ? (size_t)p->nnodes : 0;
+    out->tasks_per_node = p->node_ntasks;
+    out->rank_node = p->rank_node;
 }
 
 /* -------------------------------------------------------------- waiting */
@@ -275,10 +261,9 @@ int nv_probe_parse_double(const char *opt, const char *s, double lo, double hi, 
     char *end;
     errno = 0;
     double v = s ? strtod(s, &end) : NAN;
-    if (!s || errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-        snprintf(err, errlen, "%s '%.30s' must be a number from %g to %g", opt, s ? s : "", lo, hi);
-        return -1;
-    }
+    if (!s || errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return nv_err(err, errlen, "%s '%.30s' must be a number from %g to %g", opt, s ? s : "",
+                      lo, hi);
     *out = v;
     return 0;
 }
@@ -289,11 +274,9 @@ int nv_probe_parse_long(const char *opt, const char *s, long lo, long hi, long *
     char *end;
     errno = 0;
     long v = s ? strtol(s, &end, 10) : 0;
-    if (!s || errno || end == s || *end || v < lo || v > hi) {
-        snprintf(err, errlen, "%s '%.30s' must be a whole number from %ld to %ld", opt, s ? s : "",
-                 lo, hi);
-        return -1;
-    }
+    if (!s || errno || end == s || *end || v < lo || v > hi)
+        return nv_err(err, errlen, "%s '%.30s' must be a whole number from %ld to %ld", opt,
+                      s ? s : "", lo, hi);
     *out = v;
     return 0;
 }
@@ -340,67 +323,4 @@ int nv_probe_write_json(json_object *obj, const char *path, const char *prog)
         return -1;
     }
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double percentile(const double *sorted, size_t n, double q)
-{
-    double pos = q * (double)(n - 1);
-    size_t i = (size_t)pos;
-    if (i + 1 >= n)
-        return sorted[n - 1];
-    double frac = pos - (double)i;
-    return sorted[i] + frac * (sorted[i + 1] - sorted[i]);
-}
-
-void nv_probe_latency_json(double *us, size_t n, json_object *parent)
-{
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "unit", json_object_new_string("us"));
-    json_object_object_add(o, "count", json_object_new_int64((int64_t)n));
-    nv_histogram h;
-    memset(&h, 0, sizeof h);
-    if (n == 0) {
-        /* no samples: no numbers rather than made-up ones */
-        const char *keys[] = {"min_us", "mean_us", "sd_us", "p50_us", "p90_us", "p99_us", "max_us"};
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-            json_object_object_add(o, keys[i], NULL);
-    } else {
-        qsort(us, n, sizeof *us, cmp_double);
-        double sum = 0;
-        for (size_t i = 0; i < n; i++) {
-            sum += us[i];
-            nv_hist_add(&h, us[i]);
-        }
-        double mean = sum / (double)n, ss = 0;
-        for (size_t i = 0; i < n; i++)
-            ss += (us[i] - mean) * (us[i] - mean);
-        double sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
-        json_object_object_add(o, "min_us", json_object_new_double(us[0]));
-        json_object_object_add(o, "mean_us", json_object_new_double(mean));
-        json_object_object_add(o, "sd_us", json_object_new_double(sd));
-        json_object_object_add(o, "p50_us", json_object_new_double(percentile(us, n, 0.50)));
-        json_object_object_add(o, "p90_us", json_object_new_double(percentile(us, n, 0.90)));
-        json_object_object_add(o, "p99_us", json_object_new_double(percentile(us, n, 0.99)));
-        json_object_object_add(o, "max_us", json_object_new_double(us[n - 1]));
-    }
-    json_object *hist = json_object_new_object();
-    json_object_object_add(hist, "unit", json_object_new_string("us"));
-    json_object_object_add(hist, "bins", json_object_new_int(NV_HIST_BINS));
-    json_object_object_add(hist, "bins_per_decade", json_object_new_int(NV_HIST_BINS_PER_DECADE));
-    json_object *edges = json_object_new_array();
-    for (int k = 0; k <= NV_HIST_BINS; k++)
-        json_object_array_add(edges, json_object_new_double(nv_hist_edge_us(k)));
-    json_object *counts = json_object_new_array();
-    for (int k = 0; k < NV_HIST_BINS; k++)
-        json_object_array_add(counts, json_object_new_int64((int64_t)h.count[k]));
-    json_object_object_add(hist, "edges_us", edges);
-    json_object_object_add(hist, "counts", counts);
-    json_object_object_add(parent, "latency", o);
-    json_object_object_add(parent, "histogram", hist);
 }

@@ -1,6 +1,7 @@
 /* probe_common.h - what ImpactB and CompressionB share: node placement
  * (shared-memory domains or a test override), polite waiting, the collective
- * stop decision, signal handling, option parsing and atomic JSON output. */
+ * stop decision, signal handling, option parsing and atomic JSON output.
+ * What the probes write is defined by lib/records/probe_output.h. */
 #ifndef NETVAR_PROBE_COMMON_H
 #define NETVAR_PROBE_COMMON_H
 
@@ -9,6 +10,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "probe_output.h"
 
 /* Set by SIGTERM/SIGINT/SIGUSR1; the loops stop after the current exchange. */
 extern volatile sig_atomic_t nv_probe_signalled;
@@ -42,9 +45,9 @@ void nv_probe_place_free(nv_probe_place *p);
 /* The rank with index `local` on `node`, or -1 when there is none. */
 int nv_probe_rank_at(const nv_probe_place *p, int node, int local);
 
-/* Adds the "placement" object (node names, rank -> node, tasks per node,
- * source, overridden) to obj. */
-void nv_probe_place_json(const nv_probe_place *p, json_object *obj);
+/* The placement as the probes' output schema holds it (lib/records/
+ * probe_output.h); out borrows p's arrays, so p must outlive it. */
+void nv_probe_place_output(const nv_probe_place *p, nv_probe_placement *out);
 
 /* Completes the requests.  busy: MPI_Waitall (Open MPI polls).  Otherwise
  * MPI_Testall, spinning for at most spin_ns, then with nanosleeps that back
@@ -79,11 +82,5 @@ int nv_probe_parse_long(const char *opt, const char *s, long lo, long hi, long *
 /* Writes the JSON to path atomically (temp file in the same directory,
  * then rename), or to stdout when path is NULL or "-".  0 or -1 (printed). */
 int nv_probe_write_json(json_object *obj, const char *path, const char *prog);
-
-/* Adds "latency" (count, min, mean, sd, p50/p90/p99, max in microseconds;
- * null when there are no samples) and "histogram" (counts on the shared
- * log-spaced bins of lib/model/histogram.h, with the edges) to parent.  Sorts
- * the samples in place. */
-void nv_probe_latency_json(double *us, size_t n, json_object *parent);
 
 #endif

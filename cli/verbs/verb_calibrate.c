@@ -1,6 +1,7 @@
 /* verb_calibrate.c - `netvar calibrate`: run ImpactB on idle nodes and write
  * the calibration (service time 1/mu, Var(S), idle histogram) into a model
- * file, keeping everything else the model already holds. */
+ * file, keeping everything else the model already holds.  The verb parses
+ * the options and prints; lib/runner/calibrate.h does the work. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +9,11 @@
 
 #include <json.h>
 
-#include "calibration.h"
-#include "model_builder.h"
-#include "probe_run.h"
+#include "calibrate.h"
+#include "child.h"
+#include "launch_plan.h"
+#include "nv_err.h"
+#include "nv_json.h"
 #include "verbs.h"
 
 #define VERB "netvar calibrate"
@@ -20,7 +23,7 @@ static void usage(FILE *out)
     fprintf(out,
         "Usage: netvar calibrate --model FILE [--duration-s S] [--interval-us US]\n"
         "                        [--method NAME] [--quantile Q] [--from-json FILE]\n"
-        "                        [launch options]\n"
+        "                        [--json | --text] [launch options]\n"
         "\n"
         "Measure the network's service rate on idle nodes and store it in a model\n"
         "file.  ImpactB (1 KB ping-pongs between paired nodes) runs for S seconds on\n"
@@ -47,14 +50,17 @@ static void usage(FILE *out)
         "  --quantile Q       the quantile for low-quantile, 0..0.5 (default 0.01)\n"
         "  --from-json FILE   use an ImpactB output written with --samples instead of\n"
         "                     running ImpactB (e.g. from an earlier sbatch job)\n"
+        "  --json             print the result as JSON on stdout (the default)\n"
+        "  --text             print a short summary for people instead\n"
         "  -h, --help         show this help\n"
         "\n");
     fputs(nv_run_options_help, out);
     fprintf(out,
         "\n"
-        "Output (JSON on stdout): model, calibration {method, service_us (us),\n"
-        "mu_per_us (packets per us), var_s_us2 (us^2), idle_mean_us (us), samples,\n"
-        "rejected}, probe {nodes, node_names, samples, elapsed_s (s)}.\n"
+        "Output (JSON on stdout; --text prints the same as a summary): model,\n"
+        "calibration {method, service_us (us), mu_per_us (packets per us), var_s_us2\n"
+        "(us^2), idle_mean_us (us), samples, rejected}, probe {source, nodes,\n"
+        "node_names, samples, elapsed_s (s)}.\n"
         "\n"
         "Exit status: 0 calibrated and saved, 1 the run or the save failed (the\n"
         "model file is unchanged), 2 bad usage.\n"
@@ -64,25 +70,52 @@ static void usage(FILE *out)
         "  netvar calibrate --launcher mpirun --nodes 2 --model model.json\n");
 }
 
-static json_object *jd(double d)
+static void print_json(const char *model_path, const char *source, const nv_calibrate_result *r)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.6g", d);
-    return json_object_new_double_s(d, buf);
+    const nv_calibration *cal = &r->cal;
+    json_object *o = json_object_new_object(), *jc = json_object_new_object(),
+                *jp = json_object_new_object(), *names = json_object_new_array();
+    json_object_object_add(o, "model", json_object_new_string(model_path));
+    json_object_object_add(jc, "method", json_object_new_string(nv_cal_method_name(cal->method)));
+    if (cal->method == NV_CAL_LOW_QUANTILE)
+        json_object_object_add(jc, "quantile", nv_json_new_num_g(cal->quantile, 6));
+    json_object_object_add(jc, "service_us", nv_json_new_num_g(cal->service_us, 6));
+    json_object_object_add(jc, "mu_per_us", nv_json_new_num_g(cal->mu_per_us, 6));
+    json_object_object_add(jc, "var_s_us2", nv_json_new_num_g(cal->var_s_us2, 6));
+    json_object_object_add(jc, "idle_mean_us", nv_json_new_num_g(cal->idle_mean_us, 6));
+    json_object_object_add(jc, "samples", json_object_new_int64((int64_t)cal->samples));
+    json_object_object_add(jc, "rejected", json_object_new_int64((int64_t)cal->rejected));
+    json_object_object_add(o, "calibration", jc);
+    json_object_object_add(jp, "source", json_object_new_string(source));
+    json_object_object_add(jp, "nodes", json_object_new_int(r->probe.placement.nodes));
+    for (size_t i = 0; i < r->probe.placement.n_node_names; i++)
+        json_object_array_add(names, json_object_new_string(r->probe.placement.node_names[i]));
+    json_object_object_add(jp, "node_names", names);
+    json_object_object_add(jp, "samples", json_object_new_int64((int64_t)r->probe.n_samples));
+    json_object_object_add(jp, "elapsed_s", nv_json_new_num_g(r->probe.elapsed_s, 6));
+    json_object_object_add(o, "probe", jp);
+    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
 }
 
-/* Runs ImpactB for the duration and returns its stdout (malloc'd). */
-static char *run_impactb(nv_run_plan *plan, double duration_s, long interval_us, size_t *len,
-                         char *err, size_t errlen)
+static void print_text(const char *model_path, const char *source, const nv_calibrate_result *r)
 {
-    char dur[32], ivl[32];
-    snprintf(dur, sizeof dur, "%g", duration_s);
-    snprintf(ivl, sizeof ivl, "%ld", interval_us);
-    const char *args[] = {"--duration-s", dur, "--interval-us", ivl, "--samples"};
-    nv_child c;
-    if (nv_probe_start(&c, plan, plan->impactb, "impactb-idle", args, 5, err, errlen))
-        return NULL;
-    return nv_probe_finish(&c, plan, 0, duration_s + plan->launch_timeout_s, len, err, errlen);
+    const nv_calibration *cal = &r->cal;
+    printf("calibration saved in %s\n", model_path);
+    printf("  method        %s", nv_cal_method_name(cal->method));
+    if (cal->method == NV_CAL_LOW_QUANTILE)
+        printf(" (quantile %.6g)", cal->quantile);
+    printf("\n  service time  %.6g us (mu %.6g per us)\n", cal->service_us, cal->mu_per_us);
+    printf("  Var(S)        %.6g us^2\n", cal->var_s_us2);
+    printf("  idle mean     %.6g us\n", cal->idle_mean_us);
+    printf("  samples       %llu used, %llu rejected\n", (unsigned long long)cal->samples,
+           (unsigned long long)cal->rejected);
+    printf("ImpactB (%s): %d node(s)", source, r->probe.placement.nodes);
+    for (size_t i = 0; i < r->probe.placement.n_node_names; i++)
+        printf("%s%s", i ? ", " : " (", r->probe.placement.node_names[i]);
+    printf("%s, %zu samples in %.3g s\n", r->probe.placement.n_node_names ? ")" : "",
+           r->probe.n_samples, r->probe.elapsed_s);
 }
 
 int verb_calibrate(int argc, char **argv)
@@ -94,16 +127,17 @@ int verb_calibrate(int argc, char **argv)
         {"method", required_argument, NULL, 'M'},
         {"quantile", required_argument, NULL, 'q'},
         {"from-json", required_argument, NULL, 'j'},
+        {"json", no_argument, NULL, 'J'},
+        {"text", no_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},
         NV_RUN_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     nv_run_plan plan;
     nv_run_plan_defaults(&plan);
-    const char *model_path = NULL, *from_json = NULL, *keep = NULL;
-    double duration_s = 5, quantile = 0.01;
-    long interval_us = 20000;
-    nv_cal_method method = NV_CAL_MINIMUM;
+    nv_calibrate_opts co;
+    nv_calibrate_opts_defaults(&co);
+    int text = 0;
     char err[600] = "";
     int c;
     optind = 0;
@@ -111,32 +145,33 @@ int verb_calibrate(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         int bad = 0;
         switch (c) {
-        case 'm': model_path = optarg; break;
-        case 'd': bad = nv_parse_seconds("--duration-s", optarg, &duration_s, err, sizeof err); break;
-        case 'i': bad = nv_parse_count("--interval-us", optarg, 0, 60000000L, &interval_us, err, sizeof err); break;
+        case 'm': co.model_path = optarg; break;
+        case 'd': bad = nv_parse_seconds("--duration-s", optarg, &co.duration_s, err, sizeof err); break;
+        case 'i': bad = nv_parse_count("--interval-us", optarg, 0, 60000000L, &co.interval_us, err, sizeof err); break;
         case 'M':
-            if (nv_cal_method_from_name(optarg, &method)) {
-                snprintf(err, sizeof err, "--method '%.40s': must be minimum, low-quantile or mean", optarg);
-                bad = -1;
+            if (nv_cal_method_from_name(optarg, &co.method)) {
+                bad = nv_err(err, sizeof err,
+                             "--method '%.40s': must be minimum, low-quantile or mean", optarg);
             }
             break;
         case 'q': {
             char *end;
-            quantile = strtod(optarg, &end);
-            if (end == optarg || *end || !(quantile >= 0 && quantile <= 0.5)) {
-                snprintf(err, sizeof err, "--quantile '%.40s': must be a number from 0 to 0.5", optarg);
-                bad = -1;
+            co.quantile = strtod(optarg, &end);
+            if (end == optarg || *end || !(co.quantile >= 0 && co.quantile <= 0.5)) {
+                bad = nv_err(err, sizeof err,
+                             "--quantile '%.40s': must be a number from 0 to 0.5", optarg);
             }
             break;
         }
-        case 'j': from_json = optarg; break;
+        case 'j': co.from_json = optarg; break;
+        case 'J': text = 0; break;
+        case 'X': text = 1; break;
         case 'h': usage(stdout); return 0;
         default:
-            bad = nv_run_plan_option(&plan, c, optarg, &keep, err, sizeof err);
+            bad = nv_run_plan_option(&plan, c, optarg, &co.keep_dir, err, sizeof err);
             if (bad == 1) {
-                snprintf(err, sizeof err, "unknown or incomplete option '%s'; see --help",
-                         argv[optind - 1]);
-                bad = -1;
+                bad = nv_err(err, sizeof err, "unknown or incomplete option '%s'; see --help",
+                             argv[optind - 1]);
             }
         }
         if (bad) {
@@ -148,95 +183,35 @@ int verb_calibrate(int argc, char **argv)
         fprintf(stderr, "%s: unexpected argument '%.60s'; see --help\n", VERB, argv[optind]);
         return 2;
     }
-    if (!model_path) {
+    if (!co.model_path) {
         fprintf(stderr, "%s: --model FILE is required; nothing run\n", VERB);
         return 2;
     }
-    if (!from_json && nv_run_plan_check(&plan, 2, 0, err, sizeof err)) {
+    if (!co.from_json && nv_run_plan_check(&plan, 2, 0, err, sizeof err)) {
         fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
         return 2;
     }
-    /* a model that exists but does not load is not overwritten */
-    nv_model *old = NULL;
-    if (nv_run_load_model_if_any(model_path, &old, err, sizeof err)) {
-        fprintf(stderr, "%s: %s; the model file is left as it is and nothing was run\n", VERB, err);
-        return 1;
-    }
 
     nv_run_catch_signals();
-    char *text = NULL;
-    size_t len = 0;
-    int rc = 1;
-    if (from_json) {
-        text = nv_read_text_file(from_json, NV_RUN_MAX_PROBE_OUTPUT, &len, err, sizeof err);
-    } else if (nv_run_work_dir(&plan, keep, "calibrate", err, sizeof err) == 0) {
-        text = run_impactb(&plan, duration_s, interval_us, &len, err, sizeof err);
-        nv_run_work_dir_cleanup(&plan, keep != NULL || !text);
-        if (!text && !keep)
-            fprintf(stderr, "netvar: calibrate: launch logs kept in %s\n", plan.work_dir);
-    }
-    nv_impactb_result ib = {0};
-    nv_calibration cal;
-    nv_model_builder *b = NULL;
-    if (!text) {
-        fprintf(stderr, "%s: %s; model not changed\n", VERB, err);
-        goto out;
-    }
-    if (nv_impactb_parse(text, len, &ib, err, sizeof err)) {
-        fprintf(stderr, "%s: ImpactB output %s: %s; model not changed\n", VERB,
-                from_json ? from_json : "", err);
-        goto out;
-    }
-    if (nv_calibrate(ib.samples_us, ib.n_samples, method, quantile, &cal)) {
-        fprintf(stderr, "%s: ImpactB gave %zu usable latency sample(s), at least 2 are needed "
-                        "(run longer or with a smaller --interval-us); model not changed\n",
-                VERB, ib.n_samples);
-        goto out;
-    }
-    b = old ? nv_builder_from_model(old) : nv_builder_new();
-    if (!b || nv_builder_set_calibration(b, &cal)) {
-        fprintf(stderr, "%s: %s; model not changed\n", VERB,
-                b ? nv_builder_error(b) : "out of memory");
-        goto out;
-    }
-    if (nv_builder_save(b, model_path, err, sizeof err)) {
+    nv_calibrate_result r;
+    int rc = nv_calibrate_run(&plan, &co, &r, err, sizeof err);
+    if (r.logs_kept)
+        fprintf(stderr, "netvar: calibrate: launch logs kept in %s\n", plan.work_dir);
+    if (rc) {
         fprintf(stderr, "%s: %s\n", VERB, err);
-        goto out;
+        nv_calibrate_result_free(&r);
+        return 1;
     }
-    if (old && (nv_model_app_count(old) || nv_model_config_count(old)))
+    if (r.old_apps || r.old_configs)
         fprintf(stderr, "netvar: calibrate: %zu app(s) and %zu configuration(s) in %s keep "
                         "utilizations from the previous calibration; re-run netvar impact or "
                         "campaign to refresh them\n",
-                nv_model_app_count(old), nv_model_config_count(old), model_path);
-
-    json_object *o = json_object_new_object(), *jc = json_object_new_object(),
-                *jp = json_object_new_object(), *names = json_object_new_array();
-    json_object_object_add(o, "model", json_object_new_string(model_path));
-    json_object_object_add(jc, "method", json_object_new_string(nv_cal_method_name(cal.method)));
-    if (cal.method == NV_CAL_LOW_QUANTILE)
-        json_object_object_add(jc, "quantile", jd(cal.quantile));
-    json_object_object_add(jc, "service_us", jd(cal.service_us));
-    json_object_object_add(jc, "mu_per_us", jd(cal.mu_per_us));
-    json_object_object_add(jc, "var_s_us2", jd(cal.var_s_us2));
-    json_object_object_add(jc, "idle_mean_us", jd(cal.idle_mean_us));
-    json_object_object_add(jc, "samples", json_object_new_int64((int64_t)cal.samples));
-    json_object_object_add(jc, "rejected", json_object_new_int64((int64_t)cal.rejected));
-    json_object_object_add(o, "calibration", jc);
-    json_object_object_add(jp, "source", json_object_new_string(from_json ? from_json : nv_launcher_name(plan.launcher)));
-    json_object_object_add(jp, "nodes", json_object_new_int(ib.nodes));
-    for (int i = 0; i < ib.n_node_names; i++)
-        json_object_array_add(names, json_object_new_string(ib.node_names[i]));
-    json_object_object_add(jp, "node_names", names);
-    json_object_object_add(jp, "samples", json_object_new_int64((int64_t)ib.n_samples));
-    json_object_object_add(jp, "elapsed_s", jd(ib.elapsed_s));
-    json_object_object_add(o, "probe", jp);
-    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(o);
-    rc = 0;
-out:
-    nv_builder_free(b);
-    nv_impactb_result_free(&ib);
-    free(text);
-    nv_model_free(old);
-    return rc;
+                r.old_apps, r.old_configs, co.model_path);
+    const char *source = co.from_json ? co.from_json : nv_launcher_name(plan.launcher);
+    if (text)
+        print_text(co.model_path, source, &r);
+    else
+        print_json(co.model_path, source, &r);
+    nv_calibrate_result_free(&r);
+    return 0;
 }

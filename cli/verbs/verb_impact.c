@@ -1,6 +1,7 @@
 /* verb_impact.c - `netvar impact`: run ImpactB beside a command on the same
  * nodes and record the command's latency summary and switch utilization in
- * its app profile of the model file. */
+ * its app profile of the model file.  The verb parses the options and
+ * prints; lib/runner/impact.h does the work. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +9,12 @@
 
 #include <json.h>
 
-#include "model_builder.h"
-#include "probe_run.h"
+#include "child.h"
+#include "impact.h"
+#include "launch_plan.h"
+#include "model.h"
+#include "nv_err.h"
+#include "nv_json.h"
 #include "verbs.h"
 
 #define VERB "netvar impact"
@@ -19,7 +24,8 @@ static void usage(FILE *out)
     fprintf(out,
         "Usage: netvar impact --model FILE --app KEY [--interval-us US] [--timeout-s S]\n"
         "                     [--tasks-per-node T] [--load-nodes LIST]\n"
-        "                     [--runtime-key KEY] [launch options] [--] COMMAND [ARGS...]\n"
+        "                     [--runtime-key KEY] [--json | --text] [launch options]\n"
+        "                     [--] COMMAND [ARGS...]\n"
         "\n"
         "Measure how much of the network an application uses.  ImpactB (1 KB\n"
         "ping-pongs between paired nodes) runs beside COMMAND on the same nodes,\n"
@@ -51,6 +57,8 @@ static void usage(FILE *out)
         "  --interval-us US   pause between ImpactB ping-pongs, microseconds (default 20000)\n"
         "  --timeout-s S      longest COMMAND may run, in seconds (default 3600); it is\n"
         "                     stopped after that and nothing is recorded\n"
+        "  --json             print the result as JSON on stdout (the default)\n"
+        "  --text             print a short summary for people instead\n"
         "  -h, --help         show this help\n"
         "\n",
         NV_MODEL_KEY_MAX);
@@ -59,10 +67,11 @@ static void usage(FILE *out)
     fputs(nv_run_options_help, out);
     fprintf(out,
         "\n"
-        "Output (JSON on stdout): app, model, runtime_s (COMMAND's wall time, or\n"
-        "with --runtime-key the seconds it printed, s), load_nodes (\"\" = beside it),\n"
-        "latency {mean_us, sd_us (us), samples}, utilization {rho (0..1),\n"
-        "lambda_per_us (packets per us), saturated, source}.\n"
+        "Output (JSON on stdout; --text prints the same as a summary): app, model,\n"
+        "runtime_s (COMMAND's wall time, or with --runtime-key the seconds it\n"
+        "printed, s), load_nodes (\"\" = beside it), latency {mean_us, sd_us (us),\n"
+        "samples}, utilization {rho (0..1), lambda_per_us (packets per us),\n"
+        "saturated, source}.\n"
         "\n"
         "Exit status: 0 measured and saved, 1 a run failed or the model could not\n"
         "be read or written (the model file is unchanged), 2 bad usage.\n"
@@ -76,11 +85,40 @@ static void usage(FILE *out)
         "      -- netvar-proxy-cg --compute sleep\n");
 }
 
-static json_object *jd(double d)
+static void print_json(const char *app, const char *model_path, const nv_run_plan *plan,
+                       const nv_impact_result *r)
 {
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.6g", d);
-    return json_object_new_double_s(d, buf);
+    json_object *o = json_object_new_object(), *jl = json_object_new_object(),
+                *ju = json_object_new_object();
+    json_object_object_add(o, "app", json_object_new_string(app));
+    json_object_object_add(o, "model", json_object_new_string(model_path));
+    json_object_object_add(o, "runtime_s", nv_json_new_num_g(r->runtime_s, 6));
+    json_object_object_add(o, "load_nodes", json_object_new_string(plan->load_nodes));
+    json_object_object_add(jl, "mean_us", nv_json_new_num_g(r->lat.mean_us, 6));
+    json_object_object_add(jl, "sd_us", nv_json_new_num_g(r->lat.sd_us, 6));
+    json_object_object_add(jl, "samples", json_object_new_int64((int64_t)r->samples));
+    json_object_object_add(o, "latency", jl);
+    json_object_object_add(ju, "rho", nv_json_new_num_g(r->u.rho, 6));
+    json_object_object_add(ju, "lambda_per_us", nv_json_new_num_g(r->u.lambda_per_us, 6));
+    json_object_object_add(ju, "saturated", json_object_new_boolean(r->u.saturated));
+    json_object_object_add(ju, "source", json_object_new_string("latency"));
+    json_object_object_add(o, "utilization", ju);
+    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+}
+
+static void print_text(const char *app, const char *model_path, const nv_run_plan *plan,
+                       const nv_impact_result *r)
+{
+    printf("app %s saved in %s\n", app, model_path);
+    printf("  runtime       %.6g s (%s)\n", r->runtime_s,
+           plan->runtime_key ? plan->runtime_key : "wall time");
+    printf("  ImpactB       %s\n", plan->load_nodes[0] ? plan->load_nodes : "beside the command");
+    printf("  latency       mean %.6g us, sd %.6g us, %zu samples\n", r->lat.mean_us,
+           r->lat.sd_us, r->samples);
+    printf("  utilization   rho %.6g (lambda %.6g packets per us%s, from the latency)\n",
+           r->u.rho, r->u.lambda_per_us, r->u.saturated ? ", saturated" : "");
 }
 
 int verb_impact(int argc, char **argv)
@@ -91,6 +129,8 @@ int verb_impact(int argc, char **argv)
         {"tasks-per-node", required_argument, NULL, 't'},
         {"interval-us", required_argument, NULL, 'i'},
         {"timeout-s", required_argument, NULL, 'T'},
+        {"json", no_argument, NULL, 'J'},
+        {"text", no_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},
         NV_RUN_LONG_OPTIONS,
         NV_RUN_PLACEMENT_OPTIONS,
@@ -98,9 +138,10 @@ int verb_impact(int argc, char **argv)
     };
     nv_run_plan plan;
     nv_run_plan_defaults(&plan);
-    const char *model_path = NULL, *app = NULL, *keep = NULL;
-    long interval_us = 20000, tpn = 1;
-    double timeout_s = 3600;
+    nv_impact_opts io;
+    nv_impact_opts_defaults(&io);
+    long tpn = 1;
+    int text = 0;
     char err[600] = "";
     int c;
     optind = 0;
@@ -109,18 +150,19 @@ int verb_impact(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         int bad = 0;
         switch (c) {
-        case 'm': model_path = optarg; break;
-        case 'a': app = optarg; break;
+        case 'm': io.model_path = optarg; break;
+        case 'a': io.app = optarg; break;
         case 't': bad = nv_parse_count("--tasks-per-node", optarg, 1, 1024, &tpn, err, sizeof err); break;
-        case 'i': bad = nv_parse_count("--interval-us", optarg, 0, 60000000L, &interval_us, err, sizeof err); break;
-        case 'T': bad = nv_parse_seconds("--timeout-s", optarg, &timeout_s, err, sizeof err); break;
+        case 'i': bad = nv_parse_count("--interval-us", optarg, 0, 60000000L, &io.interval_us, err, sizeof err); break;
+        case 'T': bad = nv_parse_seconds("--timeout-s", optarg, &io.timeout_s, err, sizeof err); break;
+        case 'J': text = 0; break;
+        case 'X': text = 1; break;
         case 'h': usage(stdout); return 0;
         default:
-            bad = nv_run_plan_option(&plan, c, optarg, &keep, err, sizeof err);
+            bad = nv_run_plan_option(&plan, c, optarg, &io.keep_dir, err, sizeof err);
             if (bad == 1) {
-                snprintf(err, sizeof err, "unknown or incomplete option '%s'; see --help",
-                         argv[optind - 1]);
-                bad = -1;
+                bad = nv_err(err, sizeof err, "unknown or incomplete option '%s'; see --help",
+                             argv[optind - 1]);
             }
         }
         if (bad) {
@@ -129,13 +171,13 @@ int verb_impact(int argc, char **argv)
         }
     }
     plan.app_tasks_per_node = (int)tpn;
-    if (!model_path || !app) {
+    if (!io.model_path || !io.app) {
         fprintf(stderr, "%s: --model FILE and --app KEY are required; nothing run\n", VERB);
         return 2;
     }
-    if (!nv_model_key_valid(app)) {
+    if (!nv_model_key_valid(io.app)) {
         fprintf(stderr, "%s: --app '%.60s': not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ "
-                        "= -); nothing run\n", VERB, app, NV_MODEL_KEY_MAX);
+                        "= -); nothing run\n", VERB, io.app, NV_MODEL_KEY_MAX);
         return 2;
     }
     if (optind >= argc) {
@@ -143,114 +185,24 @@ int verb_impact(int argc, char **argv)
                         "nothing run\n", VERB);
         return 2;
     }
-    const char *const *cmd = (const char *const *)argv + optind;
-    size_t ncmd = (size_t)(argc - optind);
+    io.cmd = (const char *const *)argv + optind;
+    io.ncmd = (size_t)(argc - optind);
     if (nv_run_plan_check(&plan, 2, 1, err, sizeof err)) {
         fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
         return 2;
     }
-    nv_model *model = NULL;
-    if (nv_run_load_model_if_any(model_path, &model, err, sizeof err) || !model) {
-        fprintf(stderr, "%s: %s; nothing run\n", VERB,
-                model ? err : (err[0] ? err : "the model file does not exist: run netvar "
-                                               "calibrate first"));
-        nv_model_free(model);
-        return 1;
-    }
-    const nv_calibration *cal = nv_model_calibration(model);
 
     nv_run_catch_signals();
-    int rc = 1;
-    char *text = NULL;
-    size_t len = 0;
-    double runtime_s = 0;
-    nv_impactb_result ib = {0};
-    nv_model_builder *b = NULL;
-    if (nv_run_work_dir(&plan, keep, "impact", err, sizeof err)) {
-        fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
-        goto out;
-    }
-    char ivl[32];
-    snprintf(ivl, sizeof ivl, "%ld", interval_us);
-    const char *args[] = {"--interval-us", ivl, "--samples"};
-    nv_child probe;
-    if (nv_probe_start(&probe, &plan, plan.impactb, "impactb", args, 3, err, sizeof err)) {
-        fprintf(stderr, "%s: %s; model not changed\n", VERB, err);
-        goto out;
-    }
-    char cerr[600] = "";
-    int crc = nv_run_command(&plan, cmd, ncmd, "command", timeout_s, &runtime_s, cerr, sizeof cerr);
-    text = nv_probe_finish(&probe, &plan, 1, 0, &len, err, sizeof err);
-    if (crc) {
-        fprintf(stderr, "%s: %s; model not changed\n", VERB, cerr);
-        goto out;
-    }
-    if (!text) {
-        fprintf(stderr, "%s: %s; model not changed\n", VERB, err);
-        goto out;
-    }
-    if (nv_impactb_parse(text, len, &ib, err, sizeof err)) {
-        fprintf(stderr, "%s: ImpactB output: %s; model not changed\n", VERB, err);
-        goto out;
-    }
-    nv_latency_summary lat;
-    nv_utilization u;
-    if (nv_run_app_utilization(cal, ib.samples_us, ib.n_samples, &lat, &u)) {
-        fprintf(stderr, "%s: ImpactB took no latency sample while the command ran (%.1f s); run "
-                        "the command longer or use a smaller --interval-us; model not changed\n",
-                VERB, runtime_s);
-        goto out;
-    }
-    /* keep what the app profile had besides latency and utilization */
-    nv_app_input in = {.key = app, .utilization = u.rho, .utilization_source = NV_USRC_LATENCY,
-                       .latency = &lat};
-    int32_t idx = nv_model_app_index(model, app);
-    nv_app_view v;
-    if (idx >= 0 && nv_model_app(model, idx, &v) == 0) {
-        in.points = v.points;
-        in.n_points = v.n_points;
-        in.fit = v.fit;
-        in.n_fit = v.n_fit;
-        in.fit_residual_pct = v.fit_residual_pct;
-        in.scaling = v.scaling;
-        in.n_scaling = v.n_scaling;
-    }
-    b = nv_builder_from_model(model);
-    if (!b || nv_builder_add_app(b, &in)) {
-        fprintf(stderr, "%s: %s; model not changed\n", VERB, b ? nv_builder_error(b) : "out of memory");
-        goto out;
-    }
-    if (nv_builder_save(b, model_path, err, sizeof err)) {
+    nv_impact_result r;
+    if (nv_impact_run(&plan, &io, &r, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", VERB, err);
-        goto out;
-    }
-    json_object *o = json_object_new_object(), *jl = json_object_new_object(),
-                *ju = json_object_new_object();
-    json_object_object_add(o, "app", json_object_new_string(app));
-    json_object_object_add(o, "model", json_object_new_string(model_path));
-    json_object_object_add(o, "runtime_s", jd(runtime_s));
-    json_object_object_add(o, "load_nodes", json_object_new_string(plan.load_nodes));
-    json_object_object_add(jl, "mean_us", jd(lat.mean_us));
-    json_object_object_add(jl, "sd_us", jd(lat.sd_us));
-    json_object_object_add(jl, "samples", json_object_new_int64((int64_t)ib.n_samples));
-    json_object_object_add(o, "latency", jl);
-    json_object_object_add(ju, "rho", jd(u.rho));
-    json_object_object_add(ju, "lambda_per_us", jd(u.lambda_per_us));
-    json_object_object_add(ju, "saturated", json_object_new_boolean(u.saturated));
-    json_object_object_add(ju, "source", json_object_new_string("latency"));
-    json_object_object_add(o, "utilization", ju);
-    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(o);
-    rc = 0;
-out:
-    if (plan.work_dir[0]) {
-        nv_run_work_dir_cleanup(&plan, keep != NULL || rc != 0);
-        if (rc && !keep)
+        if (r.logs_kept)
             fprintf(stderr, "netvar: impact: launch logs kept in %s\n", plan.work_dir);
+        return 1;
     }
-    nv_builder_free(b);
-    nv_impactb_result_free(&ib);
-    free(text);
-    nv_model_free(model);
-    return rc;
+    if (text)
+        print_text(io.app, io.model_path, &plan, &r);
+    else
+        print_json(io.app, io.model_path, &plan, &r);
+    return 0;
 }

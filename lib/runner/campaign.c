@@ -1,0 +1,555 @@
+/* campaign.c - the campaign workflow: configuration lists and sets, the
+ * sweep, and the model it updates (campaign.h). */
+#include "campaign.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_builder.h"
+#include "nv_err.h"
+#include "probe_output.h"
+#include "probe_run.h"
+#include "run_model.h"
+
+/* ------------------------------------------------------ configurations */
+
+void nv_campaign_config_id(double b, int p, int m, char *buf, size_t n)
+{
+    char num[40], out[40];
+    snprintf(num, sizeof num, "%.4g", b);
+    size_t k = 0;
+    for (const char *s = num; *s && k + 1 < sizeof out; s++) {
+        if (*s == '+')
+            continue;
+        if (*s == '0' && k > 0 && (out[k - 1] == 'e' || out[k - 1] == '-') && s[1])
+            continue; /* "e+04" -> "e4" */
+        out[k++] = *s;
+    }
+    out[k] = '\0';
+    snprintf(buf, n, "B%s-P%d-M%d", out, p, m);
+}
+
+static int add_config(nv_campaign_config *out, size_t cap, size_t *n, double b, long p, long m)
+{
+    if (*n >= cap)
+        return -1;
+    nv_campaign_config *c = &out[(*n)++];
+    c->bubble_cycles = b;
+    c->partners = (int)p;
+    c->messages = (int)m;
+    nv_campaign_config_id(b, (int)p, (int)m, c->id, sizeof c->id);
+    return 0;
+}
+
+int nv_campaign_parse_configs(const char *spec, nv_campaign_config *out, size_t cap, size_t *n,
+                              char *err, size_t errlen)
+{
+    *n = 0;
+    if (!spec || !*spec)
+        return nv_err(err, errlen, "--configs: empty list (expected B:P:M[,B:P:M...])");
+    const char *p = spec;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char item[80];
+        if (len == 0 || len >= sizeof item)
+            return nv_err(err, errlen, "--configs: entry %zu is empty or too long (expected B:P:M)",
+                          *n + 1);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        char *s1 = NULL, *s2 = NULL, *s3 = NULL;
+        double b = strtod(item, &s1);
+        long pp = 0, mm = 0;
+        int ok = s1 != item && *s1 == ':' && isfinite(b) && b >= 0 && b <= 1e12;
+        if (ok) {
+            pp = strtol(s1 + 1, &s2, 10);
+            ok = s2 != s1 + 1 && *s2 == ':' && pp >= 1 && pp <= 100000;
+        }
+        if (ok) {
+            mm = strtol(s2 + 1, &s3, 10);
+            ok = s3 != s2 + 1 && *s3 == '\0' && mm >= 1 && mm <= 1000;
+        }
+        if (!ok)
+            return nv_err(err, errlen, "--configs entry '%s': expected B:P:M with B cycles "
+                          "0..1e12, P partners >= 1 and M messages 1..1000", item);
+        if (add_config(out, cap, n, b, pp, mm))
+            return nv_err(err, errlen, "--configs: more than %zu configurations", cap);
+        p += len;
+        if (*p == ',' && !*++p)
+            return nv_err(err, errlen, "--configs: entry %zu is empty (trailing comma)", *n + 1);
+    }
+    return 0;
+}
+
+/* The Queue-theory interference model's Table 2 training sets 1..12 (B
+ * values accumulate, P in 1..14,16,17, M in {1,10}) and its section 4.3's
+ * 40 configurations. */
+static const double table2_b[12] = {2.5e9, 2.5e8, 2.5e7, 2.5e6, 1.25e6, 2.5e5,
+                                     1.25e5, 2.5e4, 1.25e4, 2.5e3, 1.25e3, 2.5e2};
+static const int table2_p[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17};
+static const double paper40_b[4] = {2.5e4, 2.5e5, 2.5e6, 2.5e7};
+static const int paper40_p[5] = {1, 4, 7, 14, 17};
+static const int both_m[2] = {1, 10};
+
+int nv_campaign_named_set(const char *name, nv_campaign_config *out, size_t cap, size_t *n,
+                          char *err, size_t errlen)
+{
+    *n = 0;
+    int ok = 1;
+    if (!strcmp(name, "paper40")) {
+        for (int bi = 0; bi < 4; bi++)
+            for (int pi = 0; pi < 5; pi++)
+                for (int mi = 0; mi < 2; mi++)
+                    ok &= !add_config(out, cap, n, paper40_b[bi], paper40_p[pi], both_m[mi]);
+        return ok ? 0 : -1;
+    }
+    char *end;
+    long k = !strncmp(name, "set", 3) ? strtol(name + 3, &end, 10) : 0;
+    if (k < 1 || k > 12 || *end || end == name + 3)
+        return nv_err(err, errlen, "--set '%.40s': must be set1 .. set12 (seed 000, Table 2) or "
+                      "paper40 (section 4.3)", name);
+    for (long bi = 0; bi < k; bi++)
+        for (int pi = 0; pi < 16; pi++)
+            for (int mi = 0; mi < 2; mi++)
+                ok &= !add_config(out, cap, n, table2_b[bi], table2_p[pi], both_m[mi]);
+    return ok ? 0 : -1;
+}
+
+size_t nv_campaign_fit_nodes(nv_campaign_config *c, size_t n, int nodes)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].partners <= nodes - 1)
+            c[k++] = c[i];
+    return k;
+}
+
+int nv_campaign_check_fit(const nv_campaign_config *c, size_t n, int nodes, int placed, char *err,
+                          size_t errlen)
+{
+    for (size_t i = 0; i < n; i++)
+        if (c[i].partners > nodes - 1)
+            return nv_err(err, errlen, "--configs %s: P=%d partners needs at least %d nodes, the "
+                          "%s has %d (P must be 1..%d)", c[i].id, c[i].partners,
+                          c[i].partners + 1, placed ? "--load-nodes list" : "run", nodes,
+                          nodes - 1);
+    return 0;
+}
+
+double nv_campaign_sleep_us(double bubble_cycles, double ghz)
+{
+    return bubble_cycles / (ghz * 1e3);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* sorts a copy of at most NV_CAMPAIGN_MAX_REPEAT values */
+double nv_campaign_median(const double *v, size_t n)
+{
+    double tmp[NV_CAMPAIGN_MAX_REPEAT];
+    if (n == 0 || n > NV_CAMPAIGN_MAX_REPEAT)
+        return 0;
+    memcpy(tmp, v, n * sizeof *v);
+    qsort(tmp, n, sizeof *tmp, cmp_double);
+    return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+}
+
+double nv_campaign_slowdown_pct(double t_alone, double t_with)
+{
+    if (!(t_alone > 0) || !isfinite(t_with))
+        return 0;
+    double s = (t_with - t_alone) / t_alone * 100.0;
+    return s < -100 ? -100 : s;
+}
+
+/* ---------------------------------------------------------- measuring */
+
+/* One campaign under way. */
+typedef struct campaign {
+    const nv_run_plan *plan;
+    const nv_campaign_opts *o;
+    const nv_calibration *cal;
+} campaign;
+
+/* CompressionB's arguments for a configuration (pointing into bufs). */
+static void compressionb_args(const campaign *cp, const nv_campaign_config *cfg,
+                              char bufs[5][32], const char *args[10])
+{
+    snprintf(bufs[0], 32, "%d", cfg->partners);
+    snprintf(bufs[1], 32, "%d", cfg->messages);
+    snprintf(bufs[2], 32, "%.17g", cfg->bubble_cycles);
+    snprintf(bufs[3], 32, "%ld", cp->o->msg_bytes);
+    snprintf(bufs[4], 32, "%.17g", cp->o->ghz);
+    args[0] = "--partners";
+    args[1] = bufs[0];
+    args[2] = "--messages";
+    args[3] = bufs[1];
+    args[4] = "--cycles";
+    args[5] = bufs[2];
+    args[6] = "--msg-bytes";
+    args[7] = bufs[3];
+    args[8] = "--ghz";
+    args[9] = bufs[4];
+}
+
+/* One run of the command beside a started probe; the probe is stopped and
+ * its output returned (malloc'd) in *probe_text. */
+static int run_beside(const campaign *cp, nv_child *probe, const char *name, double *runtime_s,
+                      char **probe_text, size_t *len, char *err, size_t errlen)
+{
+    char cerr[600] = "";
+    int crc = nv_run_command(cp->plan, cp->o->cmd, cp->o->ncmd, name, cp->o->timeout_s, runtime_s,
+                             cerr, sizeof cerr);
+    *probe_text = nv_probe_finish(probe, cp->plan, 1, 0, len, err, errlen);
+    if (crc) {
+        nv_err(err, errlen, "%s", cerr);
+        free(*probe_text);
+        *probe_text = NULL;
+        return -1;
+    }
+    return *probe_text ? 0 : -1;
+}
+
+/* Baseline run r: ImpactB beside the command; its samples are appended. */
+static int run_baseline(const campaign *cp, int r, double *runtime_s, double **samples,
+                        size_t *n_samples, char *err, size_t errlen)
+{
+    char ivl[32], name[48];
+    snprintf(ivl, sizeof ivl, "%ld", cp->o->interval_us);
+    snprintf(name, sizeof name, "impactb-baseline-%d", r + 1);
+    const char *args[] = {"--interval-us", ivl, "--samples"};
+    nv_child probe;
+    if (nv_probe_start(&probe, cp->plan, cp->plan->impactb, name, args, 3, err, errlen))
+        return -1;
+    char *text = NULL;
+    size_t len = 0;
+    snprintf(name, sizeof name, "command-baseline-%d", r + 1);
+    if (run_beside(cp, &probe, name, runtime_s, &text, &len, err, errlen))
+        return -1;
+    nv_impactb_output ib;
+    char perr[300];
+    int rc = nv_impactb_parse(text, len, &ib, perr, sizeof perr);
+    free(text);
+    if (rc)
+        return nv_err(err, errlen, "ImpactB beside the baseline: %s", perr);
+    if (ib.n_samples) {
+        double *grown = realloc(*samples, (*n_samples + ib.n_samples) * sizeof **samples);
+        if (!grown) {
+            nv_impactb_output_free(&ib);
+            return nv_err(err, errlen, "out of memory for ImpactB samples");
+        }
+        memcpy(grown + *n_samples, ib.samples_us, ib.n_samples * sizeof *grown);
+        *samples = grown;
+        *n_samples += ib.n_samples;
+    }
+    nv_impactb_output_free(&ib);
+    return 0;
+}
+
+/* Run r of the command under a configuration. */
+static int run_loaded(const campaign *cp, const nv_campaign_config *cfg, int r,
+                      nv_campaign_config_result *res, char *err, size_t errlen)
+{
+    char bufs[5][32], name[96];
+    const char *args[10];
+    compressionb_args(cp, cfg, bufs, args);
+    snprintf(name, sizeof name, "compressionb-%s-%d", cfg->id, r + 1);
+    nv_child probe;
+    if (nv_probe_start(&probe, cp->plan, cp->plan->compressionb, name, args, 10, err, errlen))
+        return -1;
+    char *text = NULL;
+    size_t len = 0;
+    snprintf(name, sizeof name, "command-%s-%d", cfg->id, r + 1);
+    if (run_beside(cp, &probe, name, &res->runtime_s[r], &text, &len, err, errlen))
+        return -1;
+    nv_compressionb_output cb;
+    char perr[300];
+    int rc = nv_compressionb_parse(text, len, &cb, perr, sizeof perr);
+    free(text);
+    if (rc)
+        return nv_err(err, errlen, "CompressionB %s: %s", cfg->id, perr);
+    res->bytes_per_s_sum += cb.mean_bytes_per_s;
+    res->bw_runs++;
+    nv_compressionb_output_free(&cb);
+    return 0;
+}
+
+/* A configuration alone for duration_s with ImpactB beside it. */
+static int characterize(const campaign *cp, const nv_campaign_config *cfg,
+                        nv_campaign_config_result *res, char *err, size_t errlen)
+{
+    char bufs[5][32], name[96];
+    const char *args[10];
+    compressionb_args(cp, cfg, bufs, args);
+    snprintf(name, sizeof name, "compressionb-%s-characterize", cfg->id);
+    nv_child load;
+    if (nv_probe_start(&load, cp->plan, cp->plan->compressionb, name, args, 10, err, errlen))
+        return -1;
+    char dur[32], ivl[32];
+    snprintf(dur, sizeof dur, "%g", cp->o->duration_s);
+    snprintf(ivl, sizeof ivl, "%ld", cp->o->interval_us);
+    const char *iargs[] = {"--duration-s", dur, "--interval-us", ivl, "--samples"};
+    snprintf(name, sizeof name, "impactb-%s", cfg->id);
+    nv_child probe;
+    char *itext = NULL, *ctext = NULL;
+    size_t ilen = 0, clen = 0;
+    /* across from the load: on COMMAND's nodes when the load is placed */
+    if (nv_probe_start_on(&probe, cp->plan, NV_SIDE_APP, cp->plan->impactb, name, iargs, 5, err,
+                          errlen)) {
+        nv_child_stop(&load, 5);
+        return -1;
+    }
+    itext = nv_probe_finish(&probe, cp->plan, 0, cp->o->duration_s + cp->plan->launch_timeout_s,
+                            &ilen, err, errlen);
+    char cerr[300] = "";
+    ctext = nv_probe_finish(&load, cp->plan, 1, 0, &clen, cerr, sizeof cerr);
+    int rc = -1;
+    nv_impactb_output ib = {0};
+    nv_compressionb_output cb = {0};
+    char perr[300];
+    if (!itext)
+        goto done;
+    if (!ctext) {
+        nv_err(err, errlen, "%s", cerr);
+        goto done;
+    }
+    if (nv_impactb_parse(itext, ilen, &ib, perr, sizeof perr)) {
+        nv_err(err, errlen, "ImpactB beside %s: %s", cfg->id, perr);
+        goto done;
+    }
+    if (nv_compressionb_parse(ctext, clen, &cb, perr, sizeof perr)) {
+        nv_err(err, errlen, "CompressionB %s: %s", cfg->id, perr);
+        goto done;
+    }
+    res->bytes_per_s_sum += cb.mean_bytes_per_s;
+    res->bw_runs++;
+    if (nv_run_app_utilization(cp->cal, ib.samples_us, ib.n_samples, &res->lat, &res->u)) {
+        nv_err(err, errlen, "ImpactB beside %s took no latency sample in %g s (use a longer "
+               "--duration-s or a smaller --interval-us)", cfg->id, cp->o->duration_s);
+        goto done;
+    }
+    res->lat_samples = ib.n_samples;
+    rc = 0;
+done:
+    nv_impactb_output_free(&ib);
+    nv_compressionb_output_free(&cb);
+    free(itext);
+    free(ctext);
+    return rc;
+}
+
+/* --------------------------------------------------------- the model */
+
+/* Writes the app's profile (latency, utilization, compression points) and
+ * one training-set entry per configuration into the model file; *r->fit
+ * gets the app's p_A(U) fit as the saved model holds it. */
+static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campaign_result *r,
+                      char *err, size_t errlen)
+{
+    const char *app = o->app;
+    const nv_campaign_config *cfg = o->cfg;
+    const nv_campaign_config_result *res = r->configs;
+    size_t ncfg = o->ncfg;
+    int rc = -1;
+    nv_model_builder *b = nv_builder_from_model(model);
+    nv_curve_point *pts = NULL;
+    const char **apps = NULL;
+    double *pct = NULL;
+    nv_model *check = NULL;
+    if (!b) {
+        nv_err(err, errlen, "out of memory");
+        goto done;
+    }
+    int32_t idx = nv_model_app_index(model, app);
+    nv_app_view v = {0};
+    if (idx >= 0)
+        nv_model_app(model, idx, &v);
+    size_t keep = o->replace_points || idx < 0 ? 0 : v.n_points;
+    pts = malloc((keep + ncfg) * sizeof *pts);
+    if (!pts) {
+        nv_err(err, errlen, "out of memory");
+        goto done;
+    }
+    if (keep)
+        memcpy(pts, v.points, keep * sizeof *pts);
+    for (size_t i = 0; i < ncfg; i++)
+        pts[keep + i] = (nv_curve_point){.utilization = res[i].u.rho,
+                                         .slowdown_pct = res[i].slowdown_pct,
+                                         .weight = o->repeat};
+    nv_app_input in = {.key = app, .utilization = r->app_u.rho,
+                       .utilization_source = NV_USRC_LATENCY, .latency = &r->app_lat,
+                       .points = pts, .n_points = keep + ncfg,
+                       .scaling = idx >= 0 ? v.scaling : NULL,
+                       .n_scaling = idx >= 0 ? v.n_scaling : 0};
+    if (nv_builder_add_app(b, &in)) {
+        nv_err(err, errlen, "%s", nv_builder_error(b));
+        goto done;
+    }
+    for (size_t i = 0; i < ncfg; i++) {
+        /* keep the other apps' slowdowns an earlier campaign measured under it */
+        size_t n_old = 0;
+        nv_config_view cv;
+        int32_t ci = -1;
+        for (size_t k = 0; k < nv_model_config_count(model); k++)
+            if (nv_model_config(model, (int32_t)k, &cv) == 0 && !strcmp(cv.id, cfg[i].id)) {
+                ci = (int32_t)k;
+                n_old = cv.n_slowdowns;
+                break;
+            }
+        free(apps);
+        free(pct);
+        apps = malloc((n_old + 1) * sizeof *apps);
+        pct = malloc((n_old + 1) * sizeof *pct);
+        if (!apps || !pct) {
+            nv_err(err, errlen, "out of memory");
+            goto done;
+        }
+        size_t n = 0;
+        for (size_t k = 0; k < n_old; k++) {
+            int32_t a;
+            double s;
+            nv_app_view av;
+            if (nv_model_config_slowdown(model, ci, k, &a, &s) || nv_model_app(model, a, &av) ||
+                !strcmp(av.key, app))
+                continue;
+            apps[n] = av.key;
+            pct[n++] = s;
+        }
+        apps[n] = app;
+        pct[n++] = res[i].slowdown_pct;
+        nv_config_input ci_in = {.id = cfg[i].id, .bubble_cycles = cfg[i].bubble_cycles,
+                                 .partners = (uint32_t)cfg[i].partners,
+                                 .messages = (uint32_t)cfg[i].messages,
+                                 .utilization = res[i].u.rho, .latency = &res[i].lat,
+                                 .n_slowdowns = n, .slowdown_apps = apps, .slowdown_pct = pct};
+        if (nv_builder_add_config(b, &ci_in)) {
+            nv_err(err, errlen, "%s", nv_builder_error(b));
+            goto done;
+        }
+    }
+    if (nv_builder_save(b, o->model_path, err, errlen))
+        goto done;
+    /* report the fit as the saved model holds it */
+    check = nv_builder_build(b, err, errlen);
+    r->n_fit = 0;
+    if (check) {
+        nv_app_view nv;
+        int32_t j = nv_model_app_index(check, app);
+        if (j >= 0 && nv_model_app(check, j, &nv) == 0 && nv.n_fit &&
+            (r->fit = malloc(nv.n_fit * sizeof *r->fit)))
+            for (size_t k = 0; k < nv.n_fit && k < NV_CAMPAIGN_MAX_CONFIGS; k++)
+                r->fit[r->n_fit++] = nv.fit[k];
+    }
+    rc = 0;
+done:
+    nv_model_free(check);
+    nv_builder_free(b);
+    free(pts);
+    free(apps);
+    free(pct);
+    return rc;
+}
+
+/* ------------------------------------------------------------ the sweep */
+
+void nv_campaign_opts_defaults(nv_campaign_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->repeat = 1;
+    o->timeout_s = 3600;
+    o->duration_s = 5;
+    o->ghz = 2.6;
+    o->interval_us = 20000;
+    o->msg_bytes = 40960;
+}
+
+void nv_campaign_result_free(nv_campaign_result *r)
+{
+    free(r->configs);
+    free(r->fit);
+    r->configs = NULL;
+    r->fit = NULL;
+    r->n_fit = 0;
+}
+
+int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_result *r,
+                    char *err, size_t errlen)
+{
+    memset(r, 0, sizeof *r);
+    if (!o->model_path || !o->app || !o->cmd || !o->ncmd || !o->cfg || !o->ncfg ||
+        o->ncfg > NV_CAMPAIGN_MAX_CONFIGS || o->repeat < 1 || o->repeat > NV_CAMPAIGN_MAX_REPEAT)
+        return nv_err(err, errlen, "nothing to run: a model, an app, a command, 1-%d "
+                      "configurations and 1-%d repeats are needed", NV_CAMPAIGN_MAX_CONFIGS,
+                      NV_CAMPAIGN_MAX_REPEAT);
+    nv_model *model = NULL;
+    char inner[600] = "";
+    if (nv_run_load_model_if_any(o->model_path, &model, inner, sizeof inner) || !model) {
+        nv_model_free(model);
+        return nv_err(err, errlen, "%s; nothing run",
+                      inner[0] ? inner
+                               : "the model file does not exist: run netvar calibrate first");
+    }
+    campaign cp = {.plan = plan, .o = o, .cal = nv_model_calibration(model)};
+    int rc = -1;
+    double *app_samples = NULL;
+    size_t n_app_samples = 0;
+    r->configs = calloc(o->ncfg, sizeof *r->configs);
+    if (!r->configs) {
+        nv_err(err, errlen, "out of memory for %zu configurations; nothing run", o->ncfg);
+        goto out;
+    }
+    if (nv_run_work_dir(plan, o->keep_dir, "campaign", inner, sizeof inner)) {
+        nv_err(err, errlen, "%s; nothing run", inner);
+        goto out;
+    }
+    for (int k = 0; k < o->repeat; k++) {
+        if (run_baseline(&cp, k, &r->baseline_s[k], &app_samples, &n_app_samples, inner,
+                         sizeof inner)) {
+            nv_err(err, errlen, "baseline run %d: %s; model not changed", k + 1, inner);
+            goto out;
+        }
+        for (size_t i = 0; i < o->ncfg; i++)
+            if (run_loaded(&cp, &o->cfg[i], k, &r->configs[i], inner, sizeof inner)) {
+                nv_err(err, errlen, "run %d under %s: %s; model not changed", k + 1, o->cfg[i].id,
+                       inner);
+                goto out;
+            }
+    }
+    for (size_t i = 0; i < o->ncfg; i++)
+        if (characterize(&cp, &o->cfg[i], &r->configs[i], inner, sizeof inner)) {
+            nv_err(err, errlen, "%s; model not changed", inner);
+            goto out;
+        }
+    r->baseline_median_s = nv_campaign_median(r->baseline_s, (size_t)o->repeat);
+    for (size_t i = 0; i < o->ncfg; i++) {
+        nv_campaign_config_result *c = &r->configs[i];
+        c->median_s = nv_campaign_median(c->runtime_s, (size_t)o->repeat);
+        c->slowdown_pct = nv_campaign_slowdown_pct(r->baseline_median_s, c->median_s);
+        c->injected_bytes_per_s = c->bw_runs ? c->bytes_per_s_sum / c->bw_runs : 0;
+    }
+    if (nv_run_app_utilization(cp.cal, app_samples, n_app_samples, &r->app_lat, &r->app_u)) {
+        nv_err(err, errlen, "ImpactB took no latency sample beside the baseline runs; run the "
+               "command longer or use a smaller --interval-us; model not changed");
+        goto out;
+    }
+    r->app_samples = n_app_samples;
+    if (save_model(o, model, r, inner, sizeof inner)) {
+        nv_err(err, errlen, "%s; model not changed", inner);
+        goto out;
+    }
+    rc = 0;
+out:
+    if (plan->work_dir[0]) {
+        nv_run_work_dir_cleanup(plan, o->keep_dir != NULL || rc != 0);
+        r->logs_kept = rc != 0 && !o->keep_dir;
+    }
+    free(app_samples);
+    nv_model_free(model);
+    return rc;
+}

@@ -1,0 +1,168 @@
+/* test_campaign.c - the campaign workflow's pure parts (lib/runner/
+ * campaign.h): configuration lists and named sets (the Queue-theory
+ * interference model's Table 2), configuration ids, medians and slowdowns,
+ * and the checks that configurations fit the nodes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "campaign.h"
+#include "model.h"
+
+static void config_ids_read_like_table2(void **state)
+{
+    (void)state;
+    char id[64];
+    nv_campaign_config_id(2.5e4, 4, 10, id, sizeof id);
+    assert_string_equal(id, "B2.5e4-P4-M10");
+    nv_campaign_config_id(1.25e5, 9, 1, id, sizeof id);
+    assert_string_equal(id, "B1.25e5-P9-M1");
+    nv_campaign_config_id(2.5e9, 17, 10, id, sizeof id);
+    assert_string_equal(id, "B2.5e9-P17-M10");
+    nv_campaign_config_id(250, 1, 1, id, sizeof id);
+    assert_string_equal(id, "B250-P1-M1");
+    nv_campaign_config_id(0, 1, 1, id, sizeof id);
+    assert_string_equal(id, "B0-P1-M1");
+    nv_campaign_config_id(1e10, 2, 3, id, sizeof id);
+    assert_string_equal(id, "B1e10-P2-M3");
+    assert_true(nv_model_key_valid("B2.5e4-P4-M10"));
+}
+
+static void config_lists_parse(void **state)
+{
+    (void)state;
+    nv_campaign_config c[8];
+    size_t n = 0;
+    char err[300];
+    assert_int_equal(nv_campaign_parse_configs("2.5e6:1:1,2.5e4:3:10", c, 8, &n, err, sizeof err), 0);
+    assert_int_equal(n, 2);
+    assert_true(c[0].bubble_cycles == 2.5e6 && c[0].partners == 1 && c[0].messages == 1);
+    assert_true(c[1].bubble_cycles == 2.5e4 && c[1].partners == 3 && c[1].messages == 10);
+    assert_string_equal(c[1].id, "B2.5e4-P3-M10");
+    assert_int_equal(nv_campaign_parse_configs("0:1:1000", c, 8, &n, err, sizeof err), 0);
+    assert_int_equal(n, 1);
+
+    const char *bad[] = {"", "2.5e6:1", "x:1:1", "1:0:1", "1:1:0", "1:1:1001", "-1:1:1",
+                         "1:1:1,", ",1:1:1", "1:1:1,,2:2:2", "1:1:1x", "1e13:1:1", "nan:1:1",
+                         "inf:1:1", "1: 1:1x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_equal(nv_campaign_parse_configs(bad[i], c, 8, &n, err, sizeof err), -1);
+        assert_true(strstr(err, "--configs") != NULL);
+        assert_null(strchr(err, '\n'));
+    }
+    /* more entries than room */
+    assert_int_equal(nv_campaign_parse_configs("1:1:1,2:1:1,3:1:1", c, 2, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "more than 2"));
+}
+
+static void named_sets_follow_table2(void **state)
+{
+    (void)state;
+    static nv_campaign_config c[NV_CAMPAIGN_MAX_CONFIGS];
+    size_t n = 0;
+    char err[300];
+    assert_int_equal(nv_campaign_named_set("set1", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
+    assert_int_equal(n, 1 * 16 * 2);
+    for (size_t i = 0; i < n; i++)
+        assert_true(c[i].bubble_cycles == 2.5e9);
+    assert_int_equal(nv_campaign_named_set("set12", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
+    assert_int_equal(n, 12 * 16 * 2);
+    int saw_250 = 0, saw_p15 = 0, saw_p17 = 0;
+    for (size_t i = 0; i < n; i++) {
+        saw_250 |= c[i].bubble_cycles == 250;
+        saw_p15 |= c[i].partners == 15; /* Table 2 skips 15 */
+        saw_p17 |= c[i].partners == 17;
+    }
+    assert_true(saw_250 && !saw_p15 && saw_p17);
+    assert_int_equal(nv_campaign_named_set("paper40", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
+    assert_int_equal(n, 40);
+    assert_string_equal(c[0].id, "B2.5e4-P1-M1");
+    assert_string_equal(c[39].id, "B2.5e7-P17-M10");
+
+    const char *bad[] = {"set0", "set13", "setx", "set1x", "set", "foo", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(nv_campaign_named_set(bad[i], c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), -1);
+        assert_non_null(strstr(err, "set1 .. set12"));
+    }
+    /* on 4 nodes only P <= 3 fits */
+    nv_campaign_named_set("set2", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err);
+    size_t k = nv_campaign_fit_nodes(c, n, 4);
+    assert_int_equal(k, 2 * 3 * 2);
+    for (size_t i = 0; i < k; i++)
+        assert_true(c[i].partners <= 3);
+    assert_int_equal(nv_campaign_fit_nodes(c, k, 1), 0);
+}
+
+static void medians_and_slowdowns(void **state)
+{
+    (void)state;
+    double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {7};
+    assert_true(nv_campaign_median(odd, 3) == 2);
+    assert_true(nv_campaign_median(even, 4) == 2.5);
+    assert_true(nv_campaign_median(one, 1) == 7);
+    assert_true(odd[0] == 3); /* input untouched */
+    assert_true(nv_campaign_median(one, 0) == 0);
+    assert_true(fabs(nv_campaign_slowdown_pct(10, 12) - 20) < 1e-12);
+    assert_true(fabs(nv_campaign_slowdown_pct(10, 9) + 10) < 1e-12);
+    assert_true(nv_campaign_slowdown_pct(0, 5) == 0);
+    assert_true(nv_campaign_slowdown_pct(10, NAN) == 0);
+}
+
+/* --configs must fit as a whole; a named set is cut to what fits. */
+static void configs_fit_the_nodes(void **state)
+{
+    (void)state;
+    nv_campaign_config c[4];
+    size_t n = 0;
+    char err[300];
+    assert_int_equal(nv_campaign_parse_configs("2.5e6:1:1,2.5e4:4:1", c, 4, &n, err, sizeof err), 0);
+    assert_int_equal(nv_campaign_check_fit(c, n, 5, 0, err, sizeof err), 0);
+    assert_int_equal(nv_campaign_check_fit(c, n, 4, 0, err, sizeof err), -1);
+    assert_string_equal(err, "--configs B2.5e4-P4-M1: P=4 partners needs at least 5 nodes, the run "
+                             "has 4 (P must be 1..3)");
+    assert_int_equal(nv_campaign_check_fit(c, n, 3, 1, err, sizeof err), -1);
+    assert_non_null(strstr(err, "the --load-nodes list has 3"));
+    /* B cycles at G GHz: B / (G x 1000) microseconds */
+    assert_true(fabs(nv_campaign_sleep_us(2.6e4, 2.6) - 10) < 1e-12);
+    assert_true(fabs(nv_campaign_sleep_us(250, 2.5) - 0.1) < 1e-12);
+}
+
+/* A campaign with nothing to run fails before it loads or launches anything. */
+static void run_refuses_empty_options(void **state)
+{
+    (void)state;
+    nv_campaign_opts o;
+    nv_campaign_opts_defaults(&o);
+    assert_int_equal(o.repeat, 1);
+    assert_true(o.timeout_s == 3600 && o.duration_s == 5 && o.ghz == 2.6);
+    assert_int_equal(o.interval_us, 20000);
+    assert_int_equal(o.msg_bytes, 40960);
+    nv_run_plan p;
+    nv_run_plan_defaults(&p);
+    nv_campaign_result r;
+    char err[300];
+    assert_int_equal(nv_campaign_run(&p, &o, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "nothing to run"));
+    assert_null(r.configs);
+    assert_int_equal(r.logs_kept, 0);
+    assert_string_equal(p.work_dir, "");
+    nv_campaign_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(config_ids_read_like_table2),
+        cmocka_unit_test(config_lists_parse),
+        cmocka_unit_test(named_sets_follow_table2),
+        cmocka_unit_test(medians_and_slowdowns),
+        cmocka_unit_test(configs_fit_the_nodes),
+        cmocka_unit_test(run_refuses_empty_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
