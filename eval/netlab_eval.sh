@@ -23,7 +23,7 @@
 #
 # Placement: the lab has 4 nodes, leaf s1 = h1 h2, leaf s2 = h3 h4.  The
 # measured app always runs on h1+h3; the load beside it runs on h2+h4, so
-# both cross the uplink (seed 000 section 4.3: CompressionB on other nodes of
+# both cross the uplink (*Queue-theory interference model* section 4.3: CompressionB on other nodes of
 # the same switch): netvar impact and campaign get --load-nodes h2,h4
 # (CompressionB and the ImpactB beside the app there; the ImpactB that
 # measures a CompressionB configuration on h1+h3), and in the pair runs the

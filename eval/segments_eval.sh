@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # segments_eval.sh - validation of the single-run interference estimate,
-# following seed 001 §3: the BSP proxy runs under rising injected
+# following *Single-run interference estimate* §3: the BSP proxy runs under rising injected
 # interference (NETVAR_INJECT, Gaussian delays in MPI_Alltoall); measured
 # interference of a run is its runtime above the fastest run's, in % of its
 # runtime, cleaned of median displacement (continuous interference); the

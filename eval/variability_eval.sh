@@ -4,7 +4,7 @@
 # 5 communication characters x 4 sizes under long-tailed background load,
 # runtime = f(queueing at the blades) x (1 + 2 % noise)).  It trains with
 # 10-fold cross-validation and prints R^2, abstention and coverage beside
-# the figures of Chunduri et al. (seed 004), which came from real Theta
+# the figures of Chunduri et al. (*Variability Estimate*), which came from real Theta
 # runs.  The numbers here say the code works on data shaped like theirs;
 # they say nothing about a real machine.
 #
@@ -40,7 +40,7 @@ folds = sys.argv[2]
 ve = json.load(open(sys.argv[3]))["variability"]
 tr, cal = ve["training"], ve["forest"].get("calibration")
 print(f"jobs used: {t['jobs_used']} of {t['records_read']}; chosen C={t['C']:g} gamma={t['gamma']:g}")
-print(f"{'figure':32s} {'netvar (synthetic)':>20s} {'seed 004 (Theta)':>18s}")
+print(f"{'figure':32s} {'netvar (synthetic)':>20s} {'paper (Theta)':>18s}")
 print(f"{'R^2, SVR, ' + folds + '-fold CV':32s} {t['cv_r2']:>20.3f} {0.91:>18.2f}")
 print(f"{'R^2, forest mean, ' + folds + '-fold CV':32s} {t['cv_r2_forest']:>20.3f} {'-':>18s}")
 print(f"{'abstention (% of jobs)':32s} {100*t['abstention']:>19.1f}% {9.8:>17.1f}%")

@@ -29,7 +29,7 @@ static void usage(FILE *out)
         "file.  ImpactB (1 KB ping-pongs between paired nodes) runs for S seconds on\n"
         "nodes that nothing else uses: an idle allocation (inside salloc or sbatch;\n"
         "srun otherwise allocates N nodes itself), or locally with --launcher mpirun.\n"
-        "From its one-way latencies netvar computes (seed 000, section 4.2):\n"
+        "From its one-way latencies netvar computes (Queue-theory interference model, section 4.2):\n"
         "  service time 1/mu  the minimum idle latency (or a low quantile, or the mean),\n"
         "  Var(S)             the variance of the idle latencies,\n"
         "  histogram          the idle latencies on netvar's shared log bins.\n"

@@ -35,7 +35,7 @@ static void usage(FILE *out)
         "errors as in \"Queue-theory interference model\": median, first and third\n"
         "quartile, maximum and mean of the absolute error in percentage points;\n"
         "also the mean relative error, R^2 and the rank correlation coefficient\n"
-        "RCC (seed 003, ties count 0).\n"
+        "RCC (Communication time prediction, ties count 0).\n"
         "\n"
         "Pairs file: plain text, one measured pair per line,\n"
         "    APP  WITH[,WITH2...]  SLOWDOWN_PCT\n"

@@ -39,7 +39,7 @@ static void usage(FILE *out)
         "is measuring, COMMAND starts; when COMMAND ends, ImpactB is stopped\n"
         "(SIGUSR1 through srun) and its latencies are read.\n"
         "\n"
-        "The app profile KEY in the model gets (seed 000, section 4.2):\n"
+        "The app profile KEY in the model gets (Queue-theory interference model, section 4.2):\n"
         "  latency      mean, standard deviation and histogram of ImpactB's one-way\n"
         "               latency beside the app, in microseconds;\n"
         "  utilization  rho of the app from that mean latency through the inverse\n"

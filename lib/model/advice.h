@@ -1,4 +1,4 @@
-/* advice.h - allocation advice (DESIGN "Allocation advice"): the node count
+/* advice.h - allocation advice (docs/DESIGN.md, the submission decision): the node count
  * N in the user's limits that minimizes the predicted time
  *     T(N) * (1 + slowdown(N) / 100)
  * where T(N) comes from the app's measured scaling points and slowdown(N)

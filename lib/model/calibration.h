@@ -1,5 +1,5 @@
 /* calibration.h - service rate and service-time variance of an idle switch
- * or port, from single-packet latencies (seed 000, section 4.2).
+ * or port, from single-packet latencies (*Queue-theory interference model*, section 4.2).
  *
  * Which latency is "the service time" 1/mu:
  *  - NV_CAL_MINIMUM (the paper's choice, the default): the smallest idle

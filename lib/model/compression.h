@@ -1,4 +1,4 @@
-/* compression.h - compression curves p_A(U) (seed 000, section 4.4): the
+/* compression.h - compression curves p_A(U) (*Queue-theory interference model*, section 4.4): the
  * slowdown of an app when CompressionB uses a fraction U of the switch.
  *
  * Measured points are noisy but the true curve cannot fall as the switch

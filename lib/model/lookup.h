@@ -1,4 +1,4 @@
-/* lookup.h - the three look-up-table rules of seed 000 (section 4.1) that
+/* lookup.h - the three look-up-table rules of *Queue-theory interference model* (section 4.1) that
  * pick the CompressionB configuration C_i "closest" to an app B's latency:
  *
  *   AverageLT       nearest mean latency:            min |mu_B - mu_Ci|

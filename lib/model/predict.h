@@ -1,5 +1,5 @@
 /* predict.h - predicted slowdown of app A beside neighbours B[,C...]
- * (seed 000 sections 4-5, DESIGN "Predictors" and "Co-location table").
+ * (*Queue-theory interference model* sections 4-5; docs/DESIGN.md 4.4-4.5).
  *
  * Order of answers:
  *  1. exactly one neighbour and the co-location table holds (A, B) with at

@@ -1,4 +1,4 @@
-/* queue.h - switch utilization from the M/G/1 queue (seed 000, section 4.2).
+/* queue.h - switch utilization from the M/G/1 queue (*Queue-theory interference model*, section 4.2).
  *
  * A switch port is an M/G/1 queue with service rate mu (1/service time) and
  * service-time variance Var(S).  The Pollaczek-Khinchine formula gives the

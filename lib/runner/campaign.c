@@ -108,7 +108,7 @@ int nv_campaign_named_set(const char *name, nv_campaign_config *out, size_t cap,
     char *end;
     long k = !strncmp(name, "set", 3) ? strtol(name + 3, &end, 10) : 0;
     if (k < 1 || k > 12 || *end || end == name + 3)
-        return nv_err(err, errlen, "--set '%.40s': must be set1 .. set12 (seed 000, Table 2) or "
+        return nv_err(err, errlen, "--set '%.40s': must be set1 .. set12 (Queue-theory interference model, Table 2) or "
                       "paper40 (section 4.3)", name);
     for (long bi = 0; bi < k; bi++)
         for (int pi = 0; pi < 16; pi++)

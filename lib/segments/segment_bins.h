@@ -1,4 +1,4 @@
-/* segment_bins.h - the value quantizer of segment profiles (seed 001 §2):
+/* segment_bins.h - the value quantizer of segment profiles (*Single-run interference estimate* §2):
  * each metric keeps at most `capacity` bins (256 per rank, 512 program
  * wide); a segment stores a bin index, never the raw value.
  *

@@ -1,5 +1,5 @@
 /* segment_estimate.h - single-run interference estimate from a segment
- * profile (seed 001 §2): cluster segments by work with relative distance,
+ * profile (*Single-run interference estimate* §2): cluster segments by work with relative distance,
  * split clusters by the exact communication/I-O signature, flag segments
  * slower than median + 4*MAD of their group, and report the summed excess
  * as instantaneous interference in % of the runtime.

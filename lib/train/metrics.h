@@ -1,6 +1,6 @@
-/* metrics.h - prediction error metrics of seeds 000 and 003: absolute error
- * in percentage points with its quartiles (seed 000's box plots), relative
- * error, R^2 and the rank correlation coefficient RCC (seed 003, section
+/* metrics.h - prediction error metrics of *Queue-theory interference model* and *Communication time prediction*: absolute error
+ * in percentage points with its quartiles (*Queue-theory interference model*'s box plots), relative
+ * error, R^2 and the rank correlation coefficient RCC (*Communication time prediction*, section
  * 4.4: the fraction of pairs (i,j) ordered the same way by measurement and
  * prediction; ties in either count 0). */
 #ifndef NETVAR_METRICS_H
@@ -32,7 +32,7 @@ typedef struct nv_error_summary {
  * or too large, a value is not finite, or memory runs out. */
 int nv_quartiles_of(const double *v, size_t n, nv_quartiles *out);
 
-/* RCC of seed 003 (ties count 0); 0 when n < 2. */
+/* RCC of *Communication time prediction* (ties count 0); 0 when n < 2. */
 double nv_rcc(const double *measured, const double *predicted, size_t n);
 
 /* All of the above for n (measured, predicted) pairs, in percent.

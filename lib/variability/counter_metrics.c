@@ -1,4 +1,4 @@
-/* counter_metrics.c - seed 004's Table III metrics over blades. */
+/* counter_metrics.c - *Variability Estimate*'s Table III metrics over blades. */
 #include "counter_metrics.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* counter_metrics.h - the per-job counter metrics of seed 004 (Table III),
+/* counter_metrics.h - the per-job counter metrics of *Variability Estimate* (Table III),
  * each summarized over the blades the job touched as mean, variance, p75,
  * p95 and p99.  One input row per blade, never per rank or per node.
  *

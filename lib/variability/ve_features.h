@@ -1,4 +1,4 @@
-/* ve_features.h - the Variability Estimate's inputs (seed 004 §III-D, §IV-A):
+/* ve_features.h - the Variability Estimate's inputs (*Variability Estimate* §III-D, §IV-A):
  * the 25 statistics of Table III (5 counter metrics x mean, variance, p75,
  * p95, p99 over blades), the 7 features the seed ranks out of them, and the
  * training target (runtime z-score per app and node count).

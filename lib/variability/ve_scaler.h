@@ -1,4 +1,4 @@
-/* ve_scaler.h - robust feature scaling (seed 004 §IV-A): subtract each
+/* ve_scaler.h - robust feature scaling (*Variability Estimate* §IV-A): subtract each
  * feature's median and divide by its interquartile range (p75 - p25), so
  * that features spanning 1 to 1e11 weigh alike and outliers do not set the
  * scale.  A feature with zero IQR is divided by 1 instead. */

@@ -1,7 +1,7 @@
-/* bench_model.c - how fast the model loads and predicts (DESIGN budget:
- * <= 1 us per pair).  Builds a random model of NV_BENCH_APPS apps with a
+/* bench_model.c - how fast the model loads and predicts (docs/DESIGN.md
+ * budget: <= 200 ns per pair, no allocation).  Builds a random model of NV_BENCH_APPS apps with a
  * 40-configuration training set (every app measured under every
- * configuration, as in seed 000) and a co-location table, saves it, loads
+ * configuration, as in *Queue-theory interference model*) and a co-location table, saves it, loads
  * it, then times random predictions.  Prints figures; asserts nothing
  * about time.  Also counts heap allocations made inside the prediction
  * loop (malloc/calloc/realloc are wrapped at link time): must be 0. */

@@ -1,4 +1,4 @@
-/* test_lead_line_rate.c - port line rates read from fixture sysfs trees
+/* test_line_rate.c - port line rates read from fixture sysfs trees
  * with the kernel's file names and units (speed in Mb/s, IB rate text). */
 #include <stdarg.h>
 #include <stddef.h>

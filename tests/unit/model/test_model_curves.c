@@ -121,7 +121,7 @@ static void pdf_integrals(void **state)
     NEAR(nv_hist_overlap(&a, &e), 0);
     nv_histogram one = {0};
     one.count[10] = 7; one.total = 7;
-    NEAR(nv_hist_overlap(&one, &one), 1);             /* the bound of seed 000 */
+    NEAR(nv_hist_overlap(&one, &one), 1);             /* the bound of *Queue-theory interference model* */
 }
 
 static nv_latency_summary summary(double mean, double sd, int bin)

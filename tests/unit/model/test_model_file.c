@@ -1,6 +1,6 @@
 /* test_model_file.c - the model file: loading, one clear error per kind of
  * malformed file, save/load round trip, the builder, predictions from the
- * table and from each predictor, and seed 000's Table 1 as a co-location
+ * table and from each predictor, and *Queue-theory interference model*'s Table 1 as a co-location
  * table. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -269,7 +269,7 @@ static void predictor_names(void **state)
     assert_int_equal(nv_predictor_from_name(NULL, &p), -1);
 }
 
-/* Seed 000 Table 1 (Cab): slowdown in % of the row app beside the column
+/* *Queue-theory interference model* Table 1 (Cab): slowdown in % of the row app beside the column
  * app, transcribed independently of the fixture file. */
 static const char *const t1_apps[6] = {"FFTW", "Lulesh", "MCB", "MILC", "VPFFT", "AMG"};
 static const double t1[6][6] = {
@@ -281,7 +281,7 @@ static const double t1[6][6] = {
     {0, 5, 4, 5, 3, 4},
 };
 
-static void seed000_table1_answers_from_the_table(void **state)
+static void paper_table1_answers_from_the_table(void **state)
 {
     (void)state;
     nv_model *m = load_fixture("table1.json");
@@ -487,7 +487,7 @@ int main(void)
         cmocka_unit_test(value_rules),
         cmocka_unit_test(predictions_on_small_model),
         cmocka_unit_test(predictor_names),
-        cmocka_unit_test(seed000_table1_answers_from_the_table),
+        cmocka_unit_test(paper_table1_answers_from_the_table),
         cmocka_unit_test(save_and_reload_round_trip),
         cmocka_unit_test(builder_makes_models),
         cmocka_unit_test(concurrent_predictions_agree),

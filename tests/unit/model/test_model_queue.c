@@ -45,7 +45,7 @@ static void pk_round_trip_over_grid_to_the_edges(void **state)
     assert_int_equal(nv_pk_latency_us(1.0, -0.1, 0.5, &w), -1);
 }
 
-/* eq. 3 exactly as printed in seed 000: lambda = (2 - 2 W mu) /
+/* eq. 3 exactly as printed in *Queue-theory interference model*: lambda = (2 - 2 W mu) /
  * (-2W + 2/mu - mu Var - 1/mu); the library's reduced form must agree. */
 static void reduced_form_matches_paper_eq3(void **state)
 {

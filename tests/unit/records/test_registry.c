@@ -1,4 +1,4 @@
-/* test_lead_registry.c - the running-jobs registry read incrementally from
+/* test_registry.c - the running-jobs registry read incrementally from
  * a temporary <spool>/running (files in the format spank writes): first
  * read, no-change refresh, added and removed files, corrupt files logged
  * once, names that are not job files, a vanished directory; then

@@ -1,4 +1,4 @@
-/* test_lead_annotation.c - the "netvar:" job annotation: exact strings,
+/* test_annotation.c - the "netvar:" job annotation: exact strings,
  * omitted fields (NaN, NULL, 0), the result is JSON json-c can read,
  * overflow at every buffer size, and stripping an earlier annotation. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_lead_app_identity.c - app keys from job names (anonymous names
+/* test_app_identity.c - app keys from job names (anonymous names
  * refused, bad characters replaced, leading '.'/'-' dropped, cut at 64)
  * and from batch scripts (the program a launcher line starts: launcher
  * options and their values, VAR=value prefixes, comments, lines without a

@@ -1,4 +1,4 @@
-/* test_lead_config_policy.c - netvar.conf: every key, the defaults, one
+/* test_config_policy.c - netvar.conf: every key, the defaults, one
  * "NAME:LINE: ..." error per bad line (captured through the callback),
  * comments, blank lines, over-long lines, loading from a file; Rule=
  * parsing and its load-time errors, the unreachable-after-catch-all check,

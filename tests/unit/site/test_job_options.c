@@ -1,4 +1,4 @@
-/* test_lead_job_options.c - the --netvar mode names, the app-key rule
+/* test_job_options.c - the --netvar mode names, the app-key rule
  * (length, first character, character set, path tricks, UTF-8 bytes) and
  * the yes/no parser of lib/site/job_options. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_lead_submit_decision.c - job_submit/netvar's decision against the
+/* test_submit_decision.c - job_submit/netvar's decision against the
  * jobsubmit fixture model (fftw U 0.3, lulesh 0.45, amg 0.6) and a
  * hand-built running index: app identity precedence, own and inflicted
  * predictions (queue model and co-location table), avoid beyond

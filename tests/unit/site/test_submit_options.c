@@ -1,4 +1,4 @@
-/* test_lead_submit_options.c - the --netvar options as job_submit ("")
+/* test_submit_options.c - the --netvar options as job_submit ("")
  * and the prolog/epilog ("SPANK_") see them: spank option entries, the
  * NETVAR_MODE / NETVAR_APP user defaults from spank env and job env, their
  * precedence, rejected values and the note, oversize values, NULL arrays,

@@ -1,4 +1,4 @@
-/* test_lead_counter_metrics.c - seed 004's per-job counter metrics: the
+/* test_counter_metrics.c - *Variability Estimate*'s per-job counter metrics: the
  * five statistics against hand-computed values (population variance,
  * numpy-default linear percentiles), n = 0 and 1, network-side ports vs
  * the endpoint fallback (sources and units), NaN and bad inputs, the 4096
