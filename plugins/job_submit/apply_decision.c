@@ -20,16 +20,23 @@ void nv_tell_user(char **err_msg, const char *msg)
     slurm_xstrcat(err_msg, msg);
 }
 
-/* Replaces any earlier netvar annotation in *field, keeping the user's text. */
+/* Replaces any earlier netvar annotation in *field, keeping all of the
+ * user's text, however long (it is never cut to make room). */
 static void annotate(char **field, const char *note)
 {
     size_t keep = nv_annotation_strip(*field);
-    char buf[4096];
-    if (keep > 0 && keep + strlen(note) + 2 <= sizeof buf) {
-        snprintf(buf, sizeof buf, "%.*s %s", (int)keep, *field, note);
-        note = buf;
+    char *fresh = NULL;
+    if (keep > 0) {
+        char *user = slurm_xstrdup(*field);
+        if (!user)
+            return;
+        user[keep] = '\0';
+        fresh = user;
+        slurm_xstrcat(&fresh, " ");
+        slurm_xstrcat(&fresh, note);
+    } else {
+        fresh = slurm_xstrdup(note);
     }
-    char *fresh = slurm_xstrdup(note);
     if (!fresh)
         return;
     if (*field)
@@ -78,8 +85,11 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
                      note);
     }
     if (a & NV_ACT_CONTAIN) {
-        job->req_switch = 1;
-        job->wait4switch = c->contain_wait_s;
+        /* only where the user asked for nothing: a --switches of theirs stays */
+        if (job->req_switch == NO_VAL) {
+            job->req_switch = 1;
+            job->wait4switch = c->contain_wait_s;
+        }
     }
     if ((a & NV_ACT_AVOID) && d->exclude[0]) {
         if (job->exc_nodes && *job->exc_nodes)
