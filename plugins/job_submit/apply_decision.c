@@ -20,11 +20,26 @@ void nv_tell_user(char **err_msg, const char *msg)
     slurm_xstrcat(err_msg, msg);
 }
 
+/* slurmctld refuses a Comment longer than this, and checks it after the
+ * job_submit plugins ran (job_mgr.c, _test_job_desc_fields): an annotation
+ * that pushed a user's Comment past it would get the job rejected. */
+#define NV_SLURM_COMMENT_MAX 1024
+
 /* Replaces any earlier netvar annotation in *field, keeping all of the
- * user's text, however long (it is never cut to make room). */
-static void annotate(char **field, const char *note)
+ * user's text (it is never cut to make room).  When the user's text leaves
+ * no room under Slurm's limit the field is left as the user wrote it, and
+ * the user is told: netvar never makes a submission fail. */
+static void annotate(char **field, const char *note, int limited, char **err_msg)
 {
     size_t keep = nv_annotation_strip(*field);
+    if (limited && (keep ? keep + 1 : 0) + strlen(note) > NV_SLURM_COMMENT_MAX) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "netvar: your Comment (%zu characters) leaves no room for netvar's "
+                 "annotation under Slurm's %d; it is kept as you wrote it, without the annotation",
+                 keep, NV_SLURM_COMMENT_MAX);
+        nv_tell_user(err_msg, msg);
+        return;
+    }
     char *fresh = NULL;
     if (keep > 0) {
         char *user = slurm_xstrdup(*field);
@@ -79,10 +94,10 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
             .action = main_action(a & ~(unsigned)NV_ACT_ANNOTATE),
         };
         char note[NV_ANNOTATION_MAX];
-        if (nv_annotation_format(note, sizeof note, &an) > 0)
-            annotate(c->annotate_field == NV_ANNOTATE_ADMIN_COMMENT ? &job->admin_comment
-                                                                    : &job->comment,
-                     note);
+        if (nv_annotation_format(note, sizeof note, &an) > 0) {
+            int admin = c->annotate_field == NV_ANNOTATE_ADMIN_COMMENT;
+            annotate(admin ? &job->admin_comment : &job->comment, note, !admin, err_msg);
+        }
     }
     if (a & NV_ACT_CONTAIN) {
         /* only where the user asked for nothing: a --switches of theirs stays */

@@ -20,6 +20,23 @@ contains "rule message shown by sbatch" "$out" "netvar: kept under one leaf swit
 contains "advice shown with units" "$out" "advice 2 nodes"
 contains "contain sets ReqSwitch and its wait" "$(scontrol show job "$sens")" "Switches=1@00:02:00"
 contains "annotation in Comment" "$(job_field "$sens" Comment)" 'netvar:{"v":1,"mode":"counters","app":"fftw","model":"known"'
+# what the user wrote stays: their own --switches; a Comment kept whole with
+# the annotation after it; and a Comment so long that the annotation would
+# push it past Slurm's 1024 characters (checked after job_submit: the job
+# would be rejected) is kept as written, the job accepted, the user told
+mid=$(head -c 600 /dev/zero | tr '\0' 'c')
+out=$(sbatch -N2 -w n1,n2 --netvar-app=fftw --switches=2@1:00 --comment="$mid" --hold --wrap "true" 2>&1)
+own=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+check "a job with its own --switches and a 600-character Comment is accepted" test -n "$own"
+contains "contain keeps the user's own --switches" "$(scontrol show job "$own")" "Switches=2@00:01:00"
+contains "a 600-character Comment is kept whole before the annotation" "$(job_field "$own" Comment)" "$mid netvar:{"
+full=$(head -c 1000 /dev/zero | tr '\0' 'c')
+out=$(sbatch -N2 -w n1,n2 --netvar-app=fftw --comment="$full" --hold --wrap "true" 2>&1)
+own2=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+check "a 1000-character Comment does not get the job rejected" test -n "$own2"
+contains "the user is told the annotation did not fit" "$out" "leaves no room for netvar's annotation"
+check "the 1000-character Comment is exactly what the user wrote" test "$(job_field "$own2" Comment)" = "$full"
+scancel "$own" "$own2" 2>/dev/null
 for _ in $(seq 1 50); do [ -e "netvar/spool/running/$sens.json" ] && break; sleep 0.2; done
 sleep 1.5 # the refresher looks once a second
 
