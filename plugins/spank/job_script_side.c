@@ -110,7 +110,8 @@ static nv_ctr_reader *open_counters(char *why, size_t cap)
         *colon = '\0';
         sel = colon + 1;
     }
-    nv_ctr_config cfg = {.backend = spec, .log = log_line};
+    nv_ctr_config cfg = {.backend = spec, .log = log_line,
+                         .sysfs_root = nv_spank.args.sysfs_root[0] ? nv_spank.args.sysfs_root : NULL};
     if (!strcmp(spec, "papi"))
         cfg.papi_events = sel;
     else

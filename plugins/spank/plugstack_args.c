@@ -9,7 +9,7 @@
 #include "spank_state.h"
 
 static const char *const known_keys =
-    "spool, config, default_mode, allow_off, counters, blade_map, profiler, max_samples";
+    "spool, config, default_mode, allow_off, counters, blade_map, profiler, max_samples, sysfs_root";
 
 static bool copy_value(char *dst, size_t cap, const char *v)
 {
@@ -43,6 +43,8 @@ static const char *apply_arg(struct nv_spank_args *a, const char *key, const cha
         return copy_path(a->blade_map, sizeof a->blade_map, val) ? NULL : "needs an absolute path";
     if (!strcmp(key, "profiler"))
         return copy_path(a->profiler, sizeof a->profiler, val) ? NULL : "needs an absolute path";
+    if (!strcmp(key, "sysfs_root"))
+        return copy_path(a->sysfs_root, sizeof a->sysfs_root, val) ? NULL : "needs an absolute path";
     if (!strcmp(key, "counters"))
         return copy_value(a->counters, sizeof a->counters, val) ? NULL : "is empty or too long";
     if (!strcmp(key, "default_mode")) {

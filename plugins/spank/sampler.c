@@ -96,6 +96,7 @@ int nv_sampler_start(const char *path, int interval_s, unsigned max_samples)
             cfg.iface_glob = colon + 1;
     }
     cfg.backend = spec;
+    cfg.sysfs_root = nv_spank.args.sysfs_root[0] ? nv_spank.args.sysfs_root : NULL;
     S.reader = nv_ctr_open(&cfg, err, sizeof err);
     if (!S.reader || nv_ctr_snapshot_take(S.reader, &S.layout, err, sizeof err) < 0) {
         slurm_error("netvar: sampler: %s; no periodic samples", err);

@@ -16,6 +16,7 @@ struct nv_spank_args {           /* from the plugstack.conf line */
     char counters[256];
     char blade_map[PATH_MAX];
     char profiler[PATH_MAX];
+    char sysfs_root[PATH_MAX];   /* prefix before /sys for the netdev/infiniband counters; "" = /sys */
     nv_mode default_mode;
     bool allow_off;
     unsigned max_samples;

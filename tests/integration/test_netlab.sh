@@ -1,11 +1,17 @@
 #!/bin/bash
 # test_netlab.sh - the network lab (lab/netlab): it comes up with Slurm on
-# namespaced nodes, its topology and uplink are what they claim, the uplink
-# sampler reads live queues, a cross-leaf ping-pong is slower under a
-# cross-leaf stream than alone and not under the same stream kept inside
-# one leaf (generous assertions on medians), the rate changes live, two labs
-# coexist, and down (or gc after a crash) leaves no namespace, link, qdisc
-# or process behind.  Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
+# namespaced nodes without adding any address or interface to the root
+# namespace (slurmctld answers through the Slurm client wrappers that enter
+# the lab's switch namespace), every node runs in its own CPU cgroup with
+# the quota up reported, its topology and uplink are what they claim, the
+# uplink sampler reads live queues, the SPANK plugin counts the switch's
+# ports, a cross-leaf ping-pong is slower under a cross-leaf stream than
+# alone and not under the same stream kept inside one leaf (generous
+# assertions on medians), the rate changes live, two labs coexist, and down
+# (or gc after a crash) leaves no namespace, link, qdisc, cgroup, mount or
+# process behind.  The labs use a registry of their own, so the test's gc
+# can only ever see the test's labs.  Env: BUILD, ROOT.  Exit 0 pass, 77
+# skip, 1 fail.
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
@@ -20,11 +26,12 @@ for b in impactb compressionb netvar-netlab-sample; do
 done
 
 T=$(mktemp -d /tmp/nvnetlabtest.XXXXXX)
+export NETVAR_NETLAB_REGISTRY=$T/registry
 LABS=""
 cleanup() {
     local d
     for d in $LABS; do "$NETLAB" down "$d" >/dev/null 2>&1 || true; done
-    rm -rf "$T"
+    rm -rf --one-file-system "$T"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -33,10 +40,16 @@ ok() { checks=$((checks + 1)); echo "ok - $*"; }
 not_ok() { checks=$((checks + 1)); failures=$((failures + 1)); echo "NOT OK - $*"; }
 check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 
-# objects a lab with prefix P left behind, one per line (empty = clean)
+# objects a lab with prefix P left behind, one per line (empty = clean);
+# CG: the lab's cgroup (empty: none was made)
 leftovers() {
-    local p=$1 dir=$2
+    local p=$1 dir=$2 cg=${3:-}
     ls /run/netns 2>/dev/null | grep "^$p" | sed 's/^/netns /'
+    [ -n "$cg" ] && [ -e "$cg" ] && echo "cgroup $cg: $(cat "$cg"/h*/cgroup.procs 2>/dev/null | tr '\n' ' ')"
+    awk -v p="$p" '$1 == p "sysfs" || index($2, "/" p) {print "mount " $2}' /proc/mounts
+    ls "$NETVAR_NETLAB_REGISTRY" 2>/dev/null | while read -r e; do
+        [ "$(cat "$NETVAR_NETLAB_REGISTRY/$e/dir" 2>/dev/null)" = "$dir" ] && echo "registry $e"
+    done
     ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep "^$p" | sed 's/^/link /'
     tc -j qdisc show 2>/dev/null | python3 -c "
 import json,sys
@@ -51,7 +64,18 @@ for q in json.load(sys.stdin):
 
 median_p50() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['latency']['p50_us'])" "$1"; }
 
+# the root namespace's addresses and interfaces (lifetimes dropped); lines of
+# other labs made by an older netlab (nvNNN names other than ours) come and go
+root_addrs() { ip -o addr show | awk '{print $2, $3, $4}' | sort; }
+root_links() { ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort; }
+added() { # BEFORE AFTER PREFIX: lines only in AFTER, but other labs'
+    comm -13 "$1" "$2" | awk -v p="$3" '!($1 ~ /^nv[0-9][0-9][0-9]/ && index($1, p) != 1)'
+}
+
 # ------------------------------------------------------------------ up
+"$NETLAB" up --cpu-share lots >/dev/null 2>&1
+check "up refuses a bad --cpu-share with exit 2" test $? = 2
+root_addrs >"$T/addr.before"; root_links >"$T/link.before"
 t0=$(date +%s.%N)
 D=$("$NETLAB" up --nodes 6 --build "$BUILD" 2>"$T/up.err" | tail -n 1); rc=${PIPESTATUS[0]}
 t1=$(date +%s.%N)
@@ -61,7 +85,18 @@ LABS="$D"
 echo "# lab up in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}') s: $(tail -n 1 "$T/up.err")"
 eval "$("$NETLAB" env "$D")"
 P=$NETVAR_NETLAB_PREFIX
+NS=$NETVAR_NETLAB_NETNS
 check "env names a prefix nvNNN" test -n "$(printf %s "$P" | grep -E '^nv[0-9]{3}$')"
+check "env names the switch namespace ${P}sw ($NS)" test "$NS" = "${P}sw"
+root_addrs >"$T/addr.after"; root_links >"$T/link.after"
+a=$(added "$T/addr.before" "$T/addr.after" "$P" | tr '\n' ';')
+check "the root namespace has no address the lab added ${a:+(added: $a)}" test -z "$a"
+a=$(added "$T/link.before" "$T/link.after" "$P" | tr '\n' ';')
+check "the root namespace has no interface the lab added ${a:+(added: $a)}" test -z "$a"
+check "10.212.x.254 is in $NS" test -n "$(ip -n "$NS" -o addr show dev "${P}mg" | grep -F " $(echo "$NETVAR_NETLAB_MGMT_CIDR" | sed 's/0\/24$/254\/24/') ")"
+check "sinfo is the lab's wrapper ($(command -v sinfo))" test "$(command -v sinfo)" = "$D/bin/sinfo"
+n=$(sinfo -h -o '%D' 2>"$T/sinfo.err")
+check "slurmctld answers sinfo through the wrapper ($n nodes) $(head -c 200 "$T/sinfo.err")" test "$n" = 6
 check "env: MPI data on the data subnet" test "$OMPI_MCA_btl_tcp_if_include" = "$NETVAR_NETLAB_DATA_CIDR"
 check "env: MPI out-of-band on the management subnet" test "$OMPI_MCA_oob_tcp_if_include" = "$NETVAR_NETLAB_MGMT_CIDR"
 idle=$(sinfo -h -N -o '%N %t' | awk '$2=="idle"' | wc -l)
@@ -69,11 +104,11 @@ check "6 nodes idle" test "$idle" = 6
 n=$(ls /run/netns | grep -c "^${P}h")
 check "6 namespaces ${P}h1..6" test "$n" = 6
 for dev in "${P}u1" "${P}u2"; do
-    r=$(tc -j qdisc show dev "$dev" | python3 -c "import json,sys; q=json.load(sys.stdin)[0]; print(q['kind'], q['options']['rate'])")
+    r=$(tc -n "$NS" -j qdisc show dev "$dev" | python3 -c "import json,sys; q=json.load(sys.stdin)[0]; print(q['kind'], q['options']['rate'])")
     check "tbf 100mbit on $dev ($r)" test "$r" = "tbf 12500000"
 done
-check "s1 holds h1's port, s2 h4's" test "$(ip -o link show "${P}d1" | grep -o "master ${P}s[12]")" = "master ${P}s1" -a \
-    "$(ip -o link show "${P}d4" | grep -o "master ${P}s[12]")" = "master ${P}s2"
+check "s1 holds h1's port, s2 h4's" test "$(ip -n "$NS" -o link show "${P}d1" | grep -o "master ${P}s[12]")" = "master ${P}s1" -a \
+    "$(ip -n "$NS" -o link show "${P}d4" | grep -o "master ${P}s[12]")" = "master ${P}s2"
 h=$(timeout 60 srun -N1 -w h5 hostname 2>/dev/null)
 check "a task on h5 sees hostname h5 ($h)" test "$h" = h5
 a=$(timeout 60 srun -N1 -w h2 cat /proc/net/dev 2>/dev/null | grep -c 'data0\|mgmt0')
@@ -81,6 +116,40 @@ check "a task on h2 runs in its namespace (data0, mgmt0)" test "$a" = 2
 sw=$(timeout 60 srun -N2 --switches=1 hostname 2>/dev/null | sort | tr '\n' ' ')
 case $sw in "h1 h2 "|"h1 h3 "|"h2 h3 "|"h4 h5 "|"h4 h6 "|"h5 h6 ") ok "--switches=1 keeps a 2-node job under one leaf ($sw)" ;;
     *) not_ok "--switches=1 placed the job on: $sw" ;; esac
+python3 - "$D/netvar/spool/jobs" "$P" <<'PY' >"$T/spank.check" 2>&1; check "the SPANK plugin counted the switch's ports (sysfs_root): $(tail -n 1 "$T/spank.check")" test $? = 0
+import glob, json, sys
+names = set()
+for f in glob.glob(sys.argv[1] + "/*/node-*.json"):
+    for q in json.load(open(f)).get("delta", {}).get("ports", []):
+        names.add(q["name"])
+assert sys.argv[2] + "u1" in names and sys.argv[2] + "d1" in names, sorted(names)
+print("%d ports" % len(names))
+PY
+
+# ------------------------------------------------------ CPU partition
+CG=$(sed -n 's/^cpu_cgroup=//p' "$D/netlab.conf")
+share=$(sed -n 's/^cpu_share=//p' "$D/netlab.conf")
+if [ -z "$CG" ] && grep -q "CPU: no partition could be made" "$T/up.err"; then
+    echo "# no CPU partition on this machine (up failed open): $(grep -o 'CPU: no partition[^)]*)' "$T/up.err")"
+else
+    want=$((100 * $(nproc) / 6))
+    check "up's line names the CPU partition ($share % of one CPU per node)" grep -q "CPU: $want % of one CPU per node" "$T/up.err"
+    quota=$(sed -n 's/^cpu_quota_us=//p' "$D/netlab.conf"); period=$(sed -n 's/^cpu_period_us=//p' "$D/netlab.conf")
+    if [ "$(sed -n 's/^cpu_cgroup_version=//p' "$D/netlab.conf")" = v2 ]; then
+        got=$(cat "$CG/h2/cpu.max")
+    else
+        got="$(cat "$CG/h2/cpu.cfs_quota_us") $(cat "$CG/h2/cpu.cfs_period_us")"
+    fi
+    check "h2's cgroup has the quota: $got us = $share % of $period us" \
+        test "$got" = "$quota $period" -a "$share" = "$want" -a $((quota * 100)) = $((period * want))
+    pid=$(awk '$2 == "slurmd-h2" {print $1}' "$D/pids")
+    check "h2's slurmd ($pid) is in $CG/h2" grep -qE ":/$P/h2\$" "/proc/$pid/cgroup"
+    check "h2's slurmd is listed in $CG/h2/cgroup.procs" grep -qx "$pid" "$CG/h2/cgroup.procs"
+    c=$(timeout 60 srun -N1 -w h2 cat /proc/self/cgroup 2>/dev/null | grep -E ":/$P/h2\$")
+    check "a job task on h2 runs in h2's cgroup ($c)" test -n "$c"
+    c=$(timeout 60 srun -N1 -w h5 cat /proc/self/cgroup 2>/dev/null | grep -cE ":/$P/h5\$")
+    check "a job task on h5 runs in h5's cgroup" test "$c" = 1
+fi
 
 # ------------------------------------------------------- live sampler
 "$NETLAB" sample "$D" --duration-s 1 --interval-ms 100 --output "$T/idle.json" 2>"$T/sample.err"
@@ -141,24 +210,30 @@ done
 
 # ------------------------------------------------------------ live rate
 "$NETLAB" rate "$D" 50mbit --limit 32000 2>/dev/null
-r=$(tc -j qdisc show dev "${P}u2" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['options']['rate'])")
+r=$(tc -n "$NS" -j qdisc show dev "${P}u2" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['options']['rate'])")
 check "rate 50mbit applied live ($r bytes/s)" test "$r" = 6250000
 check "rate recorded in netlab.conf" grep -qx "rate=50mbit" "$D/netlab.conf"
 "$NETLAB" rate "$D" fast >/dev/null 2>&1
 check "a bad rate is refused with exit 2" test $? = 2
 
 # --------------------------------- a second lab beside it, then a crash
-D2=$("$NETLAB" up --nodes 2 --no-spank --no-jobsubmit --build "$BUILD" 2>"$T/up2.err" | tail -n 1)
+D2=$("$NETLAB" up --nodes 2 --cpu-share 25 --no-spank --no-jobsubmit --build "$BUILD" 2>"$T/up2.err" | tail -n 1)
 if [ -d "$D2" ]; then
     LABS="$LABS $D2"
     P2=$(sed -n 's/^prefix=//p' "$D2/netlab.conf")
+    CG2=$(sed -n 's/^cpu_cgroup=//p' "$D2/netlab.conf")
     check "two labs get different prefixes ($P, $P2)" test "$P" != "$P2"
+    if [ -n "$CG" ]; then
+        q2=$(sed -n 's/^cpu_quota_us=//p' "$D2/netlab.conf"); p2=$(sed -n 's/^cpu_period_us=//p' "$D2/netlab.conf")
+        check "--cpu-share 25: quota $q2 per $p2 us, said on up's line" \
+            test -n "$CG2" -a $((q2 * 4)) = "$p2" -a -n "$(grep "CPU: 25 % of one CPU per node" "$T/up2.err")"
+    fi
     check "the second lab runs jobs" test "$(SLURM_CONF=$D2/etc/slurm.conf timeout 60 srun -N2 hostname 2>/dev/null | sort | tr '\n' ' ')" = "h1 h2 "
     # crash: the directory disappears while its daemons still run
     cp -a "$D2" "$T/lab2.copy"
     rm -rf "$D2"
     "$NETLAB" gc 2>"$T/gc.err"
-    left=$(leftovers "$P2" "$D2")
+    left=$(leftovers "$P2" "$D2" "$CG2")
     check "gc after a crash leaves nothing of $P2 ${left:+(left: $left)}" test -z "$left"
     check "the first lab survived gc" test "$(sinfo -h -N -o '%t' | grep -c idle)" = 6
 else
@@ -172,8 +247,11 @@ rc=$?
 t1=$(date +%s.%N)
 echo "# lab down in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b-a}') s"
 check "down exits 0" test $rc = 0
-left=$(leftovers "$P" "$D")
-check "down leaves no namespace, link, qdisc or process of $P ${left:+(left: $left)}" test -z "$left"
+left=$(leftovers "$P" "$D" "$CG")
+check "down leaves no namespace, link, qdisc, cgroup, mount or process of $P ${left:+(left: $left)}" test -z "$left"
+root_addrs >"$T/addr.down"; root_links >"$T/link.down"
+a=$(added "$T/addr.before" "$T/addr.down" "$P" | tr '\n' ';')$(added "$T/link.before" "$T/link.down" "$P" | tr '\n' ';')
+check "after down the root namespace has nothing the labs added ${a:+(added: $a)}" test -z "$a"
 check "down removes the directory" test ! -e "$D"
 "$NETLAB" down "$D" 2>/dev/null
 check "down again is a no-op (exit 0)" test $? = 0
