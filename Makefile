@@ -178,8 +178,9 @@ $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(NETVAR_
 
 $(BUILD)/tests/unit/pmpi/test_pmpi_pending: $(BUILD)/obj/probes/pmpi/nvp_pending.o
 
-# the tests' objects are kept, so that a second make does not compile them again
-.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o)
+# the tests' objects (and their helpers') are kept, so that a second make does not
+# compile them again and relink every test
+.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/obj/%.o) $(UNIT_HELPER_OBJS)
 
 # ---------------------------------------------------------------- rules
 $(BUILD)/obj/%.o: %.c

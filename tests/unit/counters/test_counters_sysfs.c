@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "counters.h"
+#include "nv_test.h"
 
 static char tmpdir[256];
 static char loglines[4096];
@@ -35,8 +36,7 @@ static const char *fixtures(void)
 static int setup_tree(void **state, const char *name)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/nvctr.XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (nv_test_tmpdir(tmpdir, sizeof tmpdir, "counters-sysfs") != 0)
         return -1;
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "cp -r '%s/sysfs/%s/sys' '%s/'", fixtures(), name, tmpdir);
@@ -52,9 +52,7 @@ static int setup_ib(void **s) { return setup_tree(s, "infiniband"); }
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return nv_test_rmtree(tmpdir);
 }
 
 /* Overwrites one counter file in place (the reader's fd sees it). */

@@ -18,6 +18,7 @@
 #include "model.h"
 #include "model_builder.h"
 #include "predict.h"
+#include "nv_test.h"
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 
@@ -314,16 +315,13 @@ static char tmpdir[64];
 static int make_tmpdir(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/netvar-model-test.XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return nv_test_tmpdir(tmpdir, sizeof tmpdir, "model-file");
 }
 
 static int remove_tmpdir(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return nv_test_rmtree(tmpdir);
 }
 
 static void save_and_reload_round_trip(void **state)

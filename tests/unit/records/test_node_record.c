@@ -19,22 +19,20 @@
 #include "json_file.h"
 #include "node_record.h"
 #include "nv_json.h"
+#include "nv_test.h"
 
 static char dir[64];
 
 static int make_dir(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/nvnodeXXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return nv_test_tmpdir(dir, sizeof dir, "node-record");
 }
 
 static int remove_dir(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return nv_test_rmtree(dir);
 }
 
 /* one netdev port; bytes and packets out grow with k */

@@ -22,6 +22,7 @@
 
 #include "model.h"
 #include "registry.h"
+#include "nv_test.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -30,16 +31,13 @@ static char dir[64];
 static int make_dir(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/nvregXXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return nv_test_tmpdir(dir, sizeof dir, "registry");
 }
 
 static int remove_dir(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return nv_test_rmtree(dir);
 }
 
 /* written like spank does: temp file in the same directory, then rename */
@@ -321,10 +319,9 @@ static void missing_vanished_and_unreadable_directories(void **state)
     assert_int_equal(mkdir(path, 0700), 0);
     char job[160];
     snprintf(job, sizeof job, "%s/31.json", path);
-    FILE *f = fopen(job, "w");
-    assert_non_null(f);
-    fputs("{\"schema\":\"netvar-running\",\"app\":\"amg\",\"nodes\":[\"n1\"]}", f);
-    fclose(f);
+    assert_int_equal(
+        nv_test_write_file(path, "31.json", "{\"schema\":\"netvar-running\",\"app\":\"amg\",\"nodes\":[\"n1\"]}"),
+        0);
     assert_int_equal(nv_registry_refresh(&r, NULL, NULL), 1);
     assert_int_equal(r.n, 1);
     /* the directory goes away: nobody is running any more */
@@ -337,7 +334,7 @@ static void missing_vanished_and_unreadable_directories(void **state)
 
     /* a path that is not a directory cannot be listed */
     snprintf(path, sizeof path, "%s/plain", dir);
-    f = fopen(path, "w");
+    FILE *f = fopen(path, "w");
     assert_non_null(f);
     fclose(f);
     nv_registry_init(&r, path);

@@ -21,6 +21,7 @@
 #include "cluster_report.h"
 #include "model.h"
 #include "predict.h"
+#include "nv_test.h"
 
 #define MODEL "tests/fixtures/model/table1.json"
 
@@ -101,8 +102,7 @@ static void cluster_report_of_a_registry(void **state)
 {
     (void)state;
     char spool[64], dir[128], err[512];
-    snprintf(spool, sizeof spool, "/tmp/nvclusterXXXXXX");
-    assert_non_null(mkdtemp(spool));
+    assert_int_equal(nv_test_tmpdir(spool, sizeof spool, "cluster-report"), 0);
     snprintf(dir, sizeof dir, "%s/running", spool);
     assert_int_equal(mkdir(dir, 0755), 0);
     running(dir, 1, "FFTW", "leaf0");
@@ -154,9 +154,7 @@ static void cluster_report_of_a_registry(void **state)
     assert_int_equal(r.n_worst, 0);
     nv_cluster_report_free(&r);
 
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", spool);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(nv_test_rmtree(spool), 0);
     nv_model_free(m);
 }
 

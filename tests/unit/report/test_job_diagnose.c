@@ -18,19 +18,12 @@
 #include <cmocka.h>
 
 #include "job_diagnose.h"
+#include "nv_test.h"
 
 struct fx {
     char root[64], spool[96], topo[96];
     char log[2048];
 };
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 static void mkjob(struct fx *f, int job)
 {
@@ -41,9 +34,9 @@ static void mkjob(struct fx *f, int job)
 
 static void jobfile(struct fx *f, int job, const char *name, const char *text)
 {
-    char path[256];
-    snprintf(path, sizeof path, "%s/jobs/%d/%s", f->spool, job, name);
-    write_file(path, text);
+    char dir[160];
+    snprintf(dir, sizeof dir, "%s/jobs/%d", f->spool, job);
+    assert_int_equal(nv_test_write_file(dir, name, text), 0);
 }
 
 /* one InfiniBand port, whole job of 2 s */
@@ -78,16 +71,17 @@ static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    snprintf(f->root, sizeof f->root, "/tmp/nvdiagXXXXXX");
-    assert_non_null(mkdtemp(f->root));
+    assert_int_equal(nv_test_tmpdir(f->root, sizeof f->root, "job-diagnose"), 0);
     snprintf(f->spool, sizeof f->spool, "%s/spool", f->root);
     snprintf(f->topo, sizeof f->topo, "%s/topology.conf", f->root);
     assert_int_equal(mkdir(f->spool, 0755), 0);
     char dir[128];
     snprintf(dir, sizeof dir, "%s/jobs", f->spool);
     assert_int_equal(mkdir(dir, 0755), 0);
-    write_file(f->topo, "SwitchName=leaf0 Nodes=n[0-1]\nSwitchName=leaf1 Nodes=n[2-3]\n"
-                        "SwitchName=top Switches=leaf[0-1]\n");
+    assert_int_equal(nv_test_write_file(f->root, "topology.conf",
+                                        "SwitchName=leaf0 Nodes=n[0-1]\nSwitchName=leaf1 Nodes=n[2-3]\n"
+                                        "SwitchName=top Switches=leaf[0-1]\n"),
+                     0);
     /* job 7: many-to-one into n0 at 92.6 % of 100 Gb/s */
     mkjob(f, 7);
     node_record(f, 7, "n0", 23150000000, 1000000, 23103700000);
@@ -128,9 +122,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fx *f = *state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->root);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(nv_test_rmtree(f->root), 0);
     free(f);
     return 0;
 }
@@ -185,7 +177,10 @@ static void mapping_from_a_traffic_matrix_file(void **state)
     struct fx *f = *state;
     char path[160];
     snprintf(path, sizeof path, "%s/tm.json", f->root);
-    write_file(path, "{\"ranks\":[\"n0\",\"n1\",\"n2\",\"n3\"],\"bytes\":[[0,0,0,0],[1,0,0,0],[1,0,0,0],[1,0,0,0]]}");
+    assert_int_equal(nv_test_write_file(f->root, "tm.json",
+                                        "{\"ranks\":[\"n0\",\"n1\",\"n2\",\"n3\"],"
+                                        "\"bytes\":[[0,0,0,0],[1,0,0,0],[1,0,0,0],[1,0,0,0]]}"),
+                     0);
     nv_job_diagnose_opts o;
     opts(f, &o);
     o.traffic_matrix = path;
@@ -200,7 +195,7 @@ static void mapping_from_a_traffic_matrix_file(void **state)
     assert_non_null(strstr(d.mapping_note, "tm.json"));
     nv_job_diagnosis_free(&d);
     /* a rank outside the topology: no metrics, the reason in the note */
-    write_file(path, "{\"ranks\":[\"n0\",\"n7\"],\"bytes\":[[0,0],[1,0]]}");
+    assert_int_equal(nv_test_write_file(f->root, "tm.json", "{\"ranks\":[\"n0\",\"n7\"],\"bytes\":[[0,0],[1,0]]}"), 0);
     assert_int_equal(nv_job_diagnose(f->spool, 7, &o, NULL, NULL, &d, err, sizeof err), 0);
     assert_false(d.has_mapping);
     assert_non_null(strstr(d.mapping_note, "not in the topology"));

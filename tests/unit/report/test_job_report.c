@@ -18,6 +18,7 @@
 #include "job_report.h"
 #include "model.h"
 #include "predict.h"
+#include "nv_test.h"
 
 #define MODEL "tests/fixtures/model/table1.json"
 #define PROFILE "tests/fixtures/segments/small-profile.json"
@@ -26,14 +27,6 @@ struct fx {
     char spool[64];
     nv_model *m;
 };
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
 
 static void copy_file(const char *from, const char *to)
 {
@@ -52,7 +45,7 @@ static void copy_file(const char *from, const char *to)
 static void job_record(const char *spool, int id, const char *app, double start, double runtime,
                        const char *sw, double rho, const char *extra)
 {
-    char dir[256], path[300], app_field[96] = "", text[2048];
+    char dir[256], app_field[96] = "", text[2048];
     snprintf(dir, sizeof dir, "%s/jobs/%d", spool, id);
     assert_int_equal(mkdir(dir, 0755), 0);
     if (app)
@@ -63,16 +56,14 @@ static void job_record(const char *spool, int id, const char *app, double start,
              "\"switches\":[\"%s\"],\"utilization\":{\"service_us\":1.5,\"mu_source\":\"calibration\","
              "\"ports\":[{\"rho\":%g},{\"rho\":%g}]}%s}",
              id, app_field, runtime, start, start + runtime, sw, rho - 0.1, rho + 0.1, extra);
-    snprintf(path, sizeof path, "%s/job.json", dir);
-    write_file(path, text);
+    assert_int_equal(nv_test_write_file(dir, "job.json", text), 0);
 }
 
 static int setup(void **state)
 {
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
-    snprintf(f->spool, sizeof f->spool, "/tmp/nvjobrepXXXXXX");
-    assert_non_null(mkdtemp(f->spool));
+    assert_int_equal(nv_test_tmpdir(f->spool, sizeof f->spool, "job-report"), 0);
     char dir[128];
     snprintf(dir, sizeof dir, "%s/jobs", f->spool);
     assert_int_equal(mkdir(dir, 0755), 0);
@@ -90,12 +81,10 @@ static int setup(void **state)
     char path[300];
     snprintf(path, sizeof path, "%s/b.json", dir);
     copy_file(PROFILE, path);
-    snprintf(path, sizeof path, "%s/c.json", dir);
-    write_file(path, "{not a profile");
+    assert_int_equal(nv_test_write_file(dir, "c.json", "{not a profile"), 0);
     snprintf(dir, sizeof dir, "%s/jobs/102/profiles", f->spool);
     assert_int_equal(mkdir(dir, 0755), 0);
-    snprintf(path, sizeof path, "%s/a.json", dir);
-    write_file(path, "{\"format\":\"something else\"}");
+    assert_int_equal(nv_test_write_file(dir, "a.json", "{\"format\":\"something else\"}"), 0);
     char err[256];
     f->m = nv_model_load(MODEL, err, sizeof err);
     assert_non_null(f->m);
@@ -106,9 +95,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fx *f = *state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->spool);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(nv_test_rmtree(f->spool), 0);
     nv_model_free(f->m);
     free(f);
     return 0;

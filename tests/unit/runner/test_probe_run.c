@@ -18,6 +18,7 @@
 #include "probe_output.h"
 #include "probe_run.h"
 #include "run_model.h"
+#include "nv_test.h"
 
 static const char impactb_ok[] =
     "srun: some launcher chatter {not json}\n"
@@ -49,23 +50,19 @@ static void impactb_samples_give_a_utilization(void **state)
 static void model_is_loaded_if_any(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/netvar-unit-model.XXXXXX", path[64], err[300];
-    assert_non_null(mkdtemp(dir));
+    char dir[64], path[80], err[300];
+    assert_int_equal(nv_test_tmpdir(dir, sizeof dir, "probe-run-model"), 0);
     snprintf(path, sizeof path, "%s/model.json", dir);
     nv_model *m = (nv_model *)1;
     assert_int_equal(nv_run_load_model_if_any(path, &m, err, sizeof err), 0);
     assert_null(m);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"schema\":\"not-a-model\"}\n", f);
-    fclose(f);
+    assert_int_equal(nv_test_write_file(dir, "model.json", "{\"schema\":\"not-a-model\"}\n"), 0);
     err[0] = '\0';
     assert_int_equal(nv_run_load_model_if_any(path, &m, err, sizeof err), -1);
     assert_null(m);
     assert_true(err[0] != '\0');
     assert_null(strchr(err, '\n'));
-    unlink(path);
-    rmdir(dir);
+    assert_int_equal(nv_test_rmtree(dir), 0);
 }
 
 /* --runtime-key: the runtime the command prints, not its wall time. */

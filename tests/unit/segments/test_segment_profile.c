@@ -13,22 +13,20 @@
 #include <cmocka.h>
 
 #include "segment_profile.h"
+#include "nv_test.h"
 
 static char dir[64];
 
 static int make_dir(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/nv_segprof_XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return nv_test_tmpdir(dir, sizeof dir, "segment-profile");
 }
 
 static int remove_dir(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return nv_test_rmtree(dir);
 }
 
 /* Global bins with values 1..20 in every metric (slot k holds k+1). */

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "policy.h"
+#include "nv_test.h"
 
 /* ------------------------------------------------------------ capture */
 
@@ -341,20 +342,13 @@ static char tmpdir[64];
 static int make_tmpdir(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/nvcfgXXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return nv_test_tmpdir(tmpdir, sizeof tmpdir, "config-policy");
 }
 
 static int remove_tmpdir(void **state)
 {
     (void)state;
-    char p[128];
-    const char *names[] = {"ok.conf", "big.conf"};
-    for (size_t i = 0; i < 2; i++) {
-        snprintf(p, sizeof p, "%s/%s", tmpdir, names[i]);
-        unlink(p);
-    }
-    return rmdir(tmpdir);
+    return nv_test_rmtree(tmpdir);
 }
 
 static void load_from_file_missing_and_too_big(void **state)
@@ -364,10 +358,7 @@ static void load_from_file_missing_and_too_big(void **state)
     struct nv_config *c = cfg_new();
     struct errors e = {0};
     snprintf(path, sizeof path, "%s/ok.conf", tmpdir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("DefaultMode=segments\nNope=1\n", f);
-    fclose(f);
+    assert_int_equal(nv_test_write_file(tmpdir, "ok.conf", "DefaultMode=segments\nNope=1\n"), 0);
     assert_int_equal(nv_config_load(path, c, capture, &e), 1);
     assert_int_equal(c->default_mode, NV_MODE_SEGMENTS);
     char want[256];
@@ -383,7 +374,7 @@ static void load_from_file_missing_and_too_big(void **state)
 
     e.n = 0;
     snprintf(path, sizeof path, "%s/big.conf", tmpdir);
-    f = fopen(path, "w");
+    FILE *f = fopen(path, "w");
     assert_non_null(f);
     for (int i = 0; i < (1 << 20) / 16 + 1; i++)
         fputs("# padding......\n", f); /* 16 bytes a line */

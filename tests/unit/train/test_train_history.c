@@ -19,6 +19,7 @@
 #include "model.h"
 #include "model_builder.h"
 #include "train_history.h"
+#include "nv_test.h"
 
 static char root[256];
 
@@ -62,25 +63,17 @@ static void raw(const char *spool, long id, const char *text)
     fclose(f);
 }
 
-static void rmrf(const char *p)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p);
-    assert_int_equal(system(cmd), 0);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    snprintf(root, sizeof root, "/tmp/nv-test-train-XXXXXX");
-    assert_non_null(mkdtemp(root));
+    assert_int_equal(nv_test_tmpdir(root, sizeof root, "train-history"), 0);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    rmrf(root);
+    assert_int_equal(nv_test_rmtree(root), 0);
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "json_file.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "nv_test.h"
 
 static void getters_refuse_what_is_not_there(void **state)
 {
@@ -183,8 +184,8 @@ static void log_lines_go_to_the_callback(void **state)
 
 static void json_files_are_written_whole(void **state)
 {
-    char dir[] = "/tmp/nv-json-file.XXXXXX", sub[64], path[80], err[256];
-    assert_non_null(mkdtemp(dir));
+    char dir[64], sub[80], path[96], err[256];
+    assert_int_equal(nv_test_tmpdir(dir, sizeof dir, "json-file"), 0);
     snprintf(sub, sizeof sub, "%s/d", dir);
     assert_int_equal(nv_make_dir(sub, 0750, err, sizeof err), 0);
     assert_int_equal(nv_make_dir(sub, 0750, err, sizeof err), 0); /* already there */
@@ -214,10 +215,7 @@ static void json_files_are_written_whole(void **state)
     snprintf(sub, sizeof sub, "%s/no/such/f", dir);
     assert_int_equal(nv_json_write_file(sub, o, 0640, (gid_t)-1, err, sizeof err), -1);
     json_object_put(o);
-    unlink(path);
-    snprintf(sub, sizeof sub, "%s/d", dir);
-    rmdir(sub);
-    rmdir(dir);
+    assert_int_equal(nv_test_rmtree(dir), 0);
 }
 
 int main(void)
