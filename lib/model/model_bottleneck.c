@@ -117,6 +117,19 @@ double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with,
         return NAN;
     const struct nv_seg *c = m->acurve + A->anc_off;
     double top = c[A->n_anc - 1].u, idle = m->bn.idle_utilization;
+    if (n_with == 1) { /* the common case (job_submit asks pair by pair): no resampling */
+        const struct nv_app_rec *B = &m->apps[with[0]];
+        const double *p = B->n_prof ? m->profile + B->prof_off : &B->utilization;
+        size_t K = B->n_prof ? B->n_prof : 1;
+        double u[NV_PROFILE_MAX], usum = 0;
+        for (size_t k = 0; k < K; k++) {
+            u[k] = p[k] > idle ? p[k] : idle;
+            usum += u[k];
+        }
+        *capped = u[K - 1] > top;
+        *u_mean = usum / (double)K;
+        return curve_sum_sorted(c, A->n_anc, u, K) / (double)K;
+    }
     size_t K = 1;
     for (size_t i = 0; i < n_with; i++) {
         size_t np = m->apps[with[i]].n_prof;

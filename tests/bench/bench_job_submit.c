@@ -98,8 +98,14 @@ static int build_model(const char *path, int napps)
         for (int k = 0; k < 6; k++)
             pts[k] = (nv_curve_point){0.15 * (k + 1), scale * 0.15 * (k + 1), 2};
         nv_scaling_point sc[3] = {{2, 800, 3}, {4, 420, 3}, {8, 260, 3}};
-        nv_app_input in = {.key = key, .utilization = 0.9 * unif(), .latency = &l, .points = pts,
-                           .n_points = 6, .scaling = sc, .n_scaling = 3};
+        /* every app with a full utilization profile: the queue route's
+         * worst case (NV_PROFILE_MAX curve reads per neighbour) */
+        double u = 0.9 * unif(), prof[NV_PROFILE_MAX];
+        for (int k = 0; k < NV_PROFILE_MAX; k++)
+            prof[k] = u * (0.5 + k / (double)NV_PROFILE_MAX) / 1.5;
+        nv_app_input in = {.key = key, .utilization = u, .latency = &l, .points = pts,
+                           .n_points = 6, .scaling = sc, .n_scaling = 3,
+                           .profile = prof, .n_profile = NV_PROFILE_MAX};
         if (nv_builder_add_app(b, &in))
             return fprintf(stderr, "bench: %s\n", nv_builder_error(b)), -1;
     }
