@@ -145,8 +145,8 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->history_runs = a->history_runs;
     out->profile = a->n_prof ? m->profile + a->prof_off : NULL;
     out->n_profile = a->n_prof;
-    out->sensitivity_pp = a->sens_pp;
-    out->pressure_pp = a->press_pp;
+    out->sensitivity = a->sens;
+    out->pressure = a->press;
     out->sensitivity_samples = a->sens_n;
     out->pressure_samples = a->press_n;
     return 0;

@@ -99,9 +99,9 @@ typedef struct nv_app_view {
     const double *profile;
     size_t n_profile;
     /* history corrections fitted at load from the co-location table (see
-     * model_bottleneck.c), already shrunk toward 0 by sample count */
-    double sensitivity_pp;              /* added when this app is the victim */
-    double pressure_pp;                 /* added when this app is a neighbour */
+     * model_bottleneck.c), factors already shrunk toward 1 by sample count */
+    double sensitivity;                 /* scales the physics when this app is the victim */
+    double pressure;                    /* scales it when this app is a neighbour */
     uint32_t sensitivity_samples;       /* table samples behind each (0 = none) */
     uint32_t pressure_samples;
 } nv_app_view;

@@ -10,13 +10,15 @@
  *    curve gets the point (U_idle, 0 %) (or its first value, if that is
  *    negative, to stay non-decreasing) when its first point lies above idle.
  *  - History corrections.  The co-location table measures some pairs; the
- *    physics predicts every pair.  For each measured (A, B) the residual
- *    r = table - physics is explained as s_A + q_B: A's sensitivity (it
- *    suffers more or less than its curve says) and B's pressure (it loads
- *    the bottleneck more or less than its utilization says).  The two are
- *    fitted by alternating weighted least squares with a ridge of
- *    `shrink_samples` table samples toward 0: an app with one sample moves
- *    little, one with many moves to its mean residual.  So "A beside C" and
+ *    physics predicts every pair.  Each measured (A, B) is explained as
+ *    table = s_A * q_B * physics: A's sensitivity (it suffers more or less
+ *    than its curve says) and B's pressure (it hurts more or less than its
+ *    utilization says).  Factors, not offsets: a neighbour that leaves the
+ *    link idle slows nobody however sensitive the victim.  The two are
+ *    fitted by alternating weighted least squares (weights: samples) with
+ *    a ridge toward 1 worth `shrink_samples` typical samples: an app with
+ *    one sample moves little, one with many moves to what its pairs say.
+ *    Factors are kept in [0, 10].  So "A beside C" and
  *    "D beside B" inform "A beside B", which was never measured.  Only
  *    files with a "bottleneck" object (every file netvar writes now) get
  *    corrections; older ones keep the physics alone.
@@ -35,6 +37,7 @@
 #include "model_internal.h"
 
 #define ALS_ROUNDS 25
+#define NV_CORRECTION_MAX 10.0 /* a factor beyond this is not a correction */
 
 static int anchor_curves(nv_model *m, char *err, size_t errlen)
 {
@@ -154,22 +157,24 @@ double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with,
     return curve_sum_sorted(c, A->n_anc, u, K) / (double)K;
 }
 
-/* s_A and q_B by alternating ridge regressions on the table's residuals */
+/* s_A and q_B by alternating ridge regressions: measured ~ s_A q_B physics */
 static int fit_corrections(nv_model *m, char *err, size_t errlen)
 {
     for (size_t i = 0; i < m->n_apps; i++) {
-        m->apps[i].sens_pp = m->apps[i].press_pp = 0;
+        m->apps[i].sens = m->apps[i].press = 1;
         m->apps[i].sens_n = m->apps[i].press_n = 0;
     }
     /* files from before the "bottleneck" object get the physics alone */
     if (!m->bn.present || !m->n_pairs || !m->n_apps)
         return 0;
-    double *res = malloc(m->n_pairs * sizeof *res);
-    double *num = calloc(m->n_apps, sizeof *num), *den = calloc(m->n_apps, sizeof *den);
-    if (!res || !num || !den) {
-        free(res);
+    double *phys = malloc(m->n_pairs * sizeof *phys);
+    double *num = calloc(m->n_apps, sizeof *num), *den = calloc(m->n_apps, sizeof *den),
+           *cnt = calloc(m->n_apps, sizeof *cnt);
+    if (!phys || !num || !den || !cnt) {
+        free(phys);
         free(num);
         free(den);
+        free(cnt);
         snprintf(err, errlen, "model: out of memory fitting the history corrections");
         return -1;
     }
@@ -177,43 +182,49 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
         const nv_pair_view *pv = &m->pairs[p];
         double u;
         int cap;
-        double phys = nv_model_queue_physics(m, pv->app, &pv->with, 1, &u, &cap);
-        res[p] = isfinite(phys) && pv->samples ? pv->slowdown_pct - phys : NAN;
-        if (isfinite(res[p])) {
+        phys[p] = pv->samples ? nv_model_queue_physics(m, pv->app, &pv->with, 1, &u, &cap) : NAN;
+        if (isfinite(phys[p])) {
             m->apps[pv->app].sens_n += pv->samples;
             m->apps[pv->with].press_n += pv->samples;
         }
     }
     double k0 = m->bn.shrink_samples > 0 ? m->bn.shrink_samples : 2;
     for (int round = 0; round < ALS_ROUNDS; round++) {
-        /* sensitivity given pressure */
-        memset(num, 0, m->n_apps * sizeof *num);
-        memset(den, 0, m->n_apps * sizeof *den);
-        for (size_t p = 0; p < m->n_pairs; p++) {
-            if (!isfinite(res[p]))
-                continue;
-            const nv_pair_view *pv = &m->pairs[p];
-            num[pv->app] += pv->samples * (res[p] - m->apps[pv->with].press_pp);
-            den[pv->app] += pv->samples;
+        for (int side = 0; side < 2; side++) {
+            /* side 0: each victim's sensitivity given the pressures; side 1:
+             * each neighbour's pressure given the sensitivities.  The ridge
+             * pulls toward 1 with the weight of k0 typical samples. */
+            memset(num, 0, m->n_apps * sizeof *num);
+            memset(den, 0, m->n_apps * sizeof *den);
+            memset(cnt, 0, m->n_apps * sizeof *cnt);
+            for (size_t p = 0; p < m->n_pairs; p++) {
+                if (!isfinite(phys[p]))
+                    continue;
+                const nv_pair_view *pv = &m->pairs[p];
+                int32_t me = side ? pv->with : pv->app, other = side ? pv->app : pv->with;
+                double x = phys[p] * (side ? m->apps[other].sens : m->apps[other].press);
+                num[me] += pv->samples * pv->slowdown_pct * x;
+                den[me] += pv->samples * x * x;
+                cnt[me] += pv->samples;
+            }
+            for (size_t i = 0; i < m->n_apps; i++) {
+                double f = 1;
+                if (cnt[i] > 0 && den[i] > 0) {
+                    double lambda = k0 * den[i] / cnt[i];
+                    f = (num[i] + lambda) / (den[i] + lambda);
+                }
+                f = f < 0 ? 0 : f > NV_CORRECTION_MAX ? NV_CORRECTION_MAX : f;
+                if (side)
+                    m->apps[i].press = f;
+                else
+                    m->apps[i].sens = f;
+            }
         }
-        for (size_t i = 0; i < m->n_apps; i++)
-            m->apps[i].sens_pp = den[i] > 0 ? num[i] / (den[i] + k0) : 0;
-        /* pressure given sensitivity */
-        memset(num, 0, m->n_apps * sizeof *num);
-        memset(den, 0, m->n_apps * sizeof *den);
-        for (size_t p = 0; p < m->n_pairs; p++) {
-            if (!isfinite(res[p]))
-                continue;
-            const nv_pair_view *pv = &m->pairs[p];
-            num[pv->with] += pv->samples * (res[p] - m->apps[pv->app].sens_pp);
-            den[pv->with] += pv->samples;
-        }
-        for (size_t i = 0; i < m->n_apps; i++)
-            m->apps[i].press_pp = den[i] > 0 ? num[i] / (den[i] + k0) : 0;
     }
-    free(res);
+    free(phys);
     free(num);
     free(den);
+    free(cnt);
     return 0;
 }
 

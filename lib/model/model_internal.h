@@ -27,7 +27,7 @@ struct nv_app_rec {
     uint32_t counter_runs, history_runs;
     uint32_t prof_off, n_prof;   /* into m->profile, sorted ascending */
     uint32_t anc_off, n_anc;     /* p_A with the idle anchor, into m->acurve */
-    double sens_pp, press_pp;    /* history corrections (shrunk) */
+    double sens, press;          /* history correction factors (shrunk toward 1) */
     uint32_t sens_n, press_n;    /* table samples behind them */
 };
 

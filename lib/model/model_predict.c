@@ -169,10 +169,10 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
             return NV_PRED_ENODATA;
         /* at most NV_PRED_MAX_WITH neighbours go into the physics */
         size_t n = n_with < NV_PRED_MAX_WITH ? n_with : NV_PRED_MAX_WITH;
-        double corr = A->sens_pp;
+        double press = 0;
         uint32_t hist = A->sens_n;
         for (size_t i = 0; i < n; i++) {
-            corr += m->apps[idx[i]].press_pp;
+            press += m->apps[idx[i]].press;
             hist += m->apps[idx[i]].press_n;
         }
         double u;
@@ -180,6 +180,8 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
         double phys = nv_model_queue_physics(m, a, idx, n, &u, &capped);
         if (!isfinite(phys))
             return NV_PRED_ENODATA;
+        /* several neighbours: their mean pressure scales the joint physics */
+        double corr = phys * (A->sens * (n ? press / (double)n : 1) - 1);
         out->utilization_used = u;
         out->capped = capped;
         out->physics_pct = phys;

@@ -67,7 +67,8 @@ typedef struct nv_prediction {
     int capped;                 /* 1 when U went beyond the curve's top point
                                    (queue) or the training set's (lookup) */
     double physics_pct;         /* queue: the physics alone, before corrections */
-    double correction_pp;       /* queue: sensitivity + pressures added */
+    double correction_pp;       /* queue: what the sensitivity and pressure factors
+                                   add to the physics, percentage points */
     uint32_t history_samples;   /* table samples behind the corrections */
     int32_t config;             /* chosen training configuration, -1 if none */
     const char *config_id;      /* its id, or "" */

@@ -155,9 +155,10 @@ static void a_phased_neighbour_is_not_its_mean(void **state)
     nv_model_free(m);
 }
 
-/* v suffers 30 pp more than its curve beside two measured neighbours; an
- * unmeasured neighbour inherits the victim's sensitivity, shrunk by sample
- * count, and a file without "bottleneck" gets none */
+/* v suffers 4 times what its curve says beside two measured neighbours; an
+ * unmeasured neighbour inherits the victim's sensitivity (a factor), shrunk
+ * toward 1 by sample count; an idle neighbour still slows nobody; and a file
+ * without "bottleneck" gets no correction */
 static void history_corrects_unseen_pairs(void **state)
 {
     for (int with_bn = 1; with_bn >= 0; with_bn--) {
@@ -165,6 +166,7 @@ static void history_corrects_unseen_pairs(void **state)
         add(b, "a", 0.2, NULL, 0);
         add(b, "c", 0.2, NULL, 0);
         add(b, "unseen", 0.2, NULL, 0);
+        add(b, "idle", 0.0, NULL, 0);
         nv_pair_input pa = {"v", "a", 40, 4, 1}, pc = {"v", "c", 40, 4, 1};
         assert_int_equal(nv_builder_add_pair(b, &pa), 0);
         assert_int_equal(nv_builder_add_pair(b, &pc), 0);
@@ -175,9 +177,17 @@ static void history_corrects_unseen_pairs(void **state)
         NEAR(p.physics_pct, 10);
         if (with_bn) {
             assert_string_equal(p.source_label, "model:queue+history");
-            assert_true(p.correction_pp > 15 && p.correction_pp < 30); /* shrunk toward 0 */
-            assert_true(got > 25 && got < 40);
+            /* s_v * q_unseen (1: no data) * 10: more than the physics, less
+             * than the measured 40 (shrunk toward 1) */
+            assert_true(p.correction_pp > 5 && p.correction_pp < 30);
+            assert_true(got > 15 && got < 40);
             assert_int_equal(p.history_samples, 8);
+            nv_app_view v;
+            assert_int_equal(nv_model_app(m, nv_model_app_index(m, "v"), &v), 0);
+            assert_true(v.sensitivity > 1.5 && v.sensitivity < 4);
+            assert_int_equal(v.sensitivity_samples, 8);
+            const char *i[] = {"idle"};
+            NEAR(queue(m, "v", i, 1, &p), 0); /* a factor on 0 stays 0 */
         } else {
             assert_string_equal(p.source_label, "model:queue");
             NEAR(got, 10);
