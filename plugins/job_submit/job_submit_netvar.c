@@ -18,6 +18,9 @@
 #include "submit_decision.h"
 #include "submit_options.h"
 
+#ifndef NETVAR_VERSION /* the Makefile gives it from VERSION */
+#define NETVAR_VERSION "unknown"
+#endif
 const char plugin_name[] = "job_submit/netvar " NETVAR_VERSION ": network interference advice";
 const char plugin_type[] = "job_submit/netvar";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
