@@ -1,5 +1,6 @@
 /* args.c - what the verbs share (args.h). */
 #include "args.h"
+#include "nv_err.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,4 +39,13 @@ void nv_cli_print_json(json_object *o)
 {
     printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+int nv_cli_plan_option(nv_run_plan *plan, int c, const char *optarg, const char **keep_dir,
+                       const char *typed, char *err, size_t errlen)
+{
+    int bad = nv_run_plan_option(plan, c, optarg, keep_dir, err, errlen);
+    if (bad == 1)
+        return nv_err(err, errlen, "unknown or incomplete option '%s'; see --help", typed);
+    return bad ? -1 : 0;
 }

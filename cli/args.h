@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "config.h"
+#include "launch_plan.h"
 
 /* Takes the one JOBID left at argv[optind]. On a missing, extra or
  * non-numeric argument prints one line prefixed with `who` and returns 0. */
@@ -18,5 +19,11 @@ const struct nv_config *nv_cli_config(const char *path);
 /* Prints o on stdout, pretty-printed (slashes unescaped), and a newline;
  * the `--json` output of every verb. */
 void nv_cli_print_json(json_object *o);
+
+/* The launch-plan options the workflow verbs (calibrate, impact, campaign)
+ * share: getopt's c and optarg into plan.  0 taken, -1 with one line in err
+ * (a bad value, or an option no verb knows, named as the user typed it). */
+int nv_cli_plan_option(nv_run_plan *plan, int c, const char *optarg, const char **keep_dir,
+                       const char *typed, char *err, size_t errlen);
 
 #endif

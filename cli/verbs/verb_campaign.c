@@ -16,6 +16,7 @@
 #include "model.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "args.h"
 #include "verbs.h"
 
 #define VERB "netvar campaign"
@@ -295,11 +296,8 @@ int verb_campaign(int argc, char **argv)
         case 'X': text = 1; break;
         case 'h': usage(stdout); return 0;
         default:
-            bad = nv_run_plan_option(&plan, c, optarg, &co.keep_dir, err, sizeof err);
-            if (bad == 1) {
-                bad = nv_err(err, sizeof err, "unknown or incomplete option '%s'; see --help",
-                             argv[optind - 1]);
-            }
+            bad = nv_cli_plan_option(&plan, c, optarg, &co.keep_dir, argv[optind - 1], err,
+                                     sizeof err);
         }
         if (bad) {
             fprintf(stderr, "%s: %s; nothing run\n", VERB, err);

@@ -13,8 +13,8 @@
 #include "impact.h"
 #include "launch_plan.h"
 #include "model.h"
-#include "nv_err.h"
 #include "nv_json.h"
+#include "args.h"
 #include "verbs.h"
 
 #define VERB "netvar impact"
@@ -159,11 +159,8 @@ int verb_impact(int argc, char **argv)
         case 'X': text = 1; break;
         case 'h': usage(stdout); return 0;
         default:
-            bad = nv_run_plan_option(&plan, c, optarg, &io.keep_dir, err, sizeof err);
-            if (bad == 1) {
-                bad = nv_err(err, sizeof err, "unknown or incomplete option '%s'; see --help",
-                             argv[optind - 1]);
-            }
+            bad = nv_cli_plan_option(&plan, c, optarg, &io.keep_dir, argv[optind - 1], err,
+                                     sizeof err);
         }
         if (bad) {
             fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
