@@ -10,6 +10,7 @@
 
 #include <json.h>
 
+#include "bottleneck.h"
 #include "campaign.h"
 #include "child.h"
 #include "launch_plan.h"
@@ -20,6 +21,8 @@
 #include "verbs.h"
 
 #define VERB "netvar campaign"
+
+enum { OPT_BOTTLENECK = 1900, OPT_BN_RATE, OPT_BN_INTERVAL };
 
 /* --------------------------------------------------------------- help */
 
@@ -83,6 +86,20 @@ static void usage(FILE *out)
         "  --timeout-s S      longest one run of COMMAND may take, seconds (default 3600)\n"
         "  --replace-points   drop the app's earlier compression points instead of\n"
         "                     adding to them\n"
+        "  --bottleneck KIND:PORT[,PORT...]\n"
+        "                     the counters route: read U at the shared port itself\n"
+        "                     (bytes sent per second / the port's rate, the busier\n"
+        "                     port and direction) every --bottleneck-interval-ms\n"
+        "                     while the baseline runs (inside its timed window) and\n"
+        "                     while ImpactB measures each configuration.  KIND qdisc\n"
+        "                     (a Linux qdisc: the network lab's uplink ends; rate =\n"
+        "                     its shaper's), netdev (sysfs statistics; rate = speed)\n"
+        "                     or infiniband (DEV/PORT; rate = the port's rate).  The\n"
+        "                     model's U axis is then the counters': the app's U, its\n"
+        "                     utilization profile (octiles) and every configuration's\n"
+        "                     U; the latency route is kept and both are printed\n"
+        "  --bottleneck-rate B  the port's rate in bytes/s when it cannot be read\n"
+        "  --bottleneck-interval-ms MS  sampling step (10..10000, default 100)\n"
         "  --dry-run          print the configurations that would run and exit\n"
         "  --json             print the result as JSON on stdout (the default)\n"
         "  --text             print a short summary for people instead\n"
@@ -101,7 +118,11 @@ static void usage(FILE *out)
         "sleep_us (us), partners, messages, runtime_s [s], median_s, slowdown_pct\n"
         "(%%), injected_bytes_per_s (bytes/s per node), utilization (0..1),\n"
         "latency_mean_us, latency_sd_us (us), latency_samples}], fit [{utilization,\n"
-        "slowdown_pct}].  With --dry-run: the configurations [{id, bubble_cycles,\n"
+        "slowdown_pct}], route (\"latency\" or \"counters\": the model's U axis).  With\n"
+        "--bottleneck also: app_utilization_counters (0..1), app_utilization_profile\n"
+        "(octiles, 0..1), app_counter_steps, route_agreement (Pearson r of the two\n"
+        "routes' U over the configurations), bottleneck_read_errors, and per\n"
+        "configuration utilization_counters (0..1) and counter_steps.  With --dry-run: the configurations [{id, bubble_cycles,\n"
         "sleep_us, partners, messages}].\n"
         "\n"
         "Exit status: 0 measured and saved, 1 a run failed or the model could not be\n"
@@ -184,6 +205,19 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
     json_object_object_add(jl, "samples", json_object_new_int64((int64_t)r->app_samples));
     json_object_object_add(o, "app_latency", jl);
     json_object_object_add(o, "app_utilization", nv_json_new_num_g(r->app_u.rho, 6));
+    json_object_object_add(o, "route", json_object_new_string(r->n_app_steps ? "counters" : "latency"));
+    if (r->n_app_steps) {
+        json_object *jp = json_object_new_array();
+        for (size_t k = 0; k < r->n_app_profile; k++)
+            json_object_array_add(jp, nv_json_new_num_g(r->app_profile[k], 6));
+        json_object_object_add(o, "app_utilization_counters",
+                               nv_json_new_num_g(r->app_u_counters, 6));
+        json_object_object_add(o, "app_utilization_profile", jp);
+        json_object_object_add(o, "app_counter_steps", json_object_new_int64((int64_t)r->n_app_steps));
+        json_object_object_add(o, "route_agreement", nv_json_new_num_or_nan(r->route_agreement));
+        json_object_object_add(o, "bottleneck_read_errors",
+                               json_object_new_int64((int64_t)r->bottleneck_read_errors));
+    }
     for (size_t i = 0; i < co->ncfg; i++) {
         const nv_campaign_config_result *c = &r->configs[i];
         json_object *e = config_json(&co->cfg[i], co->ghz);
@@ -193,6 +227,10 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         json_object_object_add(e, "injected_bytes_per_s",
                                nv_json_new_num_g(c->injected_bytes_per_s, 6));
         json_object_object_add(e, "utilization", nv_json_new_num_g(c->u.rho, 6));
+        if (r->n_app_steps) {
+            json_object_object_add(e, "utilization_counters", nv_json_new_num_g(c->u_counters, 6));
+            json_object_object_add(e, "counter_steps", json_object_new_int64((int64_t)c->counter_steps));
+        }
         json_object_object_add(e, "latency_mean_us", nv_json_new_num_g(c->lat.mean_us, 6));
         json_object_object_add(e, "latency_sd_us", nv_json_new_num_g(c->lat.sd_us, 6));
         json_object_object_add(e, "latency_samples",
@@ -227,6 +265,17 @@ static void print_result_text(const nv_campaign_opts *co, const nv_run_plan *pla
         printf("  %-18s %10.4g %12.4g %11.4g %14.4g %12.4g %11.4g\n", co->cfg[i].id, c->median_s,
                c->slowdown_pct, c->u.rho, c->injected_bytes_per_s, c->lat.mean_us, c->lat.sd_us);
     }
+    if (r->n_app_steps) {
+        printf("counters route (U at the bottleneck, the model's axis): app %.4g over %zu steps "
+               "(profile", r->app_u_counters, r->n_app_steps);
+        for (size_t k = 0; k < r->n_app_profile; k++)
+            printf(" %.3g", r->app_profile[k]);
+        printf(");");
+        for (size_t i = 0; i < co->ncfg; i++)
+            printf(" %s %.4g", co->cfg[i].id, r->configs[i].u_counters);
+        printf("\nagreement of the two routes over the configurations: Pearson r %.3g\n",
+               r->route_agreement);
+    }
     printf("fit p_A(U):");
     for (size_t k = 0; k < r->n_fit; k++)
         printf("%s U %.4g -> %.4g %%", k ? "," : "", r->fit[k].utilization, r->fit[k].slowdown_pct);
@@ -252,6 +301,9 @@ int verb_campaign(int argc, char **argv)
         {"json", no_argument, NULL, 'J'},
         {"text", no_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},
+        {"bottleneck", required_argument, NULL, OPT_BOTTLENECK},
+        {"bottleneck-rate", required_argument, NULL, OPT_BN_RATE},
+        {"bottleneck-interval-ms", required_argument, NULL, OPT_BN_INTERVAL},
         NV_RUN_LONG_OPTIONS,
         NV_RUN_PLACEMENT_OPTIONS,
         {NULL, 0, NULL, 0},
@@ -261,7 +313,9 @@ int verb_campaign(int argc, char **argv)
     nv_run_plan_defaults(&plan);
     nv_campaign_opts co;
     nv_campaign_opts_defaults(&co);
-    const char *set = NULL, *configs = NULL;
+    const char *set = NULL, *configs = NULL, *bn_spec = NULL;
+    static nv_bn_spec bn;
+    double bn_rate = 0;
     long repeat = 1, tpn = 1;
     int dry_run = 0, text = 0;
     char err[700] = "";
@@ -295,6 +349,24 @@ int verb_campaign(int argc, char **argv)
         case 'J': text = 0; break;
         case 'X': text = 1; break;
         case 'h': usage(stdout); return 0;
+        case OPT_BOTTLENECK: bn_spec = optarg; break;
+        case OPT_BN_RATE: {
+            char *end;
+            bn_rate = strtod(optarg, &end);
+            if (end == optarg || *end || !(bn_rate >= 1e3 && bn_rate <= 1e13))
+                bad = nv_err(err, sizeof err, "--bottleneck-rate '%.40s': must be a port rate from "
+                             "1e3 to 1e13 bytes/s", optarg);
+            break;
+        }
+        case OPT_BN_INTERVAL: {
+            char *end;
+            co.bottleneck_interval_ms = strtod(optarg, &end);
+            if (end == optarg || *end || !(co.bottleneck_interval_ms >= 10 &&
+                                            co.bottleneck_interval_ms <= 10000))
+                bad = nv_err(err, sizeof err, "--bottleneck-interval-ms '%.40s': must be 10 to "
+                             "10000 ms", optarg);
+            break;
+        }
         default:
             bad = nv_cli_plan_option(&plan, c, optarg, &co.keep_dir, argv[optind - 1], err,
                                      sizeof err);
@@ -308,6 +380,18 @@ int verb_campaign(int argc, char **argv)
     co.repeat = (int)repeat;
     if (!!set == !!configs) {
         fprintf(stderr, "%s: give exactly one of --set NAME and --configs B:P:M,...; nothing run\n", VERB);
+        return 2;
+    }
+    if (bn_spec) {
+        if (nv_bn_parse(bn_spec, &bn, err, sizeof err)) {
+            fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
+            return 2;
+        }
+        bn.rate_bytes_per_s = bn_rate;
+        co.bottleneck = &bn;
+    } else if (bn_rate > 0 || co.bottleneck_interval_ms > 0) {
+        fprintf(stderr, "%s: --bottleneck-rate and --bottleneck-interval-ms need --bottleneck; "
+                        "nothing run\n", VERB);
         return 2;
     }
     size_t ncfg = 0;

@@ -175,6 +175,9 @@ typedef struct campaign {
     const nv_run_plan *plan;
     const nv_campaign_opts *o;
     const nv_calibration *cal;
+    nv_bn_sampler *bn; /* the counters route, or NULL */
+    double *app_u;     /* U steps inside the baseline's timed windows */
+    size_t n_app_u;
 } campaign;
 
 /* CompressionB's arguments for a configuration (pointing into bufs). */
@@ -201,11 +204,12 @@ static void compressionb_args(const campaign *cp, const nv_campaign_config *cfg,
 /* One run of the command beside a started probe; the probe is stopped and
  * its output returned (malloc'd) in *probe_text. */
 static int run_beside(const campaign *cp, nv_child *probe, const char *name, double *runtime_s,
-                      char **probe_text, size_t *len, char *err, size_t errlen)
+                      uint64_t *t_end, char **probe_text, size_t *len, char *err, size_t errlen)
 {
     char cerr[600] = "";
     int crc = nv_run_command(cp->plan, cp->o->cmd, cp->o->ncmd, name, cp->o->timeout_s, runtime_s,
                              cerr, sizeof cerr);
+    *t_end = nv_bn_now_ns();
     *probe_text = nv_probe_finish(probe, cp->plan, 1, 0, len, err, errlen);
     if (crc) {
         nv_err(err, errlen, "%s", cerr);
@@ -217,7 +221,7 @@ static int run_beside(const campaign *cp, nv_child *probe, const char *name, dou
 }
 
 /* Baseline run r: ImpactB beside the command; its samples are appended. */
-static int run_baseline(const campaign *cp, int r, double *runtime_s, double **samples,
+static int run_baseline(campaign *cp, int r, double *runtime_s, double **samples,
                         size_t *n_samples, char *err, size_t errlen)
 {
     char ivl[32], name[48];
@@ -230,8 +234,18 @@ static int run_baseline(const campaign *cp, int r, double *runtime_s, double **s
     char *text = NULL;
     size_t len = 0;
     snprintf(name, sizeof name, "command-baseline-%d", r + 1);
-    if (run_beside(cp, &probe, name, runtime_s, &text, &len, err, errlen))
+    uint64_t t_end;
+    if (run_beside(cp, &probe, name, runtime_s, &t_end, &text, &len, err, errlen))
         return -1;
+    /* the counters route: the command's timed window only (the runtime ends
+     * where the command does), so launch and teardown do not dilute it */
+    if (cp->bn && *runtime_s > 0) {
+        uint64_t w = (uint64_t)(*runtime_s * 1e9);
+        if (nv_bn_collect(cp->bn, t_end > w ? t_end - w : 0, t_end, &cp->app_u, &cp->n_app_u) < 0) {
+            free(text);
+            return nv_err(err, errlen, "out of memory for the bottleneck samples");
+        }
+    }
     nv_impactb_output ib;
     char perr[300];
     int rc = nv_impactb_parse(text, len, &ib, perr, sizeof perr);
@@ -266,7 +280,8 @@ static int run_loaded(const campaign *cp, const nv_campaign_config *cfg, int r,
     char *text = NULL;
     size_t len = 0;
     snprintf(name, sizeof name, "command-%s-%d", cfg->id, r + 1);
-    if (run_beside(cp, &probe, name, &res->runtime_s[r], &text, &len, err, errlen))
+    uint64_t t_end;
+    if (run_beside(cp, &probe, name, &res->runtime_s[r], &t_end, &text, &len, err, errlen))
         return -1;
     nv_compressionb_output cb;
     char perr[300];
@@ -307,6 +322,14 @@ static int characterize(const campaign *cp, const nv_campaign_config *cfg,
     }
     itext = nv_probe_finish(&probe, cp->plan, 0, cp->o->duration_s + cp->plan->launch_timeout_s,
                             &ilen, err, errlen);
+    /* the counters route over ImpactB's own measuring time: its last
+     * duration_s seconds, with the load at steady state */
+    if (cp->bn && itext) {
+        uint64_t t1 = nv_bn_now_ns(), w = (uint64_t)(cp->o->duration_s * 1e9);
+        size_t np;
+        res->counter_steps = nv_bn_window(cp->bn, t1 > w ? t1 - w : 0, t1, &res->u_counters, NULL,
+                                          0, &np);
+    }
     char cerr[300] = "";
     ctext = nv_probe_finish(&load, cp->plan, 1, 0, &clen, cerr, sizeof cerr);
     int rc = -1;
@@ -378,15 +401,29 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
     }
     if (keep)
         memcpy(pts, v.points, keep * sizeof *pts);
+    /* the counters route, when measured, is the model's U axis: both the
+     * configurations' and the app's own U come from the bottleneck port */
+    int counters = o->bottleneck && r->n_app_steps;
     for (size_t i = 0; i < ncfg; i++)
-        pts[keep + i] = (nv_curve_point){.utilization = res[i].u.rho,
+        pts[keep + i] = (nv_curve_point){.utilization = counters ? res[i].u_counters : res[i].u.rho,
                                          .slowdown_pct = res[i].slowdown_pct,
                                          .weight = o->repeat};
-    nv_app_input in = {.key = app, .utilization = r->app_u.rho,
-                       .utilization_source = NV_USRC_LATENCY, .latency = &r->app_lat,
+    nv_app_input in = {.key = app, .utilization = counters ? r->app_u_counters : r->app_u.rho,
+                       .utilization_source = counters ? NV_USRC_COUNTERS : NV_USRC_LATENCY,
+                       .latency = &r->app_lat,
                        .points = pts, .n_points = keep + ncfg,
                        .scaling = idx >= 0 ? v.scaling : NULL,
-                       .n_scaling = idx >= 0 ? v.n_scaling : 0};
+                       .n_scaling = idx >= 0 ? v.n_scaling : 0,
+                       .profile = counters ? r->app_profile : NULL,
+                       .n_profile = counters ? r->n_app_profile : 0};
+    if (counters) {
+        nv_bottleneck bn = *nv_model_bottleneck(model);
+        bn.route = NV_USRC_COUNTERS;
+        if (nv_builder_set_bottleneck(b, &bn)) {
+            nv_err(err, errlen, "%s", nv_builder_error(b));
+            goto done;
+        }
+    }
     if (nv_builder_add_app(b, &in)) {
         nv_err(err, errlen, "%s", nv_builder_error(b));
         goto done;
@@ -426,7 +463,8 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
         nv_config_input ci_in = {.id = cfg[i].id, .bubble_cycles = cfg[i].bubble_cycles,
                                  .partners = (uint32_t)cfg[i].partners,
                                  .messages = (uint32_t)cfg[i].messages,
-                                 .utilization = res[i].u.rho, .latency = &res[i].lat,
+                                 .utilization = counters ? res[i].u_counters : res[i].u.rho,
+                                 .latency = &res[i].lat,
                                  .n_slowdowns = n, .slowdown_apps = apps, .slowdown_pct = pct};
         if (nv_builder_add_config(b, &ci_in)) {
             nv_err(err, errlen, "%s", nv_builder_error(b));
@@ -454,6 +492,24 @@ done:
     free(apps);
     free(pct);
     return rc;
+}
+
+/* Pearson r of the latency route's U against the counters' over the
+ * configurations (NAN with fewer than 3 or no spread) */
+static double routes_pearson(const nv_campaign_config_result *c, size_t n)
+{
+    if (n < 3)
+        return NAN;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++)
+        mx += c[i].u.rho, my += c[i].u_counters;
+    mx /= (double)n, my /= (double)n;
+    double sxy = 0, sx = 0, sy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double dx = c[i].u.rho - mx, dy = c[i].u_counters - my;
+        sxy += dx * dy, sx += dx * dx, sy += dy * dy;
+    }
+    return sx > 0 && sy > 0 ? sxy / sqrt(sx * sy) : NAN;
 }
 
 /* ------------------------------------------------------------ the sweep */
@@ -504,9 +560,20 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
         nv_err(err, errlen, "out of memory for %zu configurations; nothing run", o->ncfg);
         goto out;
     }
+    for (size_t i = 0; i < o->ncfg; i++)
+        r->configs[i].u_counters = NAN;
     if (nv_run_work_dir(plan, o->keep_dir, "campaign", inner, sizeof inner)) {
         nv_err(err, errlen, "%s; nothing run", inner);
         goto out;
+    }
+    if (o->bottleneck) {
+        cp.bn = nv_bn_start(o->bottleneck,
+                            o->bottleneck_interval_ms > 0 ? o->bottleneck_interval_ms : 100, inner,
+                            sizeof inner);
+        if (!cp.bn) {
+            nv_err(err, errlen, "%s; nothing run", inner);
+            goto out;
+        }
     }
     for (int k = 0; k < o->repeat; k++) {
         if (run_baseline(&cp, k, &r->baseline_s[k], &app_samples, &n_app_samples, inner,
@@ -539,12 +606,35 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
         goto out;
     }
     r->app_samples = n_app_samples;
+    r->route_agreement = NAN;
+    if (cp.bn) {
+        nv_bn_values_stats(cp.app_u, cp.n_app_u, &r->app_u_counters, r->app_profile,
+                           NV_PROFILE_MAX, &r->n_app_profile);
+        r->n_app_steps = cp.n_app_u;
+        r->bottleneck_read_errors = nv_bn_read_errors(cp.bn);
+        for (size_t i = 0; i < o->ncfg; i++)
+            if (!r->configs[i].counter_steps) {
+                nv_err(err, errlen, "the bottleneck sampler took no step while %s ran (a port "
+                       "unreadable %zu times); model not changed", o->cfg[i].id,
+                       r->bottleneck_read_errors);
+                goto out;
+            }
+        if (!r->n_app_steps) {
+            nv_err(err, errlen, "the bottleneck sampler took no step inside the baseline runs' "
+                   "timed windows (%zu read errors); model not changed",
+                   r->bottleneck_read_errors);
+            goto out;
+        }
+        r->route_agreement = routes_pearson(r->configs, o->ncfg);
+    }
     if (save_model(o, model, r, inner, sizeof inner)) {
         nv_err(err, errlen, "%s; model not changed", inner);
         goto out;
     }
     rc = 0;
 out:
+    nv_bn_stop(cp.bn);
+    free(cp.app_u);
     if (plan->work_dir[0]) {
         nv_run_work_dir_cleanup(plan, o->keep_dir != NULL || rc != 0);
         r->logs_kept = rc != 0 && !o->keep_dir;

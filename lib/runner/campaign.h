@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "bottleneck.h"
 #include "launch_plan.h"
 #include "lookup.h"
 #include "model.h"
@@ -83,6 +84,10 @@ typedef struct nv_campaign_opts {
     long interval_us;             /* ImpactB's pause between ping-pongs */
     long msg_bytes;               /* CompressionB's message size */
     int replace_points;           /* drop the app's earlier compression points */
+    /* the counters route: U read at the bottleneck port (NULL: latency
+     * route only).  With it, the model's U axis is the counters'. */
+    const nv_bn_spec *bottleneck;
+    double bottleneck_interval_ms; /* sampling step (default 100) */
 } nv_campaign_opts;
 
 /* timeout 3600 s, duration 5 s, 2.6 GHz (the paper's Cab), interval
@@ -101,6 +106,8 @@ typedef struct nv_campaign_config_result {
     nv_latency_summary lat;       /* ImpactB beside the configuration alone */
     nv_utilization u;             /* and the utilization it means */
     size_t lat_samples;
+    double u_counters;            /* counters route: mean U at the bottleneck (NAN: none) */
+    size_t counter_steps;         /* sampling steps behind it */
 } nv_campaign_config_result;
 
 typedef struct nv_campaign_result {
@@ -109,6 +116,12 @@ typedef struct nv_campaign_result {
     nv_latency_summary app_lat;   /* ImpactB beside the baseline runs */
     nv_utilization app_u;
     size_t app_samples;
+    /* counters route (n_app_steps 0: not measured) */
+    double app_u_counters;        /* the command's mean U at the bottleneck, alone */
+    double app_profile[NV_PROFILE_MAX]; /* its quantiles over the timed windows */
+    size_t n_app_profile, n_app_steps;
+    double route_agreement;       /* Pearson r of the two routes' U over the configurations */
+    size_t bottleneck_read_errors;
     nv_campaign_config_result *configs; /* [opts->ncfg] */
     nv_curve_point *fit;          /* the app's p_A(U) fit as saved */
     size_t n_fit;

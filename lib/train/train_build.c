@@ -184,8 +184,15 @@ static int add_history_app(nv_model_builder *b, const nv_train_set *s, const nv_
     nv_app_input a = {.key = key, .scaling = sc, .n_scaling = nsc, .has_provenance = 1,
                       .counter_rho = counter_runs ? counter_rho : 0,
                       .counter_runs = counter_runs, .history_runs = (uint32_t)n};
-    /* U_A: ImpactB where a campaign measured it, else counters */
-    if (have_in && iv.utilization_source == NV_USRC_LATENCY && iv.latency_origin == NV_LATENCY_IMPACTB) {
+    /* U_A: what a campaign measured (at the bottleneck with its profile on
+     * the counters route, else through ImpactB), else the records' counters */
+    if (have_in && iv.utilization_source == NV_USRC_COUNTERS && iv.n_profile) {
+        a.utilization = iv.utilization;
+        a.utilization_source = NV_USRC_COUNTERS;
+        a.profile = iv.profile;
+        a.n_profile = iv.n_profile;
+    } else if (have_in && iv.utilization_source == NV_USRC_LATENCY &&
+               iv.latency_origin == NV_LATENCY_IMPACTB) {
         a.utilization = iv.utilization;
         a.utilization_source = NV_USRC_LATENCY;
     } else {
@@ -234,7 +241,8 @@ static int readd_input_app(nv_model_builder *b, const nv_model *in, int32_t ia, 
                                         v.counter_runs || v.history_runs,
                       .curve_origin = v.curve_origin, .latency_origin = v.latency_origin,
                       .counter_rho = v.counter_rho, .counter_runs = v.counter_runs,
-                      .history_runs = v.history_runs};
+                      .history_runs = v.history_runs, .profile = v.profile,
+                      .n_profile = v.n_profile};
     if (nv_builder_add_app(b, &a)) {
         nv_err(err, errlen, "%s", nv_builder_error(b));
         return -1;

@@ -1,0 +1,375 @@
+/* bottleneck.c - sampling the bottleneck port's utilization (bottleneck.h). */
+#include "bottleneck.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctr_line_rate.h"
+#include "ctr_qdisc.h"
+#include "nv_err.h"
+
+const char *nv_bn_kind_name(nv_bn_kind k)
+{
+    return k == NV_BN_QDISC ? "qdisc" : k == NV_BN_NETDEV ? "netdev" : "infiniband";
+}
+
+static int port_name_ok(const char *p, size_t n)
+{
+    if (!n || n >= NV_CTR_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-' || c == ':' || c == '/'))
+            return 0;
+    }
+    /* no path tricks: a port name becomes part of a sysfs path */
+    return !(n >= 2 && p[0] == '.' && p[1] == '.') && !strstr(p, "/..") && p[0] != '/';
+}
+
+int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    const char *colon = spec ? strchr(spec, ':') : NULL;
+    if (!colon)
+        return nv_err(err, errlen, "--bottleneck: '%.80s' is not KIND:PORT[,PORT...] (KIND qdisc, "
+                      "netdev or infiniband)", spec ? spec : "");
+    size_t kl = (size_t)(colon - spec);
+    if (kl == 5 && !strncmp(spec, "qdisc", 5))
+        out->kind = NV_BN_QDISC;
+    else if (kl == 6 && !strncmp(spec, "netdev", 6))
+        out->kind = NV_BN_NETDEV;
+    else if (kl == 10 && !strncmp(spec, "infiniband", 10))
+        out->kind = NV_BN_INFINIBAND;
+    else
+        return nv_err(err, errlen, "--bottleneck: kind '%.*s' is not qdisc, netdev or infiniband",
+                      (int)(kl < 32 ? kl : 32), spec);
+    const char *p = colon + 1;
+    while (1) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!port_name_ok(p, n))
+            return nv_err(err, errlen, "--bottleneck: port '%.*s' is not a port name (1-%d of "
+                          "A-Z a-z 0-9 _ . - : /)", (int)(n < 64 ? n : 64), p, NV_CTR_NAME_MAX - 1);
+        if (out->kind == NV_BN_QDISC && n > 15)
+            return nv_err(err, errlen, "--bottleneck: '%.*s' is longer than an interface name",
+                          (int)n, p);
+        if (out->nports == NV_BN_MAX_PORTS)
+            return nv_err(err, errlen, "--bottleneck: more than %d ports", NV_BN_MAX_PORTS);
+        memcpy(out->port[out->nports], p, n);
+        out->port[out->nports++][n] = 0;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+size_t nv_bn_values_stats(double *v, size_t n, double *mean, double *profile, size_t nprof,
+                          size_t *n_profile)
+{
+    *mean = NAN;
+    *n_profile = 0;
+    if (!n)
+        return 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    *mean = sum / (double)n;
+    if (!profile || !nprof)
+        return n;
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t m = nprof < n ? nprof : n;
+    for (size_t q = 0; q < m; q++) {
+        size_t at = (size_t)(((double)q + 0.5) / (double)m * (double)n);
+        profile[q] = v[at < n ? at : n - 1];
+    }
+    *n_profile = m;
+    return n;
+}
+
+size_t nv_bn_window_stats(const nv_bn_step *s, size_t n, uint64_t t0, uint64_t t1, double *mean,
+                          double *profile, size_t nprof, size_t *n_profile)
+{
+    *mean = NAN;
+    *n_profile = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s[i].t_ns >= t0 && s[i].t_ns <= t1;
+    if (!k)
+        return 0;
+    double *v = malloc(k * sizeof *v);
+    if (!v) { /* the mean alone, without the profile */
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            if (s[i].t_ns >= t0 && s[i].t_ns <= t1)
+                sum += s[i].u;
+        *mean = sum / (double)k;
+        return k;
+    }
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].t_ns >= t0 && s[i].t_ns <= t1)
+            v[j++] = s[i].u;
+    nv_bn_values_stats(v, k, mean, profile, nprof, n_profile);
+    free(v);
+    return k;
+}
+
+/* ------------------------------------------------------------ sampling */
+
+struct nv_bn_sampler {
+    nv_bn_spec spec;
+    double rate[NV_BN_MAX_PORTS];
+    nv_ctr_reader *rd[NV_BN_MAX_PORTS];
+    uint64_t last_bytes[NV_BN_MAX_PORTS][2];
+    uint64_t last_t;
+    long interval_ns;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop, running;
+    nv_bn_step *steps;
+    size_t n, cap, errors;
+};
+
+uint64_t nv_bn_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* bytes sent [0] and received [1] by port i; -1 when unreadable */
+static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *rate, char *err,
+                     size_t errlen)
+{
+    if (s->spec.kind == NV_BN_QDISC) {
+        nv_qdisc_stats q[NV_QDISC_MAX];
+        int n = nv_qdisc_read(NULL, s->spec.port[i], q, NV_QDISC_MAX, err, errlen);
+        const nv_qdisc_stats *r = n > 0 ? nv_qdisc_root(q, n) : NULL;
+        if (!r || !r->has_bytes) {
+            if (n >= 0)
+                nv_err(err, errlen, "qdisc on %s: no root qdisc with a byte counter",
+                       s->spec.port[i]);
+            return -1;
+        }
+        b[0] = r->bytes;
+        b[1] = 0; /* a qdisc sends in one direction: the other end is the other port */
+        if (rate)
+            *rate = r->rate_bytes_per_s ? (double)r->rate_bytes_per_s : NAN;
+        return 0;
+    }
+    nv_ctr_snapshot *snap = malloc(sizeof *snap);
+    if (!snap)
+        return nv_err(err, errlen, "out of memory");
+    int rc = nv_ctr_snapshot_take(s->rd[i], snap, err, errlen);
+    if (rc == 0 && snap->nports >= 1 && snap->port[0].f[NV_CTR_BYTES_OUT].valid &&
+        snap->port[0].f[NV_CTR_BYTES_IN].valid) {
+        b[0] = snap->port[0].f[NV_CTR_BYTES_OUT].raw * snap->port[0].f[NV_CTR_BYTES_OUT].scale;
+        b[1] = snap->port[0].f[NV_CTR_BYTES_IN].raw * snap->port[0].f[NV_CTR_BYTES_IN].scale;
+        if (rate)
+            *rate = nv_ctr_port_line_rate(s->spec.sysfs_root, nv_ctr_reader_backend(s->rd[i]),
+                                          snap->port[0].name);
+    } else {
+        if (rc == 0 || rc > 0)
+            nv_err(err, errlen, "%s: the byte counters cannot be read", s->spec.port[i]);
+        rc = -1;
+    }
+    free(snap);
+    return rc < 0 ? -1 : 0;
+}
+
+static void take_step(nv_bn_sampler *s)
+{
+    uint64_t now = nv_bn_now_ns();
+    double dt = (double)(now - s->last_t) / 1e9, u = 0;
+    int ok = 1;
+    for (int i = 0; i < s->spec.nports; i++) {
+        uint64_t b[2];
+        char err[200];
+        if (read_port(s, i, b, NULL, err, sizeof err)) {
+            ok = 0;
+            continue;
+        }
+        for (int d = 0; d < 2; d++) {
+            uint64_t inc = b[d] >= s->last_bytes[i][d] ? b[d] - s->last_bytes[i][d] : 0;
+            double ui = dt > 0 ? (double)inc / dt / s->rate[i] : 0;
+            if (ui > u)
+                u = ui;
+            s->last_bytes[i][d] = b[d];
+        }
+    }
+    s->last_t = now;
+    pthread_mutex_lock(&s->mu);
+    if (!ok)
+        s->errors++;
+    else if (s->n < NV_BN_MAX_STEPS) {
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 1024;
+            nv_bn_step *g = realloc(s->steps, cap * sizeof *g);
+            if (g) {
+                s->steps = g;
+                s->cap = cap;
+            }
+        }
+        if (s->n < s->cap)
+            s->steps[s->n++] = (nv_bn_step){.t_ns = now, .u = u > 1 ? 1 : u};
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void *sampler_main(void *arg)
+{
+    nv_bn_sampler *s = arg;
+    pthread_mutex_lock(&s->mu);
+    while (!s->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += s->interval_ns;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        while (!s->stop && pthread_cond_timedwait(&s->cv, &s->mu, &ts) != ETIMEDOUT)
+            ;
+        if (s->stop)
+            break;
+        pthread_mutex_unlock(&s->mu);
+        take_step(s);
+        pthread_mutex_lock(&s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+static void free_sampler(nv_bn_sampler *s)
+{
+    for (int i = 0; i < NV_BN_MAX_PORTS; i++)
+        if (s->rd[i])
+            nv_ctr_close(s->rd[i]);
+    free(s->steps);
+    free(s);
+}
+
+nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err, size_t errlen)
+{
+    if (!(interval_ms >= 10 && interval_ms <= 10000)) {
+        nv_err(err, errlen, "--bottleneck-interval-ms %g is not in 10..10000", interval_ms);
+        return NULL;
+    }
+    nv_bn_sampler *s = calloc(1, sizeof *s);
+    if (!s) {
+        nv_err(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->spec = *spec;
+    s->interval_ns = (long)(interval_ms * 1e6);
+    for (int i = 0; i < spec->nports; i++) {
+        char e[300] = "";
+        if (spec->kind != NV_BN_QDISC) {
+            nv_ctr_config cfg = {.backend = spec->kind == NV_BN_NETDEV ? "netdev" : "infiniband",
+                                 .sysfs_root = spec->sysfs_root, .iface_glob = spec->port[i]};
+            s->rd[i] = nv_ctr_open(&cfg, e, sizeof e);
+            if (!s->rd[i] || nv_ctr_reader_nports(s->rd[i]) != 1) {
+                nv_err(err, errlen, "--bottleneck %s:%s: %s", nv_bn_kind_name(spec->kind),
+                       spec->port[i], e[0] ? e : "not exactly one port by that name");
+                free_sampler(s);
+                return NULL;
+            }
+        }
+        double rate = NAN;
+        if (read_port(s, i, s->last_bytes[i], &rate, e, sizeof e)) {
+            nv_err(err, errlen, "--bottleneck %s:%s: %s", nv_bn_kind_name(spec->kind),
+                   spec->port[i], e);
+            free_sampler(s);
+            return NULL;
+        }
+        s->rate[i] = spec->rate_bytes_per_s > 0 ? spec->rate_bytes_per_s : rate;
+        if (!(s->rate[i] > 0)) {
+            nv_err(err, errlen, "--bottleneck %s:%s: the port's rate cannot be read; give it "
+                   "with --bottleneck-rate BYTES_PER_S", nv_bn_kind_name(spec->kind),
+                   spec->port[i]);
+            free_sampler(s);
+            return NULL;
+        }
+    }
+    s->last_t = nv_bn_now_ns();
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    int rc = pthread_create(&s->th, NULL, sampler_main, s);
+    if (rc) {
+        nv_err(err, errlen, "--bottleneck: cannot start the sampler thread: %s", strerror(rc));
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+        free_sampler(s);
+        return NULL;
+    }
+    s->running = 1;
+    return s;
+}
+
+size_t nv_bn_window(nv_bn_sampler *s, uint64_t t0, uint64_t t1, double *mean, double *profile,
+                    size_t nprof, size_t *n_profile)
+{
+    pthread_mutex_lock(&s->mu);
+    size_t k = nv_bn_window_stats(s->steps, s->n, t0, t1, mean, profile, nprof, n_profile);
+    pthread_mutex_unlock(&s->mu);
+    return k;
+}
+
+long nv_bn_collect(nv_bn_sampler *s, uint64_t t0, uint64_t t1, double **v, size_t *n)
+{
+    pthread_mutex_lock(&s->mu);
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++)
+        k += s->steps[i].t_ns >= t0 && s->steps[i].t_ns <= t1;
+    double *g = k ? realloc(*v, (*n + k) * sizeof *g) : *v;
+    if (k && !g) {
+        pthread_mutex_unlock(&s->mu);
+        return -1;
+    }
+    *v = g;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->steps[i].t_ns >= t0 && s->steps[i].t_ns <= t1)
+            g[(*n)++] = s->steps[i].u;
+    pthread_mutex_unlock(&s->mu);
+    return (long)k;
+}
+
+size_t nv_bn_read_errors(nv_bn_sampler *s)
+{
+    pthread_mutex_lock(&s->mu);
+    size_t e = s->errors;
+    pthread_mutex_unlock(&s->mu);
+    return e;
+}
+
+void nv_bn_stop(nv_bn_sampler *s)
+{
+    if (!s)
+        return;
+    if (s->running) {
+        pthread_mutex_lock(&s->mu);
+        s->stop = 1;
+        pthread_cond_signal(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->th, NULL);
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+    }
+    free_sampler(s);
+}

@@ -1,0 +1,169 @@
+/* test_bottleneck.c - the counters route's sampler (lib/runner/bottleneck.h):
+ * the --bottleneck spec, the window and profile arithmetic, and a live
+ * sampler thread reading a netdev port from a sysfs tree made here. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bottleneck.h"
+#include "nv_test.h"
+
+static void spec_parses_kinds_and_ports(void **state)
+{
+    (void)state;
+    nv_bn_spec s;
+    char err[256];
+    assert_int_equal(nv_bn_parse("qdisc:nv001u1,nv001u2", &s, err, sizeof err), 0);
+    assert_int_equal(s.kind, NV_BN_QDISC);
+    assert_int_equal(s.nports, 2);
+    assert_string_equal(s.port[1], "nv001u2");
+    assert_int_equal(nv_bn_parse("infiniband:mlx5_0/1", &s, err, sizeof err), 0);
+    assert_int_equal(s.kind, NV_BN_INFINIBAND);
+    assert_string_equal(s.port[0], "mlx5_0/1");
+    assert_int_equal(nv_bn_parse("netdev:eth0", &s, err, sizeof err), 0);
+    assert_int_equal(s.kind, NV_BN_NETDEV);
+}
+
+static void spec_rejects_bad_input(void **state)
+{
+    (void)state;
+    nv_bn_spec s;
+    char err[256];
+    const char *bad[] = {"eth0", "ib:mlx5_0/1", "qdisc:", "netdev:eth0,", "netdev:../etc",
+                         "netdev:a/../b", "netdev:/abs", "netdev:e*", "netdev:e th",
+                         "qdisc:abcdefghijklmnop", "netdev:a,b,c,d,e,f,g,h,i", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        assert_int_equal(nv_bn_parse(bad[i], &s, err, sizeof err), -1);
+        assert_non_null(strstr(err, "--bottleneck"));
+    }
+    assert_int_equal(nv_bn_parse(NULL, &s, err, sizeof err), -1);
+}
+
+static void window_takes_only_its_steps(void **state)
+{
+    (void)state;
+    nv_bn_step st[10];
+    for (int i = 0; i < 10; i++) /* step i ends at (i + 1) s with U (i + 1)/10 */
+        st[i] = (nv_bn_step){.t_ns = (uint64_t)(i + 1) * 1000000000u, .u = (i + 1) / 10.0};
+    double mean, prof[8];
+    size_t np;
+    /* steps ending at 3..6 s */
+    assert_int_equal(nv_bn_window_stats(st, 10, 3000000000u, 6000000000u, &mean, prof, 8, &np), 4);
+    assert_true(fabs(mean - 0.45) < 1e-12);
+    assert_int_equal(np, 4);
+    assert_true(fabs(prof[0] - 0.3) < 1e-12 && fabs(prof[3] - 0.6) < 1e-12);
+    /* more steps than quantiles: octiles, ascending */
+    assert_int_equal(nv_bn_window_stats(st, 10, 0, UINT64_MAX, &mean, prof, 8, &np), 10);
+    assert_int_equal(np, 8);
+    for (size_t k = 1; k < np; k++)
+        assert_true(prof[k] >= prof[k - 1]);
+    assert_true(fabs(mean - 0.55) < 1e-12);
+    /* an empty window says so */
+    assert_int_equal(nv_bn_window_stats(st, 10, 20000000000u, 30000000000u, &mean, prof, 8, &np), 0);
+    assert_true(isnan(mean));
+    assert_int_equal(np, 0);
+}
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w"); /* in place: the reader keeps its descriptors */
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void live_sampler_reads_a_netdev_port(void **state)
+{
+    (void)state;
+    char root[512], p[768];
+    assert_int_equal(nv_test_tmpdir(root, sizeof root, "bottleneck"), 0);
+    snprintf(p, sizeof p, "%s/sys", root);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/sys/class", root);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/sys/class/net", root);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/sys/class/net/up0", root);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/sys/class/net/up0/statistics", root);
+    mkdir(p, 0755);
+    const char *files[] = {"tx_bytes", "rx_bytes", "tx_packets", "rx_packets", "tx_dropped",
+                           "rx_dropped"};
+    for (size_t i = 0; i < 6; i++) {
+        snprintf(p, sizeof p, "%s/sys/class/net/up0/statistics/%s", root, files[i]);
+        put(p, "1000\n");
+    }
+    nv_bn_spec s;
+    char err[512] = "";
+    assert_int_equal(nv_bn_parse("netdev:up0", &s, err, sizeof err), 0);
+    s.sysfs_root = root;
+    /* no speed file and no rate given: refused, naming the way out */
+    assert_null(nv_bn_start(&s, 10, err, sizeof err));
+    assert_non_null(strstr(err, "--bottleneck-rate"));
+    snprintf(p, sizeof p, "%s/sys/class/net/up0/speed", root);
+    put(p, "8\n"); /* 8 Mb/s = 1e6 bytes/s */
+    assert_null(nv_bn_start(&s, 5, err, sizeof err)); /* interval out of range */
+    nv_bn_sampler *bn = nv_bn_start(&s, 10, err, sizeof err);
+    assert_non_null(bn);
+    uint64_t t0 = nv_bn_now_ns();
+    sleep_ms(80);
+    uint64_t t1 = nv_bn_now_ns();
+    double mean, prof[8];
+    size_t np;
+    assert_true(nv_bn_window(bn, t0, t1, &mean, prof, 8, &np) >= 1);
+    assert_true(mean == 0); /* the counters did not move */
+    /* ten seconds' worth of bytes at once: the step that sees it reads 1 */
+    snprintf(p, sizeof p, "%s/sys/class/net/up0/statistics/tx_bytes", root);
+    put(p, "10001000\n");
+    sleep_ms(80);
+    uint64_t t2 = nv_bn_now_ns();
+    assert_true(nv_bn_window(bn, t1, t2, &mean, prof, 8, &np) >= 1);
+    assert_true(prof[np - 1] == 1.0);
+    assert_true(mean > 0 && mean <= 1);
+    double *v = NULL;
+    size_t n = 0;
+    assert_true(nv_bn_collect(bn, t0, t2, &v, &n) >= 2);
+    assert_int_equal(nv_bn_read_errors(bn), 0);
+    free(v);
+    nv_bn_stop(bn);
+    /* a given rate wins over the speed file: the same jump reads U <= 0.1
+     * (1e7 bytes in a step of at least 10 ms, at 1e10 bytes/s) */
+    s.rate_bytes_per_s = 1e10;
+    bn = nv_bn_start(&s, 10, err, sizeof err);
+    assert_non_null(bn);
+    sleep_ms(40);
+    uint64_t t3 = nv_bn_now_ns();
+    put(p, "20001000\n");
+    sleep_ms(80);
+    assert_true(nv_bn_window(bn, t3, nv_bn_now_ns(), &mean, prof, 8, &np) >= 1);
+    assert_true(prof[np - 1] > 0 && prof[np - 1] <= 0.1 + 1e-9);
+    nv_bn_stop(bn);
+    nv_bn_stop(NULL);
+    nv_test_rmtree(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(spec_parses_kinds_and_ports),
+        cmocka_unit_test(spec_rejects_bad_input),
+        cmocka_unit_test(window_takes_only_its_steps),
+        cmocka_unit_test(live_sampler_reads_a_netdev_port),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
