@@ -20,6 +20,8 @@
 #   make eval-netlab                   full version (about 1.5 hours on 2 cores: loaded runs take up to 8x longer)
 #   EVAL_SHORT=1 make eval-netlab      CI size (2 apps, 2 configurations, ~5 min)
 #   EVAL_OUT=DIR                       keep every file there (default: a new /tmp dir)
+#   EVAL_CONFIGS=B:P:M,...             CompressionB configurations of the full run
+#                                      (default: five from light to saturated)
 #
 # Placement: the lab has 4 nodes, leaf s1 = h1 h2, leaf s2 = h3 h4.  The
 # measured app always runs on h1+h3; the load beside it runs on h2+h4, so
@@ -88,7 +90,7 @@ else
     REPS=${EVAL_REPS:-3}
     # low -> saturated: ~32 ms, 10 ms, 5 ms, 3.3 ms between 40 KB messages per
     # direction (offered ~0.1, 0.3, 0.65, 1.0 of the uplink), then no sleep, M=10
-    CONFIGS="8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,250:1:10"
+    CONFIGS=${EVAL_CONFIGS:-8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,250:1:10}
     IB_S=8 CAL_S=15 BLEND_MIN=2
 fi
 proxy_cmd() { echo "${CMD[$1]}"; }
