@@ -133,6 +133,35 @@ def run_profile(cnt, runtime_s=None, trim_s=1.0):
     return [min(1.0, u * ratio) for t, u in s if lo <= t <= hi]
 
 
+def wait_series(cnt):
+    """[(t_s, W_us)] per step: the uplink's queue wait, backlog bytes over the
+    shaper's rate, the longer of the two ends (a gauge read at each step)"""
+    ups = cnt.get("uplink") or []
+    rate = {i: u.get("rate_bytes_per_s") or 0 for i, u in enumerate(ups)}
+    steps = {}
+    for row in cnt.get("series") or []:
+        t, dev, bl = row[:3]
+        if rate.get(dev):
+            k = round(t, 1)
+            steps[k] = max(steps.get(k, 0.0), bl / rate[dev] * 1e6)
+    return sorted(steps.items())
+
+
+def run_waits(cnt, runtime_s=None, trim_s=1.0):
+    """W samples (us) of one run, in the same window as run_profile"""
+    w = wait_series(cnt)
+    if not w:
+        return []
+    if runtime_s:
+        s, _ = uplink_series(cnt)
+        busy = [t for t, u in s if u > 0.02]
+        end = busy[-1] if busy else w[-1][0]
+        lo, hi = end - runtime_s, end
+    else:
+        lo, hi = w[0][0] + trim_s, w[-1][0] - trim_s
+    return [x for t, x in w if lo <= t <= hi]
+
+
 # ------------------------------------------------------------ isotonic fit
 def isotonic(points):
     """Weighted pool-adjacent-violators: points [(u, pct, w)] -> fit."""
@@ -193,14 +222,21 @@ class Dataset:
         p = os.path.join(self.dir, name)
         return load(p) if os.path.exists(p) else None
 
-    def app_profile(self, a):
-        u = []
+    def alone_values(self, a, reader):
+        """reader(counters, runtime_s) over each alone run of a, joined"""
+        v = []
         for k, x, _b, r, t in self.runs:
             if k == "alone" and x == a:
                 c = self.counters(f"alone_{a}_{r}.counters.json")
                 if c:
-                    u += run_profile(c, t)
-        return u
+                    v += reader(c, t)
+        return v
+
+    def app_profile(self, a):
+        return self.alone_values(a, run_profile)
+
+    def app_waits(self, a):
+        return self.alone_values(a, run_waits)
 
     def config_counter_u(self):
         out = {}
@@ -255,6 +291,48 @@ def counters_model(ds):
                               "residual_pct": 0.0}
     m["bottleneck"] = {"idle_utilization": 0.0, "route": "counters", "shrink_samples": 2}
     return m, moved, profiles
+
+
+def wait_model(ds, cm):
+    """The counters route plus the queueing mechanism: each app's campaign
+    slowdowns against each configuration's mean queue wait at the uplink,
+    and each app's own queue-wait profile (octiles over its timed runs)."""
+    m = json.loads(json.dumps(cm))
+    cw = {}
+    for c in ds.meta["configs"]:
+        cnt = ds.counters(f"cb_{c}.counters.json")
+        w = run_waits(cnt) if cnt else []
+        if w:
+            b, p, mm = c.split(":")
+            cw[(float(b), int(p), int(mm))] = st.mean(w)
+    wait_of = {}
+    for tr in m["training_set"]:
+        b, p, mm = config_key(tr)
+        w = next((v for (bb, pp, q), v in cw.items()
+                  if pp == p and q == mm and abs(bb - b) <= 1e-6 * max(b, 1)), None)
+        if w is not None:
+            tr["queue_wait_us"] = w
+            wait_of[tr["id"]] = w
+    pts = {}
+    for tr in m["training_set"]:
+        if tr["id"] in wait_of:
+            for s in tr["slowdowns"]:
+                pts.setdefault(s["app"], []).append((wait_of[tr["id"]] / 1e7, s["slowdown_pct"], 1.0))
+    for app in m["apps"]:
+        a = app["key"]
+        qw = {}
+        if pts.get(a):
+            fit = isotonic(pts[a])
+            qw["points"] = [{"wait_us": u * 1e7, "slowdown_pct": y, "samples": w}
+                            for u, y, w in pts[a]]
+            qw["fit"] = [{"wait_us": f["utilization"] * 1e7, "slowdown_pct": f["slowdown_pct"],
+                          "samples": f["samples"]} for f in fit]
+        w = ds.app_waits(a)
+        if w:
+            qw["profile_us"] = quantiles(w, PROFILE_N)
+        if qw:
+            app["queue_wait"] = qw
+    return m
 
 
 # ------------------------------------------------------------ predicting
@@ -327,6 +405,7 @@ def main(argv):
         die(f"{netvar}: not executable (build netvar, or give --netvar)")
     ds = Dataset(d)
     cm, moved, profiles = counters_model(ds)
+    wm = wait_model(ds, cm)
     measured = {k: st.median(x for _, x in v) for k, v in ds.pairs.items()}
     results = {"dataset": os.path.abspath(d), "apps": ds.apps, "pairs": len(measured),
                "repetitions": ds.meta.get("repetitions"), "rows": [], "failures": []}
@@ -365,21 +444,27 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="netvar-score-") as tmp:
         P = Predictor(netvar, tmp)
         # (name, model, predictor, uses history)
-        variants = [("counters queue+history", cm, "queue", True),
+        variants = [("counters queue-wait+history", wm, "queue", True),
+                    ("counters queue-wait (physics)", wm, "queue", False),
+                    ("counters queue+history", cm, "queue", True),
                     ("counters queue (physics)", cm, "queue", False),
                     ("latency queue", ds.model, "queue", False),
                     ("latency averagelt", ds.model, "averagelt", False),
                     ("latency averagestdevlt", ds.model, "averagestdevlt", False),
                     ("latency pdflt", ds.model, "pdflt", False)]
-        no_table = {id(cm): P.write(with_table(cm, [])),
+        no_table = {id(cm): P.write(with_table(cm, [])), id(wm): P.write(with_table(wm, [])),
                     id(ds.model): P.write(with_table(ds.model, []))}
         for (a, b), meas in sorted(measured.items()):
-            lopo = P.write(with_table(cm, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
-            loao = P.write(with_table(cm, table_entries(ds, lambda x, y, r: a not in (x, y))))
+            held = {}
+            for mdl in (cm, wm):
+                held[(id(mdl), "pair")] = P.write(with_table(
+                    mdl, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
+                held[(id(mdl), "app")] = P.write(with_table(
+                    mdl, table_entries(ds, lambda x, y, r: a not in (x, y))))
             for name, model, pred, hist in variants:
                 for hold in ("pair", "app"):
                     if hist:
-                        path = lopo if hold == "pair" else loao
+                        path = held[(id(model), hold)]
                     else:
                         if hold == "app":
                             continue  # without the table, pair and app hold-outs are the same
@@ -436,7 +521,7 @@ def main(argv):
         print(f"  FAILED: {f['variant']} ({f['holdout']}): {f['app']} beside {f['with']}: "
               f"{f['source']}")
 
-    best = "counters queue+history"
+    best = "counters queue-wait+history"
     print(f"\nmeasured | predicted slowdown (%), {best}, leave-one-pair-out; "
           "row: the app, column: its neighbour")
     pred = {(r["app"], r["with"]): r["predicted_pct"] for r in results["rows"]
@@ -458,10 +543,14 @@ def main(argv):
                    key=lambda r: -abs(r["predicted_pct"] - r["measured_pct"]))[:5]
     for r in worst:
         ub = next((x["u_counters"] for x in routes["apps"] if x["app"] == r["with"]), float("nan"))
-        curve = next((x for x in cm["apps"] if x["key"] == r["app"]), {})
-        top = curve.get("compression", {}).get("fit", [{}])[-1:] or [{}]
-        reason = (f"{r['with']} offers U {ub:.2f} at the uplink; {r['app']}'s curve tops out at "
-                  f"U {top[0].get('utilization', float('nan')):.2f}: "
+        nb = next((x for x in wm["apps"] if x["key"] == r["with"]), {})
+        wprof = nb.get("queue_wait", {}).get("profile_us") or [float("nan")]
+        curve = next((x for x in wm["apps"] if x["key"] == r["app"]), {})
+        top = curve.get("queue_wait", {}).get("fit", [{}])[-1:] or [{}]
+        reason = (f"{r['with']} offers U {ub:.2f} at the uplink and makes it wait "
+                  f"{st.mean(wprof):.0f} us on average (octiles up to {max(wprof):.0f} us); "
+                  f"{r['app']}'s wait curve tops out at "
+                  f"{top[0].get('wait_us', float('nan')):.0f} us: "
                   f"{top[0].get('slowdown_pct', float('nan')):+.1f} %")
         print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} %, "
               f"predicted {r['predicted_pct']:+.1f} % ({r['source']}); {reason}")

@@ -32,6 +32,12 @@ static void usage(FILE *out)
         "the co-location table add to the queue physics).  Several neighbours add\n"
         "their load above the idle bottleneck; beyond the top of A's curve its top\n"
         "point answers (capped).  A beside B is not B beside A.\n"
+        "The queue predictor has two mechanisms.  Where A's campaign measured its\n"
+        "slowdown against the queue wait at the bottleneck and every neighbour's\n"
+        "own queue wait is known (the campaign's --bottleneck qdisc route), the\n"
+        "queueing mechanism answers (source \"model:queue-wait\"): A's curve read over\n"
+        "the neighbours' summed wait profiles, averaged as progress rates.\n"
+        "Otherwise p_A(U) over the neighbours' utilization (\"model:queue\").\n"
         "\n"
         "Options:\n"
         "  --model FILE       model file (schema netvar-model, version 1)\n"
@@ -48,7 +54,9 @@ static void usage(FILE *out)
         "a look-up predictor, or null), curve_fallback, table_samples, table_sd_pct;\n"
         "queue: physics_pct (the bottleneck physics alone), correction_pp (A's\n"
         "sensitivity plus the neighbours' pressure, percentage points) and\n"
-        "history_samples (table samples behind them).\n"
+        "history_samples (table samples behind them), mechanism (\"queue-wait\" or\n"
+        "\"utilization\") and wait_used_us (the mean summed queue wait read, us;\n"
+        "null for the utilization mechanism).\n"
         "\n"
         "Exit status: 0 predicted, 1 model not loadable or no prediction possible\n"
         "(unknown app, no data), 2 bad usage.\n"
@@ -192,6 +200,8 @@ int verb_predict(int argc, char **argv)
             json_object_object_add(o, "physics_pct", nv_json_new_num_g(p.physics_pct, DIGITS));
             json_object_object_add(o, "correction_pp", nv_json_new_num_g(p.correction_pp, DIGITS));
             json_object_object_add(o, "history_samples", json_object_new_int64(p.history_samples));
+            json_object_object_add(o, "mechanism", json_object_new_string(p.mechanism));
+            json_object_object_add(o, "wait_used_us", nv_json_new_num_or_nan(p.wait_used_us));
         }
         nv_cli_print_json(o);
         json_object_put(o);

@@ -145,6 +145,12 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->history_runs = a->history_runs;
     out->profile = a->n_prof ? m->profile + a->prof_off : NULL;
     out->n_profile = a->n_prof;
+    out->wait_points = a->n_wpts ? m->curve + a->wpts_off : NULL;
+    out->n_wait_points = a->n_wpts;
+    out->wait_fit = a->n_wfit ? m->curve + a->wfit_off : NULL;
+    out->n_wait_fit = a->n_wfit;
+    out->wait_profile_us = a->n_wprof ? m->profile + a->wprof_off : NULL;
+    out->n_wait_profile = a->n_wprof;
     out->sensitivity = a->sens;
     out->pressure = a->press;
     out->sensitivity_samples = a->sens_n;

@@ -98,6 +98,16 @@ typedef struct nv_app_view {
      * run, n_profile equally weighted values sorted ascending (0 = none) */
     const double *profile;
     size_t n_profile;
+    /* optional "queue_wait": the queueing mechanism.  Points and fit of
+     * p_A against the mean queue wait at the bottleneck (the .utilization
+     * member holds the wait in microseconds here), and the app's own queue
+     * wait over its run as n_wait_profile ascending values, microseconds */
+    const nv_curve_point *wait_points;
+    size_t n_wait_points;
+    const nv_curve_point *wait_fit;
+    size_t n_wait_fit;
+    const double *wait_profile_us;
+    size_t n_wait_profile;
     /* history corrections fitted at load from the co-location table (see
      * model_bottleneck.c), factors already shrunk toward 1 by sample count */
     double sensitivity;                 /* scales the physics when this app is the victim */
@@ -107,6 +117,7 @@ typedef struct nv_app_view {
 } nv_app_view;
 
 #define NV_PROFILE_MAX 8 /* values in an app's utilization_profile (octiles) */
+#define NV_WAIT_MAX_US 1e7 /* a queue wait beyond 10 s is not a measurement */
 
 /* The optional top-level "bottleneck" object: where U is measured. */
 typedef struct nv_bottleneck {

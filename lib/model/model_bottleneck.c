@@ -39,37 +39,47 @@
 #define ALS_ROUNDS 25
 #define NV_CORRECTION_MAX 10.0 /* a factor beyond this is not a correction */
 
+/* one curve with its anchor point (x0, 0 %) in front when its first point
+ * lies above x0, and the slopes; returns the points written */
+static uint32_t anchor_one(const nv_curve_point *fit, size_t n_fit, double x0, struct nv_seg *dst)
+{
+    size_t n = 0;
+    if (!n_fit)
+        return 0;
+    if (fit[0].utilization > x0) {
+        double y0 = fit[0].slowdown_pct < 0 ? fit[0].slowdown_pct : 0;
+        dst[n++] = (struct nv_seg){.u = x0, .y = y0};
+    }
+    for (size_t k = 0; k < n_fit; k++)
+        dst[n++] = (struct nv_seg){.u = fit[k].utilization, .y = fit[k].slowdown_pct};
+    for (size_t k = 0; k + 1 < n; k++)
+        dst[k].slope = (dst[k + 1].y - dst[k].y) / (dst[k + 1].u - dst[k].u);
+    return (uint32_t)n;
+}
+
 static int anchor_curves(nv_model *m, char *err, size_t errlen)
 {
     size_t need = 0;
-    for (size_t i = 0; i < m->n_apps; i++)
+    for (size_t i = 0; i < m->n_apps; i++) {
         need += m->apps[i].n_fit ? m->apps[i].n_fit + 1 : 0;
+        need += m->apps[i].n_wfit ? m->apps[i].n_wfit + 1 : 0;
+    }
     m->acurve = malloc((need ? need : 1) * sizeof *m->acurve);
     if (!m->acurve) {
         snprintf(err, errlen, "model: out of memory for %zu curve points", need);
         return -1;
     }
-    double idle = m->bn.idle_utilization;
     size_t off = 0;
     for (size_t i = 0; i < m->n_apps; i++) {
         struct nv_app_rec *a = &m->apps[i];
+        /* p_A(U) from the idle bottleneck up; p_A(W) from no wait up */
         a->anc_off = (uint32_t)off;
-        a->n_anc = 0;
-        if (!a->n_fit)
-            continue;
-        const nv_curve_point *fit = m->curve + a->fit_off;
-        struct nv_seg *dst = m->acurve + off;
-        size_t n = 0;
-        if (fit[0].utilization > idle) {
-            double y0 = fit[0].slowdown_pct < 0 ? fit[0].slowdown_pct : 0;
-            dst[n++] = (struct nv_seg){.u = idle, .y = y0};
-        }
-        for (size_t k = 0; k < a->n_fit; k++)
-            dst[n++] = (struct nv_seg){.u = fit[k].utilization, .y = fit[k].slowdown_pct};
-        for (size_t k = 0; k + 1 < n; k++)
-            dst[k].slope = (dst[k + 1].y - dst[k].y) / (dst[k + 1].u - dst[k].u);
-        a->n_anc = (uint32_t)n;
-        off += n;
+        a->n_anc = anchor_one(m->curve + a->fit_off, a->n_fit, m->bn.idle_utilization,
+                              m->acurve + off);
+        off += a->n_anc;
+        a->wanc_off = (uint32_t)off;
+        a->n_wanc = anchor_one(m->curve + a->wfit_off, a->n_wfit, 0, m->acurve + off);
+        off += a->n_wanc;
     }
     m->n_acurve = off;
     return 0;
@@ -157,6 +167,76 @@ double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with,
     return curve_sum_sorted(c, A->n_anc, u, K) / (double)K;
 }
 
+/* p(x[k]) for K ascending x along an anchored curve, into y (the merge
+ * walk of curve_sum_sorted, keeping each value) */
+static void curve_read_sorted(const struct nv_seg *c, size_t n, const double *x, size_t K,
+                              double *y)
+{
+    size_t j = 0;
+    for (size_t k = 0; k < K; k++) {
+        if (x[k] <= c[0].u) {
+            y[k] = c[0].y;
+            continue;
+        }
+        if (x[k] >= c[n - 1].u) {
+            y[k] = c[n - 1].y;
+            continue;
+        }
+        while (j + 1 < n - 1 && c[j + 1].u <= x[k])
+            j++;
+        y[k] = c[j].y + (x[k] - c[j].u) * c[j].slope;
+    }
+}
+
+double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
+                             double *w_mean_us, int *capped)
+{
+    const struct nv_app_rec *A = &m->apps[a];
+    *w_mean_us = NAN;
+    *capped = 0;
+    if (!A->n_wanc || !n_with)
+        return NAN;
+    size_t K = 1;
+    for (size_t i = 0; i < n_with; i++) {
+        size_t np = m->apps[with[i]].n_wprof;
+        if (!np)
+            return NAN; /* a neighbour whose queueing is unknown: not this mechanism */
+        if (np > K)
+            K = np;
+    }
+    /* W(t) rank by rank (every wait profile is sorted: the comonotone sum) */
+    double w[NV_PROFILE_MAX], y[NV_PROFILE_MAX], wsum = 0;
+    for (size_t k = 0; k < K; k++) {
+        double x = 0;
+        for (size_t i = 0; i < n_with; i++) {
+            const struct nv_app_rec *B = &m->apps[with[i]];
+            size_t j = B->n_wprof == K ? k : (K <= 1 ? B->n_wprof / 2 : k * B->n_wprof / K);
+            x += m->profile[B->wprof_off + (j < B->n_wprof ? j : B->n_wprof - 1)];
+        }
+        w[k] = x;
+        wsum += x;
+    }
+    const struct nv_seg *c = m->acurve + A->wanc_off;
+    *capped = w[K - 1] > c[A->n_wanc - 1].u;
+    *w_mean_us = wsum / (double)K;
+    curve_read_sorted(c, A->n_wanc, w, K, y);
+    /* progress rates, not slowdowns, average over time */
+    double rate = 0;
+    for (size_t k = 0; k < K; k++) {
+        double f = 1 + (y[k] > -99 ? y[k] : -99) / 100;
+        rate += 1 / f;
+    }
+    return ((double)K / rate - 1) * 100;
+}
+
+double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
+                                   size_t n_with, double *x_mean, int *capped, int *wait)
+{
+    double p = nv_model_wait_physics(m, a, with, n_with, x_mean, capped);
+    *wait = isfinite(p);
+    return *wait ? p : nv_model_queue_physics(m, a, with, n_with, x_mean, capped);
+}
+
 /* s_A and q_B by alternating ridge regressions: measured ~ s_A q_B physics */
 static int fit_corrections(nv_model *m, char *err, size_t errlen)
 {
@@ -181,8 +261,10 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
     for (size_t p = 0; p < m->n_pairs; p++) {
         const nv_pair_view *pv = &m->pairs[p];
         double u;
-        int cap;
-        phys[p] = pv->samples ? nv_model_queue_physics(m, pv->app, &pv->with, 1, &u, &cap) : NAN;
+        int cap, wait;
+        phys[p] = pv->samples ? nv_model_bottleneck_physics(m, pv->app, &pv->with, 1, &u, &cap,
+                                                            &wait)
+                              : NAN;
         if (isfinite(phys[p])) {
             m->apps[pv->app].sens_n += pv->samples;
             m->apps[pv->with].press_n += pv->samples;

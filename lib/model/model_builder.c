@@ -104,7 +104,8 @@ static json_object *jlatency(const nv_latency_summary *l, int *ok)
     return o;
 }
 
-static json_object *jcurve(const nv_curve_point *p, size_t n, int *ok)
+/* a curve as JSON: [{x, slowdown_pct, samples}], x "utilization" or "wait_us" */
+static json_object *jcurve(const nv_curve_point *p, size_t n, const char *x, int *ok)
 {
     json_object *a = json_object_new_array_ext((int)(n < 1000000 ? n : 1000000));
     if (!a) {
@@ -117,7 +118,7 @@ static json_object *jcurve(const nv_curve_point *p, size_t n, int *ok)
             *ok = 0;
             break;
         }
-        put(o, "utilization", nv_json_new_num_or_nan(p[i].utilization), ok);
+        put(o, x, nv_json_new_num_or_nan(p[i].utilization), ok);
         put(o, "slowdown_pct", nv_json_new_num_or_nan(p[i].slowdown_pct), ok);
         put(o, "samples", nv_json_new_num_or_nan(p[i].weight), ok);
         if (json_object_array_add(a, o)) {
@@ -158,6 +159,53 @@ int nv_builder_set_calibration(nv_model_builder *b, const nv_calibration *cal)
     return 0;
 }
 
+/* "queue_wait" into app object o: the points, their isotonic fit (the
+ * fitter takes x in [0, 1], so waits are divided by NV_WAIT_MAX_US for it
+ * and multiplied back), and the profile.  0, or -1 on a bad value or when
+ * memory runs out. */
+static int put_queue_wait(json_object *o, const nv_curve_point *pts, size_t n,
+                          const double *prof, size_t n_prof)
+{
+    int ok = 1;
+    json_object *qw = json_object_new_object();
+    if (!qw)
+        return -1;
+    if (n) {
+        nv_curve_point *s = malloc(n * sizeof *s), *fit = malloc(n * sizeof *fit);
+        size_t n_fit = 0;
+        double residual;
+        int bad = !s || !fit;
+        for (size_t i = 0; !bad && i < n; i++) {
+            bad = !(pts[i].utilization >= 0 && pts[i].utilization <= NV_WAIT_MAX_US);
+            s[i] = pts[i];
+            s[i].utilization = pts[i].utilization / NV_WAIT_MAX_US; /* onto [0, 1] */
+        }
+        if (!bad)
+            bad = nv_isotonic_fit(s, n, fit, &n_fit, &residual) != 0;
+        for (size_t i = 0; !bad && i < n_fit; i++)
+            fit[i].utilization *= NV_WAIT_MAX_US;
+        if (!bad) {
+            put(qw, "points", jcurve(pts, n, "wait_us", &ok), &ok);
+            put(qw, "fit", jcurve(fit, n_fit, "wait_us", &ok), &ok);
+        }
+        free(s);
+        free(fit);
+        if (bad) {
+            json_object_put(qw);
+            return -1;
+        }
+    }
+    if (n_prof) {
+        json_object *pa = json_object_new_array();
+        for (size_t k = 0; pa && k < n_prof; k++)
+            if (json_object_array_add(pa, nv_json_new_num_or_nan(prof[k])))
+                ok = 0;
+        put(qw, "profile_us", pa, &ok);
+    }
+    put(o, "queue_wait", qw, &ok);
+    return ok ? 0 : -1;
+}
+
 int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
 {
     if (!b || !in)
@@ -174,6 +222,14 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
         return berr(b, "app %s: too many points", in->key);
     if (in->n_profile > NV_PROFILE_MAX || (in->n_profile && !in->profile))
         return berr(b, "app %s: a utilization profile has 1 to %d values", in->key, NV_PROFILE_MAX);
+    if (in->n_wait_profile > NV_PROFILE_MAX || (in->n_wait_profile && !in->wait_profile_us) ||
+        (in->n_wait_points && !in->wait_points) || in->n_wait_points > NV_CURVE_MAX_POINTS)
+        return berr(b, "app %s: a queue-wait profile has 1 to %d values, and points need an array",
+                    in->key, NV_PROFILE_MAX);
+    for (size_t k = 0; k < in->n_wait_profile; k++)
+        if (!(in->wait_profile_us[k] >= 0 && in->wait_profile_us[k] <= NV_WAIT_MAX_US))
+            return berr(b, "app %s: queue wait %g us is not in [0, %g]", in->key,
+                        in->wait_profile_us[k], NV_WAIT_MAX_US);
 
     nv_curve_point *fitted = NULL;
     const nv_curve_point *fit = in->fit;
@@ -208,8 +264,8 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
     put(o, "utilization", nv_json_new_num_or_nan(in->utilization), &ok);
     put(o, "utilization_source", json_object_new_string(nv_util_source_name(in->utilization_source)), &ok);
     put(o, "latency", jlatency(in->latency, &ok), &ok);
-    put(comp, "points", jcurve(in->points, in->n_points, &ok), &ok);
-    put(comp, "fit", jcurve(fit, n_fit, &ok), &ok);
+    put(comp, "points", jcurve(in->points, in->n_points, "utilization", &ok), &ok);
+    put(comp, "fit", jcurve(fit, n_fit, "utilization", &ok), &ok);
     put(comp, "residual_pct", nv_json_new_num_or_nan(residual), &ok);
     put(o, "compression", comp, &ok);
     for (size_t i = 0; i < in->n_scaling; i++) {
@@ -233,6 +289,15 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
             if (json_object_array_add(pa, nv_json_new_num_or_nan(in->profile[k])))
                 ok = 0;
         put(o, "utilization_profile", pa, &ok);
+    }
+    if ((in->n_wait_points || in->n_wait_profile) && ok &&
+        put_queue_wait(o, in->wait_points, in->n_wait_points, in->wait_profile_us,
+                       in->n_wait_profile)) {
+        json_object_put(o);
+        free(fitted);
+        return berr(b, "app %s: queue-wait points cannot be fitted (a value is not finite, a "
+                       "wait outside [0, %g] us, samples <= 0) or memory ran out", in->key,
+                    NV_WAIT_MAX_US);
     }
     if (in->has_provenance) {
         json_object *pv = json_object_new_object();
@@ -462,7 +527,9 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
                               v.history_runs,
             .curve_origin = v.curve_origin, .latency_origin = v.latency_origin,
             .counter_rho = v.counter_rho, .counter_runs = v.counter_runs,
-            .history_runs = v.history_runs, .profile = v.profile, .n_profile = v.n_profile};
+            .history_runs = v.history_runs, .profile = v.profile, .n_profile = v.n_profile,
+            .wait_points = v.wait_points, .n_wait_points = v.n_wait_points,
+            .wait_profile_us = v.wait_profile_us, .n_wait_profile = v.n_wait_profile};
         if (nv_builder_add_app(b, &in))
             goto fail;
     }

@@ -38,6 +38,14 @@ typedef struct nv_app_input {
     /* optional utilization profile (1..NV_PROFILE_MAX values in [0,1]) */
     const double *profile;
     size_t n_profile;
+    /* optional queueing mechanism ("queue_wait"): p_A against the mean
+     * queue wait at the bottleneck (.utilization = wait in us, 0..
+     * NV_WAIT_MAX_US), fitted here (isotonic); and the app's own queue-wait
+     * profile (1..NV_PROFILE_MAX values in us) */
+    const nv_curve_point *wait_points;
+    size_t n_wait_points;
+    const double *wait_profile_us;
+    size_t n_wait_profile;
 } nv_app_input;
 
 typedef struct nv_config_input {

@@ -27,6 +27,10 @@ struct nv_app_rec {
     uint32_t counter_runs, history_runs;
     uint32_t prof_off, n_prof;   /* into m->profile, sorted ascending */
     uint32_t anc_off, n_anc;     /* p_A with the idle anchor, into m->acurve */
+    uint32_t wpts_off, n_wpts;   /* queue-wait points, into m->curve (x = wait us) */
+    uint32_t wfit_off, n_wfit;   /* queue-wait fit, into m->curve */
+    uint32_t wprof_off, n_wprof; /* own queue-wait profile (us), into m->profile */
+    uint32_t wanc_off, n_wanc;   /* the wait curve anchored at (0 us, 0 %), into m->acurve */
     double sens, press;          /* history correction factors (shrunk toward 1) */
     uint32_t sens_n, press_n;    /* table samples behind them */
 };
@@ -99,6 +103,20 @@ int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen);
  * Returns NAN when A has no curve. */
 double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
                               double *u_mean, int *capped);
+
+/* The queueing mechanism: A's curve against the queue wait W, read over
+ * W(t) = the neighbours' wait profiles added rank by rank, averaged as
+ * progress rates: 1 + s = 1 / E_t[1 / (1 + p_A(W(t)))] (A advances slowly
+ * while the queue is long and catches up while it is short).  NAN unless
+ * A has a wait curve and every neighbour a wait profile.  Allocation-free. */
+double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
+                             double *w_mean_us, int *capped);
+
+/* The queue route's physics: the queueing mechanism where its data exist,
+ * else p_A(U).  *wait is 1 when the queueing mechanism answered; *x_mean
+ * is the mean W (us) or U read. */
+double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
+                                   size_t n_with, double *x_mean, int *capped, int *wait);
 
 uint64_t nv_key_hash(const char *key);
 /* index of app with this key and hash, or -1 */

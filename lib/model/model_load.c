@@ -49,6 +49,17 @@
  *   profile instead of reading p_A at its mean (a phased neighbour is not
  *   its mean).  Sorted here.
  *
+ * Optional per app (older files without it still load): the queueing
+ * mechanism, for victims that wait behind other traffic rather than lose
+ * bandwidth share (model_bottleneck.c):
+ *   "queue_wait": {"points": [{"wait_us": 420, "slowdown_pct": 150, "samples": 1}],
+ *                  "fit": [...],              points and fit go together; the
+ *                                             fit as for compression, by wait
+ *                  "profile_us": [0, 0, 969, ...]}  1..8 values in [0, 1e7]:
+ *   p_A against the mean queue wait at the bottleneck (microseconds; the
+ *   campaign's configurations), and the app's own queue wait over its
+ *   timed run (what it makes others wait).  Sorted here.
+ *
  * Optional at the top (older files without it still load; defaults shown):
  *   "bottleneck": {"idle_utilization": 0 (in [0,1]),   U of the idle
  *                  bottleneck: p_A is anchored at (idle, 0 %) and idle is
@@ -274,9 +285,11 @@ struct curve_buf {
     size_t n, cap;
 };
 
+/* x: "utilization" (a fraction) or "wait_us" (0..NV_WAIT_MAX_US) */
 static int curve_points(nv_jcheck *L, json_object *arr, const char *path, struct curve_buf *cb,
-                        int is_fit, uint32_t *off, uint32_t *count)
+                        int is_fit, const char *x, uint32_t *off, uint32_t *count)
 {
+    int wait = !strcmp(x, "wait_us");
     char p[PATH_MAX_LEN];
     size_t n = json_object_array_length(arr);
     if (grow((void **)&cb->v, &cb->cap, cb->n + n, sizeof *cb->v)) {
@@ -292,18 +305,23 @@ static int curve_points(nv_jcheck *L, json_object *arr, const char *path, struct
             return -1;
         }
         nv_curve_point *pt = &cb->v[cb->n + i];
-        if (number(L, o, "utilization", p, R_FRACTION, &pt->utilization) ||
+        if (number(L, o, x, p, wait ? R_NONNEG : R_FRACTION, &pt->utilization) ||
             number(L, o, "slowdown_pct", p, R_SLOWDOWN, &pt->slowdown_pct) ||
             number(L, o, "samples", p, R_POSITIVE, &pt->weight))
             return -1;
+        if (wait && pt->utilization > NV_WAIT_MAX_US) {
+            nv_jcheck_fail(L, "%s.wait_us: value %g is above %g us (10 s)", p, pt->utilization,
+                           NV_WAIT_MAX_US);
+            return -1;
+        }
         if (is_fit && i > 0) {
             const nv_curve_point *prev = pt - 1;
             if (!(pt->utilization > prev->utilization)) {
                 nv_jcheck_fail(
                     L,
-                    "%s.utilization: value %g is not above the previous point's %g; a fit "
-                    "is sorted by strictly increasing U",
-                    p, pt->utilization, prev->utilization);
+                    "%s.%s: value %g is not above the previous point's %g; a fit "
+                    "is sorted by strictly increasing %s",
+                    p, x, pt->utilization, prev->utilization, wait ? "wait" : "U");
                 return -1;
             }
             if (pt->slowdown_pct < prev->slowdown_pct) {
@@ -399,15 +417,19 @@ static int cmp_double(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* the optional "utilization_profile" array of an app */
-static int profile(nv_jcheck *L, struct load_state *S, struct nv_app_rec *a, json_object *o,
-                   const char *p)
+/* an optional profile array (name) of an app: 1..NV_PROFILE_MAX values in
+ * [0, max], sorted into S->prof at *off */
+static int profile_values(nv_jcheck *L, struct load_state *S, json_object *o, const char *p,
+                          const char *name, const char *noun, double max, uint32_t *off,
+                          uint32_t *count)
 {
     json_object *arr;
-    if (!json_object_object_get_ex(o, "utilization_profile", &arr))
+    if (!json_object_object_get_ex(o, name, &arr))
         return 0;
     char q[PATH_MAX_LEN];
-    subpath(q, sizeof q, p, ".utilization_profile");
+    subpath(q, sizeof q, p, ".");
+    size_t ql = strlen(q);
+    snprintf(q + ql, sizeof q - ql, "%s", name);
     if (!json_object_is_type(arr, json_type_array)) {
         nv_jcheck_fail(L, "%s: expected an array, got %s", q, nv_jcheck_type_name(arr));
         return -1;
@@ -427,19 +449,59 @@ static int profile(nv_jcheck *L, struct load_state *S, struct nv_app_rec *a, jso
                          json_object_is_type(v, json_type_int))
                        ? json_object_get_double(v)
                        : NAN;
-        if (!(d >= 0 && d <= 1)) {
+        if (!(d >= 0 && d <= max)) {
             char buf[64];
             nv_jcheck_show(v, buf, sizeof buf);
-            nv_jcheck_fail(L, "%s[%zu]: value %s is not a utilization in [0, 1]", q, k, buf);
+            nv_jcheck_fail(L, "%s[%zu]: value %s is not %s in [0, %g]", q, k, buf, noun, max);
             return -1;
         }
         S->prof[S->n_prof + k] = d;
     }
     qsort(S->prof + S->n_prof, n, sizeof *S->prof, cmp_double);
-    a->prof_off = (uint32_t)S->n_prof;
-    a->n_prof = (uint32_t)n;
+    *off = (uint32_t)S->n_prof;
+    *count = (uint32_t)n;
     S->n_prof += n;
     return 0;
+}
+
+/* the optional "queue_wait" object of an app: the queueing mechanism */
+static int queue_wait(nv_jcheck *L, struct load_state *S, struct nv_app_rec *a, json_object *o,
+                      const char *p)
+{
+    json_object *qw;
+    if (!json_object_object_get_ex(o, "queue_wait", &qw))
+        return 0;
+    char q[PATH_MAX_LEN], pp[PATH_MAX_LEN];
+    subpath(q, sizeof q, p, ".queue_wait");
+    if (!json_object_is_type(qw, json_type_object)) {
+        nv_jcheck_fail(L, "%s: expected an object, got %s", q, nv_jcheck_type_name(qw));
+        return -1;
+    }
+    json_object *pts, *fit;
+    int has_pts = json_object_object_get_ex(qw, "points", &pts),
+        has_fit = json_object_object_get_ex(qw, "fit", &fit);
+    if (has_pts != has_fit) {
+        nv_jcheck_fail(L, "%s: points and fit go together", q);
+        return -1;
+    }
+    if (has_pts) {
+        if (!nv_jcheck_member(L, qw, "points", q, json_type_array) ||
+            !nv_jcheck_member(L, qw, "fit", q, json_type_array))
+            return -1;
+        if (json_object_array_length(pts) > NV_CURVE_MAX_POINTS ||
+            json_object_array_length(fit) > NV_CURVE_MAX_POINTS) {
+            nv_jcheck_fail(L, "%s: more than %d points", q, NV_CURVE_MAX_POINTS);
+            return -1;
+        }
+        subpath(pp, sizeof pp, q, ".points");
+        if (curve_points(L, pts, pp, &S->curve, 0, "wait_us", &a->wpts_off, &a->n_wpts))
+            return -1;
+        subpath(pp, sizeof pp, q, ".fit");
+        if (curve_points(L, fit, pp, &S->curve, 1, "wait_us", &a->wfit_off, &a->n_wfit))
+            return -1;
+    }
+    return profile_values(L, S, qw, q, "profile_us", "a queue wait in us", NV_WAIT_MAX_US,
+                          &a->wprof_off, &a->n_wprof);
 }
 
 /* the optional top-level "bottleneck" object */
@@ -530,10 +592,10 @@ static int one_app(nv_jcheck *L, nv_model *m, struct load_state *S, json_object 
         return -1;
     char pp[PATH_MAX_LEN];
     subpath(pp, sizeof pp, q, ".points");
-    if (curve_points(L, pts, pp, &S->curve, 0, &a->pts_off, &a->n_pts))
+    if (curve_points(L, pts, pp, &S->curve, 0, "utilization", &a->pts_off, &a->n_pts))
         return -1;
     subpath(pp, sizeof pp, q, ".fit");
-    if (curve_points(L, fit, pp, &S->curve, 1, &a->fit_off, &a->n_fit))
+    if (curve_points(L, fit, pp, &S->curve, 1, "utilization", &a->fit_off, &a->n_fit))
         return -1;
 
     json_object *sc = nv_jcheck_member(L, o, "scaling", p, json_type_array);
@@ -573,7 +635,9 @@ static int one_app(nv_jcheck *L, nv_model *m, struct load_state *S, json_object 
     m->n_scaling += ns;
     for (int r = 0; r < NV_PICK_RULES; r++)
         a->pick[r] = -1;
-    if (profile(L, S, a, o, p))
+    if (profile_values(L, S, o, p, "utilization_profile", "a utilization", 1, &a->prof_off,
+                       &a->n_prof) ||
+        queue_wait(L, S, a, o, p))
         return -1;
     return provenance(L, a, o, p);
 }

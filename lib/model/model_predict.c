@@ -14,6 +14,8 @@ static const char *const predictor_names[NV_PREDICTOR_COUNT] = {
 static const char *const model_labels[NV_PREDICTOR_COUNT] = {
     "model:queue", "model:averagelt", "model:averagestdevlt", "model:pdflt"};
 static const char queue_history_label[] = "model:queue+history";
+static const char wait_label[] = "model:queue-wait";
+static const char wait_history_label[] = "model:queue-wait+history";
 
 const char *nv_predictor_name(nv_predictor p)
 {
@@ -104,6 +106,8 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     memset(out, 0, sizeof *out);
     out->config = -1;
     out->config_id = "";
+    out->mechanism = "";
+    out->wait_used_us = NAN;
     out->predictor = predictor;
     if (!m || !with || n_with == 0 || (unsigned)predictor >= NV_PREDICTOR_COUNT)
         return NV_PRED_EINVAL;
@@ -165,7 +169,7 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     const nv_curve_point *fit = m->curve + A->fit_off;
 
     if (predictor == NV_PREDICT_QUEUE) {
-        if (A->n_fit == 0)
+        if (A->n_fit == 0 && A->n_wfit == 0)
             return NV_PRED_ENODATA;
         /* at most NV_PRED_MAX_WITH neighbours go into the physics */
         size_t n = n_with < NV_PRED_MAX_WITH ? n_with : NV_PRED_MAX_WITH;
@@ -175,14 +179,19 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
             press += m->apps[idx[i]].press;
             hist += m->apps[idx[i]].press_n;
         }
-        double u;
-        int capped;
-        double phys = nv_model_queue_physics(m, a, idx, n, &u, &capped);
+        double x;
+        int capped, wait;
+        double phys = nv_model_bottleneck_physics(m, a, idx, n, &x, &capped, &wait);
         if (!isfinite(phys))
             return NV_PRED_ENODATA;
         /* several neighbours: their mean pressure scales the joint physics */
         double corr = phys * (A->sens * (n ? press / (double)n : 1) - 1);
-        out->utilization_used = u;
+        out->mechanism = wait ? "queue-wait" : "utilization";
+        if (wait) {
+            out->wait_used_us = x;
+            out->source_label = wait_label;
+        } else
+            out->utilization_used = x;
         out->capped = capped;
         out->physics_pct = phys;
         out->correction_pp = corr;
@@ -190,7 +199,7 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
         double pct = phys + corr;
         out->slowdown_pct = pct < -100 ? -100 : pct;
         if (corr != 0)
-            out->source_label = queue_history_label;
+            out->source_label = wait ? wait_history_label : queue_history_label;
         return NV_PRED_OK;
     }
 

@@ -70,6 +70,10 @@ typedef struct nv_prediction {
     double correction_pp;       /* queue: what the sensitivity and pressure factors
                                    add to the physics, percentage points */
     uint32_t history_samples;   /* table samples behind the corrections */
+    const char *mechanism;      /* queue: "queue-wait" (A's curve against the
+                                   queue wait, read over the neighbours' wait
+                                   profiles) or "utilization" (p_A(U)); "" else */
+    double wait_used_us;        /* queue-wait: the mean summed wait read, us */
     int32_t config;             /* chosen training configuration, -1 if none */
     const char *config_id;      /* its id, or "" */
     int curve_fallback;         /* lookup answered from p_A (A unmeasured there) */

@@ -99,29 +99,40 @@ size_t nv_bn_values_stats(double *v, size_t n, double *mean, double *profile, si
     return n;
 }
 
-size_t nv_bn_window_stats(const nv_bn_step *s, size_t n, uint64_t t0, uint64_t t1, double *mean,
-                          double *profile, size_t nprof, size_t *n_profile)
+static inline double step_value(const nv_bn_step *s, nv_bn_value which)
+{
+    return which == NV_BN_WAIT ? s->wait_us : s->u;
+}
+
+static inline int step_in(const nv_bn_step *s, nv_bn_value which, uint64_t t0, uint64_t t1)
+{
+    return s->t_ns >= t0 && s->t_ns <= t1 && !isnan(step_value(s, which));
+}
+
+size_t nv_bn_window_stats(const nv_bn_step *s, size_t n, nv_bn_value which, uint64_t t0,
+                          uint64_t t1, double *mean, double *profile, size_t nprof,
+                          size_t *n_profile)
 {
     *mean = NAN;
     *n_profile = 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        k += s[i].t_ns >= t0 && s[i].t_ns <= t1;
+        k += step_in(&s[i], which, t0, t1);
     if (!k)
         return 0;
     double *v = malloc(k * sizeof *v);
     if (!v) { /* the mean alone, without the profile */
         double sum = 0;
         for (size_t i = 0; i < n; i++)
-            if (s[i].t_ns >= t0 && s[i].t_ns <= t1)
-                sum += s[i].u;
+            if (step_in(&s[i], which, t0, t1))
+                sum += step_value(&s[i], which);
         *mean = sum / (double)k;
         return k;
     }
     size_t j = 0;
     for (size_t i = 0; i < n; i++)
-        if (s[i].t_ns >= t0 && s[i].t_ns <= t1)
-            v[j++] = s[i].u;
+        if (step_in(&s[i], which, t0, t1))
+            v[j++] = step_value(&s[i], which);
     nv_bn_values_stats(v, k, mean, profile, nprof, n_profile);
     free(v);
     return k;
@@ -152,9 +163,10 @@ uint64_t nv_bn_now_ns(void)
 }
 
 /* bytes sent [0] and received [1] by port i; -1 when unreadable */
-static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *rate, char *err,
-                     size_t errlen)
+static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, double *rate,
+                     char *err, size_t errlen)
 {
+    *backlog = NAN;
     if (s->spec.kind == NV_BN_QDISC) {
         nv_qdisc_stats q[NV_QDISC_MAX];
         int n = nv_qdisc_read(NULL, s->spec.port[i], q, NV_QDISC_MAX, err, errlen);
@@ -167,6 +179,8 @@ static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *rate, char 
         }
         b[0] = r->bytes;
         b[1] = 0; /* a qdisc sends in one direction: the other end is the other port */
+        if (r->has_backlog)
+            *backlog = (double)r->backlog_bytes;
         if (rate)
             *rate = r->rate_bytes_per_s ? (double)r->rate_bytes_per_s : NAN;
         return 0;
@@ -194,14 +208,20 @@ static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *rate, char 
 static void take_step(nv_bn_sampler *s)
 {
     uint64_t now = nv_bn_now_ns();
-    double dt = (double)(now - s->last_t) / 1e9, u = 0;
+    double dt = (double)(now - s->last_t) / 1e9, u = 0, wait = NAN;
     int ok = 1;
     for (int i = 0; i < s->spec.nports; i++) {
         uint64_t b[2];
+        double backlog;
         char err[200];
-        if (read_port(s, i, b, NULL, err, sizeof err)) {
+        if (read_port(s, i, b, &backlog, NULL, err, sizeof err)) {
             ok = 0;
             continue;
+        }
+        if (!isnan(backlog)) {
+            double w = backlog / s->rate[i] * 1e6;
+            if (isnan(wait) || w > wait)
+                wait = w;
         }
         for (int d = 0; d < 2; d++) {
             uint64_t inc = b[d] >= s->last_bytes[i][d] ? b[d] - s->last_bytes[i][d] : 0;
@@ -225,7 +245,7 @@ static void take_step(nv_bn_sampler *s)
             }
         }
         if (s->n < s->cap)
-            s->steps[s->n++] = (nv_bn_step){.t_ns = now, .u = u > 1 ? 1 : u};
+            s->steps[s->n++] = (nv_bn_step){.t_ns = now, .u = u > 1 ? 1 : u, .wait_us = wait};
     }
     pthread_mutex_unlock(&s->mu);
 }
@@ -287,8 +307,8 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
                 return NULL;
             }
         }
-        double rate = NAN;
-        if (read_port(s, i, s->last_bytes[i], &rate, e, sizeof e)) {
+        double rate = NAN, backlog;
+        if (read_port(s, i, s->last_bytes[i], &backlog, &rate, e, sizeof e)) {
             nv_err(err, errlen, "--bottleneck %s:%s: %s", nv_bn_kind_name(spec->kind),
                    spec->port[i], e);
             free_sampler(s);
@@ -322,21 +342,22 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
     return s;
 }
 
-size_t nv_bn_window(nv_bn_sampler *s, uint64_t t0, uint64_t t1, double *mean, double *profile,
-                    size_t nprof, size_t *n_profile)
+size_t nv_bn_window(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t1, double *mean,
+                    double *profile, size_t nprof, size_t *n_profile)
 {
     pthread_mutex_lock(&s->mu);
-    size_t k = nv_bn_window_stats(s->steps, s->n, t0, t1, mean, profile, nprof, n_profile);
+    size_t k = nv_bn_window_stats(s->steps, s->n, which, t0, t1, mean, profile, nprof, n_profile);
     pthread_mutex_unlock(&s->mu);
     return k;
 }
 
-long nv_bn_collect(nv_bn_sampler *s, uint64_t t0, uint64_t t1, double **v, size_t *n)
+long nv_bn_collect(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t1, double **v,
+                   size_t *n)
 {
     pthread_mutex_lock(&s->mu);
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++)
-        k += s->steps[i].t_ns >= t0 && s->steps[i].t_ns <= t1;
+        k += step_in(&s->steps[i], which, t0, t1);
     double *g = k ? realloc(*v, (*n + k) * sizeof *g) : *v;
     if (k && !g) {
         pthread_mutex_unlock(&s->mu);
@@ -344,8 +365,8 @@ long nv_bn_collect(nv_bn_sampler *s, uint64_t t0, uint64_t t1, double **v, size_
     }
     *v = g;
     for (size_t i = 0; i < s->n; i++)
-        if (s->steps[i].t_ns >= t0 && s->steps[i].t_ns <= t1)
-            g[(*n)++] = s->steps[i].u;
+        if (step_in(&s->steps[i], which, t0, t1))
+            g[(*n)++] = step_value(&s->steps[i], which);
     pthread_mutex_unlock(&s->mu);
     return (long)k;
 }

@@ -11,10 +11,13 @@
  * idle, do not dilute the load), as a mean and as quantiles (the app's
  * utilization profile, which the model averages over).
  *
+ * Each step also reads the queue wait where the port has a queue gauge
+ * (a qdisc's backlog over its rate): the queueing mechanism's axis.
+ *
  * Port kinds:
  *   qdisc:DEV[,DEV...]        a Linux qdisc (`tc -s -j qdisc show dev DEV`,
  *                             root qdisc): bytes sent; rate = the shaper's
- *                             (tbf) rate.  The network lab's uplink ends.
+ *                             (tbf) rate; backlog.  The network lab's uplink ends.
  *   netdev:IF[,IF...]         /sys/class/net/IF/statistics; the busier of
  *                             tx and rx; rate = the `speed` file
  *   infiniband:DEV/PORT[,...] port_xmit_data / port_rcv_data; rate = `rate`
@@ -49,18 +52,26 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen);
 /* "qdisc", "netdev", "infiniband" */
 const char *nv_bn_kind_name(nv_bn_kind k);
 
-/* One sampling step: the busiest port's U over [t_ns - dt, t_ns]. */
+/* One sampling step: the busiest port's U over [t_ns - dt, t_ns], and the
+ * longest queue wait read at t_ns. */
 typedef struct nv_bn_step {
-    uint64_t t_ns; /* CLOCK_MONOTONIC at the step's end */
-    double u;      /* bytes/s over the step / rate, clamped to [0, 1] */
+    uint64_t t_ns;  /* CLOCK_MONOTONIC at the step's end */
+    double u;       /* bytes/s over the step / rate, clamped to [0, 1] */
+    double wait_us; /* queued bytes / rate, in us (qdisc: its backlog); NAN
+                       where the port has no queue gauge (netdev, infiniband) */
 } nv_bn_step;
 
-/* Mean and quantile profile of the steps whose end lies in [t0, t1]
- * (CLOCK_MONOTONIC ns).  profile gets k = min(nprof, steps) ascending
- * values (quantile (i + 0.5)/k of the steps).  Returns the number of steps
- * used (0: *mean NAN, *n_profile 0).  Pure: exposed for tests. */
-size_t nv_bn_window_stats(const nv_bn_step *s, size_t n, uint64_t t0, uint64_t t1, double *mean,
-                          double *profile, size_t nprof, size_t *n_profile);
+/* which value of a step a window reads */
+typedef enum nv_bn_value { NV_BN_U = 0, NV_BN_WAIT } nv_bn_value;
+
+/* Mean and quantile profile of value `which` of the steps whose end lies
+ * in [t0, t1] (CLOCK_MONOTONIC ns; steps whose value is NAN are left out).
+ * profile gets k = min(nprof, steps) ascending values (quantile
+ * (i + 0.5)/k of the steps).  Returns the number of steps used (0: *mean
+ * NAN, *n_profile 0).  Pure: exposed for tests. */
+size_t nv_bn_window_stats(const nv_bn_step *s, size_t n, nv_bn_value which, uint64_t t0,
+                          uint64_t t1, double *mean, double *profile, size_t nprof,
+                          size_t *n_profile);
 
 /* Mean and quantile profile of n values (sorted in place), as above.
  * Returns n (0: *mean NAN, *n_profile 0). */
@@ -77,13 +88,14 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
 uint64_t nv_bn_now_ns(void);
 
 /* nv_bn_window_stats over the steps taken so far (under the mutex). */
-size_t nv_bn_window(nv_bn_sampler *s, uint64_t t0, uint64_t t1, double *mean, double *profile,
-                    size_t nprof, size_t *n_profile);
+size_t nv_bn_window(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t1, double *mean,
+                    double *profile, size_t nprof, size_t *n_profile);
 
-/* Appends the U of the steps whose end lies in [t0, t1] to *v (grown with
- * realloc; *n counts).  Returns how many were appended, or -1 when memory
- * ran out (*v and *n unchanged). */
-long nv_bn_collect(nv_bn_sampler *s, uint64_t t0, uint64_t t1, double **v, size_t *n);
+/* Appends value `which` of the steps whose end lies in [t0, t1] (NAN ones
+ * left out) to *v (grown with realloc; *n counts).  Returns how many were
+ * appended, or -1 when memory ran out (*v and *n unchanged). */
+long nv_bn_collect(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t1, double **v,
+                   size_t *n);
 
 /* Steps that failed to read (a port vanished, tc failed); 0 when all read. */
 size_t nv_bn_read_errors(nv_bn_sampler *s);

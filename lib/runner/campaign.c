@@ -178,6 +178,8 @@ typedef struct campaign {
     nv_bn_sampler *bn; /* the counters route, or NULL */
     double *app_u;     /* U steps inside the baseline's timed windows */
     size_t n_app_u;
+    double *app_w;     /* and their queue waits (us) */
+    size_t n_app_w;
 } campaign;
 
 /* CompressionB's arguments for a configuration (pointing into bufs). */
@@ -241,7 +243,9 @@ static int run_baseline(campaign *cp, int r, double *runtime_s, double **samples
      * where the command does), so launch and teardown do not dilute it */
     if (cp->bn && *runtime_s > 0) {
         uint64_t w = (uint64_t)(*runtime_s * 1e9);
-        if (nv_bn_collect(cp->bn, t_end > w ? t_end - w : 0, t_end, &cp->app_u, &cp->n_app_u) < 0) {
+        uint64_t t0 = t_end > w ? t_end - w : 0;
+        if (nv_bn_collect(cp->bn, NV_BN_U, t0, t_end, &cp->app_u, &cp->n_app_u) < 0 ||
+            nv_bn_collect(cp->bn, NV_BN_WAIT, t0, t_end, &cp->app_w, &cp->n_app_w) < 0) {
             free(text);
             return nv_err(err, errlen, "out of memory for the bottleneck samples");
         }
@@ -327,8 +331,9 @@ static int characterize(const campaign *cp, const nv_campaign_config *cfg,
     if (cp->bn && itext) {
         uint64_t t1 = nv_bn_now_ns(), w = (uint64_t)(cp->o->duration_s * 1e9);
         size_t np;
-        res->counter_steps = nv_bn_window(cp->bn, t1 > w ? t1 - w : 0, t1, &res->u_counters, NULL,
-                                          0, &np);
+        res->counter_steps = nv_bn_window(cp->bn, NV_BN_U, t1 > w ? t1 - w : 0, t1,
+                                          &res->u_counters, NULL, 0, &np);
+        nv_bn_window(cp->bn, NV_BN_WAIT, t1 > w ? t1 - w : 0, t1, &res->wait_us, NULL, 0, &np);
     }
     char cerr[300] = "";
     ctext = nv_probe_finish(&load, cp->plan, 1, 0, &clen, cerr, sizeof cerr);
@@ -381,7 +386,7 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
     size_t ncfg = o->ncfg;
     int rc = -1;
     nv_model_builder *b = nv_builder_from_model(model);
-    nv_curve_point *pts = NULL;
+    nv_curve_point *pts = NULL, *wpts = NULL;
     const char **apps = NULL;
     double *pct = NULL;
     nv_model *check = NULL;
@@ -408,6 +413,24 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
         pts[keep + i] = (nv_curve_point){.utilization = counters ? res[i].u_counters : res[i].u.rho,
                                          .slowdown_pct = res[i].slowdown_pct,
                                          .weight = o->repeat};
+    /* the queueing mechanism, where the ports have a queue gauge: the app's
+     * slowdowns against each configuration's mean queue wait, and its own
+     * wait profile.  Earlier wait points are kept like compression points. */
+    int waits = counters && r->n_app_wait;
+    for (size_t i = 0; waits && i < ncfg; i++)
+        waits = isfinite(res[i].wait_us);
+    size_t wkeep = waits && !o->replace_points && idx >= 0 ? v.n_wait_points : 0;
+    wpts = waits ? malloc((wkeep + ncfg) * sizeof *wpts) : NULL;
+    if (waits && !wpts) {
+        nv_err(err, errlen, "out of memory");
+        goto done;
+    }
+    if (wkeep)
+        memcpy(wpts, v.wait_points, wkeep * sizeof *wpts);
+    for (size_t i = 0; waits && i < ncfg; i++)
+        wpts[wkeep + i] = (nv_curve_point){.utilization = res[i].wait_us,
+                                           .slowdown_pct = res[i].slowdown_pct,
+                                           .weight = o->repeat};
     nv_app_input in = {.key = app, .utilization = counters ? r->app_u_counters : r->app_u.rho,
                        .utilization_source = counters ? NV_USRC_COUNTERS : NV_USRC_LATENCY,
                        .latency = &r->app_lat,
@@ -415,7 +438,11 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
                        .scaling = idx >= 0 ? v.scaling : NULL,
                        .n_scaling = idx >= 0 ? v.n_scaling : 0,
                        .profile = counters ? r->app_profile : NULL,
-                       .n_profile = counters ? r->n_app_profile : 0};
+                       .n_profile = counters ? r->n_app_profile : 0,
+                       .wait_points = waits ? wpts : NULL,
+                       .n_wait_points = waits ? wkeep + ncfg : 0,
+                       .wait_profile_us = waits ? r->app_wait_profile : NULL,
+                       .n_wait_profile = waits ? r->n_app_wait_profile : 0};
     if (counters) {
         nv_bottleneck bn = *nv_model_bottleneck(model);
         bn.route = NV_USRC_COUNTERS;
@@ -489,6 +516,7 @@ done:
     nv_model_free(check);
     nv_builder_free(b);
     free(pts);
+    free(wpts);
     free(apps);
     free(pct);
     return rc;
@@ -561,7 +589,8 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
         goto out;
     }
     for (size_t i = 0; i < o->ncfg; i++)
-        r->configs[i].u_counters = NAN;
+        r->configs[i].u_counters = r->configs[i].wait_us = NAN;
+    r->app_wait_us = NAN;
     if (nv_run_work_dir(plan, o->keep_dir, "campaign", inner, sizeof inner)) {
         nv_err(err, errlen, "%s; nothing run", inner);
         goto out;
@@ -611,6 +640,9 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
         nv_bn_values_stats(cp.app_u, cp.n_app_u, &r->app_u_counters, r->app_profile,
                            NV_PROFILE_MAX, &r->n_app_profile);
         r->n_app_steps = cp.n_app_u;
+        nv_bn_values_stats(cp.app_w, cp.n_app_w, &r->app_wait_us, r->app_wait_profile,
+                           NV_PROFILE_MAX, &r->n_app_wait_profile);
+        r->n_app_wait = cp.n_app_w;
         r->bottleneck_read_errors = nv_bn_read_errors(cp.bn);
         for (size_t i = 0; i < o->ncfg; i++)
             if (!r->configs[i].counter_steps) {
@@ -635,6 +667,7 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
 out:
     nv_bn_stop(cp.bn);
     free(cp.app_u);
+    free(cp.app_w);
     if (plan->work_dir[0]) {
         nv_run_work_dir_cleanup(plan, o->keep_dir != NULL || rc != 0);
         r->logs_kept = rc != 0 && !o->keep_dir;

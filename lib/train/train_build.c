@@ -199,6 +199,11 @@ static int add_history_app(nv_model_builder *b, const nv_train_set *s, const nv_
         a.utilization = counter_runs ? counter_rho : 0;
         a.utilization_source = NV_USRC_COUNTERS;
     }
+    /* the queueing mechanism comes only from campaigns: kept as measured */
+    if (have_in) {
+        a.wait_points = iv.wait_points, a.n_wait_points = iv.n_wait_points;
+        a.wait_profile_us = iv.wait_profile_us, a.n_wait_profile = iv.n_wait_profile;
+    }
     /* p_A(U): a campaign curve wins; else production history */
     if (have_in && iv.n_fit && iv.curve_origin == NV_CURVE_CAMPAIGN) {
         a.points = iv.points, a.n_points = iv.n_points;
@@ -242,7 +247,9 @@ static int readd_input_app(nv_model_builder *b, const nv_model *in, int32_t ia, 
                       .curve_origin = v.curve_origin, .latency_origin = v.latency_origin,
                       .counter_rho = v.counter_rho, .counter_runs = v.counter_runs,
                       .history_runs = v.history_runs, .profile = v.profile,
-                      .n_profile = v.n_profile};
+                      .n_profile = v.n_profile, .wait_points = v.wait_points,
+                      .n_wait_points = v.n_wait_points, .wait_profile_us = v.wait_profile_us,
+                      .n_wait_profile = v.n_wait_profile};
     if (nv_builder_add_app(b, &a)) {
         nv_err(err, errlen, "%s", nv_builder_error(b));
         return -1;

@@ -1,7 +1,8 @@
 /* test_model_bottleneck.c - the queue route at the bottleneck: no single-
  * neighbour cap below the curve's top, the idle anchor, idle counted once,
  * time-resolved neighbours (utilization profiles) and the history
- * corrections fitted from the co-location table (model_bottleneck.c). */
+ * corrections fitted from the co-location table, and the queueing
+ * mechanism (model_bottleneck.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <json-c/json.h>
@@ -221,6 +223,104 @@ static void bad_profiles_and_bottlenecks_are_named(void **state)
     nv_builder_free(b);
 }
 
+/* the queueing mechanism: v's slowdown against the queue wait, read over
+ * the neighbours' wait profiles and averaged as progress rates */
+static void add_waits(nv_model_builder *b, const char *key, const double *wprof, size_t n)
+{
+    nv_app_input a = {.key = key, .utilization = 0.3, .utilization_source = NV_USRC_COUNTERS,
+                      .latency = &lat, .wait_profile_us = wprof, .n_wait_profile = n};
+    assert_int_equal(nv_builder_add_app(b, &a), 0);
+}
+
+static nv_model_builder *wait_base(void)
+{
+    nv_model_builder *b = base(0, 1);
+    static const nv_curve_point fit[] = {{0.4, 20, 1}, {0.999, 120, 1}};
+    static const nv_curve_point waits[] = {{1000, 100, 1}, {100, 10, 2}, {1000, 80, 1}};
+    nv_app_input v = {.key = "v", .utilization = 0.1, .latency = &lat, .points = fit,
+                      .n_points = 2, .fit = fit, .n_fit = 2, .wait_points = waits,
+                      .n_wait_points = 3, .wait_profile_us = (const double[]){5, 1}, .n_wait_profile = 2};
+    assert_int_equal(nv_builder_add_app(b, &v), 0); /* replaces base()'s v */
+    return b;
+}
+
+static void the_queueing_mechanism_averages_progress_rates(void **state)
+{
+    nv_model_builder *b = wait_base();
+    add_waits(b, "q", (const double[]){1000, 0, 1000, 0}, 4);  /* a queue half the time */
+    add_waits(b, "q2", (const double[]){0, 500}, 2);
+    add(b, "noq", 0.2, NULL, 0);                               /* no queue gauge */
+    nv_model *m = build(b);
+    nv_prediction p;
+    const char *q[] = {"q"}, *both[] = {"q", "q2"}, *noq[] = {"noq"}, *mix[] = {"q", "noq"};
+    /* W(t) 0, 0, 1000, 1000 us: p 0, 0, 90, 90 % (1000 us pools 100 and 80);
+     * rates 1, 1, 1/1.9, 1/1.9 -> 1 + s = 1 / mean(rates) */
+    double want = (1.0 / ((2 + 2 / 1.9) / 4) - 1) * 100;
+    NEAR(queue(m, "v", q, 1, &p), want);
+    assert_true(want < 45); /* below the mean of the slowdowns */
+    assert_string_equal(p.mechanism, "queue-wait");
+    assert_string_equal(p.source_label, "model:queue-wait");
+    NEAR(p.wait_used_us, 500);
+    assert_false(p.capped);
+    /* two neighbours add rank by rank: 0, 0, 1500, 1500 us, beyond the top */
+    NEAR(queue(m, "v", both, 2, &p), want);
+    NEAR(p.wait_used_us, 750);
+    assert_true(p.capped);
+    /* a neighbour whose queueing is unknown: p_v(U), and it says so */
+    NEAR(queue(m, "v", noq, 1, &p), 10);
+    assert_string_equal(p.mechanism, "utilization");
+    assert_string_equal(p.source_label, "model:queue");
+    assert_true(isnan(p.wait_used_us));
+    queue(m, "v", mix, 2, &p);
+    assert_string_equal(p.mechanism, "utilization");
+    /* the view gives back what was built: points, the fit, a sorted profile */
+    nv_app_view v;
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "v"), &v), 0);
+    assert_int_equal(v.n_wait_points, 3);
+    assert_int_equal(v.n_wait_fit, 2);
+    NEAR(v.wait_fit[0].utilization, 100);
+    NEAR(v.wait_fit[1].slowdown_pct, 90);
+    assert_int_equal(v.n_wait_profile, 2);
+    NEAR(v.wait_profile_us[0], 1);
+    nv_model_free(m);
+}
+
+static void bad_queue_waits_are_named(void **state)
+{
+    static const char *bad[][2] = {
+        {"{\"points\": []}", "points and fit go together"},
+        {"{\"profile_us\": [-1]}", "profile_us[0]: value -1 is not a queue wait in us"},
+        {"{\"profile_us\": [2e7]}", "is not a queue wait in us in [0, 1e+07]"},
+        {"{\"points\": [], \"fit\": [{\"wait_us\": 5, \"slowdown_pct\": 1, \"samples\": 1}, "
+         "{\"wait_us\": 5, \"slowdown_pct\": 2, \"samples\": 1}]}",
+         "fit[1].wait_us: value 5 is not above the previous point's 5"},
+        {"{\"points\": [{\"wait_us\": 2e7, \"slowdown_pct\": 1, \"samples\": 1}], \"fit\": []}",
+         "points[0].wait_us: value 2e+07 is above"},
+        {"3", "queue_wait: expected an object"},
+    };
+    char path[] = "/tmp/netvar-test-qw-XXXXXX", err[512];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    nv_model_builder *b = base(0, 1);
+    assert_int_equal(nv_builder_save(b, path, err, sizeof err), 0);
+    nv_builder_free(b);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_object *o = json_object_from_file(path), *apps, *qw = json_tokener_parse(bad[i][0]);
+        assert_non_null(o);
+        assert_non_null(qw);
+        assert_true(json_object_object_get_ex(o, "apps", &apps));
+        json_object_object_add(json_object_array_get_idx(apps, 0), "queue_wait", qw);
+        const char *text = json_object_to_json_string(o);
+        err[0] = 0;
+        nv_model *m = nv_model_load_buffer(text, strlen(text), err, sizeof err);
+        json_object_put(o);
+        if (m || !strstr(err, bad[i][1]))
+            fail_msg("case %zu: %s: got '%s'", i, bad[i][1], m ? "loaded" : err);
+    }
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +330,8 @@ int main(void)
         cmocka_unit_test(a_phased_neighbour_is_not_its_mean),
         cmocka_unit_test(history_corrects_unseen_pairs),
         cmocka_unit_test(bad_profiles_and_bottlenecks_are_named),
+        cmocka_unit_test(the_queueing_mechanism_averages_progress_rates),
+        cmocka_unit_test(bad_queue_waits_are_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

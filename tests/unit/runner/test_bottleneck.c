@@ -53,22 +53,27 @@ static void window_takes_only_its_steps(void **state)
     (void)state;
     nv_bn_step st[10];
     for (int i = 0; i < 10; i++) /* step i ends at (i + 1) s with U (i + 1)/10 */
-        st[i] = (nv_bn_step){.t_ns = (uint64_t)(i + 1) * 1000000000u, .u = (i + 1) / 10.0};
+        st[i] = (nv_bn_step){.t_ns = (uint64_t)(i + 1) * 1000000000u, .u = (i + 1) / 10.0,
+                             .wait_us = i % 2 ? NAN : 100.0 * i};
     double mean, prof[8];
     size_t np;
     /* steps ending at 3..6 s */
-    assert_int_equal(nv_bn_window_stats(st, 10, 3000000000u, 6000000000u, &mean, prof, 8, &np), 4);
+    assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_U, 3000000000u, 6000000000u, &mean, prof, 8, &np), 4);
     assert_true(fabs(mean - 0.45) < 1e-12);
     assert_int_equal(np, 4);
     assert_true(fabs(prof[0] - 0.3) < 1e-12 && fabs(prof[3] - 0.6) < 1e-12);
     /* more steps than quantiles: octiles, ascending */
-    assert_int_equal(nv_bn_window_stats(st, 10, 0, UINT64_MAX, &mean, prof, 8, &np), 10);
+    assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_U, 0, UINT64_MAX, &mean, prof, 8, &np), 10);
     assert_int_equal(np, 8);
     for (size_t k = 1; k < np; k++)
         assert_true(prof[k] >= prof[k - 1]);
     assert_true(fabs(mean - 0.55) < 1e-12);
+    /* queue waits: the steps without a gauge (NAN) are left out: 0, 200, 400 us */
+    assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_WAIT, 0, 5000000000u, &mean, prof, 8, &np), 3);
+    assert_true(fabs(mean - 200) < 1e-12);
+    assert_true(prof[0] == 0 && prof[2] == 400);
     /* an empty window says so */
-    assert_int_equal(nv_bn_window_stats(st, 10, 20000000000u, 30000000000u, &mean, prof, 8, &np), 0);
+    assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_U, 20000000000u, 30000000000u, &mean, prof, 8, &np), 0);
     assert_true(isnan(mean));
     assert_int_equal(np, 0);
 }
@@ -125,19 +130,23 @@ static void live_sampler_reads_a_netdev_port(void **state)
     uint64_t t1 = nv_bn_now_ns();
     double mean, prof[8];
     size_t np;
-    assert_true(nv_bn_window(bn, t0, t1, &mean, prof, 8, &np) >= 1);
+    assert_true(nv_bn_window(bn, NV_BN_U, t0, t1, &mean, prof, 8, &np) >= 1);
     assert_true(mean == 0); /* the counters did not move */
     /* ten seconds' worth of bytes at once: the step that sees it reads 1 */
     snprintf(p, sizeof p, "%s/sys/class/net/up0/statistics/tx_bytes", root);
     put(p, "10001000\n");
     sleep_ms(80);
     uint64_t t2 = nv_bn_now_ns();
-    assert_true(nv_bn_window(bn, t1, t2, &mean, prof, 8, &np) >= 1);
+    assert_true(nv_bn_window(bn, NV_BN_U, t1, t2, &mean, prof, 8, &np) >= 1);
     assert_true(prof[np - 1] == 1.0);
     assert_true(mean > 0 && mean <= 1);
     double *v = NULL;
     size_t n = 0;
-    assert_true(nv_bn_collect(bn, t0, t2, &v, &n) >= 2);
+    assert_true(nv_bn_collect(bn, NV_BN_U, t0, t2, &v, &n) >= 2);
+    /* a netdev port has no queue gauge: no wait step */
+    size_t nu = n;
+    assert_int_equal(nv_bn_collect(bn, NV_BN_WAIT, t0, t2, &v, &n), 0);
+    assert_int_equal(n, nu);
     assert_int_equal(nv_bn_read_errors(bn), 0);
     free(v);
     nv_bn_stop(bn);
@@ -150,7 +159,7 @@ static void live_sampler_reads_a_netdev_port(void **state)
     uint64_t t3 = nv_bn_now_ns();
     put(p, "20001000\n");
     sleep_ms(80);
-    assert_true(nv_bn_window(bn, t3, nv_bn_now_ns(), &mean, prof, 8, &np) >= 1);
+    assert_true(nv_bn_window(bn, NV_BN_U, t3, nv_bn_now_ns(), &mean, prof, 8, &np) >= 1);
     assert_true(prof[np - 1] > 0 && prof[np - 1] <= 0.1 + 1e-9);
     nv_bn_stop(bn);
     nv_bn_stop(NULL);
