@@ -496,7 +496,7 @@ def main(argv):
           f"{ds.meta.get('repetitions')} repetitions; predictions by {netvar}")
     print("\nabsolute error, percentage points (what was held out is named; failures count, "
           "they are not dropped)")
-    print("  %-26s %-12s %5s %7s %7s %7s %7s %7s %6s" %
+    print("  %-30s %-12s %5s %7s %7s %7s %7s %7s %6s" %
           ("predictor", "held out", "pairs", "median", "Q1", "Q3", "max", "mean", "failed"))
     for (name, hold), rows in groups.items():
         err = [abs(r["predicted_pct"] - r["measured_pct"]) for r in rows
@@ -507,11 +507,11 @@ def main(argv):
             ent = {"variant": name, "holdout": hold, "n": len(rows), "median_pp": med,
                    "q1_pp": q1, "q3_pp": q3, "max_pp": max(err), "mean_pp": st.mean(err),
                    "failed": failed}
-            print("  %-26s %-12s %5d %7.1f %7.1f %7.1f %7.1f %7.1f %6d" %
+            print("  %-30s %-12s %5d %7.1f %7.1f %7.1f %7.1f %7.1f %6d" %
                   (name, hold, len(rows), med, q1, q3, max(err), st.mean(err), failed))
         else:
             ent = {"variant": name, "holdout": hold, "n": len(rows), "failed": failed}
-            print("  %-26s %-12s %5d %7s %7s %7s %7s %7s %6d" %
+            print("  %-30s %-12s %5d %7s %7s %7s %7s %7s %6d" %
                   (name, hold, len(rows), "-", "-", "-", "-", "-", failed))
         table.append(ent)
     results["errors"] = table

@@ -61,6 +61,9 @@ static char keys[NV_BENCH_APPS][24];
 
 static int build_and_save(const char *path)
 {
+    /* NV_BENCH_NO_WAIT=1: without the queueing mechanism's data, to compare */
+    const char *nw_env = getenv("NV_BENCH_NO_WAIT");
+    int no_wait = nw_env && *nw_env == '1';
     nv_model_builder *b = nv_builder_new();
     double idle[1000];
     for (int i = 0; i < 1000; i++)
@@ -82,9 +85,21 @@ static int build_and_save(const char *path)
         double u = 0.9 * unif(), prof[NV_PROFILE_MAX];
         for (int k = 0; k < NV_PROFILE_MAX; k++)
             prof[k] = u * (0.5 + k / (double)NV_PROFILE_MAX) / 1.5;
+        /* and the queueing mechanism's data (a wait curve of 8 points and a
+         * full wait profile): the queue route then answers by the queue-wait
+         * mechanism, its costlier path (a division per profile value) */
+        nv_curve_point wpts[8];
+        double wprof[NV_PROFILE_MAX];
+        for (int k = 0; k < 8; k++)
+            wpts[k] = (nv_curve_point){100.0 * (k + 1), scale * 0.1 * (k + 1) + 3 * unif(), 2};
+        for (int k = 0; k < NV_PROFILE_MAX; k++)
+            wprof[k] = 900 * u * k / (double)NV_PROFILE_MAX;
         nv_app_input in = {.key = keys[i], .utilization = u, .latency = &l,
                            .points = pts, .n_points = 8, .scaling = sc, .n_scaling = 3,
-                           .profile = prof, .n_profile = NV_PROFILE_MAX};
+                           .profile = prof, .n_profile = NV_PROFILE_MAX,
+                           .wait_points = no_wait ? NULL : wpts, .n_wait_points = no_wait ? 0 : 8,
+                           .wait_profile_us = no_wait ? NULL : wprof,
+                           .n_wait_profile = no_wait ? 0 : NV_PROFILE_MAX};
         if (nv_builder_add_app(b, &in)) {
             fprintf(stderr, "bench: %s\n", nv_builder_error(b));
             return -1;
@@ -185,7 +200,7 @@ int main(int argc, char **argv)
     double sink = 0;
     for (int nw = 1; nw <= 4; nw += 3)
         for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++) {
-            long hits = 0, failed = 0;
+            long hits = 0, failed = 0, waits = 0;
             allocations = 0;
             counting = 1;
             double t0 = now_s();
@@ -196,12 +211,14 @@ int main(int argc, char **argv)
                 else {
                     sink += p.slowdown_pct;
                     hits += p.source == NV_SOURCE_TABLE;
+                    waits += !strcmp(p.mechanism, "queue-wait");
                 }
             }
             double dt = now_s() - t0;
             counting = 0;
-            printf("  %-15s %-12d %10.1f %12ld %12ld%s\n", nv_predictor_name((nv_predictor)pr), nw,
-                   dt * 1e9 / (double)n_pred, hits, allocations, failed ? "  (some failed!)" : "");
+            printf("  %-15s %-12d %10.1f %12ld %12ld%s%s\n", nv_predictor_name((nv_predictor)pr), nw,
+                   dt * 1e9 / (double)n_pred, hits, allocations,
+                   waits ? "  (queue-wait mechanism)" : "", failed ? "  (some failed!)" : "");
         }
     printf("(checksum %.3f)\n", sink);
     free(qa);
