@@ -122,7 +122,9 @@ static void usage(FILE *out)
         "--bottleneck also: app_utilization_counters (0..1), app_utilization_profile\n"
         "(octiles, 0..1), app_counter_steps, route_agreement (Pearson r of the two\n"
         "routes' U over the configurations), bottleneck_read_errors, and per\n"
-        "configuration utilization_counters (0..1) and counter_steps.  With --dry-run: the configurations [{id, bubble_cycles,\n"
+        "configuration utilization_counters (0..1), counter_steps and queue_wait_us\n"
+        "(us, null without a queue gauge); where the ports have a queue gauge,\n"
+        "app_queue_wait_us and app_queue_wait_profile_us (octiles, us).  With --dry-run: the configurations [{id, bubble_cycles,\n"
         "sleep_us, partners, messages}].\n"
         "\n"
         "Exit status: 0 measured and saved, 1 a run failed or the model could not be\n"
@@ -215,6 +217,13 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         json_object_object_add(o, "app_utilization_profile", jp);
         json_object_object_add(o, "app_counter_steps", json_object_new_int64((int64_t)r->n_app_steps));
         json_object_object_add(o, "route_agreement", nv_json_new_num_or_nan(r->route_agreement));
+        if (r->n_app_wait) {
+            json_object *jw = json_object_new_array();
+            for (size_t k = 0; k < r->n_app_wait_profile; k++)
+                json_object_array_add(jw, nv_json_new_num_g(r->app_wait_profile[k], 6));
+            json_object_object_add(o, "app_queue_wait_us", nv_json_new_num_g(r->app_wait_us, 6));
+            json_object_object_add(o, "app_queue_wait_profile_us", jw);
+        }
         json_object_object_add(o, "bottleneck_read_errors",
                                json_object_new_int64((int64_t)r->bottleneck_read_errors));
     }
@@ -230,6 +239,7 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         if (r->n_app_steps) {
             json_object_object_add(e, "utilization_counters", nv_json_new_num_g(c->u_counters, 6));
             json_object_object_add(e, "counter_steps", json_object_new_int64((int64_t)c->counter_steps));
+            json_object_object_add(e, "queue_wait_us", nv_json_new_num_or_nan(c->wait_us));
         }
         json_object_object_add(e, "latency_mean_us", nv_json_new_num_g(c->lat.mean_us, 6));
         json_object_object_add(e, "latency_sd_us", nv_json_new_num_g(c->lat.sd_us, 6));
@@ -275,6 +285,16 @@ static void print_result_text(const nv_campaign_opts *co, const nv_run_plan *pla
             printf(" %s %.4g", co->cfg[i].id, r->configs[i].u_counters);
         printf("\nagreement of the two routes over the configurations: Pearson r %.3g\n",
                r->route_agreement);
+        if (r->n_app_wait) {
+            printf("queue wait at the bottleneck (the queueing mechanism's axis, us): app mean "
+                   "%.4g (profile", r->app_wait_us);
+            for (size_t k = 0; k < r->n_app_wait_profile; k++)
+                printf(" %.3g", r->app_wait_profile[k]);
+            printf(");");
+            for (size_t i = 0; i < co->ncfg; i++)
+                printf(" %s %.4g", co->cfg[i].id, r->configs[i].wait_us);
+            printf("\n");
+        }
     }
     printf("fit p_A(U):");
     for (size_t k = 0; k < r->n_fit; k++)

@@ -151,6 +151,8 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->n_wait_fit = a->n_wfit;
     out->wait_profile_us = a->n_wprof ? m->profile + a->wprof_off : NULL;
     out->n_wait_profile = a->n_wprof;
+    out->wait_fit_residual_pct = a->wresidual_pct;
+    out->prefers_wait = a->prefer_wait;
     out->sensitivity = a->sens;
     out->pressure = a->press;
     out->sensitivity_samples = a->sens_n;

@@ -57,6 +57,30 @@ static uint32_t anchor_one(const nv_curve_point *fit, size_t n_fit, double x0, s
     return (uint32_t)n;
 }
 
+/* Which axis explains A's own campaign: the configurations' slowdowns lie
+ * on a non-decreasing curve against U, against W, or both.  A
+ * configuration that queues more at the same U (bursts) separates them:
+ * the wrong axis leaves it off the monotone fit.  Where both fit as well
+ * (within 1 pp), the wait axis is taken: it tells a queue-free neighbour
+ * from a queueing one, which U cannot. */
+static void choose_mechanism(const nv_model *m, struct nv_app_rec *a)
+{
+    a->wresidual_pct = NAN;
+    a->prefer_wait = a->n_wfit > 0;
+    if (!a->n_wpts || !a->n_wfit)
+        return;
+    const nv_curve_point *pts = m->curve + a->wpts_off, *fit = m->curve + a->wfit_off;
+    double ss = 0, w = 0;
+    for (size_t k = 0; k < a->n_wpts; k++) {
+        double r = pts[k].slowdown_pct - nv_curve_eval(fit, a->n_wfit, pts[k].utilization);
+        ss += pts[k].weight * r * r;
+        w += pts[k].weight;
+    }
+    a->wresidual_pct = w > 0 ? sqrt(ss / w) : 0;
+    if (a->n_fit)
+        a->prefer_wait = a->wresidual_pct <= a->residual_pct + 1.0;
+}
+
 static int anchor_curves(nv_model *m, char *err, size_t errlen)
 {
     size_t need = 0;
@@ -80,6 +104,7 @@ static int anchor_curves(nv_model *m, char *err, size_t errlen)
         a->wanc_off = (uint32_t)off;
         a->n_wanc = anchor_one(m->curve + a->wfit_off, a->n_wfit, 0, m->acurve + off);
         off += a->n_wanc;
+        choose_mechanism(m, a);
     }
     m->n_acurve = off;
     return 0;
@@ -232,7 +257,8 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
                                    size_t n_with, double *x_mean, int *capped, int *wait)
 {
-    double p = nv_model_wait_physics(m, a, with, n_with, x_mean, capped);
+    double p = m->apps[a].prefer_wait ? nv_model_wait_physics(m, a, with, n_with, x_mean, capped)
+                                      : NAN;
     *wait = isfinite(p);
     return *wait ? p : nv_model_queue_physics(m, a, with, n_with, x_mean, capped);
 }

@@ -31,6 +31,8 @@ struct nv_app_rec {
     uint32_t wfit_off, n_wfit;   /* queue-wait fit, into m->curve */
     uint32_t wprof_off, n_wprof; /* own queue-wait profile (us), into m->profile */
     uint32_t wanc_off, n_wanc;   /* the wait curve anchored at (0 us, 0 %), into m->acurve */
+    double wresidual_pct;        /* weighted RMS of the wait points about their fit */
+    int prefer_wait;             /* the wait axis explains A's campaign at least as well */
     double sens, press;          /* history correction factors (shrunk toward 1) */
     uint32_t sens_n, press_n;    /* table samples behind them */
 };

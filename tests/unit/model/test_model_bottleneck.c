@@ -236,11 +236,19 @@ static nv_model_builder *wait_base(void)
 {
     nv_model_builder *b = base(0, 1);
     static const nv_curve_point fit[] = {{0.4, 20, 1}, {0.999, 120, 1}};
-    static const nv_curve_point waits[] = {{1000, 100, 1}, {100, 10, 2}, {1000, 80, 1}};
+    static const nv_curve_point waits[] = {{1000, 90, 1}, {100, 10, 2}};
     nv_app_input v = {.key = "v", .utilization = 0.1, .latency = &lat, .points = fit,
                       .n_points = 2, .fit = fit, .n_fit = 2, .wait_points = waits,
-                      .n_wait_points = 3, .wait_profile_us = (const double[]){5, 1}, .n_wait_profile = 2};
+                      .n_wait_points = 2, .wait_profile_us = (const double[]){5, 1}, .n_wait_profile = 2};
     assert_int_equal(nv_builder_add_app(b, &v), 0); /* replaces base()'s v */
+    /* w: the same U curve, but its campaign does not lie on a monotone
+     * curve against the wait (20 pp apart at one wait): U explains it */
+    static const nv_curve_point noisy[] = {{1000, 100, 1}, {100, 10, 2}, {1000, 80, 1}};
+    nv_app_input w = v;
+    w.key = "w";
+    w.wait_points = noisy;
+    w.n_wait_points = 3;
+    assert_int_equal(nv_builder_add_app(b, &w), 0);
     return b;
 }
 
@@ -253,7 +261,7 @@ static void the_queueing_mechanism_averages_progress_rates(void **state)
     nv_model *m = build(b);
     nv_prediction p;
     const char *q[] = {"q"}, *both[] = {"q", "q2"}, *noq[] = {"noq"}, *mix[] = {"q", "noq"};
-    /* W(t) 0, 0, 1000, 1000 us: p 0, 0, 90, 90 % (1000 us pools 100 and 80);
+    /* W(t) 0, 0, 1000, 1000 us: p 0, 0, 90, 90 %;
      * rates 1, 1, 1/1.9, 1/1.9 -> 1 + s = 1 / mean(rates) */
     double want = (1.0 / ((2 + 2 / 1.9) / 4) - 1) * 100;
     NEAR(queue(m, "v", q, 1, &p), want);
@@ -273,15 +281,25 @@ static void the_queueing_mechanism_averages_progress_rates(void **state)
     assert_true(isnan(p.wait_used_us));
     queue(m, "v", mix, 2, &p);
     assert_string_equal(p.mechanism, "utilization");
+    /* w's campaign is explained by U, not by the wait: U answers for it */
+    const char *wq[] = {"q"};
+    queue(m, "w", wq, 1, &p);
+    assert_string_equal(p.mechanism, "utilization");
+    nv_app_view wv;
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "w"), &wv), 0);
+    assert_false(wv.prefers_wait);
+    NEAR(wv.wait_fit_residual_pct, sqrt(200.0 / 4));
     /* the view gives back what was built: points, the fit, a sorted profile */
     nv_app_view v;
     assert_int_equal(nv_model_app(m, nv_model_app_index(m, "v"), &v), 0);
-    assert_int_equal(v.n_wait_points, 3);
+    assert_int_equal(v.n_wait_points, 2);
     assert_int_equal(v.n_wait_fit, 2);
     NEAR(v.wait_fit[0].utilization, 100);
     NEAR(v.wait_fit[1].slowdown_pct, 90);
     assert_int_equal(v.n_wait_profile, 2);
     NEAR(v.wait_profile_us[0], 1);
+    assert_true(v.prefers_wait);
+    NEAR(v.wait_fit_residual_pct, 0);
     nv_model_free(m);
 }
 
