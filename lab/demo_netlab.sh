@@ -51,11 +51,13 @@ SPOOL=$LAB/netvar/spool
 set -- $NETVAR_NETLAB_UPLINK
 BOTTLENECK="qdisc:$1,$2"
 # the sensitive app and its heavy neighbour (proxies; --compute sleep keeps
-# the lab's 2 CPUs out of the picture, so what slows it is the network)
-VICTIM=stencil NEIGHBOUR=alltoall
-VCMD="$BUILD/bin/netvar-proxy-stencil --compute sleep --iters 300"
+# the lab's 2 CPUs out of the picture, so what slows it is the network): a
+# latency-bound CG solver beside a bursty all-to-all, which queues the
+# uplink for milliseconds at a time
+VICTIM=cg NEIGHBOUR=alltoall
+VCMD="$BUILD/bin/netvar-proxy-cg --compute sleep --iters 2500"
 NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 40"
-LONG_NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 400"
+LONG_NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 600"
 
 say "A 4-node Slurm cluster in network namespaces: h1,h2 on leaf s1, h3,h4 on leaf s2; one ${NETVAR_NETLAB_RATE} uplink between the leaves"
 run sinfo -N -o '%N %t'
@@ -117,8 +119,12 @@ NEIGHBOUR_JOB=""
 say "5. Measured, next to the prediction"
 alone=$(sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$VICTIM"-alone-*.out | sort -n | head -n 1)
 beside=$(sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$VICTIM-beside.out" | head -n 1)
-printf '%s alone: %s s (the faster of two); beside %s: %s s (runtime_s the app printed)\n' \
+pct=$(awk -v a="${alone:-0}" -v b="${beside:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%+.1f", (b / a - 1) * 100; else print "?" }')
+predicted=$(sed -n 's/.*predicted slowdown \([0-9.-]*\) % beside.*(\([^;]*\); *\([^)]*\)).*/\1 % (\3)/p' sbatch.err | head -n 1)
+printf '%s alone: %s s (the faster of two); beside %s: %s s (the runtime_s the app printed)\n' \
     "$VICTIM" "${alone:-?}" "$NEIGHBOUR" "${beside:-?}"
+printf 'measured slowdown: %s %%; predicted at submission: +%s\n' "$pct" "${predicted:-?}"
+echo "(netvar report below compares whole-job wall times from the records, which include the srun launch)"
 for _ in $(seq 1 50); do [ -e "$SPOOL/jobs/$victim/job.json" ] && break; sleep 0.2; done
 run "$NV" report "$victim" --spool "$SPOOL" --model "$MODEL" || true
 
