@@ -1,0 +1,86 @@
+#!/bin/bash
+# test_campaign_bottleneck.sh - `netvar campaign --bottleneck` on the network
+# lab: the counters route reads U and the queue wait at the uplink's own
+# qdiscs while the campaign runs, and the model gets them: bottleneck.route
+# "counters", the app's U, utilization profile and queue-wait profile from
+# the uplink, each configuration's U from the uplink (a saturating load
+# reads higher than a light one, and queues longer), the wait points of the
+# queueing mechanism; netvar predict then answers with a mechanism.  A port
+# that does not exist is refused before anything runs, naming --bottleneck,
+# and the model file is left as it was.  Env: BUILD, ROOT.  Exit 0 pass, 77
+# skip, 1 fail.
+set -u
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+[ "$(id -u)" = 0 ] || { echo "skip: the network lab needs root"; exit 77; }
+NV=$BUILD/bin/netvar
+OUT=$(mktemp -d /tmp/nvcampbn.XXXXXX)
+LAB=""
+cleanup() {
+    [ -n "$LAB" ] && "$ROOT/lab/netlab" down "$LAB" >/dev/null 2>&1
+    rm -rf "$OUT"
+}
+trap cleanup EXIT
+LAB=$("$ROOT/lab/netlab" up --nodes 4 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
+rc=${PIPESTATUS[0]}
+[ "$rc" = 77 ] && { echo "skip: $(tail -n 1 "$OUT/up.err")"; exit 77; }
+[ -d "$LAB" ] || { cat "$OUT/up.err"; echo "NOT OK - the lab did not come up"; LAB=""; exit 1; }
+eval "$("$ROOT/lab/netlab" env "$LAB")"
+fail=0
+bad() { echo "NOT OK - $*"; fail=1; }
+M=$OUT/model.json
+set -- $NETVAR_NETLAB_UPLINK
+BN="qdisc:$1,$2"
+timeout 120 salloc -Q -N2 -w h1,h3 --exclusive "$NV" calibrate --model "$M" --duration-s 2 \
+    --interval-us 5000 >"$OUT/cal.json" 2>"$OUT/cal.err" || bad "calibrate: $(tail -n 3 "$OUT/cal.err")"
+CMD="$BUILD/bin/netvar-proxy-cg --compute sleep --iters 600"
+# shellcheck disable=SC2086
+timeout 300 salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" campaign --model "$M" --app cg \
+    --configs 2.6e7:1:1,250:1:10 --repeat 1 --duration-s 2 --ghz 2.6 --interval-us 5000 \
+    --load-nodes h2,h4 --runtime-key runtime_s --bottleneck "$BN" --json -- $CMD \
+    >"$OUT/campaign.json" 2>"$OUT/campaign.err" || bad "campaign: $(tail -n 3 "$OUT/campaign.err")"
+python3 - "$OUT/campaign.json" "$M" <<'PY' || bad "the counters route did not reach the campaign's output and the model"
+import json, sys
+c = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
+def check(cond, what):
+    if not cond:
+        print("  failed:", what); sys.exit(1)
+check(c["route"] == "counters", "campaign route counters")
+check(c["app_counter_steps"] > 0 and 0 <= c["app_utilization_counters"] <= 1, "app U from the uplink")
+check(len(c["app_utilization_profile"]) >= 1, "app profile")
+lo, hi = c["configs"]
+check(0 < lo["utilization_counters"] < hi["utilization_counters"] <= 1, "light < saturating on the counters")
+check(lo["counter_steps"] > 0 and hi["counter_steps"] > 0, "steps per configuration")
+check(hi["queue_wait_us"] > lo["queue_wait_us"] >= 0, "the saturating load queues longer")
+check(m["bottleneck"]["route"] == "counters", "model bottleneck.route")
+app = next(a for a in m["apps"] if a["key"] == "cg")
+check(app["utilization_source"] == "counters", "app utilization_source")
+check(abs(app["utilization"] - c["app_utilization_counters"]) < 1e-6, "app U is the counters'")
+check(len(app["utilization_profile"]) == len(c["app_utilization_profile"]), "model profile")
+qw = app["queue_wait"]
+check(len(qw["points"]) == 2 and len(qw["fit"]) >= 1 and len(qw["profile_us"]) >= 1, "queue_wait")
+us = {t["id"]: t["utilization"] for t in m["training_set"]}
+check(abs(us[hi["id"]] - hi["utilization_counters"]) < 1e-6, "configuration U is the counters'")
+PY
+"$NV" predict --model "$M" --app cg --with cg >"$OUT/pred.json" 2>"$OUT/pred.err" ||
+    bad "predict: $(cat "$OUT/pred.err")"
+grep -Eq '"mechanism":"(queue-wait|utilization)"' "$OUT/pred.json" || bad "predict names no mechanism: $(cat "$OUT/pred.json")"
+# a port that is not there: refused before anything runs, model unchanged
+sum=$(md5sum <"$M")
+timeout 120 salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" campaign --model "$M" --app cg \
+    --configs 2.6e7:1:1 --load-nodes h2,h4 --bottleneck qdisc:nosuchdev0 -- $CMD \
+    >"$OUT/bad.json" 2>"$OUT/bad.err"
+rc=$?
+[ "$rc" = 1 ] || bad "a missing bottleneck port: exit $rc, expected 1"
+grep -q -- "--bottleneck qdisc:nosuchdev0" "$OUT/bad.err" && grep -q "nothing run" "$OUT/bad.err" ||
+    bad "the error does not name the port and say nothing ran: $(cat "$OUT/bad.err")"
+[ "$(md5sum <"$M")" = "$sum" ] || bad "the model changed after a refused campaign"
+# a bad spec is a usage error
+"$NV" campaign --model "$M" --app cg --configs 2.6e7:1:1 --bottleneck eth0 -- true >/dev/null 2>"$OUT/usage.err"
+[ $? = 2 ] && grep -q "KIND:PORT" "$OUT/usage.err" || bad "--bottleneck eth0 is not a usage error: $(cat "$OUT/usage.err")"
+[ $fail = 0 ] && echo "ok - campaign --bottleneck: $(python3 -c "
+import json,sys; c=json.load(open(sys.argv[1]))
+print('app U %.3g (%d steps), configurations U %s, queue wait %s us, routes r %s' % (c['app_utilization_counters'], c['app_counter_steps'],
+  ' '.join('%.3g' % x['utilization_counters'] for x in c['configs']), ' '.join('%.0f' % x['queue_wait_us'] for x in c['configs']), c['route_agreement']))" "$OUT/campaign.json")"
+exit $fail
