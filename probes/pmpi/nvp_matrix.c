@@ -166,10 +166,22 @@ static void add_to_all(MPI_Comm comm, int me, int p, double each)
     }
 }
 
+static const char call_is_send[NVP_NCALLS] = {
+    [NVP_SEND] = 1, [NVP_SSEND] = 1, [NVP_RSEND] = 1, [NVP_BSEND] = 1, [NVP_ISEND] = 1, [NVP_ISSEND] = 1,
+    [NVP_IRSEND] = 1, [NVP_IBSEND] = 1, [NVP_SENDRECV] = 1, [NVP_SENDRECV_REPLACE] = 1,
+};
+
 void nvp_matrix_count(int call, MPI_Comm comm, int peer, double sent, double recv)
 {
     if (!M.enabled || comm == MPI_COMM_NULL)
         return;
+    if (comm == MPI_COMM_WORLD && call_is_send[call]) { /* the common case: one add */
+        if (peer >= 0 && peer < M.nranks)
+            M.row[peer] += sent;
+        else if (peer != MPI_PROC_NULL)
+            M.other += sent;
+        return;
+    }
     switch (call) {
     case NVP_SEND: case NVP_SSEND: case NVP_RSEND: case NVP_BSEND:
     case NVP_ISEND: case NVP_ISSEND: case NVP_IRSEND: case NVP_IBSEND:
@@ -233,6 +245,35 @@ static void node_name(char out[NODE_NAME_BYTES])
     out[NODE_NAME_BYTES - 1] = 0;
 }
 
+static json_object *path_list(const char *list)
+{
+    json_object *a = json_object_new_array();
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        json_object_array_add(a, json_object_new_string_len(p, (int)len));
+        p += len;
+        if (*p)
+            p++;
+    }
+    return a;
+}
+
+/* "pmpi_tools", only when another PMPI tool was found in the preloads. */
+static void add_pmpi_tools(json_object *o)
+{
+    const char *after = nvp_tools_after(), *before = nvp_tools_before();
+    if (!after[0] && !before[0])
+        return;
+    json_object *t = json_object_new_object();
+    json_object_object_add(t, "after", path_list(after));
+    json_object_object_add(t, "before", path_list(before));
+    json_object_object_add(t, "note", json_object_new_string(
+        "other PMPI tools in the preload order (rank 0's view): the profiler forwards every MPI call "
+        "to the tools after it; the calls a tool before it wraps did not reach the profiler, so the "
+        "segments may miss boundaries"));
+    json_object_object_add(o, "pmpi_tools", t);
+}
+
 /* Adds traffic_matrix (and placement, if absent) to the profile at path,
  * atomically.  matrix NULL: not recorded, for the reason `why`. */
 static int amend_profile(const char *path, const double *matrix, const char *names, double other, int why)
@@ -272,6 +313,7 @@ static int amend_profile(const char *path, const double *matrix, const char *nam
         json_object_object_add(tm, "note", json_object_new_string(note));
     }
     json_object_object_add(o, "traffic_matrix", tm);
+    add_pmpi_tools(o);
     if (names && !json_object_object_get_ex(o, "placement", NULL)) {
         json_object *pl = json_object_new_array_ext(n);
         for (int r = 0; r < n; r++)

@@ -19,6 +19,7 @@
 # Usage: tests/bench/bench_profiler_lammps.sh [--json] [BUILD]
 #   --json   also print one JSON object with every figure (last line)
 # Env: PAIRS (10), NP (2), LOW_STEPS (6000), HIGH_STEPS (1500), LMP (lmp),
+#      LIB (BUILD/lib/libnetvar_pmpi.so: the profiler to measure),
 #      KEEP=dir (keep the inputs, outputs and profiles there).
 # Exit: 0 figures printed, 1 a run failed or wrote no profile, 77 no lmp or
 # no library.
@@ -27,7 +28,7 @@ json=0
 [ "${1:-}" = --json ] && { json=1; shift; }
 case ${1:-} in -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 BUILD=$(readlink -f "${1:-${BUILD:-build}}")
-LIB=$BUILD/lib/libnetvar_pmpi.so
+LIB=${LIB:-$BUILD/lib/libnetvar_pmpi.so}
 LMP=${LMP:-lmp}
 PAIRS=${PAIRS:-10} NP=${NP:-2} LOW_STEPS=${LOW_STEPS:-6000} HIGH_STEPS=${HIGH_STEPS:-1500}
 [ -e "$LIB" ] || { echo "netvar: $LIB is not built (run make)" >&2; exit 77; }
