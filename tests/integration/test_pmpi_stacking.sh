@@ -11,15 +11,7 @@
 #    profile names it under pmpi_tools.before;
 #  - the profiler alone: no pmpi_tools in the profile.
 set -u
-BUILD=$(readlink -f "${BUILD:-build}") ROOT=$(readlink -f "${ROOT:-.}")
-LIB=$BUILD/lib/libnetvar_pmpi.so
-[ -e "$LIB" ] || { echo "skip: $LIB not built"; exit 77; }
-command -v mpirun >/dev/null && command -v mpicc >/dev/null || { echo "skip: no mpirun/mpicc"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-    OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1
-tmp=$(mktemp -d /tmp/nv_pmpi_stack.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/pmpi_common.sh" nv_pmpi_stack
 src=$ROOT/probes/pmpi/tests
 mpicc -O1 -Wall -shared -fPIC -o "$tmp/libcount.so" "$src/count_tool.c" || fail "cannot build count_tool"
 mpicc -O1 -Wall -shared -fPIC -DCOUNT_NO_INIT -o "$tmp/libcount_noinit.so" "$src/count_tool.c" || fail "cannot build"
