@@ -12,6 +12,9 @@
 # of whole-process wall time (mpirun start to exit: start-up, the run, the
 # profile's merge and write), with its spread (min, Q1, Q3, max); the same
 # for LAMMPS's own loop time ("Loop time of"), which excludes start-up.
+# COMPARE=lib adds a third run to each pair (the order rotates), profiled
+# with that library, and prints its figures and the paired ratio LIB/COMPARE:
+# two builds of the profiler measured under the same load.
 # Every profiled run must have written a complete profile with segments,
 # else the script fails.  Budget (docs/DESIGN.md): median <= 1 % at the low
 # rate, <= 3 % at the high rate.
@@ -19,7 +22,7 @@
 # Usage: tests/bench/bench_profiler_lammps.sh [--json] [BUILD]
 #   --json   also print one JSON object with every figure (last line)
 # Env: PAIRS (10), NP (2), LOW_STEPS (6000), HIGH_STEPS (1500), LMP (lmp),
-#      LIB (BUILD/lib/libnetvar_pmpi.so: the profiler to measure),
+#      LIB (BUILD/lib/libnetvar_pmpi.so: the profiler to measure), COMPARE,
 #      KEEP=dir (keep the inputs, outputs and profiles there).
 # Exit: 0 figures printed, 1 a run failed or wrote no profile, 77 no lmp or
 # no library.
@@ -32,6 +35,8 @@ LIB=${LIB:-$BUILD/lib/libnetvar_pmpi.so}
 LMP=${LMP:-lmp}
 PAIRS=${PAIRS:-10} NP=${NP:-2} LOW_STEPS=${LOW_STEPS:-6000} HIGH_STEPS=${HIGH_STEPS:-1500}
 [ -e "$LIB" ] || { echo "netvar: $LIB is not built (run make)" >&2; exit 77; }
+COMPARE=${COMPARE:-}
+[ -z "$COMPARE" ] || [ -e "$COMPARE" ] || { echo "netvar: COMPARE=$COMPARE does not exist" >&2; exit 1; }
 command -v "$LMP" >/dev/null || { echo "netvar: no '$LMP' (LAMMPS): run 'sh packaging/install-deps.sh lammps'" >&2; exit 77; }
 command -v mpirun >/dev/null || { echo "netvar: no mpirun (Open MPI)" >&2; exit 77; }
 for v in PAIRS NP LOW_STEPS HIGH_STEPS; do
@@ -65,13 +70,15 @@ thermo          ${thermo}
 run             ${steps}
 EOF
 
-# run <with|without> <thermo> <steps> <tag>: prints "wall_us loop_us", and
-# for a profiled run checks its profile; returns 1 on any failure.
+# run <with|compare|without> <thermo> <steps> <tag>: prints "wall_us
+# loop_us", and for a profiled run checks its profile; returns 1 on any
+# failure.
 run() {
-    local mode=$1 thermo=$2 steps=$3 tag=$4 pre=() dir=$out/prof-$4
-    if [ "$mode" = with ]; then
+    local mode=$1 thermo=$2 steps=$3 tag=$4 pre=() dir=$out/prof-$4 lib=$LIB
+    [ "$mode" = compare ] && lib=$COMPARE
+    if [ "$mode" != without ]; then
         rm -rf "$dir"; mkdir -p "$dir"
-        pre=(-x LD_PRELOAD="$LIB" -x NETVAR_PROFILE_DIR="$dir")
+        pre=(-x LD_PRELOAD="$lib" -x NETVAR_PROFILE_DIR="$dir")
     fi
     local t0 t1 rc
     t0=$(date +%s%N)
@@ -86,7 +93,7 @@ run() {
         tail -n 5 "$out/$tag.err" "$out/$tag.out" >&2
         return 1
     fi
-    if [ "$mode" = with ]; then
+    if [ "$mode" != without ]; then
         python3 - "$dir" <<'PY' >"$out/$tag.prof" || return 1
 import glob, json, sys
 fs = glob.glob(sys.argv[1] + "/*.json")
@@ -109,16 +116,19 @@ for setting in "100 $LOW_STEPS" "1 $HIGH_STEPS"; do
     echo "== LAMMPS LJ melt, 4000 atoms, $NP ranks: thermo $thermo, $steps steps, $PAIRS pairs"
     rows=""
     for p in $(seq 1 "$PAIRS"); do
-        if [ $((p % 2)) -eq 1 ]; then order="without with"; else order="with without"; fi
+        if [ -n "$COMPARE" ]; then
+            case $((p % 3)) in 1) order="without with compare" ;; 2) order="with compare without" ;;
+                               *) order="compare without with" ;; esac
+        elif [ $((p % 2)) -eq 1 ]; then order="without with"; else order="with without"; fi
         declare -A got=()
         for mode in $order; do
             r=$(run "$mode" "$thermo" "$steps" "t$thermo-p$p-$mode") || exit 1
             got[$mode]=$r
         done
         prof=$(cat "$out/t$thermo-p$p-with.prof")
-        printf '  pair %2d (%-12s): without %s, with %s  [wall_us loop_us]\n' "$p" "${order/ /,}" \
-            "${got[without]}" "${got[with]}"
-        rows+="${got[without]} ${got[with]} $prof"$'\n'
+        printf '  pair %2d (%s): without %s, with %s%s  [wall_us loop_us]\n' "$p" "${order// /,}" \
+            "${got[without]}" "${got[with]}" "${COMPARE:+, compare ${got[compare]}}"
+        rows+="${got[without]} ${got[with]} $prof ${got[compare]:-}"$'\n'
         unset got
     done
     results+=("$thermo $steps $(printf '%s' "$rows" | tr '\n' ';')")
@@ -142,6 +152,7 @@ for arg in sys.argv[3:]:
     # without_wall without_loop with_wall with_loop segments runtime_us peak_bytes
     wall = [(r[2] / r[0] - 1) * 100 for r in rows]
     loop = [(r[3] / r[1] - 1) * 100 for r in rows]
+    compare = len(rows[0]) >= 9
     seg_rate = statistics.median(r[4] / (r[5] / 1e6) for r in rows)
     s = {"thermo": int(head), "steps": int(steps), "pairs": len(rows),
          "wall_overhead_pct": spread(wall), "loop_overhead_pct": spread(loop),
@@ -150,10 +161,18 @@ for arg in sys.argv[3:]:
          "segments": int(statistics.median(r[4] for r in rows)),
          "segments_per_s": seg_rate,
          "peak_profiler_bytes_per_rank": max(r[6] for r in rows)}
+    if compare:
+        s["compare_wall_overhead_pct"] = spread([(r[7] / r[0] - 1) * 100 for r in rows])
+        s["compare_loop_overhead_pct"] = spread([(r[8] / r[1] - 1) * 100 for r in rows])
+        s["with_vs_compare_wall_pct"] = spread([(r[2] / r[7] - 1) * 100 for r in rows])
     out["settings"].append(s)
     print("thermo %d, %d steps: %d segments per run, %.0f segments/s; median wall time without %.2f s, with %.2f s"
           % (s["thermo"], s["steps"], s["segments"], seg_rate, s["median_wall_s"]["without"], s["median_wall_s"]["with"]))
-    for name, key in (("whole-process wall time", "wall_overhead_pct"), ("LAMMPS loop time", "loop_overhead_pct")):
+    keys = [("whole-process wall time", "wall_overhead_pct"), ("LAMMPS loop time", "loop_overhead_pct")]
+    if compare:
+        keys += [("COMPARE wall time", "compare_wall_overhead_pct"), ("COMPARE loop time", "compare_loop_overhead_pct"),
+                 ("LIB vs COMPARE wall", "with_vs_compare_wall_pct")]
+    for name, key in keys:
         d = s[key]
         print("  %-23s overhead: median %+.2f %% over %d pairs (min %+.2f %%, Q1 %+.2f %%, Q3 %+.2f %%, max %+.2f %%)"
               % (name, d["median"], len(rows), d["min"], d["q1"], d["q3"], d["max"]))
