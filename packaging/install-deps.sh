@@ -8,6 +8,14 @@ PKGS="gcc make pkg-config clang gfortran valgrind iproute2 procps bc python3
 slurmctld slurmd slurm-client libslurm-dev munge
 libpapi-dev papi-tools libopenmpi-dev openmpi-bin libpmix-dev
 libjson-c-dev libcmocka-dev libsvm-dev jq libxml2-utils"
+# Optional sets named as arguments, installed only by the targets that need
+# them: lammps (make bench-profiler and its smoke test in make check).
+for set in "$@"; do
+    case $set in
+    lammps) PKGS="$PKGS lammps" ;;
+    *) echo "netvar: deps: unknown package set '$set' (known: lammps); ignored" >&2 ;;
+    esac
+done
 
 missing=""
 for p in $PKGS; do

@@ -118,6 +118,8 @@ typedef struct {
  * forgets a recycled handle. */
 void nvp_nbc_started(int boundary, int rc, const MPI_Request *req);
 void nvp_nbc_forget(const MPI_Request *req);
+/* 1 while a tracked boundary request is pending. */
+int nvp_nbc_in_flight(void);
 /* Before a completion call: marks the tracked requests among reqs[0..n-1]. */
 void nvp_nbc_mark(nvp_nbc_marks *m, const MPI_Request *reqs, int n);
 /* After it: untracks the marked requests that completed; returns how many. */
@@ -146,6 +148,16 @@ extern const char *const nvp_matrix_collectives_note;
 double nvp_bytes(int count, MPI_Datatype type);
 int nvp_comm_size(MPI_Comm comm);
 int nvp_comm_rank(MPI_Comm comm);
+
+/* Other PMPI tools (nvp_wrap_c.c), as comma-separated shared object
+ * paths ("" when none): after the profiler in the preload order (it
+ * forwards to them: they see every call), and before it (they hide the
+ * calls they wrap from the profiler). */
+#define NVP_TOOLS_BYTES 1024
+const char *nvp_tools_after(void);
+const char *nvp_tools_before(void);
+/* 1 when a tool before the profiler wraps MPI_Init/Finalize (said at load). */
+int nvp_tools_said(void);
 
 /* Logs "netvar: <msg>" on stderr the first time only (process wide). */
 void nvp_log_once(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -7,8 +7,9 @@
  * from the moment the previous boundary completed in this rank (blocking
  * call returned, or a Wait/Test call completed a tracked I-collective) to
  * the moment this one completes, wall clock.  Work is the work counter
- * (PAPI, else thread CPU time) outside MPI calls, as for blocking codes,
- * with one refinement for polite waiting: a polling run (from a Test call
+ * (PAPI, else thread CPU time) outside MPI calls, as for blocking codes
+ * (without PAPI, CPU time is read only at boundaries and the wall time
+ * inside the other calls is taken off: see "recording"), with one refinement for polite waiting: a polling run (from a Test call
  * that left requests incomplete to the next MPI call that is not such a
  * test) counts as waiting, not work, when the thread mostly slept in it or
  * the tests came too close together to hold computation
@@ -53,9 +54,13 @@ static struct {
     int depth;
     int work_source;
     uint64_t boundary_mask, inject_mask;
+    uint64_t exact_mask;  /* blocking calls that may cut a segment */
     /* the current segment */
     double acc[NV_SEG_METRICS];
-    double work_at_exit;  /* work counter when the last MPI call returned */
+    double work_mark;     /* work counter at the last exact point */
+    double mpi_ns;        /* wall time inside MPI since then, of calls that were not exact */
+    int exact;            /* the current call reads the work counter at entry and exit */
+    double call_start_ns, call_injected_ns;
     double seg_start_ns;  /* monotonic, end of the previous boundary */
     /* the open polling run, if any (nvp_poll_run_is_waiting) */
     int in_run;
@@ -162,25 +167,54 @@ static double rng_uniform(void)
     return ((double)(rng_next() >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-static void inject(void)
+/* Sleeps as configured; returns the wall time slept, ns. */
+static double inject(void)
 {
     if (rng_uniform() >= S.inject_prob)
-        return;
+        return 0;
     double u1 = rng_uniform(), u2 = rng_uniform();
     double delay = S.inject_mean_us + S.inject_sd_us * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
     if (!(delay > 0))
-        return;
+        return 0;
     if (delay > 60e6)
         delay = 60e6;
     double t0 = now_ns();
     struct timespec ts = {(time_t)(delay / 1e6), (long)fmod(delay * 1e3, 1e9)};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
+    double slept = now_ns() - t0;
     S.h->inject_events++;
-    S.h->inject_total_us += (now_ns() - t0) / 1e3;
+    S.h->inject_total_us += slept / 1e3;
+    return slept;
 }
 
-/* ------------------------------------------------------------ recording */
+/* ------------------------------------------------------------ recording
+ * Work is flushed into the segment at "exact" points, where the work
+ * counter is read: the entry and exit of every call with PAPI (PAPI_read
+ * is cheap), and without PAPI, where thread CPU time is a system call, only
+ * at a boundary collective's entry and exit, at a Wait while a boundary
+ * I-collective is in flight, and where a polling run opens or closes.  The
+ * other calls read only the vDSO monotonic clock, and their wall time
+ * inside MPI (less injected sleeps) is taken off the CPU time at the next
+ * exact point: Open MPI polls while it waits, so time inside such a call
+ * is CPU time unless the thread is descheduled. */
+
+/* Adds the work since the last mark, up to counter value w, and marks w. */
+static void flush_work(double w)
+{
+    double piece = w - S.work_mark - S.mpi_ns;
+    if (piece > 0)
+        S.acc[NV_SEG_M_WORK] += piece;
+    S.work_mark = w;
+    S.mpi_ns = 0;
+}
+
+static void mark_work(double w)
+{
+    S.work_mark = w;
+    S.mpi_ns = 0;
+}
+
 /* Ends the open polling run at work counter w: its work (the app's loop
  * between the tests, and the tests) counts only when it was computation. */
 static void close_poll_run(double w)
@@ -189,7 +223,7 @@ static void close_poll_run(double w)
     if (!nvp_poll_run_is_waiting(now_ns() - S.run_wall0, cpu, S.run_tests))
         S.acc[NV_SEG_M_WORK] += w - S.run_work0;
     S.in_run = 0;
-    S.work_at_exit = w;
+    mark_work(w);
 }
 
 int nvp_enter_slow(int call)
@@ -198,13 +232,45 @@ int nvp_enter_slow(int call)
         return 0;
     if (S.depth++ > 0)
         return 1;
-    double w = read_work();
-    if (__builtin_expect(S.in_run, 0))
-        close_poll_run(w);
-    S.acc[NV_SEG_M_WORK] += w - S.work_at_exit;
+    S.exact = S.papi_read || S.in_run || ((S.exact_mask >> call) & 1) ||
+              (call_kind[call] == NVK_WAIT && nvp_nbc_in_flight());
+    if (S.exact) {
+        double w = read_work();
+        if (__builtin_expect(S.in_run, 0))
+            close_poll_run(w);
+        else
+            flush_work(w);
+    } else {
+        S.call_start_ns = now_ns();
+    }
+    S.call_injected_ns = 0;
     if ((S.inject_mask >> call) & 1)
-        inject();
+        S.call_injected_ns = inject();
     return 1;
+}
+
+/* The end of a tracked call's accounting: the work counter is read again
+ * after an exact call; another call's wall time counts as MPI time. */
+static void call_done(void)
+{
+    if (S.exact) {
+        mark_work(read_work());
+    } else {
+        double in_mpi = now_ns() - S.call_start_ns - S.call_injected_ns;
+        if (in_mpi > 0)
+            S.mpi_ns += in_mpi;
+    }
+}
+
+/* A segment ends inside a call that was not exact (cannot happen with the
+ * call sets above; kept correct): flush the work up to now. */
+static void make_exact(void)
+{
+    if (S.exact)
+        return;
+    call_done();
+    S.exact = 1;
+    flush_work(read_work());
 }
 
 static void end_segment(double t_ns)
@@ -240,36 +306,38 @@ static void end_segment(double t_ns)
     memset(S.acc, 0, sizeof S.acc);
 }
 
+static const int kind_metric[] = {
+    [NVK_ALL_TO_ALL] = NV_SEG_M_COLL_ALL_TO_ALL, [NVK_ALL_TO_ALL_NB] = NV_SEG_M_COLL_ALL_TO_ALL,
+    [NVK_ONE_TO_ALL] = NV_SEG_M_COLL_ONE_TO_ALL, [NVK_ALL_TO_ONE] = NV_SEG_M_COLL_ALL_TO_ONE,
+    [NVK_P2P_BLOCKING] = NV_SEG_M_P2P_BLOCKING,  [NVK_P2P_NONBLOCKING] = NV_SEG_M_P2P_NONBLOCKING,
+    [NVK_WAIT] = -1,                             [NVK_IO_OPEN_CLOSE] = NV_SEG_M_IO_OPEN_CLOSE,
+    [NVK_IO_READ_WRITE] = NV_SEG_M_IO_READ_WRITE,
+};
+
 void nvp_leave_peer(int call, int rc, double sent, double recv, MPI_Comm comm, int peer)
 {
     if (--S.depth > 0)
         return;
     int kind = call_kind[call];
     if (rc == MPI_SUCCESS) {
-        switch (kind) {
-        case NVK_ALL_TO_ALL:
-        case NVK_ALL_TO_ALL_NB: S.acc[NV_SEG_M_COLL_ALL_TO_ALL] += 1; break;
-        case NVK_ONE_TO_ALL: S.acc[NV_SEG_M_COLL_ONE_TO_ALL] += 1; break;
-        case NVK_ALL_TO_ONE: S.acc[NV_SEG_M_COLL_ALL_TO_ONE] += 1; break;
-        case NVK_P2P_BLOCKING: S.acc[NV_SEG_M_P2P_BLOCKING] += 1; break;
-        case NVK_P2P_NONBLOCKING: S.acc[NV_SEG_M_P2P_NONBLOCKING] += 1; break;
-        case NVK_IO_OPEN_CLOSE: S.acc[NV_SEG_M_IO_OPEN_CLOSE] += 1; break;
-        case NVK_IO_READ_WRITE: S.acc[NV_SEG_M_IO_READ_WRITE] += 1; break;
-        default: break;
-        }
+        if (kind_metric[kind] >= 0)
+            S.acc[kind_metric[kind]] += 1;
         if (kind == NVK_IO_READ_WRITE) {
             S.acc[NV_SEG_M_IO_BYTES] += sent + recv;
         } else {
             S.acc[NV_SEG_M_BYTES_SENT] += sent;
             S.acc[NV_SEG_M_BYTES_RECV] += recv;
-            nvp_matrix_count(call, comm, peer, sent, recv);
+            if (sent > 0 || recv > 0)
+                nvp_matrix_count(call, comm, peer, sent, recv);
         }
         /* only collectives spanning the whole job cut segments: the seed's
          * global synchronization points (nonblocking ones when they complete) */
-        if (kind == NVK_ALL_TO_ALL && ((S.boundary_mask >> call) & 1) && nvp_comm_size(comm) == S.world_size)
+        if (kind == NVK_ALL_TO_ALL && ((S.boundary_mask >> call) & 1) && nvp_comm_size(comm) == S.world_size) {
+            make_exact();
             end_segment(now_ns());
+        }
     }
-    S.work_at_exit = read_work();
+    call_done();
 }
 
 int nvp_nbc_is_boundary(int call, MPI_Comm comm)
@@ -290,9 +358,11 @@ void nvp_leave_completion(int call, int rc, int boundaries)
     (void)rc; /* a tracked request that completed ends its segment even in error */
     if (--S.depth > 0)
         return;
-    if (boundaries > 0)
+    if (boundaries > 0) {
+        make_exact();
         cut_completed(boundaries);
-    S.work_at_exit = read_work();
+    }
+    call_done();
 }
 
 /* Test calls are the hot path of a polling loop and read no clock unless
@@ -322,7 +392,7 @@ void nvp_test_leave(int call, int rc, int boundaries, int incomplete)
             return;
         }
         double w = read_work(); /* this test opens a run */
-        S.acc[NV_SEG_M_WORK] += w - S.work_at_exit;
+        flush_work(w);
         S.in_run = 1;
         S.run_tests = 1;
         S.run_work0 = w;
@@ -334,15 +404,13 @@ void nvp_test_leave(int call, int rc, int boundaries, int incomplete)
     if (!S.in_run && boundaries == 0)
         return;
     double w = read_work();
-    if (S.in_run) {
+    if (S.in_run)
         close_poll_run(w);
-    } else {
-        S.acc[NV_SEG_M_WORK] += w - S.work_at_exit;
-        S.work_at_exit = w;
-    }
+    else
+        flush_work(w);
     if (boundaries > 0) {
         cut_completed(boundaries);
-        S.work_at_exit = read_work();
+        mark_work(read_work());
     }
 }
 
@@ -650,6 +718,9 @@ void nvp_after_init(void)
             S.boundary_mask = with_nonblocking_forms(m);
     }
     mask_names(S.boundary_mask, h->segment_calls, sizeof h->segment_calls);
+    for (int c = 0; c < NVP_NCALLS; c++)
+        if (((S.boundary_mask >> c) & 1) && call_kind[c] == NVK_ALL_TO_ALL)
+            S.exact_mask |= 1ull << c;
     const char *inj = getenv("NETVAR_INJECT");
     if (inj && *inj)
         parse_inject(inj);
@@ -660,8 +731,13 @@ void nvp_after_init(void)
     h->work_source = (uint32_t)S.work_source;
     memcpy(h->magic, NV_SEG_RANK_MAGIC, 8); /* last: the file is now readable */
     S.init_end_ns = S.seg_start_ns = now_ns();
-    S.work_at_exit = read_work();
+    mark_work(read_work());
     __atomic_store_n(&nvp_active, 1, __ATOMIC_SEQ_CST);
+    if (S.rank == 0 && nvp_tools_before()[0] && !nvp_tools_said())
+        fprintf(stderr, "netvar: LD_PRELOAD has the PMPI tool %.300s before the segment profiler: the MPI "
+                "calls it wraps do not reach the profiler, so the profile may miss segment boundaries (marked "
+                "in it as pmpi_tools); put libnetvar_pmpi.so first in LD_PRELOAD to profile every call\n",
+                nvp_tools_before());
 }
 
 /* ------------------------------------------------------------ finalize */

@@ -17,10 +17,11 @@
  *    flat, every rank sends its bytes to the root; Barrier nothing.  Real
  *    libraries pick trees and rings by size, so these are a placement
  *    model's input, not a wire trace.
- * Ranks of a communicator other than MPI_COMM_WORLD are translated with
- * PMPI_Group_translate_ranks on each call, not cached: MPI_Comm_free is not
- * wrapped, so a freed and reused handle would make a cache silently wrong,
- * and getting a communicator's group is a reference count.  Bytes whose
+ * Ranks of a communicator other than MPI_COMM_WORLD are translated once,
+ * on its first counted call, and the table is cached on the communicator as
+ * an MPI attribute: MPI deletes it when the communicator is freed, so a
+ * recycled handle never meets a stale table, and each later call is a
+ * lookup and an add.  Bytes whose
  * destination has no MPI_COMM_WORLD rank (intercommunicator collectives,
  * spawned processes) go to an "other" total.  Only the thread that
  * initialized MPI records, as for the segments. */
@@ -48,6 +49,7 @@ enum { WHY_OK, WHY_DISABLED, WHY_TOO_MANY, WHY_NO_MEMORY };
 
 static struct {
     int enabled;
+    int keyval; /* the translation tables' attribute key */
     int why;
     int rank, nranks, max_ranks;
     double *row;  /* bytes this rank sent to each world rank */
@@ -76,12 +78,15 @@ int nvp_matrix_parse_max_ranks(const char *s, int *out)
     return 0;
 }
 
+static int xlate_delete(MPI_Comm comm, int key, void *attr, void *extra);
+
 void nvp_matrix_init(int rank, int nranks)
 {
     memset(&M, 0, sizeof M);
     M.rank = rank;
     M.nranks = nranks;
     M.world = MPI_GROUP_NULL;
+    M.keyval = MPI_KEYVAL_INVALID;
     const char *env = getenv("NETVAR_MATRIX_MAX_RANKS");
     if (nvp_matrix_parse_max_ranks(env, &M.max_ranks) != 0)
         nvp_log_once("NETVAR_MATRIX_MAX_RANKS='%.30s' is not a rank count in [0, %d]; using %d", env,
@@ -102,18 +107,16 @@ void nvp_matrix_init(int rank, int nranks)
         M.why = WHY_NO_MEMORY;
         return;
     }
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, xlate_delete, &M.keyval, NULL) != MPI_SUCCESS)
+        M.keyval = MPI_KEYVAL_INVALID; /* translate on every call instead */
     M.enabled = 1;
 }
 
 /* World ranks of ranks[0..n-1] of comm (remote group for a p2p
- * destination on an intercommunicator); -1 where there is none. */
-static void to_world(MPI_Comm comm, int p2p, const int *ranks, int n, int *out)
+ * destination on an intercommunicator); -1 where there is none.  The
+ * uncached way: a group per call. */
+static void translate(MPI_Comm comm, int p2p, const int *ranks, int n, int *out)
 {
-    if (comm == MPI_COMM_WORLD) {
-        for (int i = 0; i < n; i++)
-            out[i] = ranks[i] >= 0 && ranks[i] < M.nranks ? ranks[i] : -1;
-        return;
-    }
     for (int i = 0; i < n; i++)
         out[i] = -1;
     int inter = 0;
@@ -135,6 +138,70 @@ static void to_world(MPI_Comm comm, int p2p, const int *ranks, int n, int *out)
             out[i] = -1;
     }
     PMPI_Group_free(&g);
+}
+
+/* A communicator's cached table: world rank of each of its ranks (of the
+ * remote group for an intercommunicator). */
+typedef struct {
+    int inter, n;
+    int world[];
+} xlate;
+#define XLATE_MAX_RANKS (1 << 20)
+
+static int xlate_delete(MPI_Comm comm, int key, void *attr, void *extra)
+{
+    (void)comm, (void)key, (void)extra;
+    free(attr);
+    return MPI_SUCCESS;
+}
+
+/* comm's table, built on first use; NULL when it cannot be cached. */
+static const xlate *xlate_of(MPI_Comm comm)
+{
+    void *v = NULL;
+    int flag = 0, inter = 0, n = 0;
+    if (M.keyval == MPI_KEYVAL_INVALID)
+        return NULL;
+    if (PMPI_Comm_get_attr(comm, M.keyval, &v, &flag) == MPI_SUCCESS && flag)
+        return v;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return NULL;
+    if ((inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) != MPI_SUCCESS || n <= 0 ||
+        n > XLATE_MAX_RANKS)
+        return NULL;
+    xlate *x = malloc(sizeof *x + (size_t)n * sizeof x->world[0]);
+    if (!x)
+        return NULL;
+    x->inter = inter;
+    x->n = n;
+    int ranks[TRANSLATE_CHUNK];
+    for (int start = 0; start < n; start += TRANSLATE_CHUNK) {
+        int k = n - start < TRANSLATE_CHUNK ? n - start : TRANSLATE_CHUNK;
+        for (int i = 0; i < k; i++)
+            ranks[i] = start + i;
+        translate(comm, 1, ranks, k, x->world + start);
+    }
+    if (PMPI_Comm_set_attr(comm, M.keyval, x) != MPI_SUCCESS) {
+        free(x);
+        return NULL;
+    }
+    return x;
+}
+
+static void to_world(MPI_Comm comm, int p2p, const int *ranks, int n, int *out)
+{
+    if (comm == MPI_COMM_WORLD) {
+        for (int i = 0; i < n; i++)
+            out[i] = ranks[i] >= 0 && ranks[i] < M.nranks ? ranks[i] : -1;
+        return;
+    }
+    const xlate *x = xlate_of(comm);
+    if (!x) {
+        translate(comm, p2p, ranks, n, out);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        out[i] = (x->inter && !p2p) || ranks[i] < 0 || ranks[i] >= x->n ? -1 : x->world[ranks[i]];
 }
 
 static void add_to(MPI_Comm comm, int p2p, int peer, double bytes)
@@ -166,10 +233,22 @@ static void add_to_all(MPI_Comm comm, int me, int p, double each)
     }
 }
 
+static const char call_is_send[NVP_NCALLS] = {
+    [NVP_SEND] = 1, [NVP_SSEND] = 1, [NVP_RSEND] = 1, [NVP_BSEND] = 1, [NVP_ISEND] = 1, [NVP_ISSEND] = 1,
+    [NVP_IRSEND] = 1, [NVP_IBSEND] = 1, [NVP_SENDRECV] = 1, [NVP_SENDRECV_REPLACE] = 1,
+};
+
 void nvp_matrix_count(int call, MPI_Comm comm, int peer, double sent, double recv)
 {
     if (!M.enabled || comm == MPI_COMM_NULL)
         return;
+    if (comm == MPI_COMM_WORLD && call_is_send[call]) { /* the common case: one add */
+        if (peer >= 0 && peer < M.nranks)
+            M.row[peer] += sent;
+        else if (peer != MPI_PROC_NULL)
+            M.other += sent;
+        return;
+    }
     switch (call) {
     case NVP_SEND: case NVP_SSEND: case NVP_RSEND: case NVP_BSEND:
     case NVP_ISEND: case NVP_ISSEND: case NVP_IRSEND: case NVP_IBSEND:
@@ -233,6 +312,35 @@ static void node_name(char out[NODE_NAME_BYTES])
     out[NODE_NAME_BYTES - 1] = 0;
 }
 
+static json_object *path_list(const char *list)
+{
+    json_object *a = json_object_new_array();
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ",");
+        json_object_array_add(a, json_object_new_string_len(p, (int)len));
+        p += len;
+        if (*p)
+            p++;
+    }
+    return a;
+}
+
+/* "pmpi_tools", only when another PMPI tool was found in the preloads. */
+static void add_pmpi_tools(json_object *o)
+{
+    const char *after = nvp_tools_after(), *before = nvp_tools_before();
+    if (!after[0] && !before[0])
+        return;
+    json_object *t = json_object_new_object();
+    json_object_object_add(t, "after", path_list(after));
+    json_object_object_add(t, "before", path_list(before));
+    json_object_object_add(t, "note", json_object_new_string(
+        "other PMPI tools in the preload order (rank 0's view): the profiler forwards every MPI call "
+        "to the tools after it; the calls a tool before it wraps did not reach the profiler, so the "
+        "segments may miss boundaries"));
+    json_object_object_add(o, "pmpi_tools", t);
+}
+
 /* Adds traffic_matrix (and placement, if absent) to the profile at path,
  * atomically.  matrix NULL: not recorded, for the reason `why`. */
 static int amend_profile(const char *path, const double *matrix, const char *names, double other, int why)
@@ -272,6 +380,7 @@ static int amend_profile(const char *path, const double *matrix, const char *nam
         json_object_object_add(tm, "note", json_object_new_string(note));
     }
     json_object_object_add(o, "traffic_matrix", tm);
+    add_pmpi_tools(o);
     if (names && !json_object_object_get_ex(o, "placement", NULL)) {
         json_object *pl = json_object_new_array_ext(n);
         for (int r = 0; r < n; r++)
@@ -331,4 +440,6 @@ void nvp_matrix_finalize(MPI_Comm comm, const char *profile_path, int profile_wr
     M.enabled = 0;
     if (M.world != MPI_GROUP_NULL)
         PMPI_Group_free(&M.world);
+    if (M.keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&M.keyval); /* tables on live communicators go with them */
 }

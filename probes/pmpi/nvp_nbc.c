@@ -43,6 +43,11 @@ void nvp_nbc_started(int boundary, int rc, const MPI_Request *req)
                      "segments (counted, run unaffected)", NVP_PENDING_MAX);
 }
 
+int nvp_nbc_in_flight(void)
+{
+    return pending.n > 0;
+}
+
 void nvp_nbc_forget(const MPI_Request *req)
 {
     if (pending.n > 0 && req)

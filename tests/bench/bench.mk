@@ -8,6 +8,7 @@
 #   make bench-counters     cost of one counter snapshot; ImpactB's own cost
 #   make bench-sdiag        slurmctld time per submission: none vs lua vs netvar
 #   make bench-spank        time spank_netvar adds to a step launch
+#   make bench-profiler     + the segment profiler's cost on LAMMPS (bench-profiler-lammps)
 BENCH_MODEL    := $(BUILD)/bin/bench_model
 BENCH_JS       := $(BUILD)/bin/bench_job_submit
 BENCH_COUNTERS := $(BUILD)/bin/bench_counters
@@ -49,3 +50,18 @@ bench-sdiag: all
 
 bench-spank: all
 	bash lab/bench/spank_step.sh $(BUILD)
+
+# make bench-profiler: the cost of one clock read, the LAMMPS figures
+# (tests/bench/bench_profiler_lammps.sh, PAIRS=10), then the proxy's
+# (eval/eval.mk).  lammps is installed for this target only.
+BENCH_CLOCKS := $(BUILD)/bin/bench_pmpi_clocks
+$(BENCH_CLOCKS): $(BUILD)/obj/tests/bench/bench_pmpi_clocks.o
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $<
+
+.PHONY: bench-profiler-lammps
+bench-profiler: bench-profiler-lammps
+bench-profiler-lammps: $(PMPI_SO) $(BENCH_CLOCKS)
+	@sh packaging/install-deps.sh lammps
+	@$(BENCH_CLOCKS)
+	@bash tests/bench/bench_profiler_lammps.sh $(BUILD)
