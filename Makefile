@@ -190,7 +190,7 @@ $(BUILD)/obj/%.o: %.c
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 .DEFAULT_GOAL := all
-.PHONY: all deps unit asan integration check check-layers demo install clean deb
+.PHONY: all deps unit asan integration check check-layers demo install clean deb rpm programs
 
 all: $(ALL_TARGETS) $(UNIT_BINS)
 
@@ -226,23 +226,64 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@bash lab/demo.sh $(BUILD)
 
-install: all
+# Install layout (the packages set these; see packaging/).  netvar.conf and
+# the plugstack snippet are installed only where none exists yet, so a
+# reinstall never replaces an admin's edit.
+SLURM_SYSCONFDIR ?= $(SYSCONFDIR)/slurm
+NETVAR_LIBDIR ?= $(PREFIX)/lib/netvar
+LIBEXECDIR    ?= $(PREFIX)/libexec/netvar
+MANDIR        ?= $(PREFIX)/share/man
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+LOCALSTATEDIR ?= /var
+SPOOLDIR      ?= $(LOCALSTATEDIR)/spool/netvar
+STATEDIR      ?= $(LOCALSTATEDIR)/lib/netvar
+NV_SUBST = sed -e 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
+  -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@SLURM_SYSCONFDIR@|$(SLURM_SYSCONFDIR)|g' \
+  -e 's|@NETVAR_LIBDIR@|$(NETVAR_LIBDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
+  -e 's|@SPOOLDIR@|$(SPOOLDIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g' -e 's|@VERSION@|$(NETVAR_VERSION)|g'
+NV_MAN1 := man/netvar.1 man/impactb.1 man/compressionb.1
+NV_MAN5 := conf/netvar.conf.5
+NV_MAN8 := man/spank_netvar.8
+
+# what install and the packages ship; 'make programs' builds only these
+NV_INSTALL_BINS := $(NETVAR_BIN) $(SPANK_SO) $(JS_SO) $(BUILD)/bin/impactb $(BUILD)/bin/compressionb $(PMPI_SO)
+programs: $(NV_INSTALL_BINS)
+
+install: $(NV_INSTALL_BINS)
 	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(PREFIX)/bin \
-	  $(DESTDIR)$(PREFIX)/lib/netvar $(DESTDIR)$(SYSCONFDIR)/netvar \
-	  $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d
+	  $(DESTDIR)$(NETVAR_LIBDIR) $(DESTDIR)$(SYSCONFDIR)/netvar $(DESTDIR)$(LIBEXECDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR)
+	install -d -m 0755 $(DESTDIR)$(SPOOLDIR) $(DESTDIR)$(STATEDIR)
 	install -m 0755 $(SPANK_SO) $(JS_SO) $(DESTDIR)$(SLURM_PLUGIN_DIR)/
 	install -m 0755 $(NETVAR_BIN) $(wildcard $(BUILD)/bin/impactb $(BUILD)/bin/compressionb) \
 	  $(DESTDIR)$(PREFIX)/bin/
-	$(if $(wildcard $(BUILD)/lib/libnetvar_pmpi.so),install -m 0755 $(BUILD)/lib/libnetvar_pmpi.so $(DESTDIR)$(PREFIX)/lib/netvar/)
-	install -m 0644 conf/netvar.conf $(DESTDIR)$(SYSCONFDIR)/netvar/netvar.conf.example
-	install -d $(DESTDIR)$(PREFIX)/share/man/man5
-	install -m 0644 conf/netvar.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
-	sed 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g; s|@PREFIX@|$(PREFIX)|g' conf/plugstack.conf.d/netvar.conf.in \
-	  > $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/netvar.conf
+	$(if $(wildcard $(BUILD)/lib/libnetvar_pmpi.so),install -m 0755 $(BUILD)/lib/libnetvar_pmpi.so $(DESTDIR)$(NETVAR_LIBDIR)/)
+	[ -e $(DESTDIR)$(SYSCONFDIR)/netvar/netvar.conf ] || \
+	  install -m 0644 conf/netvar.conf $(DESTDIR)$(SYSCONFDIR)/netvar/netvar.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/netvar/plugstack.conf ] || \
+	  { $(NV_SUBST) conf/plugstack.conf.in > $(DESTDIR)$(SYSCONFDIR)/netvar/plugstack.conf && \
+	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/netvar/plugstack.conf; }
+	[ -e $(DESTDIR)$(SYSCONFDIR)/netvar/train.env ] || \
+	  { $(NV_SUBST) packaging/systemd/train.env.in > $(DESTDIR)$(SYSCONFDIR)/netvar/train.env && \
+	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/netvar/train.env; }
+	install -m 0644 $(NV_MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(NV_MAN5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(NV_MAN8) $(DESTDIR)$(MANDIR)/man8/
+	for f in netvar-train.service netvar-train.timer; do \
+	  $(NV_SUBST) packaging/systemd/$$f.in > $(DESTDIR)$(UNITDIR)/$$f && chmod 0644 $(DESTDIR)$(UNITDIR)/$$f || exit 1; done
+	$(NV_SUBST) packaging/systemd/netvar-train-run.in > $(DESTDIR)$(LIBEXECDIR)/netvar-train-run
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/netvar-train-run
+	$(NV_SUBST) packaging/acct/epilog-slurmctld.in > $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
 
-# Debian package; depends on the exact Slurm release it was built against
-deb: all
+# Debian packages netvar, netvar-spank, netvar-jobsubmit (packaging/mkdeb.sh)
+deb: programs
 	@NETVAR_VERSION=$(NETVAR_VERSION) sh packaging/mkdeb.sh $(BUILD)
+
+# RPMs from packaging/rpm/netvar.spec against the installed Slurm
+# (packaging/mkrpm.sh; RPM_FROM_SOURCE=1 compiles inside rpmbuild)
+rpm: programs
+	@NETVAR_VERSION=$(NETVAR_VERSION) RPM_FROM_SOURCE=$(RPM_FROM_SOURCE) sh packaging/mkrpm.sh $(BUILD)
 
 clean:
 	rm -rf build build-asan
