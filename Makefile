@@ -67,7 +67,7 @@ ALL_TARGETS :=
 
 # ---------------------------------------------------------------- lib/
 # NV_DEPS_<lib>: every library <lib> may include and link, transitively.
-NV_LIBS := util counters variability vetrain segments diagnose model records site train report runner
+NV_LIBS := util counters variability vetrain segments diagnose model records site train report runner upkeep
 NV_DEPS_util        :=
 NV_DEPS_counters    := util
 NV_DEPS_variability := util
@@ -80,12 +80,13 @@ NV_DEPS_site        := records model variability counters util
 NV_DEPS_train       := vetrain records model variability counters util
 NV_DEPS_report      := train vetrain site records model variability segments diagnose counters util
 NV_DEPS_runner      := records model variability counters util
+NV_DEPS_upkeep      := report train vetrain site records model variability segments diagnose counters util
 
 nv_lib_a   = $(BUILD)/lib/libnetvar_$(1).a
 nv_incs    = $(foreach l,$(1),-Ilib/$(l))
 # link line for a set of libraries: dependents before dependencies
 nv_link    = $(foreach l,$(filter $(1),$(NV_LINK_ORDER)),$(call nv_lib_a,$(l)))
-NV_LINK_ORDER := report runner train vetrain site records model variability diagnose segments counters util
+NV_LINK_ORDER := upkeep report runner train vetrain site records model variability diagnose segments counters util
 
 define nv_library
 NV_SRCS_$(1) := $$(sort $$(wildcard lib/$(1)/*.c))
