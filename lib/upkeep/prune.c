@@ -126,16 +126,11 @@ int nv_prune_spool(const char *spool, const nv_prune_opts *o, nv_prune_stats *st
         return nv_err(err, errlen, "%s/jobs: %s", spool, strerror(e));
     }
     int running_fd = openat(spool_fd, "running", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int trash_fd = -1;
+    int trash_fd = -1, rc = -1;
     if (!o->dry_run) {
         trash_fd = open_trash(spool_fd, err, errlen);
-        if (trash_fd < 0) {
-            close(jobs_fd);
-            close(spool_fd);
-            if (running_fd >= 0)
-                close(running_fd);
-            return -1;
-        }
+        if (trash_fd < 0)
+            goto out;
         empty_trash(trash_fd, o, st);
     }
     time_t now = o->now ? o->now : time(NULL);
@@ -145,7 +140,7 @@ int nv_prune_spool(const char *spool, const nv_prune_opts *o, nv_prune_stats *st
         if (dfd >= 0)
             close(dfd);
         nv_err(err, errlen, "%s/jobs: %s", spool, strerror(errno));
-        goto fail;
+        goto out;
     }
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -200,19 +195,13 @@ int nv_prune_spool(const char *spool, const nv_prune_opts *o, nv_prune_stats *st
         st->removed++;
     }
     closedir(d);
+    rc = 0;
+out:
     close(jobs_fd);
     if (running_fd >= 0)
         close(running_fd);
     if (trash_fd >= 0)
         close(trash_fd);
     close(spool_fd);
-    return 0;
-fail:
-    close(jobs_fd);
-    if (running_fd >= 0)
-        close(running_fd);
-    if (trash_fd >= 0)
-        close(trash_fd);
-    close(spool_fd);
-    return -1;
+    return rc;
 }
