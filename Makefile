@@ -145,6 +145,16 @@ $(JS_SO): $(JS_OBJS) $(call nv_link,$(JS_LIBS)) plugins/job_submit/job_submit_ne
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -shared -Wl,--version-script=plugins/job_submit/job_submit_netvar.map \
 	  -o $@ $(JS_OBJS) $(call nv_link,$(JS_LIBS)) $(JSON_LIBS) -lm -lpthread
 
+# netvar-acct: the accounting summary writer, the one program linked with
+# libslurm (it talks to slurmdbd); its logic is in lib/upkeep.
+ACCT_LIBS := upkeep report train vetrain site records model variability segments diagnose counters util
+ACCT_BIN  := $(BUILD)/bin/netvar-acct
+$(BUILD)/obj/plugins/acct/%.o: NV_CFLAGS += $(call nv_incs,$(ACCT_LIBS))
+$(ACCT_BIN): $(BUILD)/obj/plugins/acct/netvar_acct.o $(call nv_link,$(ACCT_LIBS))
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(call nv_link,$(ACCT_LIBS)) $(SVM_LIBS) $(NV_SYS_LIBS) -lslurm
+ALL_TARGETS += $(ACCT_BIN)
+
 # ------------------------------------------------------- area fragments
 include probes/probes.mk
 include probes/pmpi/pmpi.mk
@@ -241,13 +251,15 @@ STATEDIR      ?= $(LOCALSTATEDIR)/lib/netvar
 NV_SUBST = sed -e 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
   -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@SLURM_SYSCONFDIR@|$(SLURM_SYSCONFDIR)|g' \
   -e 's|@NETVAR_LIBDIR@|$(NETVAR_LIBDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
-  -e 's|@SPOOLDIR@|$(SPOOLDIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g' -e 's|@VERSION@|$(NETVAR_VERSION)|g'
+  -e 's|@SPOOLDIR@|$(SPOOLDIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g' -e 's|@VERSION@|$(NETVAR_VERSION)|g' \
+  -e 's|@NETVAR_ACCT@|$(LIBEXECDIR)/netvar-acct|g'
 NV_MAN1 := man/netvar.1 man/impactb.1 man/compressionb.1
 NV_MAN5 := conf/netvar.conf.5
-NV_MAN8 := man/spank_netvar.8
+NV_MAN8 := man/spank_netvar.8 man/netvar-acct.8
 
 # what install and the packages ship; 'make programs' builds only these
-NV_INSTALL_BINS := $(NETVAR_BIN) $(SPANK_SO) $(JS_SO) $(BUILD)/bin/impactb $(BUILD)/bin/compressionb $(PMPI_SO)
+NV_INSTALL_BINS := $(NETVAR_BIN) $(SPANK_SO) $(JS_SO) $(BUILD)/bin/impactb $(BUILD)/bin/compressionb $(PMPI_SO) \
+                   $(ACCT_BIN)
 programs: $(NV_INSTALL_BINS)
 
 install: $(NV_INSTALL_BINS)
@@ -275,6 +287,7 @@ install: $(NV_INSTALL_BINS)
 	$(NV_SUBST) packaging/systemd/netvar-train-run.in > $(DESTDIR)$(LIBEXECDIR)/netvar-train-run
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/netvar-train-run
 	$(NV_SUBST) packaging/acct/epilog-slurmctld.in > $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
+	install -m 0755 $(ACCT_BIN) $(DESTDIR)$(LIBEXECDIR)/
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
 
 # Debian packages netvar, netvar-spank, netvar-jobsubmit (packaging/mkdeb.sh)

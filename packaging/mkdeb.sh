@@ -2,14 +2,15 @@
 # mkdeb.sh - 'make deb': three Debian packages from one 'make install' into
 # a staging tree, split as Slurm sites install plugins:
 #
-#   netvar            the CLI, the probes, netvar.conf, the man pages, the
-#                     training timer and the accounting epilog (every host)
+#   netvar            the CLI, the probes, netvar.conf, the man pages and
+#                     the training timer (every host)
 #   netvar-spank      spank_netvar.so, the segment profiler and the
 #                     plugstack snippet (compute and login nodes); a SPANK
 #                     plugin must match Slurm's major.minor
 #   netvar-jobsubmit  job_submit_netvar.so (the controller); Slurm loads a
 #                     job_submit plugin only into the exact release
-#                     (major.minor.micro) it was built for
+#                     (major.minor.micro) it was built for; with it the
+#                     accounting writer netvar-acct and its EpilogSlurmctld
 #
 # Slurm comes as Debian's slurm-wlm packages or SchedMD's slurm-smd ones:
 # every Slurm dependency is an alternative of the two, the lower bound in
@@ -53,7 +54,8 @@ take() {
 }
 take netvar-spank "$PLUGIN_DIR/spank_netvar.so" "$NV_LIBDIR/libnetvar_pmpi.so" \
     etc/netvar/plugstack.conf usr/share/man/man8/spank_netvar.8
-take netvar-jobsubmit "$PLUGIN_DIR/job_submit_netvar.so"
+take netvar-jobsubmit "$PLUGIN_DIR/job_submit_netvar.so" usr/libexec/netvar/netvar-acct \
+    usr/libexec/netvar/epilog-slurmctld usr/share/man/man8/netvar-acct.8
 take netvar usr/bin etc/netvar/netvar.conf etc/netvar/train.env usr/share/man/man1 usr/share/man/man5 \
     lib/systemd usr/libexec/netvar var/lib/netvar var/spool/netvar
 left=$(cd "$STAGE/all" && find . ! -type d | sort)
@@ -89,7 +91,8 @@ build_pkg() {
         # the Slurm plugins resolve slurm_* from the daemon that loads them
         # shellcheck disable=SC2086
         shlibs=$(cd "$STAGE" && dpkg-shlibdeps -O --ignore-missing-info -e $(echo "$elves" | sed "s|^$STAGE/||") 2>/dev/null |
-                 sed -n 's/^shlibs:Depends=//p')
+                 sed -n 's/^shlibs:Depends=//p' |
+                 sed "s/libslurm[0-9]* ([^)]*)/& | slurm-smd (>= $SMM~)/")
     fi
     mkdir -p "$root/DEBIAN"
     size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
@@ -125,8 +128,7 @@ build_pkg netvar "openmpi-bin" "" "Description: network-interference measurement
  submission, how much a job will suffer from and inflict on the running
  jobs.  This package holds the netvar command (measuring, training,
  reports, spool upkeep), the ImpactB and CompressionB probes,
- /etc/netvar/netvar.conf, the man pages, the model-training timer and
- the accounting epilog.
+ /etc/netvar/netvar.conf, the man pages and the model-training timer.
  The plugins are in netvar-spank (nodes) and netvar-jobsubmit (controller)."
 
 build_pkg netvar-spank "netvar (= $VERSION), slurm-wlm-basic-plugins (>= $SMM~) | slurm-smd (>= $SMM~)" \
@@ -146,4 +148,6 @@ build_pkg netvar-jobsubmit "netvar (= $VERSION), slurmctld (>= $SFULL~) | slurm-
  much it will suffer from and inflict on the running jobs, advises its
  node count and applies the site's co-scheduling policy (netvar.conf).
  Slurm loads a job_submit plugin only into the exact release it was built
- for: this one is for Slurm $SFULL.  Install it on the controller."
+ for: this one is for Slurm $SFULL.  Install it on the controller.
+ Also netvar-acct and an EpilogSlurmctld that put each job's netvar
+ summary into Slurm accounting (sacct -o AdminComment)."

@@ -16,6 +16,7 @@ trap '[ -n "${GNUPGHOME:-}" ] && gpgconf --kill all 2>/dev/null; rm -rf "$T"; _l
 
 # --------------------------------------------------------------- deb
 debs=$(make -s --no-print-directory BUILD="$BUILD" deb 2>"$T/deb.err") || { cat "$T/deb.err"; exit 1; }
+debs=$(grep '\.deb$' <<<"$debs")
 echo "$debs"
 check "make deb made three packages" test "$(echo "$debs" | wc -l)" -eq 3
 deb_of() { echo "$debs" | grep "/$1_[^/]*\.deb$"; }
@@ -38,10 +39,11 @@ expect_files netvar /usr/bin/netvar /usr/bin/impactb /usr/bin/compressionb \
     /usr/share/man/man1/netvar.1.gz /usr/share/man/man1/impactb.1.gz /usr/share/man/man1/compressionb.1.gz \
     /usr/share/man/man5/netvar.conf.5.gz \
     /lib/systemd/system/netvar-train.service /lib/systemd/system/netvar-train.timer \
-    /usr/libexec/netvar/netvar-train-run /usr/libexec/netvar/epilog-slurmctld
+    /usr/libexec/netvar/netvar-train-run
 expect_files netvar-spank "/usr/lib/$ma/slurm-wlm/spank_netvar.so" "/usr/lib/$ma/netvar/libnetvar_pmpi.so" \
     /etc/netvar/plugstack.conf /usr/share/man/man8/spank_netvar.8.gz
-expect_files netvar-jobsubmit "/usr/lib/$ma/slurm-wlm/job_submit_netvar.so"
+expect_files netvar-jobsubmit "/usr/lib/$ma/slurm-wlm/job_submit_netvar.so" /usr/libexec/netvar/netvar-acct \
+    /usr/libexec/netvar/epilog-slurmctld /usr/share/man/man8/netvar-acct.8.gz
 check "netvar owns the spool and model directories" test -d "$T/root-netvar/var/spool/netvar" -a -d "$T/root-netvar/var/lib/netvar"
 
 ctl() { dpkg-deb -f "$(deb_of "$1")" "$2"; }
@@ -72,6 +74,7 @@ echo "figure: lintian --pedantic: $lint_e errors, $lint_w warnings"
 
 # --------------------------------------------------------------- rpm
 rpms=$(make -s --no-print-directory BUILD="$BUILD" rpm 2>"$T/rpm.err") || { cat "$T/rpm.err"; exit 1; }
+rpms=$(grep '\.rpm$' <<<"$rpms")
 echo "$rpms"
 check "make rpm made three packages" test "$(echo "$rpms" | wc -l)" -eq 3
 rpm_of() { echo "$rpms" | grep "/$1-[0-9][^/]*\.rpm$"; }
@@ -81,11 +84,13 @@ contains "netvar-spank: the plugin" "$files" /usr/lib64/slurm/spank_netvar.so
 contains "netvar-spank: the profiler" "$files" /usr/lib64/netvar/libnetvar_pmpi.so
 contains "netvar-spank: spank_netvar(8)" "$files" /usr/share/man/man8/spank_netvar.8
 files=$(rpm -qpl "$(rpm_of netvar-jobsubmit)")
-check "netvar-jobsubmit: only the job_submit plugin" test "$files" = /usr/lib64/slurm/job_submit_netvar.so
+check "netvar-jobsubmit: the job_submit plugin and the accounting writer" test "$files" = \
+    "$(printf '%s\n' /usr/lib64/slurm/job_submit_netvar.so /usr/libexec/netvar/epilog-slurmctld \
+       /usr/libexec/netvar/netvar-acct /usr/share/man/man8/netvar-acct.8.gz)"
 files=$(rpm -qpl "$(rpm_of netvar)")
 for f in /usr/bin/netvar /usr/bin/impactb /usr/bin/compressionb /usr/lib/systemd/system/netvar-train.timer \
     /usr/lib/systemd/system/netvar-train.service /usr/share/man/man1/netvar.1 /usr/share/man/man5/netvar.conf.5 \
-    /usr/libexec/netvar/netvar-train-run /usr/libexec/netvar/epilog-slurmctld /var/spool/netvar; do
+    /usr/libexec/netvar/netvar-train-run /var/spool/netvar; do
     contains "netvar: $f" "$files" "$f"
 done
 lacks "netvar: no plugin in the CLI package" "$files" "/slurm/"
@@ -93,6 +98,8 @@ soname=$(ls /usr/lib/"$ma"/libslurm.so.* | sed -n 's/.*libslurm[.]so[.]\([0-9]*\
 contains "netvar-spank requires libslurm's soname (Slurm major.minor)" "$(rpm -qpR "$(rpm_of netvar-spank)")" \
     "libslurm.so.$soname()(64bit)"
 contains "netvar-jobsubmit requires the exact Slurm release" "$(rpm -qpR "$(rpm_of netvar-jobsubmit)")" "slurm = $slurm_full"
+contains "netvar-jobsubmit's netvar-acct needs libslurm" "$(rpm -qpR "$(rpm_of netvar-jobsubmit)")" "libslurm.so.$soname()(64bit)"
+contains "netvar-jobsubmit's libslurm dependency has SchedMD's alternative" "$(ctl netvar-jobsubmit Depends)" "| slurm-smd (>= $slurm_mm~)"
 contains "netvar requires json-c by soname" "$(rpm -qpR "$(rpm_of netvar)")" "libjson-c.so.5()(64bit)"
 flags=$(rpm -qp --qf '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$(rpm_of netvar)" "$(rpm_of netvar-spank)")
 contains "netvar.conf is %config(noreplace)" "$flags" "/etc/netvar/netvar.conf cn"
@@ -112,7 +119,7 @@ if command -v gpg >/dev/null && command -v rpmsign >/dev/null; then
     gpg --batch --quiet --passphrase '' --quick-gen-key "netvar test <test@example.org>" rsa2048 sign 1d
     gpg --batch --armor --export test@example.org >"$T/key.asc"
     cp $rpms "$T/signed/"
-    rpmsign --define "__gpg $(command -v gpg)" --define "_gpg_name test@example.org" --addsign "$T"/signed/*.rpm >/dev/null
+    rpmsign --define "__gpg $(command -v gpg)" --define "_gpg_name test@example.org" --addsign "$T"/signed/*.rpm >/dev/null 2>&1
     echo "%_dbpath $T/rpmdb" >"$T/home/.rpmmacros"
     HOME=$T/home rpm --initdb && HOME=$T/home rpm --import "$T/key.asc"
     lint=$(HOME=$T/home rpmlint -c packaging/rpm/rpmlint.toml "$T"/signed/*.rpm 2>&1)
