@@ -6,7 +6,8 @@
 # netvar's entry appended; a job with netvar off gets none; running the
 # writer again leaves one entry.  Then a prune while a job runs: the
 # finished jobs' records go, the running one's stays, and job_submit goes
-# on predicting.
+# on predicting; and `netvar train --from-sacct` learns the pruned jobs
+# back from accounting.
 set -u
 source "$ROOT/tests/integration/lab_lib.sh"
 command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || { echo "mariadb-server not installed"; exit 77; }
@@ -70,4 +71,15 @@ check "prune counted it as running" test "$(jq .kept_running <<<"$out")" -ge 1
 msg=$(sbatch -N1 --netvar-app=delta --wrap "sleep 1" 2>&1)
 contains "job_submit answers after the prune" "$msg" "netvar: app delta"
 scancel "$r" 2>/dev/null
+
+# training from accounting: the pruned jobs come back from sacct
+"$BUILD/bin/netvar-train-gen" "$NETVAR_LAB/gen" --seed 2 >/dev/null || not_ok "generator"
+out=$("$NV" train --spool "$S" --from-sacct now-1hour --topology "$NETVAR_LAB/etc/topology.conf" \
+      --model "$NETVAR_LAB/gen/base-model.json" --out "$NETVAR_LAB/m-sacct.json" --json 2>"$NETVAR_LAB/train.err")
+rc=$?
+echo "$out"; cat "$NETVAR_LAB/train.err"
+check "train --from-sacct exits 0" test $rc -eq 0
+check "it used the accounting jobs the spool no longer holds" test "$(jq .sacct_used <<<"$out")" -ge 2
+check "the model learned alpha and beta from accounting" \
+    sh -c "jq -e '.apps | tostring | (contains(\"alpha\") and contains(\"beta\"))' '$NETVAR_LAB/m-sacct.json' >/dev/null"
 finish
