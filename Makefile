@@ -67,7 +67,7 @@ ALL_TARGETS :=
 
 # ---------------------------------------------------------------- lib/
 # NV_DEPS_<lib>: every library <lib> may include and link, transitively.
-NV_LIBS := util counters variability vetrain segments diagnose model records site train report runner
+NV_LIBS := util counters variability vetrain segments diagnose model records site train report runner upkeep
 NV_DEPS_util        :=
 NV_DEPS_counters    := util
 NV_DEPS_variability := util
@@ -80,12 +80,13 @@ NV_DEPS_site        := records model variability counters util
 NV_DEPS_train       := vetrain records model variability counters util
 NV_DEPS_report      := train vetrain site records model variability segments diagnose counters util
 NV_DEPS_runner      := records model variability counters util
+NV_DEPS_upkeep      := report train vetrain site records model variability segments diagnose counters util
 
 nv_lib_a   = $(BUILD)/lib/libnetvar_$(1).a
 nv_incs    = $(foreach l,$(1),-Ilib/$(l))
 # link line for a set of libraries: dependents before dependencies
 nv_link    = $(foreach l,$(filter $(1),$(NV_LINK_ORDER)),$(call nv_lib_a,$(l)))
-NV_LINK_ORDER := report runner train vetrain site records model variability diagnose segments counters util
+NV_LINK_ORDER := upkeep report runner train vetrain site records model variability diagnose segments counters util
 
 define nv_library
 NV_SRCS_$(1) := $$(sort $$(wildcard lib/$(1)/*.c))
@@ -144,6 +145,16 @@ $(JS_SO): $(JS_OBJS) $(call nv_link,$(JS_LIBS)) plugins/job_submit/job_submit_ne
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -shared -Wl,--version-script=plugins/job_submit/job_submit_netvar.map \
 	  -o $@ $(JS_OBJS) $(call nv_link,$(JS_LIBS)) $(JSON_LIBS) -lm -lpthread
 
+# netvar-acct: the accounting summary writer, the one program linked with
+# libslurm (it talks to slurmdbd); its logic is in lib/upkeep.
+ACCT_LIBS := upkeep report train vetrain site records model variability segments diagnose counters util
+ACCT_BIN  := $(BUILD)/bin/netvar-acct
+$(BUILD)/obj/plugins/acct/%.o: NV_CFLAGS += $(call nv_incs,$(ACCT_LIBS))
+$(ACCT_BIN): $(BUILD)/obj/plugins/acct/netvar_acct.o $(call nv_link,$(ACCT_LIBS))
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(call nv_link,$(ACCT_LIBS)) $(SVM_LIBS) $(NV_SYS_LIBS) -lslurm
+ALL_TARGETS += $(ACCT_BIN)
+
 # ------------------------------------------------------- area fragments
 include probes/probes.mk
 include probes/pmpi/pmpi.mk
@@ -190,7 +201,7 @@ $(BUILD)/obj/%.o: %.c
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 .DEFAULT_GOAL := all
-.PHONY: all deps unit asan integration check check-layers demo install clean deb
+.PHONY: all deps unit asan integration check check-layers demo install clean deb rpm programs
 
 all: $(ALL_TARGETS) $(UNIT_BINS)
 
@@ -226,23 +237,67 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@bash lab/demo.sh $(BUILD)
 
-install: all
+# Install layout (the packages set these; see packaging/).  netvar.conf and
+# the plugstack snippet are installed only where none exists yet, so a
+# reinstall never replaces an admin's edit.
+SLURM_SYSCONFDIR ?= $(SYSCONFDIR)/slurm
+NETVAR_LIBDIR ?= $(PREFIX)/lib/netvar
+LIBEXECDIR    ?= $(PREFIX)/libexec/netvar
+MANDIR        ?= $(PREFIX)/share/man
+UNITDIR       ?= $(PREFIX)/lib/systemd/system
+LOCALSTATEDIR ?= /var
+SPOOLDIR      ?= $(LOCALSTATEDIR)/spool/netvar
+STATEDIR      ?= $(LOCALSTATEDIR)/lib/netvar
+NV_SUBST = sed -e 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g' -e 's|@PREFIX@|$(PREFIX)|g' \
+  -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@SLURM_SYSCONFDIR@|$(SLURM_SYSCONFDIR)|g' \
+  -e 's|@NETVAR_LIBDIR@|$(NETVAR_LIBDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
+  -e 's|@SPOOLDIR@|$(SPOOLDIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g' -e 's|@VERSION@|$(NETVAR_VERSION)|g' \
+  -e 's|@NETVAR_ACCT@|$(LIBEXECDIR)/netvar-acct|g'
+NV_MAN1 := man/netvar.1 man/impactb.1 man/compressionb.1
+NV_MAN5 := conf/netvar.conf.5
+NV_MAN8 := man/spank_netvar.8 man/netvar-acct.8
+
+# what install and the packages ship; 'make programs' builds only these
+NV_INSTALL_BINS := $(NETVAR_BIN) $(SPANK_SO) $(JS_SO) $(BUILD)/bin/impactb $(BUILD)/bin/compressionb $(PMPI_SO) \
+                   $(ACCT_BIN)
+programs: $(NV_INSTALL_BINS)
+
+install: $(NV_INSTALL_BINS)
 	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(PREFIX)/bin \
-	  $(DESTDIR)$(PREFIX)/lib/netvar $(DESTDIR)$(SYSCONFDIR)/netvar \
-	  $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d
+	  $(DESTDIR)$(NETVAR_LIBDIR) $(DESTDIR)$(SYSCONFDIR)/netvar $(DESTDIR)$(LIBEXECDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR)
+	install -d -m 0755 $(DESTDIR)$(SPOOLDIR) $(DESTDIR)$(STATEDIR)
 	install -m 0755 $(SPANK_SO) $(JS_SO) $(DESTDIR)$(SLURM_PLUGIN_DIR)/
 	install -m 0755 $(NETVAR_BIN) $(wildcard $(BUILD)/bin/impactb $(BUILD)/bin/compressionb) \
 	  $(DESTDIR)$(PREFIX)/bin/
-	$(if $(wildcard $(BUILD)/lib/libnetvar_pmpi.so),install -m 0755 $(BUILD)/lib/libnetvar_pmpi.so $(DESTDIR)$(PREFIX)/lib/netvar/)
-	install -m 0644 conf/netvar.conf $(DESTDIR)$(SYSCONFDIR)/netvar/netvar.conf.example
-	install -d $(DESTDIR)$(PREFIX)/share/man/man5
-	install -m 0644 conf/netvar.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
-	sed 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g; s|@PREFIX@|$(PREFIX)|g' conf/plugstack.conf.d/netvar.conf.in \
-	  > $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/netvar.conf
+	$(if $(wildcard $(BUILD)/lib/libnetvar_pmpi.so),install -m 0755 $(BUILD)/lib/libnetvar_pmpi.so $(DESTDIR)$(NETVAR_LIBDIR)/)
+	[ -e $(DESTDIR)$(SYSCONFDIR)/netvar/netvar.conf ] || \
+	  install -m 0644 conf/netvar.conf $(DESTDIR)$(SYSCONFDIR)/netvar/netvar.conf
+	[ -e $(DESTDIR)$(SYSCONFDIR)/netvar/plugstack.conf ] || \
+	  { $(NV_SUBST) conf/plugstack.conf.in > $(DESTDIR)$(SYSCONFDIR)/netvar/plugstack.conf && \
+	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/netvar/plugstack.conf; }
+	[ -e $(DESTDIR)$(SYSCONFDIR)/netvar/train.env ] || \
+	  { $(NV_SUBST) packaging/systemd/train.env.in > $(DESTDIR)$(SYSCONFDIR)/netvar/train.env && \
+	    chmod 0644 $(DESTDIR)$(SYSCONFDIR)/netvar/train.env; }
+	install -m 0644 $(NV_MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(NV_MAN5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(NV_MAN8) $(DESTDIR)$(MANDIR)/man8/
+	for f in netvar-train.service netvar-train.timer; do \
+	  $(NV_SUBST) packaging/systemd/$$f.in > $(DESTDIR)$(UNITDIR)/$$f && chmod 0644 $(DESTDIR)$(UNITDIR)/$$f || exit 1; done
+	$(NV_SUBST) packaging/systemd/netvar-train-run.in > $(DESTDIR)$(LIBEXECDIR)/netvar-train-run
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/netvar-train-run
+	$(NV_SUBST) packaging/acct/epilog-slurmctld.in > $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
+	install -m 0755 $(ACCT_BIN) $(DESTDIR)$(LIBEXECDIR)/
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
 
-# Debian package; depends on the exact Slurm release it was built against
-deb: all
+# Debian packages netvar, netvar-spank, netvar-jobsubmit (packaging/mkdeb.sh)
+deb: programs
 	@NETVAR_VERSION=$(NETVAR_VERSION) sh packaging/mkdeb.sh $(BUILD)
+
+# RPMs from packaging/rpm/netvar.spec against the installed Slurm
+# (packaging/mkrpm.sh; RPM_FROM_SOURCE=1 compiles inside rpmbuild)
+rpm: programs
+	@NETVAR_VERSION=$(NETVAR_VERSION) RPM_FROM_SOURCE=$(RPM_FROM_SOURCE) sh packaging/mkrpm.sh $(BUILD)
 
 clean:
 	rm -rf build build-asan

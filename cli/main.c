@@ -23,6 +23,7 @@ static const struct nv_verb verbs[] = {
     {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
     {"impact", verb_impact, "ImpactB beside a command: its latency and utilization into the model"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},
+    {"prune", verb_prune, "remove the records of jobs that ended more than N days ago"},
     {"report", verb_report, "what netvar measured and concluded: a job, an app, the cluster"},
     {"train", verb_train, "learn a model file from job records and campaigns"},
     {"utilization", verb_utilization, "switch utilization from probe latency, inverse P-K (JSON)"},

@@ -14,12 +14,14 @@
 #include "model_builder.h"
 #include "nv_json.h"
 #include "train_history.h"
+#include "train_sacct.h"
 #include "verbs.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: netvar train --spool DIR --out FILE [--model IN] [--window-s S]\n"
+        "                    [--from-sacct SINCE | --sacct-file FILE] [--topology FILE]\n"
         "                    [--min-overlap-frac F] [--low-rho R] [--min-runs N]\n"
         "                    [--u-bucket U] [--max-jobs N] [--quiet | --json]\n"
         "\n"
@@ -49,7 +51,19 @@ static void usage(FILE *out)
         "sample count and standard deviation are kept.\n"
         "\n"
         "Options:\n"
-        "  --spool DIR              spool holding jobs/<jobid>/job.json (required)\n"
+        "  --spool DIR              spool holding jobs/<jobid>/job.json (required\n"
+        "                           unless accounting gives the history)\n"
+        "  --from-sacct SINCE       also learn from Slurm accounting: the COMPLETED jobs\n"
+        "                           since SINCE (sacct -S: 2024-01-01, now-365days) with\n"
+        "                           their start, end, nodes and app (a netvar entry in\n"
+        "                           Comment/AdminComment, else a job name that is a valid\n"
+        "                           app key); no counters, so no own rho.  Jobs the spool\n"
+        "                           holds keep their spool record\n"
+        "  --sacct-file FILE        the same from saved output ('-': stdin) of\n"
+        "                           SLURM_TIME_FORMAT=%%s sacct -a -X -n -P --delimiter=$'\\x1f'\n"
+        "                             -o " NV_SACCT_FIELDS "\n"
+        "  --topology FILE          Slurm topology.conf naming the accounting jobs' leaf\n"
+        "                           switches (default: none, so they have no neighbours)\n"
         "  --out FILE               model file to write, atomically (required)\n"
         "  --model IN               input model (calibration, campaigns); without it\n"
         "                           the calibration is the records' median 1/mu\n"
@@ -135,8 +149,11 @@ int verb_train(int argc, char **argv)
         {"min-runs", required_argument, 0, 'n'},    {"u-bucket", required_argument, 0, 'u'},
         {"max-jobs", required_argument, 0, 'x'},    {"quiet", no_argument, 0, 'q'},
         {"json", no_argument, 0, 'j'},              {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"from-sacct", required_argument, 0, 'S'},  {"sacct-file", required_argument, 0, 'F'},
+        {"topology", required_argument, 0, 'T'},   {0, 0, 0, 0}};
     const char *spool = NULL, *out = NULL, *in_path = NULL;
+    const char *sacct_since = NULL, *sacct_file = NULL, *topology = NULL;
+    nv_sacct_stats acct = {0};
     int quiet = 0, json = 0;
     nv_train_opts o;
     nv_train_opts_default(&o);
@@ -180,6 +197,9 @@ int verb_train(int argc, char **argv)
             }
             o.max_jobs = (size_t)d;
             break;
+        case 'S': sacct_since = optarg; break;
+        case 'F': sacct_file = optarg; break;
+        case 'T': topology = optarg; break;
         case 'q': quiet = 1; break;
         case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
@@ -190,9 +210,15 @@ int verb_train(int argc, char **argv)
         fprintf(stderr, "netvar: train: --quiet and --json exclude each other\n");
         return 2;
     }
-    if (optind < argc || !spool || !out) {
+    if (sacct_since && sacct_file) {
+        fprintf(stderr, "netvar: train: --from-sacct and --sacct-file exclude each other\n");
+        return 2;
+    }
+    int from_acct = sacct_since || sacct_file;
+    if (optind < argc || (!spool && !from_acct) || !out) {
         fprintf(stderr, "netvar: train: %s\n",
-                optind < argc ? "unexpected argument" : "--spool and --out are required");
+                optind < argc ? "unexpected argument"
+                              : "--out, and --spool or --from-sacct/--sacct-file, are required");
         usage(stderr);
         return 2;
     }
@@ -208,10 +234,12 @@ int verb_train(int argc, char **argv)
     int rc = 1;
     nv_model_builder *b = NULL;
     size_t pairs = 0;
-    if (nv_train_scan_spool(spool, service_us, &o, &s, log_line, NULL, err, sizeof err)) {
+    if (spool && nv_train_scan_spool(spool, service_us, &o, &s, log_line, NULL, err, sizeof err)) {
         fprintf(stderr, "netvar: train: %s\n", err);
         goto out;
     }
+    if (from_acct && nv_cli_train_sacct(sacct_since, sacct_file, topology, &o, &s, &acct))
+        goto out;
     if (nv_train_analyze(&s, &o)) {
         fprintf(stderr, "netvar: train: out of memory analyzing %zu jobs\n", s.n);
         goto out;
@@ -226,12 +254,23 @@ int verb_train(int argc, char **argv)
     }
     if (json) {
         json_object *j = summary_json(&s, &o, out, pairs, in != NULL);
+        if (from_acct) {
+            json_object_object_add(j, "sacct_lines", json_object_new_int64((int64_t)acct.lines));
+            json_object_object_add(j, "sacct_used", json_object_new_int64((int64_t)acct.added));
+            json_object_object_add(j, "sacct_in_spool", json_object_new_int64((int64_t)acct.in_spool));
+            json_object_object_add(j, "sacct_left_out", json_object_new_int64((int64_t)acct.left_out));
+            json_object_object_add(j, "sacct_malformed", json_object_new_int64((int64_t)acct.malformed));
+        }
         nv_cli_print_json(j);
         json_object_put(j);
     } else if (!quiet) {
         const nv_train_stats *t = &s.stats;
         printf("netvar train: %s\n", out);
         printf("  job records read        %8zu\n", t->records);
+        if (from_acct)
+            printf("  accounting jobs         %8zu   (of %zu sacct lines; %zu in the spool, %zu not "
+                   "completed or without app, %zu malformed)\n", acct.added, acct.lines,
+                   acct.in_spool, acct.left_out, acct.malformed);
         printf("  used                    %8zu\n", t->used);
         printf("  corrupt, skipped        %8zu\n", t->corrupt);
         printf("  without app key         %8zu\n", t->no_app);

@@ -1,7 +1,8 @@
 /* fuzz_inputs.c - libFuzzer target for the parsers of outside input other
  * than the model file: netvar.conf with its rules, the --netvar values as
  * job_submit sees them, app names from batch scripts, `tc -j` JSON, and
- * segment profiles (written by users' own ranks).  The first byte picks the
+ * segment profiles (written by users' own ranks), sacct lines and other
+ * tools' AdminComment text.  The first byte picks the
  * parser; the rest is the input. */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,7 +12,9 @@
 
 #include "app_identity.h"
 #include "config.h"
+#include "acct_summary.h"
 #include "ctr_qdisc.h"
+#include "sacct_history.h"
 #include "segment_profile.h"
 #include "submit_options.h"
 
@@ -28,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = malloc(size);
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
-    switch (data[0] % 5) {
+    switch (data[0] % 6) {
     case 0: {
         static struct nv_config c;
         nv_config_parse("fuzz.conf", text, &c, ignore, NULL);
@@ -72,6 +75,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             close(fd);
             unlink(path);
         }
+        break;
+    }
+    case 5: {
+        nv_sacct_job j;
+        char err[256], out[1024];
+        if (nv_sacct_parse_line(text, &j, err, sizeof err) == 0)
+            json_object_put(nv_sacct_job_record(&j, NULL, err, sizeof err));
+        nv_acct_merge(text, "netvar:{\"v\":1}", out, sizeof out);
         break;
     }
     }

@@ -1,0 +1,62 @@
+/* sacct_history.h - training history from Slurm accounting (`netvar train
+ * --from-sacct`): a site with years of accounting but a fresh spool starts
+ * from the jobs sacct knows.
+ *
+ * Input: the lines of
+ *   SLURM_TIME_FORMAT=%s sacct -a -X -n -P --delimiter=NV_SACCT_DELIM \
+ *       -o NV_SACCT_FIELDS -S SINCE -E now
+ * one job per line: id, name, node count, start and end (Unix seconds),
+ * state, node list, Comment, AdminComment.  Each COMPLETED job with an app
+ * (the "app" of a netvar entry in its Comment or AdminComment, else its
+ * job name when that is a valid app key) becomes a job record in the form
+ * lib/train reads (runtime, start, end, nodes, and the leaf switches and
+ * groups of its nodes from a topology), so it enters training exactly as a
+ * spool record does, without counters (no rho).  Jobs the spool already
+ * holds are left to the spool's richer record.  Every line is untrusted:
+ * bounded, validated, and a bad line is skipped with one log line. */
+#ifndef NETVAR_SACCT_HISTORY_H
+#define NETVAR_SACCT_HISTORY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "counters_topology.h"
+#include "model.h"
+#include "train_history.h"
+
+#define NV_SACCT_FIELDS "JobIDRaw,JobName,NNodes,Start,End,State,NodeList,Comment,AdminComment"
+#define NV_SACCT_DELIM "\x1f" /* unit separator: in no job name or comment a user can type */
+#define NV_SACCT_LINE_MAX 8192
+
+typedef struct nv_sacct_job {
+    int64_t job_id;
+    uint32_t nnodes;
+    double start_s, end_s;
+    char state[32];
+    char nodelist[4096];
+    char app[NV_MODEL_KEY_MAX + 1]; /* "" when none could be found */
+} nv_sacct_job;
+
+/* Parses one line.  0 a completed job with an app, 1 a job to leave out
+ * (not COMPLETED, no app, a job step, no times), -1 malformed (err says
+ * which field). */
+int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t errlen);
+
+/* The job as a netvar job record (schema and fields lib/train reads);
+ * topo may be NULL (no switches then).  NULL with err on a bad node list. */
+json_object *nv_sacct_job_record(const nv_sacct_job *j, const nv_topo *topo, char *err,
+                                 size_t errlen);
+
+typedef struct nv_sacct_stats {
+    size_t lines, added, in_spool, left_out, malformed;
+} nv_sacct_stats;
+
+/* Reads every line of f into s (jobs already in s are skipped).  Returns 0,
+ * or -1 with err when the training cap is hit or memory runs out. */
+int nv_sacct_read(FILE *f, const nv_topo *topo, const nv_train_opts *o, nv_train_set *s,
+                  nv_sacct_stats *st, nv_train_log_fn log, void *ctx, char *err, size_t errlen);
+
+#endif

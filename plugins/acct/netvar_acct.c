@@ -1,0 +1,356 @@
+/* netvar_acct.c - netvar-acct: puts a finished job's netvar summary into
+ * Slurm accounting, where `sacct -j JOBID -o AdminComment` shows it.
+ * netvar's EpilogSlurmctld runs it at job end.
+ *
+ * It waits (bounded) for the job record the epilogs merge, builds the
+ * summary from it (lib/upkeep/acct_summary.h), waits until slurmdbd holds
+ * the finished job, reads the field's current text, joins the summary to
+ * it under the "netvar:" key without changing anything another tool wrote,
+ * and stores it with slurmdb_job_modify.  It talks to slurmdbd through
+ * libslurm rather than sacctmgr, because sacctmgr rewrites every quote in
+ * the value it is given (and lowercases it), which would damage both the
+ * JSON and other tools' text.
+ *
+ * Thin glue: everything but the slurmdb calls is in lib/.  Every problem
+ * is one "netvar: acct:" line on stderr. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurmdb.h>
+
+#include "acct_summary.h"
+#include "config.h"
+#include "job_report.h"
+#include "model.h"
+
+/* Exported by libslurm since long before 22.05 but not declared in its
+ * public headers; sacctmgr uses the same two. */
+extern slurmdb_job_rec_t *slurmdb_create_job_rec(void);
+extern int slurm_addto_step_list(List step_list, char *names);
+/* Slurm's allocator: slurmdb_destroy_job_rec frees the record's strings */
+extern char *slurm_xstrdup(const char *str);
+
+#ifndef NETVAR_VERSION
+#define NETVAR_VERSION "unknown"
+#endif
+
+enum field { F_ADMIN_COMMENT, F_SYSTEM_COMMENT, F_COMMENT };
+
+struct opts {
+    const char *config, *spool, *model;
+    enum field field;
+    double wait_s;
+    bool print_only, quiet;
+    unsigned long jobid;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "Usage: netvar-acct JOBID [--field NAME] [--wait-s S] [--spool DIR]\n"
+        "                   [--model FILE] [--config FILE] [--print] [--quiet]\n"
+        "\n"
+        "Puts the netvar summary of finished job JOBID into Slurm accounting:\n"
+        "  netvar:{\"v\":1,\"app\":...,\"runtime_s\":...,\"baseline_s\":...,\n"
+        "          \"slowdown_pct\":...,\"predicted_pct\":...,\"src\":...}\n"
+        "(the measured slowdown against the app's baseline, the prediction made\n"
+        "at submission and the source that answered; at most %d bytes).  What\n"
+        "other tools wrote in the field is kept as it is; an earlier netvar entry\n"
+        "is replaced.  Read it back with  sacct -j JOBID -o AdminComment -P\n"
+        "\n"
+        "netvar's EpilogSlurmctld runs it at job end; it must be able to read\n"
+        "the spool's job records (root, or SlurmUser when the spool allows it)\n"
+        "and be an accounting administrator (root or SlurmUser).\n"
+        "\n"
+        "Options:\n"
+        "  --field NAME   AdminComment (default), SystemComment or Comment\n"
+        "  --wait-s S     wait up to S seconds for the job record and for slurmdbd\n"
+        "                 to hold the finished job (default 60, 0..3600)\n"
+        "  --spool DIR    spool (default: SpoolDir of netvar.conf)\n"
+        "  --model FILE   model for the baseline (default: ModelFile of netvar.conf)\n"
+        "  --config FILE  netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)\n"
+        "  --print        print the summary and write nothing (no Slurm needed)\n"
+        "  --quiet        no line on success\n"
+        "  -h, --help     this help\n"
+        "\n"
+        "Exit status: 0 written, or nothing to write (no netvar record: netvar was\n"
+        "off for the job); 1 the record or slurmdbd could not be read or written\n"
+        "in time; 2 bad usage.\n",
+        NV_ACCT_SUMMARY_MAX);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void nap(void)
+{
+    struct timespec ts = {0, 250 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static void conf_error(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "netvar: acct: %s\n", line);
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+    static const struct option lo[] = {
+        {"field", required_argument, 0, 'f'}, {"wait-s", required_argument, 0, 'w'},
+        {"spool", required_argument, 0, 's'}, {"model", required_argument, 0, 'm'},
+        {"config", required_argument, 0, 'c'}, {"print", no_argument, 0, 'p'},
+        {"quiet", no_argument, 0, 'q'},       {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},     {0, 0, 0, 0}};
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (!strcasecmp(optarg, "AdminComment"))
+                o->field = F_ADMIN_COMMENT;
+            else if (!strcasecmp(optarg, "SystemComment"))
+                o->field = F_SYSTEM_COMMENT;
+            else if (!strcasecmp(optarg, "Comment"))
+                o->field = F_COMMENT;
+            else {
+                fprintf(stderr, "netvar: acct: --field %.40s: not AdminComment, SystemComment "
+                                "or Comment\n", optarg);
+                return 2;
+            }
+            break;
+        case 'w':
+            errno = 0;
+            o->wait_s = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(o->wait_s >= 0 && o->wait_s <= 3600)) {
+                fprintf(stderr, "netvar: acct: --wait-s %.40s: not seconds in [0, 3600]\n", optarg);
+                return 2;
+            }
+            break;
+        case 's': o->spool = optarg; break;
+        case 'm': o->model = optarg; break;
+        case 'c': o->config = optarg; break;
+        case 'p': o->print_only = true; break;
+        case 'q': o->quiet = true; break;
+        case 'V': printf("netvar-acct %s\n", NETVAR_VERSION); exit(0);
+        case 'h': usage(stdout); exit(0);
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "netvar: acct: give exactly one JOBID; see --help\n");
+        return 2;
+    }
+    errno = 0;
+    o->jobid = strtoul(argv[optind], &end, 10);
+    if (errno || end == argv[optind] || *end || o->jobid == 0 || o->jobid > UINT32_MAX) {
+        fprintf(stderr, "netvar: acct: JOBID %.40s: not a job id\n", argv[optind]);
+        return 2;
+    }
+    return 0;
+}
+
+/* Waits for SPOOL/jobs/JOBID/job.json.  1 there, 0 no netvar record at
+ * all (no job directory), -1 the directory but no record in time. */
+static int wait_record(const struct opts *o, const char *spool, double deadline)
+{
+    char dir[PATH_MAX], rec[PATH_MAX + 16];
+    if (snprintf(dir, sizeof dir, "%s/jobs/%lu", spool, o->jobid) >= (int)sizeof dir)
+        return 0;
+    snprintf(rec, sizeof rec, "%s/job.json", dir);
+    for (;;) {
+        struct stat sb;
+        if (lstat(rec, &sb) == 0 && S_ISREG(sb.st_mode))
+            return 1;
+        if (now_s() >= deadline)
+            return lstat(dir, &sb) == 0 ? -1 : 0;
+        nap();
+    }
+}
+
+static char **field_of(slurmdb_job_rec_t *j, enum field f)
+{
+    return f == F_ADMIN_COMMENT ? &j->admin_comment
+           : f == F_SYSTEM_COMMENT ? &j->system_comment
+                                   : &j->derived_es;
+}
+
+static const char *field_name(enum field f)
+{
+    return f == F_ADMIN_COMMENT ? "AdminComment" : f == F_SYSTEM_COMMENT ? "SystemComment" : "Comment";
+}
+
+static slurmdb_job_cond_t *job_cond(unsigned long jobid, const char *cluster)
+{
+    slurmdb_job_cond_t *c = calloc(1, sizeof *c);
+    char id[32];
+    if (!c)
+        return NULL;
+    snprintf(id, sizeof id, "%lu", jobid);
+    c->db_flags = SLURMDB_JOB_FLAG_NOTSET;
+    c->flags = JOBCOND_FLAG_NO_STEP | JOBCOND_FLAG_NO_DEFAULT_USAGE;
+    c->step_list = slurm_list_create(slurm_destroy_selected_step);
+    slurm_addto_step_list(c->step_list, id);
+    c->cluster_list = slurm_list_create(free); /* ours: destroyed by job_cond_free */
+    char *name = strdup(cluster);
+    if (name)
+        slurm_list_append(c->cluster_list, name);
+    return c;
+}
+
+static void job_cond_free(slurmdb_job_cond_t *c)
+{
+    if (!c)
+        return;
+    slurm_list_destroy(c->step_list);
+    slurm_list_destroy(c->cluster_list);
+    free(c);
+}
+
+/* The finished job's record in slurmdbd: 0 with *cur (malloc'd, may be "")
+ * holding the field's text, -1 when it is not there by the deadline. */
+static int read_field(void *db, slurmdb_job_cond_t *cond, enum field f, double deadline, char **cur)
+{
+    for (;;) {
+        List jobs = slurmdb_jobs_get(db, cond);
+        ListIterator it = jobs ? slurm_list_iterator_create(jobs) : NULL;
+        slurmdb_job_rec_t *j = it ? slurm_list_next(it) : NULL;
+        if (j && j->end != 0) {
+            const char *v = *field_of(j, f);
+            *cur = strdup(v ? v : "");
+        }
+        if (it)
+            slurm_list_iterator_destroy(it);
+        if (jobs)
+            slurm_list_destroy(jobs);
+        if (*cur)
+            return 0;
+        if (now_s() >= deadline)
+            return -1;
+        nap();
+    }
+}
+
+static int write_field(void *db, slurmdb_job_cond_t *cond, enum field f, const char *text)
+{
+    slurmdb_job_rec_t *rec = slurmdb_create_job_rec();
+    *field_of(rec, f) = slurm_xstrdup(text);
+    List done = slurmdb_job_modify(db, cond, rec);
+    int n = done ? slurm_list_count(done) : -1;
+    if (done)
+        slurm_list_destroy(done);
+    slurmdb_destroy_job_rec(rec);
+    int rc = slurmdb_connection_commit(db, n == 1);
+    return n == 1 && rc == SLURM_SUCCESS ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = {.config = getenv("NETVAR_CONF"), .wait_s = 60};
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc;
+    double deadline = now_s() + o.wait_s;
+    struct nv_config *site = malloc(sizeof *site);
+    if (!site)
+        return 1;
+    if (nv_config_load(o.config ? o.config : "/etc/netvar/netvar.conf", site, conf_error, NULL) &&
+        !o.config)
+        nv_config_defaults(site);
+    const char *spool = o.spool ? o.spool : site->spool_dir;
+    const char *model_path = o.model ? o.model : site->model_file;
+    nv_predictor pred = NV_PREDICT_QUEUE;
+    nv_predictor_from_name(site->predictor, &pred);
+
+    int have = wait_record(&o, spool, deadline);
+    if (have <= 0) {
+        if (have == 0)
+            fprintf(stderr, "netvar: acct: job %lu: no netvar record in %s (netvar was off for "
+                            "it); nothing written\n", o.jobid, spool);
+        else
+            fprintf(stderr, "netvar: acct: job %lu: %s/jobs/%lu/job.json did not appear within "
+                            "%.0f s; nothing written\n", o.jobid, spool, o.jobid, o.wait_s);
+        free(site);
+        return have == 0 ? 0 : 1;
+    }
+    char err[512];
+    nv_model *m = nv_model_load(model_path, err, sizeof err); /* NULL: no baseline from it */
+    nv_job_report *r = calloc(1, sizeof *r);
+    char summary[NV_ACCT_SUMMARY_MAX];
+    int ok = r && nv_job_report_build(spool, (int64_t)o.jobid, m, pred, r, err, sizeof err) == 0;
+    if (!ok)
+        fprintf(stderr, "netvar: acct: job %lu: %s; nothing written\n", o.jobid, r ? err : "out of memory");
+    else if (nv_acct_summary_format(summary, sizeof summary, r) < 0) {
+        fprintf(stderr, "netvar: acct: job %lu: the summary does not fit %d bytes; nothing written\n",
+                o.jobid, NV_ACCT_SUMMARY_MAX);
+        ok = 0;
+    }
+    if (r)
+        nv_job_report_free(r);
+    free(r);
+    if (m)
+        nv_model_free(m);
+    free(site);
+    if (!ok)
+        return 1;
+    if (o.print_only) {
+        printf("%s\n", summary);
+        return 0;
+    }
+
+    slurm_init(NULL);
+    slurm_conf_t *conf = NULL;
+    if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS || !conf || !conf->cluster_name) {
+        fprintf(stderr, "netvar: acct: job %lu: cannot read slurmctld's configuration: %s; "
+                        "nothing written\n", o.jobid, slurm_strerror(slurm_get_errno()));
+        return 1;
+    }
+    slurmdb_job_cond_t *cond = job_cond(o.jobid, conf->cluster_name);
+    void *db = cond ? slurmdb_connection_get(NULL) : NULL;
+    char *cur = NULL;
+    rc = 1;
+    if (!db)
+        fprintf(stderr, "netvar: acct: job %lu: cannot reach slurmdbd: %s; nothing written\n",
+                o.jobid, slurm_strerror(slurm_get_errno()));
+    else if (read_field(db, cond, o.field, deadline, &cur))
+        fprintf(stderr, "netvar: acct: job %lu: slurmdbd holds no finished record of it after "
+                        "%.0f s; nothing written\n", o.jobid, o.wait_s);
+    else {
+        size_t cap = strlen(cur) + sizeof summary + 2;
+        char *merged = malloc(cap);
+        if (!merged || nv_acct_merge(cur, summary, merged, cap) < 0)
+            fprintf(stderr, "netvar: acct: job %lu: out of memory; nothing written\n", o.jobid);
+        else if (!strcmp(merged, cur))
+            rc = 0; /* already there */
+        else if (write_field(db, cond, o.field, merged))
+            fprintf(stderr, "netvar: acct: job %lu: slurmdbd refused the %s update: %s\n", o.jobid,
+                    field_name(o.field), slurm_strerror(slurm_get_errno()));
+        else {
+            rc = 0;
+            if (!o.quiet)
+                printf("netvar: acct: job %lu: %s: %s\n", o.jobid, field_name(o.field), summary);
+        }
+        free(merged);
+    }
+    free(cur);
+    if (db)
+        slurmdb_connection_close(&db);
+    job_cond_free(cond);
+    slurm_free_ctl_conf(conf);
+    return rc;
+}
