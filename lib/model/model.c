@@ -131,12 +131,13 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->utilization = a->utilization;
     out->utilization_source = a->usrc;
     out->latency = &m->app_lat[idx];
-    out->points = m->curve + a->pts_off;
+    /* NULL for an empty array: the pool itself may be NULL (no app has one) */
+    out->points = a->n_pts ? m->curve + a->pts_off : NULL;
     out->n_points = a->n_pts;
-    out->fit = m->curve + a->fit_off;
+    out->fit = a->n_fit ? m->curve + a->fit_off : NULL;
     out->n_fit = a->n_fit;
     out->fit_residual_pct = a->residual_pct;
-    out->scaling = m->scaling + a->scal_off;
+    out->scaling = a->n_scal ? m->scaling + a->scal_off : NULL;
     out->n_scaling = a->n_scal;
     out->curve_origin = a->curve_origin;
     out->latency_origin = a->latency_origin;

@@ -98,11 +98,11 @@ static int anchor_curves(nv_model *m, char *err, size_t errlen)
         struct nv_app_rec *a = &m->apps[i];
         /* p_A(U) from the idle bottleneck up; p_A(W) from no wait up */
         a->anc_off = (uint32_t)off;
-        a->n_anc = anchor_one(m->curve + a->fit_off, a->n_fit, m->bn.idle_utilization,
+        a->n_anc = anchor_one(a->n_fit ? m->curve + a->fit_off : NULL, a->n_fit, m->bn.idle_utilization,
                               m->acurve + off);
         off += a->n_anc;
         a->wanc_off = (uint32_t)off;
-        a->n_wanc = anchor_one(m->curve + a->wfit_off, a->n_wfit, 0, m->acurve + off);
+        a->n_wanc = anchor_one(a->n_wfit ? m->curve + a->wfit_off : NULL, a->n_wfit, 0, m->acurve + off);
         off += a->n_wanc;
         choose_mechanism(m, a);
     }

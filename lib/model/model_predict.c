@@ -166,7 +166,7 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
 
     out->source = NV_SOURCE_MODEL;
     out->source_label = model_labels[predictor];
-    const nv_curve_point *fit = m->curve + A->fit_off;
+    const nv_curve_point *fit = A->n_fit ? m->curve + A->fit_off : NULL;
 
     if (predictor == NV_PREDICT_QUEUE) {
         if (A->n_fit == 0 && A->n_wfit == 0)
