@@ -14,6 +14,8 @@ BENCH_COUNTERS := $(BUILD)/bin/bench_counters
 BENCH_JS_ARGS  ?= 200000 10000 10000
 
 $(BUILD)/obj/tests/bench/%.o: NV_CFLAGS += $(ALL_INCS)
+# the benchmark hands the plugin job_desc_msg_t's: the same headers as it
+$(BUILD)/obj/tests/bench/bench_job_submit.o: NV_CFLAGS += $(SLURM_CFLAGS)
 
 $(BENCH_MODEL): $(BUILD)/obj/tests/bench/bench_model.o $(call nv_link,model variability util)
 	@mkdir -p $(@D)

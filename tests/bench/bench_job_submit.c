@@ -30,9 +30,8 @@
 
 /* ---- the libslurmfull symbols the plugin resolves at load time ---- */
 char *slurm_xstrdup(const char *s) { return s ? strdup(s) : NULL; }
-void slurm_xfree(void **p, const char *f, int l, const char *fn)
+void slurm_xfree(void **p)
 {
-    (void)f, (void)l, (void)fn;
     free(*p);
     *p = NULL;
 }
