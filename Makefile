@@ -256,4 +256,4 @@ deb: all
 	@NETVAR_VERSION=$(NETVAR_VERSION) sh packaging/mkdeb.sh $(BUILD)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan build-slurm-*
