@@ -128,31 +128,36 @@ static bool worth_reevaluating(const job_desc_msg_t *job)
  * passes the pointer through and never reads it. */
 struct job_record;
 
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-/* 23.02 added err_msg to job_modify, so an update can tell the user why. */
-int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid,
-               char **err_msg)
+/* What an update's re-evaluation says is logged on every release (an admin
+ * sees it whatever the release) and, where job_modify has err_msg, also
+ * handed to the user. */
+static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
-    (void)job_ptr;
-    if (!job_desc || !worth_reevaluating(job_desc))
-        return SLURM_SUCCESS;
-    evaluate(job_desc, submit_uid, err_msg, true);
-    return SLURM_SUCCESS;
-}
-#else
-/* 22.05: job_modify has no err_msg; what netvar would tell the user is
- * logged instead. */
-int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid)
-{
-    (void)job_ptr;
     if (!job_desc || !worth_reevaluating(job_desc))
         return SLURM_SUCCESS;
     char *msg = NULL;
     evaluate(job_desc, submit_uid, &msg, true);
     if (msg) {
         slurm_info("netvar: job_modify: %s", msg);
+        nv_tell_user(err_msg, msg);
         nv_xfree(msg);
     }
     return SLURM_SUCCESS;
+}
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+/* 23.02 added err_msg to job_modify, so an update can tell the user why. */
+int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid,
+               char **err_msg)
+{
+    (void)job_ptr;
+    return modify(job_desc, submit_uid, err_msg);
+}
+#else
+/* 22.05: job_modify has no err_msg; the message is only logged. */
+int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid)
+{
+    (void)job_ptr;
+    return modify(job_desc, submit_uid, NULL);
 }
 #endif
