@@ -231,6 +231,7 @@ check: deps
 	@$(MAKE) --no-print-directory WERROR=-Werror all
 	@$(MAKE) --no-print-directory WERROR=-Werror unit
 	@$(MAKE) --no-print-directory WERROR=-Werror asan
+	@$(MAKE) --no-print-directory WERROR=-Werror tsan-jobsubmit TSAN_JS_ARGS="20000 500 500 8"
 	@$(MAKE) --no-print-directory WERROR=-Werror integration
 
 demo: deps

@@ -68,7 +68,9 @@ one_config() {
             for ((i = 0; i < n; i++)); do
                 a=${apps[$(((i + l) % 5))]}
                 if out=$(sbatch --parsable --hold -N1 -J "burst$l.$i" ${a:+--netvar-app=$a} --wrap true 2>&1); then
-                    echo "${out%%;*}" >>"$work/$cfg.ok.$l"
+                    # the id is the last line (netvar's messages to the user come first)
+                    id=${out##*$'\n'}
+                    echo "${id%%;*}" >>"$work/$cfg.ok.$l"
                 else
                     printf '%s\n' "$out" | tr '\n' ' ' >>"$work/$cfg.err.$l"; echo >>"$work/$cfg.err.$l"
                 fi
