@@ -18,7 +18,7 @@ SLURM_SRC            ?= ../shared/slurm/src
 SLURM_MODERN_VERSION ?= 25.11.7
 SLURM_MODERN_PREFIX   = $(or $(NETVAR_SLURM_CACHE),/var/cache/netvar)/slurm-$(SLURM_MODERN_VERSION)
 SLURM_MODERN_BUILD   ?= build-slurm-$(SLURM_MODERN_VERSION)
-SLURM_MODERN_TESTS   ?= test_lab_plugins.sh test_jobsubmit_policy.sh test_spank_collection.sh
+SLURM_MODERN_TESTS   ?= test_slurm_modern.sh test_lab_plugins.sh test_jobsubmit_policy.sh test_spank_collection.sh
 
 .PHONY: check-slurm slurm-modern check-slurm-modern burst-slurm-modern tsan-jobsubmit
 

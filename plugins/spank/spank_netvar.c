@@ -45,7 +45,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
         return 0;
     case S_CTX_LOCAL:
     case S_CTX_ALLOCATOR:
-        return nv_spank_local_post_opt(sp);
+        (void)nv_spank_local_post_opt(sp); /* warns the user; never fails srun/sbatch/salloc */
+        return 0;
     default:
         return 0;
     }
