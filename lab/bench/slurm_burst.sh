@@ -12,11 +12,13 @@
 # held jobs in all (default 8 and 2 000); with netvar, the model file is
 # replaced halfway through, so the plugin reloads it while submissions run.
 # Prints, per configuration: submitted, accepted, lost (sbatch failed or the
-# job is not in the queue), the model reloads seen in slurmctld's log,
+# job is not in the queue), annotated (jobs whose Comment carries netvar's
+# annotation: job_submit/netvar ran on them), the model reloads seen in
+# slurmctld's log,
 # whether slurmctld is still alive, and sdiag's REQUEST_SUBMIT_BATCH_JOB
 # count and mean time; then the mean time netvar added.
-# Exit status 1 when netvar's configuration lost a submission or slurmctld
-# died (a correctness check; the times are figures, never pass/fail).
+# Exit status 1 when netvar's configuration lost a submission, left a job
+# unannotated or slurmctld died (a correctness check; the times are figures, never pass/fail).
 set -euo pipefail
 BUILD=$(readlink -f "${1:-build}")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -88,10 +90,12 @@ one_config() {
         mv "$current/netvar/model.json.new" "$current/netvar/model.json"
     fi
     wait
-    local accepted failed queued alive reloads count mean
+    local accepted failed queued annotated alive reloads count mean
     accepted=$(cat "$work/$cfg".ok.* 2>/dev/null | grep -c '^[0-9]' || true)
     failed=$(cat "$work/$cfg".err.* 2>/dev/null | grep -c . || true)
     queued=$(squeue -h -t PD -o '%j' 2>/dev/null | grep -c '^burst' || true)
+    # every job netvar saw carries its annotation in the Comment
+    annotated=$(squeue -h -t PD -o '%j %k' 2>/dev/null | grep -c '^burst.* netvar:{' || true)
     alive=no
     [ -e "/proc/$ctld" ] && ! grep -q '^State:.*Z' "/proc/$ctld/status" 2>/dev/null && alive=yes
     count=$(sdiag_field count)
@@ -105,20 +109,21 @@ one_config() {
     grep -h "netvar:.*\(error\|cannot\|keeping the previous\)" "$current/log/slurmctld.log" | head -n 5 | sed "s/^/    $cfg slurmctld: /" >&2 || true
     "$LAB" down "$current" >/dev/null 2>&1 || true
     current=""
-    echo "$JOBS $accepted $((JOBS - queued)) $reloads $alive ${count:-?} ${mean:-?}"
+    echo "$JOBS $accepted $((JOBS - queued)) $annotated $reloads $alive ${count:-?} ${mean:-?}"
 }
 
 ver=$(PATH=${NETVAR_LAB_SLURM:+$NETVAR_LAB_SLURM/sbin:}$PATH slurmctld -V | awk '{print $2}')
 echo "burst: Slurm $ver; $LOOPS parallel sbatch loops, $JOBS held jobs per configuration; state and logs on /dev/shm"
-printf '%-7s %9s %8s %5s %7s %9s %11s %12s\n' config submitted accepted lost reloads ctld_alive sdiag_count sdiag_mean_us
+printf '%-7s %9s %8s %5s %9s %7s %10s %11s %13s\n' config submitted accepted lost annotated reloads ctld_alive sdiag_count sdiag_mean_us
 rc=0
 declare -A mean
 for cfg in netvar none; do
     one_config "$cfg" >"$work/$cfg.result" || { echo "burst: $cfg: lab failed" >&2; exit 1; }
-    read -r sub acc lost rel alive cnt mu <"$work/$cfg.result"
-    printf '%-7s %9s %8s %5s %7s %9s %11s %12s\n' "$cfg" "$sub" "$acc" "$lost" "$rel" "$alive" "$cnt" "$mu"
+    read -r sub acc lost ann rel alive cnt mu <"$work/$cfg.result"
+    printf '%-7s %9s %8s %5s %9s %7s %10s %11s %13s\n' "$cfg" "$sub" "$acc" "$lost" "$ann" "$rel" "$alive" "$cnt" "$mu"
     mean[$cfg]=$mu
-    if [ "$cfg" = netvar ] && { [ "$lost" != 0 ] || [ "$alive" != yes ] || [ "$acc" != "$sub" ]; }; then rc=1; fi
+    if [ "$cfg" = netvar ] && { [ "$lost" != 0 ] || [ "$alive" != yes ] || [ "$acc" != "$sub" ] ||
+        [ "$ann" != "$sub" ]; }; then rc=1; fi
 done
 if [[ ${mean[netvar]} =~ ^[0-9]+$ && ${mean[none]} =~ ^[0-9]+$ ]]; then
     echo "burst: sdiag mean submit time: with job_submit/netvar ${mean[netvar]} us, without ${mean[none]} us ($((mean[netvar] - mean[none])) us added)"

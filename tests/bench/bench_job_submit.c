@@ -285,11 +285,11 @@ int main(int argc, char **argv)
     }
     wall = now_us() - wall;
     qsort(lat, (size_t)calls, sizeof *lat, cmp);
-    printf("job_submit(): %ld calls, %d apps, %d running jobs, %d thread%s: median %.2f us, "
-           "p90 %.2f us, p99 %.2f us, max %.1f us (budget: median <= 8 us, p99 <= 20 us); "
+    printf("job_submit(): %ld calls, %d apps, %d running jobs: median %.2f us, p90 %.2f us, "
+           "p99 %.2f us, max %.1f us (budget: median <= 8 us, p99 <= 20 us); %d thread%s, "
            "%.0f calls/s; %d model reloads during the calls\n",
-           calls, napps, njobs, nthreads, nthreads == 1 ? "" : "s", lat[calls / 2],
-           lat[calls * 9 / 10], lat[calls * 99 / 100], lat[calls - 1], calls / (wall / 1e6),
+           calls, napps, njobs, lat[calls / 2], lat[calls * 9 / 10], lat[calls * 99 / 100],
+           lat[calls - 1], nthreads, nthreads == 1 ? "" : "s", calls / (wall / 1e6),
            __atomic_load_n(&reloads, __ATOMIC_RELAXED) - loads_before);
     __atomic_store_n(&quiet, 0, __ATOMIC_RELAXED);
     fini();
