@@ -19,6 +19,10 @@ BUILD   ?= build
 PREFIX  ?= /usr/local
 DESTDIR ?=
 SLURM_PLUGIN_DIR ?= /usr/lib/x86_64-linux-gnu/slurm-wlm
+# The Slurm headers the plugins compile against: the system's <slurm/*.h>
+# (libslurm-dev) unless SLURM_INCLUDE names a directory holding slurm/slurm.h
+# (a site's own release: make SLURM_INCLUDE=/opt/slurm/include).
+SLURM_INCLUDE ?=
 SYSCONFDIR ?= /etc
 NETVAR_VERSION := $(shell cat VERSION 2>/dev/null || echo 0)
 
@@ -126,13 +130,18 @@ SPANK_LIBS := site records model variability counters util
 SPANK_SRCS := $(sort $(wildcard plugins/spank/*.c))
 SPANK_OBJS := $(SPANK_SRCS:%.c=$(BUILD)/obj/%.o)
 SPANK_SO   := $(BUILD)/plugins/spank_netvar.so
-$(BUILD)/obj/plugins/spank/%.o: NV_CFLAGS += $(call nv_incs,$(SPANK_LIBS))
+# -I for SLURM_INCLUDE, and the feature tests' -D flags for those headers
+# (computed once per make, only when a plugin object is compiled)
+SLURM_CFLAGS = $(if $(SLURM_INCLUDE),-I$(SLURM_INCLUDE)) $(NV_SLURM_FEATURES)
+NV_SLURM_FEATURES = $(eval NV_SLURM_FEATURES := $$(shell sh plugins/slurm_features.sh $$(CC) \
+                    $$(if $$(SLURM_INCLUDE),-I$$(SLURM_INCLUDE))))$(NV_SLURM_FEATURES)
+$(BUILD)/obj/plugins/spank/%.o: NV_CFLAGS += $(call nv_incs,$(SPANK_LIBS)) $(SLURM_CFLAGS)
 
 JS_LIBS := site records model variability counters util
 JS_SRCS := $(sort $(wildcard plugins/job_submit/*.c))
 JS_OBJS := $(JS_SRCS:%.c=$(BUILD)/obj/%.o)
 JS_SO   := $(BUILD)/plugins/job_submit_netvar.so
-$(BUILD)/obj/plugins/job_submit/%.o: NV_CFLAGS += $(call nv_incs,$(JS_LIBS))
+$(BUILD)/obj/plugins/job_submit/%.o: NV_CFLAGS += $(call nv_incs,$(JS_LIBS)) $(SLURM_CFLAGS)
 ALL_TARGETS += $(SPANK_SO) $(JS_SO)
 
 $(SPANK_SO): $(SPANK_OBJS) $(call nv_link,$(SPANK_LIBS)) plugins/spank/spank_netvar.map
@@ -163,6 +172,7 @@ include lab/netlab.mk
 include eval/eval.mk
 include tests/bench/bench.mk
 include tests/fuzz/fuzz.mk
+include lab/slurm.mk
 
 # ---------------------------------------------------------------- tests
 # Small MPI programs used by the integration tests and the demo.
@@ -228,9 +238,11 @@ integration: all
 
 check: deps
 	@$(MAKE) --no-print-directory check-layers
+	@$(MAKE) --no-print-directory check-slurm
 	@$(MAKE) --no-print-directory WERROR=-Werror all
 	@$(MAKE) --no-print-directory WERROR=-Werror unit
 	@$(MAKE) --no-print-directory WERROR=-Werror asan
+	@$(MAKE) --no-print-directory WERROR=-Werror tsan-jobsubmit TSAN_JS_ARGS="20000 500 500 8"
 	@$(MAKE) --no-print-directory WERROR=-Werror integration
 
 demo: deps
@@ -300,4 +312,4 @@ rpm: programs
 	@NETVAR_VERSION=$(NETVAR_VERSION) RPM_FROM_SOURCE=$(RPM_FROM_SOURCE) sh packaging/mkrpm.sh $(BUILD)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan build-slurm-*

@@ -69,6 +69,22 @@ static const char *main_action(unsigned a)
     return NULL;
 }
 
+/* Whether a node count of n is one Slurm will take for this job.  With
+ * --segment (job_desc_msg_t's segment_size, 24.05+, found by the feature
+ * test in plugins/slurm_features.sh) a count that is not a multiple of the
+ * segment size is refused, so the user's allocation then stays. */
+static int resize_fits(const job_desc_msg_t *job, uint32_t n)
+{
+#ifdef NV_HAVE_JOB_DESC_SEGMENT_SIZE
+    if (job->segment_size && job->segment_size != NO_VAL16 && n % job->segment_size)
+        return 0;
+#else
+    (void)job;
+    (void)n;
+#endif
+    return 1;
+}
+
 int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mode,
                       const struct nv_submit_decision *d, char **err_msg)
 {
@@ -111,11 +127,17 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
             slurm_xstrcat(&job->exc_nodes, ",");
         slurm_xstrcat(&job->exc_nodes, d->exclude);
     }
-    if (a & NV_ACT_ISOLATE)
-        job->shared = 0; /* exclusive node access */
+    if (a & NV_ACT_ISOLATE) {
+#ifdef JOB_SHARED_TOPO
+        /* --exclusive=topo (24.05+) already isolates a whole topology
+         * segment, more than a node: the user's stronger choice stays. */
+        if (job->shared != JOB_SHARED_TOPO)
+#endif
+            job->shared = 0; /* exclusive node access */
+    }
     if (a & NV_ACT_HOLD)
         job->priority = 0;
-    if ((a & NV_ACT_RESIZE) && d->resize_nodes) {
+    if ((a & NV_ACT_RESIZE) && d->resize_nodes && resize_fits(job, d->resize_nodes)) {
         job->min_nodes = d->resize_nodes;
         job->max_nodes = d->resize_nodes;
     }

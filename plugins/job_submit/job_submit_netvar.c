@@ -36,6 +36,17 @@ void fini(void)
     js_state_stop();
 }
 
+/* The job id an update names.  25.11 moved job_desc_msg_t's job_id into a
+ * slurm_step_id_t (step_id.job_id); earlier releases have job_id itself. */
+static uint32_t nv_job_desc_id(const job_desc_msg_t *job)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0)
+    return job->step_id.job_id;
+#else
+    return job->job_id;
+#endif
+}
+
 static uint32_t given(uint32_t v)
 {
     return (v == NO_VAL || v == INFINITE) ? 0 : v;
@@ -80,7 +91,7 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
             if (job->job_id_str && strnlen(job->job_id_str, 20) < 20)
                 snprintf(id, sizeof id, "%s", job->job_id_str);
             else
-                snprintf(id, sizeof id, "%u", job->job_id);
+                snprintf(id, sizeof id, "%u", nv_job_desc_id(job));
             slurm_info("netvar: job_modify: job %s: node count or partition changed; its app is "
                        "not in the update, so the submission's prediction stands", id);
             goto out;
@@ -111,29 +122,42 @@ static bool worth_reevaluating(const job_desc_msg_t *job)
     return job->partition || job->min_nodes != NO_VAL || job->max_nodes != NO_VAL;
 }
 
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
-               char **err_msg)
+/* slurmctld's job record.  Its definition (and the job_record_t typedef)
+ * lives in slurmctld's private headers, not in the public ones a plugin
+ * built out of tree sees, so the record stays opaque here: netvar only
+ * passes the pointer through and never reads it. */
+struct job_record;
+
+/* What an update's re-evaluation says is logged on every release (an admin
+ * sees it whatever the release) and, where job_modify has err_msg, also
+ * handed to the user. */
+static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
-    (void)job_ptr;
-    if (!job_desc || !worth_reevaluating(job_desc))
-        return SLURM_SUCCESS;
-    evaluate(job_desc, submit_uid, err_msg, true);
-    return SLURM_SUCCESS;
-}
-#else
-/* 22.05: no err_msg; job_record_t is opaque to plugins built out of tree. */
-int job_modify(job_desc_msg_t *job_desc, void *job_ptr, uint32_t submit_uid)
-{
-    (void)job_ptr;
     if (!job_desc || !worth_reevaluating(job_desc))
         return SLURM_SUCCESS;
     char *msg = NULL;
     evaluate(job_desc, submit_uid, &msg, true);
     if (msg) {
         slurm_info("netvar: job_modify: %s", msg);
+        nv_tell_user(err_msg, msg);
         nv_xfree(msg);
     }
     return SLURM_SUCCESS;
+}
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+/* 23.02 added err_msg to job_modify, so an update can tell the user why. */
+int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid,
+               char **err_msg)
+{
+    (void)job_ptr;
+    return modify(job_desc, submit_uid, err_msg);
+}
+#else
+/* 22.05: job_modify has no err_msg; the message is only logged. */
+int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid)
+{
+    (void)job_ptr;
+    return modify(job_desc, submit_uid, NULL);
 }
 #endif

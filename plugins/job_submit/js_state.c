@@ -4,6 +4,7 @@
  * registry directory's modification times once a second, builds a new
  * generation aside, and swaps it in under the write lock.  A bad new
  * config or model keeps the previous good one, with one log line. */
+#define _GNU_SOURCE /* PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP */
 #include "js_state.h"
 
 #include <errno.h>
@@ -18,7 +19,16 @@
 
 #include "slurm_glue.h"
 
+/* Writer-preferring: from 23.02 slurmctld calls job_submit() from many
+ * threads at once, and with glibc's default (readers first) a steady stream
+ * of overlapping readers can keep the refresher's swap waiting for as long
+ * as the stream lasts.  No thread takes the read lock twice, so the
+ * non-recursive kind is safe. */
+#ifdef PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+#else
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+#endif
 static struct js_generation current;
 
 static pthread_t refresher;

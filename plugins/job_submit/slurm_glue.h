@@ -6,10 +6,13 @@
 
 extern char *slurm_xstrdup(const char *str);
 extern void slurm_xstrcat(char **str1, const char *str2);
-/* 22.05 takes only the pointer; later releases add file/line/func, which
- * callers fill in through this macro so the call works on both. */
-extern void slurm_xfree(void **p, const char *file, int line, const char *func);
-#define nv_xfree(p) slurm_xfree((void **)&(p), __FILE__, __LINE__, __func__)
+/* slurm_xfree takes the address of the pointer and nothing else in every
+ * release since 20.11 (xmalloc.h: void slurm_xfree(void **)); the file,
+ * line and function arguments of older releases are gone.  Passing extra
+ * arguments would be harmless at the ABI level, but the prototype must
+ * match the daemon's own. */
+extern void slurm_xfree(void **p);
+#define nv_xfree(p) slurm_xfree((void **)&(p))
 
 extern void slurm_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern void slurm_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -5,6 +5,9 @@
 #   make bench-jobsubmit    200 000 calls, 10 000 apps, 10 000 running jobs
 #                           (BENCH_JS_ARGS="20000 1000 1000" for a smaller run)
 #   make valgrind-jobsubmit init + 2 000 calls + fini under valgrind
+#   make tsan-jobsubmit     8 threads calling job_submit() at once, model reloads
+#                           meanwhile, under ThreadSanitizer (TSAN_JS_ARGS); fails
+#                           on any report
 #   make bench-counters     cost of one counter snapshot; ImpactB's own cost
 #   make bench-sdiag        slurmctld time per submission: none vs lua vs netvar
 #   make bench-spank        time spank_netvar adds to a step launch
@@ -15,6 +18,8 @@ BENCH_COUNTERS := $(BUILD)/bin/bench_counters
 BENCH_JS_ARGS  ?= 200000 10000 10000
 
 $(BUILD)/obj/tests/bench/%.o: NV_CFLAGS += $(ALL_INCS)
+# the benchmark hands the plugin job_desc_msg_t's: the same headers as it
+$(BUILD)/obj/tests/bench/bench_job_submit.o: NV_CFLAGS += $(SLURM_CFLAGS)
 
 $(BENCH_MODEL): $(BUILD)/obj/tests/bench/bench_model.o $(call nv_link,model variability util)
 	@mkdir -p $(@D)
@@ -30,7 +35,7 @@ $(BENCH_COUNTERS): $(BUILD)/obj/tests/bench/bench_counters.o $(call nv_link,coun
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(call nv_link,counters util) $(NV_SYS_LIBS)
 
-.PHONY: bench-model bench-jobsubmit valgrind-jobsubmit bench-counters bench-sdiag bench-spank
+.PHONY: bench-model bench-jobsubmit valgrind-jobsubmit tsan-jobsubmit bench-counters bench-sdiag bench-spank
 bench-model: $(BENCH_MODEL)
 	$(BENCH_MODEL) $(BENCH_PREDICTIONS)
 
@@ -40,6 +45,20 @@ bench-jobsubmit: $(BENCH_JS) $(JS_SO)
 valgrind-jobsubmit: $(BENCH_JS) $(JS_SO)
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
 	  $(BENCH_JS) $(JS_SO) 2000 300 300
+
+# CALLS APPS RUNNING_JOBS THREADS; the run lasts a few seconds so that the
+# refresher reloads the model (every 1.5 s) while the threads submit
+TSAN_JS_ARGS ?= 60000 2000 2000 8
+tsan-jobsubmit:
+	@$(MAKE) --no-print-directory BUILD=build-tsan OPT_CFLAGS="-O1 -g" \
+	  HARDEN_CFLAGS="-fno-omit-frame-pointer" SAN_CFLAGS="-fsanitize=thread" \
+	  build-tsan/bin/bench_job_submit build-tsan/plugins/job_submit_netvar.so
+	@TSAN_OPTIONS="halt_on_error=0 exitcode=66 second_deadlock_stack=1" \
+	  build-tsan/bin/bench_job_submit build-tsan/plugins/job_submit_netvar.so $(TSAN_JS_ARGS) \
+	  2>build-tsan/tsan-jobsubmit.log; rc=$$?; \
+	  n=$$(grep -c '^WARNING: ThreadSanitizer' build-tsan/tsan-jobsubmit.log); \
+	  echo "tsan-jobsubmit: $$n ThreadSanitizer reports (log: build-tsan/tsan-jobsubmit.log)"; \
+	  [ $$rc -eq 0 ] && [ $$n -eq 0 ] || { head -n 60 build-tsan/tsan-jobsubmit.log; exit 1; }
 
 bench-counters: $(BENCH_COUNTERS) $(BUILD)/bin/impactb
 	@$(BENCH_COUNTERS) tests/fixtures/sysfs

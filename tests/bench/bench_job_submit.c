@@ -9,9 +9,17 @@
  * p99 <= 20 us.  It prints figures and asserts nothing about time.
  * Also usable under valgrind to check init/job_submit/fini for leaks.
  *
- * usage: bench_job_submit PLUGIN.so [CALLS] [APPS] [RUNNING_JOBS] */
+ * With THREADS > 1, that many threads call job_submit() at once (slurmctld
+ * does from 23.02, under read locks) while the main thread rewrites the
+ * model file's time every 1.5 s so the plugin's refresher reloads it in the
+ * middle; built with -fsanitize=thread (make tsan-jobsubmit) this checks
+ * the plugin's locking.  It prints the number of reloads seen.
+ *
+ * usage: bench_job_submit PLUGIN.so [CALLS] [APPS] [RUNNING_JOBS] [THREADS] */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,9 +38,8 @@
 
 /* ---- the libslurmfull symbols the plugin resolves at load time ---- */
 char *slurm_xstrdup(const char *s) { return s ? strdup(s) : NULL; }
-void slurm_xfree(void **p, const char *f, int l, const char *fn)
+void slurm_xfree(void **p)
 {
-    (void)f, (void)l, (void)fn;
     free(*p);
     *p = NULL;
 }
@@ -45,10 +52,13 @@ void slurm_xstrcat(char **a, const char *b)
     memcpy(n + la, b, lb + 1);
     *a = n;
 }
-static int quiet;
+static int quiet; /* read by the plugin's refresher thread too: atomic */
+static int reloads; /* model loads the plugin logged (atomically counted) */
 static void vlog(const char *fmt, va_list ap)
 {
-    if (quiet)
+    if (strstr(fmt, "model %s loaded"))
+        __atomic_add_fetch(&reloads, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&quiet, __ATOMIC_RELAXED))
         return;
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -57,7 +67,7 @@ void slurm_info(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vlog(fmt,
 void slurm_error(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vlog(fmt, ap); va_end(ap); }
 void slurm_debug(const char *fmt, ...) { (void)fmt; }
 
-static uint64_t rs = 0x9E3779B97F4A7C15ull;
+static __thread uint64_t rs = 0x9E3779B97F4A7C15ull; /* one stream per thread */
 static uint64_t rnd(void)
 {
     rs ^= rs >> 12, rs ^= rs << 25, rs ^= rs >> 27;
@@ -146,15 +156,61 @@ static int build_registry(const char *dir, int njobs, int napps)
     return 0;
 }
 
+static int finished; /* workers done */
+typedef int (*submit_fn)(job_desc_msg_t *, uint32_t, char **);
+struct worker {
+    submit_fn submit;
+    double *lat;      /* this worker's slice of the latencies */
+    long calls;
+    int napps;
+    uint64_t seed;
+};
+
+static void *run_calls(void *arg)
+{
+    struct worker *w = arg;
+    rs ^= w->seed;
+    char env[64], name[32];
+    char *spank_env[1] = {env};
+    for (long i = 0; i < w->calls; i++) {
+        job_desc_msg_t d;
+        memset(&d, 0, sizeof d);
+        d.min_nodes = 2, d.max_nodes = 8, d.user_id = 1000;
+        d.partition = "batch";
+        long kind = i % 10;
+        if (kind < 8) { /* a known app by option */
+            snprintf(env, sizeof env, "_SLURM_SPANK_OPTION_netvar_netvar_app=app-%05d",
+                     (int)(rnd() % (uint64_t)w->napps));
+            d.spank_job_env = spank_env;
+            d.spank_job_env_size = 1;
+        } else if (kind == 8) { /* unknown app by job name */
+            snprintf(name, sizeof name, "mystery-%ld", i);
+            d.name = name;
+        }
+        char *msg = NULL;
+        double t = now_us();
+        w->submit(&d, 1000, &msg);
+        w->lat[i] = now_us() - t;
+        free(msg);
+        free(d.comment);
+        free(d.exc_nodes);
+    }
+    __atomic_add_fetch(&finished, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s PLUGIN.so [CALLS] [APPS] [RUNNING_JOBS]\n", argv[0]);
+        fprintf(stderr, "usage: %s PLUGIN.so [CALLS] [APPS] [RUNNING_JOBS] [THREADS]\n", argv[0]);
         return 2;
     }
     long calls = argc > 2 ? atol(argv[2]) : 200000;
     int napps = argc > 3 ? atoi(argv[3]) : 10000;
     int njobs = argc > 4 ? atoi(argv[4]) : 10000;
+    int nthreads = argc > 5 ? atoi(argv[5]) : 1;
+    if (calls < 1 || napps < 1 || njobs < 0 || nthreads < 1 || nthreads > 64)
+        return fprintf(stderr, "bench: CALLS and APPS >= 1, RUNNING_JOBS >= 0, THREADS 1..64\n"), 2;
     char tmpl[] = "/tmp/netvar-bench-js.XXXXXX";
     char *dir = mkdtemp(tmpl);
     if (!dir)
@@ -191,40 +247,51 @@ int main(int argc, char **argv)
     t0 = now_us();
     init();
     printf("init (config + model + registry load): %.0f ms\n", (now_us() - t0) / 1e3);
-    quiet = 1;
+    __atomic_store_n(&quiet, 1, __ATOMIC_RELAXED);
 
     double *lat = malloc((size_t)calls * sizeof *lat);
-    char env[64], name[32];
-    char *spank_env[1] = {env};
-    for (long i = 0; i < calls; i++) {
-        job_desc_msg_t d;
-        memset(&d, 0, sizeof d);
-        d.min_nodes = 2, d.max_nodes = 8, d.user_id = 1000;
-        d.partition = "batch";
-        long kind = i % 10;
-        if (kind < 8) { /* a known app by option */
-            snprintf(env, sizeof env, "_SLURM_SPANK_OPTION_netvar_netvar_app=app-%05d",
-                     (int)(rnd() % (uint64_t)napps));
-            d.spank_job_env = spank_env;
-            d.spank_job_env_size = 1;
-        } else if (kind == 8) { /* unknown app by job name */
-            snprintf(name, sizeof name, "mystery-%ld", i);
-            d.name = name;
+    if (!lat)
+        return 1;
+    int loads_before = __atomic_load_n(&reloads, __ATOMIC_RELAXED);
+    double wall = now_us();
+    if (nthreads == 1) {
+        struct worker w = {submit, lat, calls, napps, 0};
+        run_calls(&w);
+    } else {
+        pthread_t tid[64];
+        struct worker w[64];
+        long per = calls / nthreads;
+        int started = 0;
+        for (int t = 0; t < nthreads; t++) {
+            long n = t == nthreads - 1 ? calls - per * (nthreads - 1) : per;
+            w[t] = (struct worker){submit, lat + per * t, n, napps, 0x1000193ull * (uint64_t)(t + 1)};
+            if (pthread_create(&tid[t], NULL, run_calls, &w[t]) != 0)
+                break;
+            started++;
         }
-        char *msg = NULL;
-        double t = now_us();
-        submit(&d, 1000, &msg);
-        lat[i] = now_us() - t;
-        free(msg);
-        free(d.comment);
-        free(d.exc_nodes);
+        /* new model times while the threads run: the refresher (1 s period)
+         * swaps in a freshly loaded model under its write lock */
+        for (int k = 1; __atomic_load_n(&finished, __ATOMIC_ACQUIRE) < started; k++) {
+            usleep(50000);
+            if (k % 30 == 0) {
+                struct timespec ts[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+                utimensat(AT_FDCWD, model, ts, 0);
+            }
+        }
+        for (int t = 0; t < started; t++)
+            pthread_join(tid[t], NULL);
+        if (started != nthreads)
+            return fprintf(stderr, "bench: could not start %d threads\n", nthreads), 1;
     }
+    wall = now_us() - wall;
     qsort(lat, (size_t)calls, sizeof *lat, cmp);
     printf("job_submit(): %ld calls, %d apps, %d running jobs: median %.2f us, p90 %.2f us, "
-           "p99 %.2f us, max %.1f us (budget: median <= 8 us, p99 <= 20 us)\n",
+           "p99 %.2f us, max %.1f us (budget: median <= 8 us, p99 <= 20 us); %d thread%s, "
+           "%.0f calls/s; %d model reloads during the calls\n",
            calls, napps, njobs, lat[calls / 2], lat[calls * 9 / 10], lat[calls * 99 / 100],
-           lat[calls - 1]);
-    quiet = 0;
+           lat[calls - 1], nthreads, nthreads == 1 ? "" : "s", calls / (wall / 1e6),
+           __atomic_load_n(&reloads, __ATOMIC_RELAXED) - loads_before);
+    __atomic_store_n(&quiet, 0, __ATOMIC_RELAXED);
     fini();
     dlclose(h);
     free(lat);
