@@ -138,18 +138,15 @@ static char *join_strings(json_object *arr, size_t max_items)
     return out;
 }
 
-static int parse_job(const char *path, uint32_t jobid, struct nv_running_job *j, char *why, size_t cap)
+static int parse_job(const char *path, uint32_t jobid, uid_t owner, struct nv_running_job *j,
+                     char *why, size_t cap)
 {
     memset(j, 0, sizeof *j);
     j->jobid = jobid;
-    struct stat st;
-    if (stat(path, &st) || st.st_size > (1 << 20)) {
-        snprintf(why, cap, "missing or larger than 1 MiB");
-        return -1;
-    }
-    json_object *o = json_object_from_file(path);
+    char err[160];
+    json_object *o = nv_json_read_owned(path, owner, NV_REG_FILE_MAX_BYTES, err, sizeof err);
     if (!o || !json_object_is_type(o, json_type_object)) {
-        snprintf(why, cap, "not a JSON object");
+        snprintf(why, cap, "%s", o ? "not a JSON object" : err);
         json_object_put(o);
         return -1;
     }
@@ -227,11 +224,11 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
             reused++;
             continue;
         }
-        char path[4200], why[128];
+        char path[4200], why[200];
         snprintf(path, sizeof path, "%s/%u.json", r->dir, ids[i]);
         r->files_parsed++;
         errno = 0; /* a stale ENOENT must not hide a corrupt file */
-        if (parse_job(path, ids[i], &jobs[kept], why, sizeof why) == 0) {
+        if (parse_job(path, ids[i], st.st_uid, &jobs[kept], why, sizeof why) == 0) {
             kept++;
         } else if (errno != ENOENT) {
             r->bad_files++;

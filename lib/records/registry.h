@@ -54,6 +54,7 @@ int nv_registry_remove(const char *spool, uint32_t job_id);
 /* ---- reading (job_submit, the CLI) ---- */
 
 #define NV_REG_MAX_JOBS 100000
+#define NV_REG_FILE_MAX_BYTES (1 << 20) /* one entry file */
 #define NV_REG_NODES_MAX 8192 /* bytes of node list kept per app */
 
 struct nv_running_job {

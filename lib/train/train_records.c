@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "job_record.h"
+#include "safe_open.h"
 #include "nv_err.h"
 #include "nv_json.h"
 #include "train_history.h"
@@ -273,6 +274,14 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
         nv_err(err, errlen, "spool: no path or a path too long");
         return -1;
     }
+    /* records are taken only at <spool>/jobs/<digits>/job.json, from the
+     * owner of <spool>/jobs (root): never from a user's profiles/ */
+    uid_t owner;
+    char why0[200];
+    if (nv_dir_owner(dir, &owner, why0, sizeof why0)) {
+        nv_err(err, errlen, "%s: %s", dir, why0);
+        return -1;
+    }
     DIR *d = opendir(dir);
     if (!d) {
         nv_err(err, errlen, "%s: cannot read: %s", dir, strerror(errno));
@@ -281,14 +290,14 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        if (!nv_job_dir_name_ok(e->d_name))
             continue;
         char path[4600], why[256], app[NV_MODEL_KEY_MAX + 1], line[5000];
         snprintf(path, sizeof path, "%s/%s/job.json", dir, e->d_name);
         if (access(path, F_OK))
             continue; /* a job still running, or not collected yet */
         s->stats.records++;
-        json_object *rec = nv_job_record_read(path, why, sizeof why);
+        json_object *rec = nv_job_record_read_owned(path, owner, why, sizeof why);
         nv_train_job job;
         int pr = rec ? nv_train_job_from_record(rec, service_us, &job, app, why, sizeof why) : -1;
         json_object_put(rec);

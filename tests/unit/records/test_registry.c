@@ -246,7 +246,7 @@ static void corrupt_files_are_logged_once_and_counted(void **state)
     assert_int_equal(r.bad_files, 3);
     assert_int_equal(log.n, 3);
     char want[256];
-    snprintf(want, sizeof want, "netvar: registry: %s/15.json: not a JSON object; ignoring that job", dir);
+    snprintf(want, sizeof want, "netvar: registry: %s/15.json: not valid JSON (truncated); ignoring that job", dir);
     assert_string_equal(log.line[0], want);
     snprintf(want, sizeof want,
              "netvar: registry: %s/16.json: schema is not netvar-running; ignoring that job", dir);
@@ -277,6 +277,33 @@ static void corrupt_files_are_logged_once_and_counted(void **state)
     assert_int_equal(nv_registry_refresh(&r, capture, &log), 1);
     assert_null(find(&r, 15));
     assert_int_equal(log.n, 3);
+    nv_registry_free(&r);
+}
+
+/* a FIFO or a symbolic link named like an entry must not block slurmctld's
+ * reload thread (alarm() turns a hang into a failure), and is not read */
+static void a_fifo_or_link_entry_is_skipped_at_once(void **state)
+{
+    (void)state;
+    char path[256], target[256];
+    write_job(12, "fftw", "[\"n1\"]");
+    snprintf(path, sizeof path, "%s/13.json", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(target, sizeof target, "%s/12.json", dir);
+    snprintf(path, sizeof path, "%s/14.json", dir);
+    assert_int_equal(symlink(target, path), 0);
+    bump_mtime();
+    struct nv_registry r;
+    nv_registry_init(&r, dir);
+    struct log log = {0};
+    alarm(30);
+    assert_int_equal(nv_registry_refresh(&r, capture, &log), 1);
+    alarm(0);
+    assert_int_equal(r.bad_files, 2);
+    assert_non_null(strstr(log.line[0], "13.json: a FIFO"));
+    assert_non_null(strstr(log.line[1], "14.json: a symbolic link"));
+    assert_string_equal(find(&r, 12)->app, "fftw");
+    assert_string_equal(find(&r, 14)->app, "");
     nv_registry_free(&r);
 }
 
@@ -609,6 +636,7 @@ int main(void)
         T(added_and_removed_files_are_picked_up),
         T(a_kept_job_is_not_re_read_when_rewritten),
         T(corrupt_files_are_logged_once_and_counted),
+        T(a_fifo_or_link_entry_is_skipped_at_once),
         T(names_that_are_not_job_files_are_ignored),
         T(missing_vanished_and_unreadable_directories),
         T(odd_field_types_do_not_break_parsing),
