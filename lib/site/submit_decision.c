@@ -246,3 +246,8 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
             say(d, "netvar: the list of nodes to avoid was cut to %d bytes", NV_REG_NODES_MAX);
     }
 }
+
+unsigned nv_modify_actions(unsigned actions)
+{
+    return actions & (unsigned)NV_ACT_MESSAGE;
+}

@@ -56,4 +56,10 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
                       const struct nv_running_index *ix, const struct nv_submit_query *q,
                       struct nv_submit_decision *d);
 
+/* What job_modify may apply of actions: an update carries only the fields
+ * it changes, so netvar cannot see the job's Comment, --exclude or
+ * --switches there and changes none of them (no annotate, avoid, contain,
+ * ...): only the message to the user stays. */
+unsigned nv_modify_actions(unsigned actions);
+
 #endif

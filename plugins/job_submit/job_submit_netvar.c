@@ -85,7 +85,7 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
                        "not in the update, so the submission's prediction stands", id);
             goto out;
         }
-        d.actions &= (unsigned)(NV_ACT_CONTAIN | NV_ACT_AVOID | NV_ACT_ANNOTATE);
+        d.actions = nv_modify_actions(d.actions);
     }
     rc = nv_apply_decision(job, g->conf, mode, &d, err_msg);
     if (opt.rejected) {

@@ -83,10 +83,19 @@ scontrol update jobid="$j" NumNodes=2-2 >/dev/null 2>&1
 for _ in $(seq 1 20); do grep -q "netvar: job_modify: job $j: node count" log/slurmctld.log && break; sleep 0.2; done
 check "job_modify looks at a changed node count" grep -q "netvar: job_modify: job $j: node count" log/slurmctld.log
 contains "job_modify keeps the submission's annotation" "$(job_field "$j" Comment)" '"app":"amg"'
-j2=$(sbatch --parsable --hold -N1 -J amg --wrap true 2>/dev/null)
+j2=$(sbatch --parsable --hold -N1 -J amg --comment="mine netvar:{x} after" --exclude=n4 --wrap true 2>/dev/null)
+contains "text after the user's own netvar:{ is kept" "$(job_field "$j2" Comment)" "mine netvar:{x} after netvar:{"
+exc_before=$(scontrol show job "$j2" | sed -n 's/.*ExcNodeList=\([^ ]*\).*/\1/p')
+comment_before=$(job_field "$j2" Comment)
 scontrol update jobid="$j2" NumNodes=2-2 Name=amg >/dev/null 2>&1
 for _ in $(seq 1 20); do grep -q "netvar: job_modify: netvar: app amg" log/slurmctld.log && break; sleep 0.2; done
 check "job_modify re-evaluates when the update names the app" grep -q "netvar: job_modify: netvar: app amg" log/slurmctld.log
+# an update carries only what changes: netvar cannot see the Comment or the
+# --exclude list there, so it sets neither (issue 17)
+check "job_modify leaves the Comment as it was" test "$(job_field "$j2" Comment)" = "$comment_before"
+contains "the submission kept the user's --exclude" "$exc_before" "4"
+check "job_modify leaves the --exclude list as it was" \
+    test "$(scontrol show job "$j2" | sed -n 's/.*ExcNodeList=\([^ ]*\).*/\1/p')" = "$exc_before"
 scancel "$j" "$j2"
 
 # hostile values are refused cleanly, the job still goes in
