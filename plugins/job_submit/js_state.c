@@ -211,6 +211,16 @@ static void refresh(bool at_start)
         if (ix) {
             next.index = ix;
             changed = true;
+        } else if (next.model != current.model) {
+            /* the index in use points into the model in use: a new model
+             * without its own index would leave it pointing into freed
+             * memory.  Keep both, and load the model again next time. */
+            slurm_error("netvar: out of memory building the running-jobs index for model %s; "
+                        "keeping the previous model, retrying in a second", model_path);
+            nv_model_free(next.model);
+            next.model = current.model;
+            model_mtime = (struct timespec){0, 0};
+            changed = next.conf != current.conf;
         }
     }
     if (changed)
