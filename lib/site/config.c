@@ -49,6 +49,7 @@ void nv_config_defaults(struct nv_config *c)
     c->app_fields[1] = NV_APPF_SCRIPT;
     c->contain_wait_s = 300;
     c->max_neighbour_apps = 32;
+    c->registry_check_s = 60;
 }
 
 static bool parse_pct(const char *v, double *out)
@@ -164,6 +165,10 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
             report(p, "MaxNeighbourApps=%s: not 1..4096; keeping %u", v, c->max_neighbour_apps);
         else
             c->max_neighbour_apps = n;
+    } else if (!strcasecmp(key, "RegistryCheckSeconds")) {
+        if (!parse_uint(v, 86400, &c->registry_check_s))
+            report(p, "RegistryCheckSeconds=%s: not 0..86400 seconds; keeping %u", v,
+                   c->registry_check_s);
     } else if (!strcasecmp(key, "Rule")) {
         char why[384];
         if (nv_policy_parse_rule(&c->policy, v, p->line, why, sizeof why))

@@ -31,6 +31,7 @@ struct nv_config {
     int app_fields[NV_APP_FIELDS_MAX]; /* tried in order; 0 ends the list */
     unsigned contain_wait_s;      /* wait4switch for action=contain */
     unsigned max_neighbour_apps;  /* running apps considered per submission */
+    unsigned registry_check_s;    /* how often job_submit asks slurmctld which jobs run (0: never) */
     struct nv_policy policy;      /* ordered rules */
 };
 

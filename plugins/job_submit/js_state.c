@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <slurm/slurm.h>
+
 #include "slurm_glue.h"
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -31,6 +33,12 @@ static char conf_path[PATH_MAX];
 static struct timespec conf_mtime, model_mtime;
 static char model_path[PATH_MAX];
 static struct nv_registry registry;
+static double last_check; /* when slurmctld was last asked which jobs run */
+
+/* an entry's end time is trusted this long past it (the epilog's time) */
+#define REGISTRY_GRACE_S 60.0
+/* prolog clocks may run ahead of slurmctld's by this much */
+#define REGISTRY_SKEW_S 30.0
 
 static void log_error_line(void *ctx, const char *line)
 {
@@ -42,6 +50,74 @@ static void log_line(void *ctx, const char *line)
 {
     (void)ctx;
     slurm_error("%s", line);
+}
+
+static void log_info_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    slurm_info("%s", line);
+}
+
+static double now_unix_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The jobs slurmctld runs (or has suspended) now, sorted, from one RPC for
+ * all of them, made here in the reload thread and never in job_submit().
+ * Returns 0, or -1 when slurmctld cannot say (nothing expires then). */
+static int live_jobs(uint32_t **ids, size_t *n)
+{
+    job_info_msg_t *msg = NULL;
+    *ids = NULL;
+    *n = 0;
+    if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS || !msg)
+        return -1;
+    *ids = malloc((msg->record_count ? msg->record_count : 1) * sizeof **ids);
+    if (!*ids) {
+        slurm_free_job_info_msg(msg);
+        return -1;
+    }
+    for (uint32_t i = 0; i < msg->record_count; i++) {
+        uint32_t base = msg->job_array[i].job_state & JOB_STATE_BASE;
+        if (base == JOB_RUNNING || base == JOB_SUSPENDED)
+            (*ids)[(*n)++] = msg->job_array[i].job_id;
+    }
+    slurm_free_job_info_msg(msg);
+    qsort(*ids, *n, sizeof **ids, cmp_u32);
+    return 0;
+}
+
+/* Everything expires: entries past their end time at every pass, and every
+ * RegistryCheckSeconds those of jobs slurmctld no longer runs (their first
+ * node died before its epilog removed them).  Returns how many expired. */
+static size_t expire_registry(const struct nv_config *c)
+{
+    double now = now_unix_s();
+    size_t n = nv_registry_expire(&registry, now, REGISTRY_GRACE_S, NULL, 0, 0, log_info_line, NULL);
+    unsigned every = c ? c->registry_check_s : 60;
+    if (!every || !registry.n || now - last_check < every)
+        return n;
+    last_check = now;
+    uint32_t *live;
+    size_t nlive;
+    if (live_jobs(&live, &nlive) != 0) {
+        slurm_debug("netvar: registry: slurmctld did not list its jobs; checking again in %u s",
+                    every);
+        return n;
+    }
+    n += nv_registry_expire(&registry, now, REGISTRY_GRACE_S, live, nlive, now - REGISTRY_SKEW_S,
+                            log_info_line, NULL);
+    free(live);
+    return n;
 }
 
 static bool mtime_of(const char *path, struct timespec *out)
@@ -205,7 +281,8 @@ static void refresh(bool at_start)
         }
     }
     int r = nv_registry_refresh(&registry, log_line, NULL);
-    if (r > 0 || index_stale || !next.index) {
+    size_t expired = expire_registry(next.conf);
+    if (r > 0 || expired || index_stale || !next.index) {
         struct nv_running_index *ix = nv_running_index_build(
             &registry, next.model, next.conf ? next.conf->max_neighbour_apps : 32);
         if (ix) {
@@ -250,6 +327,7 @@ int js_state_start(void)
 {
     find_config();
     nv_registry_init(&registry, "");
+    last_check = now_unix_s(); /* slurmctld answers RPCs only once it is up */
     refresh(true);
     slurm_info("netvar: job_submit/netvar using %s (%s), model %s, registry %s", conf_path,
                current.conf ? "valid" : "PASSIVE: fix the errors above",

@@ -138,6 +138,7 @@ static void registry_add(const struct job_ctx *j, double t)
         .app = j->opt.app,
         .mode = nv_mode_name(j->mode),
         .start_unix_s = t,
+        .end_unix_s = (double)env_ul("SLURM_JOB_END_TIME", 0), /* the time limit's end */
         .nodes = nodes,
         .nnodes = n,
         .node_switch = sw,
@@ -156,8 +157,16 @@ static void prolog(struct job_ctx *j)
 {
     double t = now_unix_s();
     char path[PATH_MAX + 128], err[512];
-    if (j->first)
+    if (j->first) {
+        /* a new job with this id starts: nothing of an earlier run stays */
+        int gone = nv_spool_job_reset(j->dir, err, sizeof err);
+        if (gone > 0)
+            slurm_info("netvar: job %u: %s held %d entries of an earlier run with this job id "
+                       "(requeued, or the id reused); removed them", j->jobid, j->dir, gone);
+        else if (gone < 0)
+            slurm_error("netvar: job %u: cannot reset %s: %s", j->jobid, j->dir, err);
         registry_add(j, t);
+    }
     struct nv_node_start st = {.id = ident(j), .start_unix_s = t, .interval_s = j->opt.interval_s};
     /* what job_submit decided, so reports can set it against what happened */
     const char *comment = getenv("SLURM_JOB_COMMENT");
@@ -191,6 +200,8 @@ static void prolog(struct job_ctx *j)
         if ((mkdir(path, 0750) && errno != EEXIST) || chown(path, j->uid, j->gid))
             slurm_error("netvar: job %u: cannot prepare %s: %s", j->jobid, path, strerror(errno));
     }
+    snprintf(path, sizeof path, "%s/.samples-%s.json", j->dir, j->node);
+    unlink(path); /* an earlier run's, on this node; this run's sampler starts after the prolog */
     snprintf(path, sizeof path, "%s/.start-%s.json", j->dir, j->node);
     if (nv_node_start_write(path, &st, err, sizeof err))
         slurm_error("netvar: job %u node %s: %s; no record for this node", j->jobid, j->node, err);

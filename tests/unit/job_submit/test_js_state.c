@@ -41,6 +41,28 @@ void slurm_error(const char *fmt, ...)
     va_end(ap);
 }
 
+/* slurmctld's job list, as slurm_load_jobs() gives it */
+#include <slurm/slurm.h>
+static slurm_job_info_t ctl_jobs[8];
+static uint32_t ctl_njobs;
+static int ctl_calls, ctl_down;
+int slurm_load_jobs(time_t update_time, job_info_msg_t **msg, uint16_t show_flags)
+{
+    (void)update_time;
+    (void)show_flags;
+    ctl_calls++;
+    if (ctl_down)
+        return -1;
+    *msg = calloc(1, sizeof **msg);
+    (*msg)->record_count = ctl_njobs;
+    (*msg)->job_array = ctl_jobs;
+    return 0;
+}
+void slurm_free_job_info_msg(job_info_msg_t *msg)
+{
+    free(msg);
+}
+
 #include "../../../plugins/job_submit/js_state.c"
 
 static char dir[256];
@@ -64,26 +86,35 @@ static void write_model(long mtime)
     assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
 }
 
-static void a_failed_index_build_keeps_the_model_in_use(void **state)
+/* dir with netvar.conf (extra lines appended), the model, and running/
+ * holding the entries[] given as NAME, JSON pairs; NETVAR_CONF names it */
+static void make_site(const char *tag, const char *extra, const char *const *entries, size_t n)
 {
-    (void)state;
     char text[1024], sub[300];
-    assert_int_equal(nv_test_tmpdir(dir, sizeof dir, "js-state"), 0);
-    snprintf(text, sizeof text, "ModelFile=%s/model.json\nSpoolDir=%s/spool\n", dir, dir);
+    assert_int_equal(nv_test_tmpdir(dir, sizeof dir, tag), 0);
+    snprintf(text, sizeof text, "ModelFile=%s/model.json\nSpoolDir=%s/spool\n%s", dir, dir, extra);
     assert_int_equal(nv_test_write_file(dir, "netvar.conf", text), 0);
     snprintf(sub, sizeof sub, "%s/spool", dir);
     assert_int_equal(mkdir(sub, 0755), 0);
     snprintf(sub, sizeof sub, "%s/spool/running", dir);
     assert_int_equal(mkdir(sub, 0755), 0);
-    assert_int_equal(nv_test_write_file(sub, "5.json",
-                                        "{\"schema\":\"netvar-running\",\"version\":1,\"job_id\":5,"
-                                        "\"app\":\"amg\",\"nodes\":[\"n1\",\"n2\"]}"), 0);
+    for (size_t i = 0; i + 1 < n; i += 2)
+        assert_int_equal(nv_test_write_file(sub, entries[i], entries[i + 1]), 0);
     write_model(1000000000);
     snprintf(text, sizeof text, "%s/netvar.conf", dir);
     setenv("NETVAR_CONF", text, 1);
+}
+
+static void a_failed_index_build_keeps_the_model_in_use(void **state)
+{
+    (void)state;
+    const char *entries[] = {"5.json", "{\"schema\":\"netvar-running\",\"version\":1,\"job_id\":5,"
+                                       "\"app\":\"amg\",\"nodes\":[\"n1\",\"n2\"]}"};
+    make_site("js-state", "", entries, 2);
 
     find_config();
     nv_registry_init(&registry, "");
+    last_check = now_unix_s(); /* as js_state_start: slurmctld not asked yet */
     refresh(true);
     assert_non_null(current.conf);
     assert_non_null(current.model);
@@ -118,10 +149,61 @@ static void a_failed_index_build_keeps_the_model_in_use(void **state)
     assert_int_equal(nv_test_rmtree(dir), 0);
 }
 
+/* the first node died before its epilog: the entry stays on disk, and the
+ * reload thread leaves it out once slurmctld no longer runs the job (one
+ * RPC for all jobs, every RegistryCheckSeconds, never per submission) */
+static void a_phantom_entry_is_dropped_by_the_reload_thread(void **state)
+{
+    (void)state;
+    /* job 5 runs; job 6's first node died long ago */
+    const char *entries[] = {
+        "5.json", "{\"schema\":\"netvar-running\",\"job_id\":5,\"app\":\"amg\","
+                  "\"start_unix_s\":1000,\"nodes\":[\"n1\"]}",
+        "6.json", "{\"schema\":\"netvar-running\",\"job_id\":6,\"app\":\"fftw\","
+                  "\"start_unix_s\":1000,\"nodes\":[\"n2\"]}"};
+    make_site("js-phantom", "RegistryCheckSeconds=1\n", entries, 4);
+    memset(ctl_jobs, 0, sizeof ctl_jobs);
+    ctl_jobs[0].job_id = 5;
+    ctl_jobs[0].job_state = JOB_RUNNING;
+    ctl_jobs[1].job_id = 6;
+    ctl_jobs[1].job_state = JOB_NODE_FAIL;
+    ctl_njobs = 2;
+
+    find_config();
+    nv_registry_init(&registry, "");
+    last_check = 0;
+    refresh(true);
+    assert_true(ctl_calls > 0);
+    assert_int_equal(current.index->njobs, 1);
+    assert_int_equal(current.index->napps_total, 1);
+    assert_string_equal(current.index->apps[0].key, "amg");
+    /* not asked again within RegistryCheckSeconds */
+    int calls = ctl_calls;
+    refresh(false);
+    assert_int_equal(ctl_calls, calls);
+    /* slurmctld cannot answer: nothing is dropped for it */
+    last_check = 0;
+    ctl_down = 1;
+    ctl_jobs[0].job_state = JOB_COMPLETE;
+    refresh(false);
+    assert_int_equal(current.index->njobs, 1);
+    ctl_down = 0;
+    last_check = 0;
+    refresh(false);
+    assert_int_equal(current.index->njobs, 0);
+
+    struct js_generation empty = {0};
+    swap_in(&empty);
+    nv_registry_free(&registry);
+    unsetenv("NETVAR_CONF");
+    assert_int_equal(nv_test_rmtree(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_failed_index_build_keeps_the_model_in_use),
+        cmocka_unit_test(a_phantom_entry_is_dropped_by_the_reload_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
