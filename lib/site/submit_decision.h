@@ -14,6 +14,7 @@
 #include "config.h"
 #include "model.h"
 #include "predict.h"
+#include "partitions.h"
 #include "registry.h"
 
 struct nv_submit_query {
@@ -24,6 +25,8 @@ struct nv_submit_query {
     uint32_t min_nodes;      /* 0 when not given */
     uint32_t max_nodes;      /* 0 when not given */
     bool advise_apply;       /* --netvar-advise=apply */
+    const char *exclude;     /* the job's own --exclude (a host list), may be NULL */
+    const struct nv_partitions *parts; /* the partitions' nodes, NULL: not known yet */
 };
 
 struct nv_submit_decision {
@@ -49,6 +52,7 @@ struct nv_submit_decision {
     unsigned actions;            /* enum nv_action mask to apply */
     char exclude[NV_REG_NODES_MAX]; /* nodes to add to the excluded list (avoid) */
     bool exclude_cut;
+    bool avoid_dropped;          /* avoid would have left too few nodes: message instead */
     char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */
 };
 

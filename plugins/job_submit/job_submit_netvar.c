@@ -67,6 +67,8 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
         .min_nodes = given(job->min_nodes),
         .max_nodes = given(job->max_nodes),
         .advise_apply = opt.advise_apply,
+        .exclude = job->exc_nodes,
+        .parts = g->parts,
     };
     static __thread struct nv_submit_decision d; /* ~10 KB: off the stack */
     nv_submit_decide(g->conf, g->model, g->index, &q, &d);

@@ -34,6 +34,7 @@ static struct timespec conf_mtime, model_mtime;
 static char model_path[PATH_MAX];
 static struct nv_registry registry;
 static double last_check; /* when slurmctld was last asked which jobs run */
+static double last_parts; /* ... and its partitions' nodes */
 
 /* an entry's end time is trusted this long past it (the epilog's time) */
 #define REGISTRY_GRACE_S 60.0
@@ -94,6 +95,25 @@ static int live_jobs(uint32_t **ids, size_t *n)
     slurm_free_job_info_msg(msg);
     qsort(*ids, *n, sizeof **ids, cmp_u32);
     return 0;
+}
+
+/* The partitions' nodes, from one RPC in the reload thread (the check
+ * that avoid leaves a job runnable needs them).  NULL when slurmctld
+ * cannot answer yet. */
+static struct nv_partitions *load_partitions(void)
+{
+    partition_info_msg_t *msg = NULL;
+    if (slurm_load_partitions((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS || !msg)
+        return NULL;
+    struct nv_partitions *ps = calloc(1, sizeof *ps);
+    for (uint32_t i = 0; ps && i < msg->record_count; i++) {
+        const partition_info_t *p = &msg->partition_array[i];
+        char err[300];
+        if (nv_partitions_add(ps, p->name, p->nodes, p->flags & PART_FLAG_DEFAULT, err, sizeof err))
+            slurm_error("netvar: %s; avoid is not checked for that partition", err);
+    }
+    slurm_free_partition_info_msg(msg);
+    return ps;
 }
 
 /* Everything expires: entries past their end time at every pass, and every
@@ -226,6 +246,10 @@ static void swap_in(struct js_generation *next)
         nv_model_free(old.model);
     if (old.index != current.index)
         nv_running_index_free(old.index);
+    if (old.parts != current.parts && old.parts) {
+        nv_partitions_free(old.parts);
+        free(old.parts);
+    }
 }
 
 static void registry_dir(const struct nv_config *c, char *buf, size_t cap)
@@ -282,6 +306,21 @@ static void refresh(bool at_start)
     }
     int r = nv_registry_refresh(&registry, log_line, NULL);
     size_t expired = expire_registry(next.conf);
+    /* partitions: until slurmctld first answers every 5 s, then with the
+     * registry check (or every 60 s) */
+    double now = now_unix_s(), every = next.conf && next.conf->registry_check_s
+                                            ? next.conf->registry_check_s : 60;
+    if (now - last_parts >= (next.parts ? every : 5)) {
+        last_parts = now;
+        struct nv_partitions *ps = load_partitions();
+        if (ps && !next.parts)
+            slurm_info("netvar: %zu partitions known; avoid always leaves a job the nodes it "
+                       "needs", ps->n);
+        if (ps) {
+            next.parts = ps;
+            changed = true;
+        }
+    }
     if (r > 0 || expired || index_stale || !next.index) {
         struct nv_running_index *ix = nv_running_index_build(
             &registry, next.model, next.conf ? next.conf->max_neighbour_apps : 32);
@@ -328,6 +367,7 @@ int js_state_start(void)
     find_config();
     nv_registry_init(&registry, "");
     last_check = now_unix_s(); /* slurmctld answers RPCs only once it is up */
+    last_parts = 0;
     refresh(true);
     slurm_info("netvar: job_submit/netvar using %s (%s), model %s, registry %s", conf_path,
                current.conf ? "valid" : "PASSIVE: fix the errors above",

@@ -9,12 +9,14 @@
 
 #include "config.h"
 #include "model.h"
+#include "partitions.h"
 #include "registry.h"
 
 struct js_generation {
     struct nv_config *conf;          /* NULL: passive (config had errors at start) */
     nv_model *model;                 /* NULL: no model, annotate only */
     struct nv_running_index *index;  /* never NULL once started */
+    struct nv_partitions *parts;     /* partitions' nodes; NULL until slurmctld answered */
 };
 
 int js_state_start(void);            /* loads everything, starts the refresher */

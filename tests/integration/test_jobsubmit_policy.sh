@@ -49,6 +49,14 @@ contains "own slowdown predicted beside the running job" "$out" "predicted slowd
 contains "avoid rule fired" "$out" "netvar: policy rule 'noisy' applied: message,avoid"
 contains "avoid excludes the sensitive job's nodes" "$(scontrol show job "$noisy")" "ExcNodeList=n[1-2]"
 contains "annotation carries the prediction" "$(job_field "$noisy" Comment)" '"inflicted_pct":107.5,"src":"model:queue"'
+# avoid keeps a job runnable: 3 nodes wanted, 2 of 4 would be left -> a
+# message with the reason instead of an exclusion that never lets it start
+out=$(sbatch -N3 --hold --netvar-app=amg --wrap true 2>&1)
+wide=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "avoid that would leave too few nodes becomes a message" "$out" \
+    "would leave 2 of the partition's 4 nodes, fewer than the 3 this job needs"
+contains "and nothing is excluded" "$(scontrol show job "$wide")" "ExcNodeList=(null)"
+scancel "$wide" 2>/dev/null
 
 # a phantom: the entry of a job whose first node died before its epilog
 # (planted here); slurmctld does not run that job, so the reload thread

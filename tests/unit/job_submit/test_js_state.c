@@ -62,6 +62,22 @@ void slurm_free_job_info_msg(job_info_msg_t *msg)
 {
     free(msg);
 }
+static partition_info_t ctl_part = {.name = "lab", .nodes = "n[1-4]", .flags = PART_FLAG_DEFAULT};
+int slurm_load_partitions(time_t update_time, partition_info_msg_t **msg, uint16_t show_flags)
+{
+    (void)update_time;
+    (void)show_flags;
+    if (ctl_down)
+        return -1;
+    *msg = calloc(1, sizeof **msg);
+    (*msg)->record_count = 1;
+    (*msg)->partition_array = &ctl_part;
+    return 0;
+}
+void slurm_free_partition_info_msg(partition_info_msg_t *msg)
+{
+    free(msg);
+}
 
 #include "../../../plugins/job_submit/js_state.c"
 
@@ -171,9 +187,12 @@ static void a_phantom_entry_is_dropped_by_the_reload_thread(void **state)
 
     find_config();
     nv_registry_init(&registry, "");
-    last_check = 0;
+    last_check = last_parts = 0;
     refresh(true);
     assert_true(ctl_calls > 0);
+    assert_non_null(current.parts); /* for the runnable check of avoid */
+    assert_int_equal(current.parts->n, 1);
+    assert_int_equal(current.parts->p[0].n, 4);
     assert_int_equal(current.index->njobs, 1);
     assert_int_equal(current.index->napps_total, 1);
     assert_string_equal(current.index->apps[0].key, "amg");
