@@ -202,8 +202,8 @@ static void mapping_from_profiles(const char *dir, const nv_topo *topo, const nv
     struct dirent *e;
     while (dd && (e = readdir(dd))) {
         size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") || e->d_name[0] == '.')
-            continue;
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") || !nv_plain_name(e->d_name))
+            continue; /* names users chose: only plain ones (no terminal escapes) */
         char path[PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", pdir, e->d_name);
         json_object *pr = nv_json_read_owned(path, owner, PROFILE_MAX_BYTES, err, sizeof err);

@@ -42,7 +42,8 @@ static void find_profile(const char *spool, int64_t job_id, char *out, size_t n)
     struct dirent *e;
     while ((e = readdir(d)) && k < MAX_PROFILES) {
         size_t l = strlen(e->d_name);
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".json") && e->d_name[0] != '.' &&
+        /* names users chose: only plain ones (no terminal escapes) */
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".json") && nv_plain_name(e->d_name) &&
             (names[k] = strdup(e->d_name)))
             k++;
     }

@@ -152,3 +152,78 @@ int nv_dir_owner(const char *dir, uid_t *owner, char *err, size_t errlen)
     *owner = st.st_uid;
     return 0;
 }
+
+bool nv_plain_name(const char *name)
+{
+    size_t n = name ? strnlen(name, 256) : 0;
+    if (n == 0 || n > 255 || name[0] == '.')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* length of the printable UTF-8 sequence at s (2-4 bytes), 0 if none */
+static size_t utf8_printable(const unsigned char *s)
+{
+    size_t n;
+    unsigned cp;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+        n = 2;
+        cp = s[0] & 0x1fu;
+    } else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+        n = 3;
+        cp = s[0] & 0x0fu;
+    } else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+        n = 4;
+        cp = s[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+        return 0; /* overlong, surrogate, out of range, or a C1 control */
+    return n;
+}
+
+const char *nv_printable(const char *s, char *buf, size_t cap)
+{
+    size_t w = 0;
+    if (!cap)
+        return buf;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+        char piece[8];
+        size_t len;
+        size_t u = *p >= 0x80 ? utf8_printable(p) : 0;
+        if (u) {
+            memcpy(piece, p, u);
+            len = u;
+        } else if (*p < 0x20 || *p == 0x7f || *p >= 0x80) {
+            len = (size_t)snprintf(piece, sizeof piece, "\\x%02x", *p);
+            u = 1;
+        } else if (*p == '\\') {
+            memcpy(piece, "\\\\", 2);
+            len = 2;
+            u = 1;
+        } else {
+            piece[0] = (char)*p;
+            len = u = 1;
+        }
+        if (w + len >= cap)
+            break;
+        memcpy(buf + w, piece, len);
+        w += len;
+        p += u;
+    }
+    buf[w] = '\0';
+    return buf;
+}

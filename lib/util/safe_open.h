@@ -10,6 +10,7 @@
 #ifndef NETVAR_SAFE_OPEN_H
 #define NETVAR_SAFE_OPEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -33,6 +34,17 @@ char *nv_read_untrusted(const char *path, uid_t owner, size_t max_bytes, int fla
 /* Reads exactly n bytes at offset off of fd (pread, EINTR retried).
  * Returns 0, or -1 with err ("shorter than expected": the file shrank). */
 int nv_pread_all(int fd, void *buf, size_t n, off_t off, char *err, size_t errlen);
+
+/* true for a file name a root tool takes from a directory users write:
+ * 1-255 of A-Za-z0-9._- not starting with '.' (no terminal escapes, no
+ * spaces, nothing hidden) */
+bool nv_plain_name(const char *name);
+
+/* s for a terminal: control bytes, DEL, and bytes that are not printable
+ * UTF-8 (C1 controls included) as \xNN, a backslash as \\; cut to fit
+ * cap (always terminated).  Returns buf.  For names users chose (paths,
+ * apps) before root's terminal shows them. */
+const char *nv_printable(const char *s, char *buf, size_t cap);
 
 /* The owner of directory dir, which must be a directory and not a symbolic
  * link.  Returns 0 with *owner set, or -1 with err. */

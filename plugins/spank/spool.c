@@ -10,19 +10,11 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "safe_open.h"
 
 bool nv_spool_name_ok(const char *s)
 {
-    size_t n = s ? strnlen(s, 65) : 0;
-    if (n == 0 || n > 64 || s[0] == '.')
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == '-'))
-            return false;
-    }
-    return true;
+    return nv_plain_name(s) && strnlen(s, 65) <= 64;
 }
 
 int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, size_t cap,

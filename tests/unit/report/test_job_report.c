@@ -248,12 +248,17 @@ static void a_planted_fifo_does_not_hang_the_report(void **state)
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(path, sizeof path, "%s/a.json", dir);
     assert_int_equal(mkfifo(path, 0600), 0);
+    /* a name with terminal escapes sorts first, and is never taken */
+    char esc[300];
+    snprintf(esc, sizeof esc, "%s/0\033]0;pwned\007.json", dir);
+    copy_file(PROFILE, esc);
     nv_job_report *r = malloc(sizeof *r);
     alarm(30);
     assert_int_equal(nv_job_report_build(f->spool, 105, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
     alarm(0);
     assert_false(r->has_segments);
     assert_non_null(strstr(r->segment_note, "FIFO"));
+    assert_null(strchr(r->profile, '\033'));
     nv_job_report_free(r);
     if (geteuid() == 0) { /* a profile not the profiles directory owner's */
         assert_int_equal(unlink(path), 0);

@@ -114,6 +114,26 @@ static void pread_all_notices_a_short_file(void **state)
     close(fd);
 }
 
+/* names users chose reach root's terminal only escaped */
+static void names_are_escaped_for_the_terminal(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(nv_printable("profile-12.3.json", b, sizeof b), "profile-12.3.json");
+    assert_string_equal(nv_printable("a\033]0;pwned\007b", b, sizeof b), "a\\x1b]0;pwned\\x07b");
+    assert_string_equal(nv_printable("x\x9b" "2Jy", b, sizeof b), "x\\x9b2Jy"); /* 8-bit CSI */
+    assert_string_equal(nv_printable("c1 \xc2\x9b", b, sizeof b), "c1 \\xc2\\x9b"); /* UTF-8 C1 */
+    assert_string_equal(nv_printable("µs é", b, sizeof b), "µs é");
+    assert_string_equal(nv_printable("back\\slash\n", b, sizeof b), "back\\\\slash\\x0a");
+    assert_string_equal(nv_printable("\x1b\x1b\x1b", b, 9), "\\x1b\\x1b"); /* cut whole */
+    assert_string_equal(nv_printable(NULL, b, sizeof b), "");
+    assert_true(nv_plain_name("profile-1.2.json"));
+    assert_false(nv_plain_name(".hidden.json"));
+    assert_false(nv_plain_name("a\033b.json"));
+    assert_false(nv_plain_name("a b.json"));
+    assert_false(nv_plain_name(""));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -121,6 +141,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_symbolic_link_is_not_followed, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(owner_size_and_type_are_checked, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(pread_all_notices_a_short_file, make_dir, remove_dir),
+        cmocka_unit_test(names_are_escaped_for_the_terminal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
