@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@ static bool stopping, started;
 
 /* refresher-private */
 static char conf_path[PATH_MAX];
+static bool conf_named; /* $NETVAR_CONF: must exist; the default path may be absent */
 static struct timespec conf_mtime, model_mtime;
 static char model_path[PATH_MAX];
 static struct nv_registry registry;
@@ -160,8 +160,10 @@ static void find_config(void)
     const char *env = getenv("NETVAR_CONF");
     const char *slurm_conf = getenv("SLURM_CONF");
     struct stat st;
+    conf_named = false;
     if (env && env[0] == '/') {
         snprintf(conf_path, sizeof conf_path, "%s", env);
+        conf_named = true;
         return;
     }
     if (slurm_conf && slurm_conf[0] == '/') {
@@ -174,39 +176,17 @@ static void find_config(void)
     snprintf(conf_path, sizeof conf_path, "/etc/netvar/netvar.conf");
 }
 
-/* Rules match users by uid inside slurmctld (no passwd lookups per call):
- * names are resolved here, at load. */
-static int resolve_rule_users(struct nv_config *c)
-{
-    int bad = 0;
-    for (int i = 0; i < c->policy.n; i++) {
-        struct nv_policy_list *l = &c->policy.rule[i].match[NV_PF_USER];
-        for (int k = 0; k < l->n; k++) {
-            char *s = l->item[k], *end;
-            strtoul(s, &end, 10);
-            if (!strcmp(s, "*") || (*s && !*end))
-                continue;
-            struct passwd *pw = getpwnam(s);
-            if (!pw) {
-                slurm_error("netvar: %s:%d: rule '%s': user '%s' does not exist; the rule will "
-                            "not match it", conf_path, c->policy.rule[i].line,
-                            c->policy.rule[i].name, s);
-                bad++;
-                continue;
-            }
-            snprintf(s, NV_POLICY_WORD_MAX, "%u", (unsigned)pw->pw_uid);
-        }
-    }
-    return bad;
-}
-
 static struct nv_config *load_config(bool at_start)
 {
     struct nv_config *c = malloc(sizeof *c);
     if (!c)
         return NULL;
-    int errors = nv_config_load(conf_path, c, log_error_line, NULL);
-    resolve_rule_users(c);
+    bool missing = false;
+    int errors = nv_config_load_opt(conf_path, conf_named, c, log_error_line, NULL, &missing);
+    if (missing)
+        slurm_info("netvar: no %s: job_submit/netvar uses the defaults (active)", conf_path);
+    /* rules match users by uid inside slurmctld: names resolved here, once */
+    nv_config_resolve_users(c, conf_path, log_error_line, NULL);
     if (errors) {
         slurm_error("netvar: %s has %d error%s; %s", conf_path, errors, errors == 1 ? "" : "s",
                     at_start ? "job_submit/netvar stays passive until it is fixed"
