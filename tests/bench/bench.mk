@@ -26,6 +26,11 @@ $(BENCH_MODEL_MEM): $(BUILD)/obj/tests/bench/bench_model_memory.o $(call nv_link
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(call nv_link,model variability util) $(JSON_LIBS) -lm
 
+# the 30-minute churn test on a lab (lab/soak.sh; SOAK_SECONDS to change it)
+.PHONY: soak
+soak: $(ALL_TARGETS)
+	BUILD=$(abspath $(BUILD)) lab/soak.sh
+
 .PHONY: bench-model-memory
 bench-model-memory: $(BENCH_MODEL_MEM)
 	python3 tests/bench/model_memory.py $(BENCH_MODEL_MEM)
