@@ -361,6 +361,20 @@ int js_state_start(void)
     return 0;
 }
 
+int js_state_start_manual(void)
+{
+    find_config();
+    nv_registry_init(&registry, "");
+    last_check = last_parts = 0;
+    refresh(true);
+    return 0;
+}
+
+void js_state_refresh_once(void)
+{
+    refresh(false);
+}
+
 void js_state_stop(void)
 {
     if (started) {

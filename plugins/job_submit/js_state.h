@@ -22,6 +22,12 @@ struct js_generation {
 int js_state_start(void);            /* loads everything, starts the refresher */
 void js_state_stop(void);
 
+/* For tests: loads everything without the refresher thread (slurmctld is
+ * asked at once, not after RegistryCheckSeconds), and runs one refresher
+ * pass when called.  js_state_stop() ends it as usual. */
+int js_state_start_manual(void);
+void js_state_refresh_once(void);
+
 /* Read access: returns the current generation with the read lock held. */
 const struct js_generation *js_state_acquire(void);
 void js_state_release(void);

@@ -1,8 +1,13 @@
 /* test_js_state.c - job_submit/netvar's reload logic (plugins/job_submit/
- * js_state.c, compiled into this test with the few Slurm log calls it
- * makes stubbed): a new model whose running-jobs index cannot be built
- * (an allocation failure, injected) must not be swapped in, because the
- * index in use points into the model in use (issue 17: use after free). */
+ * js_state.c, linked in, driven one refresher pass at a time, with the few
+ * Slurm calls it makes provided here):
+ *   - a new model whose running-jobs index cannot be built (an allocation
+ *     failure, injected with --wrap) is not swapped in, because the index
+ *     in use points into the model in use (issue 17: use after free);
+ *   - a registry entry of a job slurmctld no longer runs (its first node
+ *     died before the epilog) is left out, from one job-list request every
+ *     RegistryCheckSeconds, and nothing is dropped when slurmctld cannot
+ *     answer. */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,22 +17,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <slurm/slurm.h>
 
+#include "../../../plugins/job_submit/js_state.h"
 #include "nv_test.h"
 #include "registry.h"
 
 /* the allocation failure, injected where js_state.c builds the index */
 static int fail_index_builds;
-static struct nv_running_index *index_build_or_fail(const struct nv_registry *r, const nv_model *m,
-                                                    size_t max_apps)
+struct nv_running_index *__real_nv_running_index_build(const struct nv_registry *r,
+                                                       const nv_model *m, size_t max_apps);
+struct nv_running_index *__wrap_nv_running_index_build(const struct nv_registry *r,
+                                                       const nv_model *m, size_t max_apps);
+struct nv_running_index *__wrap_nv_running_index_build(const struct nv_registry *r,
+                                                       const nv_model *m, size_t max_apps)
 {
     if (fail_index_builds)
         return NULL;
-    return nv_running_index_build(r, m, max_apps);
+    return __real_nv_running_index_build(r, m, max_apps);
 }
-#define nv_running_index_build index_build_or_fail
 
 /* what slurmctld would provide */
 static char last_error[1024];
@@ -41,8 +52,8 @@ void slurm_error(const char *fmt, ...)
     va_end(ap);
 }
 
-/* slurmctld's job list, as slurm_load_jobs() gives it */
-#include <slurm/slurm.h>
+/* slurmctld's job list and partitions, as slurm_load_jobs() and
+ * slurm_load_partitions() give them */
 static slurm_job_info_t ctl_jobs[8];
 static uint32_t ctl_njobs;
 static int ctl_calls, ctl_down;
@@ -79,8 +90,6 @@ void slurm_free_partition_info_msg(partition_info_msg_t *msg)
     free(msg);
 }
 
-#include "../../../plugins/job_submit/js_state.c"
-
 static char dir[256];
 
 /* the fixture model, with a new modification time each write */
@@ -91,7 +100,6 @@ static void write_model(long mtime)
     static char text[1 << 20];
     size_t n = fread(text, 1, sizeof text - 1, in);
     fclose(in);
-    text[n] = '\0';
     char path[300];
     snprintf(path, sizeof path, "%s/model.json", dir);
     FILE *out = fopen(path, "w");
@@ -121,48 +129,64 @@ static void make_site(const char *tag, const char *extra, const char *const *ent
     setenv("NETVAR_CONF", text, 1);
 }
 
+static void end_site(void)
+{
+    js_state_stop();
+    unsetenv("NETVAR_CONF");
+    assert_int_equal(nv_test_rmtree(dir), 0);
+}
+
+/* slurmctld runs the jobs in ids[0..n) */
+static void ctl_runs(const uint32_t *ids, size_t n)
+{
+    memset(ctl_jobs, 0, sizeof ctl_jobs);
+    for (size_t i = 0; i < n; i++) {
+        ctl_jobs[i].job_id = ids[i];
+        ctl_jobs[i].job_state = JOB_RUNNING;
+    }
+    ctl_njobs = (uint32_t)n;
+}
+
 static void a_failed_index_build_keeps_the_model_in_use(void **state)
 {
     (void)state;
     const char *entries[] = {"5.json", "{\"schema\":\"netvar-running\",\"version\":1,\"job_id\":5,"
                                        "\"app\":\"amg\",\"nodes\":[\"n1\",\"n2\"]}"};
     make_site("js-state", "", entries, 2);
-
-    find_config();
-    nv_registry_init(&registry, "");
-    last_check = now_unix_s(); /* as js_state_start: slurmctld not asked yet */
-    refresh(true);
-    assert_non_null(current.conf);
-    assert_non_null(current.model);
-    assert_non_null(current.index);
-    assert_int_equal(current.index->napps, 1);
-    nv_model *first = current.model;
-    struct nv_running_index *first_ix = current.index;
+    const uint32_t live[] = {5};
+    ctl_runs(live, 1);
+    js_state_start_manual();
+    const struct js_generation *g = js_state_acquire();
+    assert_non_null(g->conf);
+    assert_non_null(g->model);
+    assert_non_null(g->index);
+    assert_int_equal(g->index->napps, 1);
+    const nv_model *first = g->model;
+    const struct nv_running_index *first_ix = g->index;
+    js_state_release();
 
     /* a new model appears; building its index fails */
     write_model(1000000100);
     fail_index_builds = 1;
-    refresh(false);
-    assert_ptr_equal(current.model, first);    /* not freed under the index */
-    assert_ptr_equal(current.index, first_ix);
-    assert_non_null(strstr(last_error, "keeping the previous model"));
+    js_state_refresh_once();
+    g = js_state_acquire();
+    assert_ptr_equal(g->model, first); /* not freed under the index */
+    assert_ptr_equal(g->index, first_ix);
     nv_app_view v;
-    assert_int_equal(nv_model_app(current.model, current.index->apps[0].app, &v), 0);
-    assert_string_equal(current.index->apps[0].key, v.key);
-    assert_string_equal(current.index->apps[0].key, "amg");
+    assert_int_equal(nv_model_app(g->model, g->index->apps[0].app, &v), 0);
+    assert_string_equal(g->index->apps[0].key, v.key);
+    assert_string_equal(g->index->apps[0].key, "amg");
+    js_state_release();
+    assert_non_null(strstr(last_error, "keeping the previous model"));
 
     /* memory again: the new model and its index go in together */
     fail_index_builds = 0;
-    refresh(false);
-    assert_ptr_not_equal(current.model, first);
-    assert_ptr_not_equal(current.index, first_ix);
-    assert_string_equal(current.index->apps[0].key, "amg");
-
-    struct js_generation empty = {0};
-    swap_in(&empty);
-    nv_registry_free(&registry);
-    unsetenv("NETVAR_CONF");
-    assert_int_equal(nv_test_rmtree(dir), 0);
+    js_state_refresh_once();
+    g = js_state_acquire();
+    assert_ptr_not_equal(g->model, first);
+    assert_string_equal(g->index->apps[0].key, "amg");
+    js_state_release();
+    end_site();
 }
 
 /* the first node died before its epilog: the entry stays on disk, and the
@@ -178,44 +202,40 @@ static void a_phantom_entry_is_dropped_by_the_reload_thread(void **state)
         "6.json", "{\"schema\":\"netvar-running\",\"job_id\":6,\"app\":\"fftw\","
                   "\"start_unix_s\":1000,\"nodes\":[\"n2\"]}"};
     make_site("js-phantom", "RegistryCheckSeconds=1\n", entries, 4);
-    memset(ctl_jobs, 0, sizeof ctl_jobs);
-    ctl_jobs[0].job_id = 5;
-    ctl_jobs[0].job_state = JOB_RUNNING;
-    ctl_jobs[1].job_id = 6;
-    ctl_jobs[1].job_state = JOB_NODE_FAIL;
-    ctl_njobs = 2;
-
-    find_config();
-    nv_registry_init(&registry, "");
-    last_check = last_parts = 0;
-    refresh(true);
+    const uint32_t live[] = {5};
+    ctl_runs(live, 1);
+    ctl_calls = 0;
+    js_state_start_manual();
     assert_true(ctl_calls > 0);
-    assert_non_null(current.parts); /* for the runnable check of avoid */
-    assert_int_equal(current.parts->n, 1);
-    assert_int_equal(current.parts->p[0].n, 4);
-    assert_int_equal(current.index->njobs, 1);
-    assert_int_equal(current.index->napps_total, 1);
-    assert_string_equal(current.index->apps[0].key, "amg");
+    const struct js_generation *g = js_state_acquire();
+    assert_non_null(g->parts); /* for the runnable check of avoid */
+    assert_int_equal(g->parts->n, 1);
+    assert_int_equal(g->parts->p[0].n, 4);
+    assert_int_equal(g->index->njobs, 1);
+    assert_int_equal(g->index->napps_total, 1);
+    assert_string_equal(g->index->apps[0].key, "amg");
+    js_state_release();
     /* not asked again within RegistryCheckSeconds */
     int calls = ctl_calls;
-    refresh(false);
+    js_state_refresh_once();
     assert_int_equal(ctl_calls, calls);
     /* slurmctld cannot answer: nothing is dropped for it */
-    last_check = 0;
     ctl_down = 1;
-    ctl_jobs[0].job_state = JOB_COMPLETE;
-    refresh(false);
-    assert_int_equal(current.index->njobs, 1);
+    ctl_runs(NULL, 0);
+    usleep(1100 * 1000); /* one RegistryCheckSeconds */
+    js_state_refresh_once();
+    assert_int_equal(ctl_calls, calls + 1);
+    g = js_state_acquire();
+    assert_int_equal(g->index->njobs, 1);
+    js_state_release();
+    /* it answers: job 5 has ended too */
     ctl_down = 0;
-    last_check = 0;
-    refresh(false);
-    assert_int_equal(current.index->njobs, 0);
-
-    struct js_generation empty = {0};
-    swap_in(&empty);
-    nv_registry_free(&registry);
-    unsetenv("NETVAR_CONF");
-    assert_int_equal(nv_test_rmtree(dir), 0);
+    usleep(1100 * 1000);
+    js_state_refresh_once();
+    g = js_state_acquire();
+    assert_int_equal(g->index->njobs, 0);
+    js_state_release();
+    end_site();
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 /* test_spool.c - the SPANK plugin's job directories (plugins/spank/spool.c,
- * compiled in): a job directory left by an earlier run with the same job id
+ * linked in): a job directory left by an earlier run with the same job id
  * (a requeue, or an id reused) is reset when the new job starts, and the
  * earlier user's profiles go without any link being followed. */
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 
 #include "nv_test.h"
 
-#include "../../../plugins/spank/spool.c"
+#include "../../../plugins/spank/spool.h"
 
 static void a_stale_job_directory_is_reset(void **state)
 {
