@@ -316,7 +316,7 @@ static void refresh(bool at_start)
             nv_model_free(next.model);
             next.model = current.model;
             model_mtime = (struct timespec){0, 0};
-            changed = next.conf != current.conf;
+            changed = next.conf != current.conf || next.parts != current.parts;
         }
     }
     if (changed)
