@@ -346,8 +346,10 @@ int js_state_start(void)
 {
     find_config();
     nv_registry_init(&registry, "");
-    last_check = now_unix_s(); /* slurmctld answers RPCs only once it is up */
-    last_parts = 0;
+    /* slurmctld answers RPCs only once it is up: never asked from init(),
+     * the partitions first from the refresher thread a second later */
+    last_check = now_unix_s();
+    last_parts = last_check - 4;
     refresh(true);
     slurm_info("netvar: job_submit/netvar using %s (%s), model %s, registry %s", conf_path,
                current.conf ? "valid" : "PASSIVE: fix the errors above",
