@@ -198,6 +198,11 @@ $(BUILD)/tests/unit/%: $(BUILD)/obj/tests/unit/%.o $(UNIT_HELPER_OBJS) $(NETVAR_
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $(filter %.o,$^) $(NETVAR_LIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/tests/unit/pmpi/test_pmpi_pending: $(BUILD)/obj/probes/pmpi/nvp_pending.o
+# tests/unit/spank/ and job_submit/ link the plugin file they test; the
+# js_state test injects an allocation failure into the index build
+$(BUILD)/tests/unit/spank/test_spool: $(BUILD)/obj/plugins/spank/spool.o
+$(BUILD)/tests/unit/job_submit/test_js_state: $(BUILD)/obj/plugins/job_submit/js_state.o
+$(BUILD)/tests/unit/job_submit/test_js_state: NV_LDFLAGS += -Wl,--wrap=nv_running_index_build
 
 # the tests' objects (and their helpers') are kept, so that a second make does not
 # compile them again and relink every test

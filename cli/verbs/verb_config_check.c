@@ -104,6 +104,8 @@ int verb_config_check(int argc, char **argv)
     static struct nv_config c;
     json_object *problems = json ? json_object_new_array() : NULL;
     int errors = nv_config_load(path, &c, print_error, problems);
+    /* as slurmctld resolves them: a rule naming an unknown user is a problem */
+    errors += nv_config_resolve_users(&c, path, print_error, problems);
     if (json) {
         json_object *o = config_json(path, &c, errors, problems);
         nv_cli_print_json(o);

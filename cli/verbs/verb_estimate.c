@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "nv_json.h"
+#include "safe_open.h"
 #include "segment_estimate.h"
 #include "segment_profile.h"
 #include "verbs.h"
@@ -67,6 +68,7 @@ static void print_json(const nv_seg_profile *p, const nv_seg_estimate *e, const 
     json_object_object_add(j, "segments_used", json_object_new_int64((int64_t)e->segments_used));
     json_object_object_add(j, "segments_interfered", json_object_new_int64((int64_t)e->interfered));
     json_object_object_add(j, "runtime_us", nv_json_new_num(e->runtime_us));
+    json_object_object_add(j, "runtime_replaced", json_object_new_boolean(e->runtime_replaced));
     json_object_object_add(j, "excess_us", nv_json_new_num(e->excess_us));
     json_object_object_add(j, "interference_pct", nv_json_new_num(e->interference_pct));
     json_object_object_add(j, "class", json_object_new_string(nv_seg_class_name(e->cls)));
@@ -105,10 +107,14 @@ static void print_json(const nv_seg_profile *p, const nv_seg_estimate *e, const 
 static void print_text(const char *name, const nv_seg_profile *p, const nv_seg_estimate *e,
                        const nv_seg_estimate_opts *o)
 {
-    printf("profile      %s (%s, %u ranks, %s, work from %s)\n", name,
+    char shown[1024]; /* a name the job's user may have chosen */
+    printf("profile      %s (%s, %u ranks, %s, work from %s)\n", nv_printable(name, shown, sizeof shown),
            p->meta.complete ? "complete" : "partial: run ended before MPI_Finalize", p->meta.ranks,
            p->meta.executable[0] ? p->meta.executable : "?", p->meta.work_source);
     printf("runtime      %.3f s (%.0f µs)\n", e->runtime_us / 1e6, e->runtime_us);
+    if (e->runtime_replaced)
+        printf("             (the profile's runtime_us %g is shorter than its segments; their "
+               "total is used)\n", e->runtime_given_us);
     printf("segments     %zu (%llu dropped), %zu clusters, %zu groups, %zu used (>= %zu segments) "
            "covering %zu segments\n",
            e->segments, (unsigned long long)p->meta.dropped, e->clusters, e->groups, e->groups_used,
@@ -198,14 +204,17 @@ int verb_estimate(int argc, char **argv)
     nv_seg_profile prof;
     char err[1024];
     if (nv_seg_profile_load(files, nfiles, &prof, err, sizeof err) != 0) {
-        fprintf(stderr, "netvar: estimate: %s\n", err);
+        char shown[1100];
+        fprintf(stderr, "netvar: estimate: %s\n", nv_printable(err, shown, sizeof shown));
         rc = 1;
         goto out;
     }
     nv_seg_estimate est;
     if (nv_seg_estimate_run(prof.work, prof.time_us, prof.signature, prof.n, prof.meta.runtime_us, &opts,
                             &est) != 0) {
-        fprintf(stderr, "netvar: estimate: %s: cannot estimate (out of memory)\n", files[0]);
+        char shown[1024];
+        fprintf(stderr, "netvar: estimate: %s: cannot estimate (out of memory)\n",
+                nv_printable(files[0], shown, sizeof shown));
         nv_seg_profile_free(&prof);
         rc = 1;
         goto out;

@@ -41,8 +41,10 @@ static void usage(FILE *out)
         "           it on a shared leaf switch or group, from the other records), the\n"
         "           slowdown predicted beside them and the one observed (runtime\n"
         "           against the app's baseline), the advice and prediction made at\n"
-        "           submission (the record's netvar annotation; \"not recorded\" when\n"
-        "           it holds none) against what happened, and the Variability\n"
+        "           submission (the record's netvar annotation, taken from the job's\n"
+        "           Comment, which its user can edit: shown as the Comment's claim, not\n"
+        "           as job_submit's decision; \"not recorded\" when it holds none)\n"
+        "           against what happened, and the Variability\n"
         "           Estimate when the model has one.\n"
         "           --plot: segment durations over time, interfered ones marked\n"
         "           (\"Single-run interference estimate\", Fig. 2).\n"
@@ -168,6 +170,8 @@ static json_object *job_json(const nv_job_report *r)
         json_object_object_add(sub, "advice_nodes", an->advice_nodes ? json_object_new_int64(an->advice_nodes) : NULL);
         json_object_object_add(sub, "source", an->source[0] ? json_object_new_string(an->source) : NULL);
         json_object_object_add(sub, "action", an->action[0] ? json_object_new_string(an->action) : NULL);
+        /* the prolog reads it from SLURM_JOB_COMMENT: the user may have edited it */
+        json_object_object_add(sub, "from", json_object_new_string("Comment (user-editable, unverified)"));
     }
     json_object_object_add(out, "at_submission", sub);
 
@@ -233,7 +237,8 @@ static void job_text(const nv_job_report *r)
     }
     const nv_report_annotation *an = &r->at_submission;
     if (an->recorded) {
-        printf("  %-34s own %s, inflicted %s, source %s, action %s\n", "at submission (recorded)",
+        printf("  %-34s own %s, inflicted %s, source %s, action %s\n",
+               "at submission (Comment, user-editable)",
                isfinite(an->own_pct) ? (snprintf(b1, sizeof b1, "%+.1f %%", an->own_pct), b1) : "n/a",
                isfinite(an->inflicted_pct) ? (snprintf(b2, sizeof b2, "%+.1f %%", an->inflicted_pct), b2) : "n/a",
                an->source[0] ? an->source : "-", an->action[0] ? an->action : "-");

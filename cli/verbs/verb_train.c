@@ -120,6 +120,7 @@ static json_object *summary_json(const nv_train_set *s, const nv_train_opts *o, 
     json_object_object_add(j, "corrupt_skipped", json_object_new_int64((int64_t)t->corrupt));
     json_object_object_add(j, "without_app_key", json_object_new_int64((int64_t)t->no_app));
     json_object_object_add(j, "apps", json_object_new_int64((int64_t)s->n_apps));
+    json_object_object_add(j, "runs_of_apps_over_cap", json_object_new_int64((int64_t)t->apps_over_cap));
     json_object_object_add(j, "baseline_runs", json_object_new_int64((int64_t)t->baseline_runs));
     json_object_object_add(j, "pair_samples", json_object_new_int64((int64_t)t->pair_samples));
     json_object_object_add(j, "several_neighbours", json_object_new_int64((int64_t)t->mixed_neighbours));
@@ -275,6 +276,9 @@ int verb_train(int argc, char **argv)
         printf("  corrupt, skipped        %8zu\n", t->corrupt);
         printf("  without app key         %8zu\n", t->no_app);
         printf("  apps                    %8zu\n", s.n_apps);
+        if (t->apps_over_cap)
+            printf("  runs of apps over cap   %8zu   (more than %u apps: left out)\n",
+                   t->apps_over_cap, NV_MODEL_MAX_APPS);
         printf("  baseline runs           %8zu   (background rho <= %.3f)\n", t->baseline_runs,
                o.low_rho);
         printf("  pair samples            %8zu   (one neighbour app, overlap >= %g s and "

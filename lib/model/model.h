@@ -23,7 +23,16 @@
 
 #define NV_MODEL_SCHEMA "netvar-model"
 #define NV_MODEL_VERSION 1
-#define NV_MODEL_MAX_BYTES (1024u * 1024u * 1024u) /* largest file loaded */
+/* What slurmctld holds: a loaded model keeps about 1.4 KiB per app and 57
+ * bytes per co-location entry (tests/bench/model_memory.py), so the caps
+ * below bound it at about 135 MiB, and a site's year of a million jobs
+ * (about 5 000 apps and 115 000 entries: 13 MiB) fits ten times over.  The
+ * file cap follows from them (about 1.1 KiB per app and 91 bytes per
+ * entry in the file); loading parses the whole JSON first, at about 14
+ * bytes of transient memory per file byte, in the reload thread. */
+#define NV_MODEL_MAX_APPS 50000u
+#define NV_MODEL_MAX_PAIRS 1150000u
+#define NV_MODEL_MAX_BYTES (192u * 1024u * 1024u) /* largest file loaded */
 #define NV_MODEL_KEY_MAX 255 /* app keys: 1..255 of [A-Za-z0-9._+:/@=-] */
 
 typedef struct nv_model nv_model;

@@ -648,8 +648,8 @@ static int apps(nv_jcheck *L, nv_model *m, struct load_state *S, json_object *ro
     if (!arr)
         return -1;
     size_t n = json_object_array_length(arr);
-    if (n > INT32_MAX / 4) {
-        nv_jcheck_fail(L, "apps: %zu apps is more than netvar supports", n);
+    if (n > NV_MODEL_MAX_APPS) {
+        nv_jcheck_fail(L, "apps: %zu apps is more than the %u netvar loads", n, NV_MODEL_MAX_APPS);
         return -1;
     }
     m->apps = calloc(n ? n : 1, sizeof *m->apps);
@@ -810,8 +810,9 @@ static int colocation(nv_jcheck *L, nv_model *m, json_object *root)
     if (!arr)
         return -1;
     size_t n = json_object_array_length(arr);
-    if (n > INT32_MAX / 4) {
-        nv_jcheck_fail(L, "colocation: %zu pairs is more than netvar supports", n);
+    if (n > NV_MODEL_MAX_PAIRS) {
+        nv_jcheck_fail(L, "colocation: %zu pairs is more than the %u netvar loads", n,
+                       NV_MODEL_MAX_PAIRS);
         return -1;
     }
     m->pairs = calloc(n ? n : 1, sizeof *m->pairs);

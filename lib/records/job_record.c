@@ -11,6 +11,7 @@
 #include "counter_metrics.h"
 #include "ctr_record.h"
 #include "json_file.h"
+#include "safe_open.h"
 #include "nv_err.h"
 #include "nv_json.h"
 #include "queue.h"
@@ -21,6 +22,16 @@ static bool is_node_record(const char *name)
 {
     size_t n = strlen(name);
     return n > 10 && !strncmp(name, "node-", 5) && !strcmp(name + n - 5, ".json");
+}
+
+bool nv_job_dir_name_ok(const char *name)
+{
+    size_t n = 0;
+    if (!name || name[0] < '1' || name[0] > '9')
+        return false;
+    while (name[n] >= '0' && name[n] <= '9')
+        n++;
+    return name[n] == '\0' && n <= 10;
 }
 
 int nv_job_count_node_records(const char *job_dir)
@@ -275,7 +286,12 @@ int nv_job_record_check(json_object *rec, char *err, size_t errlen)
 
 json_object *nv_job_record_read(const char *path, char *err, size_t errlen)
 {
-    json_object *rec = nv_json_read_file(path, NV_JOB_RECORD_MAX_BYTES, err, errlen);
+    return nv_job_record_read_owned(path, NV_ANY_OWNER, err, errlen);
+}
+
+json_object *nv_job_record_read_owned(const char *path, uid_t owner, char *err, size_t errlen)
+{
+    json_object *rec = nv_json_read_owned(path, owner, NV_JOB_RECORD_MAX_BYTES, err, errlen);
     if (rec && nv_job_record_check(rec, err, errlen)) {
         json_object_put(rec);
         return NULL;

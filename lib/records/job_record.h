@@ -11,6 +11,8 @@
 #define NETVAR_JOB_RECORD_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 
 #include "counter_metrics.h"
@@ -46,6 +48,16 @@ int nv_job_record_check(json_object *rec, char *err, size_t errlen);
 /* Reads and checks a job record file (at most NV_JOB_RECORD_MAX_BYTES);
  * NULL with one line in err (without the path). */
 json_object *nv_job_record_read(const char *path, char *err, size_t errlen);
+
+/* true for a job directory's name under <spool>/jobs: a job id in decimal
+ * (1-10 digits, no leading zero); job records are taken from
+ * <spool>/jobs/<id>/job.json only. */
+bool nv_job_dir_name_ok(const char *name);
+
+/* The same, and the file must belong to owner: a spool's records belong to
+ * the owner of <spool>/jobs (root); NV_ANY_OWNER (safe_open.h) for a file
+ * the admin named. */
+json_object *nv_job_record_read_owned(const char *path, uid_t owner, char *err, size_t errlen);
 
 /* The job as the Variability Estimate sees it (ve_features.h): the 25
  * metric statistics (NAN where the record lacks one), node count, runtime

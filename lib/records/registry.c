@@ -44,8 +44,11 @@ int nv_registry_write(const char *spool, const struct nv_running_entry *e, char 
     char dir[4096], path[4200];
     if (nv_registry_dir(spool, dir, sizeof dir))
         return nv_err(err, errlen, "spool path %.200s is too long", spool ? spool : "(none)");
-    if (nv_make_dir(spool, 0755, err, errlen) || nv_make_dir(dir, 0755, err, errlen))
+    struct stat st;
+    if (nv_make_dir(spool, 0755, err, errlen) || nv_make_dir(dir, 0750, err, errlen))
         return -1;
+    if (stat(dir, &st) != 0)
+        return nv_err(err, errlen, "%s: %s", dir, strerror(errno));
     snprintf(path, sizeof path, "%s/%u.json", dir, e->job_id);
     json_object *o = json_object_new_object(), *nodes = json_object_new_array();
     json_object_object_add(o, "schema", json_object_new_string(NV_RUNNING_SCHEMA));
@@ -55,12 +58,13 @@ int nv_registry_write(const char *spool, const struct nv_running_entry *e, char 
     json_object_object_add(o, "app", e->app && *e->app ? json_object_new_string(e->app) : NULL);
     json_object_object_add(o, "mode", json_object_new_string(e->mode ? e->mode : "unknown"));
     json_object_object_add(o, "start_unix_s", nv_json_new_num(e->start_unix_s));
+    json_object_object_add(o, "end_unix_s", e->end_unix_s > 0 ? nv_json_new_num(e->end_unix_s) : NULL);
     for (size_t i = 0; nodes && i < e->nnodes; i++)
         json_object_array_add(nodes, json_object_new_string(e->nodes[i]));
     json_object_object_add(o, "nodes", nodes);
     json_object_object_add(o, "switches", distinct(e->node_switch, e->nnodes));
     json_object_object_add(o, "groups", distinct(e->node_group, e->nnodes));
-    int rc = nv_json_write_file(path, o, 0644, 0, err, errlen);
+    int rc = nv_json_write_file(path, o, 0640, st.st_gid, err, errlen);
     json_object_put(o);
     return rc;
 }
@@ -138,18 +142,15 @@ static char *join_strings(json_object *arr, size_t max_items)
     return out;
 }
 
-static int parse_job(const char *path, uint32_t jobid, struct nv_running_job *j, char *why, size_t cap)
+static int parse_job(const char *path, uint32_t jobid, uid_t owner, struct nv_running_job *j,
+                     char *why, size_t cap)
 {
     memset(j, 0, sizeof *j);
     j->jobid = jobid;
-    struct stat st;
-    if (stat(path, &st) || st.st_size > (1 << 20)) {
-        snprintf(why, cap, "missing or larger than 1 MiB");
-        return -1;
-    }
-    json_object *o = json_object_from_file(path);
+    char err[160];
+    json_object *o = nv_json_read_owned(path, owner, NV_REG_FILE_MAX_BYTES, err, sizeof err);
     if (!o || !json_object_is_type(o, json_type_object)) {
-        snprintf(why, cap, "not a JSON object");
+        snprintf(why, cap, "%s", o ? "not a JSON object" : err);
         json_object_put(o);
         return -1;
     }
@@ -159,6 +160,9 @@ static int parse_job(const char *path, uint32_t jobid, struct nv_running_job *j,
     }
     nv_json_str_copy(o, "app", j->app, sizeof j->app);
     j->start_unix_s = nv_json_num_or(o, "start_unix_s", 0);
+    j->end_unix_s = nv_json_num_or(o, "end_unix_s", 0);
+    if (!(j->end_unix_s > 0 && j->end_unix_s < 1e12))
+        j->end_unix_s = 0;
     j->nodes = join_strings(nv_json_get(o, "nodes", json_type_array), 65536);
     j->switches = join_strings(nv_json_get(o, "switches", json_type_array), 4096);
     json_object_put(o);
@@ -222,16 +226,30 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
     for (size_t i = 0; i < n; i++) {
         while (old < r->n && r->jobs[old].jobid < ids[i])
             job_free(&r->jobs[old++]);
-        if (old < r->n && r->jobs[old].jobid == ids[i]) {
-            jobs[kept++] = r->jobs[old++];
-            reused++;
-            continue;
-        }
-        char path[4200], why[128];
+        char path[4200], why[200];
         snprintf(path, sizeof path, "%s/%u.json", r->dir, ids[i]);
+        struct stat fst;
+        bool have_fst = lstat(path, &fst) == 0;
+        if (old < r->n && r->jobs[old].jobid == ids[i]) {
+            struct nv_running_job *o = &r->jobs[old];
+            /* an expired entry rewritten: a new job with the same id */
+            if (!o->expired || !have_fst ||
+                (fst.st_ino == o->ino && fst.st_mtim.tv_sec == o->mtime.tv_sec &&
+                 fst.st_mtim.tv_nsec == o->mtime.tv_nsec)) {
+                jobs[kept++] = *o;
+                old++;
+                reused++;
+                continue;
+            }
+            job_free(&r->jobs[old++]);
+        }
         r->files_parsed++;
         errno = 0; /* a stale ENOENT must not hide a corrupt file */
-        if (parse_job(path, ids[i], &jobs[kept], why, sizeof why) == 0) {
+        if (parse_job(path, ids[i], st.st_uid, &jobs[kept], why, sizeof why) == 0) {
+            if (have_fst) {
+                jobs[kept].ino = fst.st_ino;
+                jobs[kept].mtime = fst.st_mtim;
+            }
             kept++;
         } else if (errno != ENOENT) {
             r->bad_files++;
@@ -268,6 +286,32 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
     return changed ? 1 : 0;
 }
 
+size_t nv_registry_expire(struct nv_registry *r, double now_unix_s, double grace_s,
+                          const uint32_t *live, size_t nlive, double live_at_unix_s,
+                          nv_registry_log_fn log, void *ctx)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct nv_running_job *j = &r->jobs[i];
+        if (j->expired)
+            continue;
+        if (j->end_unix_s > 0 && now_unix_s > j->end_unix_s + grace_s) {
+            j->expired = true;
+            n++;
+            nv_logf(log, ctx, "netvar: registry: job %u ended at its time limit %.0f s ago and its "
+                    "entry was never removed (first node down?); leaving it out",
+                    j->jobid, now_unix_s - j->end_unix_s);
+        } else if (live && j->start_unix_s < live_at_unix_s &&
+                   !bsearch(&j->jobid, live, nlive, sizeof *live, cmp_id)) {
+            j->expired = true;
+            n++;
+            nv_logf(log, ctx, "netvar: registry: slurmctld no longer runs job %u, but its entry "
+                    "was never removed (first node down?); leaving it out", j->jobid);
+        }
+    }
+    return n;
+}
+
 static int cmp_util_desc(const void *a, const void *b)
 {
     const struct nv_running_app *x = a, *y = b;
@@ -296,7 +340,8 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
     struct nv_running_index *ix = calloc(1, sizeof *ix);
     if (!ix)
         return NULL;
-    ix->njobs = r->n;
+    for (size_t i = 0; i < r->n; i++)
+        ix->njobs += !r->jobs[i].expired;
     size_t napps_model = m ? nv_model_app_count(m) : 0;
     int32_t *slot = napps_model ? malloc(napps_model * sizeof *slot) : NULL;
     struct nv_running_app *apps = r->n ? calloc(r->n, sizeof *apps) : NULL;
@@ -311,6 +356,8 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
     size_t na = 0;
     for (size_t i = 0; i < r->n; i++) {
         const struct nv_running_job *j = &r->jobs[i];
+        if (j->expired)
+            continue;
         int32_t idx = (m && j->app[0]) ? nv_model_app_index(m, j->app) : -1;
         if (idx < 0) {
             ix->unknown_jobs++;
@@ -344,7 +391,8 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
             apps[k].nodes_cut = true;
     }
     for (size_t i = 0; i < r->n; i++) {
-        int32_t idx = (m && r->jobs[i].app[0]) ? nv_model_app_index(m, r->jobs[i].app) : -1;
+        int32_t idx = (m && r->jobs[i].app[0] && !r->jobs[i].expired)
+                          ? nv_model_app_index(m, r->jobs[i].app) : -1;
         if (idx >= 0 && slot[idx] >= 0 && apps[slot[idx]].nodes)
             append_nodes(&apps[slot[idx]], r->jobs[i].nodes);
     }

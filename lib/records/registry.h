@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "model.h"
@@ -31,6 +32,7 @@ struct nv_running_entry {
     const char *app;              /* NULL or "": none (null) */
     const char *mode;             /* the job's mode name (job_options.h) */
     double start_unix_s;
+    double end_unix_s;            /* when the time limit ends it; 0: unknown or none */
     const char *const *nodes;     /* the allocation's nodes, in order */
     size_t nnodes;
     /* leaf switch and group of each node, nnodes entries each (or NULL):
@@ -42,9 +44,11 @@ struct nv_running_entry {
 /* "<spool>/running" into dir[cap]; -1 when it does not fit. */
 int nv_registry_dir(const char *spool, char *dir, size_t cap);
 
-/* Writes <spool>/running/<job_id>.json atomically (mode 0644: slurmctld's
- * user reads it), creating <spool> and <spool>/running (0755) when they
- * are missing.  Returns 0, or -1 with one line in err. */
+/* Writes <spool>/running/<job_id>.json atomically, mode 0640 with the
+ * group of <spool>/running (so only root and that group, slurmctld's user,
+ * read who runs what where: Slurm's PrivateData=jobs hides it too),
+ * creating <spool> (0755) and <spool>/running (0750) when they are
+ * missing.  Returns 0, or -1 with one line in err. */
 int nv_registry_write(const char *spool, const struct nv_running_entry *e, char *err,
                       size_t errlen);
 
@@ -54,6 +58,7 @@ int nv_registry_remove(const char *spool, uint32_t job_id);
 /* ---- reading (job_submit, the CLI) ---- */
 
 #define NV_REG_MAX_JOBS 100000
+#define NV_REG_FILE_MAX_BYTES (1 << 20) /* one entry file */
 #define NV_REG_NODES_MAX 8192 /* bytes of node list kept per app */
 
 struct nv_running_job {
@@ -62,6 +67,10 @@ struct nv_running_job {
     char *nodes;         /* comma-separated node names (heap) */
     char *switches;      /* comma-separated leaf switches (heap) */
     double start_unix_s;
+    double end_unix_s;   /* 0: unknown */
+    bool expired;        /* past its end, or no longer run by slurmctld: not in the index */
+    ino_t ino;           /* the file read, to notice a new job with the same id */
+    struct timespec mtime;
 };
 
 struct nv_registry {
@@ -84,6 +93,18 @@ void nv_registry_free(struct nv_registry *r);
  * are skipped with one log line each, once. */
 int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx);
 
+/* Everything expires: an entry is normally removed by the epilog on the
+ * job's first node, and when that node dies it is not.  This marks entries
+ * expired (left out of the index, logged once each):
+ *   - whose end time plus grace_s is before now;
+ *   - when live is not NULL: whose job started before live_at_unix_s and
+ *     is not among live[0..nlive) (sorted job ids slurmctld runs now).
+ * An expired entry whose file is rewritten (a new job with that id) is
+ * read again at the next refresh.  Returns how many were newly expired. */
+size_t nv_registry_expire(struct nv_registry *r, double now_unix_s, double grace_s,
+                          const uint32_t *live, size_t nlive, double live_at_unix_s,
+                          nv_registry_log_fn log, void *ctx);
+
 struct nv_running_app {
     int32_t app;            /* model index */
     const char *key;        /* model-owned */
@@ -96,7 +117,7 @@ struct nv_running_app {
 };
 
 struct nv_running_index {
-    size_t njobs;            /* running jobs seen */
+    size_t njobs;            /* running jobs seen (expired entries not counted) */
     size_t unknown_jobs;     /* jobs whose app the model does not know (or none) */
     size_t napps_total;      /* distinct known apps running */
     size_t napps;            /* kept: the max_apps with the highest utilization */

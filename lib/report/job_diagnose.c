@@ -15,6 +15,7 @@
 #include "ctr_line_rate.h"
 #include "ctr_record.h"
 #include "json_file.h"
+#include "safe_open.h"
 #include "nv_err.h"
 #include "nv_json.h"
 #include "ve_records.h"
@@ -193,18 +194,19 @@ static void mapping_from_profiles(const char *dir, const nv_topo *topo, const nv
 {
     char pdir[PATH_MAX + 16], best_path[PATH_MAX + 300] = "", err[600];
     snprintf(pdir, sizeof pdir, "%s/profiles", dir);
-    DIR *dd = opendir(pdir);
+    uid_t owner; /* the job's user, who owns profiles/ */
+    DIR *dd = nv_dir_owner(pdir, &owner, err, sizeof err) ? NULL : opendir(pdir);
     size_t with_matrix = 0, without = 0;
     double best_total = -1;
     json_object *best = NULL;
     struct dirent *e;
     while (dd && (e = readdir(dd))) {
         size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") || e->d_name[0] == '.')
-            continue;
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") || !nv_plain_name(e->d_name))
+            continue; /* names users chose: only plain ones (no terminal escapes) */
         char path[PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", pdir, e->d_name);
-        json_object *pr = nv_json_read_file(path, PROFILE_MAX_BYTES, err, sizeof err);
+        json_object *pr = nv_json_read_owned(path, owner, PROFILE_MAX_BYTES, err, sizeof err);
         json_object *bytes = nv_json_get(nv_json_get(pr, "traffic_matrix", json_type_object), "bytes",
                                          json_type_array);
         if (bytes && nv_json_get(pr, "placement", json_type_array)) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json_file.h"
+#include "safe_open.h"
 #include "nv_err.h"
 #include "nv_json.h"
 #include "train_history.h"
@@ -41,7 +42,8 @@ static void find_profile(const char *spool, int64_t job_id, char *out, size_t n)
     struct dirent *e;
     while ((e = readdir(d)) && k < MAX_PROFILES) {
         size_t l = strlen(e->d_name);
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".json") && e->d_name[0] != '.' &&
+        /* names users chose: only plain ones (no terminal escapes) */
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".json") && nv_plain_name(e->d_name) &&
             (names[k] = strdup(e->d_name)))
             k++;
     }
@@ -102,10 +104,14 @@ static void segment_estimate(nv_job_report *r, const char *spool)
     if (!r->profile[0])
         return;
     const char *paths[1] = {r->profile};
-    char perr[512];
+    char perr[512], pdir[4400];
     nv_seg_estimate_opts so;
     nv_seg_estimate_opts_default(&so);
-    if (nv_seg_profile_load(paths, 1, &r->seg_profile, perr, sizeof perr)) {
+    /* the job's profiles belong to the job's user, who owns profiles/ */
+    uid_t owner;
+    snprintf(pdir, sizeof pdir, "%s/jobs/%lld/profiles", spool, (long long)r->job_id);
+    if (nv_dir_owner(pdir, &owner, perr, sizeof perr) ||
+        nv_seg_profile_load_owned(paths, 1, owner, &r->seg_profile, perr, sizeof perr)) {
         memset(&r->seg_profile, 0, sizeof r->seg_profile);
         nv_err(r->segment_note, sizeof r->segment_note, "%s", perr);
         return;
@@ -202,7 +208,13 @@ int nv_job_report_build(const char *spool, int64_t job_id, const nv_model *m,
     if (!spool || snprintf(path, sizeof path, "%s/jobs/%lld/job.json", spool, (long long)job_id) >=
                       (int)sizeof path)
         return nv_err(err, errlen, "spool path is too long");
-    json_object *rec = nv_json_read_file(path, NV_JOB_RECORD_MAX_BYTES, why, sizeof why);
+    /* the record is root's (the owner of <spool>/jobs), never the user's */
+    char jobs[4400];
+    uid_t owner;
+    snprintf(jobs, sizeof jobs, "%s/jobs", spool);
+    if (nv_dir_owner(jobs, &owner, why, sizeof why))
+        return nv_err(err, errlen, "%.300s: %s", jobs, why);
+    json_object *rec = nv_json_read_owned(path, owner, NV_JOB_RECORD_MAX_BYTES, why, sizeof why);
     if (!rec)
         return nv_err(err, errlen, "%.300s: %s", path, why);
     record_facts(r, rec);

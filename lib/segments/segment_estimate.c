@@ -3,6 +3,7 @@
 #include "segment_bins.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,7 +154,12 @@ int nv_seg_estimate_run(const double *work, const double *time_us, const uint32_
     double total = 0;
     for (size_t i = 0; i < n; i++)
         total += clean(time_us[i]) > 0 ? clean(time_us[i]) : 0;
-    out->runtime_us = (isfinite(runtime_us) && runtime_us > 0) ? runtime_us : total;
+    /* the segments tile the run: a runtime shorter than their total is not
+     * the run's (1 % slack for the medians across ranks) */
+    out->runtime_given_us = runtime_us;
+    bool given = isfinite(runtime_us) && runtime_us > 0;
+    out->runtime_us = given && runtime_us >= total ? runtime_us : total;
+    out->runtime_replaced = (given && runtime_us < 0.99 * total) || (!given && runtime_us != 0);
     out->rate_hz = out->runtime_us > 0 ? (double)n / (out->runtime_us * 1e-6) : 0;
     out->high_rate = out->rate_hz > opts->high_rate_hz;
     if (n == 0) {
@@ -213,8 +219,8 @@ int nv_seg_estimate_run(const double *work, const double *time_us, const uint32_
         }
         start = end;
     }
-    out->interference_pct = clean(100.0 * out->excess_us / out->runtime_us);
-    out->continuous_pct = clean(100.0 * out->continuous_us / out->runtime_us);
+    out->interference_pct = fmin(100, clean(100.0 * out->excess_us / out->runtime_us));
+    out->continuous_pct = fmin(100, clean(100.0 * out->continuous_us / out->runtime_us));
     out->p_high = nv_seg_p_high(out->interference_pct);
     out->cls = nv_seg_classify(out->interference_pct);
     rc = 0;

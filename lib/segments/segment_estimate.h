@@ -52,7 +52,11 @@ typedef struct nv_seg_estimate {
     size_t groups_used;       /* groups with >= min_group segments */
     size_t segments_used;     /* segments in used groups */
     size_t interfered;        /* segments above their group threshold */
-    double runtime_us;        /* denominator of every percentage */
+    double runtime_us;        /* denominator of every percentage: never below the
+                                 segments' own total, so no percentage passes 100 */
+    double runtime_given_us;  /* what the profile said (its writer is the job's user) */
+    int runtime_replaced;     /* the given runtime was shorter than the segments (or
+                                 not a number): their total is used instead */
     double excess_us;         /* summed time above the thresholds */
     double interference_pct;  /* instantaneous interference */
     double continuous_us;     /* median displacement above fastest decile */
@@ -89,7 +93,9 @@ nv_seg_class nv_seg_classify(double interference_pct);
 const char *nv_seg_class_name(nv_seg_class c);
 
 /* Runs the estimate.  work/time_us/signature hold n segments; runtime_us
- * <= 0 means "sum of segment times".  Returns 0, or -1 on bad arguments or
+ * <= 0 means "sum of segment times".  The profile's numbers are untrusted:
+ * a runtime shorter than the segments' total is replaced by that total
+ * (runtime_replaced), so every percentage stays within 0..100.  Returns 0, or -1 on bad arguments or
  * allocation failure (out is zeroed then). */
 int nv_seg_estimate_run(const double *work, const double *time_us, const uint32_t *signature,
                         size_t n, double runtime_us, const nv_seg_estimate_opts *opts,

@@ -5,12 +5,15 @@
 
 #include "json_file.h"
 #include "nv_json.h"
+#include "safe_open.h"
 
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define NV_SEG_MAX_FILE_BYTES ((size_t)512 << 20)
 #define NV_SEG_MAX_PARTIALS 4096
@@ -181,15 +184,23 @@ done:
 }
 
 /* ---------------------------------------------------------- partial */
+/* The partial files are read in two passes, never whole: their headers
+ * first (bins, counts), then the segment columns in chunks of at most
+ * NV_SEG_CHUNK_BYTES for all ranks together.  Each file is re-opened for a
+ * chunk (4096 ranks do not fit in the descriptors a process may hold) and
+ * must still be the same file (device and inode). */
+#define NV_SEG_CHUNK_BYTES ((size_t)64 << 20)
+
 struct rank_view {
-    nv_seg_rank_header *h; /* whole file buffer */
-    const uint8_t *col;    /* columns after the header */
+    nv_seg_rank_header *h; /* the header alone */
+    uint64_t size;         /* the file's size when it was checked */
+    dev_t dev;
+    ino_t ino;
 };
 
-static int check_rank(const char *path, char *buf, size_t len, struct rank_view *v, char *err,
+static int check_rank(const char *path, nv_seg_rank_header *h, uint64_t len, char *err,
                       size_t errlen)
 {
-    nv_seg_rank_header *h = (nv_seg_rank_header *)buf;
     const char *what = NULL;
     if (len < sizeof *h)
         what = "shorter than a rank-file header (truncated)";
@@ -216,18 +227,79 @@ static int check_rank(const char *path, char *buf, size_t len, struct rank_view 
     h->executable[sizeof h->executable - 1] = 0;
     h->segment_calls[sizeof h->segment_calls - 1] = 0;
     h->inject_calls[sizeof h->inject_calls - 1] = 0;
-    v->h = h;
-    v->col = (const uint8_t *)buf + sizeof *h;
     return 0;
 }
 
-static int load_partials(const char *const *paths, char **bufs, size_t *lens, size_t np,
-                         nv_seg_profile *out, char *err, size_t errlen)
+/* a profile file opened as an untrusted one; -1 with "<path>: why" in err */
+static int open_part(const char *path, uid_t owner, struct stat *st, char *err, size_t errlen)
+{
+    char why[200];
+    int fd = nv_open_untrusted(path, owner, NV_SEG_MAX_FILE_BYTES, 0, st, why, sizeof why);
+    if (fd < 0)
+        snprintf(err, errlen, "%s: %s", path, why);
+    return fd;
+}
+
+/* the header of paths[i] into v (fresh), checked */
+static int read_rank_header(const char *path, uid_t owner, struct rank_view *v, char *err,
+                            size_t errlen)
+{
+    struct stat st;
+    char why[200];
+    int fd = open_part(path, owner, &st, err, errlen);
+    if (fd < 0)
+        return -1;
+    v->size = (uint64_t)st.st_size;
+    v->dev = st.st_dev;
+    v->ino = st.st_ino;
+    int rc = -1;
+    if (!(v->h = calloc(1, sizeof *v->h)))
+        snprintf(err, errlen, "%s: out of memory", path);
+    else if (v->size < sizeof *v->h)
+        snprintf(err, errlen, "%s: not a usable partial profile: shorter than a rank-file header "
+                              "(truncated)", path);
+    else if (nv_pread_all(fd, v->h, sizeof *v->h, 0, why, sizeof why))
+        snprintf(err, errlen, "%s: %s", path, why);
+    else
+        rc = check_rank(path, v->h, v->size, err, errlen);
+    close(fd);
+    return rc;
+}
+
+/* segments [s0, s0 + k) of every metric of rank file path into cols
+ * (NV_SEG_METRICS rows of k) */
+static int read_rank_columns(const char *path, uid_t owner, const struct rank_view *v, uint64_t s0,
+                             size_t k, uint8_t *cols, char *err, size_t errlen)
+{
+    struct stat st;
+    char why[200];
+    int fd = open_part(path, owner, &st, err, errlen);
+    if (fd < 0)
+        return -1;
+    int rc = 0;
+    if (st.st_dev != v->dev || st.st_ino != v->ino) {
+        snprintf(err, errlen, "%s: replaced by another file while read", path);
+        rc = -1;
+    }
+    for (int m = 0; m < NV_SEG_METRICS && rc == 0; m++) {
+        off_t off = (off_t)(sizeof *v->h + (uint64_t)m * v->h->capacity + s0);
+        if (nv_pread_all(fd, cols + (size_t)m * k, k, off, why, sizeof why)) {
+            snprintf(err, errlen, "%s: %s", path, why);
+            rc = -1;
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+static int load_partials(const char *const *paths, size_t np, uid_t owner, nv_seg_profile *out,
+                         char *err, size_t errlen)
 {
     struct rank_view *v = calloc(np, sizeof *v);
     nv_seg_bins *global = calloc(NV_SEG_METRICS, sizeof *global);
     uint16_t (*map)[NV_SEG_METRICS][NV_SEG_BINS_MAX] = calloc(np, sizeof *map);
     uint16_t *block = NULL;
+    uint8_t *cols = NULL;
     nv_seg_aggregator *a = NULL;
     int rc = -1;
     if (!v || !global || !map) {
@@ -235,7 +307,7 @@ static int load_partials(const char *const *paths, char **bufs, size_t *lens, si
         goto done;
     }
     for (size_t i = 0; i < np; i++)
-        if (check_rank(paths[i], bufs[i], lens[i], &v[i], err, errlen) != 0)
+        if (read_rank_header(paths[i], owner, &v[i], err, errlen) != 0)
             goto done;
     uint64_t nmin = UINT64_MAX, nmax = 0;
     nv_seg_profile_meta meta = {0};
@@ -283,25 +355,38 @@ static int load_partials(const char *const *paths, char **bufs, size_t *lens, si
         for (size_t i = 0; i < np; i++)
             nv_seg_map_bins(&v[i].h->bins[m], &global[m], map[i][m]);
     }
+    size_t chunk = NV_SEG_CHUNK_BYTES / (np * NV_SEG_METRICS);
+    if (chunk == 0)
+        chunk = 1;
+    if (nmin < chunk)
+        chunk = nmin ? (size_t)nmin : 1;
     if (!(a = nv_seg_agg_new((unsigned)np, global)) ||
-        !(block = malloc(np * NV_SEG_METRICS * sizeof *block))) {
+        !(block = malloc(np * NV_SEG_METRICS * sizeof *block)) ||
+        !(cols = malloc(np * NV_SEG_METRICS * chunk))) {
         snprintf(err, errlen, "%s: out of memory", paths[0]);
         goto done;
     }
     uint64_t skipped = 0;
-    for (uint64_t s = 0; s < nmin; s++) {
-        int ok = 1;
-        for (size_t i = 0; i < np && ok; i++)
-            for (int m = 0; m < NV_SEG_METRICS; m++) {
-                uint8_t local = v[i].col[(size_t)m * v[i].h->capacity + s];
-                if (!v[i].h->bins[m].live[local]) {
-                    ok = 0;
-                    break;
+    for (uint64_t s0 = 0; s0 < nmin; s0 += chunk) {
+        size_t k = nmin - s0 < chunk ? (size_t)(nmin - s0) : chunk;
+        for (size_t i = 0; i < np; i++)
+            if (read_rank_columns(paths[i], owner, &v[i], s0, k, cols + i * NV_SEG_METRICS * k, err,
+                                  errlen))
+                goto done;
+        for (size_t s = 0; s < k; s++) {
+            int ok = 1;
+            for (size_t i = 0; i < np && ok; i++)
+                for (int m = 0; m < NV_SEG_METRICS; m++) {
+                    uint8_t local = cols[(i * NV_SEG_METRICS + (size_t)m) * k + s];
+                    if (!v[i].h->bins[m].live[local]) {
+                        ok = 0;
+                        break;
+                    }
+                    block[i * NV_SEG_METRICS + (size_t)m] = map[i][m][local];
                 }
-                block[i * NV_SEG_METRICS + (size_t)m] = map[i][m][local];
-            }
-        if (!ok || nv_seg_agg_add(a, block, 1, 0) != 0)
-            skipped++;
+            if (!ok || nv_seg_agg_add(a, block, 1, 0) != 0)
+                skipped++;
+        }
     }
     meta.dropped += skipped;
     if (nv_seg_agg_to_profile(a, &meta, out) != 0) {
@@ -312,53 +397,56 @@ static int load_partials(const char *const *paths, char **bufs, size_t *lens, si
 done:
     nv_seg_agg_free(a);
     free(block);
+    free(cols);
     free(map);
     free(global);
+    if (v)
+        for (size_t i = 0; i < np; i++)
+            free(v[i].h);
     free(v);
     return rc;
 }
 
-int nv_seg_profile_load(const char *const *paths, size_t npaths, nv_seg_profile *out, char *err,
-                        size_t errlen)
+int nv_seg_profile_load_owned(const char *const *paths, size_t npaths, uid_t owner,
+                              nv_seg_profile *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (!paths || npaths == 0 || npaths > NV_SEG_MAX_PARTIALS) {
         snprintf(err, errlen, "profile: give 1 to %d files", NV_SEG_MAX_PARTIALS);
         return -1;
     }
-    char **bufs = calloc(npaths, sizeof *bufs);
-    size_t *lens = calloc(npaths, sizeof *lens);
-    char why[256];
+    char why[256], magic[8];
+    struct stat st;
+    int fd = open_part(paths[0], owner, &st, err, errlen);
+    if (fd < 0)
+        return -1;
+    int is_rank = st.st_size >= 8 && nv_pread_all(fd, magic, 8, 0, why, sizeof why) == 0 &&
+                  memcmp(magic, NV_SEG_RANK_MAGIC, 8) == 0;
+    close(fd);
+    if (is_rank)
+        return load_partials(paths, npaths, owner, out, err, errlen);
+    if (npaths > 1) {
+        snprintf(err, errlen, "%s: several files given, but only per-rank partial files can be combined",
+                 paths[0]);
+        return -1;
+    }
+    size_t len;
+    char *buf = nv_read_untrusted(paths[0], owner, NV_SEG_MAX_FILE_BYTES, 0, &len, why, sizeof why);
+    if (!buf) {
+        snprintf(err, errlen, "%s: %s", paths[0], why);
+        return -1;
+    }
     int rc = -1;
-    if (!bufs || !lens) {
-        snprintf(err, errlen, "%s: out of memory", paths[0]);
-        goto done;
-    }
-    for (size_t i = 0; i < npaths; i++)
-        if (!(bufs[i] = nv_read_file(paths[i], NV_SEG_MAX_FILE_BYTES, &lens[i], why, sizeof why))) {
-            snprintf(err, errlen, "%s: %s", paths[i], why);
-            goto done;
-        }
-    int is_rank = lens[0] >= 8 && memcmp(bufs[0], NV_SEG_RANK_MAGIC, 8) == 0;
-    if (!is_rank) {
-        if (npaths > 1) {
-            snprintf(err, errlen, "%s: several files given, but only per-rank partial files can be combined",
-                     paths[0]);
-            goto done;
-        }
-        if (lens[0] == 0) {
-            snprintf(err, errlen, "%s: empty file (truncated profile)", paths[0]);
-            goto done;
-        }
-        rc = load_json(paths[0], bufs[0], lens[0], out, err, errlen);
-    } else {
-        rc = load_partials(paths, bufs, lens, npaths, out, err, errlen);
-    }
-done:
-    if (bufs)
-        for (size_t i = 0; i < npaths; i++)
-            free(bufs[i]);
-    free(bufs);
-    free(lens);
+    if (len == 0)
+        snprintf(err, errlen, "%s: empty file (truncated profile)", paths[0]);
+    else
+        rc = load_json(paths[0], buf, len, out, err, errlen);
+    free(buf);
     return rc;
+}
+
+int nv_seg_profile_load(const char *const *paths, size_t npaths, nv_seg_profile *out, char *err,
+                        size_t errlen)
+{
+    return nv_seg_profile_load_owned(paths, npaths, NV_ANY_OWNER, out, err, errlen);
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "segment_bins.h"
 
@@ -135,8 +136,16 @@ int nv_seg_agg_to_profile(const nv_seg_aggregator *a, const nv_seg_profile_meta 
 /* ---------------------------------------------------------- loading */
 /* Loads a profile: a JSON profile, or one or more per-rank partial files
  * (paths[0..npaths)), recognized by content.  On failure returns -1 and
- * writes one line (naming the file and what is wrong) into err. */
+ * writes one line (naming the file and what is wrong) into err.  Files are
+ * opened as untrusted ones (lib/util/safe_open.h: no symbolic link, FIFO or
+ * device); partial files are read header first, then in chunks of segments
+ * (64 MiB for all ranks together), never whole. */
 int nv_seg_profile_load(const char *const *paths, size_t npaths, nv_seg_profile *out,
                         char *err, size_t errlen);
+
+/* The same, and every file must belong to owner (the job's user for the
+ * profiles under a job's spool directory). */
+int nv_seg_profile_load_owned(const char *const *paths, size_t npaths, uid_t owner,
+                              nv_seg_profile *out, char *err, size_t errlen);
 
 #endif

@@ -56,15 +56,63 @@ int nv_annotation_format(char *buf, size_t cap, const struct nv_annotation *a)
     return (int)o.len;
 }
 
+/* true when s (ending the comment) is one annotation as netvar writes it:
+ * "netvar:{\"v\":" ... "}" with no brace inside */
+static int is_own_annotation(const char *s, size_t len)
+{
+    static const char head[] = NV_ANNOTATION_PREFIX "{\"v\":";
+    size_t h = sizeof head - 1;
+    if (len < h + 1 || memcmp(s, head, h) != 0 || s[len - 1] != '}')
+        return 0;
+    for (size_t i = h; i + 1 < len; i++)
+        if (s[i] == '{' || s[i] == '}')
+            return 0;
+    return 1;
+}
+
 size_t nv_annotation_strip(const char *comment)
 {
     if (!comment)
         return 0;
-    const char *p = strstr(comment, NV_ANNOTATION_PREFIX "{");
-    if (!p)
-        return strlen(comment);
-    size_t n = (size_t)(p - comment);
-    while (n > 0 && comment[n - 1] == ' ')
-        n--;
-    return n;
+    size_t n = strlen(comment);
+    for (;;) {
+        size_t end = n;
+        while (end > 0 && comment[end - 1] == ' ')
+            end--;
+        /* the last "netvar:{" before end */
+        const char *start = NULL;
+        for (const char *p = comment; (p = strstr(p, NV_ANNOTATION_PREFIX "{")) && p < comment + end;
+             p++)
+            start = p;
+        if (!start || !is_own_annotation(start, (size_t)(comment + end - start)))
+            return n;
+        n = (size_t)(start - comment);
+        while (n > 0 && comment[n - 1] == ' ')
+            n--;
+    }
+}
+
+int nv_annotation_fit(const char *current, const struct nv_annotation *a, size_t limit,
+                      size_t *keep, char *note, size_t cap)
+{
+    *keep = nv_annotation_strip(current);
+    struct nv_annotation t = *a;
+    size_t sep = *keep ? 1 : 0;
+    for (int step = 0;; step++) {
+        int n = nv_annotation_format(note, cap, &t);
+        if (n > 0 && (limit == 0 || *keep + sep + (size_t)n <= limit))
+            return n;
+        switch (step) { /* netvar's own text is cut first, least useful field first */
+        case 0: t.model = NULL; break;
+        case 1: t.source = NULL; break;
+        case 2: t.advice_nodes = 0; break;
+        case 3: t.inflicted_pct = NAN; break;
+        case 4: t.own_slowdown_pct = NAN; break;
+        case 5: t.app = NULL; break;
+        default:
+            if (cap)
+                note[0] = '\0';
+            return -1;
+        }
+    }
 }

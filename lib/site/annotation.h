@@ -27,8 +27,21 @@ struct nv_annotation {
  * or -1 if it does not fit (buf then holds an empty string). */
 int nv_annotation_format(char *buf, size_t cap, const struct nv_annotation *a);
 
-/* Returns comment with any earlier netvar annotation removed, as a prefix
- * length: the user's own text is comment[0 .. return value). */
+/* Returns comment with netvar's earlier annotations removed, as a prefix
+ * length: the user's own text is comment[0 .. return value).  Only what
+ * netvar writes is removed: annotations ("netvar:{\"v\":...}", a flat
+ * object) at the very end, with the spaces before them.  A user's
+ * "netvar:{" anywhere else, and all text after it, is the user's. */
 size_t nv_annotation_strip(const char *comment);
+
+/* netvar only adds to a field the user wrote (Comment): the user's text
+ * (*keep bytes of current, nv_annotation_strip) stays whole, and the
+ * annotation goes after it, separated by one space.  When limit (0: none)
+ * would be passed, netvar cuts its own text first: the optional fields are
+ * dropped (model, src, advice_nodes, inflicted_pct, own_pct, app, in that
+ * order) until it fits.  Returns the annotation's length in note, or -1
+ * when not even {"v","mode","action"} fits (note is then ""). */
+int nv_annotation_fit(const char *current, const struct nv_annotation *a, size_t limit,
+                      size_t *keep, char *note, size_t cap);
 
 #endif

@@ -6,8 +6,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pwd.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
+
+#include "safe_open.h"
 
 #define CONFIG_MAX_BYTES (1 << 20)
 
@@ -49,6 +53,7 @@ void nv_config_defaults(struct nv_config *c)
     c->app_fields[1] = NV_APPF_SCRIPT;
     c->contain_wait_s = 300;
     c->max_neighbour_apps = 32;
+    c->registry_check_s = 60;
 }
 
 static bool parse_pct(const char *v, double *out)
@@ -164,6 +169,10 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
             report(p, "MaxNeighbourApps=%s: not 1..4096; keeping %u", v, c->max_neighbour_apps);
         else
             c->max_neighbour_apps = n;
+    } else if (!strcasecmp(key, "RegistryCheckSeconds")) {
+        if (!parse_uint(v, 86400, &c->registry_check_s))
+            report(p, "RegistryCheckSeconds=%s: not 0..86400 seconds; keeping %u", v,
+                   c->registry_check_s);
     } else if (!strcasecmp(key, "Rule")) {
         char why[384];
         if (nv_policy_parse_rule(&c->policy, v, p->line, why, sizeof why))
@@ -190,10 +199,18 @@ static char *trim(char *s)
     return s;
 }
 
+/* keys given once (Rule may repeat): the line each was first given on */
+static const char *const single_keys[] = {
+    "ModelFile", "SpoolDir", "DefaultMode", "AllowOff", "Predictor", "MinPairSamples",
+    "AnnotateField", "AnnotateAll", "InterferenceThreshold", "AppFields", "ContainWaitSeconds",
+    "MaxNeighbourApps", "RegistryCheckSeconds"};
+#define NSINGLE (sizeof single_keys / sizeof *single_keys)
+
 int nv_config_parse(const char *name, const char *text, struct nv_config *c,
                     nv_config_error_fn err, void *ctx)
 {
     struct parse_ctx p = {name ? name : "netvar.conf", 0, 0, err, ctx};
+    int first_line[NSINGLE] = {0};
     nv_config_defaults(c);
     const char *s = text;
     while (s && *s) {
@@ -223,10 +240,19 @@ int nv_config_parse(const char *name, const char *text, struct nv_config *c,
                 } else {
                     *eq = '\0';
                     char *key = trim(t), *val = trim(eq + 1);
+                    size_t k = 0;
+                    while (k < NSINGLE && strcasecmp(key, single_keys[k]))
+                        k++;
                     if (!*key || !*val)
                         report(&p, "empty key or value; ignoring the line");
-                    else
+                    else if (k < NSINGLE && first_line[k])
+                        report(&p, "%s given again (first on line %d); ignoring this line",
+                               single_keys[k], first_line[k]);
+                    else {
+                        if (k < NSINGLE)
+                            first_line[k] = p.line;
                         apply(&p, c, key, val);
+                    }
                 }
             }
         }
@@ -238,30 +264,74 @@ int nv_config_parse(const char *name, const char *text, struct nv_config *c,
 
 int nv_config_load(const char *path, struct nv_config *c, nv_config_error_fn err, void *ctx)
 {
+    return nv_config_load_opt(path, true, c, err, ctx, NULL);
+}
+
+int nv_config_load_opt(const char *path, bool must_exist, struct nv_config *c,
+                       nv_config_error_fn err, void *ctx, bool *missing)
+{
     struct parse_ctx p = {path, 0, 0, err, ctx};
-    FILE *f = fopen(path, "re");
-    if (!f) {
-        nv_config_defaults(c);
-        report(&p, "cannot open: %s; using the defaults", strerror(errno));
-        return p.errors;
+    char why[200];
+    size_t n;
+    if (missing)
+        *missing = false;
+    nv_config_defaults(c);
+    if (!must_exist && path && access(path, F_OK) != 0 && errno == ENOENT) {
+        if (missing)
+            *missing = true;
+        return 0;
     }
-    char *buf = malloc(CONFIG_MAX_BYTES + 1);
+    /* the admin's path: a link is followed; a FIFO, device or directory is
+     * refused without blocking */
+    char *buf = nv_read_untrusted(path, NV_ANY_OWNER, CONFIG_MAX_BYTES, NV_OPEN_FOLLOW, &n, why,
+                                  sizeof why);
     if (!buf) {
-        fclose(f);
-        nv_config_defaults(c);
-        report(&p, "out of memory; using the defaults");
+        report(&p, "%s; using the defaults", why);
         return p.errors;
     }
-    size_t n = fread(buf, 1, CONFIG_MAX_BYTES + 1, f);
-    fclose(f);
-    if (n > CONFIG_MAX_BYTES) {
+    const char *nul = memchr(buf, '\0', n);
+    if (nul) {
+        size_t at = (size_t)(nul - buf);
         free(buf);
-        nv_config_defaults(c);
-        report(&p, "larger than 1 MiB; using the defaults");
+        report(&p, "a NUL byte at offset %zu: not a text file; using the defaults", at);
         return p.errors;
     }
-    buf[n] = '\0';
     int e = nv_config_parse(path, buf, c, err, ctx);
     free(buf);
     return e;
+}
+
+int nv_config_resolve_users(struct nv_config *c, const char *name, nv_config_error_fn err,
+                            void *ctx)
+{
+    struct parse_ctx p = {name ? name : "netvar.conf", 0, 0, err, ctx};
+    long size = sysconf(_SC_GETPW_R_SIZE_MAX);
+    size_t cap = size > 0 ? (size_t)size : 16384;
+    char *buf = malloc(cap);
+    for (int i = 0; i < c->policy.n; i++) {
+        struct nv_policy_list *l = &c->policy.rule[i].match[NV_PF_USER];
+        for (int k = 0; k < l->n; k++) {
+            char *s = l->item[k], *end;
+            strtoul(s, &end, 10);
+            if (!strcmp(s, "*") || (*s && !*end))
+                continue;
+            struct passwd pw, *found = NULL;
+            while (buf && getpwnam_r(s, &pw, buf, cap, &found) == ERANGE && cap < (1u << 20)) {
+                char *bigger = realloc(buf, cap * 2);
+                if (!bigger)
+                    break;
+                buf = bigger;
+                cap *= 2;
+            }
+            p.line = c->policy.rule[i].line;
+            if (!found) {
+                report(&p, "rule '%s': user '%s' does not exist; the rule will not match it",
+                       c->policy.rule[i].name, s);
+                continue;
+            }
+            snprintf(s, NV_POLICY_WORD_MAX, "%u", (unsigned)found->pw_uid);
+        }
+    }
+    free(buf);
+    return p.errors;
 }

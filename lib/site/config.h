@@ -31,6 +31,7 @@ struct nv_config {
     int app_fields[NV_APP_FIELDS_MAX]; /* tried in order; 0 ends the list */
     unsigned contain_wait_s;      /* wait4switch for action=contain */
     unsigned max_neighbour_apps;  /* running apps considered per submission */
+    unsigned registry_check_s;    /* how often job_submit asks slurmctld which jobs run (0: never) */
     struct nv_policy policy;      /* ordered rules */
 };
 
@@ -45,8 +46,22 @@ void nv_config_defaults(struct nv_config *c);
 int nv_config_parse(const char *name, const char *text, struct nv_config *c,
                     nv_config_error_fn err, void *ctx);
 
-/* Reads and parses a file (at most 1 MiB). A missing or unreadable file is
- * one error. */
+/* Reads and parses a file (at most 1 MiB). A missing or unreadable file, a
+ * directory, and a file holding a NUL byte are one error each (the defaults
+ * are used). */
 int nv_config_load(const char *path, struct nv_config *c, nv_config_error_fn err, void *ctx);
+
+/* The same, but when must_exist is false a file that does not exist is not
+ * an error: the defaults, with *missing (may be NULL) set.  For the default
+ * path; a path the admin named must exist. */
+int nv_config_load_opt(const char *path, bool must_exist, struct nv_config *c,
+                       nv_config_error_fn err, void *ctx, bool *missing);
+
+/* Replaces each user name in the rules' user= lists by its uid, looked up
+ * with getpwnam_r (safe in slurmctld's threads).  A name that does not
+ * exist is one error line naming the file, the rule's line and the user,
+ * and stays as written (the rule never matches it).  Returns how many. */
+int nv_config_resolve_users(struct nv_config *c, const char *name, nv_config_error_fn err,
+                            void *ctx);
 
 #endif

@@ -197,6 +197,18 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         d->exclude[0] = '\0';
     if (!d->exclude[0])
         d->actions &= ~(unsigned)NV_ACT_AVOID;
+    /* actions keep a job runnable: avoid must leave the nodes it needs */
+    size_t part_total = 0;
+    long left = (d->actions & NV_ACT_AVOID)
+                    ? nv_partitions_nodes_left(q->parts, q->partition, d->exclude, q->exclude,
+                                               &part_total)
+                    : -1;
+    uint32_t need = q->min_nodes ? q->min_nodes : 1;
+    if (left >= 0 && (uint64_t)left < need) {
+        d->actions = (d->actions & ~(unsigned)NV_ACT_AVOID) | NV_ACT_MESSAGE;
+        d->avoid_dropped = true;
+        d->exclude[0] = '\0';
+    }
 
     /* what the user reads: numbers with units and sources */
     const char *app = d->app[0] ? d->app : "(unnamed)";
@@ -234,7 +246,7 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         nv_actions_format(d->actions & ~(unsigned)NV_ACT_ANNOTATE, acts, sizeof acts);
         if (acts[0])
             say(d, "netvar: policy rule '%s' applied: %s", d->rule->name, acts);
-        if ((d->actions & NV_ACT_MESSAGE) && d->rule->message[0])
+        if ((d->actions & NV_ACT_MESSAGE) && d->rule->message[0] && !d->avoid_dropped)
             say(d, "%s", d->rule->message);
         if (d->resize_nodes)
             say(d, "netvar: node count set to the advised %u (you asked for --netvar-advise=apply)",
@@ -242,7 +254,16 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         else if (resize_wanted && d->advice && !q->advise_apply && d->advice_nodes != d->requested_nodes)
             say(d, "netvar: to run on the advised node count, add --netvar-advise=apply "
                    "and give a range with --nodes=MIN-MAX");
+        if (d->avoid_dropped)
+            say(d, "netvar: not placed away from the jobs it would slow down: avoiding their "
+                   "nodes would leave %ld of the partition's %zu nodes, fewer than the %u this "
+                   "job needs", left, part_total, need);
         if (d->exclude_cut)
             say(d, "netvar: the list of nodes to avoid was cut to %d bytes", NV_REG_NODES_MAX);
     }
+}
+
+unsigned nv_modify_actions(unsigned actions)
+{
+    return actions & (unsigned)NV_ACT_MESSAGE;
 }

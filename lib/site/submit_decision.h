@@ -14,6 +14,7 @@
 #include "config.h"
 #include "model.h"
 #include "predict.h"
+#include "partitions.h"
 #include "registry.h"
 
 struct nv_submit_query {
@@ -24,6 +25,8 @@ struct nv_submit_query {
     uint32_t min_nodes;      /* 0 when not given */
     uint32_t max_nodes;      /* 0 when not given */
     bool advise_apply;       /* --netvar-advise=apply */
+    const char *exclude;     /* the job's own --exclude (a host list), may be NULL */
+    const struct nv_partitions *parts; /* the partitions' nodes, NULL: not known yet */
 };
 
 struct nv_submit_decision {
@@ -49,11 +52,18 @@ struct nv_submit_decision {
     unsigned actions;            /* enum nv_action mask to apply */
     char exclude[NV_REG_NODES_MAX]; /* nodes to add to the excluded list (avoid) */
     bool exclude_cut;
+    bool avoid_dropped;          /* avoid would have left too few nodes: message instead */
     char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */
 };
 
 void nv_submit_decide(const struct nv_config *c, const nv_model *m,
                       const struct nv_running_index *ix, const struct nv_submit_query *q,
                       struct nv_submit_decision *d);
+
+/* What job_modify may apply of actions: an update carries only the fields
+ * it changes, so netvar cannot see the job's Comment, --exclude or
+ * --switches there and changes none of them (no annotate, avoid, contain,
+ * ...): only the message to the user stays. */
+unsigned nv_modify_actions(unsigned actions);
 
 #endif

@@ -107,6 +107,7 @@ static int sort_apps(nv_train_set *s)
     free(s->apps);
     s->apps = sorted;
     s->cap_apps = n;
+    nv_train_set_index_apps(s); /* the indexes changed */
     free(order);
     free(newidx);
     return 0;

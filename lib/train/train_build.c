@@ -97,6 +97,17 @@ struct pair_acc {
     uint32_t samples;
 };
 
+static int cmp_pair(const void *a, const void *b);
+
+/* most samples first, then by key: a deterministic choice under the cap */
+static int cmp_samples_desc(const void *a, const void *b)
+{
+    const struct pair_acc *x = a, *y = b;
+    if (x->samples != y->samples)
+        return x->samples < y->samples ? 1 : -1;
+    return cmp_pair(a, b);
+}
+
 static int cmp_pair(const void *a, const void *b)
 {
     const struct pair_acc *x = a, *y = b;
@@ -287,9 +298,8 @@ static int add_apps(nv_model_builder *b, const nv_train_set *s, const nv_model *
     for (size_t i = 0; i < nin; i++) {
         nv_app_view v;
         nv_model_app(in, (int32_t)i, &v);
-        int hist = 0;
-        for (size_t a = 0; a < s->n_apps && !hist; a++)
-            hist = !strcmp(s->apps[a], v.key) && start[a + 1] > start[a];
+        long a = nv_train_set_find_app(s, v.key);
+        int hist = a >= 0 && start[a + 1] > start[a];
         if (!hist)
             inkeys[nonly++] = v.key;
     }
@@ -386,6 +396,10 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
         if (measured && bsearch(&key, p, measured, sizeof *p, cmp_pair))
             continue;
         p[m++] = (struct pair_acc){av.key, wv.key, v.slowdown_pct, v.sd_pct, v.samples};
+    }
+    if (m > NV_MODEL_MAX_PAIRS) { /* what slurmctld loads: the best-measured entries */
+        qsort(p, m, sizeof *p, cmp_samples_desc);
+        m = NV_MODEL_MAX_PAIRS;
     }
     qsort(p, m, sizeof *p, cmp_pair);
     int rc = 0;

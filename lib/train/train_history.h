@@ -74,6 +74,7 @@ typedef struct nv_train_stats {
     size_t pair_samples;      /* runs with exactly one neighbour app and a baseline */
     size_t mixed_neighbours;  /* runs with several neighbour apps (not a pair sample) */
     size_t no_baseline;       /* runs with neighbours but no baseline at their size */
+    size_t apps_over_cap;     /* records of apps beyond NV_MODEL_MAX_APPS (left out) */
 } nv_train_stats;
 
 typedef struct nv_train_set {
@@ -81,6 +82,9 @@ typedef struct nv_train_set {
     size_t n, cap;
     char **apps;              /* app keys; sorted by nv_train_analyze */
     size_t n_apps, cap_apps;
+    int32_t *app_slots;       /* open-addressing hash of apps[] (-1 empty), O(1) interning */
+    size_t slot_cap;          /* power of two, 0: none yet */
+    size_t hashed;            /* apps[0..hashed) are in the hash */
     nv_train_stats stats;
     int analyzed;
 } nv_train_set;
@@ -98,8 +102,16 @@ void nv_train_set_free(nv_train_set *s);
 int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *job, char *app,
                              char *err, size_t errlen);
 
-/* Add a parsed job (copies it, interns app).  -1 on the max_jobs cap or
- * out of memory (err says which). */
+/* Index of app in s->apps (O(1), a hash), or -1 when it is not there. */
+long nv_train_set_find_app(const nv_train_set *s, const char *app);
+
+/* (Re)builds the app hash after apps[] was reordered; -1 out of memory
+ * (lookups then fall back to a linear search). */
+int nv_train_set_index_apps(nv_train_set *s);
+
+/* Add a parsed job (copies it, interns app in O(1)).  -1 on the max_jobs
+ * cap, on more than NV_MODEL_MAX_APPS apps (model.h: what slurmctld loads),
+ * or out of memory (err says which). */
 int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, size_t max_jobs,
                      char *err, size_t errlen);
 

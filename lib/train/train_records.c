@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "job_record.h"
+#include "safe_open.h"
 #include "nv_err.h"
 #include "nv_json.h"
 #include "train_history.h"
@@ -35,7 +36,68 @@ void nv_train_set_free(nv_train_set *s)
         free(s->apps[i]);
     free(s->apps);
     free(s->jobs);
+    free(s->app_slots);
     memset(s, 0, sizeof *s);
+}
+
+/* FNV-1a */
+static uint64_t key_hash(const char *k)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *k; k++)
+        h = (h ^ (unsigned char)*k) * 1099511628211ull;
+    return h;
+}
+
+static void slot_put(nv_train_set *s, size_t i)
+{
+    size_t mask = s->slot_cap - 1, at = (size_t)key_hash(s->apps[i]) & mask;
+    while (s->app_slots[at] >= 0)
+        at = (at + 1) & mask;
+    s->app_slots[at] = (int32_t)i;
+}
+
+/* brings the hash up to apps[0..n_apps); -1 out of memory */
+static int rehash(nv_train_set *s, size_t want)
+{
+    if (s->slot_cap < 2 * want) {
+        size_t cap = s->slot_cap ? s->slot_cap : 64;
+        while (cap < 2 * want)
+            cap *= 2;
+        int32_t *p = malloc(cap * sizeof *p);
+        if (!p)
+            return -1;
+        free(s->app_slots);
+        s->app_slots = p;
+        s->slot_cap = cap;
+        s->hashed = 0;
+    }
+    if (s->hashed == 0)
+        memset(s->app_slots, 0xff, s->slot_cap * sizeof *s->app_slots);
+    for (; s->hashed < s->n_apps; s->hashed++)
+        slot_put(s, s->hashed);
+    return 0;
+}
+
+int nv_train_set_index_apps(nv_train_set *s)
+{
+    s->hashed = 0;
+    return s->n_apps ? rehash(s, s->n_apps) : 0;
+}
+
+long nv_train_set_find_app(const nv_train_set *s, const char *app)
+{
+    if (s->hashed != s->n_apps || !s->slot_cap) { /* no hash (out of memory): linear */
+        for (size_t i = 0; i < s->n_apps; i++)
+            if (!strcmp(s->apps[i], app))
+                return (long)i;
+        return -1;
+    }
+    size_t mask = s->slot_cap - 1;
+    for (size_t at = (size_t)key_hash(app) & mask; s->app_slots[at] >= 0; at = (at + 1) & mask)
+        if (!strcmp(s->apps[s->app_slots[at]], app))
+            return s->app_slots[at];
+    return -1;
 }
 
 /* FNV-1a: stable across runs and machines, so sorting by it is reproducible */
@@ -222,15 +284,17 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
                max_jobs);
         return -1;
     }
-    /* intern the app: linear in apps, fine for the thousands a site has;
-     * the hash of nv_model would be overkill for a one-shot CLI pass */
-    uint32_t idx = UINT32_MAX;
-    for (size_t i = s->n_apps; i-- > 0;)
-        if (!strcmp(s->apps[i], app)) {
-            idx = (uint32_t)i;
-            break;
-        }
+    /* intern the app: O(1) (app names are users' choice: a site may have
+     * tens of thousands) */
+    if (s->hashed != s->n_apps)
+        nv_train_set_index_apps(s);
+    long found = nv_train_set_find_app(s, app);
+    uint32_t idx = found >= 0 ? (uint32_t)found : UINT32_MAX;
     if (idx == UINT32_MAX) {
+        if (s->n_apps >= NV_MODEL_MAX_APPS) {
+            s->stats.apps_over_cap++;
+            return 0; /* counted, and said once by the caller */
+        }
         if (s->n_apps == s->cap_apps) {
             size_t c = s->cap_apps ? 2 * s->cap_apps : 16;
             char **p = realloc(s->apps, c * sizeof *p);
@@ -239,9 +303,11 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
             s->apps = p;
             s->cap_apps = c;
         }
-        if (!(s->apps[s->n_apps] = strdup(app)))
+        if (!(s->apps[s->n_apps] = strdup(app)) || rehash(s, s->n_apps + 1))
             goto oom;
         idx = (uint32_t)s->n_apps++;
+        slot_put(s, idx);
+        s->hashed = s->n_apps;
     }
     if (s->n == s->cap) {
         size_t c = s->cap ? 2 * s->cap : 256;
@@ -273,6 +339,14 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
         nv_err(err, errlen, "spool: no path or a path too long");
         return -1;
     }
+    /* records are taken only at <spool>/jobs/<digits>/job.json, from the
+     * owner of <spool>/jobs (root): never from a user's profiles/ */
+    uid_t owner;
+    char why0[200];
+    if (nv_dir_owner(dir, &owner, why0, sizeof why0)) {
+        nv_err(err, errlen, "%s: %s", dir, why0);
+        return -1;
+    }
     DIR *d = opendir(dir);
     if (!d) {
         nv_err(err, errlen, "%s: cannot read: %s", dir, strerror(errno));
@@ -281,14 +355,14 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
     struct dirent *e;
     int rc = 0;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        if (!nv_job_dir_name_ok(e->d_name))
             continue;
         char path[4600], why[256], app[NV_MODEL_KEY_MAX + 1], line[5000];
         snprintf(path, sizeof path, "%s/%s/job.json", dir, e->d_name);
         if (access(path, F_OK))
             continue; /* a job still running, or not collected yet */
         s->stats.records++;
-        json_object *rec = nv_job_record_read(path, why, sizeof why);
+        json_object *rec = nv_job_record_read_owned(path, owner, why, sizeof why);
         nv_train_job job;
         int pr = rec ? nv_train_job_from_record(rec, service_us, &job, app, why, sizeof why) : -1;
         json_object_put(rec);

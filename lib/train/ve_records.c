@@ -17,8 +17,8 @@
 #include "json_file.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "safe_open.h"
 
-#define MAX_DEPTH 8
 #define MAX_LOGGED 20
 
 json_object *nv_ve_read_record(const char *path, char *err, size_t errlen)
@@ -35,10 +35,16 @@ struct walk {
     int oom;
 };
 
-static void take(struct walk *w, const char *path)
+static int cmp_ulong(const void *a, const void *b)
+{
+    unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+    return (x > y) - (x < y);
+}
+
+static void take(struct walk *w, const char *path, uid_t owner)
 {
     char why[300];
-    json_object *rec = nv_job_record_read(path, why, sizeof why);
+    json_object *rec = nv_job_record_read_owned(path, owner, why, sizeof why);
     nv_ve_job job;
     int bad = !rec || nv_ve_job_from_record(rec, &job, why, sizeof why);
     if (rec)
@@ -61,57 +67,54 @@ static void take(struct walk *w, const char *path)
     w->jobs[w->n++] = job;
 }
 
-static void walk_dir(struct walk *w, const char *dir, int depth)
+/* <jobs>/<id>/job.json for every job directory, in job-id order, each
+ * owned by the owner of <jobs> (root): nothing else under <jobs> (the
+ * user-owned profiles/ directories) is ever read */
+static void walk_jobs(struct walk *w, const char *jobs)
 {
-    if (depth > MAX_DEPTH || w->oom || w->n >= NV_VE_MAX_RECORDS)
+    uid_t owner;
+    char why[200];
+    if (nv_dir_owner(jobs, &owner, why, sizeof why)) {
+        nv_logf(w->log, w->log_arg, "netvar: variability: %s: %s; skipped it", jobs, why);
         return;
-    DIR *d = opendir(dir);
+    }
+    DIR *d = opendir(jobs);
     if (!d) {
-        nv_logf(w->log, w->log_arg, "netvar: variability: %s: cannot open: %s; skipped it", dir,
+        nv_logf(w->log, w->log_arg, "netvar: variability: %s: cannot open: %s; skipped it", jobs,
                 strerror(errno));
         return;
     }
-    /* sorted names: the same directory gives the same training order */
-    char **names = NULL;
+    unsigned long *ids = NULL;
     size_t nn = 0, cap = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
+        if (!nv_job_dir_name_ok(e->d_name))
             continue;
         if (nn == cap) {
-            size_t c = cap ? cap * 2 : 64;
-            char **p = realloc(names, c * sizeof *p);
-            if (!p)
+            size_t c = cap ? cap * 2 : 256;
+            unsigned long *p = realloc(ids, c * sizeof *p);
+            if (!p) {
+                w->oom = 1;
                 break;
-            names = p;
+            }
+            ids = p;
             cap = c;
         }
-        if (!(names[nn] = strdup(e->d_name)))
-            break;
-        nn++;
+        ids[nn++] = strtoul(e->d_name, NULL, 10);
     }
     closedir(d);
-    for (size_t i = 1; i < nn; i++) /* insertion sort by strverscmp: 2 before 10 */
-        for (size_t j = i; j > 0 && strverscmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
-    for (size_t i = 0; i < nn; i++) {
-        char path[4096];
-        if (snprintf(path, sizeof path, "%s/%s", dir, names[i]) < (int)sizeof path) {
-            struct stat st;
-            if (!lstat(path, &st)) {
-                if (S_ISDIR(st.st_mode))
-                    walk_dir(w, path, depth + 1);
-                else if (S_ISREG(st.st_mode) && !strcmp(names[i], "job.json") &&
-                         w->n < NV_VE_MAX_RECORDS)
-                    take(w, path);
-            }
-        }
-        free(names[i]);
+    if (nn)
+        qsort(ids, nn, sizeof *ids, cmp_ulong); /* the same spool gives the same training order */
+    for (size_t i = 0; i < nn && !w->oom && w->n < NV_VE_MAX_RECORDS; i++) {
+        char path[4200];
+        if (snprintf(path, sizeof path, "%s/%lu/job.json", jobs, ids[i]) >= (int)sizeof path)
+            continue;
+        struct stat st;
+        if (lstat(path, &st) && errno == ENOENT)
+            continue; /* running, or not collected yet */
+        take(w, path, owner);
     }
-    free(names);
+    free(ids);
 }
 
 long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs,
@@ -121,12 +124,17 @@ long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs,
     *jobs = NULL;
     for (size_t i = 0; i < ndirs; i++) {
         struct stat st;
+        char jobs_dir[4096];
         if (stat(dirs[i], &st) || !S_ISDIR(st.st_mode)) {
             snprintf(err, errlen, "%s: not a directory", dirs[i]);
             free(w.jobs);
             return -1;
         }
-        walk_dir(&w, dirs[i], 0);
+        /* a spool (with jobs/ inside) or its jobs directory */
+        if (snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", dirs[i]) >= (int)sizeof jobs_dir ||
+            lstat(jobs_dir, &st) || !S_ISDIR(st.st_mode))
+            snprintf(jobs_dir, sizeof jobs_dir, "%s", dirs[i]);
+        walk_jobs(&w, jobs_dir);
     }
     if (w.oom) {
         snprintf(err, errlen, "out of memory after %zu records", w.n);

@@ -18,8 +18,11 @@ typedef void (*nv_ve_log_fn)(void *arg, const char *line);
  * err; the schema is not checked (nv_job_record_read in job_record.h does). */
 json_object *nv_ve_read_record(const char *path, char *err, size_t errlen);
 
-/* Finds every file named job.json under the dirs (depth <= 8, symlinks not
- * followed) and reads it into *jobs (caller frees).  Unreadable records and
+/* Reads the job records of each dir into *jobs (caller frees).  A dir is a
+ * spool (DIR/jobs) or its jobs directory; only DIR/jobs/<id>/job.json is
+ * read, for every job id, and only when it is a regular file owned by the
+ * owner of the jobs directory (root): files the job's user wrote under
+ * profiles/ never become training records.  Unreadable records and
  * records without counters are skipped with one log line each (the first
  * 20, then a count).  Returns the number read, or -1 with err. */
 long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs,

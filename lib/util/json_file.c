@@ -2,6 +2,7 @@
 #include "json_file.h"
 
 #include "atomic_file.h"
+#include "safe_open.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,55 +14,19 @@
 
 char *nv_read_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
 {
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        snprintf(err, errlen, "not a regular file");
-        return NULL;
-    }
-    if ((unsigned long long)st.st_size > max_bytes) {
-        close(fd);
-        snprintf(err, errlen, "%lld bytes is more than the %zu-byte limit", (long long)st.st_size,
-                 max_bytes);
-        return NULL;
-    }
-    size_t size = (size_t)st.st_size, got = 0;
-    char *buf = malloc(size + 1);
-    if (!buf) {
-        close(fd);
-        snprintf(err, errlen, "out of memory reading %zu bytes", size);
-        return NULL;
-    }
-    while (got < size) {
-        ssize_t r = read(fd, buf + got, size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            snprintf(err, errlen, "read failed: %s", strerror(errno));
-            close(fd);
-            free(buf);
-            return NULL;
-        }
-        if (r == 0)
-            break; /* shorter than it was: what is there */
-        got += (size_t)r;
-    }
-    close(fd);
-    buf[got] = '\0';
-    *len = got;
-    return buf;
+    return nv_read_untrusted(path, NV_ANY_OWNER, max_bytes, NV_OPEN_FOLLOW, len, err, errlen);
 }
 
 json_object *nv_json_read_file(const char *path, size_t max_bytes, char *err, size_t errlen)
 {
+    return nv_json_read_owned(path, NV_ANY_OWNER, max_bytes, err, errlen);
+}
+
+json_object *nv_json_read_owned(const char *path, uid_t owner, size_t max_bytes, char *err,
+                                size_t errlen)
+{
     size_t got;
-    char *buf = nv_read_file(path, max_bytes, &got, err, errlen);
+    char *buf = nv_read_untrusted(path, owner, max_bytes, 0, &got, err, errlen);
     if (!buf)
         return NULL;
     if (got == 0) {

@@ -14,11 +14,18 @@
  * buffer (caller frees) with a '\0' after its *len bytes; an empty file is
  * a buffer of length 0.  NULL with one line in err (without the path):
  * cannot open, not a regular file, larger than max_bytes, a read error, out
- * of memory. */
+ * of memory.  For a path the admin named (the model file): a symbolic link
+ * is followed; a FIFO still cannot block (safe_open.h). */
 char *nv_read_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
 
-/* Returns the parsed object (caller owns it) or NULL with err set. */
+/* Returns the parsed object (caller owns it) or NULL with err set.  The
+ * file is opened as an untrusted one (safe_open.h): a symbolic link, FIFO,
+ * device or directory is refused without blocking. */
 json_object *nv_json_read_file(const char *path, size_t max_bytes, char *err, size_t errlen);
+
+/* The same, and the file must belong to owner (NV_ANY_OWNER: anyone). */
+json_object *nv_json_read_owned(const char *path, uid_t owner, size_t max_bytes, char *err,
+                                size_t errlen);
 
 /* Writes o as pretty JSON (slashes not escaped) to path atomically
  * (atomic_file.h) with mode and group gid ((gid_t)-1: as created).

@@ -25,14 +25,19 @@ void nv_tell_user(char **err_msg, const char *msg)
  * that pushed a user's Comment past it would get the job rejected. */
 #define NV_SLURM_COMMENT_MAX 1024
 
-/* Replaces any earlier netvar annotation in *field, keeping all of the
- * user's text (it is never cut to make room).  When the user's text leaves
- * no room under Slurm's limit the field is left as the user wrote it, and
- * the user is told: netvar never makes a submission fail. */
-static void annotate(char **field, const char *note, int limited, char **err_msg)
+/* Replaces netvar's earlier annotation at the end of *field, keeping all of
+ * the user's text (it is never cut to make room: netvar cuts its own,
+ * nv_annotation_fit).  When the user's text leaves no room under Slurm's
+ * limit the field is left as the user wrote it, and the user is told:
+ * netvar never makes a submission fail. */
+static void annotate(char **field, const struct nv_annotation *an, int limited, char **err_msg)
 {
-    size_t keep = nv_annotation_strip(*field);
-    if (limited && (keep ? keep + 1 : 0) + strlen(note) > NV_SLURM_COMMENT_MAX) {
+    size_t keep;
+    char note[NV_ANNOTATION_MAX];
+    if (nv_annotation_fit(*field, an, limited ? NV_SLURM_COMMENT_MAX : 0, &keep, note,
+                          sizeof note) < 0) {
+        if (!limited)
+            return;
         char msg[200];
         snprintf(msg, sizeof msg, "netvar: your Comment (%zu characters) leaves no room for netvar's "
                  "annotation under Slurm's %d; it is kept as you wrote it, without the annotation",
@@ -109,11 +114,8 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
             .advice_nodes = d->advice ? d->advice_nodes : 0,
             .action = main_action(a & ~(unsigned)NV_ACT_ANNOTATE),
         };
-        char note[NV_ANNOTATION_MAX];
-        if (nv_annotation_format(note, sizeof note, &an) > 0) {
-            int admin = c->annotate_field == NV_ANNOTATE_ADMIN_COMMENT;
-            annotate(admin ? &job->admin_comment : &job->comment, note, !admin, err_msg);
-        }
+        int admin = c->annotate_field == NV_ANNOTATE_ADMIN_COMMENT;
+        annotate(admin ? &job->admin_comment : &job->comment, &an, !admin, err_msg);
     }
     if (a & NV_ACT_CONTAIN) {
         /* only where the user asked for nothing: a --switches of theirs stays */

@@ -78,6 +78,8 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
         .min_nodes = given(job->min_nodes),
         .max_nodes = given(job->max_nodes),
         .advise_apply = opt.advise_apply,
+        .exclude = job->exc_nodes,
+        .parts = g->parts,
     };
     static __thread struct nv_submit_decision d; /* ~10 KB: off the stack */
     nv_submit_decide(g->conf, g->model, g->index, &q, &d);
@@ -96,7 +98,7 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
                        "not in the update, so the submission's prediction stands", id);
             goto out;
         }
-        d.actions &= (unsigned)(NV_ACT_CONTAIN | NV_ACT_AVOID | NV_ACT_ANNOTATE);
+        d.actions = nv_modify_actions(d.actions);
     }
     rc = nv_apply_decision(job, g->conf, mode, &d, err_msg);
     if (opt.rejected) {

@@ -10,12 +10,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+#include <slurm/slurm.h>
 
 #include "slurm_glue.h"
 
@@ -38,9 +39,17 @@ static bool stopping, started;
 
 /* refresher-private */
 static char conf_path[PATH_MAX];
+static bool conf_named; /* $NETVAR_CONF: must exist; the default path may be absent */
 static struct timespec conf_mtime, model_mtime;
 static char model_path[PATH_MAX];
 static struct nv_registry registry;
+static double last_check; /* when slurmctld was last asked which jobs run */
+static double last_parts; /* ... and its partitions' nodes */
+
+/* an entry's end time is trusted this long past it (the epilog's time) */
+#define REGISTRY_GRACE_S 60.0
+/* prolog clocks may run ahead of slurmctld's by this much */
+#define REGISTRY_SKEW_S 30.0
 
 static void log_error_line(void *ctx, const char *line)
 {
@@ -52,6 +61,93 @@ static void log_line(void *ctx, const char *line)
 {
     (void)ctx;
     slurm_error("%s", line);
+}
+
+static void log_info_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    slurm_info("%s", line);
+}
+
+static double now_unix_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The jobs slurmctld runs (or has suspended) now, sorted, from one RPC for
+ * all of them, made here in the reload thread and never in job_submit().
+ * Returns 0, or -1 when slurmctld cannot say (nothing expires then). */
+static int live_jobs(uint32_t **ids, size_t *n)
+{
+    job_info_msg_t *msg = NULL;
+    *ids = NULL;
+    *n = 0;
+    if (slurm_load_jobs((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS || !msg)
+        return -1;
+    *ids = malloc((msg->record_count ? msg->record_count : 1) * sizeof **ids);
+    if (!*ids) {
+        slurm_free_job_info_msg(msg);
+        return -1;
+    }
+    for (uint32_t i = 0; i < msg->record_count; i++) {
+        uint32_t base = msg->job_array[i].job_state & JOB_STATE_BASE;
+        if (base == JOB_RUNNING || base == JOB_SUSPENDED)
+            (*ids)[(*n)++] = msg->job_array[i].job_id;
+    }
+    slurm_free_job_info_msg(msg);
+    qsort(*ids, *n, sizeof **ids, cmp_u32);
+    return 0;
+}
+
+/* The partitions' nodes, from one RPC in the reload thread (the check
+ * that avoid leaves a job runnable needs them).  NULL when slurmctld
+ * cannot answer yet. */
+static struct nv_partitions *load_partitions(void)
+{
+    partition_info_msg_t *msg = NULL;
+    if (slurm_load_partitions((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS || !msg)
+        return NULL;
+    struct nv_partitions *ps = calloc(1, sizeof *ps);
+    for (uint32_t i = 0; ps && i < msg->record_count; i++) {
+        const partition_info_t *p = &msg->partition_array[i];
+        char err[300];
+        if (nv_partitions_add(ps, p->name, p->nodes, p->flags & PART_FLAG_DEFAULT, err, sizeof err))
+            slurm_error("netvar: %s; avoid is not checked for that partition", err);
+    }
+    slurm_free_partition_info_msg(msg);
+    return ps;
+}
+
+/* Everything expires: entries past their end time at every pass, and every
+ * RegistryCheckSeconds those of jobs slurmctld no longer runs (their first
+ * node died before its epilog removed them).  Returns how many expired. */
+static size_t expire_registry(const struct nv_config *c)
+{
+    double now = now_unix_s();
+    size_t n = nv_registry_expire(&registry, now, REGISTRY_GRACE_S, NULL, 0, 0, log_info_line, NULL);
+    unsigned every = c ? c->registry_check_s : 60;
+    if (!every || !registry.n || now - last_check < every)
+        return n;
+    last_check = now;
+    uint32_t *live;
+    size_t nlive;
+    if (live_jobs(&live, &nlive) != 0) {
+        slurm_debug("netvar: registry: slurmctld did not list its jobs; checking again in %u s",
+                    every);
+        return n;
+    }
+    n += nv_registry_expire(&registry, now, REGISTRY_GRACE_S, live, nlive, now - REGISTRY_SKEW_S,
+                            log_info_line, NULL);
+    free(live);
+    return n;
 }
 
 static bool mtime_of(const char *path, struct timespec *out)
@@ -74,8 +170,10 @@ static void find_config(void)
     const char *env = getenv("NETVAR_CONF");
     const char *slurm_conf = getenv("SLURM_CONF");
     struct stat st;
+    conf_named = false;
     if (env && env[0] == '/') {
         snprintf(conf_path, sizeof conf_path, "%s", env);
+        conf_named = true;
         return;
     }
     if (slurm_conf && slurm_conf[0] == '/') {
@@ -88,39 +186,17 @@ static void find_config(void)
     snprintf(conf_path, sizeof conf_path, "/etc/netvar/netvar.conf");
 }
 
-/* Rules match users by uid inside slurmctld (no passwd lookups per call):
- * names are resolved here, at load. */
-static int resolve_rule_users(struct nv_config *c)
-{
-    int bad = 0;
-    for (int i = 0; i < c->policy.n; i++) {
-        struct nv_policy_list *l = &c->policy.rule[i].match[NV_PF_USER];
-        for (int k = 0; k < l->n; k++) {
-            char *s = l->item[k], *end;
-            strtoul(s, &end, 10);
-            if (!strcmp(s, "*") || (*s && !*end))
-                continue;
-            struct passwd *pw = getpwnam(s);
-            if (!pw) {
-                slurm_error("netvar: %s:%d: rule '%s': user '%s' does not exist; the rule will "
-                            "not match it", conf_path, c->policy.rule[i].line,
-                            c->policy.rule[i].name, s);
-                bad++;
-                continue;
-            }
-            snprintf(s, NV_POLICY_WORD_MAX, "%u", (unsigned)pw->pw_uid);
-        }
-    }
-    return bad;
-}
-
 static struct nv_config *load_config(bool at_start)
 {
     struct nv_config *c = malloc(sizeof *c);
     if (!c)
         return NULL;
-    int errors = nv_config_load(conf_path, c, log_error_line, NULL);
-    resolve_rule_users(c);
+    bool missing = false;
+    int errors = nv_config_load_opt(conf_path, conf_named, c, log_error_line, NULL, &missing);
+    if (missing)
+        slurm_info("netvar: no %s: job_submit/netvar uses the defaults (active)", conf_path);
+    /* rules match users by uid inside slurmctld: names resolved here, once */
+    nv_config_resolve_users(c, conf_path, log_error_line, NULL);
     if (errors) {
         slurm_error("netvar: %s has %d error%s; %s", conf_path, errors, errors == 1 ? "" : "s",
                     at_start ? "job_submit/netvar stays passive until it is fixed"
@@ -160,6 +236,10 @@ static void swap_in(struct js_generation *next)
         nv_model_free(old.model);
     if (old.index != current.index)
         nv_running_index_free(old.index);
+    if (old.parts != current.parts && old.parts) {
+        nv_partitions_free(old.parts);
+        free(old.parts);
+    }
 }
 
 static void registry_dir(const struct nv_config *c, char *buf, size_t cap)
@@ -215,12 +295,38 @@ static void refresh(bool at_start)
         }
     }
     int r = nv_registry_refresh(&registry, log_line, NULL);
-    if (r > 0 || index_stale || !next.index) {
+    size_t expired = expire_registry(next.conf);
+    /* partitions: until slurmctld first answers every 5 s, then with the
+     * registry check (or every 60 s) */
+    double now = now_unix_s(), every = next.conf && next.conf->registry_check_s
+                                            ? next.conf->registry_check_s : 60;
+    if (now - last_parts >= (next.parts ? every : 5)) {
+        last_parts = now;
+        struct nv_partitions *ps = load_partitions();
+        if (ps && !next.parts)
+            slurm_info("netvar: %zu partitions known; avoid always leaves a job the nodes it "
+                       "needs", ps->n);
+        if (ps) {
+            next.parts = ps;
+            changed = true;
+        }
+    }
+    if (r > 0 || expired || index_stale || !next.index) {
         struct nv_running_index *ix = nv_running_index_build(
             &registry, next.model, next.conf ? next.conf->max_neighbour_apps : 32);
         if (ix) {
             next.index = ix;
             changed = true;
+        } else if (next.model != current.model) {
+            /* the index in use points into the model in use: a new model
+             * without its own index would leave it pointing into freed
+             * memory.  Keep both, and load the model again next time. */
+            slurm_error("netvar: out of memory building the running-jobs index for model %s; "
+                        "keeping the previous model, retrying in a second", model_path);
+            nv_model_free(next.model);
+            next.model = current.model;
+            model_mtime = (struct timespec){0, 0};
+            changed = next.conf != current.conf || next.parts != current.parts;
         }
     }
     if (changed)
@@ -250,6 +356,10 @@ int js_state_start(void)
 {
     find_config();
     nv_registry_init(&registry, "");
+    /* slurmctld answers RPCs only once it is up: never asked from init(),
+     * the partitions first from the refresher thread a second later */
+    last_check = now_unix_s();
+    last_parts = last_check - 4;
     refresh(true);
     slurm_info("netvar: job_submit/netvar using %s (%s), model %s, registry %s", conf_path,
                current.conf ? "valid" : "PASSIVE: fix the errors above",
@@ -261,6 +371,20 @@ int js_state_start(void)
     }
     started = true;
     return 0;
+}
+
+int js_state_start_manual(void)
+{
+    find_config();
+    nv_registry_init(&registry, "");
+    last_check = last_parts = 0;
+    refresh(true);
+    return 0;
+}
+
+void js_state_refresh_once(void)
+{
+    refresh(false);
 }
 
 void js_state_stop(void)

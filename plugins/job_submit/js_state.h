@@ -9,16 +9,24 @@
 
 #include "config.h"
 #include "model.h"
+#include "partitions.h"
 #include "registry.h"
 
 struct js_generation {
     struct nv_config *conf;          /* NULL: passive (config had errors at start) */
     nv_model *model;                 /* NULL: no model, annotate only */
     struct nv_running_index *index;  /* never NULL once started */
+    struct nv_partitions *parts;     /* partitions' nodes; NULL until slurmctld answered */
 };
 
 int js_state_start(void);            /* loads everything, starts the refresher */
 void js_state_stop(void);
+
+/* For tests: loads everything without the refresher thread (slurmctld is
+ * asked at once, not after RegistryCheckSeconds), and runs one refresher
+ * pass when called.  js_state_stop() ends it as usual. */
+int js_state_start_manual(void);
+void js_state_refresh_once(void);
 
 /* Read access: returns the current generation with the read lock held. */
 const struct js_generation *js_state_acquire(void);

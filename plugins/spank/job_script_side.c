@@ -26,6 +26,7 @@
 #include "registry.h"
 #include "spank_state.h"
 #include "spool.h"
+#include "annotation.h"
 #include "submit_options.h"
 
 extern char **environ;
@@ -57,6 +58,18 @@ static void log_line(void *arg, const char *line)
 {
     (void)arg;
     slurm_error("%s", line);
+}
+
+static void log_debug_line(void *arg, const char *line)
+{
+    (void)arg;
+    slurm_debug("%s", line);
+}
+
+static void log_info_line(void *arg, const char *line)
+{
+    (void)arg;
+    slurm_info("%s", line);
 }
 
 static unsigned long env_ul(const char *name, unsigned long dflt)
@@ -100,8 +113,10 @@ static struct nv_node_ident ident(const struct job_ctx *j)
     };
 }
 
-/* counters= "backend[:selector]": netdev:eth*, infiniband:mlx5_0, papi:EV1,EV2 */
-static nv_ctr_reader *open_counters(char *why, size_t cap)
+/* counters= "backend[:selector]": netdev:eth*, infiniband:mlx5_0, papi:EV1,EV2.
+ * A backend that is not there and the next one tried is a normal fallback:
+ * said through log (info once at slurmd start, debug in every job). */
+static nv_ctr_reader *open_counters(char *why, size_t cap, nv_ctr_log_fn log)
 {
     char spec[256], *sel = NULL;
     snprintf(spec, sizeof spec, "%s", nv_spank.args.counters[0] ? nv_spank.args.counters : "auto");
@@ -110,7 +125,7 @@ static nv_ctr_reader *open_counters(char *why, size_t cap)
         *colon = '\0';
         sel = colon + 1;
     }
-    nv_ctr_config cfg = {.backend = spec, .log = log_line,
+    nv_ctr_config cfg = {.backend = spec, .log = log,
                          .sysfs_root = nv_spank.args.sysfs_root[0] ? nv_spank.args.sysfs_root : NULL};
     if (!strcmp(spec, "papi"))
         cfg.papi_events = sel;
@@ -138,6 +153,7 @@ static void registry_add(const struct job_ctx *j, double t)
         .app = j->opt.app,
         .mode = nv_mode_name(j->mode),
         .start_unix_s = t,
+        .end_unix_s = (double)env_ul("SLURM_JOB_END_TIME", 0), /* the time limit's end */
         .nodes = nodes,
         .nnodes = n,
         .node_switch = sw,
@@ -156,18 +172,31 @@ static void prolog(struct job_ctx *j)
 {
     double t = now_unix_s();
     char path[PATH_MAX + 128], err[512];
-    if (j->first)
+    if (j->first) {
+        /* a new job with this id starts: nothing of an earlier run stays */
+        int gone = nv_spool_job_reset(j->dir, err, sizeof err);
+        if (gone > 0)
+            slurm_info("netvar: job %u: %s held %d entries of an earlier run with this job id "
+                       "(requeued, or the id reused); removed them", j->jobid, j->dir, gone);
+        else if (gone < 0)
+            slurm_error("netvar: job %u: cannot reset %s: %s", j->jobid, j->dir, err);
         registry_add(j, t);
+    }
     struct nv_node_start st = {.id = ident(j), .start_unix_s = t, .interval_s = j->opt.interval_s};
-    /* what job_submit decided, so reports can set it against what happened */
+    /* what the Comment says job_submit decided: only netvar's own trailing
+     * annotation, and recorded as the Comment's claim (users can edit their
+     * Comment; reports say so), never taken as the decision itself */
     const char *comment = getenv("SLURM_JOB_COMMENT");
-    const char *note = comment ? strstr(comment, "netvar:{") : NULL;
-    if (note && strnlen(note, 1024) < 1024)
+    size_t keep = comment ? nv_annotation_strip(comment) : 0;
+    const char *note = comment && comment[keep] ? comment + keep : NULL;
+    while (note && *note == ' ')
+        note++;
+    if (note && *note && strnlen(note, 1024) < 1024)
         st.annotation = note;
     nv_ctr_snapshot *snap = NULL;
     char why[512];
     if (nv_mode_wants_counters(j->mode) && j->reader) {
-        nv_ctr_reader *r = open_counters(why, sizeof why);
+        nv_ctr_reader *r = open_counters(why, sizeof why, log_debug_line);
         snap = r ? malloc(sizeof *snap) : NULL;
         if (!r) {
             slurm_error(
@@ -191,6 +220,8 @@ static void prolog(struct job_ctx *j)
         if ((mkdir(path, 0750) && errno != EEXIST) || chown(path, j->uid, j->gid))
             slurm_error("netvar: job %u: cannot prepare %s: %s", j->jobid, path, strerror(errno));
     }
+    snprintf(path, sizeof path, "%s/.samples-%s.json", j->dir, j->node);
+    unlink(path); /* an earlier run's, on this node; this run's sampler starts after the prolog */
     snprintf(path, sizeof path, "%s/.start-%s.json", j->dir, j->node);
     if (nv_node_start_write(path, &st, err, sizeof err))
         slurm_error("netvar: job %u node %s: %s; no record for this node", j->jobid, j->node, err);
@@ -222,7 +253,7 @@ static void epilog(struct job_ctx *j)
             snprintf(err, sizeof err, "out of memory");
         else if (start.snapshot_error[0])
             snprintf(err, sizeof err, "%s", start.snapshot_error);
-        else if ((r = open_counters(err, sizeof err)) &&
+        else if ((r = open_counters(err, sizeof err, log_debug_line)) &&
                  nv_ctr_snapshot_take(r, b, err, sizeof err) >= 0 &&
                  nv_ctr_delta_compute(a, b, d, err, sizeof err) == 0) {
             rec.delta = d;
@@ -320,4 +351,21 @@ int nv_spank_job_script(spank_t sp, int ac, char **av, bool start)
         nv_hostlist_free(j.nodes, (size_t)j.nnodes);
     nv_topo_free(&j.topo);
     return 0;
+}
+
+void nv_spank_slurmd_start(int ac, char **av)
+{
+    char why[512];
+    nv_spank_parse_args(ac, av, &nv_spank.args, true);
+    if (nv_spank.args.config_missing)
+        slurm_info("netvar: no %s: using the defaults (mode %s, spool %s)", nv_spank.args.config,
+                   nv_mode_name(nv_spank.args.default_mode), nv_spank.args.spool);
+    nv_ctr_reader *r = open_counters(why, sizeof why, log_info_line);
+    if (r) {
+        slurm_info("netvar: counters: this node reads %s counters", nv_ctr_reader_backend(r));
+        nv_ctr_close(r);
+    } else {
+        slurm_error("netvar: counters: %s; jobs in counters, segments or full mode get no counters "
+                    "on this node", why);
+    }
 }

@@ -25,7 +25,7 @@ static bool copy_path(char *dst, size_t cap, const char *v)
     return v[0] == '/' && copy_value(dst, cap, v);
 }
 
-enum { GIVEN_SPOOL = 1, GIVEN_MODE = 2, GIVEN_ALLOW_OFF = 4 };
+enum { GIVEN_SPOOL = 1, GIVEN_MODE = 2, GIVEN_ALLOW_OFF = 4, GIVEN_CONFIG = 8 };
 
 static const char *apply_arg(struct nv_spank_args *a, const char *key, const char *val, unsigned *given)
 {
@@ -35,6 +35,8 @@ static const char *apply_arg(struct nv_spank_args *a, const char *key, const cha
         *given |= GIVEN_MODE;
     else if (!strcmp(key, "allow_off"))
         *given |= GIVEN_ALLOW_OFF;
+    else if (!strcmp(key, "config"))
+        *given |= GIVEN_CONFIG;
     if (!strcmp(key, "spool"))
         return copy_path(a->spool, sizeof a->spool, val) ? NULL : "needs an absolute path";
     if (!strcmp(key, "config"))
@@ -112,7 +114,10 @@ int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *a, bool log_err
     struct nv_config *conf = malloc(sizeof *conf); /* rules make it large */
     if (!conf)
         return errors;
-    errors += nv_config_load(a->config, conf, log_config_error, &log_errors);
+    /* a config= the admin named must exist; the default path may be absent
+     * (the defaults: said once, at slurmd start, nv_spank_slurmd_start) */
+    errors += nv_config_load_opt(a->config, given & GIVEN_CONFIG, conf, log_config_error,
+                                 &log_errors, &a->config_missing);
     if (!(given & GIVEN_SPOOL))
         snprintf(a->spool, sizeof a->spool, "%s", conf->spool_dir);
     if (!(given & GIVEN_MODE))

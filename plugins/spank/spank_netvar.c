@@ -26,6 +26,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 {
     spank_context_t ctx = spank_context();
     bool remote = ctx == S_CTX_REMOTE;
+    if (ctx == S_CTX_SLURMD) { /* once per slurmd start: the normal fallbacks, at info level */
+        nv_spank_slurmd_start(ac, av);
+        return 0;
+    }
     nv_spank_parse_args(ac, av, &nv_spank.args, remote);
     /* A failed registration is logged (options.c) and the command goes on
      * without --netvar options: failing init here would fail every srun,

@@ -20,6 +20,7 @@ struct nv_spank_args {           /* from the plugstack.conf line */
     nv_mode default_mode;
     bool allow_off;
     unsigned max_samples;
+    bool config_missing;         /* no netvar.conf at the default path: the defaults */
 };
 
 struct nv_spank_state {
@@ -36,6 +37,12 @@ extern struct nv_spank_state nv_spank;
 /* plugstack_args.c: parse key=value arguments; unknown keys and bad values
  * are logged (when log_errors) and skipped. Returns the number of errors. */
 int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *out, bool log_errors);
+
+/* job_script_side.c: once per slurmd start (slurm_spank_init in S_CTX_SLURMD):
+ * the normal fallbacks at info level, once (no netvar.conf at the default
+ * path, the counter backend this node falls back to); jobs then log them
+ * only at debug level. */
+void nv_spank_slurmd_start(int ac, char **av);
 
 /* options.c */
 int nv_spank_register_options(spank_t sp);

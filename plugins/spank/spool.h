@@ -1,6 +1,6 @@
 /* spool.h - the netvar spool as the SPANK plugin lays it out.
  *
- *   <spool>/running/<jobid>.json          running-jobs registry (0644),
+ *   <spool>/running/<jobid>.json          running-jobs registry (0640),
  *                                         lib/records/registry.h
  *   <spool>/jobs/<jobid>/                 root:<job gid> 0750
  *   <spool>/jobs/<jobid>/node-<node>.json per-node record (0640),
@@ -23,5 +23,14 @@ bool nv_spool_name_ok(const char *name);
  * Returns 0 or -1 with err. */
 int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, size_t cap,
                      char *err, size_t errlen);
+
+/* A new job with this id starts (the first node's prolog, before any
+ * step): what an earlier run with the same id left in dir (a requeue, or
+ * an id reused) goes, so that records of two runs never merge and the new
+ * user never sees the earlier user's files: job.json, node-*.json, and
+ * everything under profiles/ (taken back to root:root 0700 first, then
+ * emptied through directory descriptors, never following a link).
+ * Returns the number of entries removed, or -1 with err. */
+int nv_spool_job_reset(const char *dir, char *err, size_t errlen);
 
 #endif

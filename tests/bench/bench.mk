@@ -2,6 +2,7 @@
 # (not in ALL_TARGETS; built on demand).
 #
 #   make bench-model        model load time and ns per prediction (BENCH_PREDICTIONS)
+#   make bench-model-memory bytes a loaded model keeps per app and per co-location entry
 #   make bench-jobsubmit    200 000 calls, 10 000 apps, 10 000 running jobs
 #                           (BENCH_JS_ARGS="20000 1000 1000" for a smaller run)
 #   make valgrind-jobsubmit init + 2 000 calls + fini under valgrind
@@ -13,6 +14,7 @@
 #   make bench-spank        time spank_netvar adds to a step launch
 #   make bench-profiler     + the segment profiler's cost on LAMMPS (bench-profiler-lammps)
 BENCH_MODEL    := $(BUILD)/bin/bench_model
+BENCH_MODEL_MEM := $(BUILD)/bin/bench_model_memory
 BENCH_JS       := $(BUILD)/bin/bench_job_submit
 BENCH_COUNTERS := $(BUILD)/bin/bench_counters
 BENCH_JS_ARGS  ?= 200000 10000 10000
@@ -25,6 +27,19 @@ $(BENCH_MODEL): $(BUILD)/obj/tests/bench/bench_model.o $(call nv_link,model vari
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ $< \
 	  $(call nv_link,model variability util) $(JSON_LIBS) -lm
+
+$(BENCH_MODEL_MEM): $(BUILD)/obj/tests/bench/bench_model_memory.o $(call nv_link,model variability util)
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(call nv_link,model variability util) $(JSON_LIBS) -lm
+
+# the 30-minute churn test on a lab (lab/soak.sh; SOAK_SECONDS to change it)
+.PHONY: soak
+soak: $(ALL_TARGETS)
+	BUILD=$(abspath $(BUILD)) lab/soak.sh
+
+.PHONY: bench-model-memory
+bench-model-memory: $(BENCH_MODEL_MEM)
+	python3 tests/bench/model_memory.py $(BENCH_MODEL_MEM)
 
 $(BENCH_JS): $(BUILD)/obj/tests/bench/bench_job_submit.o $(call nv_link,$(JS_LIBS))
 	@mkdir -p $(@D)

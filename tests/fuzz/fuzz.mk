@@ -4,19 +4,24 @@
 #   make fuzz-model      the model file loader, ~60 s (FUZZ_SECONDS=600 for longer)
 #   make fuzz-inputs     netvar.conf, job_submit option strings, batch scripts,
 #                        `tc -j` JSON, segment profiles
+#   make fuzz-registry   the running-jobs registry reader, expiry and index
+#   make fuzz-records    job records, node start/samples files, node records
+#                        merged by collect
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                 $(ALL_INCS) $(JSON_CFLAGS) $(PAPI_CFLAGS)
 FUZZ_MODEL   := $(BUILD)/fuzz/fuzz_model_load
 FUZZ_INPUTS  := $(BUILD)/fuzz/fuzz_inputs
+FUZZ_REGISTRY := $(BUILD)/fuzz/fuzz_registry
+FUZZ_RECORDS  := $(BUILD)/fuzz/fuzz_records
 # the loader and everything it calls, compiled with coverage: lib/model but
 # its builder, and the archives below it (lib/variability has no libsvm call)
 FUZZ_MODEL_SRCS  := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(NV_SRCS_util) \
                     $(NV_SRCS_variability)
 FUZZ_INPUTS_SRCS := $(foreach l,$(NV_LIBS),$(NV_SRCS_$(l)))
 
-.PHONY: fuzz-model fuzz-inputs
+.PHONY: fuzz-model fuzz-inputs fuzz-registry fuzz-records
 
 $(FUZZ_MODEL): tests/fuzz/fuzz_model_load.c $(FUZZ_MODEL_SRCS) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
@@ -43,3 +48,34 @@ fuzz-inputs: $(FUZZ_INPUTS)
 	  printf '\001_SLURM_SPANK_OPTION_netvar_netvar=full\000NETVAR_APP=x' >$(BUILD)/fuzz/seeds-inputs/env
 	$(FUZZ_INPUTS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs
+
+# the registry reader and the record readers, with everything they call
+FUZZ_REGISTRY_SRCS := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(NV_SRCS_records) \
+                      $(NV_SRCS_util) $(NV_SRCS_variability) $(NV_SRCS_counters)
+FUZZ_RECORDS_SRCS  := $(FUZZ_INPUTS_SRCS)
+
+$(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c $(FUZZ_REGISTRY_SRCS) $(wildcard lib/*/*.h)
+	@mkdir -p $(@D)
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_registry.c $(FUZZ_REGISTRY_SRCS) \
+	  $(JSON_LIBS) -ldl -lm
+
+$(FUZZ_RECORDS): tests/fuzz/fuzz_records.c $(FUZZ_RECORDS_SRCS) $(wildcard lib/*/*.h)
+	@mkdir -p $(@D)
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_records.c $(FUZZ_RECORDS_SRCS) \
+	  $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+
+fuzz-registry: $(FUZZ_REGISTRY)
+	@mkdir -p $(BUILD)/fuzz/corpus-registry $(BUILD)/fuzz/seeds-registry
+	@printf '{"schema":"netvar-running","version":1,"job_id":7,"uid":0,"app":"fftw","mode":"counters","start_unix_s":1000.5,"end_unix_s":4600,"nodes":["n1","n2"],"switches":["s1"],"groups":["g0"]}' \
+	  >$(BUILD)/fuzz/seeds-registry/entry
+	$(FUZZ_REGISTRY) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
+	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-registry $(BUILD)/fuzz/seeds-registry
+
+fuzz-records: $(FUZZ_RECORDS)
+	@mkdir -p $(BUILD)/fuzz/corpus-records $(BUILD)/fuzz/seeds-records
+	@{ printf '\000'; printf '{"schema":"netvar-job-record","job_id":5,"app":"amg","runtime_s":400,"start_unix_s":1000,"end_unix_s":1400,"nodes":["n1","n2"],"switches":["s1"],"utilization":{"service_us":1.5,"mu_source":"calibration","ports":[{"rho":0.2},{"rho":0.4}]},"metrics":{"net_traffic":{"mean":2e12,"p95":3e12,"unit":"flits","source":"ports"}},"annotation":"netvar:{\\"v\\":1,\\"own_pct\\":9,\\"action\\":\\"annotate\\"}"}'; } \
+	  >$(BUILD)/fuzz/seeds-records/job
+	@{ printf '\003'; printf '{"schema":"netvar-node-record","version":1,"job_id":5,"node":"n1","mode":"counters","app":"amg","start_unix_s":10,"end_unix_s":20,"counter_source":"netdev","blade":"b0","switch":"s1"}'; } \
+	  >$(BUILD)/fuzz/seeds-records/node
+	$(FUZZ_RECORDS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
+	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-records $(BUILD)/fuzz/seeds-records

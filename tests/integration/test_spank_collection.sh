@@ -42,7 +42,11 @@ reg=$(tr -d ' \n' <"$spool/running/$jid.json" 2>/dev/null)
 contains "registry entry written at job start" "$reg" '"app":"sleeper"'
 contains "registry lists the nodes" "$reg" '"nodes":["n1","n2"]'
 contains "registry lists the switch" "$reg" '"switches":["s1"]'
-check "registry is readable by slurmctld's user" test "$(stat -c %a "$spool/running/$jid.json")" = 644
+# who runs what where is not for everyone (PrivateData=jobs): root and the
+# group of running/ (slurmctld's user's) read it (issue 17)
+check "registry entry is 0640, not world-readable" test "$(stat -c %a "$spool/running/$jid.json")" = 640
+check "registry entry has the group of running/" \
+    test "$(stat -c %g "$spool/running/$jid.json")" = "$(stat -c %g "$spool/running")"
 scancel "$jid"
 check "cancelled job left the queue" wait_job "$jid" 60
 for _ in $(seq 1 50); do [ ! -e "$spool/running/$jid.json" ] && break; sleep 0.2; done

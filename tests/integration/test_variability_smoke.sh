@@ -22,6 +22,17 @@ fail() { echo "FAIL: $*"; exit 1; }
 # ---- variability: train and estimate
 "$GEN" --out "$TMP/data" --jobs 200 --seed 3 >/dev/null || fail "generator"
 cp "$ROOT/tests/fixtures/model/valid_small.json" "$TMP/model.json"
+# records a job's user planted under its profiles/ (which the user owns), at
+# any depth, and a job.json not owned by the jobs directory's owner are not
+# training records (issue 17)
+mkdir -p "$TMP/data/jobs/6/profiles/deep/er"
+cp "$TMP/data/jobs/5/job.json" "$TMP/data/jobs/6/profiles/job.json"
+cp "$TMP/data/jobs/5/job.json" "$TMP/data/jobs/6/profiles/deep/er/job.json"
+if [ "$(id -u)" = 0 ]; then
+    mkdir -p "$TMP/data/jobs/99999"
+    cp "$TMP/data/jobs/5/job.json" "$TMP/data/jobs/99999/job.json"
+    chown 4242 "$TMP/data/jobs/99999/job.json"
+fi
 "$NETVAR" variability train --records "$TMP/data" --model "$TMP/model.json" --folds 3 \
     --C-grid 10 --gamma-grid 0.01 --trees 20 --json >"$TMP/train.json" 2>"$TMP/train.err" ||
     fail "train: $(cat "$TMP/train.err")"
@@ -29,6 +40,7 @@ python3 - "$TMP/train.json" <<'PY' || fail "train output"
 import json, sys
 t = json.load(open(sys.argv[1]))
 assert t["jobs_used"] == 200, t
+assert t["records_read"] == 200, t
 assert 0.3 < t["cv_r2"] <= 1, t
 assert 0 <= t["abstention"] <= 1 and 0 <= t["coverage"] <= 1, t
 PY

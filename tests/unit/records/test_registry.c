@@ -246,7 +246,7 @@ static void corrupt_files_are_logged_once_and_counted(void **state)
     assert_int_equal(r.bad_files, 3);
     assert_int_equal(log.n, 3);
     char want[256];
-    snprintf(want, sizeof want, "netvar: registry: %s/15.json: not a JSON object; ignoring that job", dir);
+    snprintf(want, sizeof want, "netvar: registry: %s/15.json: not valid JSON (truncated); ignoring that job", dir);
     assert_string_equal(log.line[0], want);
     snprintf(want, sizeof want,
              "netvar: registry: %s/16.json: schema is not netvar-running; ignoring that job", dir);
@@ -278,6 +278,89 @@ static void corrupt_files_are_logged_once_and_counted(void **state)
     assert_null(find(&r, 15));
     assert_int_equal(log.n, 3);
     nv_registry_free(&r);
+}
+
+/* a FIFO or a symbolic link named like an entry must not block slurmctld's
+ * reload thread (alarm() turns a hang into a failure), and is not read */
+static void a_fifo_or_link_entry_is_skipped_at_once(void **state)
+{
+    (void)state;
+    char path[256], target[256];
+    write_job(12, "fftw", "[\"n1\"]");
+    snprintf(path, sizeof path, "%s/13.json", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    snprintf(target, sizeof target, "%s/12.json", dir);
+    snprintf(path, sizeof path, "%s/14.json", dir);
+    assert_int_equal(symlink(target, path), 0);
+    bump_mtime();
+    struct nv_registry r;
+    nv_registry_init(&r, dir);
+    struct log log = {0};
+    alarm(30);
+    assert_int_equal(nv_registry_refresh(&r, capture, &log), 1);
+    alarm(0);
+    assert_int_equal(r.bad_files, 2);
+    assert_non_null(strstr(log.line[0], "13.json: a FIFO"));
+    assert_non_null(strstr(log.line[1], "14.json: a symbolic link"));
+    assert_string_equal(find(&r, 12)->app, "fftw");
+    assert_string_equal(find(&r, 14)->app, "");
+    nv_registry_free(&r);
+}
+
+/* a dead first node never runs the epilog that removes the entry: it
+ * expires at its end time, or when slurmctld no longer runs the job, and a
+ * new job with the same id is read again */
+static nv_model *fixture_model(void);
+
+static void phantom_entries_expire(void **state)
+{
+    (void)state;
+    write_file("20.json", "{\"schema\":\"netvar-running\",\"job_id\":20,\"app\":\"fftw\","
+                          "\"start_unix_s\":1000,\"end_unix_s\":2000,\"nodes\":[\"n1\"]}");
+    write_file("21.json", "{\"schema\":\"netvar-running\",\"job_id\":21,\"app\":\"amg\","
+                          "\"start_unix_s\":1000,\"end_unix_s\":null,\"nodes\":[\"n2\"]}");
+    write_file("22.json", "{\"schema\":\"netvar-running\",\"job_id\":22,\"app\":\"amg\","
+                          "\"start_unix_s\":5000,\"nodes\":[\"n3\"]}");
+    bump_mtime();
+    struct nv_registry r;
+    nv_registry_init(&r, dir);
+    struct log log = {0};
+    assert_int_equal(nv_registry_refresh(&r, capture, &log), 1);
+    nv_model *m = fixture_model();
+    /* before its end plus grace: nothing expires */
+    assert_int_equal(nv_registry_expire(&r, 2050, 60, NULL, 0, 0, capture, &log), 0);
+    /* past it: job 20 goes, with one line */
+    assert_int_equal(nv_registry_expire(&r, 2061, 60, NULL, 0, 0, capture, &log), 1);
+    assert_int_equal(log.n, 1);
+    assert_non_null(strstr(log.line[0], "job 20 ended at its time limit"));
+    assert_int_equal(nv_registry_expire(&r, 9999, 60, NULL, 0, 0, capture, &log), 0); /* once */
+    /* slurmctld runs only 22 now (asked at 4000): 21 goes; 22 started after the
+     * question, so it is kept whatever the answer said */
+    uint32_t live[] = {7};
+    assert_int_equal(nv_registry_expire(&r, 4001, 60, live, 1, 4000, capture, &log), 1);
+    assert_non_null(strstr(log.line[1], "slurmctld no longer runs job 21"));
+    struct nv_running_index *ix = nv_running_index_build(&r, m, 8);
+    assert_non_null(ix);
+    assert_int_equal(ix->njobs, 1);
+    assert_int_equal(ix->napps_total, 1);
+    assert_string_equal(ix->apps[0].nodes, "n3");
+    nv_running_index_free(ix);
+    /* a refresh without a change keeps them expired, without reading again */
+    bump_mtime();
+    uint64_t parsed = r.files_parsed;
+    assert_int_equal(nv_registry_refresh(&r, capture, &log), 0);
+    assert_int_equal(r.files_parsed, parsed);
+    assert_true(find(&r, 20)->expired);
+    /* a new job 20 starts (same id, a new file): read again, not expired */
+    write_file("20.json", "{\"schema\":\"netvar-running\",\"job_id\":20,\"app\":\"fftw\","
+                          "\"start_unix_s\":9000,\"nodes\":[\"n4\"]}");
+    bump_mtime();
+    assert_int_equal(nv_registry_refresh(&r, capture, &log), 1);
+    assert_false(find(&r, 20)->expired);
+    assert_string_equal(find(&r, 20)->nodes, "n4");
+    assert_true(find(&r, 21)->expired);
+    nv_registry_free(&r);
+    nv_model_free(m);
 }
 
 static void names_that_are_not_job_files_are_ignored(void **state)
@@ -543,7 +626,8 @@ static void the_writer_and_the_reader_agree(void **state)
     const char *nodes[] = {"n1", "n2", "n3"};
     const char *sw[] = {"s1", NULL, "s1"}, *grp[] = {"", "g0", "g1"};
     struct nv_running_entry e = {.job_id = 77, .uid = 1000, .app = "lulesh", .mode = "counters",
-                                 .start_unix_s = 1700000000.25, .nodes = nodes, .nnodes = 3,
+                                 .start_unix_s = 1700000000.25, .end_unix_s = 1700003600,
+                                 .nodes = nodes, .nnodes = 3,
                                  .node_switch = sw, .node_group = grp};
     /* the spool and its running/ do not exist yet */
     assert_int_equal(nv_registry_write(spool, &e, err, sizeof err), 0);
@@ -556,7 +640,13 @@ static void the_writer_and_the_reader_agree(void **state)
     snprintf(path, sizeof path, "%s/77.json", running);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
-    assert_int_equal(st.st_mode & 0777, 0644); /* slurmctld's user reads it */
+    /* uid, app and nodes: not for everyone (PrivateData=jobs); the
+     * group of running/ (slurmctld's user's) reads it */
+    assert_int_equal(st.st_mode & 0777, 0640);
+    struct stat dst;
+    assert_int_equal(stat(running, &dst), 0);
+    assert_int_equal(st.st_gid, dst.st_gid);
+    assert_int_equal(dst.st_mode & 0777, 0750);
 
     struct nv_registry r;
     nv_registry_init(&r, running);
@@ -570,6 +660,7 @@ static void the_writer_and_the_reader_agree(void **state)
     assert_string_equal(j->nodes, "n1,n2,n3");
     assert_string_equal(j->switches, "s1"); /* each switch once, unknowns left out */
     assert_true(j->start_unix_s == 1700000000.25);
+    assert_true(j->end_unix_s == 1700003600);
     j = find(&r, 78);
     assert_non_null(j);
     assert_string_equal(j->app, "");
@@ -609,6 +700,8 @@ int main(void)
         T(added_and_removed_files_are_picked_up),
         T(a_kept_job_is_not_re_read_when_rewritten),
         T(corrupt_files_are_logged_once_and_counted),
+        T(a_fifo_or_link_entry_is_skipped_at_once),
+        T(phantom_entries_expire),
         T(names_that_are_not_job_files_are_ignored),
         T(missing_vanished_and_unreadable_directories),
         T(odd_field_types_do_not_break_parsing),

@@ -236,12 +236,49 @@ static void notes_for_what_could_not_be_read(void **state)
     free(r);
 }
 
+/* a FIFO named *.json in the job's profiles directory (which the job's
+ * user owns) must not hang root's `netvar report` (alarm() turns a hang
+ * into a failure), and a profile of another owner is not read */
+static void a_planted_fifo_does_not_hang_the_report(void **state)
+{
+    struct fx *f = *state;
+    char dir[256], path[300], err[256];
+    job_record(f->spool, 105, "FFTW", 6000, 400, "leaf0", 0.3, "");
+    snprintf(dir, sizeof dir, "%s/jobs/105/profiles", f->spool);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof path, "%s/a.json", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    /* a name with terminal escapes sorts first, and is never taken */
+    char esc[300];
+    snprintf(esc, sizeof esc, "%s/0\033]0;pwned\007.json", dir);
+    copy_file(PROFILE, esc);
+    nv_job_report *r = malloc(sizeof *r);
+    alarm(30);
+    assert_int_equal(nv_job_report_build(f->spool, 105, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    alarm(0);
+    assert_false(r->has_segments);
+    assert_non_null(strstr(r->segment_note, "FIFO"));
+    assert_null(strchr(r->profile, '\033'));
+    nv_job_report_free(r);
+    if (geteuid() == 0) { /* a profile not the profiles directory owner's */
+        assert_int_equal(unlink(path), 0);
+        copy_file(PROFILE, path);
+        assert_int_equal(chown(path, 4242, 4242), 0);
+        assert_int_equal(nv_job_report_build(f->spool, 105, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+        assert_false(r->has_segments);
+        assert_non_null(strstr(r->segment_note, "owned by uid 4242"));
+        nv_job_report_free(r);
+    }
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(job_beside_a_neighbour),
         cmocka_unit_test(without_a_model_nothing_is_predicted),
         cmocka_unit_test(notes_for_what_could_not_be_read),
+        cmocka_unit_test(a_planted_fifo_does_not_hang_the_report),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

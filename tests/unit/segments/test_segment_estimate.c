@@ -151,6 +151,37 @@ static void rate_caveat_and_bad_input(void **state)
     assert_int_equal(e.segments, 0);
 }
 
+/* the profile's runtime_us is written by the job's user: a crazy one must
+ * not become a 1.8e304 % "high" finding (issue 17) */
+static void a_crazy_runtime_is_checked_against_the_segments(void **state)
+{
+    (void)state;
+    double work[8], time[8] = {100, 101, 99, 100, 102, 98, 100, 150};
+    uint32_t sig[8] = {0};
+    for (int i = 0; i < 8; i++)
+        work[i] = 1000 + i;
+    nv_seg_estimate_opts o;
+    nv_seg_estimate_opts_default(&o);
+    nv_seg_estimate e;
+    const double crazy[] = {1e-300, 2.5e-3, 1, 800};
+    for (size_t k = 0; k < sizeof crazy / sizeof *crazy; k++) {
+        assert_int_equal(nv_seg_estimate_run(work, time, sig, 8, crazy[k], &o, &e), 0);
+        assert_int_equal(e.runtime_replaced, 1);
+        assert_true(fabs(e.runtime_us - 850) < 1e-9); /* the segments' total */
+        assert_true(fabs(e.interference_pct - 100.0 * 46 / 850) < 1e-9);
+        assert_true(e.interference_pct <= 100 && e.continuous_pct <= 100);
+        assert_int_equal(e.cls, NV_SEG_LOW);
+    }
+    assert_int_equal(nv_seg_estimate_run(work, time, sig, 8, -5, &o, &e), 0);
+    assert_int_equal(e.runtime_replaced, 1);
+    assert_int_equal(nv_seg_estimate_run(work, time, sig, 8, 850, &o, &e), 0);
+    assert_int_equal(e.runtime_replaced, 0);
+    /* huge segment times cannot push a percentage past 100 either */
+    time[7] = 1e300;
+    assert_int_equal(nv_seg_estimate_run(work, time, sig, 8, 1000, &o, &e), 0);
+    assert_true(e.interference_pct >= 0 && e.interference_pct <= 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +192,7 @@ int main(void)
         cmocka_unit_test(signatures_split_groups_and_small_groups_are_ignored),
         cmocka_unit_test(logistic_and_classes),
         cmocka_unit_test(rate_caveat_and_bad_input),
+        cmocka_unit_test(a_crazy_runtime_is_checked_against_the_segments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

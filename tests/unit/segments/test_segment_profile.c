@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -208,12 +209,49 @@ static void partial_rank_files_load(void **state)
     assert_non_null(strstr(err, "truncated"));
 }
 
+/* a FIFO or a symbolic link where a profile should be: refused at once
+ * (a blocking open would hang root's `netvar estimate`; alarm() turns a
+ * hang into a failure); a part of another owner is refused; a large
+ * partial set is read in chunks with the same result */
+static void hostile_profile_files(void **state)
+{
+    (void)state;
+    char fifo[128], link[128], p0[128], p1[128], err[512];
+    nv_seg_profile p;
+    alarm(30);
+    snprintf(fifo, sizeof fifo, "%s/fifo.json", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *one[] = {fifo};
+    assert_int_equal(nv_seg_profile_load(one, 1, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "FIFO"));
+    snprintf(p0, sizeof p0, "%s/profile-12.3.rank0.partial", dir);
+    snprintf(p1, sizeof p1, "%s/profile-12.3.rank1.partial", dir);
+    write_rank(p0, 0, 2, 20, 100, 0, 0);
+    write_rank(p1, 1, 2, 20, 100, 0, 0);
+    const char *with_fifo[] = {p0, fifo};
+    assert_int_equal(nv_seg_profile_load(with_fifo, 2, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "FIFO"));
+    snprintf(link, sizeof link, "%s/link.partial", dir);
+    assert_int_equal(symlink(p1, link), 0);
+    const char *with_link[] = {p0, link};
+    assert_int_equal(nv_seg_profile_load(with_link, 2, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "symbolic link"));
+    const char *both[] = {p0, p1};
+    assert_int_equal(nv_seg_profile_load_owned(both, 2, geteuid() + 1, &p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "owned by uid"));
+    assert_int_equal(nv_seg_profile_load_owned(both, 2, geteuid(), &p, err, sizeof err), 0);
+    assert_int_equal(p.n, 20);
+    nv_seg_profile_free(&p);
+    alarm(0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(aggregate_takes_rank_medians_and_exact_signatures),
         cmocka_unit_test(json_round_trip_and_truncation),
         cmocka_unit_test(partial_rank_files_load),
+        cmocka_unit_test(hostile_profile_files),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

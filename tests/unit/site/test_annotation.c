@@ -134,11 +134,58 @@ static void strip_keeps_the_users_text(void **state)
     snprintf(c, sizeof c, "user text   %s", FULL_TEXT);
     assert_int_equal(nv_annotation_strip(c), strlen("user text")); /* trailing spaces go too */
     assert_int_equal(nv_annotation_strip(FULL_TEXT), 0);
+    /* a "netvar:{" the user wrote, and everything after it, is the user's */
     snprintf(c, sizeof c, "keep this %s trailing", "netvar:{\"v\":1}");
-    assert_int_equal(nv_annotation_strip(c), strlen("keep this"));
-    /* two annotations: everything from the first one goes */
+    assert_int_equal(nv_annotation_strip(c), strlen(c));
+    snprintf(c, sizeof c, "see netvar:{my notes} and more");
+    assert_int_equal(nv_annotation_strip(c), strlen(c));
+    snprintf(c, sizeof c, "see netvar:{my notes} %s", FULL_TEXT);
+    assert_int_equal(nv_annotation_strip(c), strlen("see netvar:{my notes}"));
+    /* not netvar's shape (nested object): the user's */
+    snprintf(c, sizeof c, "x netvar:{\"v\":{\"a\":1}}");
+    assert_int_equal(nv_annotation_strip(c), strlen(c));
+    /* two annotations at the end: both go */
     snprintf(c, sizeof c, "a %s %s", FULL_TEXT, FULL_TEXT);
     assert_int_equal(nv_annotation_strip(c), 1);
+}
+
+/* netvar only adds: a 4 KB Comment is kept whole (no limit: AdminComment),
+ * and under a limit netvar cuts its own annotation's fields first */
+static void fit_keeps_the_user_text_and_cuts_its_own(void **state)
+{
+    (void)state;
+    char big[4097], note[NV_ANNOTATION_MAX];
+    memset(big, 'u', 4096);
+    big[4096] = '\0';
+    size_t keep = 0;
+    int n = nv_annotation_fit(big, &full, 0, &keep, note, sizeof note);
+    assert_int_equal(keep, 4096);
+    assert_string_equal(note, FULL_TEXT);
+    assert_int_equal(n, (int)strlen(FULL_TEXT));
+    /* 900 characters of the user's under 1024: the annotation loses fields */
+    char mid[901];
+    memset(mid, 'm', 900);
+    mid[900] = '\0';
+    n = nv_annotation_fit(mid, &full, 1024, &keep, note, sizeof note);
+    assert_int_equal(keep, 900);
+    assert_true(n > 0 && 900 + 1 + (size_t)n <= 1024);
+    assert_non_null(strstr(note, "\"action\":\"avoid\""));
+    assert_null(strstr(note, "\"model\""));
+    json_object *o = json_tokener_parse(note + strlen(NV_ANNOTATION_PREFIX));
+    assert_non_null(o);
+    json_object_put(o);
+    /* no room even for the shortest: -1, the user's text untouched */
+    char full_c[1001];
+    memset(full_c, 'f', 1000);
+    full_c[1000] = '\0';
+    assert_int_equal(nv_annotation_fit(full_c, &full, 1024, &keep, note, sizeof note), -1);
+    assert_int_equal(keep, 1000);
+    assert_string_equal(note, "");
+    /* an earlier annotation at the end is replaced, the text before kept */
+    char c[700];
+    snprintf(c, sizeof c, "mine netvar:{not json} %s", FULL_TEXT);
+    nv_annotation_fit(c, &full, 0, &keep, note, sizeof note);
+    assert_int_equal(keep, strlen("mine netvar:{not json}"));
 }
 
 static void strip_then_format_replaces_an_old_annotation(void **state)
@@ -168,6 +215,7 @@ int main(void)
         cmocka_unit_test(overflow_returns_minus_one_with_an_empty_buffer),
         cmocka_unit_test(strip_keeps_the_users_text),
         cmocka_unit_test(strip_then_format_replaces_an_old_annotation),
+        cmocka_unit_test(fit_keeps_the_user_text_and_cuts_its_own),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -228,12 +228,15 @@ static void a_bad_value_keeps_the_earlier_good_one(void **state)
     assert_int_equal(c->app_fields[0], NV_APPF_SCRIPT);
     assert_int_equal(c->app_fields[1], 0);
     assert_string_equal(c->model_file, "/a/b.json");
-    assert_string_equal(e.line[0], "site.conf:2: DefaultMode=loud: not one of off, counters, segments, "
-                                   "full; keeping segments");
-    assert_string_equal(e.line[1], "site.conf:4: MinPairSamples=many: not a whole number from 0 to "
-                                   "1000000; keeping 7");
-    assert_int_equal(strncmp(e.line[2], "site.conf:6: AppFields=argv", 27), 0);
-    assert_int_equal(strncmp(e.line[3], "site.conf:8: ModelFile=rel.json", 31), 0);
+    /* a key given twice is an error: the first stays (issue 17) */
+    assert_string_equal(e.line[0], "site.conf:2: DefaultMode given again (first on line 1); "
+                                   "ignoring this line");
+    assert_string_equal(e.line[1], "site.conf:4: MinPairSamples given again (first on line 3); "
+                                   "ignoring this line");
+    assert_string_equal(e.line[2], "site.conf:6: AppFields given again (first on line 5); "
+                                   "ignoring this line");
+    assert_string_equal(e.line[3], "site.conf:8: ModelFile given again (first on line 7); "
+                                   "ignoring this line");
     free(c);
 }
 
@@ -380,7 +383,39 @@ static void load_from_file_missing_and_too_big(void **state)
         fputs("# padding......\n", f); /* 16 bytes a line */
     fclose(f);
     assert_int_equal(nv_config_load(path, c, capture, &e), 1);
-    assert_non_null(strstr(e.line[0], "larger than 1 MiB; using the defaults"));
+    assert_non_null(strstr(e.line[0], "more than the 1048576-byte limit; using the defaults"));
+
+    /* a NUL byte, a directory: errors, caught at load (issue 17) */
+    e.n = 0;
+    snprintf(path, sizeof path, "%s/nul.conf", tmpdir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite("DefaultMode=full\n\0Nope=1\n", 1, 26, f);
+    fclose(f);
+    assert_int_equal(nv_config_load(path, c, capture, &e), 1);
+    assert_non_null(strstr(e.line[0], "a NUL byte at offset 17"));
+    assert_int_equal(c->default_mode, NV_MODE_COUNTERS);
+    e.n = 0;
+    assert_int_equal(nv_config_load(tmpdir, c, capture, &e), 1);
+    assert_non_null(strstr(e.line[0], "a directory"));
+    /* missing at the default path: the defaults, no error; named: an error */
+    e.n = 0;
+    bool missing = false;
+    snprintf(path, sizeof path, "%s/absent.conf", tmpdir);
+    assert_int_equal(nv_config_load_opt(path, false, c, capture, &e, &missing), 0);
+    assert_true(missing);
+    assert_int_equal(e.n, 0);
+    assert_int_equal(nv_config_load_opt(path, true, c, capture, &e, &missing), 1);
+    assert_false(missing);
+
+    /* a rule naming a user that does not exist is flagged, root resolved */
+    e.n = 0;
+    assert_int_equal(nv_config_parse("r.conf", "Rule=a user=root,no-such-user-zz9 action=hold\n",
+                                     c, capture, &e), 0);
+    assert_int_equal(nv_config_resolve_users(c, "r.conf", capture, &e), 1);
+    assert_string_equal(e.line[0], "r.conf:1: rule 'a': user 'no-such-user-zz9' does not exist; "
+                                   "the rule will not match it");
+    assert_string_equal(c->policy.rule[0].match[NV_PF_USER].item[0], "0");
     free(c);
 }
 

@@ -480,6 +480,67 @@ static void actions_from_rules(void **state)
     free(c);
 }
 
+/* avoid keeps a job runnable: it leaves at least the job's node count in
+ * its partitions, else it becomes a message saying why (issue 17) */
+static void avoid_never_excludes_the_whole_partition(void **state)
+{
+    (void)state;
+    struct nv_config *c = config(
+        "Rule=noisy app=amg inflicted_slowdown>=10 action=avoid,message message=\"netvar: kept away\"\n");
+    static char fftw_nodes[] = "n1,n2";
+    struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"), .key = "fftw",
+                                      .utilization = 0.3, .njobs = 1, .first_jobid = 12,
+                                      .nodes = fftw_nodes};
+    struct nv_running_index ix = {.njobs = 1, .napps_total = 1, .napps = 1, .apps = &fftw_app};
+    struct nv_partitions parts = {0};
+    char err[200];
+    assert_int_equal(nv_partitions_add(&parts, "lab", "n[1-4]", true, err, sizeof err), 0);
+    assert_int_equal(nv_partitions_add(&parts, "small", "n[1-2]", false, err, sizeof err), 0);
+    struct nv_submit_query q = {.app_option = "amg", .parts = &parts, .min_nodes = 2};
+    /* 2 of 4 left: avoid stays */
+    struct nv_submit_decision *d = decide(c, model, &ix, &q);
+    assert_true(d->actions & NV_ACT_AVOID);
+    assert_string_equal(d->exclude, "n1,n2");
+    free(d);
+    /* the user's own --exclude takes a third: 1 left for 2 nodes -> message */
+    q.exclude = "n4";
+    d = decide(c, model, &ix, &q);
+    assert_false(d->actions & NV_ACT_AVOID);
+    assert_true(d->actions & NV_ACT_MESSAGE);
+    assert_true(d->avoid_dropped);
+    assert_string_equal(d->exclude, "");
+    assert_non_null(strstr(d->message, "policy rule 'noisy' applied: message\n"));
+    assert_non_null(strstr(d->message, "would leave 1 of the partition's 4 nodes, fewer than the 2"));
+    assert_null(strstr(d->message, "netvar: kept away"));
+    free(d);
+    /* a partition of only the avoided nodes: nothing would be left */
+    q.exclude = NULL;
+    q.partition = "small";
+    q.min_nodes = 1;
+    d = decide(c, model, &ix, &q);
+    assert_false(d->actions & NV_ACT_AVOID);
+    assert_non_null(strstr(d->message, "would leave 0 of the partition's 2 nodes"));
+    free(d);
+    /* two partitions: their nodes counted once */
+    q.partition = "small,lab";
+    q.min_nodes = 2;
+    d = decide(c, model, &ix, &q);
+    assert_true(d->actions & NV_ACT_AVOID);
+    free(d);
+    /* partitions not known yet (or an unknown one): avoid as before */
+    q.partition = "nope";
+    d = decide(c, model, &ix, &q);
+    assert_true(d->actions & NV_ACT_AVOID);
+    free(d);
+    size_t total = 9;
+    assert_int_equal(nv_partitions_nodes_left(&parts, NULL, "n1", "n[3-4]", &total), 1);
+    assert_int_equal(total, 4);
+    assert_int_equal(nv_partitions_nodes_left(NULL, NULL, "", NULL, NULL), -1);
+    assert_int_equal(nv_partitions_add(&parts, "bad", "n[1-", false, err, sizeof err), -1);
+    nv_partitions_free(&parts);
+    free(c);
+}
+
 /* ------------------------------------------------------------ messages */
 
 static void the_users_line_has_units_and_sources(void **state)
@@ -563,6 +624,7 @@ int main(void)
         cmocka_unit_test(avoid_excludes_only_apps_beyond_the_threshold),
         cmocka_unit_test(resize_needs_apply_and_stays_in_range),
         cmocka_unit_test(actions_from_rules),
+        cmocka_unit_test(avoid_never_excludes_the_whole_partition),
         cmocka_unit_test(the_users_line_has_units_and_sources),
         cmocka_unit_test(no_model_means_annotate_only),
         cmocka_unit_test(unknown_app_message),

@@ -155,6 +155,31 @@ static void cap_is_a_clear_error(void **state)
     nv_train_set_free(&s);
 }
 
+/* app names are users' choice: interning is a hash (a million adds of
+ * 60 000 names would take minutes with a linear search), and apps beyond
+ * what slurmctld loads (NV_MODEL_MAX_APPS) are counted and left out */
+static void apps_are_hashed_and_capped(void **state)
+{
+    (void)state;
+    nv_train_set s;
+    nv_train_set_init(&s);
+    nv_train_job job = {0};
+    char app[32], err[200];
+    size_t want = NV_MODEL_MAX_APPS + 10;
+    for (size_t round = 0; round < 2; round++)
+        for (size_t i = 0; i < want; i++) {
+            snprintf(app, sizeof app, "user-app-%zu", (i * 7919) % want);
+            assert_int_equal(nv_train_set_add(&s, &job, app, 10u << 20, err, sizeof err), 0);
+        }
+    assert_int_equal(s.n_apps, NV_MODEL_MAX_APPS);
+    assert_int_equal(s.stats.apps_over_cap, 20);
+    assert_int_equal(s.n, 2 * want - 20);
+    for (size_t i = 0; i < s.n_apps; i += 997)
+        assert_int_equal(nv_train_set_find_app(&s, s.apps[i]), (long)i);
+    assert_int_equal(nv_train_set_find_app(&s, "never-seen"), -1);
+    nv_train_set_free(&s);
+}
+
 static void baseline_and_pair_from_shared_switch(void **state)
 {
     (void)state;
@@ -381,6 +406,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(corrupt_records_skipped_and_counted),
         cmocka_unit_test(cap_is_a_clear_error),
+        cmocka_unit_test(apps_are_hashed_and_capped),
         cmocka_unit_test(baseline_and_pair_from_shared_switch),
         cmocka_unit_test(byte_identical_whatever_the_order),
         cmocka_unit_test(campaign_curve_and_impactb_kept),

@@ -1,0 +1,154 @@
+/* partitions.c - partition node sets and the runnable check (partitions.h). */
+#include "partitions.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counters_topology.h"
+#include "nv_err.h"
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has(char *const *names, size_t n, const char *name)
+{
+    return n && bsearch(&name, names, n, sizeof *names, cmp_name) != NULL;
+}
+
+int nv_partitions_add(struct nv_partitions *ps, const char *name, const char *hostlist,
+                      bool is_default, char *err, size_t errlen)
+{
+    if (!name || !*name || strlen(name) >= NV_PART_NAME_MAX)
+        return nv_err(err, errlen, "partition name missing or longer than %d characters",
+                      NV_PART_NAME_MAX - 1);
+    char **nodes = NULL, why[200];
+    long n = hostlist && *hostlist
+                 ? nv_hostlist_expand(hostlist, &nodes, NV_PART_NODES_MAX, why, sizeof why)
+                 : 0;
+    if (n < 0)
+        return nv_err(err, errlen, "partition %s: nodes '%.80s': %s", name, hostlist, why);
+    struct nv_partition *bigger = realloc(ps->p, (ps->n + 1) * sizeof *bigger);
+    if (!bigger) {
+        nv_hostlist_free(nodes, (size_t)n);
+        return nv_err(err, errlen, "partition %s: out of memory", name);
+    }
+    ps->p = bigger;
+    struct nv_partition *p = &ps->p[ps->n++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->is_default = is_default;
+    if (n > 0)
+        qsort(nodes, (size_t)n, sizeof *nodes, cmp_name);
+    size_t k = 0; /* distinct */
+    for (long i = 0; i < n; i++) {
+        if (k && !strcmp(nodes[k - 1], nodes[i])) {
+            free(nodes[i]);
+            continue;
+        }
+        nodes[k++] = nodes[i];
+    }
+    p->nodes = nodes;
+    p->n = k;
+    return 0;
+}
+
+void nv_partitions_free(struct nv_partitions *ps)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        nv_hostlist_free(ps->p[i].nodes, ps->p[i].n);
+    free(ps->p);
+    ps->p = NULL;
+    ps->n = 0;
+}
+
+static const struct nv_partition *find(const struct nv_partitions *ps, const char *name, size_t len)
+{
+    for (size_t i = 0; i < ps->n; i++) {
+        if (len == 0 ? ps->p[i].is_default
+                     : strlen(ps->p[i].name) == len && !strncmp(ps->p[i].name, name, len))
+            return &ps->p[i];
+    }
+    return NULL;
+}
+
+/* comma-separated names into a sorted array (pointers into a copy) */
+static char **split_sorted(const char *s, char **copy, size_t *n)
+{
+    *n = 0;
+    *copy = NULL;
+    if (!s || !*s)
+        return NULL;
+    size_t commas = 1;
+    for (const char *c = s; *c; c++)
+        commas += *c == ',';
+    char **v = malloc(commas * sizeof *v);
+    *copy = strdup(s);
+    if (!v || !*copy) {
+        free(v);
+        free(*copy);
+        *copy = NULL;
+        return NULL;
+    }
+    for (char *save = NULL, *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        v[(*n)++] = t;
+    qsort(v, *n, sizeof *v, cmp_name);
+    return v;
+}
+
+long nv_partitions_nodes_left(const struct nv_partitions *ps, const char *list,
+                              const char *excl_names, const char *excl_hostlist, size_t *total)
+{
+    if (total)
+        *total = 0;
+    if (!ps || !ps->n)
+        return -1;
+    /* the partitions asked for */
+    const struct nv_partition *want[64];
+    size_t nwant = 0;
+    const char *s = list ? list : "";
+    do {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        const struct nv_partition *p = find(ps, s, len);
+        if (!p || nwant == sizeof want / sizeof *want)
+            return -1;
+        want[nwant++] = p;
+        s = comma ? comma + 1 : NULL;
+    } while (s);
+    char *copy = NULL;
+    size_t nmine = 0, nuser = 0;
+    char **user = NULL;
+    char **ours = split_sorted(excl_names, &copy, &nmine);
+    if (excl_hostlist && *excl_hostlist) {
+        char why[200];
+        long n = nv_hostlist_expand(excl_hostlist, &user, NV_PART_NODES_MAX, why, sizeof why);
+        if (n > 0) {
+            nuser = (size_t)n;
+            qsort(user, nuser, sizeof *user, cmp_name);
+        }
+    }
+    long left = 0;
+    size_t all = 0;
+    for (size_t k = 0; k < nwant; k++)
+        for (size_t i = 0; i < want[k]->n; i++) {
+            const char *node = want[k]->nodes[i];
+            bool counted = false; /* in an earlier partition of the list */
+            for (size_t e = 0; e < k && !counted; e++)
+                counted = has(want[e]->nodes, want[e]->n, node);
+            if (counted)
+                continue;
+            all++;
+            if (!has(ours, nmine, node) && !has(user, nuser, node))
+                left++;
+        }
+    free(ours);
+    free(copy);
+    if (user)
+        nv_hostlist_free(user, nuser);
+    if (total)
+        *total = all;
+    return left;
+}

@@ -1,0 +1,106 @@
+/* fuzz_records.c - libFuzzer target for the record readers root's tools and
+ * the epilog run over the spool: the first byte picks the reader, the rest
+ * is the file.
+ *   0  a job record (job.json): schema check, train's and the Variability
+ *      Estimate's views of it, the submission annotation in it;
+ *   1  a node's start file (.start-NODE.json, with its counter snapshot);
+ *   2  a node's samples file (.samples-NODE.json);
+ *   3  a node record (node-n1.json) merged by nv_job_collect beside a good
+ *      one, as the last epilog does. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "job_record.h"
+#include "node_record.h"
+#include "report_logic.h"
+#include "train_history.h"
+
+static char dir[64];
+
+static void ignore(void *ctx, const char *line)
+{
+    (void)ctx;
+    (void)line;
+}
+
+static void put(const char *name, const uint8_t *data, size_t size)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fwrite(data, 1, size, f);
+        fclose(f);
+    }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    snprintf(dir, sizeof dir, "/tmp/netvar-fuzz-records.XXXXXX");
+    if (!mkdtemp(dir))
+        abort();
+    static const char good[] =
+        "{\"schema\":\"netvar-node-record\",\"version\":1,\"job_id\":5,\"node\":\"n2\","
+        "\"mode\":\"counters\",\"app\":\"amg\",\"start_unix_s\":10,\"end_unix_s\":20,"
+        "\"counter_source\":\"none\"}";
+    put("node-n2.json", (const uint8_t *)good, sizeof good - 1);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1 || size > (1 << 20))
+        return 0;
+    char path[128], err[512];
+    switch (data[0] % 4) {
+    case 0: {
+        put("job.json", data + 1, size - 1);
+        snprintf(path, sizeof path, "%s/job.json", dir);
+        json_object *rec = nv_job_record_read(path, err, sizeof err);
+        if (rec) {
+            nv_train_job job;
+            char app[NV_MODEL_KEY_MAX + 1];
+            nv_train_job_from_record(rec, 1.5, &job, app, err, sizeof err);
+            nv_train_job_from_record(rec, 0, &job, app, err, sizeof err);
+            nv_ve_job ve;
+            nv_ve_job_from_record(rec, &ve, err, sizeof err);
+            nv_report_annotation an;
+            nv_report_annotation_from_record(rec, &an, err, sizeof err);
+            json_object_put(rec);
+        }
+        break;
+    }
+    case 1: {
+        put(".start-n1.json", data + 1, size - 1);
+        snprintf(path, sizeof path, "%s/.start-n1.json", dir);
+        struct nv_node_start_info info;
+        nv_ctr_snapshot *snap = malloc(sizeof *snap);
+        if (snap)
+            nv_node_start_read(path, &info, snap, err, sizeof err);
+        free(snap);
+        break;
+    }
+    case 2: {
+        put(".samples-n1.json", data + 1, size - 1);
+        snprintf(path, sizeof path, "%s/.samples-n1.json", dir);
+        json_object *s = nv_node_samples_read(path, err, sizeof err);
+        json_object_put(s);
+        break;
+    }
+    case 3: {
+        put("node-n1.json", data + 1, size - 1);
+        json_object *job = nv_job_collect(dir, 1.5, "fuzz", ignore, NULL, err, sizeof err);
+        json_object_put(job);
+        snprintf(path, sizeof path, "%s/node-n1.json", dir);
+        unlink(path);
+        break;
+    }
+    }
+    return 0;
+}
