@@ -13,7 +13,7 @@ FUZZ_INPUTS  := $(BUILD)/fuzz/fuzz_inputs
 # the loader and everything it calls, compiled with coverage: lib/model but
 # its builder, and the archives below it (lib/variability has no libsvm call)
 FUZZ_MODEL_SRCS  := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(NV_SRCS_util) \
-                    $(NV_SRCS_variability)
+                    $(NV_SRCS_variability) $(NV_SRCS_alloc)
 FUZZ_INPUTS_SRCS := $(foreach l,$(NV_LIBS),$(NV_SRCS_$(l)))
 
 .PHONY: fuzz-model fuzz-inputs
@@ -31,7 +31,7 @@ fuzz-model: $(FUZZ_MODEL)
 $(FUZZ_INPUTS): tests/fuzz/fuzz_inputs.c $(FUZZ_INPUTS_SRCS) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_inputs.c $(FUZZ_INPUTS_SRCS) \
-	  $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
 
 fuzz-inputs: $(FUZZ_INPUTS)
 	@mkdir -p $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs
