@@ -152,6 +152,7 @@ $(JS_SO): $(JS_OBJS) $(call nv_link,$(JS_LIBS)) plugins/job_submit/job_submit_ne
 include probes/probes.mk
 include probes/pmpi/pmpi.mk
 include probes/proxy/proxy.mk
+include probes/sweep/sweep.mk
 include lab/netlab.mk
 include eval/eval.mk
 include tests/bench/bench.mk
