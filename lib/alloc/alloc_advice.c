@@ -5,26 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-/* The layout Slurm is likely to give N nodes: packed onto the section's
- * switches; without switches, one switch holding them all. */
-static int likely_layout(const nv_alloc_model *m, uint32_t nodes, nv_alloc_layout *l)
-{
-    size_t ns = nv_alloc_switch_count(m);
-    if (ns == 0) {
-        l->n_switches = 1;
-        l->nodes[0] = nodes;
-        l->group[0] = 0;
-        return 0;
-    }
-    uint32_t cap[NV_ALLOC_SWITCHES_MAX], group[NV_ALLOC_SWITCHES_MAX];
-    for (size_t j = 0; j < ns && j < NV_ALLOC_SWITCHES_MAX; j++) {
-        const nv_alloc_switch *s = nv_alloc_switch_at(m, j);
-        cap[j] = s->nodes;
-        group[j] = s->group;
-    }
-    return nv_alloc_layout_pack(nodes, cap, group, ns, l);
-}
-
 int nv_alloc_predict_run(const nv_alloc_model *m, nv_alloc_class cls, const nv_alloc_app *a,
                          uint32_t nodes, uint32_t ppn, nv_alloc_candidate *c,
                          const nv_alloc_predictor **which)
@@ -37,7 +17,7 @@ int nv_alloc_predict_run(const nv_alloc_model *m, nv_alloc_class cls, const nv_a
     double x[NV_AF_COUNT], comm;
     uint32_t P = nodes * ppn;
     nv_alloc_app_pattern_at(a, P, &p);
-    if (likely_layout(m, nodes, &l) || nv_alloc_features_pattern(&p, &l, ppn, x) ||
+    if (nv_alloc_likely_layout(m, nodes, &l) || nv_alloc_features_pattern(&p, &l, ppn, x) ||
         nv_alloc_predict(m, cls, x, &comm, which))
         return -1;
     c->nodes = nodes;
@@ -76,20 +56,31 @@ int nv_alloc_advise(const nv_alloc_model *m, const nv_alloc_query *q, nv_alloc_a
     }
     if ((uint64_t)hi * out->ppn > NV_ALLOC_MAX_RANKS)
         hi = NV_ALLOC_MAX_RANKS / out->ppn;
-    /* candidates: both ends, and up to NV_ALLOC_ADVICE_CANDIDATES - 2
-     * counts spread geometrically between them */
-    uint32_t cand[NV_ALLOC_ADVICE_CANDIDATES];
+    /* candidates: both ends, the most nodes one switch holds (where the
+     * uplink starts to be used), and counts spread geometrically between the
+     * ends, NV_ALLOC_ADVICE_CANDIDATES in all */
+    uint32_t cand[NV_ALLOC_ADVICE_CANDIDATES + 2];
     size_t nc = 0;
     cand[nc++] = lo;
+    uint32_t one = 0;
+    for (size_t j = 0; j < nv_alloc_switch_count(m); j++)
+        if (nv_alloc_switch_at(m, j)->nodes > one)
+            one = nv_alloc_switch_at(m, j)->nodes;
     if (hi > lo) {
-        double r = pow((double)hi / lo, 1.0 / (NV_ALLOC_ADVICE_CANDIDATES - 1));
-        double v = lo;
-        for (int k = 1; k < NV_ALLOC_ADVICE_CANDIDATES - 1; k++) {
+        int room = NV_ALLOC_ADVICE_CANDIDATES - 2 - (one > lo && one < hi);
+        double r = pow((double)hi / lo, 1.0 / (room + 1)), v = lo;
+        for (int k = 0; k < room; k++) {
             v *= r;
             uint32_t n = (uint32_t)llround(v);
+            if (one > cand[nc - 1] && one < hi && one <= n) {
+                cand[nc++] = one;
+                one = 0;
+            }
             if (n > cand[nc - 1] && n < hi)
                 cand[nc++] = n;
         }
+        if (one > cand[nc - 1] && one < hi)
+            cand[nc++] = one;
         cand[nc++] = hi;
     }
     double x = isfinite(q->interference_pct) && q->interference_pct > -100 ? q->interference_pct : 0;

@@ -19,7 +19,7 @@
 
 #include "alloc_model.h"
 
-#define NV_ALLOC_ADVICE_CANDIDATES 12 /* node counts evaluated at most */
+#define NV_ALLOC_ADVICE_CANDIDATES 6 /* node counts evaluated at most */
 
 typedef struct nv_alloc_query {
     const char *app;          /* app key */

@@ -402,7 +402,7 @@ int nv_alloc_layout_pack(uint32_t nodes, const uint32_t *cap, const uint32_t *gr
     if (!out || !cap || !group || nodes == 0 || n_switches == 0 ||
         n_switches > NV_ALLOC_SWITCHES_MAX)
         return -1;
-    memset(out, 0, sizeof *out);
+    out->n_switches = 0; /* (the arrays are filled as far as used: no 8 KiB memset per call) */
     /* one switch that fits: the smallest such */
     size_t one = n_switches;
     for (size_t j = 0; j < n_switches; j++)
@@ -415,8 +415,9 @@ int nv_alloc_layout_pack(uint32_t nodes, const uint32_t *cap, const uint32_t *gr
         return 0;
     }
     /* else the fullest switches first, until the nodes fit */
-    unsigned char taken[NV_ALLOC_SWITCHES_MAX] = {0};
-    uint32_t got[NV_ALLOC_SWITCHES_MAX] = {0};
+    unsigned char taken[NV_ALLOC_SWITCHES_MAX];
+    uint32_t got[NV_ALLOC_SWITCHES_MAX];
+    memset(taken, 0, n_switches);
     uint32_t left = nodes;
     while (left) {
         size_t best = n_switches;

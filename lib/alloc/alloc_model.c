@@ -49,6 +49,7 @@ struct nv_alloc_model {
     size_t n_apps, cap_apps;
     nv_alloc_switch *sw;
     size_t n_sw, cap_sw;
+    uint32_t sw_cap[NV_ALLOC_SWITCHES_MAX], sw_group[NV_ALLOC_SWITCHES_MAX]; /* sorted, for packing */
     uint32_t total_nodes;
 };
 
@@ -222,6 +223,10 @@ int nv_alloc_finish(nv_alloc_model *m, char *err, size_t errlen)
                           nv_alloc_class_name(m->pred[i].cls));
     if (m->n_sw)
         qsort(m->sw, m->n_sw, sizeof *m->sw, sw_cmp);
+    for (size_t j = 0; j < m->n_sw; j++) {
+        m->sw_cap[j] = m->sw[j].nodes;
+        m->sw_group[j] = m->sw[j].group;
+    }
     return 0;
 }
 
@@ -322,6 +327,17 @@ const nv_alloc_switch *nv_alloc_switch_at(const nv_alloc_model *m, size_t i)
     return m && i < m->n_sw ? &m->sw[i] : NULL;
 }
 uint32_t nv_alloc_total_nodes(const nv_alloc_model *m) { return m ? m->total_nodes : 0; }
+
+int nv_alloc_likely_layout(const nv_alloc_model *m, uint32_t nodes, nv_alloc_layout *l)
+{
+    if (!m || m->n_sw == 0) {
+        l->n_switches = 1;
+        l->nodes[0] = nodes;
+        l->group[0] = 0;
+        return nodes ? 0 : -1;
+    }
+    return nv_alloc_layout_pack(nodes, m->sw_cap, m->sw_group, m->n_sw, l);
+}
 size_t nv_alloc_node_count(const nv_alloc_model *m) { return m ? m->n_nodes : 0; }
 
 void nv_alloc_app_pattern_at(const nv_alloc_app *a, uint32_t nranks, nv_alloc_pattern *out)

@@ -104,6 +104,10 @@ const nv_alloc_switch *nv_alloc_switch_at(const nv_alloc_model *m, size_t i);
 /* Nodes on all switches (0: no topology in the section). */
 uint32_t nv_alloc_total_nodes(const nv_alloc_model *m);
 size_t nv_alloc_node_count(const nv_alloc_model *m); /* tree nodes, for sizes */
+/* The layout Slurm's topology/tree is likely to give N nodes on the
+ * section's switches (nv_alloc_layout_pack; after nv_alloc_finish), or one
+ * switch holding them all when the section has none.  0, or -1. */
+int nv_alloc_likely_layout(const nv_alloc_model *m, uint32_t nodes, nv_alloc_layout *l);
 
 /* The pattern of app a at P ranks: message bytes scaled by
  * (P / a->ranks)^msg_scaling, offsets kept (clamped into the cycle). */

@@ -17,9 +17,9 @@ void nv_alloc_train_defaults(nv_alloc_train_params *p, nv_alloc_learner l)
 {
     memset(p, 0, sizeof *p);
     p->learner = l;
-    p->trees = 100;
-    p->max_depth = l == NV_LEARN_XGBOOST ? 5 : 12;
-    p->eta = 0.15;
+    p->trees = l == NV_LEARN_XGBOOST ? 50 : 100;
+    p->max_depth = l == NV_LEARN_XGBOOST ? 4 : 12;
+    p->eta = 0.3;
     p->min_split = 5;
     p->seed = 1;
 }
