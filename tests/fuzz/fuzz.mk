@@ -26,7 +26,8 @@ $(FUZZ_MODEL): tests/fuzz/fuzz_model_load.c $(FUZZ_MODEL_SRCS) $(wildcard lib/*/
 fuzz-model: $(FUZZ_MODEL)
 	@mkdir -p $(BUILD)/fuzz/corpus-model
 	$(FUZZ_MODEL) -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=1024 \
-	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-model tests/fixtures/model
+	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-model tests/fixtures/model \
+	  tests/fixtures/alloc
 
 $(FUZZ_INPUTS): tests/fuzz/fuzz_inputs.c $(FUZZ_INPUTS_SRCS) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
