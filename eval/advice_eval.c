@@ -414,7 +414,7 @@ int main(int argc, char **argv)
     json_object_object_add(out, "decision_right", json_object_new_int(right));
     json_object_object_add(out, "decision_cases", json_object_new_int(cases));
     if (json)
-        printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY));
+        printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(out);
     free(meas);
     free(pred);
