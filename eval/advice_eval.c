@@ -21,11 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "alloc_features.h"
 #include "alloc_model.h"
 #include "alloc_train.h"
 #include "metrics.h"
+#include "model.h"
 #include "nv_json.h"
 
 static uint64_t rng = 88172645463325252ull;
@@ -232,6 +234,36 @@ static const char *learner_name(nv_alloc_learner l)
     return l == NV_LEARN_XGBOOST ? "xgboost" : "extra-trees";
 }
 
+/* --load-time MODEL: the alloc section's size and the model's load time */
+static int load_time(const char *path)
+{
+    char err[600];
+    struct timespec a, b;
+    nv_model *m = NULL;
+    double best = INFINITY;
+    for (int k = 0; k < 20; k++) {
+        nv_model_free(m);
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        m = nv_model_load(path, err, sizeof err);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        if (!m) {
+            fprintf(stderr, "netvar-advice-eval: %s\n", err);
+            return 1;
+        }
+        best = fmin(best, (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+    }
+    const nv_alloc_model *am = nv_model_alloc(m);
+    json_object *o = am ? nv_alloc_to_json(am) : NULL;
+    size_t bytes = o ? strlen(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)) : 0;
+    printf("%s: load %.2f ms (best of 20); alloc section: %zu predictors, %zu tree nodes (%zu bytes in memory "
+           "at 24 per node), %zu apps, %zu switches, %zu bytes of JSON\n",
+           path, best, nv_alloc_predictor_count(am), nv_alloc_node_count(am), nv_alloc_node_count(am) * 24,
+           nv_alloc_app_count(am), nv_alloc_switch_count(am), bytes);
+    json_object_put(o);
+    nv_model_free(m);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int json = 0, synth = 0, small = 0;
@@ -246,6 +278,8 @@ int main(int argc, char **argv)
             small = 1;
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             rng = strtoull(argv[++i], NULL, 10) * 2654435761u + 1;
+        else if (!strcmp(argv[i], "--load-time") && i + 1 < argc)
+            return load_time(argv[++i]);
         else if (!strcmp(argv[i], "--holdout") && i + 1 < argc)
             holdout_config = strcmp(argv[++i], "size") != 0;
         else if (!strcmp(argv[i], "--dataset") && i + 1 < argc && nf < 32)

@@ -275,11 +275,13 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         if (!isfinite(d->own_pct) && !isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n, "; no running job to interfere with");
         if (d->advice && n > 0 && (size_t)n < sizeof line) {
+            /* the predictive route explains itself on its own line */
+            const char *src = d->advice_line[0] ? "predicted communication, below" : d->advice_source;
             if (d->advice_nodes != d->requested_nodes && d->advice_saving_pct > 0)
-                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%.0f %% time vs %u)",
-                         d->advice_nodes, d->advice_saving_pct, d->requested_nodes);
+                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%.0f %% time vs %u; %s)",
+                         d->advice_nodes, d->advice_saving_pct, d->requested_nodes, src);
             else
-                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes", d->advice_nodes);
+                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (%s)", d->advice_nodes, src);
         }
         say(d, "%s", line);
         if (d->advice_line[0])

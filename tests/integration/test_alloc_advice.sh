@@ -33,7 +33,7 @@ contains "netvar alloc advise agrees" "$cli" "\"nodes\":$n,"
 
 # no profile: the history route, within the cluster (it used to say 16)
 out=$(sbatch -N1-16 --netvar-app=lulesh --hold --wrap "true" 2>&1)
-contains "history advice capped at the cluster" "$out" "advice 4 nodes"
+contains "history advice capped at the cluster, with its source" "$out" "advice 4 nodes (runtime history at 3 node counts)"
 lacks "never 16 nodes" "$out" "advice 16 nodes"
 
 # apply within the range

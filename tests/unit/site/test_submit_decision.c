@@ -277,7 +277,7 @@ static void nothing_running(void **state)
         assert_int_equal(d->requested_nodes, 1);
         near(d->advice_saving_pct, 40.0, "saving");
         assert_string_equal(d->message, "netvar: app fftw: rho 0.30; no running job to interfere with; "
-                                        "advice 2 nodes (-40 % time vs 1)");
+                                        "advice 2 nodes (-40 % time vs 1; runtime history at 3 node counts)");
         free(d);
     }
     free(c);
@@ -492,7 +492,7 @@ static void the_users_line_has_units_and_sources(void **state)
     assert_string_equal(d->message,
                         "netvar: app fftw: rho 0.30; predicted slowdown 108 % beside job 13 (amg; "
                         "model:queue); would slow job 14 (lulesh) by 4 % (model:queue); advice 2 nodes "
-                        "(-40 % time vs 1)");
+                        "(-40 % time vs 1; runtime history at 3 node counts)");
     assert_null(strchr(d->message, '\n')); /* no rule matched: one line */
     free(d);
 
