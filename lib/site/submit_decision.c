@@ -194,7 +194,8 @@ static void advise(const nv_model *m, const nv_app_view *v, const struct nv_subm
     d->advice = true;
     d->advice_nodes = best;
     d->requested_nodes = lo;
-    snprintf(d->advice_source, sizeof d->advice_source, "runtime history at %zu node counts", v->n_scaling);
+    snprintf(d->advice_source, sizeof d->advice_source, "runtime history at %zu node count%s", v->n_scaling,
+             v->n_scaling == 1 ? "" : "s");
     double t_req;
     if (nv_scaling_time_s(v->scaling, v->n_scaling, lo, &t_req) == 0 && t_req > 0) {
         t_req *= factor;
