@@ -366,6 +366,28 @@ static void add(json_object *a, json_object *v, int *ok)
     }
 }
 
+json_object *nv_alloc_pattern_to_json(const nv_alloc_pattern *p)
+{
+    int ok = 1;
+    json_object *a = json_object_new_array();
+    for (size_t k = 0; a && k < p->n; k++) {
+        json_object *e = json_object_new_object();
+        if (!e) {
+            ok = 0;
+            break;
+        }
+        put(e, "offset", json_object_new_int(p->o[k].offset), &ok);
+        put(e, "bytes", nv_json_new_num(p->o[k].bytes), &ok);
+        put(e, "messages", nv_json_new_num(p->o[k].messages), &ok);
+        add(a, e, &ok);
+    }
+    if (!ok) {
+        json_object_put(a);
+        return NULL;
+    }
+    return a;
+}
+
 json_object *nv_alloc_to_json(const nv_alloc_model *m)
 {
     if (!m)
@@ -427,21 +449,14 @@ json_object *nv_alloc_to_json(const nv_alloc_model *m)
     put(o, "predictors", preds, &ok);
     for (size_t i = 0; i < m->n_apps && ok; i++) {
         const nv_alloc_app *a = &m->apps[i];
-        json_object *ao = json_object_new_object(), *pat = json_object_new_array();
+        json_object *ao = json_object_new_object();
         put(ao, "key", json_object_new_string(a->key), &ok);
         put(ao, "compute_core_s", nv_json_new_num(a->compute_core_s), &ok);
         put(ao, "phases", nv_json_new_num(a->phases), &ok);
         put(ao, "msg_scaling", nv_json_new_num(a->msg_scaling), &ok);
         put(ao, "ranks", json_object_new_int64(a->ranks), &ok);
         put(ao, "source", json_object_new_string(a->source), &ok);
-        for (size_t k = 0; k < a->pattern.n; k++) {
-            json_object *e = json_object_new_object();
-            put(e, "offset", json_object_new_int(a->pattern.o[k].offset), &ok);
-            put(e, "bytes", nv_json_new_num(a->pattern.o[k].bytes), &ok);
-            put(e, "messages", nv_json_new_num(a->pattern.o[k].messages), &ok);
-            add(pat, e, &ok);
-        }
-        put(ao, "pattern", pat, &ok);
+        put(ao, "pattern", nv_alloc_pattern_to_json(&a->pattern), &ok);
         add(apps, ao, &ok);
     }
     put(o, "apps", apps, &ok);

@@ -80,6 +80,9 @@ int nv_alloc_finish(nv_alloc_model *m, char *err, size_t errlen);
 
 /* ---- file section ---- */
 json_object *nv_alloc_to_json(const nv_alloc_model *m); /* NULL: out of memory */
+/* A pattern as [{"offset", "bytes", "messages"}] (the section's and the
+ * data set's form); NULL: out of memory. */
+json_object *nv_alloc_pattern_to_json(const nv_alloc_pattern *p);
 /* Validates and loads the section o; path names it in errors ("alloc").
  * Returns the model or NULL with one line in err. */
 nv_alloc_model *nv_alloc_from_json(json_object *o, const char *path, char *err, size_t errlen);

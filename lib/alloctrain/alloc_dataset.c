@@ -189,22 +189,14 @@ int nv_alloc_dataset_save(const nv_alloc_dataset *d, const char *path, char *err
         put(e, "nodes", json_object_new_int64(r->nodes), &ok);
         put(e, "ppn", json_object_new_int64(r->ppn), &ok);
         if (r->layout) {
-            json_object *lay = json_object_new_array(), *grp = json_object_new_array(),
-                        *pat = json_object_new_array();
+            json_object *lay = json_object_new_array(), *grp = json_object_new_array();
             for (size_t j = 0; j < r->layout->n_switches; j++) {
                 add(lay, json_object_new_int64(r->layout->nodes[j]), &ok);
                 add(grp, json_object_new_int64(r->layout->group[j]), &ok);
             }
-            for (size_t k = 0; k < r->pattern.n; k++) {
-                json_object *o = json_object_new_object();
-                put(o, "offset", json_object_new_int(r->pattern.o[k].offset), &ok);
-                put(o, "bytes", nv_json_new_num(r->pattern.o[k].bytes), &ok);
-                put(o, "messages", nv_json_new_num(r->pattern.o[k].messages), &ok);
-                add(pat, o, &ok);
-            }
             put(e, "layout", lay, &ok);
             put(e, "groups", grp, &ok);
-            put(e, "pattern", pat, &ok);
+            put(e, "pattern", nv_alloc_pattern_to_json(&r->pattern), &ok);
         } else {
             put(e, "features", nv_json_new_num_array(r->x, NV_AF_COUNT), &ok);
         }
