@@ -350,17 +350,19 @@ void nv_alloc_app_pattern_at(const nv_alloc_app *a, uint32_t nranks, nv_alloc_pa
 
 /* ---- JSON ---- */
 
+/* json-c's add functions take ownership; a NULL value or container (out of
+ * memory) is remembered in *ok */
 static void put(json_object *o, const char *k, json_object *v, int *ok)
 {
-    if (!v && ok)
+    if (!v || !o || json_object_object_add(o, k, v)) {
+        json_object_put(v);
         *ok = 0;
-    if (json_object_object_add(o, k, v))
-        *ok = 0;
+    }
 }
 
 static void add(json_object *a, json_object *v, int *ok)
 {
-    if (!v || json_object_array_add(a, v)) {
+    if (!v || !a || json_object_array_add(a, v)) {
         json_object_put(v);
         *ok = 0;
     }
@@ -417,7 +419,8 @@ json_object *nv_alloc_to_json(const nv_alloc_model *m)
         }
         put(po, "class", json_object_new_string(nv_alloc_class_name(p->cls)), &ok);
         json_object *mm = isfinite(p->max_msg_bytes) ? nv_json_new_num(p->max_msg_bytes) : NULL;
-        json_object_object_add(po, "max_msg_bytes", mm);
+        if (json_object_object_add(po, "max_msg_bytes", mm)) /* null: no bound */
+            ok = 0;
         put(po, "combine", json_object_new_string(p->combine == NV_ALLOC_MEAN ? "mean" : "sum"), &ok);
         put(po, "base", nv_json_new_num(p->base), &ok);
         put(po, "source", json_object_new_string(p->source), &ok);
@@ -450,6 +453,10 @@ json_object *nv_alloc_to_json(const nv_alloc_model *m)
     for (size_t i = 0; i < m->n_apps && ok; i++) {
         const nv_alloc_app *a = &m->apps[i];
         json_object *ao = json_object_new_object();
+        if (!ao) {
+            ok = 0;
+            break;
+        }
         put(ao, "key", json_object_new_string(a->key), &ok);
         put(ao, "compute_core_s", nv_json_new_num(a->compute_core_s), &ok);
         put(ao, "phases", nv_json_new_num(a->phases), &ok);

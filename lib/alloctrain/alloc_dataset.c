@@ -154,7 +154,7 @@ out:
 
 static void put(json_object *o, const char *k, json_object *v, int *ok)
 {
-    if (!v || json_object_object_add(o, k, v)) {
+    if (!v || !o || json_object_object_add(o, k, v)) {
         json_object_put(v);
         *ok = 0;
     }
@@ -162,7 +162,7 @@ static void put(json_object *o, const char *k, json_object *v, int *ok)
 
 static void add(json_object *a, json_object *v, int *ok)
 {
-    if (!v || json_object_array_add(a, v)) {
+    if (!v || !a || json_object_array_add(a, v)) {
         json_object_put(v);
         *ok = 0;
     }
