@@ -44,8 +44,9 @@ eval-netlab: all
 # ------------------------------------------------------------ allocation advice
 #   make eval-advice   communication-time trees per predictor class (MRE, R^2, RCC)
 #                      and the decision score: SYNTHETIC cluster, and every data set
-#                      in ADVICE_DATASETS (netvar alloc sweep output; default the
-#                      lab sweeps kept in eval/results/)
+#                      in ADVICE_DATASETS together (netvar alloc sweep output; default
+#                      the network lab's sweeps kept in eval/results/), held out by
+#                      configuration and by message size
 ADVICE_EVAL := $(BUILD)/bin/netvar-advice-eval
 ALL_TARGETS += $(ADVICE_EVAL)
 ADVICE_DATASETS ?= $(wildcard eval/results/alloc-*.json)
@@ -57,4 +58,5 @@ $(ADVICE_EVAL): $(BUILD)/obj/eval/advice_eval.o $(NETVAR_ALL_LIBS)
 .PHONY: eval-advice
 eval-advice: $(ADVICE_EVAL)
 	$(ADVICE_EVAL) --synthetic
-	@for d in $(ADVICE_DATASETS); do echo; echo "== $$d"; $(ADVICE_EVAL) --dataset $$d; done
+	$(if $(ADVICE_DATASETS),$(ADVICE_EVAL) $(ADVICE_DATASETS:%=--dataset %) --holdout config)
+	$(if $(ADVICE_DATASETS),$(ADVICE_EVAL) $(ADVICE_DATASETS:%=--dataset %) --holdout size)
