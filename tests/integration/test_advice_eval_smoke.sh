@@ -13,7 +13,7 @@ for want in "held out: every row of the 3-D Jacobi app" "xgboost      C" "extra-
 done
 out=$("$BUILD/bin/netvar-advice-eval" --dataset tests/fixtures/alloc/netlab_sweep.json --json 2>&1) ||
     { echo "dataset run failed: $out"; exit 1; }
-for want in '"held_out": "leave one message size out"' '"class": "B"' '"decision_cases"'; do
+for want in '"held_out": "leave one configuration (N, PPN, switches) out"' '"class": "B"' '"decision_cases"'; do
     case $out in *"$want"*) echo "ok - lab sweep: $want" ;; *) echo "NOT OK - lab sweep: no '$want'"; fail=1 ;; esac
 done
 exit $fail
