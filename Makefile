@@ -13,7 +13,8 @@
 # checks the same table and that it has no cycle.  Everything else (cli/,
 # plugins/, probes/, lab/, eval/, tests/) links the archives it needs.
 # Only lib/vetrain (Variability Estimate training and estimation) calls
-# libsvm: the plugins, the probes and the lab sampler do not link it.
+# libsvm, and only lib/alloctrain (communication-time trees) calls
+# libxgboost: the plugins, the probes and the lab sampler link neither.
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -48,6 +49,7 @@ MPI_LIBS      := $(shell $(PKG) --libs ompi-c 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell $(PKG) --libs cmocka 2>/dev/null)
 SVM_LIBS      ?= -lsvm
+XGB_LIBS      ?= -lxgboost
 
 # Ours are NV_CFLAGS/NV_LDFLAGS; a user's CFLAGS/LDFLAGS come after them and
 # add to them (make CFLAGS=-O0 keeps the warnings and include paths).
@@ -71,26 +73,28 @@ ALL_TARGETS :=
 
 # ---------------------------------------------------------------- lib/
 # NV_DEPS_<lib>: every library <lib> may include and link, transitively.
-NV_LIBS := util counters variability vetrain segments diagnose model records site train report runner upkeep
+NV_LIBS := util counters alloc alloctrain variability vetrain segments diagnose model records site train report runner upkeep
 NV_DEPS_util        :=
 NV_DEPS_counters    := util
+NV_DEPS_alloc       := util
+NV_DEPS_alloctrain  := alloc util
 NV_DEPS_variability := util
 NV_DEPS_vetrain     := variability util
 NV_DEPS_segments    := util
 NV_DEPS_diagnose    := util
-NV_DEPS_model       := variability util
-NV_DEPS_records     := model variability counters util
-NV_DEPS_site        := records model variability counters util
-NV_DEPS_train       := vetrain records model variability counters util
-NV_DEPS_report      := train vetrain site records model variability segments diagnose counters util
-NV_DEPS_runner      := records model variability counters util
-NV_DEPS_upkeep      := report train vetrain site records model variability segments diagnose counters util
+NV_DEPS_model       := alloc variability util
+NV_DEPS_records     := model alloc variability counters util
+NV_DEPS_site        := records model alloc variability counters util
+NV_DEPS_train       := vetrain records model alloc variability counters util
+NV_DEPS_report      := train vetrain site records model alloc variability segments diagnose counters util
+NV_DEPS_runner      := records model alloc variability counters util
+NV_DEPS_upkeep      := report train vetrain site records model alloc variability segments diagnose counters util
 
 nv_lib_a   = $(BUILD)/lib/libnetvar_$(1).a
 nv_incs    = $(foreach l,$(1),-Ilib/$(l))
 # link line for a set of libraries: dependents before dependencies
 nv_link    = $(foreach l,$(filter $(1),$(NV_LINK_ORDER)),$(call nv_lib_a,$(l)))
-NV_LINK_ORDER := upkeep report runner train vetrain site records model variability diagnose segments counters util
+NV_LINK_ORDER := upkeep report runner train vetrain site records alloctrain model alloc variability diagnose segments counters util
 
 define nv_library
 NV_SRCS_$(1) := $$(sort $$(wildcard lib/$(1)/*.c))
@@ -109,7 +113,7 @@ $(BUILD)/obj/lib/counters/%.o: NV_CFLAGS += $(PAPI_CFLAGS) -Wno-format-truncatio
 # (NV_SYS_LIBS: what any set of archives needs; libsvm only for vetrain).
 NETVAR_ALL_LIBS := $(call nv_link,$(NV_LIBS))
 NV_SYS_LIBS = $(JSON_LIBS) -ldl -lm -lpthread
-NETVAR_LIBS = $(NETVAR_ALL_LIBS) $(SVM_LIBS) $(NV_SYS_LIBS)
+NETVAR_LIBS = $(NETVAR_ALL_LIBS) $(SVM_LIBS) $(XGB_LIBS) $(NV_SYS_LIBS)
 ALL_INCS := $(call nv_incs,$(NV_LIBS))
 
 # ---------------------------------------------------------------- cli/
@@ -126,7 +130,7 @@ $(NETVAR_BIN): $(CLI_OBJS) $(NETVAR_ALL_LIBS)
 # ---------------------------------------------------------------- plugins/
 # Plugins resolve slurm_* symbols from the daemon at load time, so they are
 # not linked with -lslurm; everything of ours stays hidden (version scripts).
-SPANK_LIBS := site records model variability counters util
+SPANK_LIBS := site records model alloc variability counters util
 SPANK_SRCS := $(sort $(wildcard plugins/spank/*.c))
 SPANK_OBJS := $(SPANK_SRCS:%.c=$(BUILD)/obj/%.o)
 SPANK_SO   := $(BUILD)/plugins/spank_netvar.so
@@ -137,7 +141,7 @@ NV_SLURM_FEATURES = $(eval NV_SLURM_FEATURES := $$(shell sh plugins/slurm_featur
                     $$(if $$(SLURM_INCLUDE),-I$$(SLURM_INCLUDE))))$(NV_SLURM_FEATURES)
 $(BUILD)/obj/plugins/spank/%.o: NV_CFLAGS += $(call nv_incs,$(SPANK_LIBS)) $(SLURM_CFLAGS)
 
-JS_LIBS := site records model variability counters util
+JS_LIBS := site records model alloc variability counters util
 JS_SRCS := $(sort $(wildcard plugins/job_submit/*.c))
 JS_OBJS := $(JS_SRCS:%.c=$(BUILD)/obj/%.o)
 JS_SO   := $(BUILD)/plugins/job_submit_netvar.so
@@ -168,6 +172,7 @@ ALL_TARGETS += $(ACCT_BIN)
 include probes/probes.mk
 include probes/pmpi/pmpi.mk
 include probes/proxy/proxy.mk
+include probes/sweep/sweep.mk
 include lab/netlab.mk
 include eval/eval.mk
 include tests/bench/bench.mk

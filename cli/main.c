@@ -13,6 +13,7 @@
 
 /* keep sorted by name */
 static const struct nv_verb verbs[] = {
+    {"alloc", verb_alloc, "communication-time trees for node-count advice: sweep, train, advise"},
     {"calibrate", verb_calibrate, "measure the idle network's service rate into a model file"},
     {"campaign", verb_campaign, "slowdown of a command under a CompressionB sweep into the model"},
     {"collect", verb_collect, "merge a job's node records into one job record (JSON)"},

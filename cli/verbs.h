@@ -13,6 +13,7 @@ struct nv_verb {
 };
 
 /* one line per verb, keep sorted by name */
+int verb_alloc(int argc, char **argv);
 int verb_calibrate(int argc, char **argv);
 int verb_campaign(int argc, char **argv);
 int verb_collect(int argc, char **argv);

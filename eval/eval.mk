@@ -40,3 +40,23 @@ bench-profiler: $(PMPI_SO) $(PROXY_BSP)
 
 eval-netlab: all
 	@BUILD=$(BUILD) bash eval/netlab_eval.sh
+
+# ------------------------------------------------------------ allocation advice
+#   make eval-advice   communication-time trees per predictor class (MRE, R^2, RCC)
+#                      and the decision score: SYNTHETIC cluster, and every data set
+#                      in ADVICE_DATASETS together (netvar alloc sweep output; default
+#                      the network lab's sweeps kept in eval/results/), held out by
+#                      configuration and by message size
+ADVICE_EVAL := $(BUILD)/bin/netvar-advice-eval
+ALL_TARGETS += $(ADVICE_EVAL)
+ADVICE_DATASETS ?= $(wildcard eval/results/alloc-*.json)
+
+$(ADVICE_EVAL): $(BUILD)/obj/eval/advice_eval.o $(NETVAR_ALL_LIBS)
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
+
+.PHONY: eval-advice
+eval-advice: $(ADVICE_EVAL)
+	$(ADVICE_EVAL) --synthetic
+	$(if $(ADVICE_DATASETS),$(ADVICE_EVAL) $(ADVICE_DATASETS:%=--dataset %) --holdout config)
+	$(if $(ADVICE_DATASETS),$(ADVICE_EVAL) $(ADVICE_DATASETS:%=--dataset %) --holdout size)

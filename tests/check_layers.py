@@ -12,7 +12,8 @@ of truth).  Checked:
     is spelled out nowhere else in C outside tests/ (every other file uses
     the constant, so name, version, writer and reader stay in one module);
   * libsvm is called (svm_*()) only in lib/vetrain, the one archive that
-    links it (job_submit and spank must not).
+    links it (job_submit and spank must not); likewise libxgboost (XG*())
+    only in lib/alloctrain.
 Exit 0 and one summary line when all hold; otherwise one line per breach
 ("lib/x/f.c:12: includes lib/y/h.h, but x may not depend on y") and exit 1.
 """
@@ -25,6 +26,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SCHEMA_DEFINE = re.compile(r'^\s*#\s*define\s+(NV_\w+_(?:SCHEMA|FORMAT))\s+"(netvar-[\w.-]+)"')
 LIBSVM_CALL = re.compile(r'\bsvm_[a-z_]+\s*\(')
 LIBSVM_LIB = "vetrain"
+XGB_CALL = re.compile(r'\bXG[A-Z]\w*\s*\(')
+XGB_LIB = "alloctrain"
 TOKENS = re.compile(r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|/\*.*?\*/|//[^\n]*', re.S)
 
 
@@ -131,6 +134,9 @@ def main():
                 if (LIBSVM_CALL.search(code[no - 1]) and
                         not (parts[0] == "lib" and len(parts) == 3 and parts[1] == LIBSVM_LIB)):
                     errors.append(f"{rel}:{no}: calls libsvm outside lib/{LIBSVM_LIB}")
+                if (XGB_CALL.search(code[no - 1]) and
+                        not (parts[0] == "lib" and len(parts) == 3 and parts[1] == XGB_LIB)):
+                    errors.append(f"{rel}:{no}: calls libxgboost outside lib/{XGB_LIB}")
                 m = INCLUDE.match(line)
                 if not m:
                     continue
@@ -163,7 +169,7 @@ def main():
         return 1
     print(f"check_layers: {len(libs)} libraries, {nfiles} files: no include against the "
           f"direction, no cycle, no .c included; {len(schema_defs)} schemas each spelled out "
-          f"once; libsvm called only in lib/{LIBSVM_LIB}")
+          f"once; libsvm called only in lib/{LIBSVM_LIB}, libxgboost only in lib/{XGB_LIB}")
     return 0
 
 

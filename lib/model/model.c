@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "model_internal.h"
+#include "alloc_model.h"
 #include "ve_model.h"
 
 static const char *const usrc_names[] = {"latency", "counters"};
@@ -238,6 +239,7 @@ void nv_model_free(nv_model *m)
     free(m->pair_keys);
     free(m->pair_slots);
     nv_ve_free(m->ve);
+    nv_alloc_free(m->alloc);
     free(m->profile);
     free(m->acurve);
     free(m);
@@ -246,6 +248,11 @@ void nv_model_free(nv_model *m)
 const struct nv_ve *nv_model_variability(const nv_model *m)
 {
     return m ? m->ve : NULL;
+}
+
+const struct nv_alloc_model *nv_model_alloc(const nv_model *m)
+{
+    return m ? m->alloc : NULL;
 }
 
 int32_t nv_model_app_insert(nv_model *m, int32_t idx)

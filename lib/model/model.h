@@ -178,4 +178,9 @@ int nv_model_pair_find(const nv_model *m, int32_t app, int32_t with, nv_pair_vie
 struct nv_ve;
 const struct nv_ve *nv_model_variability(const nv_model *m);
 
+/* The allocation-advice section (alloc_model.h: communication-time trees,
+ * app profiles, switches) from the optional "alloc" member, or NULL. */
+struct nv_alloc_model;
+const struct nv_alloc_model *nv_model_alloc(const nv_model *m);
+
 #endif

@@ -13,6 +13,7 @@
 #include "atomic_file.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "alloc_model.h"
 #include "ve_model.h"
 
 struct nv_model_builder {
@@ -21,6 +22,7 @@ struct nv_model_builder {
     json_object *configs;     /* id -> configuration object */
     json_object *pairs;       /* "app\twith" -> pair object */
     json_object *variability; /* optional section, NULL when absent */
+    json_object *alloc;       /* optional section, NULL when absent */
     nv_bottleneck bn;         /* written as "bottleneck" */
     char error[256];
 };
@@ -56,6 +58,7 @@ void nv_builder_free(nv_model_builder *b)
     json_object_put(b->configs);
     json_object_put(b->pairs);
     json_object_put(b->variability);
+    json_object_put(b->alloc);
     free(b);
 }
 
@@ -408,6 +411,18 @@ int nv_builder_set_variability(nv_model_builder *b, const struct nv_ve *ve)
     return 0;
 }
 
+int nv_builder_set_alloc(nv_model_builder *b, const struct nv_alloc_model *al)
+{
+    if (!b)
+        return -1;
+    json_object *o = NULL;
+    if (al && !(o = nv_alloc_to_json(al)))
+        return berr(b, "alloc: out of memory");
+    json_object_put(b->alloc);
+    b->alloc = o;
+    return 0;
+}
+
 /* the map's values as an array sharing the same objects */
 static json_object *values(json_object *map, int *ok)
 {
@@ -443,6 +458,8 @@ static char *serialize(const nv_model_builder *b, size_t *len)
     put(root, "colocation", values(b->pairs, &ok), &ok);
     if (b->variability)
         put(root, "variability", json_object_get(b->variability), &ok);
+    if (b->alloc)
+        put(root, "alloc", json_object_get(b->alloc), &ok);
     json_object *bn = b->bn.present ? json_object_new_object() : NULL;
     if (bn) {
         put(bn, "idle_utilization", nv_json_new_num_or_nan(b->bn.idle_utilization), &ok);
@@ -570,7 +587,8 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
         if (nv_builder_add_pair(b, &in))
             goto fail;
     }
-    if (nv_builder_set_variability(b, nv_model_variability(m)))
+    if (nv_builder_set_variability(b, nv_model_variability(m)) ||
+        nv_builder_set_alloc(b, nv_model_alloc(m)))
         goto fail;
     /* a file without the object stays without it (same predictions) */
     b->bn = *nv_model_bottleneck(m);

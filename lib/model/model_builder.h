@@ -80,6 +80,9 @@ int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *pair);
 /* Sets (replaces) the optional Variability Estimate section; NULL removes it. */
 struct nv_ve;
 int nv_builder_set_variability(nv_model_builder *b, const struct nv_ve *ve);
+/* Sets (replaces) the optional allocation-advice section; NULL removes it. */
+struct nv_alloc_model;
+int nv_builder_set_alloc(nv_model_builder *b, const struct nv_alloc_model *al);
 /* The "bottleneck" object.  Every model a new builder writes has one (with
  * the defaults: idle 0, route latency, shrink 2 samples, until this is
  * called), so history corrections apply to it (model_bottleneck.c); a

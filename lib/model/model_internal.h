@@ -86,6 +86,7 @@ struct nv_model {
     size_t pair_cap;
 
     struct nv_ve *ve; /* optional "variability" section, or NULL (ve_model.h) */
+    struct nv_alloc_model *alloc; /* optional "alloc" section, or NULL (alloc_model.h) */
 
     nv_bottleneck bn;         /* optional "bottleneck" (defaults when absent) */
     double *profile;          /* all apps' utilization profiles */

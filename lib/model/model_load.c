@@ -100,6 +100,7 @@
 
 #include <json.h>
 
+#include "alloc_model.h"
 #include "json_file.h"
 #include "model_internal.h"
 #include "nv_json.h"
@@ -1002,6 +1003,12 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
     if (!L.failed && json_object_object_get_ex(root, "variability", &ve)) {
         char why[400];
         if (!(m->ve = nv_ve_from_json(ve, "variability", why, sizeof why)))
+            nv_jcheck_fail(&L, "%s", why);
+    }
+    json_object *al; /* optional allocation advice: format in alloc_model.c */
+    if (!L.failed && json_object_object_get_ex(root, "alloc", &al)) {
+        char why[400];
+        if (!(m->alloc = nv_alloc_from_json(al, "alloc", why, sizeof why)))
             nv_jcheck_fail(&L, "%s", why);
     }
     json_object_put(root);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "alloc_advice.h"
 #include "app_identity.h"
 #include "job_options.h"
 
@@ -122,33 +123,86 @@ static void consider(const nv_app_view *v, uint32_t n, double factor, double *be
     }
 }
 
-static void advise(const nv_app_view *v, const struct nv_submit_query *q, struct nv_submit_decision *d)
+/* The node counts the advice may choose: the user's --nodes=MIN-MAX (only
+ * MIN, or 1, when no range was given), never more than the cluster holds
+ * (the switches in the model's alloc section, when it has them). */
+static void allowed(const nv_model *m, const struct nv_submit_query *q, uint32_t *lo, uint32_t *hi)
+{
+    *lo = q->min_nodes ? q->min_nodes : 1;
+    *hi = q->max_nodes >= *lo ? q->max_nodes : *lo;
+    uint32_t total = nv_alloc_total_nodes(nv_model_alloc(m));
+    if (total && *hi > total)
+        *hi = total;
+}
+
+/* Predicted communication time (alloc_advice.h): used when the model has
+ * the app's communication profile.  Returns true when it answered. */
+static bool advise_alloc(const nv_model *m, const struct nv_submit_query *q, struct nv_submit_decision *d)
+{
+    const nv_alloc_model *am = nv_model_alloc(m);
+    if (!am || !nv_alloc_app_find(am, d->app))
+        return false;
+    nv_alloc_query aq = {.app = d->app, .min_nodes = q->min_nodes, .max_nodes = q->max_nodes,
+                         .ppn = q->ntasks_per_node, .interference_pct = d->own_pct};
+    nv_alloc_advice a;
+    if (nv_alloc_advise(am, &aq, &a))
+        return false;
+    uint32_t lo, hi;
+    allowed(m, q, &lo, &hi);
+    d->advice = true;
+    d->advice_nodes = a.best.nodes;
+    d->requested_nodes = lo;
+    d->advice_saving_pct = a.compared.nodes != a.best.nodes ? a.margin_pct : 0;
+    snprintf(d->advice_source, sizeof d->advice_source, "class %s (%.60s); profile: %.40s",
+             nv_alloc_class_name(a.cls), a.predictor ? a.predictor->source : "?", a.app->source);
+    char vs[160] = "";
+    if (a.compared.nodes != a.best.nodes)
+        snprintf(vs, sizeof vs, ": %.0f %% faster than %u, which would span %u switch%s%s", a.margin_pct,
+                 a.compared.nodes, a.compared.switches, a.compared.switches == 1 ? "" : "es",
+                 a.compared.switches > 1 && isfinite(d->own_pct) && d->own_jobid ? " beside job " : "");
+    size_t n = strlen(vs);
+    if (a.compared.nodes != a.best.nodes && a.compared.switches > 1 && isfinite(d->own_pct) && d->own_jobid)
+        snprintf(vs + n, sizeof vs - n, "%u", d->own_jobid);
+    snprintf(d->advice_line, sizeof d->advice_line,
+        "netvar: advice %u nodes x %u (%u switch%s, %.3g s predicted)%s; %s%s", a.best.nodes, a.ppn,
+        a.best.switches, a.best.switches == 1 ? "" : "es", a.best.time_s, vs, d->advice_source,
+        a.capped ? "; the cluster has fewer nodes than you allowed" : "");
+    if (q->advise_apply && hi > lo)
+        d->resize_nodes = a.best.nodes;
+    return true;
+}
+
+static void advise(const nv_model *m, const nv_app_view *v, const struct nv_submit_query *q,
+                   struct nv_submit_decision *d)
 {
     double factor = 1.0 + (isfinite(d->own_pct) ? d->own_pct : 0.0) / 100.0;
-    uint32_t req = q->min_nodes ? q->min_nodes : 1;
-    uint32_t lo = req, hi = q->max_nodes >= lo ? q->max_nodes : lo;
-    double best_t = INFINITY, best_in_t = INFINITY;
-    uint32_t best = 0, best_in = 0;
+    uint32_t lo, hi;
+    allowed(m, q, &lo, &hi);
+    if (lo > hi)
+        return; /* the cluster has fewer nodes than the smallest count asked for */
+    double best_t = INFINITY;
+    uint32_t best = 0;
     for (size_t i = 0; i < v->n_scaling; i++) {
         uint32_t n = v->scaling[i].nodes;
-        consider(v, n, factor, &best_t, &best);
         if (n >= lo && n <= hi)
-            consider(v, n, factor, &best_in_t, &best_in);
+            consider(v, n, factor, &best_t, &best);
     }
-    consider(v, lo, factor, &best_in_t, &best_in);
-    consider(v, hi, factor, &best_in_t, &best_in);
+    consider(v, lo, factor, &best_t, &best);
+    consider(v, hi, factor, &best_t, &best);
     if (!best)
         return;
     d->advice = true;
     d->advice_nodes = best;
-    d->requested_nodes = req;
+    d->requested_nodes = lo;
+    snprintf(d->advice_source, sizeof d->advice_source, "runtime history at %zu node count%s", v->n_scaling,
+             v->n_scaling == 1 ? "" : "s");
     double t_req;
-    if (nv_scaling_time_s(v->scaling, v->n_scaling, req, &t_req) == 0 && t_req > 0) {
+    if (nv_scaling_time_s(v->scaling, v->n_scaling, lo, &t_req) == 0 && t_req > 0) {
         t_req *= factor;
         d->advice_saving_pct = (t_req - best_t) / t_req * 100.0;
     }
-    if (q->advise_apply && best_in && (best_in != lo || hi != lo))
-        d->resize_nodes = best_in; /* pin the range to the advised count */
+    if (q->advise_apply && hi > lo)
+        d->resize_nodes = best; /* pin the range to the advised count */
 }
 
 /* Predictions are compared with the admin's thresholds at the precision
@@ -176,7 +230,8 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         d->app_known = true;
         d->utilization = v.utilization;
         predict_neighbours(c, m, self, ix, d, &hurt);
-        advise(&v, q, d);
+        if (!advise_alloc(m, q, d))
+            advise(m, &v, q, d);
     }
 
     struct nv_policy_query pq = {
@@ -233,13 +288,17 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         if (!isfinite(d->own_pct) && !isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n, "; no running job to interfere with");
         if (d->advice && n > 0 && (size_t)n < sizeof line) {
+            /* the predictive route explains itself on its own line */
+            const char *src = d->advice_line[0] ? "predicted communication, below" : d->advice_source;
             if (d->advice_nodes != d->requested_nodes && d->advice_saving_pct > 0)
-                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%.0f %% time vs %u)",
-                         d->advice_nodes, d->advice_saving_pct, d->requested_nodes);
+                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%.0f %% time vs %u; %s)",
+                         d->advice_nodes, d->advice_saving_pct, d->requested_nodes, src);
             else
-                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes", d->advice_nodes);
+                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (%s)", d->advice_nodes, src);
         }
         say(d, "%s", line);
+        if (d->advice_line[0])
+            say(d, "%s", d->advice_line);
     }
     if (d->rule) {
         char acts[128];

@@ -24,6 +24,7 @@ struct nv_submit_query {
     const char *script;      /* batch script, may be NULL */
     uint32_t min_nodes;      /* 0 when not given */
     uint32_t max_nodes;      /* 0 when not given */
+    uint32_t ntasks_per_node; /* --ntasks-per-node, 0 when not given */
     bool advise_apply;       /* --netvar-advise=apply */
     const char *exclude;     /* the job's own --exclude (a host list), may be NULL */
     const struct nv_partitions *parts; /* the partitions' nodes, NULL: not known yet */
@@ -43,8 +44,10 @@ struct nv_submit_decision {
     uint32_t inflicted_jobid;
     const char *inflicted_app;
     size_t apps_considered, running_jobs, running_unknown;
-    bool advice;                 /* scaling data gave an answer */
-    uint32_t advice_nodes;       /* best node count in the scaling data */
+    bool advice;                 /* scaling data or the alloc section gave an answer */
+    uint32_t advice_nodes;       /* best node count the user allowed and the cluster holds */
+    char advice_source[128];     /* "class C (xgboost ...); profile: sweep" or "runtime history" */
+    char advice_line[400];       /* the predictive advice for the user, or "" */
     uint32_t requested_nodes;
     double advice_saving_pct;    /* time saved vs requested_nodes, %, 0 if unknown */
     uint32_t resize_nodes;       /* node count to apply (0: none) */

@@ -77,6 +77,7 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
         .script = job->script,
         .min_nodes = given(job->min_nodes),
         .max_nodes = given(job->max_nodes),
+        .ntasks_per_node = job->ntasks_per_node == NO_VAL16 ? 0 : job->ntasks_per_node,
         .advise_apply = opt.advise_apply,
         .exclude = job->exc_nodes,
         .parts = g->parts,

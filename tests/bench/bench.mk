@@ -18,6 +18,7 @@ BENCH_MODEL_MEM := $(BUILD)/bin/bench_model_memory
 BENCH_JS       := $(BUILD)/bin/bench_job_submit
 BENCH_COUNTERS := $(BUILD)/bin/bench_counters
 BENCH_JS_ARGS  ?= 200000 10000 10000
+BENCH_ALLOC_TREES ?= 50
 
 $(BUILD)/obj/tests/bench/%.o: NV_CFLAGS += $(ALL_INCS)
 # the benchmark hands the plugin job_desc_msg_t's: the same headers as it
@@ -56,6 +57,7 @@ bench-model: $(BENCH_MODEL)
 
 bench-jobsubmit: $(BENCH_JS) $(JS_SO)
 	$(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
+	NETVAR_BENCH_ALLOC=$(BENCH_ALLOC_TREES) $(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
 
 valgrind-jobsubmit: $(BENCH_JS) $(JS_SO)
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \

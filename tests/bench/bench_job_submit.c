@@ -33,6 +33,7 @@
 
 #include "calibration.h"
 #include "lookup.h"
+#include "alloc_model.h"
 #include "model_builder.h"
 #include "registry.h"
 
@@ -102,6 +103,58 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* NETVAR_BENCH_ALLOC=TREES: an "alloc" section as `netvar alloc train`
+ * writes by default (per class TREES boosted trees of depth 4, full
+ * binary: 31 nodes each), a halo profile for every app and 8 switches of
+ * 8 nodes, so every submission with --nodes=2-8 gets the predictive
+ * advice: the worst case of what it adds to job_submit(). */
+static nv_alloc_model *bench_alloc(int napps)
+{
+    long trees = atol(getenv("NETVAR_BENCH_ALLOC"));
+    nv_alloc_model *m = nv_alloc_new();
+    char err[300];
+    if (!m || trees < 1 || trees > NV_ALLOC_MAX_TREES)
+        return m;
+    size_t per = 31, n = per * (size_t)trees;
+    int32_t *f = malloc(n * sizeof *f), *l = malloc(n * sizeof *l), *r = malloc(n * sizeof *r);
+    double *th = malloc(n * sizeof *th), *v = malloc(n * sizeof *v);
+    uint32_t *roots = malloc((size_t)trees * sizeof *roots);
+    for (int cls = 0; f && l && r && th && v && roots && cls < NV_ALLOC_CLASSES; cls++) {
+        int nf = nv_alloc_class_features((nv_alloc_class)cls);
+        for (long t = 0; t < trees; t++) {
+            size_t o = (size_t)t * per;
+            roots[t] = (uint32_t)o;
+            for (size_t i = 0; i < per; i++) { /* heap order: children 2i+1, 2i+2 */
+                int leaf = 2 * i + 1 >= per;
+                f[o + i] = leaf ? -1 : (int32_t)(rnd() % (uint64_t)nf);
+                l[o + i] = leaf ? 0 : (int32_t)(o + 2 * i + 1);
+                r[o + i] = leaf ? 0 : (int32_t)(o + 2 * i + 2);
+                th[o + i] = leaf ? 0 : 1e4 * unif();
+                v[o + i] = leaf ? 0.01 * (unif() - 0.5) : 0;
+            }
+        }
+        nv_alloc_predictor p = {.cls = (nv_alloc_class)cls, .max_msg_bytes = INFINITY, .base = log(1e-3)};
+        snprintf(p.source, sizeof p.source, "bench: random trees");
+        if (nv_alloc_add_predictor(m, &p, f, th, l, r, v, n, roots, (size_t)trees, err, sizeof err))
+            fprintf(stderr, "bench: %s\n", err);
+    }
+    free(f), free(l), free(r), free(th), free(v), free(roots);
+    for (int i = 0; i < napps; i++) {
+        nv_alloc_app a = {.compute_core_s = 1000, .phases = 1000, .ranks = 64};
+        snprintf(a.key, sizeof a.key, "app-%05d", i);
+        snprintf(a.source, sizeof a.source, "bench");
+        nv_alloc_pattern_halo(64, 3, 4096 + i, &a.pattern);
+        nv_alloc_add_app(m, &a, err, sizeof err);
+    }
+    for (int j = 0; j < 8; j++) {
+        nv_alloc_switch s = {.group = (uint32_t)(j / 4), .nodes = 8};
+        snprintf(s.name, sizeof s.name, "s%d", j);
+        nv_alloc_add_switch(m, &s, err, sizeof err);
+    }
+    nv_alloc_finish(m, err, sizeof err);
+    return m;
+}
+
 static int build_model(const char *path, int napps)
 {
     nv_model_builder *b = nv_builder_new();
@@ -143,6 +196,10 @@ static int build_model(const char *path, int napps)
         nv_builder_add_pair(b, &in);
     }
     char err[512];
+    nv_alloc_model *am = getenv("NETVAR_BENCH_ALLOC") ? bench_alloc(napps) : NULL;
+    if (am && nv_builder_set_alloc(b, am))
+        fprintf(stderr, "bench: no alloc section: %s\n", nv_builder_error(b));
+    nv_alloc_free(am);
     int rc = nv_builder_save(b, path, err, sizeof err);
     if (rc)
         fprintf(stderr, "bench: %s\n", err);
@@ -303,10 +360,11 @@ int main(int argc, char **argv)
     qsort(lat, (size_t)calls, sizeof *lat, cmp);
     printf("job_submit(): %ld calls, %d apps, %d running jobs: median %.2f us, p90 %.2f us, "
            "p99 %.2f us, max %.1f us (budget: median <= 8 us, p99 <= 20 us); %d thread%s, "
-           "%.0f calls/s; %d model reloads during the calls\n",
+           "%.0f calls/s; %d model reloads during the calls%s\n",
            calls, napps, njobs, lat[calls / 2], lat[calls * 9 / 10], lat[calls * 99 / 100],
            lat[calls - 1], nthreads, nthreads == 1 ? "" : "s", calls / (wall / 1e6),
-           __atomic_load_n(&reloads, __ATOMIC_RELAXED) - loads_before);
+           __atomic_load_n(&reloads, __ATOMIC_RELAXED) - loads_before,
+           getenv("NETVAR_BENCH_ALLOC") ? "; with the alloc section" : "");
     __atomic_store_n(&quiet, 0, __ATOMIC_RELAXED);
     fini();
     dlclose(h);

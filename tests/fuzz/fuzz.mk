@@ -18,7 +18,7 @@ FUZZ_RECORDS  := $(BUILD)/fuzz/fuzz_records
 # the loader and everything it calls, compiled with coverage: lib/model but
 # its builder, and the archives below it (lib/variability has no libsvm call)
 FUZZ_MODEL_SRCS  := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(NV_SRCS_util) \
-                    $(NV_SRCS_variability)
+                    $(NV_SRCS_variability) $(NV_SRCS_alloc)
 FUZZ_INPUTS_SRCS := $(foreach l,$(NV_LIBS),$(NV_SRCS_$(l)))
 
 .PHONY: fuzz-model fuzz-inputs fuzz-registry fuzz-records
@@ -31,12 +31,13 @@ $(FUZZ_MODEL): tests/fuzz/fuzz_model_load.c $(FUZZ_MODEL_SRCS) $(wildcard lib/*/
 fuzz-model: $(FUZZ_MODEL)
 	@mkdir -p $(BUILD)/fuzz/corpus-model
 	$(FUZZ_MODEL) -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 -rss_limit_mb=1024 \
-	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-model tests/fixtures/model
+	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-model tests/fixtures/model \
+	  tests/fixtures/alloc
 
 $(FUZZ_INPUTS): tests/fuzz/fuzz_inputs.c $(FUZZ_INPUTS_SRCS) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_inputs.c $(FUZZ_INPUTS_SRCS) \
-	  $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
 
 fuzz-inputs: $(FUZZ_INPUTS)
 	@mkdir -p $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_advice.h"
 #include "model.h"
 #include "predict.h"
 
@@ -46,6 +47,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (nv_model_config_slowdown(m, (int32_t)c, k, &a, &pct) || a < 0 || (size_t)a >= n)
                 abort();
         }
+    }
+    /* the allocation-advice section: every app advised over a range */
+    const nv_alloc_model *am = nv_model_alloc(m);
+    for (size_t i = 0; am && i < nv_alloc_app_count(am) && i < 8; i++) {
+        nv_alloc_query q = {.app = nv_alloc_app_at(am, i)->key, .min_nodes = 1, .max_nodes = 64,
+                            .ppn = (uint32_t)(1 + i % 3), .interference_pct = 10.0 * (double)i};
+        nv_alloc_advice a;
+        if (nv_alloc_advise(am, &q, &a) == 0 &&
+            (!(a.best.time_s >= 0) || a.best.nodes < 1 || a.best.nodes > 64))
+            abort(); /* a NaN or a count outside the range */
     }
     nv_model_free(m);
     return 0;

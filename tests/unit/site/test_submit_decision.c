@@ -260,7 +260,7 @@ static void nothing_running(void **state)
 {
     (void)state;
     struct nv_config *c = config("");
-    struct nv_submit_query q = {.app_option = "fftw"};
+    struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 1, .max_nodes = 4};
     struct nv_running_index empty = {0};
     const struct nv_running_index *ixs[] = {NULL, &empty};
     for (int i = 0; i < 2; i++) {
@@ -277,7 +277,7 @@ static void nothing_running(void **state)
         assert_int_equal(d->requested_nodes, 1);
         near(d->advice_saving_pct, 40.0, "saving");
         assert_string_equal(d->message, "netvar: app fftw: rho 0.30; no running job to interfere with; "
-                                        "advice 2 nodes (-40 % time vs 1)");
+                                        "advice 2 nodes (-40 % time vs 1; runtime history at 3 node counts)");
         free(d);
     }
     free(c);
@@ -356,7 +356,7 @@ static void resize_needs_apply_and_stays_in_range(void **state)
     q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 4, .max_nodes = 4,
                                  .advise_apply = true};
     d = decide(c, model, &both, &q);
-    assert_int_equal(d->advice_nodes, 2); /* the advice is still reported */
+    assert_int_equal(d->advice_nodes, 4); /* never beyond what the user allowed */
     assert_int_equal(d->requested_nodes, 4);
     assert_int_equal(d->resize_nodes, 0);
     assert_false(d->actions & NV_ACT_RESIZE);
@@ -378,11 +378,11 @@ static void resize_needs_apply_and_stays_in_range(void **state)
     assert_int_equal(d->resize_nodes, 3);
     assert_int_equal(!!(d->actions & NV_ACT_RESIZE), d->resize_nodes != 0);
     free(d);
-    /* [5, 8]: no scaling point inside the range, so no resize at all */
+    /* [5, 8]: beyond the scaling points (no extrapolation): no advice, no resize */
     q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 5, .max_nodes = 8,
                                  .advise_apply = true};
     d = decide(c, model, &both, &q);
-    assert_int_equal(d->requested_nodes, 5);
+    assert_false(d->advice);
     assert_int_equal(d->resize_nodes, 0);
     assert_false(d->actions & NV_ACT_RESIZE);
     free(d);
@@ -547,13 +547,13 @@ static void the_users_line_has_units_and_sources(void **state)
 {
     (void)state;
     struct nv_config *c = config("");
-    struct nv_submit_query q = {.app_option = "fftw"};
+    struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 1, .max_nodes = 4};
     struct nv_submit_decision *d = decide(c, model, &both, &q);
     /* 107.5 prints as 108 (%.0f), 4.0 as 4; 2 nodes at 124.5 s vs 1 node at 207.5 s = -40 % */
     assert_string_equal(d->message,
                         "netvar: app fftw: rho 0.30; predicted slowdown 108 % beside job 13 (amg; "
                         "model:queue); would slow job 14 (lulesh) by 4 % (model:queue); advice 2 nodes "
-                        "(-40 % time vs 1)");
+                        "(-40 % time vs 1; runtime history at 3 node counts)");
     assert_null(strchr(d->message, '\n')); /* no rule matched: one line */
     free(d);
 
