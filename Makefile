@@ -160,7 +160,7 @@ $(JS_SO): $(JS_OBJS) $(call nv_link,$(JS_LIBS)) plugins/job_submit/job_submit_ne
 
 # netvar-acct: the accounting summary writer, the one program linked with
 # libslurm (it talks to slurmdbd); its logic is in lib/upkeep.
-ACCT_LIBS := upkeep report train vetrain site records model variability segments diagnose counters util
+ACCT_LIBS := upkeep $(NV_DEPS_upkeep)
 ACCT_BIN  := $(BUILD)/bin/netvar-acct
 $(BUILD)/obj/plugins/acct/%.o: NV_CFLAGS += $(call nv_incs,$(ACCT_LIBS))
 $(ACCT_BIN): $(BUILD)/obj/plugins/acct/netvar_acct.o $(call nv_link,$(ACCT_LIBS))

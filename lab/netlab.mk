@@ -1,6 +1,6 @@
 # lab/netlab.mk - the network lab's counter sampler (lab/netlab sample).
 #   build/bin/netvar-netlab-sample   (in ALL_TARGETS)
-NETLAB_SAMPLE_LIBS := records model variability counters util
+NETLAB_SAMPLE_LIBS := records $(NV_DEPS_records)
 NETLAB_SAMPLE := $(BUILD)/bin/netvar-netlab-sample
 $(BUILD)/obj/lab/%.o: NV_CFLAGS += $(call nv_incs,$(NETLAB_SAMPLE_LIBS))
 

@@ -1,7 +1,7 @@
 # probes/probes.mk - the MPI probes ImpactB and CompressionB (in ALL_TARGETS).
 # Their outputs are written through lib/records (probe_output), so the
 # schema and its reader live in one module.
-PROBE_LIBS := records model variability counters util
+PROBE_LIBS := records $(NV_DEPS_records)
 PROBE_OBJS_COMMON := $(BUILD)/obj/probes/probe_common.o
 
 $(BUILD)/obj/probes/probe_common.o $(BUILD)/obj/probes/impactb.o $(BUILD)/obj/probes/compressionb.o: \

@@ -24,14 +24,14 @@ $(BUILD)/obj/tests/bench/%.o: NV_CFLAGS += $(ALL_INCS)
 # the benchmark hands the plugin job_desc_msg_t's: the same headers as it
 $(BUILD)/obj/tests/bench/bench_job_submit.o: NV_CFLAGS += $(SLURM_CFLAGS)
 
-$(BENCH_MODEL): $(BUILD)/obj/tests/bench/bench_model.o $(call nv_link,model variability util)
+$(BENCH_MODEL): $(BUILD)/obj/tests/bench/bench_model.o $(call nv_link,model $(NV_DEPS_model))
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc -o $@ $< \
-	  $(call nv_link,model variability util) $(JSON_LIBS) -lm
+	  $(call nv_link,model $(NV_DEPS_model)) $(JSON_LIBS) -lm
 
-$(BENCH_MODEL_MEM): $(BUILD)/obj/tests/bench/bench_model_memory.o $(call nv_link,model variability util)
+$(BENCH_MODEL_MEM): $(BUILD)/obj/tests/bench/bench_model_memory.o $(call nv_link,model $(NV_DEPS_model))
 	@mkdir -p $(@D)
-	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(call nv_link,model variability util) $(JSON_LIBS) -lm
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(call nv_link,model $(NV_DEPS_model)) $(JSON_LIBS) -lm
 
 # the 30-minute churn test on a lab (lab/soak.sh; SOAK_SECONDS to change it)
 .PHONY: soak
