@@ -169,8 +169,9 @@ int nv_prune_spool(const char *spool, const nv_prune_opts *o, nv_prune_stats *st
             continue;
         }
         char reg[32];
-        snprintf(reg, sizeof reg, "%s.json", name);
-        if (running_fd >= 0 && faccessat(running_fd, reg, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+        int rl = snprintf(reg, sizeof reg, "%s.json", name); /* a job id: at most 10 digits */
+        if (rl < 0 || rl >= (int)sizeof reg ||
+            (running_fd >= 0 && faccessat(running_fd, reg, F_OK, AT_SYMLINK_NOFOLLOW) == 0)) {
             st->kept_running++;
             continue;
         }

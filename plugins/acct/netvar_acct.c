@@ -34,10 +34,20 @@
 #include "job_report.h"
 #include "model.h"
 
+/* Slurm 23.11 renamed List and ListIterator (gone in 24.11); checked to
+ * compile against the public headers of 22.05 to 26.05. */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
+typedef list_t *nv_list;
+typedef list_itr_t *nv_list_itr;
+#else
+typedef List nv_list;
+typedef ListIterator nv_list_itr;
+#endif
+
 /* Exported by libslurm since long before 22.05 but not declared in its
  * public headers; sacctmgr uses the same two. */
 extern slurmdb_job_rec_t *slurmdb_create_job_rec(void);
-extern int slurm_addto_step_list(List step_list, char *names);
+extern int slurm_addto_step_list(nv_list step_list, char *names);
 /* Slurm's allocator: slurmdb_destroy_job_rec frees the record's strings */
 extern char *slurm_xstrdup(const char *str);
 
@@ -227,8 +237,8 @@ static void job_cond_free(slurmdb_job_cond_t *c)
 static int read_field(void *db, slurmdb_job_cond_t *cond, enum field f, double deadline, char **cur)
 {
     for (;;) {
-        List jobs = slurmdb_jobs_get(db, cond);
-        ListIterator it = jobs ? slurm_list_iterator_create(jobs) : NULL;
+        nv_list jobs = slurmdb_jobs_get(db, cond);
+        nv_list_itr it = jobs ? slurm_list_iterator_create(jobs) : NULL;
         slurmdb_job_rec_t *j = it ? slurm_list_next(it) : NULL;
         if (j && j->end != 0) {
             const char *v = *field_of(j, f);
@@ -250,7 +260,7 @@ static int write_field(void *db, slurmdb_job_cond_t *cond, enum field f, const c
 {
     slurmdb_job_rec_t *rec = slurmdb_create_job_rec();
     *field_of(rec, f) = slurm_xstrdup(text);
-    List done = slurmdb_job_modify(db, cond, rec);
+    nv_list done = slurmdb_job_modify(db, cond, rec);
     int n = done ? slurm_list_count(done) : -1;
     if (done)
         slurm_list_destroy(done);
@@ -317,7 +327,7 @@ int main(int argc, char **argv)
     slurm_conf_t *conf = NULL;
     if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS || !conf || !conf->cluster_name) {
         fprintf(stderr, "netvar: acct: job %lu: cannot read slurmctld's configuration: %s; "
-                        "nothing written\n", o.jobid, slurm_strerror(slurm_get_errno()));
+                        "nothing written\n", o.jobid, slurm_strerror(errno));
         return 1;
     }
     slurmdb_job_cond_t *cond = job_cond(o.jobid, conf->cluster_name);
@@ -326,7 +336,7 @@ int main(int argc, char **argv)
     rc = 1;
     if (!db)
         fprintf(stderr, "netvar: acct: job %lu: cannot reach slurmdbd: %s; nothing written\n",
-                o.jobid, slurm_strerror(slurm_get_errno()));
+                o.jobid, slurm_strerror(errno));
     else if (read_field(db, cond, o.field, deadline, &cur))
         fprintf(stderr, "netvar: acct: job %lu: slurmdbd holds no finished record of it after "
                         "%.0f s; nothing written\n", o.jobid, o.wait_s);
@@ -339,7 +349,7 @@ int main(int argc, char **argv)
             rc = 0; /* already there */
         else if (write_field(db, cond, o.field, merged))
             fprintf(stderr, "netvar: acct: job %lu: slurmdbd refused the %s update: %s\n", o.jobid,
-                    field_name(o.field), slurm_strerror(slurm_get_errno()));
+                    field_name(o.field), slurm_strerror(errno));
         else {
             rc = 0;
             if (!o.quiet)
@@ -351,6 +361,10 @@ int main(int argc, char **argv)
     if (db)
         slurmdb_connection_close(&db);
     job_cond_free(cond);
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+    slurm_free_conf(conf);
+#else
     slurm_free_ctl_conf(conf);
+#endif
     return rc;
 }
