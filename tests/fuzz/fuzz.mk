@@ -52,7 +52,7 @@ fuzz-inputs: $(FUZZ_INPUTS)
 
 # the registry reader and the record readers, with everything they call
 FUZZ_REGISTRY_SRCS := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(NV_SRCS_records) \
-                      $(NV_SRCS_util) $(NV_SRCS_variability) $(NV_SRCS_counters)
+                      $(NV_SRCS_util) $(NV_SRCS_variability) $(NV_SRCS_counters) $(NV_SRCS_alloc)
 FUZZ_RECORDS_SRCS  := $(FUZZ_INPUTS_SRCS)
 
 $(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c $(FUZZ_REGISTRY_SRCS) $(wildcard lib/*/*.h)
@@ -63,7 +63,7 @@ $(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c $(FUZZ_REGISTRY_SRCS) $(wildcard li
 $(FUZZ_RECORDS): tests/fuzz/fuzz_records.c $(FUZZ_RECORDS_SRCS) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_records.c $(FUZZ_RECORDS_SRCS) \
-	  $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
 
 fuzz-registry: $(FUZZ_REGISTRY)
 	@mkdir -p $(BUILD)/fuzz/corpus-registry $(BUILD)/fuzz/seeds-registry
