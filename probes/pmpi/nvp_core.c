@@ -61,6 +61,7 @@ static struct {
     double mpi_ns;        /* wall time inside MPI since then, of calls that were not exact */
     int exact;            /* the current call reads the work counter at entry and exit */
     double call_start_ns, call_injected_ns;
+    uint8_t waits[NVP_NCALLS]; /* > 0: this call waited lately, read CPU time around it */
     double seg_start_ns;  /* monotonic, end of the previous boundary */
     /* the open polling run, if any (nvp_poll_run_is_waiting) */
     int in_run;
@@ -191,13 +192,19 @@ static double inject(void)
 /* ------------------------------------------------------------ recording
  * Work is flushed into the segment at "exact" points, where the work
  * counter is read: the entry and exit of every call with PAPI (PAPI_read
- * is cheap), and without PAPI, where thread CPU time is a system call, only
- * at a boundary collective's entry and exit, at a Wait while a boundary
- * I-collective is in flight, and where a polling run opens or closes.  The
- * other calls read only the vDSO monotonic clock, and their wall time
- * inside MPI (less injected sleeps) is taken off the CPU time at the next
- * exact point: Open MPI polls while it waits, so time inside such a call
- * is CPU time unless the thread is descheduled. */
+ * is cheap).  Without PAPI, thread CPU time is a system call, so it is read
+ * around the calls that may wait (a thread waiting inside MPI may be off
+ * the CPU: polling with sched_yield on a busy node), and not around those
+ * that lately never took longer than NVP_SHORT_CALL_NS (nonblocking starts,
+ * eager sends): their wall time inside MPI, from the vDSO monotonic clock,
+ * less injected sleeps, is taken off the CPU time at the next exact point.
+ * Exact: boundary collectives, a Wait while a boundary I-collective is in
+ * flight, an open polling run, and a call that took longer than
+ * NVP_SHORT_CALL_NS within its last NVP_WAIT_MEMORY calls.  A call taken
+ * for short that turns out long counts at most NVP_SHORT_CALL_NS as MPI
+ * time (the rest as work: a bounded error, once per change of behaviour). */
+#define NVP_SHORT_CALL_NS 20000.0
+#define NVP_WAIT_MEMORY 16
 
 /* Adds the work since the last mark, up to counter value w, and marks w. */
 static void flush_work(double w)
@@ -232,7 +239,7 @@ int nvp_enter_slow(int call)
         return 0;
     if (S.depth++ > 0)
         return 1;
-    S.exact = S.papi_read || S.in_run || ((S.exact_mask >> call) & 1) ||
+    S.exact = S.papi_read || S.in_run || S.waits[call] || ((S.exact_mask >> call) & 1) ||
               (call_kind[call] == NVK_WAIT && nvp_nbc_in_flight());
     if (S.exact) {
         double w = read_work();
@@ -240,9 +247,8 @@ int nvp_enter_slow(int call)
             close_poll_run(w);
         else
             flush_work(w);
-    } else {
-        S.call_start_ns = now_ns();
     }
+    S.call_start_ns = now_ns();
     S.call_injected_ns = 0;
     if ((S.inject_mask >> call) & 1)
         S.call_injected_ns = inject();
@@ -251,24 +257,27 @@ int nvp_enter_slow(int call)
 
 /* The end of a tracked call's accounting: the work counter is read again
  * after an exact call; another call's wall time counts as MPI time. */
-static void call_done(void)
+static void call_done(int call)
 {
-    if (S.exact) {
+    double in_mpi = now_ns() - S.call_start_ns - S.call_injected_ns;
+    int waited = in_mpi > NVP_SHORT_CALL_NS;
+    if (waited)
+        S.waits[call] = NVP_WAIT_MEMORY;
+    else if (S.waits[call])
+        S.waits[call]--;
+    if (S.exact)
         mark_work(read_work());
-    } else {
-        double in_mpi = now_ns() - S.call_start_ns - S.call_injected_ns;
-        if (in_mpi > 0)
-            S.mpi_ns += in_mpi;
-    }
+    else if (in_mpi > 0)
+        S.mpi_ns += waited ? NVP_SHORT_CALL_NS : in_mpi;
 }
 
 /* A segment ends inside a call that was not exact (cannot happen with the
  * call sets above; kept correct): flush the work up to now. */
-static void make_exact(void)
+static void make_exact(int call)
 {
     if (S.exact)
         return;
-    call_done();
+    call_done(call);
     S.exact = 1;
     flush_work(read_work());
 }
@@ -333,11 +342,11 @@ void nvp_leave_peer(int call, int rc, double sent, double recv, MPI_Comm comm, i
         /* only collectives spanning the whole job cut segments: the seed's
          * global synchronization points (nonblocking ones when they complete) */
         if (kind == NVK_ALL_TO_ALL && ((S.boundary_mask >> call) & 1) && nvp_comm_size(comm) == S.world_size) {
-            make_exact();
+            make_exact(call);
             end_segment(now_ns());
         }
     }
-    call_done();
+    call_done(call);
 }
 
 int nvp_nbc_is_boundary(int call, MPI_Comm comm)
@@ -359,10 +368,10 @@ void nvp_leave_completion(int call, int rc, int boundaries)
     if (--S.depth > 0)
         return;
     if (boundaries > 0) {
-        make_exact();
+        make_exact(call);
         cut_completed(boundaries);
     }
-    call_done();
+    call_done(call);
 }
 
 /* Test calls are the hot path of a polling loop and read no clock unless
