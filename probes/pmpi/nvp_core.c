@@ -58,9 +58,11 @@ static struct {
     /* the current segment */
     double acc[NV_SEG_METRICS];
     double work_mark;     /* work counter at the last exact point */
+    double mark_ns;       /* monotonic time then */
     double mpi_ns;        /* wall time inside MPI since then, of calls that were not exact */
     int exact;            /* the current call reads the work counter at entry and exit */
     double call_start_ns, call_injected_ns;
+    uint8_t waits[NVP_NCALLS]; /* > 0: this call waited lately, read CPU time around it */
     double seg_start_ns;  /* monotonic, end of the previous boundary */
     /* the open polling run, if any (nvp_poll_run_is_waiting) */
     int in_run;
@@ -191,13 +193,22 @@ static double inject(void)
 /* ------------------------------------------------------------ recording
  * Work is flushed into the segment at "exact" points, where the work
  * counter is read: the entry and exit of every call with PAPI (PAPI_read
- * is cheap), and without PAPI, where thread CPU time is a system call, only
- * at a boundary collective's entry and exit, at a Wait while a boundary
- * I-collective is in flight, and where a polling run opens or closes.  The
- * other calls read only the vDSO monotonic clock, and their wall time
- * inside MPI (less injected sleeps) is taken off the CPU time at the next
- * exact point: Open MPI polls while it waits, so time inside such a call
- * is CPU time unless the thread is descheduled. */
+ * is cheap).  Without PAPI, thread CPU time is a system call, so it is read
+ * around the calls that may wait (a thread waiting inside MPI may be off
+ * the CPU: polling with sched_yield on a busy node), and not around those
+ * that lately never took longer than NVP_SHORT_CALL_NS (nonblocking starts,
+ * eager sends): their wall time inside MPI, from the vDSO monotonic clock,
+ * less injected sleeps, is taken off the CPU time at the next exact point.
+ * Exact: boundary collectives, a Wait while a boundary I-collective is in
+ * flight, an open polling run, and a call that took longer than
+ * NVP_SHORT_CALL_NS within its last NVP_WAIT_MEMORY calls.  A call taken
+ * for short that turns out long counts at most NVP_SHORT_CALL_NS as MPI
+ * time (the rest as work: a bounded error, once per change of behaviour).
+ * An exact call that starts less than NVP_SHORT_CALL_NS after the last
+ * read takes that gap as CPU time instead of reading (back-to-back calls:
+ * the Allreduces of one thermo output, a Wait right after its Send). */
+#define NVP_SHORT_CALL_NS 20000.0
+#define NVP_WAIT_MEMORY 16
 
 /* Adds the work since the last mark, up to counter value w, and marks w. */
 static void flush_work(double w)
@@ -212,6 +223,7 @@ static void flush_work(double w)
 static void mark_work(double w)
 {
     S.work_mark = w;
+    S.mark_ns = now_ns();
     S.mpi_ns = 0;
 }
 
@@ -232,16 +244,19 @@ int nvp_enter_slow(int call)
         return 0;
     if (S.depth++ > 0)
         return 1;
-    S.exact = S.papi_read || S.in_run || ((S.exact_mask >> call) & 1) ||
+    S.exact = S.papi_read || S.in_run || S.waits[call] || ((S.exact_mask >> call) & 1) ||
               (call_kind[call] == NVK_WAIT && nvp_nbc_in_flight());
+    S.call_start_ns = now_ns();
     if (S.exact) {
-        double w = read_work();
+        /* a gap under NVP_SHORT_CALL_NS since the last read (back-to-back
+         * calls) is taken as spent on the CPU, without a read */
+        double gap = S.call_start_ns - S.mark_ns;
+        int cheap = !S.papi_read && !S.in_run && gap >= 0 && gap < NVP_SHORT_CALL_NS;
+        double w = cheap ? S.work_mark + gap : read_work();
         if (__builtin_expect(S.in_run, 0))
             close_poll_run(w);
         else
             flush_work(w);
-    } else {
-        S.call_start_ns = now_ns();
     }
     S.call_injected_ns = 0;
     if ((S.inject_mask >> call) & 1)
@@ -251,24 +266,27 @@ int nvp_enter_slow(int call)
 
 /* The end of a tracked call's accounting: the work counter is read again
  * after an exact call; another call's wall time counts as MPI time. */
-static void call_done(void)
+static void call_done(int call)
 {
-    if (S.exact) {
+    double in_mpi = now_ns() - S.call_start_ns - S.call_injected_ns;
+    int waited = in_mpi > NVP_SHORT_CALL_NS;
+    if (waited)
+        S.waits[call] = NVP_WAIT_MEMORY;
+    else if (S.waits[call])
+        S.waits[call]--;
+    if (S.exact)
         mark_work(read_work());
-    } else {
-        double in_mpi = now_ns() - S.call_start_ns - S.call_injected_ns;
-        if (in_mpi > 0)
-            S.mpi_ns += in_mpi;
-    }
+    else if (in_mpi > 0)
+        S.mpi_ns += waited ? NVP_SHORT_CALL_NS : in_mpi;
 }
 
 /* A segment ends inside a call that was not exact (cannot happen with the
  * call sets above; kept correct): flush the work up to now. */
-static void make_exact(void)
+static void make_exact(int call)
 {
     if (S.exact)
         return;
-    call_done();
+    call_done(call);
     S.exact = 1;
     flush_work(read_work());
 }
@@ -333,11 +351,11 @@ void nvp_leave_peer(int call, int rc, double sent, double recv, MPI_Comm comm, i
         /* only collectives spanning the whole job cut segments: the seed's
          * global synchronization points (nonblocking ones when they complete) */
         if (kind == NVK_ALL_TO_ALL && ((S.boundary_mask >> call) & 1) && nvp_comm_size(comm) == S.world_size) {
-            make_exact();
+            make_exact(call);
             end_segment(now_ns());
         }
     }
-    call_done();
+    call_done(call);
 }
 
 int nvp_nbc_is_boundary(int call, MPI_Comm comm)
@@ -359,10 +377,10 @@ void nvp_leave_completion(int call, int rc, int boundaries)
     if (--S.depth > 0)
         return;
     if (boundaries > 0) {
-        make_exact();
+        make_exact(call);
         cut_completed(boundaries);
     }
-    call_done();
+    call_done(call);
 }
 
 /* Test calls are the hot path of a polling loop and read no clock unless
