@@ -13,13 +13,16 @@
 # lies) that is removed afterwards.
 #
 # The build is what the lab needs: the daemons (slurmctld, slurmd,
-# slurmstepd), the clients, and their plugins, with
+# slurmstepd), the clients it calls, their libraries and plugins, and the
+# public headers; not the accounting daemon and its clients, slurmrestd,
+# sview, the other seldom-used clients, the data_parser plugins (--json
+# output only), the documentation or the test suite.  It is configured with
 #   --enable-multiple-slurmd  the lab runs several slurmd on one host;
 #   --with-pmix               srun --mpi=pmix for the MPI tests;
 # and munge's headers present (configure stops without them) but no munge
 # daemon needed: the lab uses AuthType=auth/none and CredType=cred/none,
-# which the default build installs.  Documentation and contribs are not
-# built.  It prints how long configure, make and make install took.
+# which the default build installs.  It prints how long configure, make
+# and make install took.
 #
 # Exit status: 0 built or reused, 1 failure, 2 bad usage.
 set -euo pipefail
@@ -83,9 +86,31 @@ t0=$(date +%s)
     $pmix --without-hdf5 --without-rrdtool --disable-slurmrestd \
     >"$work/configure.log" 2>&1 || { tail -n 30 "$work/configure.log" >&2; die "configure failed"; }
 t1=$(date +%s)
-make -j"$JOBS" >"$work/make.log" 2>&1 || { grep -m 20 -B2 -A5 'error' "$work/make.log" >&2; die "make failed"; }
+# only what the lab needs: the SUBDIRS lists of src/ and src/plugins/ lose
+# the directories it never uses (automake recurses into just those)
+prune_subdirs() { # prune_subdirs MAKEFILE DIR...
+    local mk=$1
+    shift
+    python3 - "$mk" "$@" <<'PY'
+import re, sys
+mk, drop = sys.argv[1], set(sys.argv[2:])
+text = open(mk).read()
+m = re.search(r'^SUBDIRS = ((?:.*\\\n)*.*)$', text, re.M)
+if not m:
+    sys.exit("no SUBDIRS in " + mk)
+words = m.group(1).replace('\\\n', ' ').split()
+kept = [w for w in words if w not in drop]
+text = text[:m.start()] + 'SUBDIRS = ' + ' '.join(kept) + text[m.end():]
+open(mk, 'w').write(text)
+PY
+}
+prune_subdirs src/Makefile sacctmgr sackd sattach sbcast scrontab scrun slurmdbd slurmrestd \
+    sprio sreport sshare strigger sview
+prune_subdirs src/plugins/Makefile data_parser
+make -j"$JOBS" -C src >"$work/make.log" 2>&1 || { grep -m 20 -B2 -A5 'error' "$work/make.log" >&2; die "make failed"; }
 t2=$(date +%s)
-make install >"$work/install.log" 2>&1 || { tail -n 30 "$work/install.log" >&2; die "make install failed"; }
+{ make -C src install && make install-pkgincludeHEADERS; } >"$work/install.log" 2>&1 ||
+    { tail -n 30 "$work/install.log" >&2; die "make install failed"; }
 t3=$(date +%s)
 [ -x "$PREFIX/sbin/slurmctld" ] && [ -x "$PREFIX/sbin/slurmd" ] && [ -x "$PREFIX/sbin/slurmstepd" ] ||
     die "install left no slurmctld/slurmd/slurmstepd in $PREFIX/sbin"
