@@ -190,6 +190,12 @@ done:
  * chunk (4096 ranks do not fit in the descriptors a process may hold) and
  * must still be the same file (device and inode). */
 #define NV_SEG_CHUNK_BYTES ((size_t)64 << 20)
+static size_t chunk_bytes = NV_SEG_CHUNK_BYTES;
+
+void nv_seg_profile_chunk_bytes(size_t bytes)
+{
+    chunk_bytes = bytes ? bytes : NV_SEG_CHUNK_BYTES;
+}
 
 struct rank_view {
     nv_seg_rank_header *h; /* the header alone */
@@ -355,7 +361,7 @@ static int load_partials(const char *const *paths, size_t np, uid_t owner, nv_se
         for (size_t i = 0; i < np; i++)
             nv_seg_map_bins(&v[i].h->bins[m], &global[m], map[i][m]);
     }
-    size_t chunk = NV_SEG_CHUNK_BYTES / (np * NV_SEG_METRICS);
+    size_t chunk = chunk_bytes / (np * NV_SEG_METRICS);
     if (chunk == 0)
         chunk = 1;
     if (nmin < chunk)

@@ -143,6 +143,10 @@ int nv_seg_agg_to_profile(const nv_seg_aggregator *a, const nv_seg_profile_meta 
 int nv_seg_profile_load(const char *const *paths, size_t npaths, nv_seg_profile *out,
                         char *err, size_t errlen);
 
+/* For tests: the chunk of partial files read at once, in bytes for all
+ * ranks together (0: the default, 64 MiB); not thread-safe. */
+void nv_seg_profile_chunk_bytes(size_t bytes);
+
 /* The same, and every file must belong to owner (the job's user for the
  * profiles under a job's spool directory). */
 int nv_seg_profile_load_owned(const char *const *paths, size_t npaths, uid_t owner,

@@ -35,6 +35,17 @@ contains "metrics carry units" "$rec" '"proc_traffic_per_s":{"mean":'
 contains "stall metrics say why they are missing" "$rec" '"source":"unavailable: no stall counters"'
 check "registry entry removed at job end" test ! -e "$spool/running/$jid.json"
 
+# the prolog records only netvar's own trailing annotation from the Comment,
+# never a netvar:{ the user wrote before it (issue 17); a report says it is
+# the Comment's claim
+jid=$(sbatch --parsable -N1 --netvar=counters --netvar-app=volume \
+      --comment='mine netvar:{"v":1,"own_pct":99}' --wrap true 2>/dev/null)
+check "job with a user's netvar:{ in its Comment finished" wait_job "$jid" 60
+for _ in $(seq 1 25); do [ -s "$spool/jobs/$jid/job.json" ] && break; sleep 0.2; done
+ann=$(grep -o '"annotation":"[^}]*}' "$spool/jobs/$jid/node-n1.json" 2>/dev/null)
+contains "the record holds netvar's annotation" "$ann" '\"mode\":\"counters\"'
+lacks "the record does not take the user's netvar:{" "$ann" '\"own_pct\":99'
+
 # the registry appears while the job runs, and goes after scancel
 jid=$(sbatch --parsable -N2 --netvar=counters --netvar-app=sleeper --wrap "srun sleep 30" 2>/dev/null)
 for _ in $(seq 1 50); do [ -e "$spool/running/$jid.json" ] && break; sleep 0.2; done

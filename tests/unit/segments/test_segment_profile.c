@@ -241,7 +241,19 @@ static void hostile_profile_files(void **state)
     assert_non_null(strstr(err, "owned by uid"));
     assert_int_equal(nv_seg_profile_load_owned(both, 2, geteuid(), &p, err, sizeof err), 0);
     assert_int_equal(p.n, 20);
+    /* read in chunks of 3 segments (7 chunks, the last of 2): the same profile */
+    nv_seg_profile whole = p;
+    nv_seg_profile_chunk_bytes(3 * 2 * NV_SEG_METRICS);
+    assert_int_equal(nv_seg_profile_load_owned(both, 2, geteuid(), &p, err, sizeof err), 0);
+    nv_seg_profile_chunk_bytes(0);
+    assert_int_equal(p.n, whole.n);
+    for (size_t i = 0; i < p.n; i++) {
+        assert_true(p.time_us[i] == whole.time_us[i]);
+        assert_true(p.work[i] == whole.work[i]);
+        assert_int_equal(p.signature[i], whole.signature[i]);
+    }
     nv_seg_profile_free(&p);
+    nv_seg_profile_free(&whole);
     alarm(0);
 }
 
