@@ -26,7 +26,7 @@ static void usage(FILE *out)
             "Options:\n"
             "  --json       one JSON object instead: file, valid (true/false), problems\n"
             "               (the lines above), and when valid the settings (model_file,\n"
-            "               spool_dir, default_mode, allow_off, predictor,\n"
+            "               spool_dir, default_mode, enabled, allow_off, predictor,\n"
             "               min_pair_samples, interference_threshold_pct,\n"
             "               contain_wait_s, max_neighbour_apps) and the rules (index,\n"
             "               line, name, actions)\n"
@@ -59,6 +59,7 @@ static json_object *config_json(const char *path, const struct nv_config *c, int
     json_object_object_add(st, "spool_dir", json_object_new_string(c->spool_dir));
     json_object_object_add(st, "default_mode", json_object_new_string(nv_mode_name(c->default_mode)));
     json_object_object_add(st, "allow_off", json_object_new_boolean(c->allow_off));
+    json_object_object_add(st, "enabled", json_object_new_boolean(c->enabled));
     json_object_object_add(st, "predictor", json_object_new_string(c->predictor));
     json_object_object_add(st, "min_pair_samples", json_object_new_int64(c->min_pair_samples));
     json_object_object_add(st, "interference_threshold_pct", nv_json_new_num(c->interference_pct));
@@ -118,6 +119,8 @@ int verb_config_check(int argc, char **argv)
         return 1;
     }
     printf("%s: valid\n", path);
+    if (!c.enabled)
+        printf("  Enabled=no: both plugins do nothing (the site's off switch)\n");
     printf("  ModelFile=%s\n  SpoolDir=%s\n  DefaultMode=%s AllowOff=%s Predictor=%s "
            "MinPairSamples=%u\n  InterferenceThreshold=%g %%  ContainWaitSeconds=%u s  "
            "MaxNeighbourApps=%u\n",

@@ -43,6 +43,7 @@ void nv_config_defaults(struct nv_config *c)
     snprintf(c->model_file, sizeof c->model_file, "/var/lib/netvar/model.json");
     snprintf(c->spool_dir, sizeof c->spool_dir, "/var/spool/netvar");
     c->default_mode = NV_MODE_COUNTERS;
+    c->enabled = true;
     c->allow_off = true;
     snprintf(c->predictor, sizeof c->predictor, "queue");
     c->min_pair_samples = 3;
@@ -124,6 +125,9 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
                    nv_mode_name(c->default_mode));
         else
             c->default_mode = m;
+    } else if (!strcasecmp(key, "Enabled")) {
+        if (!nv_parse_bool(v, &c->enabled))
+            report(p, "Enabled=%s: not yes or no; keeping %s", v, c->enabled ? "yes" : "no");
     } else if (!strcasecmp(key, "AllowOff")) {
         if (!nv_parse_bool(v, &c->allow_off))
             report(p, "AllowOff=%s: not yes or no; keeping %s", v, c->allow_off ? "yes" : "no");
@@ -201,7 +205,7 @@ static char *trim(char *s)
 
 /* keys given once (Rule may repeat): the line each was first given on */
 static const char *const single_keys[] = {
-    "ModelFile", "SpoolDir", "DefaultMode", "AllowOff", "Predictor", "MinPairSamples",
+    "ModelFile", "SpoolDir", "DefaultMode", "Enabled", "AllowOff", "Predictor", "MinPairSamples",
     "AnnotateField", "AnnotateAll", "InterferenceThreshold", "AppFields", "ContainWaitSeconds",
     "MaxNeighbourApps", "RegistryCheckSeconds"};
 #define NSINGLE (sizeof single_keys / sizeof *single_keys)

@@ -22,6 +22,7 @@ struct nv_config {
     char model_file[PATH_MAX];
     char spool_dir[PATH_MAX];
     nv_mode default_mode;
+    bool enabled;                 /* Enabled=no: both plugins do nothing (the off switch) */
     bool allow_off;
     char predictor[32];
     unsigned min_pair_samples;

@@ -56,8 +56,8 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
 {
     const struct js_generation *g = js_state_acquire();
     int rc = SLURM_SUCCESS;
-    if (!g->conf)
-        goto out; /* passive: netvar.conf had errors at start (logged once) */
+    if (!g->conf || !g->conf->enabled)
+        goto out; /* passive: netvar.conf had errors at start (logged once), or Enabled=no */
 
     struct nv_submit_options opt;
     nv_submit_options_parse("", (const char *const *)job->spank_job_env, job->spank_job_env_size,

@@ -313,7 +313,9 @@ int nv_spank_job_script(spank_t sp, int ac, char **av, bool start)
     j.uid = (uid_t)env_ul("SLURM_JOB_UID", 0);
     j.gid = (gid_t)env_ul("SLURM_JOB_GID", 0);
     nv_submit_options_parse("SPANK_", (const char *const *)environ, UINT32_MAX, NULL, 0, &j.opt);
-    j.mode = nv_effective_mode(&j.opt, nv_spank.args.default_mode, nv_spank.args.allow_off);
+    j.mode = nv_spank.args.enabled
+                 ? nv_effective_mode(&j.opt, nv_spank.args.default_mode, nv_spank.args.allow_off)
+                 : NV_MODE_OFF; /* netvar.conf Enabled=no */
     if (j.opt.rejected && start)
         slurm_error("netvar: job %u: %s", j.jobid, j.opt.note);
     slurm_info("netvar: job %u node %s %s mode %s app %s", j.jobid, j.node ? j.node : "?",

@@ -84,6 +84,7 @@ int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *a, bool log_err
     snprintf(a->config, sizeof a->config, "/etc/netvar/netvar.conf");
     a->default_mode = NV_MODE_COUNTERS;
     a->allow_off = true;
+    a->enabled = true;
     a->max_samples = 1024;
     for (int i = 0; i < ac; i++) {
         char key[32];
@@ -124,6 +125,7 @@ int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *a, bool log_err
         a->default_mode = conf->default_mode;
     if (!(given & GIVEN_ALLOW_OFF))
         a->allow_off = conf->allow_off;
+    a->enabled = conf->enabled;
     free(conf);
     return errors;
 }

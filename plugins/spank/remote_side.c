@@ -37,6 +37,10 @@ static void step_label(spank_t sp, char *buf, size_t cap)
  * site default; off only where allowed. */
 static nv_mode settle_mode(spank_t sp)
 {
+    if (!nv_spank.args.enabled) { /* the site's off switch wins over everything */
+        step_mode_source = "netvar.conf Enabled=no";
+        return NV_MODE_OFF;
+    }
     nv_mode m = nv_spank.opt_mode;
     step_mode_source = "option";
     if (m == NV_MODE_UNSET) {

@@ -19,6 +19,7 @@ struct nv_spank_args {           /* from the plugstack.conf line */
     char sysfs_root[PATH_MAX];   /* prefix before /sys for the netdev/infiniband counters; "" = /sys */
     nv_mode default_mode;
     bool allow_off;
+    bool enabled;    /* netvar.conf Enabled=no: every hook does nothing */
     unsigned max_samples;
     bool config_missing;         /* no netvar.conf at the default path: the defaults */
 };

@@ -152,6 +152,25 @@ out=$(sbatch -N1 --hold --netvar-app=fftw --wrap true 2>&1)
 contains "a measured pair answers from the table with its run count" "$out" "beside job $lul (lulesh; table, 8 runs)"
 scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" "$lul" 2>/dev/null
 
+# the site's off switch: Enabled=no in netvar.conf, reread within a second;
+# submissions pass through untouched, and Enabled=yes brings netvar back
+cp etc/netvar.conf etc/netvar.conf.on
+{ grep -v '^Enabled=' etc/netvar.conf.on; echo 'Enabled=no'; } >etc/netvar.conf.off
+mv etc/netvar.conf.off etc/netvar.conf
+sleep 1.5
+out=$(sbatch -N1 --hold --netvar-app=fftw --wrap true 2>&1); rc=$?
+off=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+check "Enabled=no: the submission is accepted" test $rc -eq 0
+check "Enabled=no: netvar says nothing at submission" test -z "$(printf %s "$out" | grep 'netvar:')"
+check "Enabled=no: no annotation in the Comment" test -z "$(scontrol show job "$off" | grep 'Comment=netvar')"
+scancel "$off" 2>/dev/null
+mv etc/netvar.conf.on etc/netvar.conf
+touch etc/netvar.conf
+sleep 1.5
+out=$(sbatch -N1 --hold --netvar-app=fftw --wrap true 2>&1)
+contains "Enabled back on: netvar predicts again" "$out" "netvar: app fftw"
+scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
+
 # a malformed config at start: slurmctld runs, netvar is passive
 printf 'DefaultMode=sometimes\nRule=x action=deny,resize\n' >"$NETVAR_LAB/../netvar-bad.conf.$$"
 lab_start --nodes 2 --netvar-conf "$NETVAR_LAB/../netvar-bad.conf.$$"

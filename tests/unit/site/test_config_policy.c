@@ -98,6 +98,7 @@ static void every_key_is_read(void **state)
                        "spooldir = /srv/spool   # trailing comment\n"
                        "DEFAULTMODE=full\n"
                        "AllowOff=no\n"
+                       "Enabled=no\n"
                        "Predictor=PDFLT\n"
                        "MinPairSamples=0\n"
                        "AnnotateField=admincomment\n"
@@ -115,6 +116,7 @@ static void every_key_is_read(void **state)
     assert_string_equal(c->spool_dir, "/srv/spool");
     assert_int_equal(c->default_mode, NV_MODE_FULL);
     assert_false(c->allow_off);
+    assert_false(c->enabled);
     assert_string_equal(c->predictor, "pdflt");
     assert_int_equal(c->min_pair_samples, 0);
     assert_int_equal(c->annotate_field, NV_ANNOTATE_ADMIN_COMMENT);
@@ -126,7 +128,7 @@ static void every_key_is_read(void **state)
     assert_int_equal(c->max_neighbour_apps, 4096);
     assert_int_equal(c->policy.n, 1);
     assert_string_equal(c->policy.rule[0].name, "r1");
-    assert_int_equal(c->policy.rule[0].line, 13);
+    assert_int_equal(c->policy.rule[0].line, 14);
     free(c);
 }
 
@@ -170,6 +172,7 @@ static void each_bad_value_is_one_error_line(void **state)
     expect_one_error("DefaultMode=quiet", "t.conf:1: DefaultMode=quiet: not one of off, counters, "
                                          "segments, full; keeping counters");
     expect_one_error("AllowOff=maybe", "t.conf:1: AllowOff=maybe: not yes or no; keeping yes");
+    expect_one_error("Enabled=maybe", "t.conf:1: Enabled=maybe: not yes or no; keeping yes");
     expect_one_error("Predictor=oracle", "t.conf:1: Predictor=oracle: not one of queue, averagelt, "
                                          "averagestdevlt, pdflt; keeping queue");
     expect_one_error("MinPairSamples=-1", "t.conf:1: MinPairSamples=-1: not a whole number from 0 to "
