@@ -14,9 +14,9 @@
 # plugins/, probes/, lab/, eval/, tests/) links the archives it needs.
 # Only lib/vetrain (Variability Estimate training and estimation) calls
 # libsvm, and only lib/alloctrain (communication-time trees) calls
-# libxgboost, which it loads with dlopen when a training starts (linked, it
-# broke the MPI programs `netvar campaign` starts): the plugins, the probes
-# and the lab sampler use neither.
+# libxgboost, which it loads with dlopen when a training starts (no binary
+# depends on it at load): the plugins, the probes and the lab sampler use
+# neither.
 
 BUILD   ?= build
 PREFIX  ?= /usr/local

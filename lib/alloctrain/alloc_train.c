@@ -14,11 +14,9 @@
 
 #include "nv_err.h"
 
-/* libxgboost is loaded when a training starts (dlopen), never linked: a
- * process that links it (libgomp, libdmlc) made the MPI programs that
- * `netvar campaign` starts fail on this machine (Open MPI's TCP connect
- * then a segfault, in the demo and test_workflows), and only training
- * needs it. */
+/* libxgboost is loaded when a training starts (dlopen), never linked: only
+ * training needs it, so no binary depends on it (or on libgomp and libdmlc)
+ * at load, and no other verb loads them. */
 static struct {
     int tried;
     void *h;
