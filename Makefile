@@ -14,7 +14,9 @@
 # plugins/, probes/, lab/, eval/, tests/) links the archives it needs.
 # Only lib/vetrain (Variability Estimate training and estimation) calls
 # libsvm, and only lib/alloctrain (communication-time trees) calls
-# libxgboost: the plugins, the probes and the lab sampler link neither.
+# libxgboost, which it loads with dlopen when a training starts (no binary
+# depends on it at load): the plugins, the probes and the lab sampler use
+# neither.
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -49,7 +51,6 @@ MPI_LIBS      := $(shell $(PKG) --libs ompi-c 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell $(PKG) --libs cmocka 2>/dev/null)
 SVM_LIBS      ?= -lsvm
-XGB_LIBS      ?= -lxgboost
 
 # Ours are NV_CFLAGS/NV_LDFLAGS; a user's CFLAGS/LDFLAGS come after them and
 # add to them (make CFLAGS=-O0 keeps the warnings and include paths).
@@ -113,7 +114,7 @@ $(BUILD)/obj/lib/counters/%.o: NV_CFLAGS += $(PAPI_CFLAGS) -Wno-format-truncatio
 # (NV_SYS_LIBS: what any set of archives needs; libsvm only for vetrain).
 NETVAR_ALL_LIBS := $(call nv_link,$(NV_LIBS))
 NV_SYS_LIBS = $(JSON_LIBS) -ldl -lm -lpthread
-NETVAR_LIBS = $(NETVAR_ALL_LIBS) $(SVM_LIBS) $(XGB_LIBS) $(NV_SYS_LIBS)
+NETVAR_LIBS = $(NETVAR_ALL_LIBS) $(SVM_LIBS) $(NV_SYS_LIBS)
 ALL_INCS := $(call nv_incs,$(NV_LIBS))
 
 # ---------------------------------------------------------------- cli/

@@ -350,9 +350,7 @@ void nv_alloc_app_pattern_at(const nv_alloc_app *a, uint32_t nranks, nv_alloc_pa
 
 /* ---- JSON ---- */
 
-/* json-c's add functions take ownership; a NULL value or container (out of
- * memory) is remembered in *ok */
-static void put(json_object *o, const char *k, json_object *v, int *ok)
+void nv_alloc_json_put(json_object *o, const char *k, json_object *v, int *ok)
 {
     if (!v || !o || json_object_object_add(o, k, v)) {
         json_object_put(v);
@@ -360,13 +358,16 @@ static void put(json_object *o, const char *k, json_object *v, int *ok)
     }
 }
 
-static void add(json_object *a, json_object *v, int *ok)
+void nv_alloc_json_add(json_object *a, json_object *v, int *ok)
 {
     if (!v || !a || json_object_array_add(a, v)) {
         json_object_put(v);
         *ok = 0;
     }
 }
+
+#define put nv_alloc_json_put
+#define add nv_alloc_json_add
 
 json_object *nv_alloc_pattern_to_json(const nv_alloc_pattern *p)
 {

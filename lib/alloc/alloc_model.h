@@ -80,6 +80,10 @@ int nv_alloc_finish(nv_alloc_model *m, char *err, size_t errlen);
 
 /* ---- file section ---- */
 json_object *nv_alloc_to_json(const nv_alloc_model *m); /* NULL: out of memory */
+/* json-c's add functions, taking ownership of v; a NULL v or container (out
+ * of memory) or a failed add sets *ok = 0 (the writers check it once). */
+void nv_alloc_json_put(json_object *o, const char *k, json_object *v, int *ok);
+void nv_alloc_json_add(json_object *a, json_object *v, int *ok);
 /* A pattern as [{"offset", "bytes", "messages"}] (the section's and the
  * data set's form); NULL: out of memory. */
 json_object *nv_alloc_pattern_to_json(const nv_alloc_pattern *p);

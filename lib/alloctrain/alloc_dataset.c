@@ -152,21 +152,8 @@ out:
     return rc;
 }
 
-static void put(json_object *o, const char *k, json_object *v, int *ok)
-{
-    if (!v || !o || json_object_object_add(o, k, v)) {
-        json_object_put(v);
-        *ok = 0;
-    }
-}
-
-static void add(json_object *a, json_object *v, int *ok)
-{
-    if (!v || !a || json_object_array_add(a, v)) {
-        json_object_put(v);
-        *ok = 0;
-    }
-}
+#define put nv_alloc_json_put
+#define add nv_alloc_json_add
 
 int nv_alloc_dataset_save(const nv_alloc_dataset *d, const char *path, char *err, size_t errlen)
 {

@@ -3,6 +3,7 @@
  * "alloc" model section (alloc_train.h). */
 #include "alloc_train.h"
 
+#include <dlfcn.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,58 @@
 #include <xgboost/c_api.h>
 
 #include "nv_err.h"
+
+/* libxgboost is loaded when a training starts (dlopen), never linked: only
+ * training needs it, so no binary depends on it (or on libgomp and libdmlc)
+ * at load, and no other verb loads them. */
+static struct {
+    int tried;
+    void *h;
+    __typeof__(&XGBGetLastError) XGBGetLastError;
+    __typeof__(&XGBoostVersion) XGBoostVersion;
+    __typeof__(&XGBoosterCreate) XGBoosterCreate;
+    __typeof__(&XGBoosterDumpModelEx) XGBoosterDumpModelEx;
+    __typeof__(&XGBoosterFree) XGBoosterFree;
+    __typeof__(&XGBoosterPredict) XGBoosterPredict;
+    __typeof__(&XGBoosterSetParam) XGBoosterSetParam;
+    __typeof__(&XGBoosterUpdateOneIter) XGBoosterUpdateOneIter;
+    __typeof__(&XGDMatrixCreateFromMat) XGDMatrixCreateFromMat;
+    __typeof__(&XGDMatrixFree) XGDMatrixFree;
+    __typeof__(&XGDMatrixSetFloatInfo) XGDMatrixSetFloatInfo;
+} XGB;
+
+static int xgb_load(char *err, size_t errlen)
+{
+    if (XGB.h)
+        return 0;
+    if (XGB.tried)
+        return nv_err(err, errlen, "alloc train: libxgboost is not loadable (install libxgboost0)");
+    XGB.tried = 1;
+    void *h = dlopen("libxgboost.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        h = dlopen("libxgboost.so", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return nv_err(err, errlen, "alloc train: cannot load libxgboost (%.200s); install libxgboost0 or use "
+                      "--learner extra-trees", dlerror());
+    *(void **)&XGB.XGBGetLastError = dlsym(h, "XGBGetLastError");
+    *(void **)&XGB.XGBoostVersion = dlsym(h, "XGBoostVersion");
+    *(void **)&XGB.XGBoosterCreate = dlsym(h, "XGBoosterCreate");
+    *(void **)&XGB.XGBoosterDumpModelEx = dlsym(h, "XGBoosterDumpModelEx");
+    *(void **)&XGB.XGBoosterFree = dlsym(h, "XGBoosterFree");
+    *(void **)&XGB.XGBoosterPredict = dlsym(h, "XGBoosterPredict");
+    *(void **)&XGB.XGBoosterSetParam = dlsym(h, "XGBoosterSetParam");
+    *(void **)&XGB.XGBoosterUpdateOneIter = dlsym(h, "XGBoosterUpdateOneIter");
+    *(void **)&XGB.XGDMatrixCreateFromMat = dlsym(h, "XGDMatrixCreateFromMat");
+    *(void **)&XGB.XGDMatrixFree = dlsym(h, "XGDMatrixFree");
+    *(void **)&XGB.XGDMatrixSetFloatInfo = dlsym(h, "XGDMatrixSetFloatInfo");
+    if (!XGB.XGBGetLastError || !XGB.XGBoostVersion || !XGB.XGBoosterCreate || !XGB.XGBoosterDumpModelEx ||
+        !XGB.XGBoosterFree || !XGB.XGBoosterPredict || !XGB.XGBoosterSetParam || !XGB.XGBoosterUpdateOneIter || !XGB.XGDMatrixCreateFromMat || !XGB.XGDMatrixFree || !XGB.XGDMatrixSetFloatInfo) {
+        dlclose(h);
+        return nv_err(err, errlen, "alloc train: libxgboost lacks a C API function this netvar calls");
+    }
+    XGB.h = h;
+    return 0;
+}
 
 void nv_alloc_train_defaults(nv_alloc_train_params *p, nv_alloc_learner l)
 {
@@ -28,7 +81,10 @@ const char *nv_alloc_xgboost_version(void)
 {
     static char v[32];
     int a = 0, b = 0, c = 0;
-    XGBoostVersion(&a, &b, &c);
+    char err[300];
+    if (xgb_load(err, sizeof err))
+        return "xgboost (not loadable)";
+    XGB.XGBoostVersion(&a, &b, &c);
     snprintf(v, sizeof v, "xgboost %d.%d.%d", a, b, c);
     return v;
 }
@@ -140,7 +196,7 @@ static long from_dump(tbuf *t, json_object *node, int nf, int depth)
 #define XG(call)                                                                         \
     do {                                                                                 \
         if ((call) != 0) {                                                               \
-            nv_err(err, errlen, "alloc train: xgboost: %.300s", XGBGetLastError());      \
+            nv_err(err, errlen, "alloc train: xgboost: %.300s", XGB.XGBGetLastError());      \
             goto out;                                                                    \
         }                                                                                \
     } while (0)
@@ -152,26 +208,28 @@ static int train_xgb(const float *X, const float *y, size_t n, int nf, double ba
     BoosterHandle bh = NULL;
     int rc = -1;
     char buf[64];
-    XG(XGDMatrixCreateFromMat(X, (bst_ulong)n, (bst_ulong)nf, NAN, &dm));
-    XG(XGDMatrixSetFloatInfo(dm, "label", y, (bst_ulong)n));
-    XG(XGBoosterCreate(&dm, 1, &bh));
-    XG(XGBoosterSetParam(bh, "objective", "reg:squarederror"));
-    XG(XGBoosterSetParam(bh, "tree_method", "exact"));
-    XG(XGBoosterSetParam(bh, "nthread", "1"));
-    XG(XGBoosterSetParam(bh, "verbosity", "0"));
+    if (xgb_load(err, errlen))
+        return -1;
+    XG(XGB.XGDMatrixCreateFromMat(X, (bst_ulong)n, (bst_ulong)nf, NAN, &dm));
+    XG(XGB.XGDMatrixSetFloatInfo(dm, "label", y, (bst_ulong)n));
+    XG(XGB.XGBoosterCreate(&dm, 1, &bh));
+    XG(XGB.XGBoosterSetParam(bh, "objective", "reg:squarederror"));
+    XG(XGB.XGBoosterSetParam(bh, "tree_method", "exact"));
+    XG(XGB.XGBoosterSetParam(bh, "nthread", "1"));
+    XG(XGB.XGBoosterSetParam(bh, "verbosity", "0"));
     snprintf(buf, sizeof buf, "%u", p->max_depth);
-    XG(XGBoosterSetParam(bh, "max_depth", buf));
+    XG(XGB.XGBoosterSetParam(bh, "max_depth", buf));
     snprintf(buf, sizeof buf, "%.17g", p->eta);
-    XG(XGBoosterSetParam(bh, "eta", buf));
+    XG(XGB.XGBoosterSetParam(bh, "eta", buf));
     snprintf(buf, sizeof buf, "%.17g", base);
-    XG(XGBoosterSetParam(bh, "base_score", buf));
+    XG(XGB.XGBoosterSetParam(bh, "base_score", buf));
     snprintf(buf, sizeof buf, "%llu", (unsigned long long)(p->seed % 2147483647u));
-    XG(XGBoosterSetParam(bh, "seed", buf));
+    XG(XGB.XGBoosterSetParam(bh, "seed", buf));
     for (uint32_t it = 0; it < p->trees; it++)
-        XG(XGBoosterUpdateOneIter(bh, (int)it, dm));
+        XG(XGB.XGBoosterUpdateOneIter(bh, (int)it, dm));
     bst_ulong nd = 0;
     const char **dump = NULL;
-    XG(XGBoosterDumpModelEx(bh, "", 1, "json", &nd, &dump));
+    XG(XGB.XGBoosterDumpModelEx(bh, "", 1, "json", &nd, &dump));
     for (bst_ulong k = 0; k < nd; k++) {
         json_object *tree = json_tokener_parse(dump[k]);
         if (!tree || tbuf_root(t) || from_dump(t, tree, nf, 0) < 0) {
@@ -184,7 +242,7 @@ static int train_xgb(const float *X, const float *y, size_t n, int nf, double ba
     }
     bst_ulong np = 0;
     const float *res = NULL;
-    XG(XGBoosterPredict(bh, dm, 0, 0, 0, &np, &res));
+    XG(XGB.XGBoosterPredict(bh, dm, 0, 0, 0, &np, &res));
     if (np != n) {
         nv_err(err, errlen, "alloc train: xgboost gave %lu predictions for %zu rows", (unsigned long)np, n);
         goto out;
@@ -193,9 +251,9 @@ static int train_xgb(const float *X, const float *y, size_t n, int nf, double ba
     rc = 0;
 out:
     if (bh)
-        XGBoosterFree(bh);
+        XGB.XGBoosterFree(bh);
     if (dm)
-        XGDMatrixFree(dm);
+        XGB.XGDMatrixFree(dm);
     return rc;
 }
 

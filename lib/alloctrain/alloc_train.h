@@ -4,7 +4,9 @@
  * Two learners, both ending as flat trees in the section:
  *  - gradient-boosted trees from libxgboost (Debian's libxgboost-dev, C API):
  *    the default.  This archive is the only code that calls libxgboost; the
- *    CLI links it, the plugins do not (they only evaluate the exported trees);
+ *    library is opened with dlopen when a training starts, so no binary
+ *    depends on it (or on its libgomp and libdmlc) at load; the plugins only
+ *    evaluate the exported trees;
  *  - extremely randomized trees (*Communication time prediction* §3.2, §4.2:
  *    random thresholds between a node's min and max, the whole training set
  *    per tree, at least 5 samples to split), netvar's own, for comparison.
