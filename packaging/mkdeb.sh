@@ -104,6 +104,8 @@ build_pkg() {
         echo "Installed-Size: $size"
         echo "Depends: ${shlibs:+$shlibs, }$depends"
         [ -z "$breaks" ] || echo "Breaks: $breaks"
+        # netvar alloc train loads libxgboost only when it trains (dlopen)
+        [ "$pkg" != netvar ] || echo "Recommends: libxgboost0"
         echo "Section: admin"
         echo "Priority: optional"
         echo "Homepage: https://example.org/netvar"
