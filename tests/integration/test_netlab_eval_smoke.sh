@@ -37,7 +37,7 @@ PY
 done
 n=$(grep -vc '^#' "$R/pairs.txt" 2>/dev/null)
 [ "$n" = 4 ] || bad "pairs.txt has $n pairs, expected 4 (2 apps, ordered, with self-pairs)"
-for p in "counters queue-wait+history +pair" "counters queue-wait+history +app" \
+for p in "counters queue-wait\\+history +pair" "counters queue-wait\\+history +app" \
     "counters queue-wait \(physics\)" "counters queue\+history +pair" "counters queue\+history +app" \
     "counters queue \(physics\)" "latency queue" "latency averagelt" "latency averagestdevlt" \
     "latency pdflt" "table \(repeatability\)"; do
