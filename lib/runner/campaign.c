@@ -571,14 +571,10 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
         return nv_err(err, errlen, "nothing to run: a model, an app, a command, 1-%d "
                       "configurations and 1-%d repeats are needed", NV_CAMPAIGN_MAX_CONFIGS,
                       NV_CAMPAIGN_MAX_REPEAT);
-    nv_model *model = NULL;
+    nv_model *model = nv_run_load_model_required(o->model_path, err, errlen);
+    if (!model)
+        return -1;
     char inner[600] = "";
-    if (nv_run_load_model_if_any(o->model_path, &model, inner, sizeof inner) || !model) {
-        nv_model_free(model);
-        return nv_err(err, errlen, "%s; nothing run",
-                      inner[0] ? inner
-                               : "the model file does not exist: run netvar calibrate first");
-    }
     campaign cp = {.plan = plan, .o = o, .cal = nv_model_calibration(model)};
     int rc = -1;
     double *app_samples = NULL;

@@ -55,14 +55,10 @@ int nv_impact_run(nv_run_plan *plan, const nv_impact_opts *o, nv_impact_result *
     memset(r, 0, sizeof *r);
     if (!o->model_path || !o->app || !o->cmd || !o->ncmd)
         return nv_err(err, errlen, "nothing to run: a model, an app and a command are needed");
-    nv_model *model = NULL;
+    nv_model *model = nv_run_load_model_required(o->model_path, err, errlen);
+    if (!model)
+        return -1;
     char inner[600] = "";
-    if (nv_run_load_model_if_any(o->model_path, &model, inner, sizeof inner) || !model) {
-        nv_model_free(model);
-        return nv_err(err, errlen, "%s; nothing run",
-                      inner[0] ? inner
-                               : "the model file does not exist: run netvar calibrate first");
-    }
     int rc = -1;
     char *text = NULL;
     size_t len = 0;

@@ -23,6 +23,19 @@ int nv_run_load_model_if_any(const char *path, nv_model **out, char *err, size_t
     return 0;
 }
 
+nv_model *nv_run_load_model_required(const char *path, char *err, size_t errlen)
+{
+    nv_model *m = NULL;
+    char inner[600] = "";
+    if (nv_run_load_model_if_any(path, &m, inner, sizeof inner) || !m) {
+        nv_model_free(m);
+        nv_err(err, errlen, "%s; nothing run",
+               inner[0] ? inner : "the model file does not exist: run netvar calibrate first");
+        return NULL;
+    }
+    return m;
+}
+
 int nv_run_app_utilization(const nv_calibration *cal, const double *samples_us, size_t n,
                            nv_latency_summary *lat, nv_utilization *u)
 {

@@ -16,6 +16,10 @@
  * when it exists but cannot be loaded. */
 int nv_run_load_model_if_any(const char *path, nv_model **out, char *err, size_t errlen);
 
+/* Loads path, which must exist (a calibrated model for impact and
+ * campaign); NULL with one line in err ending "; nothing run". */
+nv_model *nv_run_load_model_required(const char *path, char *err, size_t errlen);
+
 /* Latency summary of the samples and the utilization it means under the
  * model's calibration.  0, or -1 when there are no usable samples. */
 int nv_run_app_utilization(const nv_calibration *cal, const double *samples_us, size_t n,

@@ -325,6 +325,11 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
     }
     ve->lo_q = lo_q;
     ve->hi_q = hi_q;
+    goto done;
+fail:
+    nv_ve_free(ve);
+    ve = NULL;
+done:
     free(oob);
     free(point);
     free(fold);
@@ -333,14 +338,4 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
     free(pred);
     free(best_pred);
     return ve;
-fail:
-    free(oob);
-    free(point);
-    free(fold);
-    free(Xtr);
-    free(ytr);
-    free(pred);
-    free(best_pred);
-    nv_ve_free(ve);
-    return NULL;
 }

@@ -55,12 +55,12 @@ FUZZ_REGISTRY_SRCS := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $
                       $(NV_SRCS_util) $(NV_SRCS_variability) $(NV_SRCS_counters) $(NV_SRCS_alloc)
 FUZZ_RECORDS_SRCS  := $(FUZZ_INPUTS_SRCS)
 
-$(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c $(FUZZ_REGISTRY_SRCS) $(wildcard lib/*/*.h)
+$(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c tests/fuzz/fuzz_dir.h $(FUZZ_REGISTRY_SRCS) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_registry.c $(FUZZ_REGISTRY_SRCS) \
 	  $(JSON_LIBS) -ldl -lm
 
-$(FUZZ_RECORDS): tests/fuzz/fuzz_records.c $(FUZZ_RECORDS_SRCS) $(wildcard lib/*/*.h)
+$(FUZZ_RECORDS): tests/fuzz/fuzz_records.c tests/fuzz/fuzz_dir.h $(FUZZ_RECORDS_SRCS) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_records.c $(FUZZ_RECORDS_SRCS) \
 	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread

@@ -14,42 +14,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz_dir.h"
+
 #include "job_record.h"
 #include "node_record.h"
 #include "report_logic.h"
 #include "train_history.h"
 
-static char dir[64];
-
-static void ignore(void *ctx, const char *line)
-{
-    (void)ctx;
-    (void)line;
-}
-
-static void put(const char *name, const uint8_t *data, size_t size)
-{
-    char path[128];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fwrite(data, 1, size, f);
-        fclose(f);
-    }
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    snprintf(dir, sizeof dir, "/tmp/netvar-fuzz-records.XXXXXX");
-    if (!mkdtemp(dir))
-        abort();
+    fuzz_dir_make("records");
     static const char good[] =
         "{\"schema\":\"netvar-node-record\",\"version\":1,\"job_id\":5,\"node\":\"n2\","
         "\"mode\":\"counters\",\"app\":\"amg\",\"start_unix_s\":10,\"end_unix_s\":20,"
         "\"counter_source\":\"none\"}";
-    put("node-n2.json", (const uint8_t *)good, sizeof good - 1);
+    fuzz_dir_put("node-n2.json", (const uint8_t *)good, sizeof good - 1);
     return 0;
 }
 
@@ -60,8 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[128], err[512];
     switch (data[0] % 4) {
     case 0: {
-        put("job.json", data + 1, size - 1);
-        snprintf(path, sizeof path, "%s/job.json", dir);
+        fuzz_dir_put("job.json", data + 1, size - 1);
+        snprintf(path, sizeof path, "%s/job.json", fuzz_dir);
         json_object *rec = nv_job_record_read(path, err, sizeof err);
         if (rec) {
             nv_train_job job;
@@ -77,8 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     case 1: {
-        put(".start-n1.json", data + 1, size - 1);
-        snprintf(path, sizeof path, "%s/.start-n1.json", dir);
+        fuzz_dir_put(".start-n1.json", data + 1, size - 1);
+        snprintf(path, sizeof path, "%s/.start-n1.json", fuzz_dir);
         struct nv_node_start_info info;
         nv_ctr_snapshot *snap = malloc(sizeof *snap);
         if (snap)
@@ -87,17 +69,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     case 2: {
-        put(".samples-n1.json", data + 1, size - 1);
-        snprintf(path, sizeof path, "%s/.samples-n1.json", dir);
+        fuzz_dir_put(".samples-n1.json", data + 1, size - 1);
+        snprintf(path, sizeof path, "%s/.samples-n1.json", fuzz_dir);
         json_object *s = nv_node_samples_read(path, err, sizeof err);
         json_object_put(s);
         break;
     }
     case 3: {
-        put("node-n1.json", data + 1, size - 1);
-        json_object *job = nv_job_collect(dir, 1.5, "fuzz", ignore, NULL, err, sizeof err);
+        fuzz_dir_put("node-n1.json", data + 1, size - 1);
+        json_object *job =
+            nv_job_collect(fuzz_dir, 1.5, "fuzz", fuzz_ignore_line, NULL, err, sizeof err);
         json_object_put(job);
-        snprintf(path, sizeof path, "%s/node-n1.json", dir);
+        snprintf(path, sizeof path, "%s/node-n1.json", fuzz_dir);
         unlink(path);
         break;
     }
