@@ -122,9 +122,14 @@ static void usage(FILE *out)
         "--bottleneck also: app_utilization_counters (0..1), app_utilization_profile\n"
         "(octiles, 0..1), app_counter_steps, route_agreement (Pearson r of the two\n"
         "routes' U over the configurations), bottleneck_read_errors, and per\n"
-        "configuration utilization_counters (0..1), counter_steps and queue_wait_us\n"
-        "(us, null without a queue gauge); where the ports have a queue gauge,\n"
-        "app_queue_wait_us and app_queue_wait_profile_us (octiles, us).  With --dry-run: the configurations [{id, bubble_cycles,\n"
+        "configuration utilization_counters (0..1), counter_steps, port_utilization\n"
+        "(each named port's U, 0..1) and queue_wait_us (us; null without a gauge);\n"
+        "ports (the names), app_port_utilization, wait_gauge (\"queue_us\" for a\n"
+        "qdisc, \"stall_per_word\" for InfiniBand, \"none\" for netdev); where the\n"
+        "ports have a queue gauge, app_queue_wait_us and app_queue_wait_profile_us\n"
+        "(octiles, us).  On InfiniBand the gauge is port_xmit_wait ticks per 4-byte\n"
+        "word sent, and the keys are stall_per_word, app_stall_per_word and\n"
+        "app_stall_profile.  With --dry-run: the configurations [{id, bubble_cycles,\n"
         "sleep_us, partners, messages}].\n"
         "\n"
         "Exit status: 0 measured and saved, 1 a run failed or the model could not be\n"
@@ -142,6 +147,15 @@ static void usage(FILE *out)
         "  salloc -N 4 -w h[1-4] --exclusive netvar campaign --model model.json \\\n"
         "      --app cg --configs 2.6e7:1:1,250:1:10 --ghz 2.6 --load-nodes h2,h4 \\\n"
         "      --runtime-key runtime_s -- netvar-proxy-cg --compute sleep\n");
+}
+
+/* each named port's U, in the spec's order */
+static json_object *ports_json(const double *u, int n)
+{
+    json_object *a = json_object_new_array();
+    for (int k = 0; k < n; k++)
+        json_object_array_add(a, nv_json_new_num_or_nan(u[k]));
+    return a;
 }
 
 static json_object *config_json(const nv_campaign_config *c, double ghz)
@@ -217,12 +231,22 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         json_object_object_add(o, "app_utilization_profile", jp);
         json_object_object_add(o, "app_counter_steps", json_object_new_int64((int64_t)r->n_app_steps));
         json_object_object_add(o, "route_agreement", nv_json_new_num_or_nan(r->route_agreement));
+        json_object *jn = json_object_new_array();
+        for (int k = 0; k < co->bottleneck->nports; k++)
+            json_object_array_add(jn, json_object_new_string(co->bottleneck->port[k]));
+        json_object_object_add(o, "ports", jn);
+        json_object_object_add(o, "app_port_utilization",
+                               ports_json(r->app_port_u, co->bottleneck->nports));
+        json_object_object_add(o, "wait_gauge",
+                               json_object_new_string(nv_bn_gauge_name(r->gauge)));
         if (r->n_app_wait) {
+            int us = r->gauge == NV_BN_GAUGE_QUEUE_US;
             json_object *jw = json_object_new_array();
             for (size_t k = 0; k < r->n_app_wait_profile; k++)
                 json_object_array_add(jw, nv_json_new_num_g(r->app_wait_profile[k], 6));
-            json_object_object_add(o, "app_queue_wait_us", nv_json_new_num_g(r->app_wait_us, 6));
-            json_object_object_add(o, "app_queue_wait_profile_us", jw);
+            json_object_object_add(o, us ? "app_queue_wait_us" : "app_stall_per_word",
+                                   nv_json_new_num_g(r->app_wait, 6));
+            json_object_object_add(o, us ? "app_queue_wait_profile_us" : "app_stall_profile", jw);
         }
         json_object_object_add(o, "bottleneck_read_errors",
                                json_object_new_int64((int64_t)r->bottleneck_read_errors));
@@ -239,7 +263,11 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         if (r->n_app_steps) {
             json_object_object_add(e, "utilization_counters", nv_json_new_num_g(c->u_counters, 6));
             json_object_object_add(e, "counter_steps", json_object_new_int64((int64_t)c->counter_steps));
-            json_object_object_add(e, "queue_wait_us", nv_json_new_num_or_nan(c->wait_us));
+            json_object_object_add(e, r->gauge == NV_BN_GAUGE_STALL ? "stall_per_word"
+                                                                    : "queue_wait_us",
+                                   nv_json_new_num_or_nan(c->wait));
+            json_object_object_add(e, "port_utilization",
+                                   ports_json(c->port_u, co->bottleneck->nports));
         }
         json_object_object_add(e, "latency_mean_us", nv_json_new_num_g(c->lat.mean_us, 6));
         json_object_object_add(e, "latency_sd_us", nv_json_new_num_g(c->lat.sd_us, 6));
@@ -285,14 +313,28 @@ static void print_result_text(const nv_campaign_opts *co, const nv_run_plan *pla
             printf(" %s %.4g", co->cfg[i].id, r->configs[i].u_counters);
         printf("\nagreement of the two routes over the configurations: Pearson r %.3g\n",
                r->route_agreement);
+        if (co->bottleneck->nports > 1) {
+            printf("each port's U (app alone; configurations):");
+            for (int k = 0; k < co->bottleneck->nports; k++) {
+                printf(" %s %.3g", co->bottleneck->port[k], r->app_port_u[k]);
+                for (size_t i = 0; i < co->ncfg; i++)
+                    printf("%s%.3g", i ? "/" : " (", r->configs[i].port_u[k]);
+                printf(")");
+            }
+            printf("\n");
+        }
         if (r->n_app_wait) {
-            printf("queue wait at the bottleneck (the queueing mechanism's axis, us): app mean "
-                   "%.4g (profile", r->app_wait_us);
+            if (r->gauge == NV_BN_GAUGE_STALL)
+                printf("port_xmit_wait at the bottleneck (the queueing mechanism's axis, ticks "
+                       "per 4-byte word sent): app mean %.4g (profile", r->app_wait);
+            else
+                printf("queue wait at the bottleneck (the queueing mechanism's axis, us): app "
+                       "mean %.4g (profile", r->app_wait);
             for (size_t k = 0; k < r->n_app_wait_profile; k++)
                 printf(" %.3g", r->app_wait_profile[k]);
             printf(");");
             for (size_t i = 0; i < co->ncfg; i++)
-                printf(" %s %.4g", co->cfg[i].id, r->configs[i].wait_us);
+                printf(" %s %.4g", co->cfg[i].id, r->configs[i].wait);
             printf("\n");
         }
     }

@@ -55,8 +55,10 @@ static void usage(FILE *out)
         "queue: physics_pct (the bottleneck physics alone), correction_pp (A's\n"
         "sensitivity plus the neighbours' pressure, percentage points) and\n"
         "history_samples (table samples behind them), mechanism (\"queue-wait\" or\n"
-        "\"utilization\") and wait_used_us (the mean summed queue wait read, us;\n"
-        "null for the utilization mechanism).\n"
+        "\"utilization\"), wait_gauge (what the model's queue-wait figures read:\n"
+        "\"queue_us\", or \"stall_per_word\" on InfiniBand) and wait_used_us (the mean\n"
+        "summed queue wait read, us; named wait_used, in port_xmit_wait ticks per\n"
+        "4-byte word, with stall_per_word; null for the utilization mechanism).\n"
         "\n"
         "Exit status: 0 predicted, 1 model not loadable or no prediction possible\n"
         "(unknown app, no data), 2 bad usage.\n"
@@ -201,7 +203,10 @@ int verb_predict(int argc, char **argv)
             json_object_object_add(o, "correction_pp", nv_json_new_num_g(p.correction_pp, DIGITS));
             json_object_object_add(o, "history_samples", json_object_new_int64(p.history_samples));
             json_object_object_add(o, "mechanism", json_object_new_string(p.mechanism));
-            json_object_object_add(o, "wait_used_us", nv_json_new_num_or_nan(p.wait_used_us));
+            nv_wait_gauge g = nv_model_bottleneck(m)->wait_gauge;
+            json_object_object_add(o, "wait_gauge", json_object_new_string(nv_wait_gauge_name(g)));
+            json_object_object_add(o, g == NV_WAIT_QUEUE_US ? "wait_used_us" : "wait_used",
+                                   nv_json_new_num_or_nan(p.wait_used_us));
         }
         nv_cli_print_json(o);
         json_object_put(o);

@@ -132,10 +132,19 @@ typedef struct nv_app_view {
 #define NV_PROFILE_MAX 8 /* values in an app's utilization_profile (octiles) */
 #define NV_WAIT_MAX_US 1e7 /* a queue wait beyond 10 s is not a measurement */
 
+/* What the queueing mechanism's axis reads (the campaign's port gauge). */
+typedef enum nv_wait_gauge {
+    NV_WAIT_QUEUE_US = 0,       /* a queue's wait, microseconds (the lab's qdisc backlog / rate) */
+    NV_WAIT_STALL_PER_WORD = 1, /* InfiniBand port_xmit_wait ticks per 4-byte word sent */
+} nv_wait_gauge;
+
+const char *nv_wait_gauge_name(nv_wait_gauge g); /* "queue_us" / "stall_per_word" */
+
 /* The optional top-level "bottleneck" object: where U is measured. */
 typedef struct nv_bottleneck {
     double idle_utilization;  /* U of the idle bottleneck (anchor of p_A at 0 %) */
     nv_util_source route;     /* the route the file's U values came from */
+    nv_wait_gauge wait_gauge; /* the unit of every queue_wait figure in the file */
     double shrink_samples;    /* prior strength of the history corrections */
     int present;              /* 0: the file has none (defaults above) */
 } nv_bottleneck;

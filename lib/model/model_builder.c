@@ -464,6 +464,9 @@ static char *serialize(const nv_model_builder *b, size_t *len)
     if (bn) {
         put(bn, "idle_utilization", nv_json_new_num_or_nan(b->bn.idle_utilization), &ok);
         put(bn, "route", json_object_new_string(nv_util_source_name(b->bn.route)), &ok);
+        if (b->bn.wait_gauge != NV_WAIT_QUEUE_US)
+            put(bn, "wait_gauge", json_object_new_string(nv_wait_gauge_name(b->bn.wait_gauge)),
+                &ok);
         put(bn, "shrink_samples", nv_json_new_num_or_nan(b->bn.shrink_samples), &ok);
     }
     if (b->bn.present)

@@ -66,8 +66,12 @@
  *                  counted once when neighbours add up,
  *                  "route": "latency"|"counters",      where the file's U
  *                  values were measured (informative),
- *                  "shrink_samples": 2 (> 0)}          prior strength of the
- *                  history corrections, in table samples (model_bottleneck.c);
+ *                  "shrink_samples": 2 (> 0),          prior strength of the
+ *                  history corrections, in table samples (model_bottleneck.c),
+ *                  "wait_gauge": "queue_us"|"stall_per_word"}  what every
+ *                  queue_wait figure reads: a queue's wait in microseconds
+ *                  (the members keep the _us names), or, on InfiniBand,
+ *                  port_xmit_wait ticks per 4-byte word sent;
  *                  a file without this object gets no history corrections
  *
  * Optional (older files without it still load): the Variability Estimate,
@@ -505,6 +509,27 @@ static int queue_wait(nv_jcheck *L, struct load_state *S, struct nv_app_rec *a, 
                           &a->wprof_off, &a->n_wprof);
 }
 
+/* optional bottleneck.KEY, one of two words: *out 0 for w0, 1 for w1
+ * (unchanged when absent); -1 with the value named otherwise */
+static int two_words(nv_jcheck *L, json_object *o, const char *key, const char *w0,
+                     const char *w1, int *out)
+{
+    json_object *v;
+    if (!json_object_object_get_ex(o, key, &v))
+        return 0;
+    const char *s = nv_jcheck_string_member(L, o, key, "bottleneck");
+    if (!s)
+        return -1;
+    if (strcmp(s, w0) && strcmp(s, w1)) {
+        char buf[64];
+        nv_jcheck_show(v, buf, sizeof buf);
+        nv_jcheck_fail(L, "bottleneck.%s: value %s is not %s or %s", key, buf, w0, w1);
+        return -1;
+    }
+    *out = !strcmp(s, w1);
+    return 0;
+}
+
 /* the optional top-level "bottleneck" object */
 static int bottleneck(nv_jcheck *L, json_object *root, nv_bottleneck *bn)
 {
@@ -523,19 +548,12 @@ static int bottleneck(nv_jcheck *L, json_object *root, nv_bottleneck *bn)
     if (json_object_object_get_ex(o, "shrink_samples", &v) &&
         number(L, o, "shrink_samples", "bottleneck", R_POSITIVE, &bn->shrink_samples))
         return -1;
-    if (json_object_object_get_ex(o, "route", &v)) {
-        const char *r = nv_jcheck_string_member(L, o, "route", "bottleneck");
-        if (!r)
-            return -1;
-        if (!strcmp(r, "counters"))
-            bn->route = NV_USRC_COUNTERS;
-        else if (strcmp(r, "latency")) {
-            char buf[64];
-            nv_jcheck_show(v, buf, sizeof buf);
-            nv_jcheck_fail(L, "bottleneck.route: value %s is not latency or counters", buf);
-            return -1;
-        }
-    }
+    int route = bn->route, gauge = bn->wait_gauge;
+    if (two_words(L, o, "route", "latency", "counters", &route) ||
+        two_words(L, o, "wait_gauge", "queue_us", "stall_per_word", &gauge))
+        return -1;
+    bn->route = (nv_util_source)route;
+    bn->wait_gauge = (nv_wait_gauge)gauge;
     return 0;
 }
 

@@ -18,6 +18,18 @@ const char *nv_bn_kind_name(nv_bn_kind k)
     return k == NV_BN_QDISC ? "qdisc" : k == NV_BN_NETDEV ? "netdev" : "infiniband";
 }
 
+const char *nv_bn_gauge_name(nv_bn_gauge g)
+{
+    return g == NV_BN_GAUGE_QUEUE_US ? "queue_us" : g == NV_BN_GAUGE_STALL ? "stall_per_word"
+                                                                           : "none";
+}
+
+nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k)
+{
+    return k == NV_BN_QDISC ? NV_BN_GAUGE_QUEUE_US
+           : k == NV_BN_INFINIBAND ? NV_BN_GAUGE_STALL : NV_BN_GAUGE_NONE;
+}
+
 static int port_name_ok(const char *p, size_t n)
 {
     if (!n || n >= NV_CTR_NAME_MAX)
@@ -101,7 +113,7 @@ size_t nv_bn_values_stats(double *v, size_t n, double *mean, double *profile, si
 
 static inline double step_value(const nv_bn_step *s, nv_bn_value which)
 {
-    return which == NV_BN_WAIT ? s->wait_us : s->u;
+    return which == NV_BN_WAIT ? s->wait : s->u;
 }
 
 static inline int step_in(const nv_bn_step *s, nv_bn_value which, uint64_t t0, uint64_t t1)
@@ -138,6 +150,20 @@ size_t nv_bn_window_stats(const nv_bn_step *s, size_t n, nv_bn_value which, uint
     return k;
 }
 
+double nv_bn_port_mean(const nv_bn_step *s, size_t n, int port, uint64_t t0, uint64_t t1)
+{
+    if (port < 0 || port >= NV_BN_MAX_PORTS)
+        return NAN;
+    double sum = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].t_ns >= t0 && s[i].t_ns <= t1) {
+            sum += s[i].port_u[port];
+            k++;
+        }
+    return k ? sum / (double)k : NAN;
+}
+
 /* ------------------------------------------------------------ sampling */
 
 struct nv_bn_sampler {
@@ -145,6 +171,8 @@ struct nv_bn_sampler {
     double rate[NV_BN_MAX_PORTS];
     nv_ctr_reader *rd[NV_BN_MAX_PORTS];
     uint64_t last_bytes[NV_BN_MAX_PORTS][2];
+    uint64_t last_stall[NV_BN_MAX_PORTS]; /* infiniband: port_xmit_wait ticks */
+    int stall_ok[NV_BN_MAX_PORTS];        /* ... and whether the last read had it */
     uint64_t last_t;
     long interval_ns;
     pthread_t th;
@@ -162,11 +190,14 @@ uint64_t nv_bn_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* bytes sent [0] and received [1] by port i; -1 when unreadable */
-static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, double *rate,
-                     char *err, size_t errlen)
+/* bytes sent [0] and received [1] by port i, its queue (qdisc) and its
+ * stall ticks (infiniband; *stall_ok 0 when the counter is absent or stuck
+ * at its maximum); -1 when unreadable */
+static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, uint64_t *stall,
+                     int *stall_ok, double *rate, char *err, size_t errlen)
 {
     *backlog = NAN;
+    *stall_ok = 0;
     if (s->spec.kind == NV_BN_QDISC) {
         nv_qdisc_stats q[NV_QDISC_MAX];
         int n = nv_qdisc_read(NULL, s->spec.port[i], q, NV_QDISC_MAX, err, errlen);
@@ -193,6 +224,11 @@ static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, do
         snap->port[0].f[NV_CTR_BYTES_IN].valid) {
         b[0] = snap->port[0].f[NV_CTR_BYTES_OUT].raw * snap->port[0].f[NV_CTR_BYTES_OUT].scale;
         b[1] = snap->port[0].f[NV_CTR_BYTES_IN].raw * snap->port[0].f[NV_CTR_BYTES_IN].scale;
+        const nv_ctr_value *st = &snap->port[0].f[NV_CTR_STALL];
+        if (s->spec.kind == NV_BN_INFINIBAND && st->valid && !st->saturated) {
+            *stall = st->raw;
+            *stall_ok = 1;
+        }
         if (rate)
             *rate = nv_ctr_port_line_rate(s->spec.sysfs_root, nv_ctr_reader_backend(s->rd[i]),
                                           snap->port[0].name);
@@ -205,33 +241,58 @@ static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, do
     return rc < 0 ? -1 : 0;
 }
 
+/* stall ticks per 4-byte word sent over a step; NAN without two readings */
+static double stall_ratio(nv_bn_sampler *s, int i, uint64_t stall, int ok, uint64_t bytes_inc)
+{
+    double r = NAN;
+    if (ok && s->stall_ok[i]) {
+        uint64_t ticks = stall >= s->last_stall[i] ? stall - s->last_stall[i] : 0;
+        double words = (double)bytes_inc / 4.0;
+        r = (double)ticks / (words > 1 ? words : 1);
+        if (r > NV_BN_STALL_MAX)
+            r = NV_BN_STALL_MAX;
+    }
+    s->last_stall[i] = stall;
+    s->stall_ok[i] = ok;
+    return r;
+}
+
 static void take_step(nv_bn_sampler *s)
 {
     uint64_t now = nv_bn_now_ns();
     double dt = (double)(now - s->last_t) / 1e9, u = 0, wait = NAN;
+    nv_bn_step st = {.t_ns = now};
     int ok = 1;
     for (int i = 0; i < s->spec.nports; i++) {
-        uint64_t b[2];
-        double backlog;
+        uint64_t b[2], stall = 0;
+        double backlog, w = NAN, pu = 0;
+        int stall_ok;
         char err[200];
-        if (read_port(s, i, b, &backlog, NULL, err, sizeof err)) {
+        if (read_port(s, i, b, &backlog, &stall, &stall_ok, NULL, err, sizeof err)) {
             ok = 0;
             continue;
         }
-        if (!isnan(backlog)) {
-            double w = backlog / s->rate[i] * 1e6;
-            if (isnan(wait) || w > wait)
-                wait = w;
-        }
+        uint64_t inc[2];
         for (int d = 0; d < 2; d++) {
-            uint64_t inc = b[d] >= s->last_bytes[i][d] ? b[d] - s->last_bytes[i][d] : 0;
-            double ui = dt > 0 ? (double)inc / dt / s->rate[i] : 0;
-            if (ui > u)
-                u = ui;
+            inc[d] = b[d] >= s->last_bytes[i][d] ? b[d] - s->last_bytes[i][d] : 0;
+            double ui = dt > 0 ? (double)inc[d] / dt / s->rate[i] : 0;
+            if (ui > pu)
+                pu = ui;
             s->last_bytes[i][d] = b[d];
         }
+        if (!isnan(backlog))
+            w = backlog / s->rate[i] * 1e6;
+        else if (s->spec.kind == NV_BN_INFINIBAND)
+            w = stall_ratio(s, i, stall, stall_ok, inc[0]);
+        if (!isnan(w) && (isnan(wait) || w > wait))
+            wait = w;
+        st.port_u[i] = (float)(pu > 1 ? 1 : pu);
+        if (pu > u)
+            u = pu;
     }
     s->last_t = now;
+    st.u = u > 1 ? 1 : u;
+    st.wait = wait;
     pthread_mutex_lock(&s->mu);
     if (!ok)
         s->errors++;
@@ -245,7 +306,7 @@ static void take_step(nv_bn_sampler *s)
             }
         }
         if (s->n < s->cap)
-            s->steps[s->n++] = (nv_bn_step){.t_ns = now, .u = u > 1 ? 1 : u, .wait_us = wait};
+            s->steps[s->n++] = st;
     }
     pthread_mutex_unlock(&s->mu);
 }
@@ -308,7 +369,8 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
             }
         }
         double rate = NAN, backlog;
-        if (read_port(s, i, s->last_bytes[i], &backlog, &rate, e, sizeof e)) {
+        if (read_port(s, i, s->last_bytes[i], &backlog, &s->last_stall[i], &s->stall_ok[i], &rate,
+                      e, sizeof e)) {
             nv_err(err, errlen, "--bottleneck %s:%s: %s", nv_bn_kind_name(spec->kind),
                    spec->port[i], e);
             free_sampler(s);
@@ -340,6 +402,19 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
     }
     s->running = 1;
     return s;
+}
+
+nv_bn_gauge nv_bn_sampler_gauge(const nv_bn_sampler *s)
+{
+    return nv_bn_kind_gauge(s->spec.kind);
+}
+
+double nv_bn_port_window(nv_bn_sampler *s, int port, uint64_t t0, uint64_t t1)
+{
+    pthread_mutex_lock(&s->mu);
+    double m = nv_bn_port_mean(s->steps, s->n, port, t0, t1);
+    pthread_mutex_unlock(&s->mu);
+    return m;
 }
 
 size_t nv_bn_window(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t1, double *mean,

@@ -11,8 +11,15 @@
  * idle, do not dilute the load), as a mean and as quantiles (the app's
  * utilization profile, which the model averages over).
  *
- * Each step also reads the queue wait where the port has a queue gauge
- * (a qdisc's backlog over its rate): the queueing mechanism's axis.
+ * Each step also reads a congestion gauge where the port has one: the
+ * queueing mechanism's axis.  A qdisc has a queue: its backlog over its
+ * rate is the wait in microseconds.  An InfiniBand port has no queue gauge
+ * but counts port_xmit_wait, the ticks in which it had data to send and
+ * could send none (no credits downstream): the step reads those ticks per
+ * 4-byte word it did send, the stall-to-flit ratio of Aries counters
+ * (Network congestion and application runtime, section III).  A netdev
+ * port has neither.  Each step keeps every port's U as well as the
+ * busiest's, so a campaign can say which port was loaded.
  *
  * Port kinds:
  *   qdisc:DEV[,DEV...]        a Linux qdisc (`tc -s -j qdisc show dev DEV`,
@@ -52,13 +59,29 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen);
 /* "qdisc", "netdev", "infiniband" */
 const char *nv_bn_kind_name(nv_bn_kind k);
 
-/* One sampling step: the busiest port's U over [t_ns - dt, t_ns], and the
- * longest queue wait read at t_ns. */
+/* What a step's congestion gauge reads (the same for every port of a kind) */
+typedef enum nv_bn_gauge {
+    NV_BN_GAUGE_NONE = 0,  /* no gauge (netdev): wait is NAN */
+    NV_BN_GAUGE_QUEUE_US,  /* qdisc: queued bytes / rate, microseconds */
+    NV_BN_GAUGE_STALL,     /* infiniband: port_xmit_wait ticks per 4-byte word sent */
+} nv_bn_gauge;
+
+/* "none", "queue_us", "stall_per_word" */
+const char *nv_bn_gauge_name(nv_bn_gauge g);
+/* the gauge of a kind of port */
+nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k);
+
+#define NV_BN_STALL_MAX 1e6 /* stall ticks per word read beyond this are clamped */
+
+/* One sampling step: the busiest port's U over [t_ns - dt, t_ns], each
+ * port's, and the largest gauge reading of the ports. */
 typedef struct nv_bn_step {
-    uint64_t t_ns;  /* CLOCK_MONOTONIC at the step's end */
-    double u;       /* bytes/s over the step / rate, clamped to [0, 1] */
-    double wait_us; /* queued bytes / rate, in us (qdisc: its backlog); NAN
-                       where the port has no queue gauge (netdev, infiniband) */
+    uint64_t t_ns; /* CLOCK_MONOTONIC at the step's end */
+    double u;      /* bytes/s over the step / rate, clamped to [0, 1] */
+    double wait;   /* the gauge (nv_bn_gauge): us of queue for a qdisc (its
+                      backlog at t_ns), stall ticks per word over the step for
+                      infiniband; NAN for netdev */
+    float port_u[NV_BN_MAX_PORTS]; /* each port's U (busier direction), as u */
 } nv_bn_step;
 
 /* which value of a step a window reads */
@@ -86,6 +109,17 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
 
 /* CLOCK_MONOTONIC now, in ns (the clock steps are stamped with). */
 uint64_t nv_bn_now_ns(void);
+
+/* The gauge this sampler's steps read. */
+nv_bn_gauge nv_bn_sampler_gauge(const nv_bn_sampler *s);
+
+/* Mean U of port `port` (0-based, in the spec's order) over the steps
+ * whose end lies in [t0, t1]; NAN when none or port is out of range.
+ * Pure: exposed for tests. */
+double nv_bn_port_mean(const nv_bn_step *s, size_t n, int port, uint64_t t0, uint64_t t1);
+
+/* nv_bn_port_mean over the steps taken so far (under the mutex). */
+double nv_bn_port_window(nv_bn_sampler *s, int port, uint64_t t0, uint64_t t1);
 
 /* nv_bn_window_stats over the steps taken so far (under the mutex). */
 size_t nv_bn_window(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t1, double *mean,

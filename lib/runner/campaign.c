@@ -178,8 +178,10 @@ typedef struct campaign {
     nv_bn_sampler *bn; /* the counters route, or NULL */
     double *app_u;     /* U steps inside the baseline's timed windows */
     size_t n_app_u;
-    double *app_w;     /* and their queue waits (us) */
+    double *app_w;     /* and their gauge readings */
     size_t n_app_w;
+    double app_port_sum[NV_BN_MAX_PORTS]; /* each port's U summed over those windows */
+    size_t app_port_n;                    /* ... over this many windows */
 } campaign;
 
 /* CompressionB's arguments for a configuration (pointing into bufs). */
@@ -249,6 +251,11 @@ static int run_baseline(campaign *cp, int r, double *runtime_s, double **samples
             free(text);
             return nv_err(err, errlen, "out of memory for the bottleneck samples");
         }
+        for (int i = 0; i < cp->o->bottleneck->nports; i++) {
+            double m = nv_bn_port_window(cp->bn, i, t0, t_end);
+            cp->app_port_sum[i] += isnan(m) ? 0 : m;
+        }
+        cp->app_port_n++;
     }
     nv_impactb_output ib;
     char perr[300];
@@ -333,7 +340,9 @@ static int characterize(const campaign *cp, const nv_campaign_config *cfg,
         size_t np;
         res->counter_steps = nv_bn_window(cp->bn, NV_BN_U, t1 > w ? t1 - w : 0, t1,
                                           &res->u_counters, NULL, 0, &np);
-        nv_bn_window(cp->bn, NV_BN_WAIT, t1 > w ? t1 - w : 0, t1, &res->wait_us, NULL, 0, &np);
+        nv_bn_window(cp->bn, NV_BN_WAIT, t1 > w ? t1 - w : 0, t1, &res->wait, NULL, 0, &np);
+        for (int i = 0; i < cp->o->bottleneck->nports; i++)
+            res->port_u[i] = nv_bn_port_window(cp->bn, i, t1 > w ? t1 - w : 0, t1);
     }
     char cerr[300] = "";
     ctext = nv_probe_finish(&load, cp->plan, 1, 0, &clen, cerr, sizeof cerr);
@@ -377,6 +386,17 @@ done:
 /* Writes the app's profile (latency, utilization, compression points) and
  * one training-set entry per configuration into the model file; *r->fit
  * gets the app's p_A(U) fit as the saved model holds it. */
+/* whether any app of the model has queue-wait points */
+static int model_has_wait_points(const nv_model *m)
+{
+    for (size_t i = 0; m && i < nv_model_app_count(m); i++) {
+        nv_app_view v;
+        if (!nv_model_app(m, (int32_t)i, &v) && v.n_wait_points)
+            return 1;
+    }
+    return 0;
+}
+
 static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campaign_result *r,
                       char *err, size_t errlen)
 {
@@ -418,7 +438,7 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
      * wait profile.  Earlier wait points are kept like compression points. */
     int waits = counters && r->n_app_wait;
     for (size_t i = 0; waits && i < ncfg; i++)
-        waits = isfinite(res[i].wait_us);
+        waits = isfinite(res[i].wait);
     size_t wkeep = waits && !o->replace_points && idx >= 0 ? v.n_wait_points : 0;
     wpts = waits ? malloc((wkeep + ncfg) * sizeof *wpts) : NULL;
     if (waits && !wpts) {
@@ -428,7 +448,7 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
     if (wkeep)
         memcpy(wpts, v.wait_points, wkeep * sizeof *wpts);
     for (size_t i = 0; waits && i < ncfg; i++)
-        wpts[wkeep + i] = (nv_curve_point){.utilization = res[i].wait_us,
+        wpts[wkeep + i] = (nv_curve_point){.utilization = res[i].wait,
                                            .slowdown_pct = res[i].slowdown_pct,
                                            .weight = o->repeat};
     nv_app_input in = {.key = app, .utilization = counters ? r->app_u_counters : r->app_u.rho,
@@ -446,6 +466,18 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
     if (counters) {
         nv_bottleneck bn = *nv_model_bottleneck(model);
         bn.route = NV_USRC_COUNTERS;
+        if (waits) {
+            /* every queue_wait figure of a file is on one axis */
+            nv_wait_gauge g = r->gauge == NV_BN_GAUGE_STALL ? NV_WAIT_STALL_PER_WORD
+                                                            : NV_WAIT_QUEUE_US;
+            if (g != bn.wait_gauge && model_has_wait_points(model)) {
+                nv_err(err, errlen, "the model's queue-wait points read %s but this campaign's "
+                       "ports read %s: they are not on one axis (use another model file)",
+                       nv_wait_gauge_name(bn.wait_gauge), nv_wait_gauge_name(g));
+                goto done;
+            }
+            bn.wait_gauge = g;
+        }
         if (nv_builder_set_bottleneck(b, &bn)) {
             nv_err(err, errlen, "%s", nv_builder_error(b));
             goto done;
@@ -585,8 +617,8 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
         goto out;
     }
     for (size_t i = 0; i < o->ncfg; i++)
-        r->configs[i].u_counters = r->configs[i].wait_us = NAN;
-    r->app_wait_us = NAN;
+        r->configs[i].u_counters = r->configs[i].wait = NAN;
+    r->app_wait = NAN;
     if (nv_run_work_dir(plan, o->keep_dir, "campaign", inner, sizeof inner)) {
         nv_err(err, errlen, "%s; nothing run", inner);
         goto out;
@@ -636,7 +668,10 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
         nv_bn_values_stats(cp.app_u, cp.n_app_u, &r->app_u_counters, r->app_profile,
                            NV_PROFILE_MAX, &r->n_app_profile);
         r->n_app_steps = cp.n_app_u;
-        nv_bn_values_stats(cp.app_w, cp.n_app_w, &r->app_wait_us, r->app_wait_profile,
+        r->gauge = nv_bn_sampler_gauge(cp.bn);
+        for (int i = 0; i < o->bottleneck->nports; i++)
+            r->app_port_u[i] = cp.app_port_n ? cp.app_port_sum[i] / (double)cp.app_port_n : NAN;
+        nv_bn_values_stats(cp.app_w, cp.n_app_w, &r->app_wait, r->app_wait_profile,
                            NV_PROFILE_MAX, &r->n_app_wait_profile);
         r->n_app_wait = cp.n_app_w;
         r->bottleneck_read_errors = nv_bn_read_errors(cp.bn);

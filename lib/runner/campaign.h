@@ -107,7 +107,9 @@ typedef struct nv_campaign_config_result {
     nv_utilization u;             /* and the utilization it means */
     size_t lat_samples;
     double u_counters;            /* counters route: mean U at the bottleneck (NAN: none) */
-    double wait_us;               /* and its mean queue wait, us (NAN: no queue gauge) */
+    double wait;                  /* and its mean congestion gauge (result's gauge: queue
+                                     wait in us, or stall ticks per word; NAN: none) */
+    double port_u[NV_BN_MAX_PORTS]; /* each named port's mean U (spec order) */
     size_t counter_steps;         /* sampling steps behind it */
 } nv_campaign_config_result;
 
@@ -122,9 +124,11 @@ typedef struct nv_campaign_result {
     double app_profile[NV_PROFILE_MAX]; /* its quantiles over the timed windows */
     size_t n_app_profile, n_app_steps;
     double route_agreement;       /* Pearson r of the two routes' U over the configurations */
-    /* the queueing mechanism (n_app_wait 0: the ports have no queue gauge) */
-    double app_wait_us;           /* the command's mean queue wait at the bottleneck, alone */
-    double app_wait_profile[NV_PROFILE_MAX]; /* its quantiles, us */
+    double app_port_u[NV_BN_MAX_PORTS]; /* each named port's mean U over those windows */
+    /* the queueing mechanism (n_app_wait 0: the ports have no gauge) */
+    nv_bn_gauge gauge;            /* what the wait figures read (bottleneck.h) */
+    double app_wait;              /* the command's mean gauge reading at the bottleneck, alone */
+    double app_wait_profile[NV_PROFILE_MAX]; /* its quantiles, in the gauge's unit */
     size_t n_app_wait_profile, n_app_wait;
     size_t bottleneck_read_errors;
     nv_campaign_config_result *configs; /* [opts->ncfg] */

@@ -53,6 +53,14 @@ lo, hi = c["configs"]
 check(0 < lo["utilization_counters"] < hi["utilization_counters"] <= 1, "light < saturating on the counters")
 check(lo["counter_steps"] > 0 and hi["counter_steps"] > 0, "steps per configuration")
 check(hi["queue_wait_us"] > lo["queue_wait_us"] >= 0, "the saturating load queues longer")
+check(c["wait_gauge"] == "queue_us", "a qdisc's gauge is its queue, in us")
+# each port's U: the busiest step-by-step is at least each port's mean, and
+# the saturating load shows on one of the two uplink ends
+check(len(c["ports"]) == 2 and len(c["app_port_utilization"]) == 2, "per-port U of the app")
+for x in (lo, hi):
+    check(len(x["port_utilization"]) == 2, "per-port U of " + x["id"])
+    check(max(x["port_utilization"]) <= x["utilization_counters"] + 1e-6, "busiest >= each port")
+check(max(hi["port_utilization"]) > max(lo["port_utilization"]), "the saturating load on a port")
 check(m["bottleneck"]["route"] == "counters", "model bottleneck.route")
 app = next(a for a in m["apps"] if a["key"] == "cg")
 check(app["utilization_source"] == "counters", "app utilization_source")
@@ -66,6 +74,7 @@ PY
 "$NV" predict --model "$M" --app cg --with cg >"$OUT/pred.json" 2>"$OUT/pred.err" ||
     bad "predict: $(cat "$OUT/pred.err")"
 grep -Eq '"mechanism":"(queue-wait|utilization)"' "$OUT/pred.json" || bad "predict names no mechanism: $(cat "$OUT/pred.json")"
+grep -q '"wait_gauge":"queue_us"' "$OUT/pred.json" || bad "predict names no wait gauge: $(cat "$OUT/pred.json")"
 # a port that is not there: refused before anything runs, model unchanged
 sum=$(md5sum <"$M")
 timeout 120 salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" campaign --model "$M" --app cg \

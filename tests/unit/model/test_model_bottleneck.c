@@ -339,6 +339,45 @@ static void bad_queue_waits_are_named(void **state)
     unlink(path);
 }
 
+/* the wait gauge: a queue in us by default (and in older files), the
+ * InfiniBand stall ratio when the campaign's port read one; kept on save;
+ * anything else named */
+static void the_wait_gauge_round_trips(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/netvar-test-wg-XXXXXX", err[512];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    nv_model_builder *b = base(0, 1);
+    nv_model *m = nv_builder_build(b, err, sizeof err);
+    assert_non_null(m);
+    assert_int_equal(nv_model_bottleneck(m)->wait_gauge, NV_WAIT_QUEUE_US);
+    nv_model_free(m);
+    nv_bottleneck bn = {.route = NV_USRC_COUNTERS, .shrink_samples = 2,
+                        .wait_gauge = NV_WAIT_STALL_PER_WORD};
+    assert_int_equal(nv_builder_set_bottleneck(b, &bn), 0);
+    assert_int_equal(nv_builder_save(b, path, err, sizeof err), 0);
+    nv_builder_free(b);
+    json_object *o = json_object_from_file(path), *jb, *g;
+    assert_non_null(o);
+    assert_true(json_object_object_get_ex(o, "bottleneck", &jb));
+    assert_true(json_object_object_get_ex(jb, "wait_gauge", &g));
+    assert_string_equal(json_object_get_string(g), "stall_per_word");
+    const char *text = json_object_to_json_string(o);
+    m = nv_model_load_buffer(text, strlen(text), err, sizeof err);
+    assert_non_null(m);
+    assert_int_equal(nv_model_bottleneck(m)->wait_gauge, NV_WAIT_STALL_PER_WORD);
+    nv_model_free(m);
+    json_object_object_add(jb, "wait_gauge", json_object_new_string("furlongs"));
+    text = json_object_to_json_string(o);
+    assert_null(nv_model_load_buffer(text, strlen(text), err, sizeof err));
+    assert_non_null(strstr(err, "bottleneck.wait_gauge: value \"furlongs\" is not queue_us or "
+                                "stall_per_word"));
+    json_object_put(o);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +389,7 @@ int main(void)
         cmocka_unit_test(bad_profiles_and_bottlenecks_are_named),
         cmocka_unit_test(the_queueing_mechanism_averages_progress_rates),
         cmocka_unit_test(bad_queue_waits_are_named),
+        cmocka_unit_test(the_wait_gauge_round_trips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

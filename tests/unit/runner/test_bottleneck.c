@@ -54,7 +54,7 @@ static void window_takes_only_its_steps(void **state)
     nv_bn_step st[10];
     for (int i = 0; i < 10; i++) /* step i ends at (i + 1) s with U (i + 1)/10 */
         st[i] = (nv_bn_step){.t_ns = (uint64_t)(i + 1) * 1000000000u, .u = (i + 1) / 10.0,
-                             .wait_us = i % 2 ? NAN : 100.0 * i};
+                             .wait = i % 2 ? NAN : 100.0 * i};
     double mean, prof[8];
     size_t np;
     /* steps ending at 3..6 s */
@@ -72,6 +72,15 @@ static void window_takes_only_its_steps(void **state)
     assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_WAIT, 0, 5000000000u, &mean, prof, 8, &np), 3);
     assert_true(fabs(mean - 200) < 1e-12);
     assert_true(prof[0] == 0 && prof[2] == 400);
+    /* each port's own mean: port 1 carried a tenth of the busiest's U */
+    for (int i = 0; i < 10; i++) {
+        st[i].port_u[0] = (float)st[i].u;
+        st[i].port_u[1] = (float)(st[i].u / 10);
+    }
+    assert_true(fabs(nv_bn_port_mean(st, 10, 0, 3000000000u, 6000000000u) - 0.45) < 1e-6);
+    assert_true(fabs(nv_bn_port_mean(st, 10, 1, 3000000000u, 6000000000u) - 0.045) < 1e-6);
+    assert_true(isnan(nv_bn_port_mean(st, 10, NV_BN_MAX_PORTS, 0, UINT64_MAX)));
+    assert_true(isnan(nv_bn_port_mean(st, 10, 0, 20000000000u, 30000000000u)));
     /* an empty window says so */
     assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_U, 20000000000u, 30000000000u, &mean, prof, 8, &np), 0);
     assert_true(isnan(mean));
@@ -166,6 +175,81 @@ static void live_sampler_reads_a_netdev_port(void **state)
     nv_test_rmtree(root);
 }
 
+static void mkdirs(const char *root, const char *rel)
+{
+    char p[768];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    for (char *c = p + strlen(root) + 1; *c; c++)
+        if (*c == '/') {
+            *c = 0;
+            mkdir(p, 0755);
+            *c = '/';
+        }
+    mkdir(p, 0755);
+}
+
+static void put_counter(const char *root, const char *name, const char *text)
+{
+    char p[768];
+    snprintf(p, sizeof p, "%s/sys/class/infiniband/mlx5_0/ports/1/counters/%s", root, name);
+    put(p, text);
+}
+
+/* An InfiniBand port: U from port_xmit_data (4-byte words) over the rate
+ * file, and the stall gauge: port_xmit_wait ticks per word sent. */
+static void live_sampler_reads_infiniband_stalls(void **state)
+{
+    (void)state;
+    char root[512], p[768];
+    assert_int_equal(nv_test_tmpdir(root, sizeof root, "bottleneck-ib"), 0);
+    mkdirs(root, "sys/class/infiniband/mlx5_0/ports/1/counters");
+    const char *files[] = {"port_xmit_data", "port_rcv_data", "port_xmit_packets",
+                           "port_rcv_packets", "port_xmit_wait", "port_xmit_discards"};
+    for (size_t i = 0; i < 6; i++)
+        put_counter(root, files[i], "1000\n");
+    snprintf(p, sizeof p, "%s/sys/class/infiniband/mlx5_0/ports/1/rate", root);
+    put(p, "100 Gb/sec (4X EDR)\n");
+    nv_bn_spec s;
+    char err[512] = "";
+    assert_int_equal(nv_bn_parse("infiniband:mlx5_0/1", &s, err, sizeof err), 0);
+    s.sysfs_root = root;
+    nv_bn_sampler *bn = nv_bn_start(&s, 10, err, sizeof err);
+    assert_non_null(bn);
+    assert_int_equal(nv_bn_sampler_gauge(bn), NV_BN_GAUGE_STALL);
+    assert_string_equal(nv_bn_gauge_name(NV_BN_GAUGE_STALL), "stall_per_word");
+    sleep_ms(60);
+    uint64_t t1 = nv_bn_now_ns();
+    double mean, prof[8];
+    size_t np;
+    /* nothing moved: no stalls */
+    assert_true(nv_bn_window(bn, NV_BN_WAIT, 0, t1, &mean, prof, 8, &np) >= 1);
+    assert_true(mean == 0);
+    /* 1e6 words sent while the port stalled 5e5 ticks: 0.5 ticks per word */
+    put_counter(root, "port_xmit_wait", "501000\n");
+    put_counter(root, "port_xmit_data", "1001000\n");
+    sleep_ms(60);
+    uint64_t t2 = nv_bn_now_ns();
+    assert_true(nv_bn_window(bn, NV_BN_WAIT, t1, t2, &mean, prof, 8, &np) >= 1);
+    assert_true(fabs(prof[np - 1] - 0.5) < 1e-9);
+    /* and U: 4e6 bytes in one step of >= 10 ms at 12.5e9 bytes/s: > 0, < 0.04 */
+    assert_true(nv_bn_window(bn, NV_BN_U, t1, t2, &mean, prof, 8, &np) >= 1);
+    assert_true(prof[np - 1] > 0 && prof[np - 1] < 0.04);
+    assert_true(nv_bn_port_window(bn, 0, t1, t2) > 0);
+    /* a stuck (saturated) stall counter reads as no gauge, not as no stall */
+    put_counter(root, "port_xmit_wait", "4294967295\n");
+    sleep_ms(40);
+    uint64_t t3 = nv_bn_now_ns();
+    sleep_ms(60);
+    double *v = NULL;
+    size_t n = 0;
+    assert_int_equal(nv_bn_collect(bn, NV_BN_WAIT, t3, nv_bn_now_ns(), &v, &n), 0);
+    assert_true(nv_bn_collect(bn, NV_BN_U, t3, nv_bn_now_ns(), &v, &n) >= 1);
+    free(v);
+    assert_int_equal(nv_bn_read_errors(bn), 0);
+    nv_bn_stop(bn);
+    nv_test_rmtree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +257,7 @@ int main(void)
         cmocka_unit_test(spec_rejects_bad_input),
         cmocka_unit_test(window_takes_only_its_steps),
         cmocka_unit_test(live_sampler_reads_a_netdev_port),
+        cmocka_unit_test(live_sampler_reads_infiniband_stalls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
