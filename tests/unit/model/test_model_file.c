@@ -324,6 +324,24 @@ static int remove_tmpdir(void **state)
     return nv_test_rmtree(tmpdir);
 }
 
+/* InfiniBand's gauge: the queueing mechanism reads port_xmit_wait ticks per
+ * word instead of microseconds; the mean neighbour reading is the profile's */
+static void stall_gauge_model_answers_on_its_axis(void **state)
+{
+    (void)state;
+    nv_model *m = load_fixture("stall_gauge.json");
+    assert_int_equal(nv_model_bottleneck(m)->wait_gauge, NV_WAIT_STALL_PER_WORD);
+    assert_string_equal(nv_wait_gauge_name(NV_WAIT_STALL_PER_WORD), "stall_per_word");
+    nv_prediction p;
+    const char *amg[] = {"amg"};
+    assert_int_equal(nv_predict(m, "fftw", amg, 1, NV_PREDICT_QUEUE, 3, &p, NULL), 0);
+    assert_int_equal(p.source, NV_SOURCE_MODEL);
+    assert_string_equal(p.mechanism, "queue-wait");
+    NEAR(p.wait_used_us, (0.0 + 0.1 + 0.4) / 3);
+    assert_true(p.physics_pct > 4.0 && p.physics_pct < 60.0);
+    nv_model_free(m);
+}
+
 static void save_and_reload_round_trip(void **state)
 {
     (void)state;
@@ -486,6 +504,7 @@ int main(void)
         cmocka_unit_test(predictions_on_small_model),
         cmocka_unit_test(predictor_names),
         cmocka_unit_test(paper_table1_answers_from_the_table),
+        cmocka_unit_test(stall_gauge_model_answers_on_its_axis),
         cmocka_unit_test(save_and_reload_round_trip),
         cmocka_unit_test(builder_makes_models),
         cmocka_unit_test(concurrent_predictions_agree),
