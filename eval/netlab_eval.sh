@@ -68,7 +68,11 @@ while read -r name rt cmd; do
     [[ $name =~ ^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$ ]] || die "apps file $APPS_FILE: app name '$name' is not 1-64 of A-Za-z0-9._-"
     [[ $rt = wall || $rt =~ ^[A-Za-z_][A-Za-z0-9_]{0,63}$ ]] || die "apps file $APPS_FILE: app $name: runtime '$rt' is neither a KEY nor 'wall'"
     [ -n "$cmd" ] || die "apps file $APPS_FILE: app $name has no command"
-    CMD[$name]=${cmd//@BUILD@/$BUILD}
+    cmd=${cmd//@BUILD@/$BUILD}
+    CMD[$name]=${cmd//@ROOT@/$ROOT}
+    prog=${CMD[$name]%% *}
+    command -v "$prog" >/dev/null ||
+        die "apps file $APPS_FILE: app $name: '$prog' is not installed (real.apps: sh packaging/install-deps.sh real-apps)"
     RTKEY[$name]=$rt
     APPS="$APPS $name"
 done <"$APPS_FILE"

@@ -10,11 +10,13 @@ libpapi-dev papi-tools libopenmpi-dev openmpi-bin libpmix-dev
 libjson-c-dev libcmocka-dev libsvm-dev libxgboost-dev jq libxml2-utils
 rpm rpmlint lintian gnupg mariadb-server slurmdbd"
 # Optional sets named as arguments, installed only by the targets that need
-# them: lammps (make bench-profiler and its smoke test in make check).
+# them: lammps (make bench-profiler and its smoke test in make check),
+# real-apps (lammps and NetPIPE for EVAL_APPS=eval/apps/real.apps).
 for set in "$@"; do
     case $set in
     lammps) PKGS="$PKGS lammps" ;;
-    *) echo "netvar: deps: unknown package set '$set' (known: lammps); ignored" >&2 ;;
+    real-apps) PKGS="$PKGS lammps netpipe-openmpi" ;;
+    *) echo "netvar: deps: unknown package set '$set' (known: lammps, real-apps); ignored" >&2 ;;
     esac
 done
 
