@@ -131,6 +131,89 @@ static void validate_rejects_corruption(void **state)
     assert_int_equal(nv_seg_bins_validate(&bad), -1);
 }
 
+/* The batch merge is a heap over neighbour pairs; it must choose exactly
+ * what scanning every pair per merge chooses (the smallest relative
+ * distance, the leftmost on a tie).  The scan is kept here as the
+ * reference, on sorted values with many exact ties. */
+static void ref_merge(double *val, uint64_t *cnt, uint32_t *n, uint32_t target)
+{
+    while (*n > target && *n >= 2) {
+        uint32_t best = 0;
+        double best_d = INFINITY;
+        for (uint32_t i = 0; i + 1 < *n; i++) {
+            double d = nv_seg_rel_distance(val[i], val[i + 1]);
+            if (d < best_d) {
+                best_d = d;
+                best = i;
+            }
+        }
+        double ck = (double)cnt[best], cg = (double)cnt[best + 1], tot = ck + cg;
+        if (tot > 0)
+            val[best] = (val[best] * ck + val[best + 1] * cg) / tot;
+        cnt[best] += cnt[best + 1];
+        memmove(&val[best + 1], &val[best + 2], (*n - best - 2) * sizeof *val);
+        memmove(&cnt[best + 1], &cnt[best + 2], (*n - best - 2) * sizeof *cnt);
+        (*n)--;
+    }
+}
+
+static void batch_merge_matches_the_pairwise_scan(void **state)
+{
+    (void)state;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int round = 0; round < 40; round++) {
+        uint32_t cap = round % 2 ? 256 : 2 + (uint32_t)round * 7;
+        nv_seg_bins b;
+        assert_int_equal(nv_seg_bins_init(&b, cap), 0);
+        uint16_t remap[NV_SEG_BINS_MAX];
+        double val[NV_SEG_BINS_MAX + 1];
+        uint64_t cnt[NV_SEG_BINS_MAX + 1];
+        uint32_t n = 0;
+        for (int k = 0; k < 3000; k++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            /* a few decades; every third round powers of two, whose
+             * neighbours are all exactly 1 apart: every pair ties */
+            double v = round % 3 ? exp((double)(x % 100000) / 1e4)
+                                 : ldexp(1.0, (int)(x % 600) - 300);
+            uint64_t w = 1 + x % 3;
+            int merged;
+            nv_seg_bins_add(&b, v, w, remap, &merged);
+            /* the reference, step for step */
+            int snapped = 0;
+            for (uint32_t i = 0; i < n && !snapped; i++)
+                if (val[i] == v || nv_seg_rel_distance(val[i], v) <= NV_SEG_BIN_SNAP) {
+                    /* the quantizer snaps to its nearest; with the snap far below
+                     * any gap here the nearest is the only one within reach */
+                    cnt[i] += w;
+                    snapped = 1;
+                }
+            if (snapped)
+                continue;
+            if (n >= cap)
+                ref_merge(val, cnt, &n, cap - cap / 4 - 1);
+            uint32_t pos = 0;
+            while (pos < n && val[pos] < v)
+                pos++;
+            memmove(&val[pos + 1], &val[pos], (n - pos) * sizeof *val);
+            memmove(&cnt[pos + 1], &cnt[pos], (n - pos) * sizeof *cnt);
+            val[pos] = v;
+            cnt[pos] = w;
+            n++;
+        }
+        assert_int_equal(nv_seg_bins_validate(&b), 0);
+        assert_int_equal(b.used, n);
+        for (uint32_t i = 0; i < n; i++) {
+            if (b.value[b.order[i]] != val[i] || b.count[b.order[i]] != cnt[i])
+                fail_msg("round %d (capacity %u): bin %u is %.17g x %llu, the scan gives "
+                         "%.17g x %llu", round, cap, i, b.value[b.order[i]],
+                         (unsigned long long)b.count[b.order[i]], val[i],
+                         (unsigned long long)cnt[i]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +221,7 @@ int main(void)
         cmocka_unit_test(stored_indices_stay_correct_through_many_merges),
         cmocka_unit_test(equal_values_share_a_bin_and_weights_add),
         cmocka_unit_test(validate_rejects_corruption),
+        cmocka_unit_test(batch_merge_matches_the_pairwise_scan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
