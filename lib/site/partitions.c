@@ -98,26 +98,59 @@ static char **split_sorted(const char *s, char **copy, size_t *n)
     return v;
 }
 
-long nv_partitions_nodes_left(const struct nv_partitions *ps, const char *list,
-                              const char *excl_names, const char *excl_hostlist, size_t *total)
+/* The partitions a job's comma-separated list names (NULL or "": the
+ * default one) into want[64]; their count, or -1 when one is unknown. */
+static long wanted(const struct nv_partitions *ps, const char *list,
+                   const struct nv_partition *want[64])
 {
-    if (total)
-        *total = 0;
     if (!ps || !ps->n)
         return -1;
-    /* the partitions asked for */
-    const struct nv_partition *want[64];
     size_t nwant = 0;
     const char *s = list ? list : "";
     do {
         const char *comma = strchr(s, ',');
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
         const struct nv_partition *p = find(ps, s, len);
-        if (!p || nwant == sizeof want / sizeof *want)
+        if (!p || nwant == 64)
             return -1;
         want[nwant++] = p;
         s = comma ? comma + 1 : NULL;
     } while (s);
+    return (long)nwant;
+}
+
+/* whether node is in one of want[0..k) */
+static bool in_earlier(const struct nv_partition *const *want, size_t k, const char *node)
+{
+    for (size_t e = 0; e < k; e++)
+        if (has(want[e]->nodes, want[e]->n, node))
+            return true;
+    return false;
+}
+
+long nv_partitions_size(const struct nv_partitions *ps, const char *list)
+{
+    const struct nv_partition *want[64];
+    long nwant = wanted(ps, list, want);
+    if (nwant < 0)
+        return -1;
+    long all = (long)want[0]->n;
+    for (long k = 1; k < nwant; k++)
+        for (size_t i = 0; i < want[k]->n; i++)
+            all += !in_earlier(want, (size_t)k, want[k]->nodes[i]);
+    return all;
+}
+
+long nv_partitions_nodes_left(const struct nv_partitions *ps, const char *list,
+                              const char *excl_names, const char *excl_hostlist, size_t *total)
+{
+    if (total)
+        *total = 0;
+    const struct nv_partition *want[64];
+    long nw = wanted(ps, list, want);
+    if (nw < 0)
+        return -1;
+    size_t nwant = (size_t)nw;
     char *copy = NULL;
     size_t nmine = 0, nuser = 0;
     char **user = NULL;
@@ -135,10 +168,7 @@ long nv_partitions_nodes_left(const struct nv_partitions *ps, const char *list,
     for (size_t k = 0; k < nwant; k++)
         for (size_t i = 0; i < want[k]->n; i++) {
             const char *node = want[k]->nodes[i];
-            bool counted = false; /* in an earlier partition of the list */
-            for (size_t e = 0; e < k && !counted; e++)
-                counted = has(want[e]->nodes, want[e]->n, node);
-            if (counted)
+            if (in_earlier(want, k, node)) /* counted with an earlier partition */
                 continue;
             all++;
             if (!has(ours, nmine, node) && !has(user, nuser, node))

@@ -29,6 +29,11 @@ int nv_partitions_add(struct nv_partitions *ps, const char *name, const char *ho
                       bool is_default, char *err, size_t errlen);
 void nv_partitions_free(struct nv_partitions *ps);
 
+/* The distinct nodes of the partitions in `list` (comma-separated; NULL or
+ * "": the default partition), or -1 when a partition is unknown.  Allocates
+ * nothing: O(1) for one partition (job_submit's advice cap). */
+long nv_partitions_size(const struct nv_partitions *ps, const char *list);
+
 /* The nodes a job could still run on: those of the partitions in `list`
  * (comma-separated; NULL or "": the default partition), counted once,
  * without the nodes named in excl_names (comma-separated names, as the

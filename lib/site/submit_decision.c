@@ -125,14 +125,26 @@ static void consider(const nv_app_view *v, uint32_t n, double factor, double *be
 
 /* The node counts the advice may choose: the user's --nodes=MIN-MAX (only
  * MIN, or 1, when no range was given), never more than the cluster holds
- * (the switches in the model's alloc section, when it has them). */
-static void allowed(const nv_model *m, const struct nv_submit_query *q, uint32_t *lo, uint32_t *hi)
+ * (the switches in the model's alloc section, when it has them) or the
+ * job's partitions hold (once the refresher has learnt them).  Returns
+ * what cut the user's range: "" (nothing), "cluster" or "partition". */
+static const char *allowed(const nv_model *m, const struct nv_submit_query *q, uint32_t *lo,
+                           uint32_t *hi)
 {
+    const char *cut = "";
     *lo = q->min_nodes ? q->min_nodes : 1;
     *hi = q->max_nodes >= *lo ? q->max_nodes : *lo;
     uint32_t total = nv_alloc_total_nodes(nv_model_alloc(m));
-    if (total && *hi > total)
+    if (total && *hi > total) {
         *hi = total;
+        cut = "cluster";
+    }
+    long part = nv_partitions_size(q->parts, q->partition);
+    if (part > 0 && (uint64_t)*hi > (uint64_t)part) {
+        *hi = (uint32_t)part;
+        cut = "partition";
+    }
+    return cut;
 }
 
 /* Predicted communication time (alloc_advice.h): used when the model has
@@ -142,13 +154,15 @@ static bool advise_alloc(const nv_model *m, const struct nv_submit_query *q, str
     const nv_alloc_model *am = nv_model_alloc(m);
     if (!am || !nv_alloc_app_find(am, d->app))
         return false;
-    nv_alloc_query aq = {.app = d->app, .min_nodes = q->min_nodes, .max_nodes = q->max_nodes,
+    uint32_t lo, hi;
+    const char *cut = allowed(m, q, &lo, &hi);
+    if (lo > hi)
+        return false; /* the partitions hold fewer nodes than the smallest count asked for */
+    nv_alloc_query aq = {.app = d->app, .min_nodes = lo, .max_nodes = hi,
                          .ppn = q->ntasks_per_node, .interference_pct = d->own_pct};
     nv_alloc_advice a;
     if (nv_alloc_advise(am, &aq, &a))
         return false;
-    uint32_t lo, hi;
-    allowed(m, q, &lo, &hi);
     d->advice = true;
     d->advice_nodes = a.best.nodes;
     d->requested_nodes = lo;
@@ -163,10 +177,15 @@ static bool advise_alloc(const nv_model *m, const struct nv_submit_query *q, str
     size_t n = strlen(vs);
     if (a.compared.nodes != a.best.nodes && a.compared.switches > 1 && isfinite(d->own_pct) && d->own_jobid)
         snprintf(vs + n, sizeof vs - n, "%u", d->own_jobid);
-    snprintf(d->advice_line, sizeof d->advice_line,
+    char bound[64] = "";
+    if (*cut)
+        snprintf(bound, sizeof bound, "; the %s has fewer nodes than you allowed", cut);
+    int w = snprintf(d->advice_line, sizeof d->advice_line,
         "netvar: advice %u nodes x %u (%u switch%s, %.3g s predicted)%s; %s%s", a.best.nodes, a.ppn,
         a.best.switches, a.best.switches == 1 ? "" : "es", a.best.time_s, vs, d->advice_source,
-        a.capped ? "; the cluster has fewer nodes than you allowed" : "");
+        bound);
+    if (w >= (int)sizeof d->advice_line) /* cut: say so */
+        memcpy(d->advice_line + sizeof d->advice_line - 4, "...", 4);
     if (q->advise_apply && hi > lo)
         d->resize_nodes = a.best.nodes;
     return true;
@@ -179,7 +198,7 @@ static void advise(const nv_model *m, const nv_app_view *v, const struct nv_subm
     uint32_t lo, hi;
     allowed(m, q, &lo, &hi);
     if (lo > hi)
-        return; /* the cluster has fewer nodes than the smallest count asked for */
+        return; /* the cluster or the partitions have fewer nodes than the smallest count asked for */
     double best_t = INFINITY;
     uint32_t best = 0;
     for (size_t i = 0; i < v->n_scaling; i++) {

@@ -482,6 +482,45 @@ static void actions_from_rules(void **state)
 
 /* avoid keeps a job runnable: it leaves at least the job's node count in
  * its partitions, else it becomes a message saying why (issue 17) */
+/* The advice never exceeds what the job's partitions hold: a one-node
+ * partition is told one node, whatever the history says elsewhere. */
+static void advice_stays_inside_the_partition(void **state)
+{
+    (void)state;
+    struct nv_config *c = config("Rule=fit app=fftw action=resize,message message=\"netvar: sized\"\n");
+    struct nv_partitions parts = {0};
+    char err[200];
+    assert_int_equal(nv_partitions_add(&parts, "lab", "n[1-4]", true, err, sizeof err), 0);
+    assert_int_equal(nv_partitions_add(&parts, "one", "n1", false, err, sizeof err), 0);
+    assert_int_equal(nv_partitions_add(&parts, "small", "n[1-2]", false, err, sizeof err), 0);
+    assert_int_equal(nv_partitions_size(&parts, NULL), 4);
+    assert_int_equal(nv_partitions_size(&parts, "one"), 1);
+    assert_int_equal(nv_partitions_size(&parts, "one,small"), 2); /* n1 counted once */
+    assert_int_equal(nv_partitions_size(&parts, "nope"), -1);
+    assert_int_equal(nv_partitions_size(NULL, "lab"), -1);
+    /* in the default partition (4 nodes) the history's best, 2 nodes */
+    struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 1, .max_nodes = 4,
+                                .advise_apply = true, .parts = &parts};
+    struct nv_submit_decision *d = decide(c, model, &both, &q);
+    assert_true(d->advice);
+    assert_int_equal(d->advice_nodes, 2);
+    free(d);
+    /* in a one-node partition: one node, and nothing to resize */
+    q.partition = "one";
+    d = decide(c, model, &both, &q);
+    assert_true(d->advice);
+    assert_int_equal(d->advice_nodes, 1);
+    assert_int_equal(d->resize_nodes, 0);
+    free(d);
+    /* a range that starts above what the partition holds: no advice */
+    q.min_nodes = 2;
+    d = decide(c, model, &both, &q);
+    assert_false(d->advice);
+    free(d);
+    nv_partitions_free(&parts);
+    free(c);
+}
+
 static void avoid_never_excludes_the_whole_partition(void **state)
 {
     (void)state;
@@ -625,6 +664,7 @@ int main(void)
         cmocka_unit_test(resize_needs_apply_and_stays_in_range),
         cmocka_unit_test(actions_from_rules),
         cmocka_unit_test(avoid_never_excludes_the_whole_partition),
+        cmocka_unit_test(advice_stays_inside_the_partition),
         cmocka_unit_test(the_users_line_has_units_and_sources),
         cmocka_unit_test(no_model_means_annotate_only),
         cmocka_unit_test(unknown_app_message),
