@@ -11,13 +11,19 @@
 #                          (root; EVAL_SHORT=1 for the CI size)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
 VARIABILITY_GEN := $(BUILD)/bin/variability_gen
-ALL_TARGETS += $(TRAIN_GEN) $(VARIABILITY_GEN)
+SITE_GEN := $(BUILD)/bin/netvar-site-gen
+ALL_TARGETS += $(TRAIN_GEN) $(VARIABILITY_GEN) $(SITE_GEN)
 
 $(BUILD)/obj/eval/%.o: NV_CFLAGS += $(ALL_INCS)
 
 $(TRAIN_GEN): $(BUILD)/obj/eval/train_gen.o $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
+
+# a large site's SYNTHETIC year of job records (make bench-train)
+$(SITE_GEN): $(BUILD)/obj/eval/site_gen.o
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< -lm
 
 $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)

@@ -1,5 +1,6 @@
 /* verb_train.c - `netvar train`: job records (+ an input model holding
  * calibration and campaigns) -> a new model file, written atomically. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "model.h"
 #include "model_builder.h"
 #include "nv_json.h"
+#include "progress.h"
 #include "train_history.h"
 #include "train_sacct.h"
 #include "verbs.h"
@@ -73,8 +75,11 @@ static void usage(FILE *out)
         "  --min-runs N             samples for a table entry or a learned curve (1)\n"
         "  --u-bucket U             width of the background-U buckets of a learned\n"
         "                           curve, fraction of the switch (0.05)\n"
-        "  --max-jobs N             most job records held (default %u; more is an error)\n"
-        "  --quiet                  no summary on stdout\n"
+        "  --max-jobs N             most job records held (default %u, about 1 GiB of\n"
+        "                           summaries at 130 bytes a job; more is an error)\n"
+        "  --quiet                  no summary on stdout, no progress line on stderr\n"
+        "                           (the line - records read, rate, time left - is only\n"
+        "                           drawn when stderr is a terminal)\n"
         "  --json                   the summary as one JSON object: model, records_read,\n"
         "                           used, corrupt_skipped, without_app_key, apps,\n"
         "                           baseline_runs, pair_samples, several_neighbours,\n"
@@ -135,10 +140,36 @@ static json_object *summary_json(const nv_train_set *s, const nv_train_opts *o, 
     return j;
 }
 
+static nv_progress progress; /* on a terminal only (progress.h) */
+
 static void log_line(void *ctx, const char *line)
 {
     (void)ctx;
+    nv_progress_end(&progress); /* the line starts clean */
     fprintf(stderr, "%s\n", line);
+}
+
+static void show_progress(void *ctx, size_t records)
+{
+    (void)ctx;
+    nv_progress_update(&progress, records, 0);
+}
+
+/* job directories in <spool>/jobs, for the progress line's time left (one
+ * readdir pass; only when the line is shown) */
+static size_t count_jobs(const char *spool)
+{
+    char dir[4200];
+    size_t n = 0;
+    if (snprintf(dir, sizeof dir, "%s/jobs", spool) >= (int)sizeof dir)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
 }
 
 int verb_train(int argc, char **argv)
@@ -235,7 +266,18 @@ int verb_train(int argc, char **argv)
     int rc = 1;
     nv_model_builder *b = NULL;
     size_t pairs = 0;
-    if (spool && nv_train_scan_spool(spool, service_us, &o, &s, log_line, NULL, err, sizeof err)) {
+    if (spool) {
+        nv_progress_start(&progress, stderr, !quiet, "train: job records read", 0);
+        if (progress.out) {
+            progress.total = count_jobs(spool);
+            o.progress = show_progress;
+        }
+    }
+    int scan_rc = spool ? nv_train_scan_spool(spool, service_us, &o, &s, log_line, NULL, err,
+                                              sizeof err)
+                        : 0;
+    nv_progress_end(&progress);
+    if (scan_rc) {
         fprintf(stderr, "netvar: train: %s\n", err);
         goto out;
     }

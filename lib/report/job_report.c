@@ -145,11 +145,11 @@ static void neighbours(nv_job_report *r, const char *spool, const nv_model *m,
     const char *with[NV_JOB_REPORT_MAX_NEIGHBOURS];
     size_t nw = 0;
     for (size_t k = 0; k < r->n_neighbours && k < NV_JOB_REPORT_MAX_NEIGHBOURS; k++) {
-        const nv_train_job *o = &s.jobs[idx[k]];
+        const nv_train_sum *o = &s.jobs[idx[k]];
         nv_job_report_neighbour *e = &r->neighbours[r->n_listed++];
         e->job_id = o->job_id;
         copy_str(e->app, sizeof e->app, s.apps[o->app]);
-        e->overlap_s = nv_train_overlap_s(&s.jobs[me], o);
+        e->overlap_s = nv_train_overlap_s(&s, &s.jobs[me], o);
         e->rho = o->rho;
         int dup = 0;
         for (size_t q = 0; q < nw; q++)

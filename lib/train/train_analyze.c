@@ -7,11 +7,12 @@
 #include "queue.h"
 #include "train_history.h"
 
-static int shares_topology(const nv_train_job *a, const nv_train_job *b)
+static int shares_topology(const nv_train_set *s, const nv_train_sum *a, const nv_train_sum *b)
 {
     /* both lists are sorted: a merge walk per kind */
     for (int kind = 0; kind < 2; kind++) {
-        const uint64_t *x = a->topo + kind * NV_TRAIN_MAX_TOPO, *y = b->topo + kind * NV_TRAIN_MAX_TOPO;
+        const uint64_t *x = s->topo + a->topo_off + (kind ? a->n_switches : 0),
+                       *y = s->topo + b->topo_off + (kind ? b->n_switches : 0);
         size_t nx = kind ? a->n_groups : a->n_switches, ny = kind ? b->n_groups : b->n_switches;
         size_t i = 0, j = 0;
         while (i < nx && j < ny) {
@@ -26,9 +27,9 @@ static int shares_topology(const nv_train_job *a, const nv_train_job *b)
     return 0;
 }
 
-double nv_train_overlap_s(const nv_train_job *a, const nv_train_job *b)
+double nv_train_overlap_s(const nv_train_set *s, const nv_train_sum *a, const nv_train_sum *b)
 {
-    if (!isfinite(a->start_s) || !isfinite(b->start_s) || !shares_topology(a, b))
+    if (!isfinite(a->start_s) || !isfinite(b->start_s) || !shares_topology(s, a, b))
         return 0;
     double lo = a->start_s > b->start_s ? a->start_s : b->start_s;
     double hi = a->end_s < b->end_s ? a->end_s : b->end_s;
@@ -44,7 +45,7 @@ static int cmp_app_key(const void *a, const void *b)
 
 static int cmp_job_id(const void *a, const void *b)
 {
-    const nv_train_job *x = a, *y = b;
+    const nv_train_sum *x = a, *y = b;
     if (x->job_id != y->job_id)
         return x->job_id < y->job_id ? -1 : 1;
     /* duplicate ids (two spools merged): any total order on content */
@@ -55,7 +56,7 @@ static int cmp_job_id(const void *a, const void *b)
 
 static int cmp_start(const void *a, const void *b)
 {
-    const nv_train_job *x = &sort_set->jobs[*(const size_t *)a], *y = &sort_set->jobs[*(const size_t *)b];
+    const nv_train_sum *x = &sort_set->jobs[*(const size_t *)a], *y = &sort_set->jobs[*(const size_t *)b];
     if (x->start_s != y->start_s)
         return x->start_s < y->start_s ? -1 : 1;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
@@ -64,7 +65,7 @@ static int cmp_start(const void *a, const void *b)
 
 static int cmp_group(const void *a, const void *b)
 {
-    const nv_train_job *x = &sort_set->jobs[*(const size_t *)a], *y = &sort_set->jobs[*(const size_t *)b];
+    const nv_train_sum *x = &sort_set->jobs[*(const size_t *)a], *y = &sort_set->jobs[*(const size_t *)b];
     if (x->app != y->app)
         return x->app < y->app ? -1 : 1;
     if (x->nodes != y->nodes)
@@ -135,7 +136,7 @@ int nv_train_analyze(nv_train_set *s, const nv_train_opts *o)
     memset(&s->stats.baseline_runs, 0,
            sizeof s->stats - offsetof(nv_train_stats, baseline_runs));
     for (size_t i = 0; i < s->n; i++) {
-        nv_train_job *j = &s->jobs[i];
+        nv_train_sum *j = &s->jobs[i];
         j->n_neighbours = 0;
         j->neighbour_app = -1;
         j->background = j->baseline_s = j->slowdown_pct = NAN;
@@ -149,16 +150,16 @@ int nv_train_analyze(nv_train_set *s, const nv_train_opts *o)
     sort_set = s;
     qsort(idx, nt, sizeof *idx, cmp_start);
     for (size_t a = 0; a < nt; a++) {
-        nv_train_job *A = &s->jobs[idx[a]];
+        nv_train_sum *A = &s->jobs[idx[a]];
         for (size_t b = a + 1; b < nt && s->jobs[idx[b]].start_s < A->end_s; b++) {
-            nv_train_job *B = &s->jobs[idx[b]];
-            double ov = nv_train_overlap_s(A, B);
+            nv_train_sum *B = &s->jobs[idx[b]];
+            double ov = nv_train_overlap_s(s, A, B);
             if (ov <= 0)
                 continue;
-            nv_train_job *side[2] = {A, B};
+            nv_train_sum *side[2] = {A, B};
             size_t sidx[2] = {idx[a], idx[b]};
             for (int k = 0; k < 2; k++) {
-                nv_train_job *me = side[k], *other = side[1 - k];
+                nv_train_sum *me = side[k], *other = side[1 - k];
                 if (isfinite(other->rho))
                     bg[sidx[k]] += other->rho * ov / me->runtime_s;
                 else
@@ -174,7 +175,7 @@ int nv_train_analyze(nv_train_set *s, const nv_train_opts *o)
         }
     }
     for (size_t i = 0; i < s->n; i++) {
-        nv_train_job *j = &s->jobs[i];
+        nv_train_sum *j = &s->jobs[i];
         if (isfinite(j->switch_rho)) /* switch-side counters: minus its own share */
             j->background = fmax(0.0, j->switch_rho - (isfinite(j->rho) ? j->rho : 0.0));
         else if (isfinite(j->start_s) && !bg_unknown[i])
@@ -189,11 +190,11 @@ int nv_train_analyze(nv_train_set *s, const nv_train_opts *o)
     qsort(idx, s->n, sizeof *idx, cmp_group);
     for (size_t g0 = 0; g0 < s->n;) {
         size_t g1 = g0;
-        const nv_train_job *first = &s->jobs[idx[g0]];
+        const nv_train_sum *first = &s->jobs[idx[g0]];
         size_t k = 0;
         while (g1 < s->n && s->jobs[idx[g1]].app == first->app &&
                s->jobs[idx[g1]].nodes == first->nodes) {
-            const nv_train_job *j = &s->jobs[idx[g1]];
+            const nv_train_sum *j = &s->jobs[idx[g1]];
             if (isfinite(j->background) && j->background <= o->low_rho)
                 rt[k++] = j->runtime_s;
             g1++;
@@ -205,7 +206,7 @@ int nv_train_analyze(nv_train_set *s, const nv_train_opts *o)
             base = k % 2 ? rt[k / 2] : 0.5 * (rt[k / 2 - 1] + rt[k / 2]);
         }
         for (size_t g = g0; g < g1; g++) {
-            nv_train_job *j = &s->jobs[idx[g]];
+            nv_train_sum *j = &s->jobs[idx[g]];
             j->baseline_s = base;
             if (isfinite(base))
                 j->slowdown_pct = (j->runtime_s / base - 1.0) * 100.0;
@@ -247,7 +248,7 @@ size_t nv_train_neighbours(const nv_train_set *s, size_t i, size_t *out, size_t 
     if (i >= s->n)
         return 0;
     for (size_t k = 0; k < s->n; k++) /* jobs are sorted by id: so is out */
-        if (k != i && nv_train_overlap_s(&s->jobs[i], &s->jobs[k]) > 0) {
+        if (k != i && nv_train_overlap_s(s, &s->jobs[i], &s->jobs[k]) > 0) {
             if (n < max)
                 out[n] = k;
             n++;

@@ -27,7 +27,7 @@ static const nv_train_set *sort_set;
 
 static int cmp_app_nodes(const void *a, const void *b)
 {
-    const nv_train_job *x = &sort_set->jobs[*(const size_t *)a], *y = &sort_set->jobs[*(const size_t *)b];
+    const nv_train_sum *x = &sort_set->jobs[*(const size_t *)a], *y = &sort_set->jobs[*(const size_t *)b];
     if (x->app != y->app)
         return x->app < y->app ? -1 : 1;
     if (x->nodes != y->nodes)
@@ -156,7 +156,7 @@ static int add_history_app(nv_model_builder *b, const nv_train_set *s, const nv_
         while (g1 < n && s->jobs[idx[g1]].nodes == nodes)
             g1++;
         for (size_t g = g0; g < g1; g++) {
-            const nv_train_job *j = &s->jobs[idx[g]];
+            const nv_train_sum *j = &s->jobs[idx[g]];
             if (isfinite(j->background) && j->background <= o->low_rho)
                 scratch[kb++] = j->runtime_s;
         }
@@ -171,7 +171,7 @@ static int add_history_app(nv_model_builder *b, const nv_train_set *s, const nv_
     }
     size_t samples = 0;
     for (size_t i = 0; i < n; i++) {
-        const nv_train_job *j = &s->jobs[idx[i]];
+        const nv_train_sum *j = &s->jobs[idx[i]];
         if (!isfinite(j->background) || !isfinite(j->slowdown_pct))
             continue;
         size_t bk = (size_t)lround(j->background / o->u_bucket);
@@ -348,7 +348,7 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
     /* one sample per run with exactly one neighbour app and a baseline */
     size_t n = 0;
     for (size_t i = 0; i < s->n; i++) {
-        const nv_train_job *j = &s->jobs[i];
+        const nv_train_sum *j = &s->jobs[i];
         if (j->n_neighbours && j->neighbour_app >= 0 && isfinite(j->slowdown_pct)) {
             p[n].app = s->apps[j->app];
             p[n].with = s->apps[j->neighbour_app];

@@ -4,10 +4,12 @@
  *
  * Three steps, each testable on its own:
  *  1. nv_train_scan_spool() streams <spool>/jobs/<id>/job.json one file at
- *     a time and keeps a small summary per job (nv_train_job, ~300 bytes):
- *     app, node count, runtime, start/end, leaf switches and groups (as
- *     64-bit hashes), its own counter rho.  Memory is bounded by
- *     opts.max_jobs; beyond it the scan stops with a clear error.
+ *     a time and keeps a small summary per job (nv_train_sum, 104 bytes, and
+ *     8 bytes per leaf switch or group hash in the set's shared arena):
+ *     app, node count, runtime, start/end, topology, its own counter rho.
+ *     A million jobs take about 130 MiB.  opts.max_jobs (default 8 M)
+ *     only guards against a runaway spool; beyond it the scan stops with a
+ *     clear error.
  *  2. nv_train_analyze() finds neighbours (jobs that overlapped in time on a
  *     shared leaf switch or group), the background utilization each job saw
  *     (the neighbours' counter rho weighted by overlap; or the record's own
@@ -33,7 +35,7 @@
 #include "model_builder.h"
 
 #define NV_TRAIN_MAX_TOPO 16               /* switches (and groups) kept per job */
-#define NV_TRAIN_DEFAULT_MAX_JOBS 500000u  /* ~150 MB of summaries */
+#define NV_TRAIN_DEFAULT_MAX_JOBS 8000000u /* ~1 GiB of summaries: years of a large site */
 
 typedef struct nv_train_opts {
     double window_s;          /* a pair needs at least this much overlap, s (10) */
@@ -42,10 +44,16 @@ typedef struct nv_train_opts {
     uint32_t min_runs;        /* samples for a pair entry or a learned curve (1) */
     size_t max_jobs;          /* hard cap on job summaries held (500000) */
     double u_bucket;          /* width of the background-U buckets of a learned curve (0.05) */
+    /* optional: called with the records read so far, every 1024 records
+     * and once at the end (a progress line; NULL: none) */
+    void (*progress)(void *ctx, size_t records);
+    void *progress_ctx;
 } nv_train_opts;
 
 void nv_train_opts_default(nv_train_opts *o);
 
+/* One job record as parsed (nv_train_job_from_record), before it joins a
+ * set: its topology inline. */
 typedef struct nv_train_job {
     int64_t job_id;
     uint32_t app;             /* index into nv_train_set.apps */
@@ -65,6 +73,27 @@ typedef struct nv_train_job {
     double slowdown_pct;      /* runtime vs baseline, NAN without one */
 } nv_train_job;
 
+/* A job as a set keeps it: the same fields, its topology in the set's
+ * arena (topo_off: n_switches switch hashes, then n_groups group hashes,
+ * both sorted). */
+typedef struct nv_train_sum {
+    int64_t job_id;
+    uint32_t app;
+    uint32_t nodes;
+    double start_s, end_s;
+    double runtime_s;
+    double rho;
+    double switch_rho;
+    double service_us;
+    uint32_t topo_off;
+    uint8_t n_switches, n_groups;
+    double background;
+    uint32_t n_neighbours;
+    int32_t neighbour_app;
+    double baseline_s;
+    double slowdown_pct;
+} nv_train_sum;
+
 typedef struct nv_train_stats {
     size_t records;           /* job.json files seen */
     size_t used;              /* summaries kept */
@@ -78,8 +107,10 @@ typedef struct nv_train_stats {
 } nv_train_stats;
 
 typedef struct nv_train_set {
-    nv_train_job *jobs;
+    nv_train_sum *jobs;
     size_t n, cap;
+    uint64_t *topo;           /* every job's switch and group hashes */
+    size_t n_topo, cap_topo;
     char **apps;              /* app keys; sorted by nv_train_analyze */
     size_t n_apps, cap_apps;
     int32_t *app_slots;       /* open-addressing hash of apps[] (-1 empty), O(1) interning */
@@ -109,7 +140,8 @@ long nv_train_set_find_app(const nv_train_set *s, const char *app);
  * (lookups then fall back to a linear search). */
 int nv_train_set_index_apps(nv_train_set *s);
 
-/* Add a parsed job (copies it, interns app in O(1)).  -1 on the max_jobs
+/* Add a parsed job (copies its summary and topology, interns app in
+ * O(1)).  -1 on the max_jobs
  * cap, on more than NV_MODEL_MAX_APPS apps (model.h: what slurmctld loads),
  * or out of memory (err says which). */
 int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, size_t max_jobs,
@@ -122,9 +154,9 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
                         nv_train_set *s, nv_train_log_fn log, void *ctx, char *err,
                         size_t errlen);
 
-/* Overlap in seconds of jobs a and b when they share a leaf switch or a
- * group, else 0 (also 0 when either has no times). */
-double nv_train_overlap_s(const nv_train_job *a, const nv_train_job *b);
+/* Overlap in seconds of jobs a and b of set s when they share a leaf
+ * switch or a group, else 0 (also 0 when either has no times). */
+double nv_train_overlap_s(const nv_train_set *s, const nv_train_sum *a, const nv_train_sum *b);
 
 /* Neighbours, backgrounds, baselines and slowdowns (see the header). */
 int nv_train_analyze(nv_train_set *s, const nv_train_opts *o);

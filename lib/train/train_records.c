@@ -24,6 +24,8 @@ void nv_train_opts_default(nv_train_opts *o)
     o->min_runs = 1;
     o->max_jobs = NV_TRAIN_DEFAULT_MAX_JOBS;
     o->u_bucket = 0.05;
+    o->progress = NULL;
+    o->progress_ctx = NULL;
 }
 
 void nv_train_set_init(nv_train_set *s) { memset(s, 0, sizeof *s); }
@@ -36,6 +38,7 @@ void nv_train_set_free(nv_train_set *s)
         free(s->apps[i]);
     free(s->apps);
     free(s->jobs);
+    free(s->topo);
     free(s->app_slots);
     memset(s, 0, sizeof *s);
 }
@@ -309,18 +312,43 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
         slot_put(s, idx);
         s->hashed = s->n_apps;
     }
+    /* grow by half: at a million jobs the copy being grown from is not
+     * as large as the one grown to */
     if (s->n == s->cap) {
-        size_t c = s->cap ? 2 * s->cap : 256;
+        size_t c = s->cap ? s->cap + s->cap / 2 : 256;
         if (c > max_jobs)
             c = max_jobs;
-        nv_train_job *p = realloc(s->jobs, c * sizeof *p);
+        nv_train_sum *p = realloc(s->jobs, c * sizeof *p);
         if (!p)
             goto oom;
         s->jobs = p;
         s->cap = c;
     }
-    s->jobs[s->n] = *job;
-    s->jobs[s->n].app = idx;
+    size_t nt = (size_t)job->n_switches + job->n_groups;
+    if (s->n_topo + nt > s->cap_topo) {
+        size_t c = s->cap_topo ? s->cap_topo + s->cap_topo / 2 : 1024;
+        if (c < s->n_topo + nt)
+            c = s->n_topo + nt;
+        if (c > UINT32_MAX)
+            goto oom; /* offsets are 32-bit: 4 G hashes is far past any spool */
+        uint64_t *p = realloc(s->topo, c * sizeof *p);
+        if (!p)
+            goto oom;
+        s->topo = p;
+        s->cap_topo = c;
+    }
+    memcpy(s->topo + s->n_topo, job->topo, job->n_switches * sizeof *s->topo);
+    memcpy(s->topo + s->n_topo + job->n_switches, job->topo + NV_TRAIN_MAX_TOPO,
+           job->n_groups * sizeof *s->topo);
+    s->jobs[s->n] = (nv_train_sum){
+        .job_id = job->job_id, .app = idx, .nodes = job->nodes, .start_s = job->start_s,
+        .end_s = job->end_s, .runtime_s = job->runtime_s, .rho = job->rho,
+        .switch_rho = job->switch_rho, .service_us = job->service_us,
+        .topo_off = (uint32_t)s->n_topo, .n_switches = job->n_switches,
+        .n_groups = job->n_groups, .background = job->background,
+        .n_neighbours = job->n_neighbours, .neighbour_app = job->neighbour_app,
+        .baseline_s = job->baseline_s, .slowdown_pct = job->slowdown_pct};
+    s->n_topo += nt;
     s->n++;
     s->stats.used = s->n;
     s->analyzed = 0;
@@ -361,7 +389,8 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
         snprintf(path, sizeof path, "%s/%s/job.json", dir, e->d_name);
         if (access(path, F_OK))
             continue; /* a job still running, or not collected yet */
-        s->stats.records++;
+        if ((++s->stats.records & 1023u) == 0 && o->progress)
+            o->progress(o->progress_ctx, s->stats.records);
         json_object *rec = nv_job_record_read_owned(path, owner, why, sizeof why);
         nv_train_job job;
         int pr = rec ? nv_train_job_from_record(rec, service_us, &job, app, why, sizeof why) : -1;
@@ -384,5 +413,7 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
         }
     }
     closedir(d);
+    if (o->progress)
+        o->progress(o->progress_ctx, s->stats.records);
     return rc;
 }

@@ -13,6 +13,9 @@
 #   make bench-sdiag        slurmctld time per submission: none vs lua vs netvar
 #   make bench-spank        time spank_netvar adds to a step launch
 #   make bench-profiler     + the segment profiler's cost on LAMMPS (bench-profiler-lammps)
+#   make bench-train        `netvar train` on a SYNTHETIC site history of 100 000 and
+#                           1 000 000 records (BENCH_TRAIN_SIZES): time, rate, peak
+#                           memory, model size, and the model's load time and memory
 BENCH_MODEL    := $(BUILD)/bin/bench_model
 BENCH_MODEL_MEM := $(BUILD)/bin/bench_model_memory
 BENCH_JS       := $(BUILD)/bin/bench_job_submit
@@ -101,3 +104,12 @@ bench-profiler-lammps: $(PMPI_SO) $(BENCH_CLOCKS)
 	@sh packaging/install-deps.sh lammps
 	@$(BENCH_CLOCKS)
 	@bash tests/bench/bench_profiler_lammps.sh $(BUILD)
+
+BENCH_TRAIN_SIZES ?= 100000 1000000
+.PHONY: bench-train
+bench-train: $(NETVAR_BIN) $(SITE_GEN)
+	@bash tests/bench/bench_train.sh $(BUILD) $(BENCH_TRAIN_SIZES)
+
+# every benchmark binary is built by `make all` (so by `make check`): none
+# can stop linking unseen
+ALL_TARGETS += $(BENCH_MODEL) $(BENCH_MODEL_MEM) $(BENCH_JS) $(BENCH_COUNTERS) $(BENCH_CLOCKS)
