@@ -74,14 +74,17 @@ static void put(json_object *o, const char *k, json_object *v, int *ok)
 
 static json_object *jhist(const nv_histogram *h, int *ok)
 {
-    json_object *o = json_object_new_object(), *c = json_object_new_array_ext(NV_HIST_BINS);
+    int used = NV_HIST_BINS; /* empty bins at the end are not written */
+    while (used > 0 && h->count[used - 1] == 0)
+        used--;
+    json_object *o = json_object_new_object(), *c = json_object_new_array_ext(used ? used : 1);
     if (!o || !c) {
         json_object_put(o);
         json_object_put(c);
         *ok = 0;
         return NULL;
     }
-    for (int k = 0; k < NV_HIST_BINS; k++) {
+    for (int k = 0; k < used; k++) {
         json_object *v = json_object_new_int64((int64_t)(h->count[k] > INT64_MAX ? INT64_MAX : h->count[k]));
         if (!v || json_object_array_add(c, v)) {
             json_object_put(v);

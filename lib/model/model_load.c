@@ -30,7 +30,9 @@
  *                    "samples": 12, "sd_pct": 1.5} ]
  * }
  * LAT  = {"mean_us": 2.1 (>0), "sd_us": 0.7 (>=0), "histogram": HIST}
- * HIST = {"bins_per_decade": 16, "first_edge_us": 1, "counts": [96 integers]}
+ * HIST = {"bins_per_decade": 16, "first_edge_us": 1, "counts": [at most 96 integers]}
+ *        the bins past the last count are empty (netvar writes none after the
+ *        last non-zero one: an app learnt from history alone has "counts": [])
  * slowdown_pct is >= -100 everywhere.  Unknown fields are ignored.
  *
  * Optional per app (older files without it still load; absent means
@@ -186,8 +188,8 @@ static int histogram(nv_jcheck *L, json_object *obj, const char *path, nv_histog
     if (!c)
         return -1;
     size_t n = json_object_array_length(c);
-    if (n != NV_HIST_BINS) {
-        nv_jcheck_fail(L, "%s.counts: holds %zu counts; expected %d (16 per decade from 1 us)", p,
+    if (n > NV_HIST_BINS) { /* fewer: the bins past the last are empty */
+        nv_jcheck_fail(L, "%s.counts: holds %zu counts; at most %d (16 per decade from 1 us)", p,
                        n, NV_HIST_BINS);
         return -1;
     }

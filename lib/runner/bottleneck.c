@@ -241,17 +241,20 @@ static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, ui
     return rc < 0 ? -1 : 0;
 }
 
+double nv_bn_stall_per_word(uint64_t ticks, uint64_t bytes)
+{
+    double words = (double)bytes / 4.0;
+    double r = (double)ticks / (words > 1 ? words : 1);
+    return r > NV_BN_STALL_MAX ? NV_BN_STALL_MAX : r;
+}
+
 /* stall ticks per 4-byte word sent over a step; NAN without two readings */
 static double stall_ratio(nv_bn_sampler *s, int i, uint64_t stall, int ok, uint64_t bytes_inc)
 {
     double r = NAN;
-    if (ok && s->stall_ok[i]) {
-        uint64_t ticks = stall >= s->last_stall[i] ? stall - s->last_stall[i] : 0;
-        double words = (double)bytes_inc / 4.0;
-        r = (double)ticks / (words > 1 ? words : 1);
-        if (r > NV_BN_STALL_MAX)
-            r = NV_BN_STALL_MAX;
-    }
+    if (ok && s->stall_ok[i])
+        r = nv_bn_stall_per_word(stall >= s->last_stall[i] ? stall - s->last_stall[i] : 0,
+                                 bytes_inc);
     s->last_stall[i] = stall;
     s->stall_ok[i] = ok;
     return r;

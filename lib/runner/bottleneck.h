@@ -73,6 +73,11 @@ nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k);
 
 #define NV_BN_STALL_MAX 1e6 /* stall ticks per word read beyond this are clamped */
 
+/* The stall gauge of one step: port_xmit_wait ticks per 4-byte word sent
+ * (a step that sent nothing counts as one word), clamped to
+ * NV_BN_STALL_MAX.  Pure: exposed for tests. */
+double nv_bn_stall_per_word(uint64_t ticks, uint64_t bytes);
+
 /* One sampling step: the busiest port's U over [t_ns - dt, t_ns], each
  * port's, and the largest gauge reading of the ports. */
 typedef struct nv_bn_step {
