@@ -291,7 +291,7 @@ int verb_train(int argc, char **argv)
         fprintf(stderr, "netvar: train: %s\n", err);
         goto out;
     }
-    if (nv_builder_save(b, out, err, sizeof err)) {
+    if (nv_builder_save_last(b, out, err, sizeof err)) {
         fprintf(stderr, "netvar: train: %s\n", err);
         goto out;
     }

@@ -503,15 +503,9 @@ nv_model *nv_builder_build(const nv_model_builder *b, char *err, size_t errlen)
     return m;
 }
 
-int nv_builder_save(const nv_model_builder *b, const char *path, char *err, size_t errlen)
+/* the text checked by loading it, then written; frees text */
+static int check_and_write(char *text, size_t len, const char *path, char *err, size_t errlen)
 {
-    size_t len = 0;
-    char *text = b ? serialize(b, &len) : NULL;
-    if (!text) {
-        snprintf(err, errlen, "%s: out of memory serializing the model; nothing written",
-                 path ? path : "model");
-        return -1;
-    }
     char inner[400];
     nv_model *check = nv_model_load_buffer(text, len, inner, sizeof inner);
     if (!check) {
@@ -524,6 +518,36 @@ int nv_builder_save(const nv_model_builder *b, const char *path, char *err, size
     int rc = nv_write_file_atomic(path, text, len, 0644, err, errlen);
     free(text);
     return rc;
+}
+
+static int no_text(const char *path, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: out of memory serializing the model; nothing written",
+             path ? path : "model");
+    return -1;
+}
+
+int nv_builder_save(const nv_model_builder *b, const char *path, char *err, size_t errlen)
+{
+    size_t len = 0;
+    char *text = b ? serialize(b, &len) : NULL;
+    return text ? check_and_write(text, len, path, err, errlen) : no_text(path, err, errlen);
+}
+
+int nv_builder_save_last(nv_model_builder *b, const char *path, char *err, size_t errlen)
+{
+    size_t len = 0;
+    char *text = b ? serialize(b, &len) : NULL;
+    if (!text)
+        return no_text(path, err, errlen);
+    /* the tree goes before the check load builds its own */
+    json_object **tree[] = {&b->calibration, &b->apps, &b->configs, &b->pairs, &b->variability,
+                            &b->alloc};
+    for (size_t i = 0; i < sizeof tree / sizeof *tree; i++) {
+        json_object_put(*tree[i]);
+        *tree[i] = NULL;
+    }
+    return check_and_write(text, len, path, err, errlen);
 }
 
 nv_model_builder *nv_builder_from_model(const nv_model *m)

@@ -94,5 +94,9 @@ const char *nv_builder_error(const nv_model_builder *b);
 nv_model *nv_builder_build(const nv_model_builder *b, char *err, size_t errlen);
 /* Validate and write atomically (mode 0644); 0, or -1 with err set. */
 int nv_builder_save(const nv_model_builder *b, const char *path, char *err, size_t errlen);
+/* nv_builder_save for the builder's last use: its JSON is released once
+ * the text is made, so the check load does not hold both at once (a site's
+ * year trains in half the memory).  Only nv_builder_free may follow. */
+int nv_builder_save_last(nv_model_builder *b, const char *path, char *err, size_t errlen);
 
 #endif

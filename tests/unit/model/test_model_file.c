@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "json_file.h"
 #include "model.h"
 #include "model_builder.h"
 #include "predict.h"
@@ -376,6 +377,23 @@ static void save_and_reload_round_trip(void **state)
     assert_memory_equal(&v1.latency->hist, &v2.latency->hist, sizeof v1.latency->hist);
     assert_true(v1.latency->mean_us == v2.latency->mean_us);
     assert_memory_equal(nv_model_calibration(m), nv_model_calibration(r), sizeof(nv_calibration));
+    /* the builder's last save writes the same file, byte for byte */
+    char path2[160];
+    snprintf(path2, sizeof path2, "%s/model-last.json", tmpdir);
+    nv_model_builder *b = nv_builder_from_model(m);
+    assert_non_null(b);
+    assert_int_equal(nv_builder_save_last(b, path2, err, sizeof err), 0);
+    nv_builder_free(b);
+    size_t n1 = 0, n2 = 0;
+    char *txt1 = nv_read_file(path, 1 << 24, &n1, err, sizeof err),
+         *txt2 = nv_read_file(path2, 1 << 24, &n2, err, sizeof err);
+    assert_non_null(txt1);
+    assert_non_null(txt2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(txt1, txt2, n1);
+    free(txt1);
+    free(txt2);
+    unlink(path2);
     /* no temp files left beside it */
     char cmd[160];
     snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", tmpdir);
