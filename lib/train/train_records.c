@@ -337,9 +337,11 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
         s->topo = p;
         s->cap_topo = c;
     }
-    memcpy(s->topo + s->n_topo, job->topo, job->n_switches * sizeof *s->topo);
-    memcpy(s->topo + s->n_topo + job->n_switches, job->topo + NV_TRAIN_MAX_TOPO,
-           job->n_groups * sizeof *s->topo);
+    if (job->n_switches) /* (no arena yet when no job had a switch: NULL) */
+        memcpy(s->topo + s->n_topo, job->topo, job->n_switches * sizeof *s->topo);
+    if (job->n_groups)
+        memcpy(s->topo + s->n_topo + job->n_switches, job->topo + NV_TRAIN_MAX_TOPO,
+               job->n_groups * sizeof *s->topo);
     s->jobs[s->n] = (nv_train_sum){
         .job_id = job->job_id, .app = idx, .nodes = job->nodes, .start_s = job->start_s,
         .end_s = job->end_s, .runtime_s = job->runtime_s, .rho = job->rho,
