@@ -12,5 +12,6 @@ echo "$out"
 echo "$out" | grep -q "job_submit(): 3000 calls, 200 apps, 200 running jobs: median" || fail=1
 out=$(ROUNDS=1 JOBS=10 bash lab/bench/sdiag_compare.sh "$BUILD" 2>&1)
 echo "$out"
-echo "$out" | grep -q "median paired added time: job_submit/lua" || fail=1
+echo "$out" | grep -q "median paired added time: job_submit/all_partitions (C floor)" || fail=1
+echo "$out" | grep -q "job_submit/netvar above the C floor:" || fail=1
 exit $fail
