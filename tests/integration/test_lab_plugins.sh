@@ -66,8 +66,10 @@ cd /
 sleep 1
 alive=""
 for p in $pids; do
-    [ -e /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status 2>/dev/null && alive="$alive $p"
+    [ -e /proc/$p ] && ! grep -q '^State:.*Z' /proc/$p/status 2>/dev/null &&
+        alive="$alive $p($(cat /proc/$p/comm 2>/dev/null))"
 done
+[ -z "$alive" ] || echo "# still running after down:$alive"
 check "no lab daemon left after down" test -z "$alive"
 check "lab directory removed" test ! -e "$dir"
 check "down is idempotent" "$LAB" down "$dir"
