@@ -28,8 +28,10 @@
  * below bound it at about 135 MiB, and a site's year of a million jobs
  * (about 5 000 apps and 115 000 entries: 13 MiB) fits ten times over.  The
  * file cap follows from them (about 1.1 KiB per app and 91 bytes per
- * entry in the file); loading parses the whole JSON first, at about 14
- * bytes of transient memory per file byte, in the reload thread. */
+ * entry in the file).  Loading reads the file into one buffer and parses
+ * it one app and one entry at a time (json_stream.h), so its transient
+ * memory is the file plus about one element's objects: the 1 M-job model
+ * (16.9 MB) loads in 0.25 s with 14 MiB above what it keeps (16 MiB). */
 #define NV_MODEL_MAX_APPS 50000u
 #define NV_MODEL_MAX_PAIRS 1150000u
 #define NV_MODEL_MAX_BYTES (192u * 1024u * 1024u) /* largest file loaded */

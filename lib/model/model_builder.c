@@ -135,10 +135,35 @@ static json_object *jcurve(const nv_curve_point *p, size_t n, const char *x, int
     return a;
 }
 
-static void replace(json_object *map, const char *key, json_object *v)
+/* json-c's serializer for a frozen entry: its text as it is */
+static int print_frozen(json_object *o, struct printbuf *pb, int level, int flags)
 {
-    json_object_object_del(map, key); /* a replaced entry moves to the end */
-    json_object_object_add(map, key, v);
+    (void)level;
+    (void)flags;
+    return printbuf_memappend(pb, json_object_get_string(o), json_object_get_string_len(o));
+}
+
+/* Put v (taken) under key, replacing an entry of that key, which moves to
+ * the end.  An app, configuration or pair is kept as its JSON text in one
+ * string that prints as itself: the builder of a site's year holds 40 000
+ * entries and 5 000 curves, about 20 times larger as json-c objects than
+ * as text.  Returns 0, or -1 when out of memory (nothing changed). */
+static int replace(json_object *map, const char *key, json_object *v)
+{
+    size_t n = 0;
+    const char *text =
+        json_object_to_json_string_length(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+    json_object *frozen = text && n < INT32_MAX ? json_object_new_string_len(text, (int)n) : NULL;
+    json_object_put(v);
+    if (!frozen)
+        return -1;
+    json_object_set_serializer(frozen, print_frozen, NULL, NULL);
+    json_object_object_del(map, key);
+    if (json_object_object_add(map, key, frozen)) {
+        json_object_put(frozen);
+        return -1;
+    }
+    return 0;
 }
 
 int nv_builder_set_calibration(nv_model_builder *b, const nv_calibration *cal)
@@ -325,7 +350,8 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
         json_object_put(o);
         return berr(b, "app %s: out of memory", in->key);
     }
-    replace(b->apps, in->key, o);
+    if (replace(b->apps, in->key, o))
+        return berr(b, "app %s: out of memory", in->key);
     return 0;
 }
 
@@ -372,7 +398,8 @@ int nv_builder_add_config(nv_model_builder *b, const nv_config_input *in)
         json_object_put(o);
         return berr(b, "configuration %s: out of memory or a NULL app key", in->id);
     }
-    replace(b->configs, in->id, o);
+    if (replace(b->configs, in->id, o))
+        return berr(b, "configuration %s: out of memory", in->id);
     return 0;
 }
 
@@ -398,7 +425,8 @@ int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *in)
         json_object_put(o);
         return berr(b, "pair: out of memory");
     }
-    replace(b->pairs, key, o);
+    if (replace(b->pairs, key, o))
+        return berr(b, "pair: out of memory");
     return 0;
 }
 

@@ -108,6 +108,7 @@
 
 #include "alloc_model.h"
 #include "json_file.h"
+#include "json_stream.h"
 #include "model_internal.h"
 #include "nv_json.h"
 #include "predict.h"
@@ -559,6 +560,52 @@ static int bottleneck(nv_jcheck *L, json_object *root, nv_bottleneck *bn)
     return 0;
 }
 
+/* The document being loaded: its text, json-c's tokenizer, and where the
+ * three large arrays are.  Those are read one element at a time (each
+ * element parsed, checked and freed before the next: json_stream.h), so
+ * that loading never holds the whole document as json-c objects; every
+ * other member is parsed whole into a small root object. */
+struct doc {
+    const char *text;
+    size_t len;
+    json_tokener *tok;
+    json_object *root;
+    nv_jspan apps, training_set, colocation; /* len 0: not an array here */
+    char why[256];                           /* a member's parse error */
+};
+
+/* Open the large array NAME, or fail as a whole-tree check would (missing,
+ * or not an array: then it is in the small root). */
+static int open_array(nv_jcheck *L, struct doc *D, const char *name, nv_jspan span, nv_jarray *a)
+{
+    if (span.len == 0) {
+        if (nv_jcheck_member(L, D->root, name, "", json_type_array))
+            nv_jcheck_fail(L, "%s: not read", name); /* cannot happen: arrays are streamed */
+        return -1;
+    }
+    char why[200];
+    if (nv_jarray_open(a, D->text, D->len, span, why, sizeof why)) {
+        nv_jcheck_fail(L, "%s", why);
+        return -1;
+    }
+    return 0;
+}
+
+/* the next element of an open array, parsed; NULL with L failed on error */
+static json_object *next_element(nv_jcheck *L, struct doc *D, nv_jarray *a)
+{
+    nv_jspan e;
+    if (!nv_jarray_next(a, &e)) {
+        nv_jcheck_fail(L, "invalid JSON at byte %zu: an array ends early", a->end);
+        return NULL;
+    }
+    char why[200];
+    json_object *o = nv_jspan_parse(D->tok, D->text, D->len, e, why, sizeof why);
+    if (!o)
+        nv_jcheck_fail(L, "%s", why);
+    return o;
+}
+
 static int one_app(nv_jcheck *L, nv_model *m, struct load_state *S, json_object *o, size_t i)
 {
     char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
@@ -663,12 +710,12 @@ static int one_app(nv_jcheck *L, nv_model *m, struct load_state *S, json_object 
     return provenance(L, a, o, p);
 }
 
-static int apps(nv_jcheck *L, nv_model *m, struct load_state *S, json_object *root)
+static int apps(nv_jcheck *L, nv_model *m, struct load_state *S, struct doc *D)
 {
-    json_object *arr = nv_jcheck_member(L, root, "apps", "", json_type_array);
-    if (!arr)
+    nv_jarray arr;
+    if (open_array(L, D, "apps", D->apps, &arr))
         return -1;
-    size_t n = json_object_array_length(arr);
+    size_t n = arr.count;
     if (n > NV_MODEL_MAX_APPS) {
         nv_jcheck_fail(L, "apps: %zu apps is more than the %u netvar loads", n, NV_MODEL_MAX_APPS);
         return -1;
@@ -684,7 +731,12 @@ static int apps(nv_jcheck *L, nv_model *m, struct load_state *S, json_object *ro
     memset(m->app_slots, 0xff, m->app_cap * sizeof *m->app_slots);
     for (size_t i = 0; i < n; i++) {
         m->n_apps = i + 1; /* so that nv_model_free releases what one_app made */
-        if (one_app(L, m, S, json_object_array_get_idx(arr, i), i))
+        json_object *o = next_element(L, D, &arr);
+        if (!o)
+            return -1;
+        int bad = one_app(L, m, S, o, i);
+        json_object_put(o);
+        if (bad)
             return -1;
         int32_t dup = nv_model_app_insert(m, (int32_t)i);
         if (dup >= 0) {
@@ -715,12 +767,12 @@ static int32_t app_ref(nv_jcheck *L, nv_model *m, json_object *o, const char *ke
 
 static uint64_t id_hash(const char *s) { return nv_key_hash(s); }
 
-static int training_set(nv_jcheck *L, nv_model *m, struct load_state *S, json_object *root)
+static int training_set(nv_jcheck *L, nv_model *m, struct load_state *S, struct doc *D)
 {
-    json_object *arr = nv_jcheck_member(L, root, "training_set", "", json_type_array);
-    if (!arr)
+    nv_jarray arr;
+    if (open_array(L, D, "training_set", D->training_set, &arr))
         return -1;
-    size_t n = json_object_array_length(arr);
+    size_t n = arr.count;
     if (n > INT32_MAX / 4) {
         nv_jcheck_fail(L, "training_set: %zu configurations is more than netvar supports", n);
         return -1;
@@ -740,8 +792,11 @@ static int training_set(nv_jcheck *L, nv_model *m, struct load_state *S, json_ob
     memset(last_cfg, 0xff, (m->n_apps ? m->n_apps : 1) * sizeof *last_cfg);
     int rc = -1;
     char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
+    json_object *o = NULL;
     for (size_t i = 0; i < n; i++) {
-        json_object *o = json_object_array_get_idx(arr, i);
+        json_object_put(o);
+        if (!(o = next_element(L, D, &arr)))
+            goto out;
         snprintf(p, sizeof p, "training_set[%zu]", i);
         m->n_configs = i + 1;
         if (!json_object_is_type(o, json_type_object)) {
@@ -820,17 +875,47 @@ static int training_set(nv_jcheck *L, nv_model *m, struct load_state *S, json_ob
     m->n_configs = n;
     rc = 0;
 out:
+    json_object_put(o);
     free(ids);
     free(last_cfg);
     return rc;
 }
 
-static int colocation(nv_jcheck *L, nv_model *m, json_object *root)
+/* colocation[i] into m->pairs[i] and the pair hash */
+static int one_pair(nv_jcheck *L, nv_model *m, json_object *o, size_t i)
 {
-    json_object *arr = nv_jcheck_member(L, root, "colocation", "", json_type_array);
-    if (!arr)
+    char p[PATH_MAX_LEN];
+    snprintf(p, sizeof p, "colocation[%zu]", i);
+    if (!json_object_is_type(o, json_type_object)) {
+        nv_jcheck_fail(L, "%s: expected an object, got %s", p, nv_jcheck_type_name(o));
         return -1;
-    size_t n = json_object_array_length(arr);
+    }
+    nv_pair_view *pv = &m->pairs[i];
+    int64_t samples;
+    if ((pv->app = app_ref(L, m, o, "app", p)) < 0 ||
+        (pv->with = app_ref(L, m, o, "with", p)) < 0 ||
+        number(L, o, "slowdown_pct", p, R_SLOWDOWN, &pv->slowdown_pct) ||
+        nv_jcheck_integer_member(L, o, "samples", p, 1, UINT32_MAX, &samples) ||
+        number(L, o, "sd_pct", p, R_NONNEG, &pv->sd_pct))
+        return -1;
+    pv->samples = (uint32_t)samples;
+    long dup = nv_model_pair_insert(m, pv->app, pv->with, (int32_t)i);
+    if (dup >= 0) {
+        nv_jcheck_fail(L,
+                       "%s: duplicate pair (\"%s\" beside \"%s\"), first defined at "
+                       "colocation[%ld]",
+                       p, m->apps[pv->app].key, m->apps[pv->with].key, dup);
+        return -1;
+    }
+    return 0;
+}
+
+static int colocation(nv_jcheck *L, nv_model *m, struct doc *D)
+{
+    nv_jarray arr;
+    if (open_array(L, D, "colocation", D->colocation, &arr))
+        return -1;
+    size_t n = arr.count;
     if (n > NV_MODEL_MAX_PAIRS) {
         nv_jcheck_fail(L, "colocation: %zu pairs is more than the %u netvar loads", n,
                        NV_MODEL_MAX_PAIRS);
@@ -845,30 +930,14 @@ static int colocation(nv_jcheck *L, nv_model *m, json_object *root)
         return -1;
     }
     memset(m->pair_slots, 0xff, m->pair_cap * sizeof *m->pair_slots);
-    char p[PATH_MAX_LEN];
     for (size_t i = 0; i < n; i++) {
-        json_object *o = json_object_array_get_idx(arr, i);
-        snprintf(p, sizeof p, "colocation[%zu]", i);
-        if (!json_object_is_type(o, json_type_object)) {
-            nv_jcheck_fail(L, "%s: expected an object, got %s", p, nv_jcheck_type_name(o));
+        json_object *o = next_element(L, D, &arr);
+        if (!o)
             return -1;
-        }
-        nv_pair_view *pv = &m->pairs[i];
-        int64_t samples;
-        if ((pv->app = app_ref(L, m, o, "app", p)) < 0 ||
-            (pv->with = app_ref(L, m, o, "with", p)) < 0 ||
-            number(L, o, "slowdown_pct", p, R_SLOWDOWN, &pv->slowdown_pct) ||
-            nv_jcheck_integer_member(L, o, "samples", p, 1, UINT32_MAX, &samples) ||
-            number(L, o, "sd_pct", p, R_NONNEG, &pv->sd_pct))
+        int bad = one_pair(L, m, o, i);
+        json_object_put(o);
+        if (bad)
             return -1;
-        pv->samples = (uint32_t)samples;
-        long dup = nv_model_pair_insert(m, pv->app, pv->with, (int32_t)i);
-        if (dup >= 0) {
-            nv_jcheck_fail(
-                L, "%s: duplicate pair (\"%s\" beside \"%s\"), first defined at colocation[%ld]", p,
-                m->apps[pv->app].key, m->apps[pv->with].key, dup);
-            return -1;
-        }
         m->n_pairs = i + 1;
     }
     return 0;
@@ -933,6 +1002,38 @@ static int derive(nv_jcheck *L, nv_model *m)
     return 0;
 }
 
+/* nv_jspan_members' callback: the three large arrays are remembered as
+ * spans, every other member is parsed into the small root (a later
+ * duplicate replaces an earlier one, as json-c does) */
+static int top_member(void *arg, const char *key, nv_jspan v)
+{
+    struct doc *D = arg;
+    nv_jspan *slot = !strcmp(key, "apps")           ? &D->apps
+                     : !strcmp(key, "training_set") ? &D->training_set
+                     : !strcmp(key, "colocation")   ? &D->colocation
+                                                    : NULL;
+    if (slot && nv_jspan_is_array(D->text, v)) {
+        *slot = v;
+        json_object_object_del(D->root, key);
+        return 0;
+    }
+    char why[200];
+    json_object *o = nv_jspan_parse(D->tok, D->text, D->len, v, why, sizeof why);
+    if (!o) {
+        /* the caller's err gets it through the walk's own buffer */
+        snprintf(D->why, sizeof D->why, "%s", why);
+        return 1;
+    }
+    if (slot)
+        *slot = (nv_jspan){0, 0};
+    if (json_object_object_add(D->root, key, o)) {
+        json_object_put(o);
+        snprintf(D->why, sizeof D->why, "out of memory reading member \"%.40s\"", key);
+        return 1;
+    }
+    return 0;
+}
+
 nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t errlen)
 {
     nv_jcheck L = {err, errlen, 0};
@@ -947,44 +1048,30 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
                        NV_MODEL_MAX_BYTES);
         return NULL;
     }
-    json_tokener *tok = json_tokener_new_ex(64);
-    if (!tok) {
+    struct doc D = {.text = text, .len = len};
+    D.tok = json_tokener_new_ex(64);
+    D.root = json_object_new_object();
+    if (!D.tok || !D.root) {
         nv_jcheck_fail(&L, "out of memory creating the JSON parser");
-        return NULL;
+        goto fail_doc;
     }
-    json_object *root = json_tokener_parse_ex(tok, text, (int)len);
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    if (!root) {
-        if (jerr == json_tokener_continue)
-            nv_jcheck_fail(
-                &L, "truncated JSON: the document ends at byte %zu before its value is complete",
-                len);
+    char walk_err[256];
+    int walk = nv_jspan_members(text, len, D.tok, top_member, &D, walk_err, sizeof walk_err);
+    if (walk) {
+        const char *msg = walk > 0 ? D.why : walk_err;
+        if (!strncmp(msg, "expected a JSON object", 22))
+            nv_jcheck_fail(&L, "model: %s", msg);
         else
-            nv_jcheck_fail(&L, "invalid JSON at byte %zu: %s", end, json_tokener_error_desc(jerr));
-        json_tokener_free(tok);
-        return NULL;
+            nv_jcheck_fail(&L, "%s", msg);
+        goto fail_doc;
     }
-    json_tokener_free(tok);
-    for (size_t i = end; i < len; i++)
-        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r' && text[i] != '\n') {
-            nv_jcheck_fail(&L, "invalid JSON: unexpected data after the document at byte %zu", i);
-            json_object_put(root);
-            return NULL;
-        }
-    if (!json_object_is_type(root, json_type_object)) {
-        nv_jcheck_fail(&L, "model: expected a JSON object at the top, got %s",
-                       nv_jcheck_type_name(root));
-        json_object_put(root);
-        return NULL;
-    }
+    json_object *root = D.root;
 
     nv_model *m = calloc(1, sizeof *m);
     struct load_state S = {0};
     if (!m) {
         nv_jcheck_fail(&L, "out of memory for the model");
-        json_object_put(root);
-        return NULL;
+        goto fail_doc;
     }
     const char *schema = nv_jcheck_string_member(&L, root, "schema", "");
     int64_t version = 0;
@@ -1003,15 +1090,15 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
     if (!L.failed)
         bottleneck(&L, root, &m->bn);
     if (!L.failed)
-        apps(&L, m, &S, root);
+        apps(&L, m, &S, &D);
     m->curve = S.curve.v;
     m->n_curve = S.curve.n;
     m->profile = S.prof;
     m->n_profile = S.n_prof;
     if (!L.failed)
-        training_set(&L, m, &S, root);
+        training_set(&L, m, &S, &D);
     if (!L.failed)
-        colocation(&L, m, root);
+        colocation(&L, m, &D);
     if (!L.failed)
         derive(&L, m);
     if (!L.failed) {
@@ -1032,11 +1119,18 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
             nv_jcheck_fail(&L, "%s", why);
     }
     json_object_put(root);
+    json_tokener_free(D.tok);
     if (L.failed) {
         nv_model_free(m);
         return NULL;
     }
     return m;
+
+fail_doc:
+    json_object_put(D.root);
+    if (D.tok)
+        json_tokener_free(D.tok);
+    return NULL;
 }
 
 nv_model *nv_model_load(const char *path, char *err, size_t errlen)
