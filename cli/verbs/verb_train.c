@@ -2,6 +2,7 @@
  * calibration and campaigns) -> a new model file, written atomically. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "progress.h"
 #include "train_history.h"
 #include "train_sacct.h"
+#include "train_state.h"
 #include "verbs.h"
 
 static void usage(FILE *out)
@@ -25,7 +27,8 @@ static void usage(FILE *out)
         "Usage: netvar train --spool DIR --out FILE [--model IN] [--window-s S]\n"
         "                    [--from-sacct SINCE | --sacct-file FILE] [--topology FILE]\n"
         "                    [--min-overlap-frac F] [--low-rho R] [--min-runs N]\n"
-        "                    [--u-bucket U] [--max-jobs N] [--quiet | --json]\n"
+        "                    [--u-bucket U] [--max-jobs N] [--state FILE]\n"
+        "                    [--window-days D] [--quiet | --json]\n"
         "\n"
         "Learn a model file from production history: the job records that\n"
         "`netvar collect` wrote to DIR/jobs/<jobid>/job.json, on top of an input\n"
@@ -75,6 +78,16 @@ static void usage(FILE *out)
         "  --min-runs N             samples for a table entry or a learned curve (1)\n"
         "  --u-bucket U             width of the background-U buckets of a learned\n"
         "                           curve, fraction of the switch (0.05)\n"
+        "  --state FILE             incremental training: keep the job summaries in\n"
+        "                           FILE (binary, mode 0600) and read only the records\n"
+        "                           that are new since the run that wrote it.  The\n"
+        "                           model is the same as from reading every record.\n"
+        "                           A summary outlives its record (netvar prune) until\n"
+        "                           it leaves --window-days.  A state of another spool\n"
+        "                           or calibration, or one that fails a check, is not\n"
+        "                           used: every record is read, and a line says why\n"
+        "  --window-days D          train on the jobs that ended within D days of the\n"
+        "                           newest one (default: all)\n"
         "  --max-jobs N             most job records held (default %u, about 1 GiB of\n"
         "                           summaries at 130 bytes a job; more is an error)\n"
         "  --quiet                  no summary on stdout, no progress line on stderr\n"
@@ -86,7 +99,9 @@ static void usage(FILE *out)
         "                           no_baseline, colocation_entries, calibration_source\n"
         "                           (\"input model\" or \"records\"), and the options used:\n"
         "                           window_s, min_overlap_frac and low_rho (fractions),\n"
-        "                           min_runs, u_bucket\n"
+        "                           min_runs, u_bucket; with --state or --window-days\n"
+        "                           also state, from_state (summaries not read again)\n"
+        "                           and out_of_window (summaries left out)\n"
         "  -h, --help               show this help\n"
         "\n"
         "job_submit/netvar notices the new file by itself (it re-reads the model\n"
@@ -137,6 +152,8 @@ static json_object *summary_json(const nv_train_set *s, const nv_train_opts *o, 
     json_object_object_add(j, "low_rho", nv_json_new_num(o->low_rho));
     json_object_object_add(j, "min_runs", json_object_new_int64(o->min_runs));
     json_object_object_add(j, "u_bucket", nv_json_new_num(o->u_bucket));
+    json_object_object_add(j, "from_state", json_object_new_int64((int64_t)t->from_state));
+    json_object_object_add(j, "out_of_window", json_object_new_int64((int64_t)t->out_of_window));
     return j;
 }
 
@@ -182,9 +199,11 @@ int verb_train(int argc, char **argv)
         {"max-jobs", required_argument, 0, 'x'},    {"quiet", no_argument, 0, 'q'},
         {"json", no_argument, 0, 'j'},              {"help", no_argument, 0, 'h'},
         {"from-sacct", required_argument, 0, 'S'},  {"sacct-file", required_argument, 0, 'F'},
-        {"topology", required_argument, 0, 'T'},   {0, 0, 0, 0}};
+        {"topology", required_argument, 0, 'T'},   {"state", required_argument, 0, 'A'},
+        {"window-days", required_argument, 0, 'D'}, {0, 0, 0, 0}};
     const char *spool = NULL, *out = NULL, *in_path = NULL;
-    const char *sacct_since = NULL, *sacct_file = NULL, *topology = NULL;
+    const char *sacct_since = NULL, *sacct_file = NULL, *topology = NULL, *state = NULL;
+    double window_days = 0;
     nv_sacct_stats acct = {0};
     int quiet = 0, json = 0;
     nv_train_opts o;
@@ -232,6 +251,11 @@ int verb_train(int argc, char **argv)
         case 'S': sacct_since = optarg; break;
         case 'F': sacct_file = optarg; break;
         case 'T': topology = optarg; break;
+        case 'A': state = optarg; break;
+        case 'D':
+            if (parse_double("--window-days", optarg, 0.001, 1e5, &window_days))
+                return 2;
+            break;
         case 'q': quiet = 1; break;
         case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
@@ -254,6 +278,10 @@ int verb_train(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (state && !spool) {
+        fprintf(stderr, "netvar: train: --state keeps what --spool gives; it needs --spool\n");
+        return 2;
+    }
     char err[512];
     nv_model *in = NULL;
     if (in_path && !(in = nv_model_load(in_path, err, sizeof err))) {
@@ -266,10 +294,20 @@ int verb_train(int argc, char **argv)
     int rc = 1;
     nv_model_builder *b = NULL;
     size_t pairs = 0;
+    char spool_id[PATH_MAX]; /* what the state file is of */
+    if (state) {
+        if (!realpath(spool, spool_id))
+            snprintf(spool_id, sizeof spool_id, "%s", spool);
+        int lr = nv_train_state_load(state, spool_id, service_us, o.max_jobs, &s, err, sizeof err);
+        if (lr < 0)
+            fprintf(stderr, "netvar: train: --state %s: %s; reading every record instead\n", state,
+                    err);
+    }
     if (spool) {
         nv_progress_start(&progress, stderr, !quiet, "train: job records read", 0);
         if (progress.out) {
-            progress.total = count_jobs(spool);
+            size_t all = count_jobs(spool);
+            progress.total = all > s.n_known ? all - s.n_known : 0;
             o.progress = show_progress;
         }
     }
@@ -281,6 +319,16 @@ int verb_train(int argc, char **argv)
         fprintf(stderr, "netvar: train: %s\n", err);
         goto out;
     }
+    if (window_days > 0 && nv_train_set_window(&s, window_days * 86400.0)) {
+        fprintf(stderr, "netvar: train: out of memory applying --window-days\n");
+        goto out;
+    }
+    /* the state holds the spool's summaries only: before accounting joins */
+    if (state && nv_train_state_save(state, spool_id, service_us, &s, err, sizeof err))
+        fprintf(stderr,
+                "netvar: train: --state: %s; the model is still written, and the next "
+                "training reads every record\n",
+                err);
     if (from_acct && nv_cli_train_sacct(sacct_since, sacct_file, topology, &o, &s, &acct))
         goto out;
     if (nv_train_analyze(&s, &o)) {
@@ -310,6 +358,12 @@ int verb_train(int argc, char **argv)
         const nv_train_stats *t = &s.stats;
         printf("netvar train: %s\n", out);
         printf("  job records read        %8zu\n", t->records);
+        if (state)
+            printf("  summaries from state    %8zu   (%s: records not read again)\n",
+                   t->from_state, state);
+        if (window_days > 0)
+            printf("  out of window           %8zu   (ended > %g days before the newest)\n",
+                   t->out_of_window, window_days);
         if (from_acct)
             printf("  accounting jobs         %8zu   (of %zu sacct lines; %zu in the spool, %zu not "
                    "completed or without app, %zu malformed)\n", acct.added, acct.lines,

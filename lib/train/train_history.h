@@ -99,11 +99,14 @@ typedef struct nv_train_stats {
     size_t used;              /* summaries kept */
     size_t corrupt;           /* unreadable, not JSON, wrong schema, bad fields */
     size_t no_app;            /* records without an app key */
+    size_t apps_over_cap;     /* records of apps beyond NV_MODEL_MAX_APPS (left out) */
+    size_t from_state;        /* summaries taken from the state file, not read again */
+    size_t out_of_window;     /* summaries left out: the job ended before the window */
+    /* nv_train_analyze's own (it zeroes them from here on) */
     size_t baseline_runs;     /* runs that qualify as baselines */
     size_t pair_samples;      /* runs with exactly one neighbour app and a baseline */
     size_t mixed_neighbours;  /* runs with several neighbour apps (not a pair sample) */
     size_t no_baseline;       /* runs with neighbours but no baseline at their size */
-    size_t apps_over_cap;     /* records of apps beyond NV_MODEL_MAX_APPS (left out) */
 } nv_train_stats;
 
 typedef struct nv_train_set {
@@ -118,6 +121,16 @@ typedef struct nv_train_set {
     size_t hashed;            /* apps[0..hashed) are in the hash */
     nv_train_stats stats;
     int analyzed;
+    /* Incremental training (train_state.h).  known: record directories
+     * (job ids) summarized by earlier runs, sorted, with known_present[i]
+     * set when this scan found directory known[i] still in the spool; a
+     * scan reads no known directory again.  read_ids: the directories this
+     * scan read (kept, corrupt or without an app). */
+    int64_t *known;
+    uint8_t *known_present;
+    size_t n_known;
+    int64_t *read_ids;
+    size_t n_read, cap_read;
 } nv_train_set;
 
 typedef void (*nv_train_log_fn)(void *ctx, const char *line);
@@ -153,6 +166,11 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
 int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opts *o,
                         nv_train_set *s, nv_train_log_fn log, void *ctx, char *err,
                         size_t errlen);
+
+/* Leave out the jobs that ended more than window_s before the newest end
+ * in the set (jobs without times stay); the arena is compacted.  Counts
+ * them in stats.out_of_window.  -1 out of memory (the set unchanged). */
+int nv_train_set_window(nv_train_set *s, double window_s);
 
 /* Overlap in seconds of jobs a and b of set s when they share a leaf
  * switch or a group, else 0 (also 0 when either has no times). */

@@ -40,6 +40,9 @@ void nv_train_set_free(nv_train_set *s)
     free(s->jobs);
     free(s->topo);
     free(s->app_slots);
+    free(s->known);
+    free(s->known_present);
+    free(s->read_ids);
     memset(s, 0, sizeof *s);
 }
 
@@ -360,6 +363,103 @@ oom:
     return -1;
 }
 
+/* index of id in s->known, or -1 */
+static long known_index(const nv_train_set *s, int64_t id)
+{
+    size_t lo = 0, hi = s->n_known;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->known[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_known && s->known[lo] == id ? (long)lo : -1;
+}
+
+static int note_read(nv_train_set *s, int64_t id)
+{
+    if (s->n_read == s->cap_read) {
+        size_t c = s->cap_read ? 2 * s->cap_read : 1024;
+        int64_t *p = realloc(s->read_ids, c * sizeof *p);
+        if (!p)
+            return -1;
+        s->read_ids = p;
+        s->cap_read = c;
+    }
+    s->read_ids[s->n_read++] = id;
+    return 0;
+}
+
+int nv_train_set_window(nv_train_set *s, double window_s)
+{
+    if (!(window_s > 0) || !s->n)
+        return 0;
+    double newest = -INFINITY;
+    for (size_t i = 0; i < s->n; i++)
+        if (isfinite(s->jobs[i].end_s) && s->jobs[i].end_s > newest)
+            newest = s->jobs[i].end_s;
+    if (!isfinite(newest))
+        return 0;
+    double cut = newest - window_s;
+    size_t keep_topo = 0, drop = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const nv_train_sum *j = &s->jobs[i];
+        if (isfinite(j->end_s) && j->end_s < cut)
+            drop++;
+        else
+            keep_topo += (size_t)j->n_switches + j->n_groups;
+    }
+    if (!drop)
+        return 0;
+    uint64_t *topo = malloc((keep_topo ? keep_topo : 1) * sizeof *topo);
+    if (!topo)
+        return -1;
+    size_t n = 0, t = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        nv_train_sum j = s->jobs[i];
+        if (isfinite(j.end_s) && j.end_s < cut)
+            continue;
+        size_t nt = (size_t)j.n_switches + j.n_groups;
+        if (nt)
+            memcpy(topo + t, s->topo + j.topo_off, nt * sizeof *topo);
+        j.topo_off = (uint32_t)t;
+        t += nt;
+        s->jobs[n++] = j;
+    }
+    free(s->topo);
+    s->topo = topo;
+    s->cap_topo = keep_topo ? keep_topo : 1;
+    s->n_topo = t;
+    s->n = n;
+    s->stats.used = n;
+    s->stats.out_of_window += drop;
+    s->analyzed = 0;
+    /* apps left without a job go too: the set is what reading only the
+     * window's records would have made */
+    uint32_t *map = calloc(s->n_apps ? s->n_apps : 1, sizeof *map);
+    if (!map)
+        return 0; /* they stay, unused: build skips an app without runs */
+    for (size_t i = 0; i < s->n; i++)
+        map[s->jobs[i].app] = 1;
+    size_t na = 0;
+    for (size_t a = 0; a < s->n_apps; a++) {
+        if (map[a]) {
+            s->apps[na] = s->apps[a];
+            map[a] = (uint32_t)na++;
+        } else {
+            free(s->apps[a]);
+        }
+    }
+    for (size_t i = 0; i < s->n; i++)
+        s->jobs[i].app = map[s->jobs[i].app];
+    s->n_apps = na;
+    free(map);
+    s->hashed = 0;
+    nv_train_set_index_apps(s);
+    return 0;
+}
+
 int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opts *o,
                         nv_train_set *s, nv_train_log_fn log, void *ctx, char *err,
                         size_t errlen)
@@ -387,10 +487,21 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
     while ((e = readdir(d))) {
         if (!nv_job_dir_name_ok(e->d_name))
             continue;
+        int64_t id = strtoll(e->d_name, NULL, 10); /* at most 10 digits */
+        long k = known_index(s, id);
+        if (k >= 0) { /* summarized by an earlier run (train_state.h) */
+            s->known_present[k] = 1;
+            continue;
+        }
         char path[4600], why[256], app[NV_MODEL_KEY_MAX + 1], line[5000];
         snprintf(path, sizeof path, "%s/%s/job.json", dir, e->d_name);
         if (access(path, F_OK))
             continue; /* a job still running, or not collected yet */
+        if (note_read(s, id)) {
+            nv_err(err, errlen, "out of memory after %zu job records", s->n);
+            rc = -1;
+            break;
+        }
         if ((++s->stats.records & 1023u) == 0 && o->progress)
             o->progress(o->progress_ctx, s->stats.records);
         json_object *rec = nv_job_record_read_owned(path, owner, why, sizeof why);

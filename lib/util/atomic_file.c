@@ -14,10 +14,11 @@ int nv_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
     return nv_write_file_atomic_gid(path, data, len, mode, (gid_t)-1, err, errlen);
 }
 
-int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mode_t mode,
-                             gid_t gid, char *err, size_t errlen)
+int nv_atomic_begin(nv_atomic_out *o, const char *path, char *err, size_t errlen)
 {
-    if (!path || !*path || (!data && len)) {
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    if (!path || !*path) {
         snprintf(err, errlen, "no file path given; nothing written");
         return -1;
     }
@@ -26,58 +27,94 @@ int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mod
         snprintf(err, errlen, "file path is %zu bytes long; nothing written", plen);
         return -1;
     }
+    snprintf(o->path, sizeof o->path, "%s", path);
     /* same directory as the target so that rename() cannot cross devices */
-    char tmp[4096 + 32];
     const char *slash = strrchr(path, '/');
     if (slash)
-        snprintf(tmp, sizeof tmp, "%.*s.%s.tmp.XXXXXX", (int)(slash - path + 1), path, slash + 1);
+        snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.tmp.XXXXXX", (int)(slash - path + 1), path,
+                 slash + 1);
     else
-        snprintf(tmp, sizeof tmp, ".%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
+        snprintf(o->tmp, sizeof o->tmp, ".%s.tmp.XXXXXX", path);
+    o->fd = mkstemp(o->tmp);
+    if (o->fd < 0) {
         snprintf(err, errlen, "%s: cannot create a temp file beside it: %s", path, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+int nv_atomic_write(nv_atomic_out *o, const void *data, size_t len)
+{
     const char *p = data;
-    size_t left = len;
-    while (left) {
-        ssize_t w = write(fd, p, left);
+    while (!o->err_no && len) {
+        ssize_t w = write(o->fd, p, len);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            snprintf(err, errlen, "%s: write failed: %s; old file kept", path,
-                     w < 0 ? strerror(errno) : "no progress");
-            goto fail;
+            o->err_no = w < 0 ? errno : EIO;
+            break;
         }
         p += w;
-        left -= (size_t)w;
+        len -= (size_t)w;
     }
-    if (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid)) {
-        snprintf(err, errlen, "%s: cannot set the group of the temp file: %s; old file kept", path,
+    return o->err_no ? -1 : 0;
+}
+
+void nv_atomic_abort(nv_atomic_out *o)
+{
+    if (o->fd >= 0) {
+        close(o->fd);
+        unlink(o->tmp);
+    }
+    o->fd = -1;
+}
+
+int nv_atomic_commit(nv_atomic_out *o, mode_t mode, gid_t gid, char *err, size_t errlen)
+{
+    if (o->err_no) {
+        snprintf(err, errlen, "%s: write failed: %s; old file kept", o->path, strerror(o->err_no));
+        goto fail;
+    }
+    if (gid != (gid_t)-1 && fchown(o->fd, (uid_t)-1, gid)) {
+        snprintf(err, errlen, "%s: cannot set the group of the temp file: %s; old file kept",
+                 o->path, strerror(errno));
+        goto fail;
+    }
+    if (fchmod(o->fd, mode) || fsync(o->fd)) {
+        snprintf(err, errlen, "%s: cannot finish the temp file: %s; old file kept", o->path,
                  strerror(errno));
         goto fail;
     }
-    if (fchmod(fd, mode) || fsync(fd)) {
-        snprintf(err, errlen, "%s: cannot finish the temp file: %s; old file kept", path,
-                 strerror(errno));
-        goto fail;
-    }
+    int fd = o->fd;
+    o->fd = -1;
     if (close(fd)) {
-        fd = -1;
-        snprintf(err, errlen, "%s: close failed: %s; old file kept", path, strerror(errno));
-        goto fail;
+        snprintf(err, errlen, "%s: close failed: %s; old file kept", o->path, strerror(errno));
+        unlink(o->tmp);
+        return -1;
     }
-    fd = -1;
-    if (rename(tmp, path)) {
-        snprintf(err, errlen, "%s: rename failed: %s; old file kept", path, strerror(errno));
-        goto fail;
+    if (rename(o->tmp, o->path)) {
+        snprintf(err, errlen, "%s: rename failed: %s; old file kept", o->path, strerror(errno));
+        unlink(o->tmp);
+        return -1;
     }
     return 0;
 fail:
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
+    nv_atomic_abort(o);
     return -1;
+}
+
+int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mode_t mode,
+                             gid_t gid, char *err, size_t errlen)
+{
+    if (!data && len) {
+        snprintf(err, errlen, "no file path given; nothing written");
+        return -1;
+    }
+    nv_atomic_out o;
+    if (nv_atomic_begin(&o, path, err, errlen))
+        return -1;
+    nv_atomic_write(&o, data, len);
+    return nv_atomic_commit(&o, mode, gid, err, errlen);
 }
 
 int nv_make_dir(const char *path, mode_t mode, char *err, size_t errlen)

@@ -16,6 +16,21 @@ int nv_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mode_t mode,
                              gid_t gid, char *err, size_t errlen);
 
+/* The same written piece by piece: begin, write any number of times, then
+ * commit (or abort, which removes the temp file).  A write error is kept
+ * and reported by commit, so the writes need no checks of their own. */
+typedef struct nv_atomic_out {
+    int fd;
+    int err_no;
+    char path[4001];
+    char tmp[4096 + 32];
+} nv_atomic_out;
+int nv_atomic_begin(nv_atomic_out *o, const char *path, char *err, size_t errlen);
+int nv_atomic_write(nv_atomic_out *o, const void *data, size_t len);
+/* gid as above; 0, or -1 with err (the temp file is removed) */
+int nv_atomic_commit(nv_atomic_out *o, mode_t mode, gid_t gid, char *err, size_t errlen);
+void nv_atomic_abort(nv_atomic_out *o);
+
 /* Creates the directory path with mode unless a directory is already there
  * (its mode is then left alone).  Returns 0, or -1 with one line in err. */
 int nv_make_dir(const char *path, mode_t mode, char *err, size_t errlen);

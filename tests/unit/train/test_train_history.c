@@ -20,6 +20,7 @@
 #include "model_builder.h"
 #include "train_history.h"
 #include "nv_test.h"
+#include "train_spool.h"
 
 static char root[256];
 
@@ -28,28 +29,7 @@ static void mk(const char *p) { mkdir(p, 0755); }
 static void rec(const char *spool, long id, const char *app, unsigned nodes, const char *sw,
                 double start, double runtime, double rho)
 {
-    char d[512], p[600];
-    snprintf(d, sizeof d, "%s/jobs", spool);
-    mk(spool);
-    mk(d);
-    snprintf(d, sizeof d, "%s/jobs/%ld", spool, id);
-    mk(d);
-    snprintf(p, sizeof p, "%s/job.json", d);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fprintf(f, "{\"schema\":\"netvar-job-record\",\"version\":1,\"job_id\":%ld,", id);
-    if (app)
-        fprintf(f, "\"app\":\"%s\",", app);
-    else
-        fprintf(f, "\"app\":null,");
-    fprintf(f, "\"nodes\":[");
-    for (unsigned n = 0; n < nodes; n++)
-        fprintf(f, "%s\"n%u\"", n ? "," : "", n);
-    fprintf(f, "],\"switches\":[\"%s\"],\"groups\":[],\"start_unix_s\":%g,\"end_unix_s\":%g,"
-               "\"runtime_s\":%g,\"utilization\":{\"service_us\":1.0,\"ports\":["
-               "{\"node\":\"n0\",\"port\":\"eth0\",\"rho\":%g}]}}\n",
-            sw, start, start + runtime, runtime, rho);
-    fclose(f);
+    nv_test_job_record(spool, id, app, nodes, sw, start, runtime, rho);
 }
 
 static void raw(const char *spool, long id, const char *text)
@@ -243,16 +223,6 @@ static void baseline_and_pair_from_shared_switch(void **state)
     nv_train_set_free(&s);
 }
 
-static char *slurp(const char *p, size_t *n)
-{
-    FILE *f = fopen(p, "rb");
-    assert_non_null(f);
-    char *buf = malloc(1 << 20);
-    *n = fread(buf, 1, 1 << 20, f);
-    fclose(f);
-    return buf;
-}
-
 static void byte_identical_whatever_the_order(void **state)
 {
     (void)state;
@@ -278,7 +248,7 @@ static void byte_identical_whatever_the_order(void **state)
         nv_train_set_free(&s);
     }
     size_t n1, n2, n3;
-    char *a = slurp(o1, &n1), *b = slurp(o2, &n2), *c = slurp(o3, &n3);
+    char *a = nv_test_slurp(o1, &n1), *b = nv_test_slurp(o2, &n2), *c = nv_test_slurp(o3, &n3);
     assert_true(n1 > 100);
     assert_int_equal(n1, n2);
     assert_int_equal(n1, n3);
