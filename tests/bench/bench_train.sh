@@ -5,7 +5,9 @@
 # records (warm cache), records per second, peak memory, the model file's
 # size, and the model's load time and memory (`netvar predict`, which loads
 # it and answers one pair).  Then a day's 3 000 new records on top and the
-# retrain that follows.  Prints figures; asserts nothing about time.
+# retrain that follows: incremental (--state, written by the first run) and
+# full, and whether the two models are the same file.  Prints figures;
+# asserts nothing about time.
 #
 # Usage: bench_train.sh BUILD [SIZE...]   (default sizes 100000 1000000)
 #   BENCH_TRAIN_DIR  where the spools go (default /var/tmp; 1 M records take
@@ -51,7 +53,9 @@ for n in $sizes; do
     model=$work/model-$n.json
     # the first run reads the records the generator just wrote (warm cache);
     # the figure is the second
-    measure "$NV" train --spool "$spool" --out "$model" --quiet --max-jobs 100000000 >/dev/null || exit 1
+    state=$work/state-$n
+    measure "$NV" train --spool "$spool" --out "$model" --quiet --state "$state" >/dev/null || exit 1
+    state_b=$(stat -c %s "$state")
     read -r train_s train_kib train_rc < <(measure "$NV" train --spool "$spool" --out "$model" --quiet)
     [ "$train_rc" = 0 ] || { echo "netvar: bench-train: train failed on $n records" >&2; exit 1; }
     model_b=$(stat -c %s "$model")
@@ -62,17 +66,21 @@ print(len(m["apps"]), len(m.get("colocation", [])))' "$model")
     read -r load_s load_kib load_rc < <(measure "$NV" predict --model "$model" --app app-00000 --with app-00001)
     # a day's new records on top, then the retrain
     "$GEN" "$spool" --records 3000 --first-id $((n + 1)) --start-unix "$end" --seed 8 >/dev/null || exit 1
+    read -r inc_s inc_kib inc_rc < <(measure "$NV" train --spool "$spool" --out "$model.inc" --quiet --state "$state")
     read -r re_s re_kib re_rc < <(measure "$NV" train --spool "$spool" --out "$model.day" --quiet)
+    same=false
+    cmp -s "$model.inc" "$model.day" && same=true
     rate=$(python3 -c "print('%.0f' % ($n / $train_s))")
     if [ $json = 1 ]; then
-        printf '{"records":%d,"synthetic":true,"spool_mb":%d,"generate_s":%.1f,"train_s":%s,"records_per_s":%s,"train_peak_kib":%d,"model_bytes":%d,"apps":%d,"colocation_entries":%d,"load_predict_s":%s,"load_peak_kib":%d,"load_rc":%d,"retrain_after_3000_s":%s,"retrain_peak_kib":%d,"incremental":false}\n' \
-            "$n" "$du_mb" "$gen_s" "$train_s" "$rate" "$train_kib" "$model_b" "$apps" "$entries" "$load_s" "$load_kib" "$load_rc" "$re_s" "$re_kib"
+        printf '{"records":%d,"synthetic":true,"spool_mb":%d,"generate_s":%.1f,"train_s":%s,"records_per_s":%s,"train_peak_kib":%d,"model_bytes":%d,"apps":%d,"colocation_entries":%d,"load_predict_s":%s,"load_peak_kib":%d,"load_rc":%d,"retrain_after_3000_s":%s,"retrain_peak_kib":%d,"incremental_retrain_s":%s,"incremental_peak_kib":%d,"incremental_rc":%d,"state_bytes":%d,"incremental_same_model":%s}\n' \
+            "$n" "$du_mb" "$gen_s" "$train_s" "$rate" "$train_kib" "$model_b" "$apps" "$entries" "$load_s" "$load_kib" "$load_rc" "$re_s" "$re_kib" "$inc_s" "$inc_kib" "$inc_rc" "$state_b" "$same"
     else
         echo "== $n SYNTHETIC job records (eval/site_gen.c; spool $du_mb MB, written in $(printf '%.1f' "$gen_s") s)"
         echo "  netvar train (warm cache):      $train_s s, $rate records/s, peak $((train_kib / 1024)) MiB"
         echo "  model:                          $model_b bytes, $apps apps, $entries co-location entries"
         echo "  netvar predict (load + 1 pair): $load_s s, peak $((load_kib / 1024)) MiB (exit $load_rc)"
-        echo "  3 000 new records, retrain:     $re_s s, peak $((re_kib / 1024)) MiB (a full retrain: no incremental state yet)"
+        echo "  3 000 new records, retrain:     incremental (--state, $state_b bytes) $inc_s s, peak $((inc_kib / 1024)) MiB (exit $inc_rc);"
+        echo "                                  full $re_s s, peak $((re_kib / 1024)) MiB; same model: $same"
     fi
-    rm -rf "$spool" "$model" "$model.day"
+    rm -rf "$spool" "$model" "$model.day" "$model.inc" "$state"
 done

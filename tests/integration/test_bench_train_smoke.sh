@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_bench_train_smoke.sh - make bench-train at a small size, so that it
 # cannot rot: the SYNTHETIC site history is written, trained on, the model
-# loads, the retrain after new records runs, and every figure is printed.
+# loads, the retrain after new records runs (incremental and full, to the
+# same model), and every figure is printed.
 # Timings are never asserted.
 set -u
 cd "$ROOT" || exit 1
@@ -18,6 +19,8 @@ if not r["train_peak_kib"] > 0 or not r["load_peak_kib"] > 0: bad.append("peak m
 if not r["model_bytes"] > 0 or not 0 < r["apps"] <= 5000: bad.append("model size and apps")
 if r["load_rc"] != 0: bad.append("the model did not load and answer")
 if not r["retrain_after_3000_s"] > 0: bad.append("retrain")
+if r["incremental_rc"] != 0 or not r["state_bytes"] > 0: bad.append("incremental retrain")
+if r["incremental_same_model"] is not True: bad.append("the incremental model is not the full one")
 if bad:
     print("NOT OK - " + ", ".join(bad)); sys.exit(1)
 print("ok - bench-train at 3000 records: %.2f s, %d records/s, %d apps, %d entries" %

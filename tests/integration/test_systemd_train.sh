@@ -43,7 +43,16 @@ sleep 1.1; "$run" >/dev/null 2>&1
 check "the replaced model is kept in models/" test "$(ls "$T/var/lib/netvar/models" | wc -l)" -eq 1
 check "the kept model is the one it replaced" cmp -s "$T/first.json" "$T/var/lib/netvar/models/$(ls "$T/var/lib/netvar/models")"
 check "retraining the same spool gives the same model" cmp -s "$T/first.json" "$M"
-sleep 1.1; "$run" >/dev/null 2>&1; sleep 1.1; "$run" >/dev/null 2>&1
+check "the training state is kept beside the model" test -s "$T/var/lib/netvar/train-state"
+check "and only root reads it" test "$(stat -c %a "$T/var/lib/netvar/train-state")" = 600
+sleep 1.1; out=$(NETVAR_TRAIN_ARGS=--json "$run" 2>&1)
+contains "a retrain reads no record twice" "$out" '"records_read":0'
+check "and gives the same model" cmp -s "$T/first.json" "$M"
+echo garbage >"$T/var/lib/netvar/train-state"
+sleep 1.1; out=$(NETVAR_TRAIN_ARGS=--json "$run" 2>&1); rc=$?
+check "a damaged state does not fail the training" test $rc -eq 0
+contains "it says what it did instead" "$out" "reading every record instead"
+check "the model is the same" cmp -s "$T/first.json" "$M"
 check "only NETVAR_KEEP_MODELS=2 earlier models are kept" test "$(ls "$T/var/lib/netvar/models" | wc -l)" -eq 2
 echo "not json" >"$T/bad-base.json"
 NETVAR_BASE_MODEL=$T/bad-base.json "$run" >"$T/bad.out" 2>&1; rc=$?
