@@ -14,6 +14,7 @@
 
 #include "apply_decision.h"
 #include "js_state.h"
+#include "lat_hist.h"
 #include "slurm_glue.h"
 #include "submit_decision.h"
 #include "submit_options.h"
@@ -116,7 +117,10 @@ int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
     if (!job_desc)
         return SLURM_SUCCESS;
-    return evaluate(job_desc, submit_uid, err_msg, false);
+    uint64_t t0 = nv_lat_now_ns();
+    int rc = evaluate(job_desc, submit_uid, err_msg, false);
+    js_state_note_call(nv_lat_now_ns() - t0);
+    return rc;
 }
 
 /* Re-evaluate only when the node count or the partition changes. */

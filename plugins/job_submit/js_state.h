@@ -6,6 +6,7 @@
 #define NETVAR_JS_STATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "model.h"
@@ -27,6 +28,12 @@ void js_state_stop(void);
  * pass when called.  js_state_stop() ends it as usual. */
 int js_state_start_manual(void);
 void js_state_refresh_once(void);
+
+/* job_submit()'s own time for one call, ns (lock-free).  The refresher
+ * thread logs a summary at 8, 16, ... 2^20 calls and then every 2^20,
+ * so that the figure of the daemon can be set beside the in-process
+ * benchmark's (make bench-sdiag reads it); never from job_submit() itself. */
+void js_state_note_call(uint64_t ns);
 
 /* Read access: returns the current generation with the read lock held. */
 const struct js_generation *js_state_acquire(void);
