@@ -15,6 +15,8 @@
 # and, from slurmctld's log, job_submit/netvar's own time per call inside
 # the daemon (the plugin logs it at 8, 16, ... calls), so the part of
 # the added time spent outside the plugin shows.  Asserts nothing.
+# PASSIVE=1 adds job_submit/netvar loaded with Enabled=no (the plugin
+# returns at once: what loading it costs, without what it adds to a job).
 #   ROUNDS=5 JOBS=300 bash lab/bench/sdiag_compare.sh build
 set -euo pipefail
 BUILD=$(readlink -f "${1:-build}")
@@ -24,7 +26,7 @@ ROUNDS=${ROUNDS:-5}
 JOBS=${JOBS:-300}
 current=""
 own_file=$(mktemp)
-trap 'rm -f "$own_file"; [ -z "$current" ] || "$LAB" down "$current" >/dev/null 2>&1 || true' EXIT
+trap 'rm -f "$own_file" "$own_file.conf"; [ -z "$current" ] || "$LAB" down "$current" >/dev/null 2>&1 || true' EXIT
 
 one_run() { # cfg -> prints ave_time in us
     local cfg=$1
@@ -34,10 +36,14 @@ one_run() { # cfg -> prints ave_time in us
     floor) args=(--jobsubmit-plugin all_partitions) ;;
     lua) args=(--lua "$ROOT/lab/bench/trivial_job_submit.lua") ;;
     netvar) args=(--netvar-conf "$ROOT/tests/fixtures/jobsubmit/netvar.conf") ;;
+    passive)
+        sed 's/^Enabled=.*//' "$ROOT/tests/fixtures/jobsubmit/netvar.conf" >"$own_file.conf"
+        echo Enabled=no >>"$own_file.conf"
+        args=(--netvar-conf "$own_file.conf") ;;
     esac
     current=$("$LAB" up --build "$BUILD" --nodes 2 --dir "$dir" "${args[@]}" 2>/dev/null)
     export SLURM_CONF=$current/etc/slurm.conf
-    if [ "$cfg" = netvar ]; then
+    if [ "$cfg" = netvar ] || [ "$cfg" = passive ]; then
         cp "$ROOT/tests/fixtures/jobsubmit/model.json" "$current/netvar/model.json"
         for _ in $(seq 1 30); do grep -q "loaded: 3 apps" "$current/log/slurmctld.log" && break; sleep 0.2; done
     fi
@@ -67,12 +73,17 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 
 echo "bench-sdiag: $ROUNDS rounds x $JOBS held sbatch per configuration; slurmctld state and logs on /dev/shm"
 printf '%-6s %9s %9s %9s %9s %12s %12s %12s\n' round none_us floor_us lua_us netvar_us floor_added lua_added netvar_added
-dl=() dn=() df=() dv=() an=() af=() al=() av=()
+dl=() dn=() df=() dv=() an=() af=() al=() av=() dp=()
 for r in $(seq 1 "$ROUNDS"); do
     n=$(one_run none); f=$(one_run floor); l=$(one_run lua); v=$(one_run netvar)
     an+=("$n"); af+=("$f"); al+=("$l"); av+=("$v")
     df+=($((f - n))); dl+=($((l - n))); dn+=($((v - n))); dv+=($((v - f)))
     printf '%-6s %9s %9s %9s %9s %+12d %+12d %+12d\n' "$r" "$n" "$f" "$l" "$v" "$((f - n))" "$((l - n))" "$((v - n))"
+    if [ "${PASSIVE:-0}" = 1 ]; then
+        p=$(one_run passive)
+        dp+=($((p - n)))
+        printf '%-6s passive (Enabled=no) %s us: %+d us against none\n' "$r" "$p" "$((p - n))"
+    fi
 done
 mn=$(printf '%s\n' "${an[@]}" | median); mf=$(printf '%s\n' "${af[@]}" | median)
 ml=$(printf '%s\n' "${al[@]}" | median); mv=$(printf '%s\n' "${av[@]}" | median)
@@ -81,6 +92,9 @@ mdn=$(printf '%s\n' "${dn[@]}" | median); mdv=$(printf '%s\n' "${dv[@]}" | media
 echo "median ave_time per submission: none $mn us, C floor $mf us, lua $ml us, netvar $mv us"
 printf 'median paired added time: job_submit/all_partitions (C floor) %+.1f us, job_submit/lua %+.1f us, job_submit/netvar %+.1f us\n' "$mdf" "$mdl" "$mdn"
 printf 'job_submit/netvar above the C floor: %+.1f us (median of the paired differences; budget <= 5 us)\n' "$mdv"
+if [ "${#dp[@]}" -gt 0 ]; then
+    printf 'median paired added time, job_submit/netvar with Enabled=no: %+.1f us\n' "$(printf '%s\n' "${dp[@]}" | median)"
+fi
 if [ -s "$own_file" ]; then
     own=$(median <"$own_file")
     printf "job_submit/netvar's own time per call inside slurmctld: median %s us (the median of %d rounds' medians each over the calls up to its last logged count, from the plugin's log line); so about %+.1f us of netvar's added time is spent outside the plugin\n" \

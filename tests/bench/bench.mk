@@ -3,7 +3,9 @@
 #
 #   make bench-model        model load time and ns per prediction (BENCH_PREDICTIONS)
 #   make bench-model-memory bytes a loaded model keeps per app and per co-location entry
-#   make bench-jobsubmit    200 000 calls, 10 000 apps, 10 000 running jobs
+#   make bench-jobsubmit    200 000 calls, 10 000 apps, 10 000 running jobs; then
+#                           with the alloc section; then 20 000 calls with the
+#                           caches swept (8 MiB) before each, as inside slurmctld
 #                           (BENCH_JS_ARGS="20000 1000 1000" for a smaller run)
 #   make valgrind-jobsubmit init + 2 000 calls + fini under valgrind
 #   make tsan-jobsubmit     8 threads calling job_submit() at once, model reloads
@@ -61,6 +63,7 @@ bench-model: $(BENCH_MODEL)
 bench-jobsubmit: $(BENCH_JS) $(JS_SO)
 	$(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
 	NETVAR_BENCH_ALLOC=$(BENCH_ALLOC_TREES) $(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
+	NETVAR_BENCH_COLD=8 $(BENCH_JS) $(JS_SO) 20000
 
 valgrind-jobsubmit: $(BENCH_JS) $(JS_SO)
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
