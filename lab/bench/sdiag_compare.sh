@@ -15,6 +15,10 @@
 # and, from slurmctld's log, job_submit/netvar's own time per call inside
 # the daemon (the plugin logs it at 8, 16, ... calls), so the part of
 # the added time spent outside the plugin shows.  Asserts nothing.
+# At a site's scale: SDIAG_MODEL=FILE loads that model (make bench-train's
+# 1 M-job model; then SDIAG_APP=app-00001), and SDIAG_RUNNING=N adds N
+# running jobs to netvar's registry (spread over 640 leaf switches, on
+# nodes outside the lab; slurmctld never hears of them).
 # PASSIVE=1 adds job_submit/netvar loaded with Enabled=no (the plugin
 # returns at once: what loading it costs, without what it adds to a job).
 #   ROUNDS=5 JOBS=300 bash lab/bench/sdiag_compare.sh build
@@ -24,6 +28,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LAB=$ROOT/lab/lab
 ROUNDS=${ROUNDS:-5}
 JOBS=${JOBS:-300}
+MODEL=${SDIAG_MODEL:-$ROOT/tests/fixtures/jobsubmit/model.json}
+APP=${SDIAG_APP:-lulesh}
+EXTRA=${SDIAG_RUNNING:-0}
 current=""
 own_file=$(mktemp)
 trap 'rm -f "$own_file" "$own_file.conf"; [ -z "$current" ] || "$LAB" down "$current" >/dev/null 2>&1 || true' EXIT
@@ -44,8 +51,9 @@ one_run() { # cfg -> prints ave_time in us
     current=$("$LAB" up --build "$BUILD" --nodes 2 --dir "$dir" "${args[@]}" 2>/dev/null)
     export SLURM_CONF=$current/etc/slurm.conf
     if [ "$cfg" = netvar ] || [ "$cfg" = passive ]; then
-        cp "$ROOT/tests/fixtures/jobsubmit/model.json" "$current/netvar/model.json"
-        for _ in $(seq 1 30); do grep -q "loaded: 3 apps" "$current/log/slurmctld.log" && break; sleep 0.2; done
+        fake_registry "$current/netvar/spool/running" "$EXTRA"
+        cp "$MODEL" "$current/netvar/model.json"
+        for _ in $(seq 1 50); do grep -q "netvar: model .* loaded" "$current/log/slurmctld.log" && break; sleep 0.2; done
     fi
     # two running jobs, so the registry is real in every configuration
     sbatch -Q -N1 -w n1 --netvar-app=fftw --wrap "sleep 300" >/dev/null 2>&1
@@ -55,7 +63,7 @@ one_run() { # cfg -> prints ave_time in us
     base=$(sdiag | awk '/REQUEST_SUBMIT_BATCH_JOB/ {for (i=1;i<=NF;i++) if ($i ~ /^count:/) {sub("count:","",$i); print $i}}')
     sdiag --reset >/dev/null 2>&1 || true
     for i in $(seq 1 "$JOBS"); do
-        sbatch -Q --hold -N1 -J "bench$i" --netvar-app=lulesh --wrap true >/dev/null 2>&1
+        sbatch -Q --hold -N1 -J "bench$i" --netvar-app="$APP" --wrap true >/dev/null 2>&1
     done
     sdiag | awk '/REQUEST_SUBMIT_BATCH_JOB/ {for (i=1;i<=NF;i++) if ($i ~ /^ave_time:/) {sub("ave_time:","",$i); print $i}}'
     if [ "$cfg" = netvar ]; then
@@ -69,9 +77,30 @@ one_run() { # cfg -> prints ave_time in us
     : "$base"
 }
 
+# N registry entries as the SPANK plugin writes them (netvar-running v1),
+# started "now" so that the registry's liveness check (which skips entries
+# younger than its skew) leaves them for the length of a round
+fake_registry() {
+    [ "$2" -gt 0 ] || return 0
+    mkdir -p "$1"
+    python3 - "$1" "$2" <<'PY'
+import json, os, sys, time
+d, n = sys.argv[1], int(sys.argv[2])
+now = time.time()
+for j in range(n):
+    rec = {"schema": "netvar-running", "version": 1, "job_id": 1000000 + j,
+           "app": "app-%05d" % (j % 5000), "mode": "counters", "start_unix_s": now,
+           "nodes": ["f%d" % (2 * j), "f%d" % (2 * j + 1)], "switches": ["fs%d" % (j % 640)],
+           "groups": ["g0"]}
+    with open(os.path.join(d, "%d.json" % (1000000 + j)), "w") as f:
+        json.dump(rec, f)
+PY
+}
+
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "bench-sdiag: $ROUNDS rounds x $JOBS held sbatch per configuration; slurmctld state and logs on /dev/shm"
+echo "bench-sdiag: netvar's model $MODEL, app $APP, $EXTRA extra running jobs in its registry"
 printf '%-6s %9s %9s %9s %9s %12s %12s %12s\n' round none_us floor_us lua_us netvar_us floor_added lua_added netvar_added
 dl=() dn=() df=() dv=() an=() af=() al=() av=() dp=()
 for r in $(seq 1 "$ROUNDS"); do

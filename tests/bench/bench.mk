@@ -5,7 +5,9 @@
 #   make bench-model-memory bytes a loaded model keeps per app and per co-location entry
 #   make bench-jobsubmit    200 000 calls, 10 000 apps, 10 000 running jobs; then
 #                           with the alloc section; then 20 000 calls with the
-#                           caches swept (8 MiB) before each, as inside slurmctld
+#                           caches swept (8 MiB) before each, as inside slurmctld.
+#                           BENCH_JS_MODEL=FILE runs them on that model (the
+#                           site-scale one of bench-train: BENCH_JS_ARGS="200000 5000 10000")
 #                           (BENCH_JS_ARGS="20000 1000 1000" for a smaller run)
 #   make valgrind-jobsubmit init + 2 000 calls + fini under valgrind
 #   make tsan-jobsubmit     8 threads calling job_submit() at once, model reloads
@@ -60,10 +62,11 @@ $(BENCH_COUNTERS): $(BUILD)/obj/tests/bench/bench_counters.o $(call nv_link,coun
 bench-model: $(BENCH_MODEL)
 	$(BENCH_MODEL) $(BENCH_PREDICTIONS)
 
+BENCH_JS_ENV = $(if $(BENCH_JS_MODEL),NETVAR_BENCH_MODEL=$(BENCH_JS_MODEL))
 bench-jobsubmit: $(BENCH_JS) $(JS_SO)
-	$(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
-	NETVAR_BENCH_ALLOC=$(BENCH_ALLOC_TREES) $(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
-	NETVAR_BENCH_COLD=8 $(BENCH_JS) $(JS_SO) 20000
+	$(BENCH_JS_ENV) $(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
+	$(BENCH_JS_ENV) NETVAR_BENCH_ALLOC=$(BENCH_ALLOC_TREES) $(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
+	$(BENCH_JS_ENV) NETVAR_BENCH_COLD=8 $(BENCH_JS) $(JS_SO) 20000 $(wordlist 2,3,$(BENCH_JS_ARGS))
 
 valgrind-jobsubmit: $(BENCH_JS) $(JS_SO)
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \

@@ -15,6 +15,9 @@
  * middle; built with -fsanitize=thread (make tsan-jobsubmit) this checks
  * the plugin's locking.  It prints the number of reloads seen.
  *
+ * NETVAR_BENCH_MODEL=FILE loads that model (a copy) instead of building
+ * one; NETVAR_BENCH_ENV and NETVAR_BENCH_COLD are described below.
+ *
  * usage: bench_job_submit PLUGIN.so [CALLS] [APPS] [RUNNING_JOBS] [THREADS] */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -153,6 +156,28 @@ static nv_alloc_model *bench_alloc(int napps)
     }
     nv_alloc_finish(m, err, sizeof err);
     return m;
+}
+
+/* the given model is copied into the temp spool: the reload test touches
+ * the copy's time, never the caller's file */
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = in ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t n;
+    int rc = in && out ? 0 : -1;
+    while (!rc && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            rc = -1;
+    if (in && ferror(in))
+        rc = -1;
+    if (in)
+        fclose(in);
+    if (out && fclose(out))
+        rc = -1;
+    if (rc)
+        fprintf(stderr, "bench: cannot copy the model %s to %s\n", from, to);
+    return rc;
 }
 
 static int build_model(const char *path, int napps)
@@ -360,10 +385,17 @@ int main(int argc, char **argv)
         if (!cold_buf)
             cold_bytes = 0;
     }
-    if (build_model(model, napps) || build_registry(running, njobs, napps))
+    /* NETVAR_BENCH_MODEL=FILE: a model file instead of the built-in one
+     * (the site-scale model of make bench-train: keys app-00000 ...,
+     * so give APPS as its app count) */
+    const char *given_model = getenv("NETVAR_BENCH_MODEL");
+    if (given_model ? copy_file(given_model, model) : build_model(model, napps))
         return 1;
-    printf("setup: model of %d apps and registry of %d running jobs in %.1f s\n", napps, njobs,
-           (now_us() - t0) / 1e6);
+    if (build_registry(running, njobs, napps))
+        return 1;
+    printf("setup: %s model of %d apps%s%s and registry of %d running jobs in %.1f s\n",
+           given_model ? "given" : "built-in", napps, given_model ? " " : "",
+           given_model ? given_model : "", njobs, (now_us() - t0) / 1e6);
     FILE *f = fopen(conf, "w");
     fprintf(f, "ModelFile=%s\nSpoolDir=%s\nInterferenceThreshold=10\n"
                "Rule=noisy inflicted_slowdown>=30 action=avoid,message message=\"netvar: kept apart\"\n"
@@ -430,7 +462,7 @@ int main(int argc, char **argv)
            lat[calls / 2], lat[calls * 9 / 10], lat[calls * 99 / 100],
            lat[calls - 1], nthreads, nthreads == 1 ? "" : "s", calls / (wall / 1e6),
            __atomic_load_n(&reloads, __ATOMIC_RELAXED) - loads_before,
-           getenv("NETVAR_BENCH_ALLOC") ? "; with the alloc section" : "",
+           getenv("NETVAR_BENCH_ALLOC") && !getenv("NETVAR_BENCH_MODEL") ? "; with the alloc section" : "",
            cold_bytes ? "; caches swept before each call" : "");
     __atomic_store_n(&quiet, 0, __ATOMIC_RELAXED);
     fini();
