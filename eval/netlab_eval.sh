@@ -252,16 +252,33 @@ beside() {
     [ $rc = 0 ] && echo "$t"
 }
 
+# a progress line on a terminal (stderr; never in a log): runs done, time
+# spent, time left at the pace so far
+P_T0=$(date +%s)
+progress() { # done total
+    [ -t 2 ] || return 0
+    local now el left
+    now=$(date +%s); el=$((now - P_T0))
+    left=$(( $1 > 0 ? el * ($2 - $1) / $1 : 0 ))
+    printf '\r%-79s' "eval-netlab: runs $1 of $2, $((el / 60)) min spent, about $((left / 60)) min left" >&2
+    [ "$1" -lt "$2" ] || printf '\r%79s\r' "" >&2
+}
+
 step "3. every ordered pair sharing the uplink (A on $APP_NODES, B on $LOAD_NODES), $REPS repetitions; runtimes: the proxy's runtime_s"
 : >"$OUT/runs.txt" # kind app with rep runtime_s
+n_apps=$(echo $APPS | wc -w)
+p_total=$((REPS * n_apps * (n_apps + 2))) p_done=0 P_T0=$(date +%s)
 for r in $(seq 1 "$REPS"); do
     for a in $APPS; do
         t=$(usample "$OUT/alone_${a}_$r.counters.json" -- run_app "$a" "$APP_NODES" "$OUT/alone_${a}_$r.out") || die "alone run of $a failed: $(tail -n 3 "$OUT/alone_${a}_$r.out.err")"
         echo "alone $a - $r $t" >>"$OUT/runs.txt"
+        p_done=$((p_done + 1)); progress "$p_done" "$p_total"
         for b in $APPS; do
             t=$(beside "$a" "$b" "$LOAD_NODES" 2 "$OUT/pair_${a}_${b}_$r.out") || die "pair $a beside $b failed"
             echo "pair $a $b $r $t" >>"$OUT/runs.txt"
+            [ -t 2 ] && printf '\r%79s\r' "" >&2
             echo "  rep $r: $a beside $b: $t s"
+            p_done=$((p_done + 1)); progress "$p_done" "$p_total"
         done
     done
 done
@@ -271,6 +288,7 @@ for r in $(seq 1 "$REPS"); do
     for a in $APPS; do
         t=$(beside "$a" "$HEAVY" h2 1 "$OUT/inleaf_${a}_$r.out") || die "in-leaf run of $a failed"
         echo "inleaf $a $HEAVY $r $t" >>"$OUT/runs.txt"
+        p_done=$((p_done + 1)); progress "$p_done" "$p_total"
     done
 done
 

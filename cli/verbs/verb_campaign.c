@@ -18,6 +18,7 @@
 #include "nv_err.h"
 #include "nv_json.h"
 #include "args.h"
+#include "progress.h"
 #include "verbs.h"
 
 #define VERB "netvar campaign"
@@ -344,6 +345,15 @@ static void print_result_text(const nv_campaign_opts *co, const nv_run_plan *pla
     printf("%s\n", r->n_fit ? "" : " none");
 }
 
+static nv_progress progress; /* on a terminal only (progress.h) */
+
+static void show_progress(void *ctx, size_t done, size_t total)
+{
+    (void)ctx;
+    progress.total = total;
+    nv_progress_update(&progress, done, 1);
+}
+
 int verb_campaign(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -512,7 +522,14 @@ int verb_campaign(int argc, char **argv)
 
     nv_run_catch_signals();
     nv_campaign_result r;
+    /* an hour of runs: a progress line on a terminal (stderr), never in a log */
+    nv_progress_start(&progress, stderr, 1, "campaign: runs done", 0);
+    if (progress.out) {
+        co.progress = show_progress;
+        nv_progress_update(&progress, 0, 1);
+    }
     int rc = nv_campaign_run(&plan, &co, &r, err, sizeof err);
+    nv_progress_end(&progress);
     if (rc) {
         fprintf(stderr, "%s: %s\n", VERB, err);
         if (r.logs_kept)

@@ -98,11 +98,11 @@ long nv_model_pair_slot(const nv_model *m, int32_t a, int32_t b)
     uint64_t k = pair_key(a, b);
     size_t mask = m->pair_cap - 1;
     for (size_t i = pair_hash(k) & mask, probes = 0; probes < m->pair_cap; i = (i + 1) & mask, probes++) {
-        int32_t p = m->pair_slots[i];
-        if (p < 0)
+        const struct nv_pair_slot *sl = &m->pair_tab[i];
+        if (sl->idx < 0)
             return -1;
-        if (m->pair_keys[i] == k)
-            return p;
+        if (sl->key == k)
+            return sl->idx;
     }
     return -1;
 }
@@ -112,13 +112,14 @@ long nv_model_pair_insert(nv_model *m, int32_t a, int32_t b, int32_t p)
     uint64_t k = pair_key(a, b);
     size_t mask = m->pair_cap - 1;
     for (size_t i = pair_hash(k) & mask;; i = (i + 1) & mask) {
-        if (m->pair_slots[i] < 0) {
-            m->pair_slots[i] = p;
-            m->pair_keys[i] = k;
+        struct nv_pair_slot *sl = &m->pair_tab[i];
+        if (sl->idx < 0) {
+            sl->idx = p;
+            sl->key = k;
             return -1;
         }
-        if (m->pair_keys[i] == k)
-            return m->pair_slots[i];
+        if (sl->key == k)
+            return sl->idx;
     }
 }
 
@@ -241,8 +242,7 @@ void nv_model_free(nv_model *m)
     free(m->slow);
     free(m->slow_by_config);
     free(m->pairs);
-    free(m->pair_keys);
-    free(m->pair_slots);
+    free(m->pair_tab);
     nv_ve_free(m->ve);
     nv_alloc_free(m->alloc);
     free(m->profile);

@@ -43,6 +43,14 @@ struct nv_seg {
     double u, y, slope;
 };
 
+/* a slot of the co-location hash: key and index side by side, so that a
+ * probe reads one cache line (slurmctld calls it cold, 64 times a
+ * submission) */
+struct nv_pair_slot {
+    uint64_t key;
+    int32_t idx; /* into pairs, -1 = empty */
+};
+
 struct nv_slow_rec {
     int32_t app, config;
     double pct;
@@ -81,8 +89,7 @@ struct nv_model {
 
     size_t n_pairs;
     nv_pair_view *pairs;
-    uint64_t *pair_keys; /* open addressing on (app << 32 | with) */
-    int32_t *pair_slots;
+    struct nv_pair_slot *pair_tab; /* open addressing on (app << 32 | with) */
     size_t pair_cap;
 
     struct nv_ve *ve; /* optional "variability" section, or NULL (ve_model.h) */

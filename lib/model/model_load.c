@@ -923,13 +923,13 @@ static int colocation(nv_jcheck *L, nv_model *m, struct doc *D)
     }
     m->pairs = calloc(n ? n : 1, sizeof *m->pairs);
     m->pair_cap = pow2_at_least(2 * n);
-    m->pair_keys = malloc(m->pair_cap * sizeof *m->pair_keys);
-    m->pair_slots = malloc(m->pair_cap * sizeof *m->pair_slots);
-    if (!m->pairs || !m->pair_keys || !m->pair_slots) {
+    m->pair_tab = malloc(m->pair_cap * sizeof *m->pair_tab);
+    if (!m->pairs || !m->pair_tab) {
         nv_jcheck_fail(L, "colocation: out of memory for %zu pairs", n);
         return -1;
     }
-    memset(m->pair_slots, 0xff, m->pair_cap * sizeof *m->pair_slots);
+    for (size_t i = 0; i < m->pair_cap; i++)
+        m->pair_tab[i] = (struct nv_pair_slot){0, -1};
     for (size_t i = 0; i < n; i++) {
         json_object *o = next_element(L, D, &arr);
         if (!o)

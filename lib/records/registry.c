@@ -322,7 +322,7 @@ static int cmp_util_desc(const void *a, const void *b)
 
 static void append_nodes(struct nv_running_app *a, const char *nodes)
 {
-    size_t len = strlen(a->nodes), add = strlen(nodes);
+    size_t len = a->nodes_len, add = strlen(nodes);
     if (!add)
         return;
     if (len + add + 2 > NV_REG_NODES_MAX) {
@@ -332,6 +332,40 @@ static void append_nodes(struct nv_running_app *a, const char *nodes)
     if (len)
         a->nodes[len++] = ',';
     memcpy(a->nodes + len, nodes, add + 1);
+    a->nodes_len = len + add;
+}
+
+void nv_neighbour_memo_free(struct nv_neighbour_memo *mm)
+{
+    if (!mm)
+        return;
+    free(mm->row_of);
+    free(mm->state);
+    free(mm->key);
+    free(mm->pct);
+    free(mm);
+}
+
+struct nv_neighbour_memo *nv_neighbour_memo_new(size_t napps_model, size_t napps)
+{
+    if (!napps_model || !napps)
+        return NULL;
+    struct nv_neighbour_memo *mm = calloc(1, sizeof *mm);
+    if (!mm)
+        return NULL;
+    mm->napps_model = napps_model;
+    mm->cols = 2 * napps;
+    mm->row_of = malloc(napps_model * sizeof *mm->row_of);
+    mm->state = calloc(NV_MEMO_ROWS, 1);
+    mm->key = calloc(NV_MEMO_ROWS, sizeof *mm->key);
+    mm->pct = malloc((size_t)NV_MEMO_ROWS * mm->cols * sizeof *mm->pct);
+    if (!mm->row_of || !mm->state || !mm->key || !mm->pct) {
+        nv_neighbour_memo_free(mm);
+        return NULL;
+    }
+    for (size_t i = 0; i < napps_model; i++)
+        mm->row_of[i] = -1;
+    return mm;
 }
 
 struct nv_running_index *nv_running_index_build(const struct nv_registry *r, const nv_model *m,
@@ -397,6 +431,7 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
             append_nodes(&apps[slot[idx]], r->jobs[i].nodes);
     }
     free(slot);
+    ix->memo = nv_neighbour_memo_new(napps_model, ix->napps);
     return ix;
 }
 
@@ -407,5 +442,6 @@ void nv_running_index_free(struct nv_running_index *ix)
     for (size_t k = 0; k < ix->napps; k++)
         free(ix->apps[k].nodes);
     free(ix->apps);
+    nv_neighbour_memo_free(ix->memo);
     free(ix);
 }

@@ -113,8 +113,36 @@ struct nv_running_app {
     uint32_t first_jobid;   /* lowest job id running this app */
     char *nodes;            /* union of its jobs' nodes, comma-separated, at most
                                NV_REG_NODES_MAX bytes (kept apps only) */
+    size_t nodes_len;       /* strlen(nodes) */
     bool nodes_cut;
 };
+
+/* What a submitting app is predicted to suffer from and inflict on each
+ * kept app, remembered for the life of the index (the model and the
+ * running apps it was built from do not change under it): inside
+ * slurmctld the 2 x napps predictions of a submission miss the caches
+ * (about 25 us for 32 apps on a 5 000-app model), a remembered row is 64
+ * numbers.  Filled by nv_submit_decide from any number of threads at once
+ * without a lock: a row is claimed (state 0 -> 1) by one thread, which
+ * fills it and publishes it (state 2, release); the others compute for
+ * themselves meanwhile.  Rows go to the first NV_MEMO_ROWS apps that
+ * submit; later ones are computed every time.  Never allocated after
+ * the index is built. */
+#define NV_MEMO_ROWS 256
+struct nv_neighbour_memo {
+    size_t napps_model;      /* row_of covers model apps 0 .. napps_model-1 */
+    size_t cols;             /* 2 x napps: own slowdown, then inflicted, per kept app */
+    int32_t *row_of;         /* per model app: its row, -1 none yet */
+    uint32_t used;           /* rows handed out */
+    uint8_t *state;          /* per row: 0 free, 1 being filled, 2 ready */
+    uint64_t *key;           /* per row: the predictor settings it was filled with */
+    double *pct;             /* NV_MEMO_ROWS x cols, NAN = no prediction */
+};
+
+/* A memo for napps kept apps over a model of napps_model apps (the
+ * index builder makes one); NULL when either is 0 or out of memory. */
+struct nv_neighbour_memo *nv_neighbour_memo_new(size_t napps_model, size_t napps);
+void nv_neighbour_memo_free(struct nv_neighbour_memo *mm);
 
 struct nv_running_index {
     size_t njobs;            /* running jobs seen (expired entries not counted) */
@@ -122,6 +150,7 @@ struct nv_running_index {
     size_t napps_total;      /* distinct known apps running */
     size_t napps;            /* kept: the max_apps with the highest utilization */
     struct nv_running_app *apps;
+    struct nv_neighbour_memo *memo; /* NULL: none (out of memory, or no app kept) */
 };
 
 /* Builds the index for model m (may be NULL: everything unknown), keeping

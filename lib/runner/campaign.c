@@ -632,18 +632,24 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
             goto out;
         }
     }
+    size_t runs = (size_t)o->repeat * (1 + o->ncfg), done = 0;
     for (int k = 0; k < o->repeat; k++) {
         if (run_baseline(&cp, k, &r->baseline_s[k], &app_samples, &n_app_samples, inner,
                          sizeof inner)) {
             nv_err(err, errlen, "baseline run %d: %s; model not changed", k + 1, inner);
             goto out;
         }
-        for (size_t i = 0; i < o->ncfg; i++)
+        if (o->progress)
+            o->progress(o->progress_ctx, ++done, runs);
+        for (size_t i = 0; i < o->ncfg; i++) {
             if (run_loaded(&cp, &o->cfg[i], k, &r->configs[i], inner, sizeof inner)) {
                 nv_err(err, errlen, "run %d under %s: %s; model not changed", k + 1, o->cfg[i].id,
                        inner);
                 goto out;
             }
+            if (o->progress)
+                o->progress(o->progress_ctx, ++done, runs);
+        }
     }
     for (size_t i = 0; i < o->ncfg; i++)
         if (characterize(&cp, &o->cfg[i], &r->configs[i], inner, sizeof inner)) {

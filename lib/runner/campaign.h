@@ -88,6 +88,10 @@ typedef struct nv_campaign_opts {
      * route only).  With it, the model's U axis is the counters'. */
     const nv_bn_spec *bottleneck;
     double bottleneck_interval_ms; /* sampling step (default 100) */
+    /* optional: called after each run with the runs done and the runs in
+     * all (repeat x (1 + ncfg)); a progress line (NULL: none) */
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *progress_ctx;
 } nv_campaign_opts;
 
 /* timeout 3600 s, duration 5 s, 2.6 GHz (the paper's Cab), interval

@@ -58,7 +58,9 @@ static void add_exclude(struct nv_submit_decision *d, const struct nv_running_ap
 {
     if (!a->nodes || !a->nodes[0])
         return;
-    size_t len = strlen(d->exclude), add = strlen(a->nodes);
+    /* lengths kept, not measured: 32 lists of up to 8 KiB each are 512 KiB
+     * of strlen per submission, which slurmctld paid at a site's scale */
+    size_t len = d->exclude_len, add = a->nodes_len ? a->nodes_len : strlen(a->nodes);
     if (len + add + 2 > sizeof d->exclude) {
         d->exclude_cut = true;
         return;
@@ -66,44 +68,134 @@ static void add_exclude(struct nv_submit_decision *d, const struct nv_running_ap
     if (len)
         d->exclude[len++] = ',';
     memcpy(d->exclude + len, a->nodes, add + 1);
+    d->exclude_len = len + add;
     d->exclude_cut |= a->nodes_cut;
 }
 
+/* slowdown of a beside b, or NAN when the model has no answer */
+static double predict_pct(const nv_model *m, int32_t a, int32_t b, nv_predictor pred,
+                          uint32_t min_samples, nv_prediction *out)
+{
+    nv_prediction p;
+    if (!out)
+        out = &p;
+    if (nv_predict_idx(m, a, &b, 1, pred, min_samples, out) == NV_PRED_OK &&
+        isfinite(out->slowdown_pct))
+        return out->slowdown_pct;
+    return NAN;
+}
+
+/* self's row of the index's memo (registry.h): ready to read (*fill 0),
+ * claimed by this thread to fill (*fill 1), or NULL: compute */
+static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_t key, int *fill)
+{
+    struct nv_neighbour_memo *mm = ix ? ix->memo : NULL;
+    *fill = 0;
+    if (!mm || self < 0 || (size_t)self >= mm->napps_model || mm->cols != 2 * ix->napps)
+        return NULL;
+    int32_t r = __atomic_load_n(&mm->row_of[self], __ATOMIC_ACQUIRE);
+    if (r < 0) {
+        uint32_t nr = __atomic_fetch_add(&mm->used, 1, __ATOMIC_RELAXED);
+        if (nr >= NV_MEMO_ROWS)
+            return NULL; /* the rows are taken: this app is computed every time */
+        int32_t expect = -1;
+        r = __atomic_compare_exchange_n(&mm->row_of[self], &expect, (int32_t)nr, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
+                ? (int32_t)nr
+                : expect;
+    }
+    uint8_t st = __atomic_load_n(&mm->state[r], __ATOMIC_ACQUIRE);
+    if (st == 2)
+        return mm->key[r] == key ? mm->pct + (size_t)r * mm->cols : NULL;
+    uint8_t zero = 0;
+    if (st == 0 && __atomic_compare_exchange_n(&mm->state[r], &zero, 1, 0, __ATOMIC_ACQ_REL,
+                                               __ATOMIC_RELAXED)) {
+        *fill = 1;
+        return mm->pct + (size_t)r * mm->cols;
+    }
+    return NULL; /* another thread is filling it */
+}
+
+static void memo_publish(const struct nv_running_index *ix, int32_t self, uint64_t key)
+{
+    struct nv_neighbour_memo *mm = ix->memo;
+    int32_t r = __atomic_load_n(&mm->row_of[self], __ATOMIC_ACQUIRE);
+    mm->key[r] = key;
+    __atomic_store_n(&mm->state[r], 2, __ATOMIC_RELEASE);
+}
+
+#define BEYOND_BYTES (4096 / 8) /* MaxNeighbourApps is at most 4096 */
+
+/* beyond: bit k set when kept app k is predicted past the threshold, either
+ * way; its nodes go to the exclude list only if a rule asks for avoid */
 static void predict_neighbours(const struct nv_config *c, const nv_model *m, int32_t self,
                                const struct nv_running_index *ix, struct nv_submit_decision *d,
-                               bool *hurt)
+                               uint8_t *beyond_set)
 {
     nv_predictor pred = NV_PREDICT_QUEUE;
     nv_predictor_from_name(c->predictor, &pred);
+    uint64_t key = ((uint64_t)(uint32_t)pred << 32) | c->min_pair_samples;
+    int fill;
+    double *row = memo_row(ix, self, key, &fill);
+    const struct nv_running_app *own_with = NULL, *infl_by = NULL;
     for (size_t k = 0; ix && k < ix->napps; k++) {
         const struct nv_running_app *a = &ix->apps[k];
-        nv_prediction own, infl;
-        bool beyond = false;
+        double own, infl;
+        if (row && !fill) {
+            own = row[2 * k];
+            infl = row[2 * k + 1];
+        } else {
+            own = predict_pct(m, self, a->app, pred, c->min_pair_samples, NULL);
+            infl = predict_pct(m, a->app, self, pred, c->min_pair_samples, NULL);
+            if (row) {
+                row[2 * k] = own;
+                row[2 * k + 1] = infl;
+            }
+        }
         d->apps_considered++;
-        if (nv_predict_idx(m, self, &a->app, 1, pred, c->min_pair_samples, &own) == NV_PRED_OK &&
-            isfinite(own.slowdown_pct)) {
-            if (!isfinite(d->own_pct) || own.slowdown_pct > d->own_pct) {
-                d->own_pct = own.slowdown_pct;
-                source_text(&own, d->own_source, sizeof d->own_source);
-                d->own_jobid = a->first_jobid;
-                d->own_with = a->key;
+        bool beyond = false;
+        if (isfinite(own)) {
+            if (!isfinite(d->own_pct) || own > d->own_pct) {
+                d->own_pct = own;
+                own_with = a;
             }
-            beyond |= own.slowdown_pct > c->interference_pct;
+            beyond |= own > c->interference_pct;
         }
-        if (nv_predict_idx(m, a->app, &self, 1, pred, c->min_pair_samples, &infl) == NV_PRED_OK &&
-            isfinite(infl.slowdown_pct)) {
-            if (!isfinite(d->inflicted_pct) || infl.slowdown_pct > d->inflicted_pct) {
-                d->inflicted_pct = infl.slowdown_pct;
-                source_text(&infl, d->inflicted_source, sizeof d->inflicted_source);
-                d->inflicted_jobid = a->first_jobid;
-                d->inflicted_app = a->key;
+        if (isfinite(infl)) {
+            if (!isfinite(d->inflicted_pct) || infl > d->inflicted_pct) {
+                d->inflicted_pct = infl;
+                infl_by = a;
             }
-            beyond |= infl.slowdown_pct > c->interference_pct;
+            beyond |= infl > c->interference_pct;
         }
-        if (beyond)
-            add_exclude(d, a);
+        if (beyond && k < 8 * BEYOND_BYTES)
+            beyond_set[k / 8] |= (uint8_t)(1u << (k % 8));
     }
-    *hurt = d->exclude[0] != '\0';
+    if (row && fill)
+        memo_publish(ix, self, key);
+    /* the sources of the two answers shown: their predictions once more */
+    nv_prediction p;
+    if (own_with) {
+        predict_pct(m, self, own_with->app, pred, c->min_pair_samples, &p);
+        source_text(&p, d->own_source, sizeof d->own_source);
+        d->own_jobid = own_with->first_jobid;
+        d->own_with = own_with->key;
+    }
+    if (infl_by) {
+        predict_pct(m, infl_by->app, self, pred, c->min_pair_samples, &p);
+        source_text(&p, d->inflicted_source, sizeof d->inflicted_source);
+        d->inflicted_jobid = infl_by->first_jobid;
+        d->inflicted_app = infl_by->key;
+    }
+}
+
+/* the nodes of the apps beyond the threshold, in the index's order */
+static void build_exclude(const struct nv_running_index *ix, const uint8_t *beyond_set,
+                          struct nv_submit_decision *d)
+{
+    for (size_t k = 0; ix && k < ix->napps && k < 8 * BEYOND_BYTES; k++)
+        if (beyond_set[k / 8] & (1u << (k % 8)))
+            add_exclude(d, &ix->apps[k]);
 }
 
 /* Best node count: the predicted time T(N) x (1 + own slowdown), T from the
@@ -244,11 +336,11 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
 
     int32_t self = (m && d->app[0]) ? nv_model_app_index(m, d->app) : -1;
     nv_app_view v;
-    bool hurt = false;
+    uint8_t beyond_set[BEYOND_BYTES] = {0};
     if (self >= 0 && nv_model_app(m, self, &v) == 0) {
         d->app_known = true;
         d->utilization = v.utilization;
-        predict_neighbours(c, m, self, ix, d, &hurt);
+        predict_neighbours(c, m, self, ix, d, beyond_set);
         if (!advise_alloc(m, q, d))
             advise(m, &v, q, d);
     }
@@ -267,8 +359,10 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         d->resize_nodes = 0;
         d->actions &= ~(unsigned)NV_ACT_RESIZE;
     }
-    if (!(d->actions & NV_ACT_AVOID) || !hurt)
-        d->exclude[0] = '\0';
+    /* built only now that a rule asked for it: 32 node lists of up to 8 KiB
+     * each are cold memory to slurmctld */
+    if (d->actions & NV_ACT_AVOID)
+        build_exclude(ix, beyond_set, d);
     if (!d->exclude[0])
         d->actions &= ~(unsigned)NV_ACT_AVOID;
     /* actions keep a job runnable: avoid must leave the nodes it needs */
@@ -282,6 +376,7 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         d->actions = (d->actions & ~(unsigned)NV_ACT_AVOID) | NV_ACT_MESSAGE;
         d->avoid_dropped = true;
         d->exclude[0] = '\0';
+        d->exclude_len = 0;
     }
 
     /* what the user reads: numbers with units and sources */

@@ -54,6 +54,7 @@ struct nv_submit_decision {
     const struct nv_policy_rule *rule;
     unsigned actions;            /* enum nv_action mask to apply */
     char exclude[NV_REG_NODES_MAX]; /* nodes to add to the excluded list (avoid) */
+    size_t exclude_len;             /* strlen(exclude) */
     bool exclude_cut;
     bool avoid_dropped;          /* avoid would have left too few nodes: message instead */
     char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */

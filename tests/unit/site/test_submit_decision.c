@@ -227,6 +227,42 @@ static void own_and_inflicted_predictions(void **state)
     free(c);
 }
 
+/* The index remembers each submitting app's predictions (registry.h): a
+ * decision from the memo, filled or read, is the decision computed afresh,
+ * whatever the predictor settings and the app; and a memo filled under one
+ * predictor is not read under another. */
+static void remembered_predictions_decide_the_same(void **state)
+{
+    (void)state;
+    static const char *confs[] = {"", "Predictor=averagelt\n", "MinPairSamples=1\n",
+                                  "InterferenceThreshold=3\n", ""};
+    static const char *subs[] = {"fftw", "amg", "lulesh", "fftw", "amg"};
+    struct nv_running_index memo_ix = both;
+    memo_ix.memo = nv_neighbour_memo_new(nv_model_app_count(model), both.napps);
+    assert_non_null(memo_ix.memo);
+    for (size_t ci = 0; ci < sizeof confs / sizeof *confs; ci++) {
+        struct nv_config *c = config(confs[ci]);
+        for (size_t si = 0; si < sizeof subs / sizeof *subs; si++) {
+            struct nv_submit_query q = {.app_option = subs[si]};
+            struct nv_submit_decision *fresh = decide(c, model, &both, &q);
+            for (int round = 0; round < 2; round++) { /* the first may fill, the second reads */
+                struct nv_submit_decision *mem = decide(c, model, &memo_ix, &q);
+                if (memcmp(fresh, mem, sizeof *fresh))
+                    fail_msg("config \"%s\", app %s, round %d: the remembered decision differs "
+                             "(own %g/%g, inflicted %g/%g)",
+                             confs[ci], subs[si], round, mem->own_pct, fresh->own_pct,
+                             mem->inflicted_pct, fresh->inflicted_pct);
+                free(mem);
+            }
+            free(fresh);
+        }
+        free(c);
+    }
+    /* three submitting apps, each with its own row */
+    assert_int_equal(memo_ix.memo->used, 3);
+    nv_neighbour_memo_free(memo_ix.memo);
+}
+
 static void table_answers_with_enough_samples(void **state)
 {
     (void)state;
@@ -658,6 +694,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(identity_precedence),
         cmocka_unit_test(own_and_inflicted_predictions),
+        cmocka_unit_test(remembered_predictions_decide_the_same),
         cmocka_unit_test(table_answers_with_enough_samples),
         cmocka_unit_test(nothing_running),
         cmocka_unit_test(avoid_excludes_only_apps_beyond_the_threshold),
