@@ -79,7 +79,7 @@ print(len(m["apps"]), len(m.get("colocation", [])))' "$model")
         echo "  netvar train (warm cache):      $train_s s, $rate records/s, peak $((train_kib / 1024)) MiB"
         echo "  model:                          $model_b bytes, $apps apps, $entries co-location entries"
         echo "  netvar predict (load + 1 pair): $load_s s, peak $((load_kib / 1024)) MiB (exit $load_rc)"
-        echo "  3 000 new records, retrain:     incremental (--state, $state_b bytes) $inc_s s, peak $((inc_kib / 1024)) MiB (exit $inc_rc);"
+        echo "  3 000 new records, retrain:     incremental (--state, $state_b bytes) $inc_s s ($(python3 -c "print('%.0f' % (($n + 3000) / $inc_s))") records/s of history), peak $((inc_kib / 1024)) MiB (exit $inc_rc);"
         echo "                                  full $re_s s, peak $((re_kib / 1024)) MiB; same model: $same"
     fi
     rm -rf "$spool" "$model" "$model.day" "$model.inc" "$state"
