@@ -9,6 +9,8 @@
 
 static int shares_topology(const nv_train_set *s, const nv_train_sum *a, const nv_train_sum *b)
 {
+    if (!s->topo) /* no job had a switch or a group: no arena (UBSan: NULL + 0) */
+        return 0;
     /* both lists are sorted: a merge walk per kind */
     for (int kind = 0; kind < 2; kind++) {
         const uint64_t *x = s->topo + a->topo_off + (kind ? a->n_switches : 0),

@@ -310,7 +310,9 @@ int nv_train_state_load(const char *path, const char *spool, double service_us,
         goto out;
     spool_in[h.spool_bytes] = 0;
     if (strlen(spool_in) != h.spool_bytes || strcmp(spool_in, spool)) {
-        bad(err, errlen, "it is the state of spool %.200s, not of this one", spool_in);
+        char shown[200];
+        bad(err, errlen, "it is the state of spool %s, not of this one",
+            nv_printable(spool_in, shown, sizeof shown));
         goto out;
     }
     int same = (isnan(h.service_us) && isnan(service_us)) || h.service_us == service_us;

@@ -7,6 +7,7 @@
 #   make fuzz-registry   the running-jobs registry reader, expiry and index
 #   make fuzz-records    job records, node start/samples files, node records
 #                        merged by collect
+#   make fuzz-state      the training state reader (train --state)
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -15,13 +16,14 @@ FUZZ_MODEL   := $(BUILD)/fuzz/fuzz_model_load
 FUZZ_INPUTS  := $(BUILD)/fuzz/fuzz_inputs
 FUZZ_REGISTRY := $(BUILD)/fuzz/fuzz_registry
 FUZZ_RECORDS  := $(BUILD)/fuzz/fuzz_records
+FUZZ_STATE    := $(BUILD)/fuzz/fuzz_train_state
 # the loader and everything it calls, compiled with coverage: lib/model but
 # its builder, and the archives below it (lib/variability has no libsvm call)
 FUZZ_MODEL_SRCS  := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(NV_SRCS_util) \
                     $(NV_SRCS_variability) $(NV_SRCS_alloc)
 FUZZ_INPUTS_SRCS := $(foreach l,$(NV_LIBS),$(NV_SRCS_$(l)))
 
-.PHONY: fuzz-model fuzz-inputs fuzz-registry fuzz-records
+.PHONY: fuzz-model fuzz-inputs fuzz-registry fuzz-records fuzz-state
 
 $(FUZZ_MODEL): tests/fuzz/fuzz_model_load.c $(FUZZ_MODEL_SRCS) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
@@ -80,3 +82,15 @@ fuzz-records: $(FUZZ_RECORDS)
 	  >$(BUILD)/fuzz/seeds-records/node
 	$(FUZZ_RECORDS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-records $(BUILD)/fuzz/seeds-records
+
+$(FUZZ_STATE): tests/fuzz/fuzz_train_state.c tests/fuzz/fuzz_dir.h $(FUZZ_RECORDS_SRCS) $(wildcard lib/*/*.h)
+	@mkdir -p $(@D)
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_train_state.c $(FUZZ_RECORDS_SRCS) \
+	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
+
+fuzz-state: $(FUZZ_STATE)
+	@mkdir -p $(BUILD)/fuzz/corpus-state $(BUILD)/fuzz/seeds-state
+	@printf '\000\010\000\001\001\002\000\010\000\100\200\002\005\007\000\002\002\003\000\020\000\100\100\001\011\000\000\000' \
+	  >$(BUILD)/fuzz/seeds-state/jobs
+	$(FUZZ_STATE) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=1024 \
+	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-state $(BUILD)/fuzz/seeds-state
