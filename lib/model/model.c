@@ -78,24 +78,27 @@ int32_t nv_model_app_index(const nv_model *m, const char *key)
     return nv_model_find_hashed(m, key, nv_key_hash(key));
 }
 
-static uint64_t pair_key(int32_t a, int32_t b)
+/* app indexes are below NV_MODEL_MAX_APPS, so a pair fits 32 bits and a
+ * hash slot 8 bytes (the whole table of a site's year: 1 MiB, in cache) */
+_Static_assert(NV_MODEL_MAX_APPS <= 65536, "pair keys pack two app indexes into 16 bits each");
+static uint32_t pair_key(int32_t a, int32_t b)
 {
-    return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+    return ((uint32_t)a << 16) | ((uint32_t)b & 0xffffu);
 }
 
-static size_t pair_hash(uint64_t k)
+static size_t pair_hash(uint32_t k)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return (size_t)k;
+    uint64_t x = k;
+    x *= 0x9e3779b97f4a7c15ull;
+    x ^= x >> 29;
+    return (size_t)x;
 }
 
 long nv_model_pair_slot(const nv_model *m, int32_t a, int32_t b)
 {
     if (!m->pair_cap)
         return -1;
-    uint64_t k = pair_key(a, b);
+    uint32_t k = pair_key(a, b);
     size_t mask = m->pair_cap - 1;
     for (size_t i = pair_hash(k) & mask, probes = 0; probes < m->pair_cap; i = (i + 1) & mask, probes++) {
         const struct nv_pair_slot *sl = &m->pair_tab[i];
@@ -109,7 +112,7 @@ long nv_model_pair_slot(const nv_model *m, int32_t a, int32_t b)
 
 long nv_model_pair_insert(nv_model *m, int32_t a, int32_t b, int32_t p)
 {
-    uint64_t k = pair_key(a, b);
+    uint32_t k = pair_key(a, b);
     size_t mask = m->pair_cap - 1;
     for (size_t i = pair_hash(k) & mask;; i = (i + 1) & mask) {
         struct nv_pair_slot *sl = &m->pair_tab[i];

@@ -43,12 +43,12 @@ struct nv_seg {
     double u, y, slope;
 };
 
-/* a slot of the co-location hash: key and index side by side, so that a
- * probe reads one cache line (slurmctld calls it cold, 64 times a
- * submission) */
+/* a slot of the co-location hash: key and index side by side in 8 bytes,
+ * so that a probe reads one cache line and the table stays small
+ * (slurmctld probes it cold, 64 times a submission) */
 struct nv_pair_slot {
-    uint64_t key;
-    int32_t idx; /* into pairs, -1 = empty */
+    uint32_t key; /* app << 16 | with */
+    int32_t idx;  /* into pairs, -1 = empty */
 };
 
 struct nv_slow_rec {
@@ -89,7 +89,7 @@ struct nv_model {
 
     size_t n_pairs;
     nv_pair_view *pairs;
-    struct nv_pair_slot *pair_tab; /* open addressing on (app << 32 | with) */
+    struct nv_pair_slot *pair_tab; /* open addressing on (app << 16 | with) */
     size_t pair_cap;
 
     struct nv_ve *ve; /* optional "variability" section, or NULL (ve_model.h) */
