@@ -220,7 +220,7 @@ int nv_jarray_open(nv_jarray *a, const char *text, size_t len, nv_jspan v, char 
                    size_t errlen)
 {
     memset(a, 0, sizeof *a);
-    if (!nv_jspan_is_array(text, v) || v.off > len || v.len > len - v.off) {
+    if (v.off > len || v.len > len - v.off || !nv_jspan_is_array(text, v)) {
         fail(err, errlen, "invalid JSON at byte %zu: expected an array", v.off);
         return -1;
     }

@@ -8,7 +8,7 @@ set -u
 cd "$ROOT" || exit 1
 source "$ROOT/tests/integration/lab_lib.sh"
 T=$(mktemp -d /tmp/netvar-prune.XXXXXX)
-trap 'kill "${trainer:-}" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+trap 'touch "$T/stop" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 "$BUILD/bin/netvar-train-gen" "$T/g" --seed 5 >/dev/null || { echo "generator failed"; exit 1; }
 S=$T/g/spool
 mkdir -p "$S/running"
@@ -24,25 +24,31 @@ echo "$out"
 check "dry run counts the old half but the running job" test "$(jq .removed <<<"$out")" -eq $((n / 2 - 1))
 check "dry run removes nothing" test "$(ls "$S/jobs" | wc -l)" -eq "$n"
 
-# train in a loop while the prune runs
-( i=0; while [ $i -lt 200 ]; do
+# train in a loop while the prune runs.  Each finished run appends one byte
+# to train.count; the loop stops at the next run's start once "stop" exists,
+# so it is never killed half-way through a run or a write.
+( while [ ! -e "$T/stop" ]; do
       "$NV" train --spool "$S" --model "$T/g/base-model.json" --out "$T/m.json" --quiet 2>>"$T/train.err" ||
           echo "train failed" >>"$T/train.fail"
-      i=$((i + 1)); echo $i >"$T/train.count"
+      printf . >>"$T/train.count"
   done ) &
 trainer=$!
-sleep 0.3
+# the prune starts only once a training run has finished: the loop is running
+for _ in $(seq 1 300); do [ -s "$T/train.count" ] && break; sleep 0.1; done
+before=$(wc -c <"$T/train.count" 2>/dev/null || echo 0)
 out=$("$NV" prune --spool "$S" --older-than 365 --json)
 rc=$?
-sleep 0.3
-kill "$trainer" 2>/dev/null; wait "$trainer" 2>/dev/null; trainer=""
+# let one more run start and finish after the prune, then stop the loop
+for _ in $(seq 1 300); do [ "$(wc -c <"$T/train.count")" -ge $((before + 2)) ] && break; sleep 0.1; done
+touch "$T/stop"; wait "$trainer"; trainer=""
+runs=$(wc -c <"$T/train.count" 2>/dev/null || echo 0)
 echo "$out"
 check "prune exits 0" test $rc -eq 0
 check "prune removed the old half but the running job" test "$(jq .removed <<<"$out")" -eq $((n / 2 - 1))
 check "the running job's record stays" test -d "$S/jobs/$running"
 check "the young half stays" test "$(ls "$S/jobs" | wc -l)" -eq $((n - n / 2 + 1))
 check "nothing is left in .pruning" test -z "$(ls -A "$S/.pruning")"
-check "train ran during the prune ($(cat "$T/train.count" 2>/dev/null) runs)" test "$(cat "$T/train.count" 2>/dev/null || echo 0)" -ge 1
+check "the training loop ran across the prune ($before runs before it, $runs in all)" test "$before" -ge 1 -a "$runs" -ge $((before + 2))
 check "every training run succeeded" test ! -e "$T/train.fail"
 "$NV" train --spool "$S" --model "$T/g/base-model.json" --out "$T/m2.json" --quiet
 check "train works on the pruned spool" test -s "$T/m2.json"
