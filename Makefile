@@ -87,9 +87,9 @@ NV_DEPS_model       := alloc variability util
 NV_DEPS_records     := model alloc variability counters util
 NV_DEPS_site        := records model alloc variability counters util
 NV_DEPS_train       := vetrain records model alloc variability counters util
-NV_DEPS_report      := train vetrain site records model alloc variability segments diagnose counters util
+NV_DEPS_report      := train vetrain site records alloctrain model alloc variability segments diagnose counters util
 NV_DEPS_runner      := records model alloc variability counters util
-NV_DEPS_upkeep      := report train vetrain site records model alloc variability segments diagnose counters util
+NV_DEPS_upkeep      := report train vetrain site records alloctrain model alloc variability segments diagnose counters util
 
 nv_lib_a   = $(BUILD)/lib/libnetvar_$(1).a
 nv_incs    = $(foreach l,$(1),-Ilib/$(l))

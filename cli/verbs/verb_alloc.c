@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "alloc_advice.h"
+#include "alloc_records.h"
 #include "alloc_train.h"
 #include "args.h"
 #include "child.h"
@@ -33,7 +34,9 @@ static void usage(FILE *out)
         "                          [--nodes LIST] [--ppn LIST] [--bytes LIST] [--placement LIST]\n"
         "                          [--dims D] [--phases K] [--reps R] [--launcher srun|mpirun]\n"
         "                          [--bin PATH] [--timeout S] [--source TEXT] [--json]\n"
-        "       netvar alloc train --dataset FILE [--dataset FILE...] --model FILE [--out FILE]\n"
+        "       netvar alloc records --spool DIR --out FILE (--topology FILE | --blade-map FILE)\n"
+        "                          [--json]\n"
+        "       netvar alloc train (--dataset FILE... | --records SPOOL) --model FILE [--out FILE]\n"
         "                          [--learner xgboost|extra-trees] [--trees N] [--depth D]\n"
         "                          [--partition BYTES|none] [--topology FILE | --blade-map FILE]\n"
         "                          [--app-halo KEY:DIMS:BYTES:RANKS:PHASES:COMPUTE_CORE_S]\n"
@@ -55,6 +58,16 @@ static void usage(FILE *out)
         "        Placement \"pack\" fills switches in the topology's order; \"spread\"\n"
         "        takes one node of each switch in turn (across the uplink).  Features\n"
         "        come from the halo's matrix on the nodes the ranks reported.\n"
+        "records turns production jobs into training rows (a data set FILE, source\n"
+        "        \"job records\"): every job of the spool whose record names an app and\n"
+        "        whose segment profile (libnetvar_pmpi.so, segments or full mode) holds a\n"
+        "        traffic matrix and placement gives one row: features from the matrix per\n"
+        "        phase (bytes / segments, one message per rank pair) on the nodes that\n"
+        "        ran, and the target communication seconds per phase = mean over segments\n"
+        "        of (wall time - CPU time outside MPI), medians over ranks.  A job without\n"
+        "        such a profile is counted; one that cannot be used is named on stderr\n"
+        "        with the reason.  Profiles are read as the user's files (owner checked,\n"
+        "        no link followed, size bounded).  FILE is replaced (atomically).\n"
         "train   trains one tree ensemble per class and message-size partition on the\n"
         "        data sets (target: ln seconds per phase), adds the app profiles and the\n"
         "        switches, and writes the section into the model (atomically; the rest\n"
@@ -81,7 +94,12 @@ static void usage(FILE *out)
         "  --bin PATH        the benchmark (default netvar-sweep-stencil beside netvar)\n"
         "  --timeout S       per run, seconds (default 300)\n"
         "  --source TEXT     the data set's \"source\" (default \"sweep\")\n"
+        "  --spool DIR       netvar's spool (records: DIR/jobs/ID/job.json and profiles/)\n"
         "  --dataset FILE    a data set to learn from; repeatable\n"
+        "  --records SPOOL   train: also learn from the spool's job records (as `records`\n"
+        "                    makes them; needs --topology or --blade-map), and add each\n"
+        "                    profiled app from its newest job (pattern, phases, ranks,\n"
+        "                    measured compute) unless --app-halo/--app-profile names it\n"
         "  --model FILE      model file (schema netvar-model)\n"
         "  --learner L       xgboost (default; libxgboost) or extra-trees (netvar's own)\n"
         "  --trees N         boosting rounds or forest size, 1-4096 (default 50; extra trees 100)\n"
@@ -454,6 +472,13 @@ static int run_sweep(int argc, char **argv)
 
 /* ---- train ---- */
 
+static void log_stderr(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+}
+
+
 static int app_halo(nv_alloc_model *m, const char *spec, char *err, size_t errlen)
 {
     char key[NV_ALLOC_KEY_MAX + 2];
@@ -523,7 +548,7 @@ out:
 static int run_train(int argc, char **argv)
 {
     const char *datasets[64], *model = NULL, *out = NULL, *topology = NULL, *blade_map = NULL;
-    const char *halos[64], *profiles[64];
+    const char *halos[64], *profiles[64], *records = NULL;
     size_t nd = 0, nh = 0, npr = 0;
     int json = 0;
     double partition = 4096;
@@ -534,7 +559,7 @@ static int run_train(int argc, char **argv)
         {"dataset", 1, 0, 'D'}, {"model", 1, 0, 'M'}, {"out", 1, 0, 'o'}, {"learner", 1, 0, 'L'},
         {"trees", 1, 0, 'n'}, {"depth", 1, 0, 'd'}, {"partition", 1, 0, 'P'}, {"topology", 1, 0, 't'},
         {"blade-map", 1, 0, 'm'}, {"app-halo", 1, 0, 'H'}, {"app-profile", 1, 0, 'R'}, {"json", 0, 0, 'j'},
-        {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+        {"records", 1, 0, 'S'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -561,6 +586,7 @@ static int run_train(int argc, char **argv)
         case 'm': blade_map = optarg; break;
         case 'H': bad = nh >= 64; if (!bad) halos[nh++] = optarg; break;
         case 'R': bad = npr >= 64; if (!bad) profiles[npr++] = optarg; break;
+        case 'S': records = optarg; break;
         case 'j': json = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -570,8 +596,9 @@ static int run_train(int argc, char **argv)
             return 2;
         }
     }
-    if (!nd || !model) {
-        fprintf(stderr, "netvar alloc train: --dataset and --model are required (see --help)\n");
+    if ((!nd && !records) || !model || (records && !topology && !blade_map)) {
+        fprintf(stderr, "netvar alloc train: --model, and --dataset or --records (which needs --topology or "
+                        "--blade-map) are required (see --help)\n");
         return 2;
     }
     nv_alloc_train_defaults(&p, p.learner); /* the learner's own defaults */
@@ -606,6 +633,20 @@ static int run_train(int argc, char **argv)
             goto out;
         }
     }
+    nv_alloc_app *rapps = NULL;
+    size_t nrapps = 0;
+    if (records) {
+        nv_alloc_records_stats st;
+        if (nv_alloc_rows_from_spool(records, &tx->t, &d, &rapps, &nrapps, &st, log_stderr, NULL, err,
+                                     sizeof err)) {
+            fprintf(stderr, "netvar alloc train: %s\n", err);
+            goto out;
+        }
+        if (!json)
+            printf("job records: %zu rows and %zu apps from %zu jobs of %s (%zu without an app, %zu without "
+                   "a profile with a traffic matrix, %zu unusable)\n",
+                   st.rows, nrapps, st.jobs, records, st.no_app, st.no_profile, st.unusable);
+    }
     for (int cls = 0; cls < NV_ALLOC_CLASSES; cls++) {
         double edges[3] = {0, partition, INFINITY};
         for (int part = 0; part < (isinf(partition) ? 1 : 2); part++) {
@@ -633,6 +674,19 @@ static int run_train(int argc, char **argv)
     for (size_t i = 0; i < npr; i++)
         if (app_profile(am, profiles[i], err, sizeof err))
             fprintf(stderr, "netvar alloc train: %s\n", err);
+    /* the apps of the job records, unless given explicitly above */
+    for (size_t i = 0; i < nrapps; i++) {
+        size_t kl = strlen(rapps[i].key), k;
+        for (k = 0; k < nh && (strncmp(halos[k], rapps[i].key, kl) || halos[k][kl] != ':'); k++)
+            ;
+        int given = k < nh;
+        for (k = 0; !given && k < npr; k++)
+            given = !strncmp(profiles[k], rapps[i].key, kl) && profiles[k][kl] == '=';
+        if (!given && nv_alloc_add_app(am, &rapps[i], err, sizeof err))
+            fprintf(stderr, "netvar alloc train: %s; app not added\n", err);
+    }
+    free(rapps);
+    rapps = NULL;
     if (nv_alloc_finish(am, err, sizeof err)) {
         fprintf(stderr, "netvar alloc train: %s\n", err);
         goto out;
@@ -764,6 +818,71 @@ static int run_advise(int argc, char **argv)
     return rc;
 }
 
+/* ---- records ---- */
+
+static int run_records(int argc, char **argv)
+{
+    const char *out = NULL, *topology = NULL, *blade_map = NULL, *spool = NULL;
+    int json = 0;
+    static const struct option opts[] = {
+        {"out", 1, 0, 'o'}, {"topology", 1, 0, 't'}, {"blade-map", 1, 0, 'm'}, {"spool", 1, 0, 's'},
+        {"json", 0, 0, 'j'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 't': topology = optarg; break;
+        case 'm': blade_map = optarg; break;
+        case 's': spool = optarg; break;
+        case 'j': json = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc || !out || !spool || (!topology == !blade_map)) {
+        fprintf(stderr, "netvar alloc records: --spool, --out and one of --topology or --blade-map are "
+                        "required (see --help)\n");
+        return 2;
+    }
+    char err[700];
+    nv_topo t;
+    nv_topo_init(&t);
+    if (nv_topo_load_file(&t, topology ? topology : blade_map, topology != NULL, err, sizeof err)) {
+        fprintf(stderr, "netvar alloc records: %s\n", err);
+        return 1;
+    }
+    nv_alloc_dataset d;
+    nv_alloc_dataset_init(&d);
+    nv_alloc_records_stats st;
+    int rc = 0;
+    if (nv_alloc_rows_from_spool(spool, &t, &d, NULL, NULL, &st, log_stderr, NULL, err, sizeof err) ||
+        nv_alloc_dataset_save(&d, out, err, sizeof err)) {
+        fprintf(stderr, "netvar alloc records: %s\n", err);
+        rc = 1;
+    } else if (json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "dataset", json_object_new_string(out));
+        json_object_object_add(o, "source", json_object_new_string(d.source));
+        json_object_object_add(o, "jobs", json_object_new_int64((int64_t)st.jobs));
+        json_object_object_add(o, "rows", json_object_new_int64((int64_t)st.rows));
+        json_object_object_add(o, "no_app", json_object_new_int64((int64_t)st.no_app));
+        json_object_object_add(o, "no_profile", json_object_new_int64((int64_t)st.no_profile));
+        json_object_object_add(o, "unusable", json_object_new_int64((int64_t)st.unusable));
+        nv_cli_print_json(o);
+        json_object_put(o);
+    } else {
+        for (size_t i = 0; i < d.n; i++)
+            printf("%-32s %-20s comm %.6f s per phase\n", d.rows[i].config, d.rows[i].app, d.rows[i].comm_s);
+        printf("netvar alloc records: %zu rows from %zu job records in %s (%zu without an app, %zu without "
+               "a profile with a traffic matrix, %zu unusable)\n",
+               st.rows, st.jobs, out, st.no_app, st.no_profile, st.unusable);
+    }
+    nv_alloc_dataset_free(&d);
+    nv_topo_free(&t);
+    return rc;
+}
+
 int verb_alloc(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -774,8 +893,10 @@ int verb_alloc(int argc, char **argv)
         return run_sweep(argc - 1, argv + 1);
     if (!strcmp(argv[1], "train"))
         return run_train(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "records"))
+        return run_records(argc - 1, argv + 1);
     if (!strcmp(argv[1], "advise"))
         return run_advise(argc - 1, argv + 1);
-    fprintf(stderr, "netvar alloc: unknown subcommand '%s' (sweep, train or advise; see --help)\n", argv[1]);
+    fprintf(stderr, "netvar alloc: unknown subcommand '%s' (sweep, records, train or advise; see --help)\n", argv[1]);
     return 2;
 }

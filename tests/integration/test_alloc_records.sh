@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# test_alloc_records.sh - production job records as communication-time
+# training rows (`netvar alloc records`).  The halo benchmark runs under
+# real Open MPI with the segment profiler into a spool, at two message
+# sizes; each job's row must carry the features of the halo's matrix on
+# the node that ran and a communication time near the one the benchmark
+# timed itself (the profile sees a barrier per phase as communication too,
+# so within a factor of 4), growing with the message size.  Jobs without an
+# app, without a matrix, on a node the topology lacks, with a profile that
+# is a symbolic link or whose work is an instruction count give no row, and
+# the bad ones are named on stderr; then `netvar alloc train` learns from
+# the rows.
+set -u
+BUILD=$(readlink -f "${BUILD:-build}") ROOT=$(readlink -f "${ROOT:-.}")
+LIB=$BUILD/lib/libnetvar_pmpi.so SWEEP=$BUILD/bin/netvar-sweep-stencil NETVAR=$BUILD/bin/netvar
+for f in "$LIB" "$SWEEP" "$NETVAR"; do [ -e "$f" ] || { echo "skip: $f not built"; exit 77; }; done
+command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+    OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1
+T=$(mktemp -d /tmp/nv_alloc_records.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+S=$T/spool
+host=$(hostname)
+job() { # id app [profile mode args...]: a job record; the profile is made by run
+    mkdir -p "$S/jobs/$1/profiles"
+    printf '{"schema":"netvar-job-record","job_id":%s,%s"nodes":["%s"],"runtime_s":5}' "$1" \
+        "${2:+\"app\":\"$2\",}" "$host" >"$S/jobs/$1/job.json"
+}
+run() { # id bytes [env...]: the halo benchmark under the profiler as job id
+    local id=$1 bytes=$2; shift 2
+    timeout 120 mpirun -np 2 -x LD_PRELOAD="$LIB" -x NETVAR_PROFILE_DIR="$S/jobs/$id/profiles" \
+        -x SLURM_JOB_ID="$id" -x SLURM_STEP_ID=0 "$@" "$SWEEP" --bytes "$bytes" --dims 1 --phases 300 \
+        >"$T/out.$id" 2>&1 || { cat "$T/out.$id"; fail "job $id: exit status $?"; }
+    grep -q '^netvar:' "$T/out.$id" && { cat "$T/out.$id"; fail "job $id: profiler complained"; }
+    [ -f "$S/jobs/$id/profiles/profile-$id.0.json" ] || fail "job $id: no profile"
+}
+job 1 halo-small; run 1 1024
+job 2 halo-large; run 2 262144
+job 3 ""; run 3 1024                                     # no app
+job 4 halo-time; run 4 1024 -x NETVAR_MATRIX_MAX_RANKS=1  # no matrix
+job 5 halo-link                                          # a profile that is a link
+ln -s "$S/jobs/1/profiles/profile-1.0.json" "$S/jobs/5/profiles/profile-5.0.json"
+job 6 halo-ins                                           # work counted in instructions
+sed 's/"work_source":"thread_cputime_ns"/"work_source":"papi_tot_ins"/' \
+    "$S/jobs/1/profiles/profile-1.0.json" >"$S/jobs/6/profiles/profile-6.0.json"
+grep -q papi_tot_ins "$S/jobs/6/profiles/profile-6.0.json" || fail "could not make the instruction-count profile"
+mkdir -p "$S/jobs/7"                                     # still running: no job.json
+
+printf 'SwitchName=leaf0 Nodes=%s\nSwitchName=leaf1 Nodes=other\n' "$host" >"$T/topology.conf"
+"$NETVAR" alloc records --spool "$S" --topology "$T/topology.conf" --out "$T/rows.json" --json \
+    >"$T/sum.json" 2>"$T/err" || { cat "$T/err"; fail "alloc records: exit $?"; }
+cat "$T/sum.json" "$T/err"
+python3 - "$T/sum.json" "$T/rows.json" "$T/out.1" "$T/out.2" <<'PY' || exit 1
+import json, sys
+s, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+own = [json.loads(open(f).read()[open(f).read().rindex("{"):])["comm_s"] for f in sys.argv[3:5]]
+def check(c, m):
+    if not c: print("FAIL:", m); sys.exit(1)
+check(s["jobs"] == 6 and s["rows"] == 2, "6 job records, 2 rows: %s" % s)
+check(s["no_app"] == 1 and s["no_profile"] == 1 and s["unusable"] == 2, "reasons: %s" % s)
+check(d["schema"] == "netvar-alloc-dataset" and d["source"] == "job records", "dataset header")
+r = {x["app"]: x for x in d["rows"]}
+check(set(r) == {"halo-small", "halo-large"}, "rows: %s" % list(r))
+for app, size, mine in (("halo-small", 1024, own[0]), ("halo-large", 262144, own[1])):
+    x = r[app]
+    f = x["features"]
+    check(x["nodes"] == 1 and x["ppn"] == 2, "%s: N and PPN %s" % (app, x))
+    check(f[0] == 1 and f[1] == 2, "%s: features N, PPN %s" % (app, f[:2]))
+    # maxS: the halo's message (the profile adds the barrier's few bytes)
+    check(size <= f[3] < size * 1.1 + 64, "%s: maxS %s for %d-byte messages" % (app, f[3], size))
+    check(f[13] == 1, "%s: one switch spanned: %s" % (app, f[13]))
+    ratio = x["comm_s"] / mine
+    print("%s: %d B, comm %.1f us per phase from the profile, %.1f us timed by the benchmark (x%.2f)"
+          % (app, size, x["comm_s"] * 1e6, mine * 1e6, ratio))
+    check(1 / 4 < ratio < 4, "%s: the profile's comm time is not the benchmark's" % app)
+check(r["halo-large"]["comm_s"] > r["halo-small"]["comm_s"], "256 KiB messages took no longer than 1 KiB")
+PY
+grep -q "jobs/5/profiles.*link" "$T/err" || fail "the symbolic link is not named: $(cat "$T/err")"
+grep -q "jobs/6/profiles.*papi_tot_ins, not CPU time" "$T/err" || fail "the instruction count is not named"
+[ "$(grep -c '^netvar: alloc records: ' "$T/err")" -eq 2 ] || fail "not one line per bad job"
+
+# a node the topology lacks: named, no row
+printf 'SwitchName=leaf0 Nodes=other\n' >"$T/elsewhere.conf"
+"$NETVAR" alloc records --spool "$S" --topology "$T/elsewhere.conf" --out "$T/none.json" >"$T/o" 2>"$T/err"
+grep -q "not in the topology; skipped the job" "$T/err" || fail "a node off the topology is not named"
+grep -q "0 rows from 6 job records" "$T/o" || fail "rows on a topology without the node: $(cat "$T/o")"
+# usage errors
+"$NETVAR" alloc records --spool "$S" --out "$T/x.json" 2>/dev/null; [ $? -eq 2 ] || fail "no topology: not a usage error"
+"$NETVAR" alloc records --spool "$T/nowhere" --topology "$T/topology.conf" --out "$T/x.json" 2>"$T/err"
+[ $? -eq 1 ] && grep -q "nowhere/jobs" "$T/err" || fail "a missing spool is not named"
+
+# the rows train trees (with a base model holding nothing else)
+"$BUILD/bin/netvar-train-gen" "$T/g" --seed 5 >/dev/null || fail "netvar-train-gen"
+"$NETVAR" alloc train --dataset "$T/rows.json" --model "$T/g/base-model.json" --out "$T/m2.json" --partition none \
+    --learner extra-trees --json >"$T/train.json" 2>"$T/err" || { cat "$T/err"; fail "alloc train on the rows"; }
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); p=m["alloc"]["predictors"]; assert len(p) == 3 and all(x["samples"] == 2 for x in p), p' "$T/m2.json" ||
+    fail "no trees from the records' rows"
+echo "ok: job records give communication-time rows, bad ones are named, and trees learn from them"
+
+# --records: the same rows straight from the spool, and every profiled app
+"$NETVAR" alloc train --records "$S" --topology "$T/topology.conf" --model "$T/g/base-model.json" \
+    --out "$T/m3.json" --partition none --learner extra-trees >"$T/train3" 2>"$T/err" ||
+    { cat "$T/err"; fail "alloc train --records"; }
+cat "$T/train3"
+grep -q "job records: 2 rows and 2 apps from 6 jobs" "$T/train3" || fail "alloc train --records: $(cat "$T/train3")"
+python3 - "$T/m3.json" "$S/jobs/2/profiles/profile-2.0.json" <<'PY' || exit 1
+import json, sys
+a = {x["key"]: x for x in json.load(open(sys.argv[1]))["alloc"]["apps"]}
+p = json.load(open(sys.argv[2]))
+def check(c, m):
+    if not c: print("FAIL:", m); sys.exit(1)
+check(set(a) == {"halo-small", "halo-large"}, "apps: %s" % list(a))
+x = a["halo-large"]
+check(x["source"] == "profile of job 2" and x["ranks"] == 2 and x["phases"] == p["segments"], "app: %s" % x)
+# compute: CPU time outside MPI over both ranks, below the ranks' wall time
+check(0 <= x["compute_core_s"] < 2 * p["runtime_us"] / 1e6, "compute %s s" % x["compute_core_s"])
+check(any(abs(o["offset"]) == 1 and 262144 <= o["bytes"] < 262144 * 1.1 + 64 for o in x["pattern"]),
+      "pattern: %s" % x["pattern"])
+print("app halo-large from job 2: %d phases, compute %.4f core-s, pattern %s" %
+      (x["phases"], x["compute_core_s"], x["pattern"]))
+PY
+"$NETVAR" alloc advise --model "$T/m3.json" --app halo-large --nodes 1 >"$T/adv" 2>&1 ||
+    { cat "$T/adv"; fail "advise for an app learnt from a record"; }
+grep -q "profile of job 2" "$T/adv" || fail "the advice does not name the record it came from: $(cat "$T/adv")"
+echo "ok: alloc train --records learns the rows and the apps"
