@@ -11,15 +11,10 @@
 # the bad ones are named on stderr; then `netvar alloc train` learns from
 # the rows.
 set -u
-BUILD=$(readlink -f "${BUILD:-build}") ROOT=$(readlink -f "${ROOT:-.}")
-LIB=$BUILD/lib/libnetvar_pmpi.so SWEEP=$BUILD/bin/netvar-sweep-stencil NETVAR=$BUILD/bin/netvar
-for f in "$LIB" "$SWEEP" "$NETVAR"; do [ -e "$f" ] || { echo "skip: $f not built"; exit 77; }; done
-command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-    OMPI_MCA_btl=tcp,self OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_mpi_yield_when_idle=1
-T=$(mktemp -d /tmp/nv_alloc_records.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/pmpi_common.sh" nv_alloc_records
+SWEEP=$BUILD/bin/netvar-sweep-stencil NETVAR=$BUILD/bin/netvar
+for f in "$SWEEP" "$NETVAR"; do [ -e "$f" ] || { echo "skip: $f not built"; exit 77; }; done
+T=$tmp
 S=$T/spool
 host=$(hostname)
 job() { # id app [profile mode args...]: a job record; the profile is made by run

@@ -54,6 +54,19 @@ check "a damaged state does not fail the training" test $rc -eq 0
 contains "it says what it did instead" "$out" "reading every record instead"
 check "the model is the same" cmp -s "$T/first.json" "$M"
 check "only NETVAR_KEEP_MODELS=2 earlier models are kept" test "$(ls "$T/var/lib/netvar/models" | wc -l)" -eq 2
+# the allocation advice retrained from the records and a sweep data set
+printf 'SwitchName=leaf0 Nodes=n[1-2]\nSwitchName=leaf1 Nodes=n[3-4]\nSwitchName=top Switches=leaf[0-1]\n' >"$T/topology.conf"
+sleep 1.1; out=$(NETVAR_ALLOC_TOPOLOGY=$T/topology.conf NETVAR_ALLOC_DATASETS=$ROOT/eval/results/alloc-netlab-1.json \
+    "$run" 2>&1); rc=$?
+echo "$out" | tail -n 4
+check "with NETVAR_ALLOC_TOPOLOGY the service still succeeds" test $rc -eq 0
+contains "it reads the job records for the trees" "$out" "job records: 0 rows"
+check "the installed model has communication-time trees" python3 -c \
+    'import json,sys; a=json.load(open(sys.argv[1]))["alloc"]; assert a["predictors"] and len(a["switches"]) == 2' "$M"
+sleep 1.1; out=$(NETVAR_ALLOC_TOPOLOGY=$T/nonexistent "$run" 2>&1); rc=$?
+check "a failed alloc training does not fail the service" test $rc -eq 0
+contains "it says what it kept" "$out" "keeps the allocation advice of the base model"
+check "and the model is the one netvar train gave" cmp -s "$T/first.json" "$M"
 echo "not json" >"$T/bad-base.json"
 NETVAR_BASE_MODEL=$T/bad-base.json "$run" >"$T/bad.out" 2>&1; rc=$?
 check "a failed training fails the service" test $rc -ne 0
