@@ -6,7 +6,7 @@
 #                        `tc -j` JSON, segment profiles
 #   make fuzz-registry   the running-jobs registry reader, expiry and index
 #   make fuzz-records    job records, node start/samples files, node records
-#                        merged by collect
+#                        merged by collect, segment profiles as alloc rows
 #   make fuzz-state      the training state reader (train --state)
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
@@ -80,6 +80,7 @@ fuzz-records: $(FUZZ_RECORDS)
 	  >$(BUILD)/fuzz/seeds-records/job
 	@{ printf '\003'; printf '{"schema":"netvar-node-record","version":1,"job_id":5,"node":"n1","mode":"counters","app":"amg","start_unix_s":10,"end_unix_s":20,"counter_source":"netdev","blade":"b0","switch":"s1"}'; } \
 	  >$(BUILD)/fuzz/seeds-records/node
+	@{ printf '\004'; cat tests/fixtures/segments/matrix-profile.json; } >$(BUILD)/fuzz/seeds-records/profile
 	$(FUZZ_RECORDS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-records $(BUILD)/fuzz/seeds-records
 

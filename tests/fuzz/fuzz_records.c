@@ -6,7 +6,9 @@
  *   1  a node's start file (.start-NODE.json, with its counter snapshot);
  *   2  a node's samples file (.samples-NODE.json);
  *   3  a node record (node-n1.json) merged by nv_job_collect beside a good
- *      one, as the last epilog does. */
+ *      one, as the last epilog does;
+ *   4  a segment profile with a traffic matrix, as `netvar alloc records`
+ *      turns it into a training row and an app (alloc_records.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,10 @@
 
 #include "fuzz_dir.h"
 
+#include "alloc_records.h"
 #include "job_record.h"
+#include "json_file.h"
+#include "segment_profile.h"
 #include "node_record.h"
 #include "report_logic.h"
 #include "train_history.h"
@@ -40,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1 || size > (1 << 20))
         return 0;
     char path[128], err[512];
-    switch (data[0] % 4) {
+    switch (data[0] % 5) {
     case 0: {
         fuzz_dir_put("job.json", data + 1, size - 1);
         snprintf(path, sizeof path, "%s/job.json", fuzz_dir);
@@ -82,6 +87,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_object_put(job);
         snprintf(path, sizeof path, "%s/node-n1.json", fuzz_dir);
         unlink(path);
+        break;
+    }
+    case 4: {
+        fuzz_dir_put("profile.json", data + 1, size - 1);
+        snprintf(path, sizeof path, "%s/profile.json", fuzz_dir);
+        json_object *o = nv_json_read_file(path, 1 << 20, err, sizeof err);
+        const char *paths[1] = {path};
+        nv_seg_profile seg;
+        if (o && nv_seg_profile_load(paths, 1, &seg, err, sizeof err) == 0) {
+            static const char topo_text[] = "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n3\n";
+            nv_topo t;
+            nv_topo_init(&t);
+            if (nv_topo_parse_slurm(&t, topo_text, "fuzz", err, sizeof err) == 0) {
+                nv_alloc_row row;
+                nv_alloc_app a;
+                nv_alloc_row_from_profile(o, &seg, "app", &t, &row, &a, err, sizeof err);
+            }
+            nv_topo_free(&t);
+            nv_seg_profile_free(&seg);
+        }
+        json_object_put(o);
         break;
     }
     }
