@@ -4,6 +4,7 @@
 
 #include "nv_err.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -98,11 +99,38 @@ int nv_ctr_parse_u64(const char *buf, size_t len, uint64_t *out)
             return -1; /* does not fit a 64-bit counter */
         v = v * 10 + d;
     }
+    if (i < len && buf[i] == '@') /* cxi telemetry: "VALUE@SEC.NSEC", when it was read */
+        for (i++; i < len && ((buf[i] >= '0' && buf[i] <= '9') || buf[i] == '.'); i++)
+            ;
     for (; i < len; i++)
         if (buf[i] != '\n' && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\0')
             return -1;
     *out = v;
     return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int nv_ctr_list_dir(const char *dir, char **names, int max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < max) {
+        if (e->d_name[0] == '.' || strlen(e->d_name) >= NV_CTR_NAME_MAX / 2)
+            continue;
+        names[n] = strdup(e->d_name);
+        if (names[n])
+            n++;
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    return n;
 }
 
 static nv_ctr_reader *reader_new(const nv_ctr_config *cfg, const char *backend)
@@ -150,6 +178,8 @@ static nv_ctr_reader *open_one(const nv_ctr_config *cfg, const char *backend, ch
         rc = nv_ctr_netdev_open(r, cfg->iface_glob, err, errlen);
     else if (!strcmp(backend, "infiniband"))
         rc = nv_ctr_ib_open(r, cfg->iface_glob, err, errlen);
+    else if (!strcmp(backend, "cxi"))
+        rc = nv_ctr_cxi_open(r, cfg->iface_glob, err, errlen);
     else
         rc = nv_ctr_papi_open(r, cfg->papi_events, err, errlen);
     if (rc != 0) {
@@ -172,20 +202,26 @@ nv_ctr_reader *nv_ctr_open(const nv_ctr_config *cfg, char *err, size_t errlen)
         return NULL;
     }
     const char *b = cfg->backend && *cfg->backend ? cfg->backend : "auto";
-    if (!strcmp(b, "netdev") || !strcmp(b, "infiniband") || !strcmp(b, "papi"))
+    if (!strcmp(b, "netdev") || !strcmp(b, "infiniband") || !strcmp(b, "cxi") || !strcmp(b, "papi"))
         return open_one(cfg, b, err, errlen);
     if (strcmp(b, "auto")) {
         nv_err(err, errlen,
-               "counter backend '%.40s' is unknown (use auto, papi, infiniband or netdev)", b);
+               "counter backend '%.40s' is unknown (use auto, papi, infiniband, cxi or netdev)", b);
         return NULL;
     }
     /* auto: the first backend that opens answers; each one that cannot
      * says why in one line so an admin sees the fallback. */
-    static const char *const order[] = {"papi", "infiniband", "netdev"};
+    static const char *const order[] = {"papi", "infiniband", "cxi", "netdev"};
     char why[512] = "";
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         if (!strcmp(order[i], "papi") && !(cfg->papi_events && *cfg->papi_events))
             continue; /* not configured: nothing to say */
+        if (!strcmp(order[i], "cxi")) { /* only where the cxi driver is loaded */
+            char cls[NV_CTR_PATH_MAX + 32];
+            snprintf(cls, sizeof cls, "%s/sys/class/cxi", cfg->sysfs_root ? cfg->sysfs_root : "");
+            if (access(cls, F_OK) != 0)
+                continue;
+        }
         char e[512] = "";
         nv_ctr_reader *r = open_one(cfg, order[i], e, sizeof e);
         if (r)

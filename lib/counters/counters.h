@@ -2,9 +2,11 @@
  * many times, subtract snapshots, close.
  *
  * Backends: "netdev" (/sys/class/net/<if>/statistics), "infiniband"
- * (/sys/class/infiniband/<dev>/ports/<n>/counters and counters_ext), "papi"
+ * (/sys/class/infiniband/<dev>/ports/<n>/counters and counters_ext), "cxi"
+ * (HPE Slingshot NICs: /sys/class/cxi/<dev>/device/telemetry), "papi"
  * (named events: Aries router tiles, infiniband:::, net:::), and "auto",
- * which tries papi -> infiniband -> netdev and keeps the first that opens.
+ * which tries papi -> infiniband -> cxi -> netdev and keeps the first that
+ * opens (cxi only where /sys/class/cxi exists).
  *
  * Made to run inside slurmstepd (SPANK): no global mutable state except a
  * one-time PAPI library init guarded by pthread_once, no exit(), nothing
@@ -30,7 +32,7 @@ typedef enum nv_ctr_field {
     NV_CTR_BYTES_IN,      /* data received by the port */
     NV_CTR_PACKETS_OUT,
     NV_CTR_PACKETS_IN,
-    NV_CTR_STALL,         /* time data waited to leave: IB xmit_wait ticks, Aries stall flit-times */
+    NV_CTR_STALL,         /* time data waited to leave: IB xmit_wait ticks, Aries stall flit-times, Slingshot paused cycles */
     NV_CTR_DISCARDS,      /* packets dropped at the port */
     NV_CTR_NFIELDS
 } nv_ctr_field;

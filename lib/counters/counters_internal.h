@@ -54,12 +54,19 @@ void nv_ctr_set_field(nv_ctr_reader *r, int port, nv_ctr_field f, const char *un
 int nv_ctr_add_file_source(nv_ctr_reader *r, int port, nv_ctr_field f, const char *path,
                            uint64_t sat_max);
 
-/* Parses a sysfs counter ("123\n"); returns 0 or -1 when not a number. */
+/* Parses a sysfs counter ("123\n", or cxi telemetry's "123@1700000000.5\n");
+ * returns 0 or -1 when not a number. */
 int nv_ctr_parse_u64(const char *buf, size_t len, uint64_t *out);
+
+/* The entries of dir not starting with '.' and shorter than
+ * NV_CTR_NAME_MAX / 2, sorted (malloc'd, at most max); -1 when dir cannot
+ * be listed. */
+int nv_ctr_list_dir(const char *dir, char **names, int max);
 
 /* Backends: fill r (ports and sources) or return -1 with err. */
 int nv_ctr_netdev_open(nv_ctr_reader *r, const char *glob, char *err, size_t errlen);
 int nv_ctr_ib_open(nv_ctr_reader *r, const char *glob, char *err, size_t errlen);
+int nv_ctr_cxi_open(nv_ctr_reader *r, const char *glob, char *err, size_t errlen);
 int nv_ctr_papi_open(nv_ctr_reader *r, const char *events, char *err, size_t errlen);
 int nv_ctr_papi_read(nv_ctr_reader *r, nv_ctr_snapshot *out, char *err, size_t errlen);
 void nv_ctr_papi_close(nv_ctr_reader *r);

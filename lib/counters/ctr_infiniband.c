@@ -17,31 +17,6 @@
 #define SAT32 4294967295ull
 #define SAT16 65535ull
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Sorted directory entries (not starting with '.'); returns count. */
-static int list_dir(const char *dir, char **names, int max)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL && n < max) {
-        if (e->d_name[0] == '.' || strlen(e->d_name) >= NV_CTR_NAME_MAX / 2)
-            continue;
-        names[n] = strdup(e->d_name);
-        if (names[n])
-            n++;
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
-    return n;
-}
-
 static bool exists(const char *path)
 {
     return access(path, R_OK) == 0;
@@ -87,7 +62,7 @@ int nv_ctr_ib_open(nv_ctr_reader *r, const char *glob, char *err, size_t errlen)
     char base[NV_CTR_PATH_MAX];
     snprintf(base, sizeof base, "%s/sys/class/infiniband", r->root);
     char *devs[NV_CTR_MAX_PORTS];
-    int ndev = list_dir(base, devs, NV_CTR_MAX_PORTS);
+    int ndev = nv_ctr_list_dir(base, devs, NV_CTR_MAX_PORTS);
     if (ndev < 0) {
         snprintf(err, errlen, "%s: absent (no InfiniBand devices)", base);
         return -1;
@@ -96,7 +71,7 @@ int nv_ctr_ib_open(nv_ctr_reader *r, const char *glob, char *err, size_t errlen)
         char pbase[NV_CTR_PATH_MAX];
         snprintf(pbase, sizeof pbase, "%s/%s/ports", base, devs[i]);
         char *ports[NV_CTR_MAX_PORTS];
-        int np = list_dir(pbase, ports, NV_CTR_MAX_PORTS);
+        int np = nv_ctr_list_dir(pbase, ports, NV_CTR_MAX_PORTS);
         for (int j = 0; j < np; j++) {
             char name[NV_CTR_NAME_MAX];
             snprintf(name, sizeof name, "%s/%s", devs[i], ports[j]);

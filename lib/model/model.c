@@ -10,7 +10,9 @@ static const char *const usrc_names[] = {"latency", "counters"};
 
 const char *nv_wait_gauge_name(nv_wait_gauge g)
 {
-    return g == NV_WAIT_STALL_PER_WORD ? "stall_per_word" : "queue_us";
+    return g == NV_WAIT_STALL_PER_WORD     ? "stall_per_word"
+           : g == NV_WAIT_PAUSE_PER_PACKET ? "paused_cycles_per_packet"
+                                           : "queue_us";
 }
 
 const char *nv_util_source_name(nv_util_source s)

@@ -138,9 +138,11 @@ typedef struct nv_app_view {
 typedef enum nv_wait_gauge {
     NV_WAIT_QUEUE_US = 0,       /* a queue's wait, microseconds (the lab's qdisc backlog / rate) */
     NV_WAIT_STALL_PER_WORD = 1, /* InfiniBand port_xmit_wait ticks per 4-byte word sent */
+    NV_WAIT_PAUSE_PER_PACKET = 2, /* Slingshot NIC hni_tx_paused cycles per packet sent */
 } nv_wait_gauge;
 
-const char *nv_wait_gauge_name(nv_wait_gauge g); /* "queue_us" / "stall_per_word" */
+/* "queue_us" / "stall_per_word" / "paused_cycles_per_packet" */
+const char *nv_wait_gauge_name(nv_wait_gauge g);
 
 /* The optional top-level "bottleneck" object: where U is measured. */
 typedef struct nv_bottleneck {

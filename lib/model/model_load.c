@@ -70,7 +70,8 @@
  *                  values were measured (informative),
  *                  "shrink_samples": 2 (> 0),          prior strength of the
  *                  history corrections, in table samples (model_bottleneck.c),
- *                  "wait_gauge": "queue_us"|"stall_per_word"}  what every
+ *                  "wait_gauge": "queue_us"|"stall_per_word"|
+ *                                "paused_cycles_per_packet"}  what every
  *                  queue_wait figure reads: a queue's wait in microseconds
  *                  (the members keep the _us names), or, on InfiniBand,
  *                  port_xmit_wait ticks per 4-byte word sent;
@@ -514,8 +515,9 @@ static int queue_wait(nv_jcheck *L, struct load_state *S, struct nv_app_rec *a, 
 
 /* optional bottleneck.KEY, one of two words: *out 0 for w0, 1 for w1
  * (unchanged when absent); -1 with the value named otherwise */
-static int two_words(nv_jcheck *L, json_object *o, const char *key, const char *w0,
-                     const char *w1, int *out)
+/* bottleneck.KEY, when present, one of the words w[0..n) (NULL-ended):
+ * *out = its index */
+static int one_word(nv_jcheck *L, json_object *o, const char *key, const char *const *w, int *out)
 {
     json_object *v;
     if (!json_object_object_get_ex(o, key, &v))
@@ -523,14 +525,17 @@ static int two_words(nv_jcheck *L, json_object *o, const char *key, const char *
     const char *s = nv_jcheck_string_member(L, o, key, "bottleneck");
     if (!s)
         return -1;
-    if (strcmp(s, w0) && strcmp(s, w1)) {
-        char buf[64];
-        nv_jcheck_show(v, buf, sizeof buf);
-        nv_jcheck_fail(L, "bottleneck.%s: value %s is not %s or %s", key, buf, w0, w1);
-        return -1;
-    }
-    *out = !strcmp(s, w1);
-    return 0;
+    for (int i = 0; w[i]; i++)
+        if (!strcmp(s, w[i])) {
+            *out = i;
+            return 0;
+        }
+    char buf[64], list[200] = "";
+    nv_jcheck_show(v, buf, sizeof buf);
+    for (int i = 0; w[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", w[i]);
+    nv_jcheck_fail(L, "bottleneck.%s: value %s is not one of %s", key, buf, list);
+    return -1;
 }
 
 /* the optional top-level "bottleneck" object */
@@ -552,8 +557,11 @@ static int bottleneck(nv_jcheck *L, json_object *root, nv_bottleneck *bn)
         number(L, o, "shrink_samples", "bottleneck", R_POSITIVE, &bn->shrink_samples))
         return -1;
     int route = bn->route, gauge = bn->wait_gauge;
-    if (two_words(L, o, "route", "latency", "counters", &route) ||
-        two_words(L, o, "wait_gauge", "queue_us", "stall_per_word", &gauge))
+    /* in the order of the enums nv_util_source and nv_wait_gauge */
+    static const char *const routes[] = {"latency", "counters", NULL};
+    static const char *const gauges[] = {"queue_us", "stall_per_word", "paused_cycles_per_packet",
+                                         NULL};
+    if (one_word(L, o, "route", routes, &route) || one_word(L, o, "wait_gauge", gauges, &gauge))
         return -1;
     bn->route = (nv_util_source)route;
     bn->wait_gauge = (nv_wait_gauge)gauge;

@@ -15,19 +15,22 @@
 
 const char *nv_bn_kind_name(nv_bn_kind k)
 {
-    return k == NV_BN_QDISC ? "qdisc" : k == NV_BN_NETDEV ? "netdev" : "infiniband";
+    return k == NV_BN_QDISC ? "qdisc" : k == NV_BN_NETDEV ? "netdev" : k == NV_BN_CXI ? "cxi" : "infiniband";
 }
 
 const char *nv_bn_gauge_name(nv_bn_gauge g)
 {
-    return g == NV_BN_GAUGE_QUEUE_US ? "queue_us" : g == NV_BN_GAUGE_STALL ? "stall_per_word"
-                                                                           : "none";
+    return g == NV_BN_GAUGE_QUEUE_US ? "queue_us"
+           : g == NV_BN_GAUGE_STALL  ? "stall_per_word"
+           : g == NV_BN_GAUGE_PAUSE  ? "paused_cycles_per_packet"
+                                     : "none";
 }
 
 nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k)
 {
     return k == NV_BN_QDISC ? NV_BN_GAUGE_QUEUE_US
-           : k == NV_BN_INFINIBAND ? NV_BN_GAUGE_STALL : NV_BN_GAUGE_NONE;
+           : k == NV_BN_INFINIBAND ? NV_BN_GAUGE_STALL
+           : k == NV_BN_CXI ? NV_BN_GAUGE_PAUSE : NV_BN_GAUGE_NONE;
 }
 
 static int port_name_ok(const char *p, size_t n)
@@ -50,7 +53,7 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen)
     const char *colon = spec ? strchr(spec, ':') : NULL;
     if (!colon)
         return nv_err(err, errlen, "--bottleneck: '%.80s' is not KIND:PORT[,PORT...] (KIND qdisc, "
-                      "netdev or infiniband)", spec ? spec : "");
+                      "netdev, infiniband or cxi)", spec ? spec : "");
     size_t kl = (size_t)(colon - spec);
     if (kl == 5 && !strncmp(spec, "qdisc", 5))
         out->kind = NV_BN_QDISC;
@@ -58,8 +61,10 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen)
         out->kind = NV_BN_NETDEV;
     else if (kl == 10 && !strncmp(spec, "infiniband", 10))
         out->kind = NV_BN_INFINIBAND;
+    else if (kl == 3 && !strncmp(spec, "cxi", 3))
+        out->kind = NV_BN_CXI;
     else
-        return nv_err(err, errlen, "--bottleneck: kind '%.*s' is not qdisc, netdev or infiniband",
+        return nv_err(err, errlen, "--bottleneck: kind '%.*s' is not qdisc, netdev, infiniband or cxi",
                       (int)(kl < 32 ? kl : 32), spec);
     const char *p = colon + 1;
     while (1) {
@@ -171,7 +176,8 @@ struct nv_bn_sampler {
     double rate[NV_BN_MAX_PORTS];
     nv_ctr_reader *rd[NV_BN_MAX_PORTS];
     uint64_t last_bytes[NV_BN_MAX_PORTS][2];
-    uint64_t last_stall[NV_BN_MAX_PORTS]; /* infiniband: port_xmit_wait ticks */
+    uint64_t last_stall[NV_BN_MAX_PORTS]; /* infiniband: port_xmit_wait ticks; cxi: paused cycles */
+    uint64_t last_pkts[NV_BN_MAX_PORTS];  /* cxi: packets sent */
     int stall_ok[NV_BN_MAX_PORTS];        /* ... and whether the last read had it */
     uint64_t last_t;
     long interval_ns;
@@ -191,10 +197,11 @@ uint64_t nv_bn_now_ns(void)
 }
 
 /* bytes sent [0] and received [1] by port i, its queue (qdisc) and its
- * stall ticks (infiniband; *stall_ok 0 when the counter is absent or stuck
- * at its maximum); -1 when unreadable */
+ * stall ticks (infiniband) or paused cycles and packets sent (cxi);
+ * *stall_ok 0 when the counter is absent or stuck at its maximum; -1 when
+ * unreadable */
 static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, uint64_t *stall,
-                     int *stall_ok, double *rate, char *err, size_t errlen)
+                     uint64_t *pkts, int *stall_ok, double *rate, char *err, size_t errlen)
 {
     *backlog = NAN;
     *stall_ok = 0;
@@ -225,8 +232,13 @@ static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, ui
         b[0] = snap->port[0].f[NV_CTR_BYTES_OUT].raw * snap->port[0].f[NV_CTR_BYTES_OUT].scale;
         b[1] = snap->port[0].f[NV_CTR_BYTES_IN].raw * snap->port[0].f[NV_CTR_BYTES_IN].scale;
         const nv_ctr_value *st = &snap->port[0].f[NV_CTR_STALL];
+        const nv_ctr_value *pk = &snap->port[0].f[NV_CTR_PACKETS_OUT];
         if (s->spec.kind == NV_BN_INFINIBAND && st->valid && !st->saturated) {
             *stall = st->raw;
+            *stall_ok = 1;
+        } else if (s->spec.kind == NV_BN_CXI && st->valid && pk->valid) {
+            *stall = st->raw;
+            *pkts = pk->raw;
             *stall_ok = 1;
         }
         if (rate)
@@ -248,14 +260,26 @@ double nv_bn_stall_per_word(uint64_t ticks, uint64_t bytes)
     return r > NV_BN_STALL_MAX ? NV_BN_STALL_MAX : r;
 }
 
-/* stall ticks per 4-byte word sent over a step; NAN without two readings */
-static double stall_ratio(nv_bn_sampler *s, int i, uint64_t stall, int ok, uint64_t bytes_inc)
+double nv_bn_pause_per_packet(uint64_t cycles, uint64_t packets)
+{
+    double r = (double)cycles / (double)(packets > 1 ? packets : 1);
+    return r > NV_BN_STALL_MAX ? NV_BN_STALL_MAX : r;
+}
+
+/* stall ticks per 4-byte word sent (infiniband), or paused cycles per
+ * packet sent (cxi), over a step; NAN without two readings */
+static double stall_ratio(nv_bn_sampler *s, int i, uint64_t stall, uint64_t pkts, int ok,
+                          uint64_t bytes_inc)
 {
     double r = NAN;
-    if (ok && s->stall_ok[i])
-        r = nv_bn_stall_per_word(stall >= s->last_stall[i] ? stall - s->last_stall[i] : 0,
-                                 bytes_inc);
+    if (ok && s->stall_ok[i]) {
+        uint64_t ds = stall >= s->last_stall[i] ? stall - s->last_stall[i] : 0;
+        r = s->spec.kind == NV_BN_CXI
+                ? nv_bn_pause_per_packet(ds, pkts >= s->last_pkts[i] ? pkts - s->last_pkts[i] : 0)
+                : nv_bn_stall_per_word(ds, bytes_inc);
+    }
     s->last_stall[i] = stall;
+    s->last_pkts[i] = pkts;
     s->stall_ok[i] = ok;
     return r;
 }
@@ -267,11 +291,11 @@ static void take_step(nv_bn_sampler *s)
     nv_bn_step st = {.t_ns = now};
     int ok = 1;
     for (int i = 0; i < s->spec.nports; i++) {
-        uint64_t b[2], stall = 0;
+        uint64_t b[2], stall = 0, pkts = 0;
         double backlog, w = NAN, pu = 0;
         int stall_ok;
         char err[200];
-        if (read_port(s, i, b, &backlog, &stall, &stall_ok, NULL, err, sizeof err)) {
+        if (read_port(s, i, b, &backlog, &stall, &pkts, &stall_ok, NULL, err, sizeof err)) {
             ok = 0;
             continue;
         }
@@ -285,8 +309,8 @@ static void take_step(nv_bn_sampler *s)
         }
         if (!isnan(backlog))
             w = backlog / s->rate[i] * 1e6;
-        else if (s->spec.kind == NV_BN_INFINIBAND)
-            w = stall_ratio(s, i, stall, stall_ok, inc[0]);
+        else if (s->spec.kind == NV_BN_INFINIBAND || s->spec.kind == NV_BN_CXI)
+            w = stall_ratio(s, i, stall, pkts, stall_ok, inc[0]);
         if (!isnan(w) && (isnan(wait) || w > wait))
             wait = w;
         st.port_u[i] = (float)(pu > 1 ? 1 : pu);
@@ -361,7 +385,9 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
     for (int i = 0; i < spec->nports; i++) {
         char e[300] = "";
         if (spec->kind != NV_BN_QDISC) {
-            nv_ctr_config cfg = {.backend = spec->kind == NV_BN_NETDEV ? "netdev" : "infiniband",
+            nv_ctr_config cfg = {.backend = spec->kind == NV_BN_NETDEV ? "netdev"
+                                            : spec->kind == NV_BN_CXI  ? "cxi"
+                                                                        : "infiniband",
                                  .sysfs_root = spec->sysfs_root, .iface_glob = spec->port[i]};
             s->rd[i] = nv_ctr_open(&cfg, e, sizeof e);
             if (!s->rd[i] || nv_ctr_reader_nports(s->rd[i]) != 1) {
@@ -372,7 +398,8 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
             }
         }
         double rate = NAN, backlog;
-        if (read_port(s, i, s->last_bytes[i], &backlog, &s->last_stall[i], &s->stall_ok[i], &rate,
+        if (read_port(s, i, s->last_bytes[i], &backlog, &s->last_stall[i], &s->last_pkts[i],
+                      &s->stall_ok[i], &rate,
                       e, sizeof e)) {
             nv_err(err, errlen, "--bottleneck %s:%s: %s", nv_bn_kind_name(spec->kind),
                    spec->port[i], e);

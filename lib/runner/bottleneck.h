@@ -17,8 +17,10 @@
  * but counts port_xmit_wait, the ticks in which it had data to send and
  * could send none (no credits downstream): the step reads those ticks per
  * 4-byte word it did send, the stall-to-flit ratio of Aries counters
- * (Network congestion and application runtime, section III).  A netdev
- * port has neither.  Each step keeps every port's U as well as the
+ * (Network congestion and application runtime, section III).  A Slingshot
+ * NIC (cxi) counts the cycles its transmit path was paused by the switch's
+ * flow control (hni_tx_paused_*): the step reads those per packet sent.  A
+ * netdev port has none.  Each step keeps every port's U as well as the
  * busiest's, so a campaign can say which port was loaded.
  *
  * Port kinds:
@@ -28,6 +30,8 @@
  *   netdev:IF[,IF...]         /sys/class/net/IF/statistics; the busier of
  *                             tx and rx; rate = the `speed` file
  *   infiniband:DEV/PORT[,...] port_xmit_data / port_rcv_data; rate = `rate`
+ *   cxi:NIC[,NIC...]          a Slingshot NIC's device/telemetry octets; the
+ *                             rate must be given (--bottleneck-rate)
  * A rate that cannot be read must be given (--bottleneck-rate).  The
  * sampler thread only reads; it shares nothing with the caller but its
  * step array, under a mutex. */
@@ -42,7 +46,7 @@
 #define NV_BN_MAX_PORTS 8
 #define NV_BN_MAX_STEPS (1u << 20) /* ~29 h at 100 ms; later steps are dropped */
 
-typedef enum nv_bn_kind { NV_BN_QDISC = 0, NV_BN_NETDEV, NV_BN_INFINIBAND } nv_bn_kind;
+typedef enum nv_bn_kind { NV_BN_QDISC = 0, NV_BN_NETDEV, NV_BN_INFINIBAND, NV_BN_CXI } nv_bn_kind;
 
 typedef struct nv_bn_spec {
     nv_bn_kind kind;
@@ -56,7 +60,7 @@ typedef struct nv_bn_spec {
  * one line in err naming --bottleneck and what is wrong. */
 int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen);
 
-/* "qdisc", "netdev", "infiniband" */
+/* "qdisc", "netdev", "infiniband", "cxi" */
 const char *nv_bn_kind_name(nv_bn_kind k);
 
 /* What a step's congestion gauge reads (the same for every port of a kind) */
@@ -64,9 +68,10 @@ typedef enum nv_bn_gauge {
     NV_BN_GAUGE_NONE = 0,  /* no gauge (netdev): wait is NAN */
     NV_BN_GAUGE_QUEUE_US,  /* qdisc: queued bytes / rate, microseconds */
     NV_BN_GAUGE_STALL,     /* infiniband: port_xmit_wait ticks per 4-byte word sent */
+    NV_BN_GAUGE_PAUSE,     /* cxi: hni_tx_paused cycles per packet sent */
 } nv_bn_gauge;
 
-/* "none", "queue_us", "stall_per_word" */
+/* "none", "queue_us", "stall_per_word", "paused_cycles_per_packet" */
 const char *nv_bn_gauge_name(nv_bn_gauge g);
 /* the gauge of a kind of port */
 nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k);
@@ -77,6 +82,11 @@ nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k);
  * (a step that sent nothing counts as one word), clamped to
  * NV_BN_STALL_MAX.  Pure: exposed for tests. */
 double nv_bn_stall_per_word(uint64_t ticks, uint64_t bytes);
+
+/* The cxi gauge of one step: transmit-paused cycles per packet sent (a
+ * step that sent nothing counts as one packet), clamped to
+ * NV_BN_STALL_MAX.  Pure: exposed for tests. */
+double nv_bn_pause_per_packet(uint64_t cycles, uint64_t packets);
 
 /* One sampling step: the busiest port's U over [t_ns - dt, t_ns], each
  * port's, and the largest gauge reading of the ports. */

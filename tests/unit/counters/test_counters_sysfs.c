@@ -48,6 +48,7 @@ static int setup_tree(void **state, const char *name)
 static int setup_netdev(void **s) { return setup_tree(s, "netdev"); }
 static int setup_netdev_bad(void **s) { return setup_tree(s, "netdev_bad"); }
 static int setup_ib(void **s) { return setup_tree(s, "infiniband"); }
+static int setup_cxi(void **s) { return setup_tree(s, "cxi"); }
 
 static int teardown(void **state)
 {
@@ -361,6 +362,83 @@ static void unknown_backend_and_long_root(void **state)
     assert_non_null(strstr(err, "too long"));
 }
 
+
+static void cxi_reads_telemetry_and_sums_traffic_classes(void **state)
+{
+    (void)state;
+    nv_ctr_reader *r = open_backend("cxi", NULL);
+    assert_non_null(r);
+    nv_ctr_snapshot s;
+    char err[256];
+    assert_int_equal(nv_ctr_snapshot_take(r, &s, err, sizeof err), 0);
+    assert_string_equal(s.backend, "cxi");
+    assert_int_equal(s.nports, 2); /* cxi2 has no telemetry: said, skipped */
+    assert_non_null(strstr(loglines, "cxi2/device/telemetry: absent"));
+    const nv_ctr_port *c0 = port_named(&s, "cxi0");
+    assert_non_null(c0);
+    assert_string_equal(c0->kind, "cxi_port");
+    /* "VALUE@SEC.NSEC": the value, with its read time ignored */
+    assert_int_equal(c0->f[NV_CTR_BYTES_OUT].raw, 5000000000ull);
+    assert_string_equal(c0->f[NV_CTR_BYTES_OUT].unit, "bytes");
+    assert_int_equal(c0->f[NV_CTR_BYTES_OUT].scale, 1);
+    assert_int_equal(c0->f[NV_CTR_BYTES_OUT].sat_max, 0); /* 64-bit */
+    assert_int_equal(c0->f[NV_CTR_BYTES_IN].raw, 7000000000ull);
+    assert_int_equal(c0->f[NV_CTR_PACKETS_OUT].raw, 3600); /* 100 + 200 + ... + 800 */
+    assert_int_equal(c0->f[NV_CTR_PACKETS_IN].raw, 80);
+    assert_true(c0->f[NV_CTR_STALL].valid);
+    assert_int_equal(c0->f[NV_CTR_STALL].raw, 28); /* 0 + 1 + ... + 7 paused cycles */
+    assert_string_equal(c0->f[NV_CTR_STALL].unit, "cycles");
+    assert_false(c0->f[NV_CTR_DISCARDS].valid);
+    const nv_ctr_port *c1 = port_named(&s, "cxi1");
+    assert_non_null(c1);
+    assert_int_equal(c1->f[NV_CTR_PACKETS_OUT].raw, 10); /* the two classes it has */
+    assert_false(c1->f[NV_CTR_STALL].valid);
+    assert_non_null(strstr(loglines, "cxi1/device/telemetry/hni_tx_paused_0"));
+    nv_ctr_close(r);
+}
+
+static void cxi_delta_glob_and_bad_value(void **state)
+{
+    (void)state;
+    nv_ctr_reader *r = open_backend("cxi", "cxi0");
+    assert_non_null(r);
+    nv_ctr_snapshot a, b;
+    nv_ctr_delta d;
+    char err[256];
+    assert_int_equal(nv_ctr_snapshot_take(r, &a, err, sizeof err), 0);
+    assert_int_equal(a.nports, 1);
+    const char *t = "sys/class/cxi/cxi0/device/telemetry/";
+    char p[256];
+    snprintf(p, sizeof p, "%shni_sts_tx_ok_octets", t);
+    put(p, "5000004096@1732500009.000000001");
+    snprintf(p, sizeof p, "%shni_tx_paused_3", t);
+    put(p, "1003@1732500009.000000002"); /* +1000 cycles */
+    snprintf(p, sizeof p, "%shni_pkts_sent_by_tc_0", t);
+    put(p, "abc@1732500009.1"); /* not a value: that field is invalid */
+    assert_int_equal(nv_ctr_snapshot_take(r, &b, err, sizeof err), 1); /* one file unread */
+    assert_int_equal(nv_ctr_delta_compute(&a, &b, &d, err, sizeof err), 0);
+    const nv_ctr_port_delta *dc = dport_named(&d, "cxi0");
+    assert_non_null(dc);
+    assert_int_equal(dc->f[NV_CTR_BYTES_OUT].value, 4096);
+    assert_int_equal(dc->f[NV_CTR_STALL].value, 1000);
+    assert_false(b.port[0].f[NV_CTR_PACKETS_OUT].valid);
+    assert_non_null(strstr(loglines, "is not a counter value"));
+    nv_ctr_close(r);
+    /* a glob that matches no NIC */
+    nv_ctr_config cfg = {.backend = "cxi", .sysfs_root = tmpdir, .iface_glob = "hsn*"};
+    assert_null(nv_ctr_open(&cfg, err, sizeof err));
+    assert_non_null(strstr(err, "no Slingshot NIC with telemetry matches 'hsn*'"));
+}
+
+static void auto_takes_cxi_before_netdev_only_where_present(void **state)
+{
+    (void)state;
+    nv_ctr_reader *r = open_backend("auto", NULL);
+    assert_non_null(r);
+    assert_string_equal(nv_ctr_reader_backend(r), "cxi");
+    nv_ctr_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +451,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(ib_glob_selects_device_or_port, setup_ib, teardown),
         cmocka_unit_test_setup_teardown(auto_falls_back_to_netdev_when_no_ib, setup_netdev, teardown),
         cmocka_unit_test_setup_teardown(auto_prefers_infiniband, setup_ib, teardown),
+        cmocka_unit_test_setup_teardown(cxi_reads_telemetry_and_sums_traffic_classes, setup_cxi, teardown),
+        cmocka_unit_test_setup_teardown(cxi_delta_glob_and_bad_value, setup_cxi, teardown),
+        cmocka_unit_test_setup_teardown(auto_takes_cxi_before_netdev_only_where_present, setup_cxi, teardown),
         cmocka_unit_test(delta_rejects_mixed_backends),
         cmocka_unit_test(raw_delta_rules),
         cmocka_unit_test(unknown_backend_and_long_root),

@@ -30,6 +30,11 @@ static void spec_parses_kinds_and_ports(void **state)
     assert_string_equal(s.port[0], "mlx5_0/1");
     assert_int_equal(nv_bn_parse("netdev:eth0", &s, err, sizeof err), 0);
     assert_int_equal(s.kind, NV_BN_NETDEV);
+    assert_int_equal(nv_bn_parse("cxi:cxi0,cxi1", &s, err, sizeof err), 0);
+    assert_int_equal(s.kind, NV_BN_CXI);
+    assert_int_equal(s.nports, 2);
+    assert_string_equal(nv_bn_kind_name(NV_BN_CXI), "cxi");
+    assert_int_equal(nv_bn_kind_gauge(NV_BN_CXI), NV_BN_GAUGE_PAUSE);
 }
 
 static void spec_rejects_bad_input(void **state)
@@ -195,6 +200,40 @@ static void put_counter(const char *root, const char *name, const char *text)
     put(p, text);
 }
 
+/* Starts a sampler on a port whose counters do not move: its gauge is g,
+ * named name, and reads 0 until *t1. */
+static nv_bn_sampler *start_idle(const nv_bn_spec *s, nv_bn_gauge g, const char *name, uint64_t *t1)
+{
+    char err[512] = "";
+    nv_bn_sampler *bn = nv_bn_start(s, 10, err, sizeof err);
+    assert_non_null(bn);
+    assert_int_equal(nv_bn_sampler_gauge(bn), g);
+    assert_string_equal(nv_bn_gauge_name(g), name);
+    sleep_ms(60);
+    *t1 = nv_bn_now_ns();
+    double mean, prof[8];
+    size_t np;
+    assert_true(nv_bn_window(bn, NV_BN_WAIT, 0, *t1, &mean, prof, 8, &np) >= 1);
+    assert_true(mean == 0);
+    return bn;
+}
+
+/* After the counters of one port moved once: the gauge's steps since t1
+ * reach at least want (more when a step fell between the writes), and U
+ * is above 0 and below u_max.  Returns the time it looked. */
+static uint64_t moved_once(nv_bn_sampler *bn, uint64_t t1, double want, double u_max)
+{
+    double mean, prof[8];
+    size_t np;
+    sleep_ms(60);
+    uint64_t t2 = nv_bn_now_ns();
+    assert_true(nv_bn_window(bn, NV_BN_WAIT, t1, t2, &mean, prof, 8, &np) >= 1);
+    assert_true(prof[np - 1] >= want - 1e-9);
+    assert_true(nv_bn_window(bn, NV_BN_U, t1, t2, &mean, prof, 8, &np) >= 1);
+    assert_true(prof[np - 1] > 0 && prof[np - 1] < u_max);
+    return t2;
+}
+
 /* An InfiniBand port: U from port_xmit_data (4-byte words) over the rate
  * file, and the stall gauge: port_xmit_wait ticks per word sent. */
 static void live_sampler_reads_infiniband_stalls(void **state)
@@ -213,17 +252,8 @@ static void live_sampler_reads_infiniband_stalls(void **state)
     char err[512] = "";
     assert_int_equal(nv_bn_parse("infiniband:mlx5_0/1", &s, err, sizeof err), 0);
     s.sysfs_root = root;
-    nv_bn_sampler *bn = nv_bn_start(&s, 10, err, sizeof err);
-    assert_non_null(bn);
-    assert_int_equal(nv_bn_sampler_gauge(bn), NV_BN_GAUGE_STALL);
-    assert_string_equal(nv_bn_gauge_name(NV_BN_GAUGE_STALL), "stall_per_word");
-    sleep_ms(60);
-    uint64_t t1 = nv_bn_now_ns();
-    double mean, prof[8];
-    size_t np;
-    /* nothing moved: no stalls */
-    assert_true(nv_bn_window(bn, NV_BN_WAIT, 0, t1, &mean, prof, 8, &np) >= 1);
-    assert_true(mean == 0);
+    uint64_t t1;
+    nv_bn_sampler *bn = start_idle(&s, NV_BN_GAUGE_STALL, "stall_per_word", &t1);
     /* the gauge's arithmetic: ticks per 4-byte word, a silent port as one
      * word, clamped */
     assert_true(nv_bn_stall_per_word(500000, 4000000) == 0.5);
@@ -235,13 +265,8 @@ static void live_sampler_reads_infiniband_stalls(void **state)
      * the two writes (the stalls first, with nothing sent yet) */
     put_counter(root, "port_xmit_wait", "501000\n");
     put_counter(root, "port_xmit_data", "1001000\n");
-    sleep_ms(60);
-    uint64_t t2 = nv_bn_now_ns();
-    assert_true(nv_bn_window(bn, NV_BN_WAIT, t1, t2, &mean, prof, 8, &np) >= 1);
-    assert_true(prof[np - 1] >= 0.5 - 1e-9);
     /* and U: 4e6 bytes in one step of >= 10 ms at 12.5e9 bytes/s: > 0, < 0.04 */
-    assert_true(nv_bn_window(bn, NV_BN_U, t1, t2, &mean, prof, 8, &np) >= 1);
-    assert_true(prof[np - 1] > 0 && prof[np - 1] < 0.04 + 1e-9);
+    uint64_t t2 = moved_once(bn, t1, 0.5, 0.04 + 1e-9);
     assert_true(nv_bn_port_window(bn, 0, t1, t2) > 0);
     /* a stuck (saturated) stall counter reads as no gauge, not as no stall */
     put_counter(root, "port_xmit_wait", "4294967295\n");
@@ -261,6 +286,61 @@ static void live_sampler_reads_infiniband_stalls(void **state)
     nv_test_rmtree(root);
 }
 
+
+static void put_cxi(const char *root, const char *name, const char *text)
+{
+    char p[768];
+    snprintf(p, sizeof p, "%s/sys/class/cxi/cxi0/device/telemetry/%s", root, name);
+    put(p, text);
+}
+
+/* A Slingshot NIC: U from hni_sts_tx_ok_octets over the given rate, and the
+ * pause gauge: hni_tx_paused_* cycles per packet sent (hni_pkts_sent_by_tc_*),
+ * every file "VALUE@SEC.NSEC" as the cxi driver writes it. */
+static void live_sampler_reads_slingshot_pauses(void **state)
+{
+    (void)state;
+    char root[256];
+    assert_int_equal(nv_test_tmpdir(root, sizeof root, "bn-cxi"), 0);
+    mkdirs(root, "sys/class/cxi/cxi0/device/telemetry");
+    put_cxi(root, "hni_sts_tx_ok_octets", "1000@1732500000.1\n");
+    put_cxi(root, "hni_sts_rx_ok_octets", "1000@1732500000.1\n");
+    for (int k = 0; k < 8; k++) {
+        char n[64];
+        snprintf(n, sizeof n, "hni_pkts_sent_by_tc_%d", k);
+        put_cxi(root, n, "100@1732500000.1\n");
+        snprintf(n, sizeof n, "hni_pkts_recv_by_tc_%d", k);
+        put_cxi(root, n, "100@1732500000.1\n");
+        snprintf(n, sizeof n, "hni_tx_paused_%d", k);
+        put_cxi(root, n, "0@1732500000.1\n");
+    }
+    nv_bn_spec s;
+    char err[512] = "";
+    assert_int_equal(nv_bn_parse("cxi:cxi0", &s, err, sizeof err), 0);
+    s.sysfs_root = root;
+    /* the NIC's rate is not in sysfs: it must be given */
+    assert_null(nv_bn_start(&s, 10, err, sizeof err));
+    assert_non_null(strstr(err, "--bottleneck-rate"));
+    s.rate_bytes_per_s = 25e9; /* 200 Gb/s */
+    uint64_t t1;
+    nv_bn_sampler *bn = start_idle(&s, NV_BN_GAUGE_PAUSE, "paused_cycles_per_packet", &t1);
+    /* arithmetic: cycles per packet, a step without packets as one, clamped */
+    assert_true(nv_bn_pause_per_packet(5000, 1000) == 5);
+    assert_true(nv_bn_pause_per_packet(0, 1000) == 0);
+    assert_true(nv_bn_pause_per_packet(7, 0) == 7);
+    assert_true(nv_bn_pause_per_packet(UINT64_MAX, 0) == NV_BN_STALL_MAX);
+    /* 1000 packets sent (class 3) while class 5 was paused 5000 cycles: 5 per
+     * packet when one step sees both, more when a step falls between them */
+    put_cxi(root, "hni_tx_paused_5", "5000@1732500001.1\n");
+    put_cxi(root, "hni_pkts_sent_by_tc_3", "1100@1732500001.1\n");
+    put_cxi(root, "hni_sts_tx_ok_octets", "4001000@1732500001.1\n");
+    /* U: 4e6 bytes in one step of >= 10 ms at 25e9 bytes/s: > 0, < 0.02 */
+    moved_once(bn, t1, 5, 0.02);
+    assert_true(nv_bn_read_errors(bn) <= 3);
+    nv_bn_stop(bn);
+    nv_test_rmtree(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +349,7 @@ int main(void)
         cmocka_unit_test(window_takes_only_its_steps),
         cmocka_unit_test(live_sampler_reads_a_netdev_port),
         cmocka_unit_test(live_sampler_reads_infiniband_stalls),
+        cmocka_unit_test(live_sampler_reads_slingshot_pauses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
