@@ -1,6 +1,7 @@
 /* ctr_line_rate.c - port line rates from sysfs (ctr_line_rate.h). */
 #include "ctr_line_rate.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -57,6 +58,27 @@ double nv_ctr_port_line_rate(const char *root, const char *backend, const char *
         if (sscanf(port, "%63[^/]/%u", dev, &num) != 2)
             return NAN;
         snprintf(path, sizeof path, "%s/sys/class/infiniband/%s/ports/%u/rate", root, dev, num);
+    } else if (!strcmp(backend, "cxi")) {
+        /* a Slingshot NIC's rate is its Ethernet function's: the PCI
+         * device's one net/<if>/speed (Mb/s) */
+        if (strchr(port, '/'))
+            return NAN;
+        char dir[PATH_MAX];
+        snprintf(dir, sizeof dir, "%s/sys/class/cxi/%s/device/net", root, port);
+        DIR *d = opendir(dir);
+        if (!d)
+            return NAN;
+        struct dirent *e;
+        char ifname[64] = "";
+        int n = 0;
+        while ((e = readdir(d)) != NULL)
+            if (e->d_name[0] != '.' && n++ == 0)
+                snprintf(ifname, sizeof ifname, "%.63s", e->d_name);
+        closedir(d);
+        if (n != 1 || !safe_port_name(ifname))
+            return NAN; /* none, or several: not one link to read */
+        snprintf(path, sizeof path, "%s/%s/speed", dir, ifname);
+        backend = "netdev";
     } else {
         return NAN;
     }

@@ -30,8 +30,8 @@
  *   netdev:IF[,IF...]         /sys/class/net/IF/statistics; the busier of
  *                             tx and rx; rate = the `speed` file
  *   infiniband:DEV/PORT[,...] port_xmit_data / port_rcv_data; rate = `rate`
- *   cxi:NIC[,NIC...]          a Slingshot NIC's device/telemetry octets; the
- *                             rate must be given (--bottleneck-rate)
+ *   cxi:NIC[,NIC...]          a Slingshot NIC's device/telemetry octets; rate =
+ *                             its Ethernet function's device/net/IF/speed
  * A rate that cannot be read must be given (--bottleneck-rate).  The
  * sampler thread only reads; it shares nothing with the caller but its
  * step array, under a mutex. */

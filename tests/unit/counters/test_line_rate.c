@@ -13,7 +13,7 @@
 
 #include "ctr_line_rate.h"
 
-static char root_netdev[4200], root_ib[4200];
+static char root_netdev[4200], root_ib[4200], root_cxi[4200];
 
 static int setup(void **state)
 {
@@ -28,6 +28,7 @@ static int setup(void **state)
         return -1;
     snprintf(root_netdev, sizeof root_netdev, "%s/netdev", base);
     snprintf(root_ib, sizeof root_ib, "%s/infiniband", base);
+    snprintf(root_cxi, sizeof root_cxi, "%s/cxi", base);
     return 0;
 }
 
@@ -48,6 +49,15 @@ static void infiniband_rate_text(void **state)
     assert_true(isnan(nv_ctr_port_line_rate(root_ib, "infiniband", "mlx5_0")));
 }
 
+/* a Slingshot NIC: its Ethernet function's speed (device/net/hsn0/speed) */
+static void cxi_rate_from_its_netdev(void **state)
+{
+    (void)state;
+    assert_true(fabs(nv_ctr_port_line_rate(root_cxi, "cxi", "cxi0") - 25e9) < 1); /* 200 Gb/s */
+    assert_true(isnan(nv_ctr_port_line_rate(root_cxi, "cxi", "cxi1")));  /* no net function */
+    assert_true(isnan(nv_ctr_port_line_rate(root_cxi, "cxi", "cxi0/x")));
+}
+
 static void hostile_names_are_refused(void **state)
 {
     (void)state;
@@ -62,6 +72,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(netdev_speed_is_megabits),
         cmocka_unit_test(infiniband_rate_text),
+        cmocka_unit_test(cxi_rate_from_its_netdev),
         cmocka_unit_test(hostile_names_are_refused),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

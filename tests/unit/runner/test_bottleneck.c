@@ -318,7 +318,7 @@ static void live_sampler_reads_slingshot_pauses(void **state)
     char err[512] = "";
     assert_int_equal(nv_bn_parse("cxi:cxi0", &s, err, sizeof err), 0);
     s.sysfs_root = root;
-    /* the NIC's rate is not in sysfs: it must be given */
+    /* no Ethernet function (device/net) to read the NIC's rate from: given */
     assert_null(nv_bn_start(&s, 10, err, sizeof err));
     assert_non_null(strstr(err, "--bottleneck-rate"));
     s.rate_bytes_per_s = 25e9; /* 200 Gb/s */
