@@ -311,10 +311,8 @@ static int app_put(struct app_set *s, const nv_alloc_app *a)
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         int c = strcmp(s->v[mid].key, a->key);
-        if (c == 0) {
-            s->v[mid] = *a; /* jobs come in id order: the newer one wins */
-            return 0;
-        }
+        if (c == 0)
+            return 0; /* jobs come newest first: the app's newest job is kept */
         if (c < 0)
             lo = mid + 1;
         else
@@ -384,7 +382,15 @@ int nv_alloc_rows_from_spool(const char *spool, const nv_topo *topo, nv_alloc_da
         qsort(ids, n, sizeof *ids, cmp_id);
     if (!d->source[0])
         snprintf(d->source, sizeof d->source, "job records");
-    for (size_t i = 0; i < n; i++) {
+    /* newest first, so a spool with more usable jobs than a data set holds
+     * keeps the newest, and each app is its newest job */
+    for (size_t k = n; k-- > 0;) {
+        size_t i = k;
+        if (d->n >= NV_ALLOC_DATASET_MAX_ROWS) {
+            say(log, ctx, "netvar: alloc records: %zu rows, as many as a data set holds; the %zu "
+                "older job directories are not read", d->n, k + 1);
+            break;
+        }
         char jobdir[4400];
         snprintf(jobdir, sizeof jobdir, "%s/%lld", dir, (long long)ids[i]);
         nv_alloc_row row;

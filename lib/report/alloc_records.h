@@ -45,7 +45,8 @@ typedef struct nv_alloc_records_stats {
 typedef void (*nv_alloc_records_log_fn)(void *ctx, const char *line);
 
 /* Adds one row per usable job of spool to d (source "job records" when d
- * has none), in job id order.  topo places nodes on leaf switches and
+ * has none), newest job id first, up to NV_ALLOC_DATASET_MAX_ROWS rows in
+ * d (the older jobs are then not read, and the log says so).  topo places nodes on leaf switches and
  * groups.  When apps is not NULL, *apps gets (malloc'd, *napps long) one
  * app per app key, from its newest job with a row: the pattern per phase
  * from its matrix, its phases (segments), ranks and compute (CPU seconds

@@ -41,6 +41,7 @@ sed 's/"work_source":"thread_cputime_ns"/"work_source":"papi_tot_ins"/' \
     "$S/jobs/1/profiles/profile-1.0.json" >"$S/jobs/6/profiles/profile-6.0.json"
 grep -q papi_tot_ins "$S/jobs/6/profiles/profile-6.0.json" || fail "could not make the instruction-count profile"
 mkdir -p "$S/jobs/7"                                     # still running: no job.json
+job 8 halo-small; run 8 4096                             # a newer run of an app: its newest job
 
 printf 'SwitchName=leaf0 Nodes=%s\nSwitchName=leaf1 Nodes=other\n' "$host" >"$T/topology.conf"
 "$NETVAR" alloc records --spool "$S" --topology "$T/topology.conf" --out "$T/rows.json" --json \
@@ -52,11 +53,13 @@ s, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 own = [json.loads(open(f).read()[open(f).read().rindex("{"):])["comm_s"] for f in sys.argv[3:5]]
 def check(c, m):
     if not c: print("FAIL:", m); sys.exit(1)
-check(s["jobs"] == 6 and s["rows"] == 2, "6 job records, 2 rows: %s" % s)
+check(s["jobs"] == 7 and s["rows"] == 3, "7 job records, 3 rows: %s" % s)
 check(s["no_app"] == 1 and s["no_profile"] == 1 and s["unusable"] == 2, "reasons: %s" % s)
 check(d["schema"] == "netvar-alloc-dataset" and d["source"] == "job records", "dataset header")
-r = {x["app"]: x for x in d["rows"]}
-check(set(r) == {"halo-small", "halo-large"}, "rows: %s" % list(r))
+check([x["config"].split()[1] for x in d["rows"]] == ["8", "2", "1"], "rows, newest job first: %s"
+      % [x["config"] for x in d["rows"]])
+r = {x["config"].split()[1]: x for x in d["rows"]}
+r = {"halo-small": r["1"], "halo-large": r["2"]}
 for app, size, mine in (("halo-small", 1024, own[0]), ("halo-large", 262144, own[1])):
     x = r[app]
     f = x["features"]
@@ -83,7 +86,7 @@ grep -q "jobs/6/profiles.*papi_tot_ins, not CPU time" "$T/err" || fail "the inst
 printf 'SwitchName=leaf0 Nodes=other\n' >"$T/elsewhere.conf"
 "$NETVAR" alloc records --spool "$S" --topology "$T/elsewhere.conf" --out "$T/none.json" >"$T/o" 2>"$T/err"
 grep -q "not in the topology; skipped the job" "$T/err" || fail "a node off the topology is not named"
-grep -q "0 rows from 6 job records" "$T/o" || fail "rows on a topology without the node: $(cat "$T/o")"
+grep -q "0 rows from 7 job records" "$T/o" || fail "rows on a topology without the node: $(cat "$T/o")"
 # usage errors
 "$NETVAR" alloc records --spool "$S" --out "$T/x.json" 2>/dev/null; [ $? -eq 2 ] || fail "no topology: not a usage error"
 "$NETVAR" alloc records --spool "$T/nowhere" --topology "$T/topology.conf" --out "$T/x.json" 2>"$T/err"
@@ -93,7 +96,7 @@ grep -q "0 rows from 6 job records" "$T/o" || fail "rows on a topology without t
 "$BUILD/bin/netvar-train-gen" "$T/g" --seed 5 >/dev/null || fail "netvar-train-gen"
 "$NETVAR" alloc train --dataset "$T/rows.json" --model "$T/g/base-model.json" --out "$T/m2.json" --partition none \
     --learner extra-trees --json >"$T/train.json" 2>"$T/err" || { cat "$T/err"; fail "alloc train on the rows"; }
-python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); p=m["alloc"]["predictors"]; assert len(p) == 3 and all(x["samples"] == 2 for x in p), p' "$T/m2.json" ||
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); p=m["alloc"]["predictors"]; assert len(p) == 3 and all(x["samples"] == 3 for x in p), p' "$T/m2.json" ||
     fail "no trees from the records' rows"
 echo "ok: job records give communication-time rows, bad ones are named, and trees learn from them"
 
@@ -102,7 +105,7 @@ echo "ok: job records give communication-time rows, bad ones are named, and tree
     --out "$T/m3.json" --partition none --learner extra-trees >"$T/train3" 2>"$T/err" ||
     { cat "$T/err"; fail "alloc train --records"; }
 cat "$T/train3"
-grep -q "job records: 2 rows and 2 apps from 6 jobs" "$T/train3" || fail "alloc train --records: $(cat "$T/train3")"
+grep -q "job records: 3 rows and 2 apps from 7 jobs" "$T/train3" || fail "alloc train --records: $(cat "$T/train3")"
 python3 - "$T/m3.json" "$S/jobs/2/profiles/profile-2.0.json" <<'PY' || exit 1
 import json, sys
 a = {x["key"]: x for x in json.load(open(sys.argv[1]))["alloc"]["apps"]}
@@ -110,6 +113,7 @@ p = json.load(open(sys.argv[2]))
 def check(c, m):
     if not c: print("FAIL:", m); sys.exit(1)
 check(set(a) == {"halo-small", "halo-large"}, "apps: %s" % list(a))
+check(a["halo-small"]["source"] == "profile of job 8", "halo-small is not its newest job: %s" % a["halo-small"])
 x = a["halo-large"]
 check(x["source"] == "profile of job 2" and x["ranks"] == 2 and x["phases"] == p["segments"], "app: %s" % x)
 # compute: CPU time outside MPI over both ranks, below the ranks' wall time
