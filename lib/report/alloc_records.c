@@ -22,7 +22,8 @@
 
 #define PROFILE_MAX_BYTES ((size_t)512 << 20) /* as the segment profile loader */
 #define ROW_MAX_RANKS 2048u   /* two P x P matrices of doubles: 64 MiB at most */
-#define MAX_PROFILES 64       /* profiles looked at per job */
+#define MAX_PROFILES 64       /* profiles read per job: the first by name */
+#define MAX_NAMES 4096        /* names listed per job's profiles/ */
 
 static int why_(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int why_(char *why, size_t n, const char *fmt, ...)
@@ -196,7 +197,39 @@ static void say(nv_alloc_records_log_fn log, void *ctx, const char *fmt, ...)
     log(ctx, line);
 }
 
-/* 1 with a row, 0 when the job has none (counted), -1 out of memory */
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The plain *.json names of dir, sorted (at most MAX_NAMES listed); -1
+ * when it cannot be read or memory runs out. */
+static long profile_names(const char *dir, char ***out)
+{
+    *out = NULL;
+    DIR *dd = opendir(dir);
+    if (!dd)
+        return -1;
+    char **v = malloc(MAX_NAMES * sizeof *v);
+    long n = 0;
+    struct dirent *e;
+    while (v && n < MAX_NAMES && (e = readdir(dd))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") || !nv_plain_name(e->d_name))
+            continue; /* names users chose: only plain ones (no terminal escapes) */
+        if (!(v[n] = strdup(e->d_name)))
+            break;
+        n++;
+    }
+    closedir(dd);
+    if (!v)
+        return -1;
+    qsort(v, (size_t)n, sizeof *v, cmp_name);
+    *out = v;
+    return n;
+}
+
+/* 1 with a row, 0 when the job has none (counted and, when unusable, logged) */
 static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, nv_alloc_row *row,
                    nv_alloc_app *a, nv_alloc_records_stats *st, nv_alloc_records_log_fn log, void *ctx)
 {
@@ -221,27 +254,24 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
     /* the profiles are the job's user's: profiles/ is theirs, every file in it too */
     snprintf(pdir, sizeof pdir, "%s/profiles", jobdir);
     uid_t owner = (uid_t)-1;
-    DIR *dd = NULL;
+    char **names = NULL;
+    long nnames = 0;
     if (access(pdir, F_OK) == 0) {
         if (nv_dir_owner(pdir, &owner, err, sizeof err)) {
             st->unusable++;
             say(log, ctx, "netvar: alloc records: %s: %s; skipped the job", pdir, err);
             return 0;
         }
-        dd = opendir(pdir);
+        nnames = profile_names(pdir, &names);
     }
     json_object *best = NULL;
     double best_total = -1;
     char best_path[4800] = "";
-    struct dirent *e;
-    size_t looked = 0, bad = 0;
-    while (dd && (e = readdir(dd)) && looked < MAX_PROFILES) {
-        size_t len = strlen(e->d_name);
-        if (len < 6 || strcmp(e->d_name + len - 5, ".json") || !nv_plain_name(e->d_name))
-            continue;
-        looked++;
+    size_t bad = 0;
+    /* the first MAX_PROFILES by name: the same ones whatever readdir's order */
+    for (long k = 0; k < nnames && k < MAX_PROFILES; k++) {
         char p[4800];
-        snprintf(p, sizeof p, "%s/%s", pdir, e->d_name);
+        snprintf(p, sizeof p, "%s/%s", pdir, names[k]);
         json_object *pr = nv_json_read_owned(p, owner, PROFILE_MAX_BYTES, err, sizeof err);
         if (!pr) {
             char shown[300];
@@ -253,8 +283,7 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
         json_object *bytes =
             nv_json_get(nv_json_get(pr, "traffic_matrix", json_type_object), "bytes", json_type_array);
         double t = bytes && nv_json_get(pr, "placement", json_type_array) ? matrix_total(bytes) : -1;
-        /* ties go to the smaller name, so readdir's order does not matter */
-        if (t >= 0 && (t > best_total || (t == best_total && strcmp(p, best_path) < 0))) {
+        if (t > best_total) { /* ties: the first by name */
             json_object_put(best);
             best = pr;
             best_total = t;
@@ -263,8 +292,9 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
             json_object_put(pr);
         }
     }
-    if (dd)
-        closedir(dd);
+    for (long k = 0; k < nnames; k++)
+        free(names[k]);
+    free(names);
     if (!best) {
         if (bad)
             st->unusable++; /* its profiles were named above */
