@@ -17,6 +17,7 @@
 #include "model.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "report_logic.h"
 #include "safe_open.h"
 #include "segment_profile.h"
 
@@ -172,17 +173,6 @@ out:
     return rc;
 }
 
-static double matrix_total(json_object *bytes)
-{
-    double t = 0;
-    for (size_t r = 0; r < json_object_array_length(bytes); r++) {
-        json_object *row = json_object_array_get_idx(bytes, r);
-        for (size_t c = 0; json_object_is_type(row, json_type_array) && c < json_object_array_length(row); c++)
-            t += json_object_get_double(json_object_array_get_idx(row, c));
-    }
-    return isfinite(t) ? t : 0;
-}
-
 static void say(nv_alloc_records_log_fn log, void *ctx, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void say(nv_alloc_records_log_fn log, void *ctx, const char *fmt, ...)
@@ -280,9 +270,7 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
                 nv_printable(p, shown, sizeof shown), err);
             continue;
         }
-        json_object *bytes =
-            nv_json_get(nv_json_get(pr, "traffic_matrix", json_type_object), "bytes", json_type_array);
-        double t = bytes && nv_json_get(pr, "placement", json_type_array) ? matrix_total(bytes) : -1;
+        double t = nv_profile_matrix_bytes(pr);
         if (t > best_total) { /* ties: the first by name */
             json_object_put(best);
             best = pr;

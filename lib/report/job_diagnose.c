@@ -18,6 +18,7 @@
 #include "safe_open.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "report_logic.h"
 #include "ve_records.h"
 
 #define PROFILE_MAX_BYTES ((size_t)512 << 20) /* as the segment profile loader */
@@ -175,17 +176,6 @@ static void mapping_from_file(const char *path, const nv_topo *topo, const nv_jo
     json_object_put(tm);
 }
 
-static double matrix_total(json_object *bytes)
-{
-    double t = 0;
-    for (size_t r = 0; r < json_object_array_length(bytes); r++) {
-        json_object *row = json_object_array_get_idx(bytes, r);
-        for (size_t c = 0; json_object_is_type(row, json_type_array) && c < json_object_array_length(row); c++)
-            t += json_object_get_double(json_object_array_get_idx(row, c));
-    }
-    return isfinite(t) ? t : 0;
-}
-
 /* The traffic matrix the segment profiler recorded in the job's profiles
  * (DIR/profiles/NAME.json: "traffic_matrix".bytes and "placement"): the step
  * that moved the most bytes stands for the job. */
@@ -207,11 +197,9 @@ static void mapping_from_profiles(const char *dir, const nv_topo *topo, const nv
         char path[PATH_MAX + 300];
         snprintf(path, sizeof path, "%s/%s", pdir, e->d_name);
         json_object *pr = nv_json_read_owned(path, owner, PROFILE_MAX_BYTES, err, sizeof err);
-        json_object *bytes = nv_json_get(nv_json_get(pr, "traffic_matrix", json_type_object), "bytes",
-                                         json_type_array);
-        if (bytes && nv_json_get(pr, "placement", json_type_array)) {
+        double t = nv_profile_matrix_bytes(pr);
+        if (t >= 0) {
             with_matrix++;
-            double t = matrix_total(bytes);
             if (t > best_total) {
                 json_object_put(best);
                 best = pr;

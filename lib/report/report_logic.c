@@ -190,3 +190,18 @@ size_t nv_report_cluster_pairs(const nv_model *m, const char *const *apps,
         }
     return total;
 }
+
+double nv_profile_matrix_bytes(json_object *profile)
+{
+    json_object *bytes =
+        nv_json_get(nv_json_get(profile, "traffic_matrix", json_type_object), "bytes", json_type_array);
+    if (!bytes || !nv_json_get(profile, "placement", json_type_array))
+        return -1;
+    double t = 0;
+    for (size_t r = 0; r < json_object_array_length(bytes); r++) {
+        json_object *row = json_object_array_get_idx(bytes, r);
+        for (size_t c = 0; json_object_is_type(row, json_type_array) && c < json_object_array_length(row); c++)
+            t += json_object_get_double(json_object_array_get_idx(row, c));
+    }
+    return isfinite(t) ? t : 0;
+}

@@ -55,4 +55,10 @@ size_t nv_report_cluster_pairs(const nv_model *m, const char *const *apps,
                                const char *const *switches, size_t n, nv_predictor predictor,
                                nv_report_pair *out, size_t max);
 
+/* The bytes a segment profile's traffic matrix holds ("traffic_matrix".bytes,
+ * summed; 0 when not finite) when the profile also has its "placement";
+ * -1 when it lacks either.  Which of a job's profiles stands for it: the
+ * one with the most bytes. */
+double nv_profile_matrix_bytes(json_object *profile);
+
 #endif
