@@ -444,8 +444,8 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="netvar-score-") as tmp:
         P = Predictor(netvar, tmp)
         # (name, model, predictor, uses history)
-        variants = [("counters queue-wait+history", wm, "queue", True),
-                    ("counters queue-wait (physics)", wm, "queue", False),
+        variants = [("counters wait|share+history", wm, "queue", True),
+                    ("counters wait|share (physics)", wm, "queue", False),
                     ("counters queue+history", cm, "queue", True),
                     ("counters queue (physics)", cm, "queue", False),
                     ("latency queue", ds.model, "queue", False),
@@ -521,7 +521,7 @@ def main(argv):
         print(f"  FAILED: {f['variant']} ({f['holdout']}): {f['app']} beside {f['with']}: "
               f"{f['source']}")
 
-    best = "counters queue-wait+history"
+    best = "counters wait|share+history"
     print(f"\nmeasured | predicted slowdown (%), {best}, leave-one-pair-out; "
           "row: the app, column: its neighbour")
     pred = {(r["app"], r["with"]): r["predicted_pct"] for r in results["rows"]

@@ -34,10 +34,13 @@ static void usage(FILE *out)
         "point answers (capped).  A beside B is not B beside A.\n"
         "The queue predictor has two mechanisms.  Where A's campaign measured its\n"
         "slowdown against the queue wait at the bottleneck and every neighbour's\n"
-        "own queue wait is known (the campaign's --bottleneck qdisc route), the\n"
-        "queueing mechanism answers (source \"model:queue-wait\"): A's curve read over\n"
-        "the neighbours' summed wait profiles, averaged as progress rates.\n"
-        "Otherwise p_A(U) over the neighbours' utilization (\"model:queue\").\n"
+        "own queue wait is known (a campaign with --bottleneck), both are computed\n"
+        "and the larger answers: queueing (source \"model:queue-wait\"), A's curve\n"
+        "read over the neighbours' summed wait profiles, averaged as progress\n"
+        "rates; and bandwidth share (\"model:queue-share\"), the share a neighbour\n"
+        "takes even when it builds no queue: p_A(U) over the neighbours'\n"
+        "utilization, times A's own mean utilization of the port.  Without a queue\n"
+        "gauge p_A(U) answers alone (\"model:queue\").\n"
         "\n"
         "Options:\n"
         "  --model FILE       model file (schema netvar-model, version 1)\n"
@@ -54,12 +57,13 @@ static void usage(FILE *out)
         "a look-up predictor, or null), curve_fallback, table_samples, table_sd_pct;\n"
         "queue: physics_pct (the bottleneck physics alone), correction_pp (A's\n"
         "sensitivity plus the neighbours' pressure, percentage points) and\n"
-        "history_samples (table samples behind them), mechanism (\"queue-wait\" or\n"
-        "\"utilization\"), wait_gauge (what the model's queue-wait figures read:\n"
+        "history_samples (table samples behind them), mechanism (\"queue-wait\",\n"
+        "\"bandwidth-share\" or \"utilization\"), wait_pct and share_pct (the two\n"
+        "mechanisms' answers, percent; null where a mechanism has no data), wait_gauge (what the model's queue-wait figures read:\n"
         "\"queue_us\", \"stall_per_word\" on InfiniBand, \"paused_cycles_per_packet\" on\n"
         "a Slingshot NIC) and wait_used_us (the mean summed queue wait read, us; named\n"
-        "wait_used, in the gauge's own unit, with the other two; null for the\n"
-        "utilization mechanism).\n"
+        "wait_used, in the gauge's own unit, with the other two; null without a\n"
+        "queue gauge).  utilization_used is null when A has no p_A(U) curve.\n"
         "\n"
         "Exit status: 0 predicted, 1 model not loadable or no prediction possible\n"
         "(unknown app, no data), 2 bad usage.\n"
@@ -193,7 +197,7 @@ int verb_predict(int argc, char **argv)
         json_object_object_add(o, "min_samples", json_object_new_int64(min_samples));
         json_object_object_add(o, "with_utilization", wu);
         json_object_object_add(o, "utilization_sum", nv_json_new_num_g(p.utilization_sum, DIGITS));
-        json_object_object_add(o, "utilization_used", nv_json_new_num_g(p.utilization_used, DIGITS));
+        json_object_object_add(o, "utilization_used", nv_json_new_num(p.utilization_used));
         json_object_object_add(o, "capped", json_object_new_boolean(p.capped));
         json_object_object_add(o, "config", p.config >= 0 ? json_object_new_string(p.config_id) : NULL);
         json_object_object_add(o, "curve_fallback", json_object_new_boolean(p.curve_fallback));
@@ -204,10 +208,12 @@ int verb_predict(int argc, char **argv)
             json_object_object_add(o, "correction_pp", nv_json_new_num_g(p.correction_pp, DIGITS));
             json_object_object_add(o, "history_samples", json_object_new_int64(p.history_samples));
             json_object_object_add(o, "mechanism", json_object_new_string(p.mechanism));
+            json_object_object_add(o, "wait_pct", nv_json_new_num(p.wait_pct));
+            json_object_object_add(o, "share_pct", nv_json_new_num(p.share_pct));
             nv_wait_gauge g = nv_model_bottleneck(m)->wait_gauge;
             json_object_object_add(o, "wait_gauge", json_object_new_string(nv_wait_gauge_name(g)));
             json_object_object_add(o, g == NV_WAIT_QUEUE_US ? "wait_used_us" : "wait_used",
-                                   nv_json_new_num_or_nan(p.wait_used_us));
+                                   nv_json_new_num(p.wait_used_us));
         }
         nv_cli_print_json(o);
         json_object_put(o);

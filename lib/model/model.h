@@ -120,9 +120,10 @@ typedef struct nv_app_view {
     const double *wait_profile_us;
     size_t n_wait_profile;
     double wait_fit_residual_pct;       /* weighted RMS of the wait points about their fit, pp */
-    int prefers_wait;                   /* the queueing mechanism answers for this victim: its
-                                           campaign lies on a monotone curve against the wait at
-                                           least as well (within 1 pp) as against U */
+    int prefers_wait;                   /* this victim's campaign lies on a monotone curve
+                                           against the wait at least as well (within 1 pp) as
+                                           against U (informational: predictions compute both
+                                           mechanisms) */
     /* history corrections fitted at load from the co-location table (see
      * model_bottleneck.c), factors already shrunk toward 1 by sample count */
     double sensitivity;                 /* scales the physics when this app is the victim */

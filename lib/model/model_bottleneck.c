@@ -23,7 +23,20 @@
  *    files with a "bottleneck" object (every file netvar writes now) get
  *    corrections; older ones keep the physics alone.
  *
- * The physics: E_t[p_A(U(t))], with U(t) = U_idle + sum over neighbours of
+ * The physics has two mechanisms (nv_model_bottleneck_physics).  Queueing:
+ * A's curve against the queue wait W at the port, read over the neighbours'
+ * wait profiles and averaged as progress rates.  Bandwidth share: a
+ * neighbour that builds no queue (smooth traffic) still takes its share of
+ * the port, which costs A in proportion to A's own load there, so
+ * theta_A * E_t[p_A(U(t))], theta_A = A's mean U above idle (p_A(U) was
+ * measured under a load that also queues; a victim that hardly uses the port
+ * gets its bytes through the remainder).  The larger answers.  On the
+ * network lab this is what separates a latency-bound victim beside a smooth
+ * neighbour (no queue, no slowdown) from a bulk-transfer victim beside the
+ * same neighbour (tens of percent).  Without a queue gauge p_A(U) answers
+ * alone.
+ *
+ * p_A(U) is read as E_t[p_A(U(t))], with U(t) = U_idle + sum over neighbours of
  * (U_B(t) - U_idle)+, each neighbour's U(t) given by its utilization
  * profile (equally weighted samples) or, without one, its mean U.  Idle is
  * counted once however many neighbours add up; profiles are added rank by
@@ -57,12 +70,12 @@ static uint32_t anchor_one(const nv_curve_point *fit, size_t n_fit, double x0, s
     return (uint32_t)n;
 }
 
-/* Which axis explains A's own campaign: the configurations' slowdowns lie
- * on a non-decreasing curve against U, against W, or both.  A
- * configuration that queues more at the same U (bursts) separates them:
- * the wrong axis leaves it off the monotone fit.  Where both fit as well
- * (within 1 pp), the wait axis is taken: it tells a queue-free neighbour
- * from a queueing one, which U cannot. */
+/* Which axis explains A's own campaign better: the configurations'
+ * slowdowns lie on a non-decreasing curve against U, against W, or both (a
+ * configuration that queues more at the same U, bursts, separates them).
+ * Kept for `netvar model`'s view (wait_fit_residual_pct, prefers_wait); the
+ * prediction computes both mechanisms whatever this says, since on the lab
+ * a campaign's few configurations decided it by noise. */
 static void choose_mechanism(const nv_model *m, struct nv_app_rec *a)
 {
     a->wresidual_pct = NAN;
@@ -255,12 +268,33 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
 }
 
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
-                                   size_t n_with, double *x_mean, int *capped, int *wait)
+                                   size_t n_with, nv_phys *ph)
 {
-    double p = m->apps[a].prefer_wait ? nv_model_wait_physics(m, a, with, n_with, x_mean, capped)
-                                      : NAN;
-    *wait = isfinite(p);
-    return *wait ? p : nv_model_queue_physics(m, a, with, n_with, x_mean, capped);
+    const struct nv_app_rec *A = &m->apps[a];
+    int wcap = 0, ucap = 0;
+    ph->wait_us = ph->utilization = NAN;
+    ph->wait_pct = nv_model_wait_physics(m, a, with, n_with, &ph->wait_us, &wcap);
+    double pu = nv_model_queue_physics(m, a, with, n_with, &ph->utilization, &ucap);
+    if (!isfinite(ph->wait_pct)) {
+        /* no queue gauge for A or for a neighbour: p_A(U) alone */
+        ph->mechanism = NV_MECH_UTILIZATION;
+        ph->share_pct = NAN;
+        ph->capped = ucap;
+        return pu;
+    }
+    /* the share a queue-free neighbour still takes: A's curve under the
+     * campaign's load of the same U, scaled by A's own load at the port */
+    double theta = A->utilization - m->bn.idle_utilization;
+    theta = theta < 0 ? 0 : theta > 1 ? 1 : theta;
+    ph->share_pct = isfinite(pu) ? theta * pu : NAN;
+    if (isfinite(ph->share_pct) && ph->share_pct > ph->wait_pct) {
+        ph->mechanism = NV_MECH_SHARE;
+        ph->capped = ucap;
+        return ph->share_pct;
+    }
+    ph->mechanism = NV_MECH_WAIT;
+    ph->capped = wcap;
+    return ph->wait_pct;
 }
 
 /* s_A and q_B by alternating ridge regressions: measured ~ s_A q_B physics */
@@ -286,11 +320,8 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
     }
     for (size_t p = 0; p < m->n_pairs; p++) {
         const nv_pair_view *pv = &m->pairs[p];
-        double u;
-        int cap, wait;
-        phys[p] = pv->samples ? nv_model_bottleneck_physics(m, pv->app, &pv->with, 1, &u, &cap,
-                                                            &wait)
-                              : NAN;
+        nv_phys ph;
+        phys[p] = pv->samples ? nv_model_bottleneck_physics(m, pv->app, &pv->with, 1, &ph) : NAN;
         if (isfinite(phys[p])) {
             m->apps[pv->app].sens_n += pv->samples;
             m->apps[pv->with].press_n += pv->samples;

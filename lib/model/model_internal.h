@@ -122,11 +122,26 @@ double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with,
 double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
                              double *w_mean_us, int *capped);
 
-/* The queue route's physics: the queueing mechanism where its data exist,
- * else p_A(U).  *wait is 1 when the queueing mechanism answered; *x_mean
- * is the mean W (us) or U read. */
+/* The queue route's physics, two mechanisms (issue "predictions that hold
+ * for pairs never seen together"):
+ *  - queueing: A waits behind the neighbours' queue (nv_model_wait_physics);
+ *  - bandwidth share: a neighbour that builds no queue still takes its share
+ *    of the port, which costs A in proportion to A's own load there:
+ *    theta_A * E_t[p_A(U(t))], theta_A = A's mean U above idle.
+ * The larger answers.  Without a queue gauge (A's wait curve, every
+ * neighbour's wait profile) p_A(U) answers alone, as the latency route
+ * does.  Allocation-free. */
+enum nv_mechanism { NV_MECH_UTILIZATION, NV_MECH_WAIT, NV_MECH_SHARE };
+typedef struct nv_phys {
+    enum nv_mechanism mechanism; /* which one answered */
+    double wait_pct;             /* queueing mechanism's answer, NAN without it */
+    double share_pct;            /* bandwidth share's answer, NAN without it */
+    double wait_us;              /* mean summed wait read (NAN without it) */
+    double utilization;          /* mean U(t) read (NAN without a U curve) */
+    int capped;                  /* the answering read went beyond its curve's top */
+} nv_phys;
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
-                                   size_t n_with, double *x_mean, int *capped, int *wait);
+                                   size_t n_with, nv_phys *ph);
 
 uint64_t nv_key_hash(const char *key);
 /* index of app with this key and hash, or -1 */

@@ -13,9 +13,13 @@ static const char *const predictor_names[NV_PREDICTOR_COUNT] = {
     "queue", "averagelt", "averagestdevlt", "pdflt"};
 static const char *const model_labels[NV_PREDICTOR_COUNT] = {
     "model:queue", "model:averagelt", "model:averagestdevlt", "model:pdflt"};
-static const char queue_history_label[] = "model:queue+history";
-static const char wait_label[] = "model:queue-wait";
-static const char wait_history_label[] = "model:queue-wait+history";
+/* the queue route by mechanism (enum nv_mechanism): physics alone, and
+ * with the history corrections */
+static const char *const mechanism_names[] = {"utilization", "queue-wait", "bandwidth-share"};
+static const char *const physics_labels[] = {"model:queue", "model:queue-wait",
+                                             "model:queue-share"};
+static const char *const history_labels[] = {"model:queue+history", "model:queue-wait+history",
+                                             "model:queue-share+history"};
 
 const char *nv_predictor_name(nv_predictor p)
 {
@@ -108,6 +112,7 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     out->config_id = "";
     out->mechanism = "";
     out->wait_used_us = NAN;
+    out->wait_pct = out->share_pct = NAN;
     out->predictor = predictor;
     if (!m || !with || n_with == 0 || (unsigned)predictor >= NV_PREDICTOR_COUNT)
         return NV_PRED_EINVAL;
@@ -179,27 +184,27 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
             press += m->apps[idx[i]].press;
             hist += m->apps[idx[i]].press_n;
         }
-        double x;
-        int capped, wait;
-        double phys = nv_model_bottleneck_physics(m, a, idx, n, &x, &capped, &wait);
+        nv_phys ph;
+        double phys = nv_model_bottleneck_physics(m, a, idx, n, &ph);
         if (!isfinite(phys))
             return NV_PRED_ENODATA;
         /* several neighbours: their mean pressure scales the joint physics */
         double corr = phys * (A->sens * (n ? press / (double)n : 1) - 1);
-        out->mechanism = wait ? "queue-wait" : "utilization";
-        if (wait) {
-            out->wait_used_us = x;
-            out->source_label = wait_label;
-        } else
-            out->utilization_used = x;
-        out->capped = capped;
+        int mech = ph.mechanism;
+        out->mechanism = mechanism_names[mech];
+        out->source_label = physics_labels[mech];
+        out->wait_used_us = ph.wait_us;
+        out->utilization_used = ph.utilization;
+        out->wait_pct = ph.wait_pct;
+        out->share_pct = ph.share_pct;
+        out->capped = ph.capped;
         out->physics_pct = phys;
         out->correction_pp = corr;
         out->history_samples = hist;
         double pct = phys + corr;
         out->slowdown_pct = pct < -100 ? -100 : pct;
         if (corr != 0)
-            out->source_label = wait ? wait_history_label : queue_history_label;
+            out->source_label = history_labels[mech];
         return NV_PRED_OK;
     }
 

@@ -70,10 +70,17 @@ typedef struct nv_prediction {
     double correction_pp;       /* queue: what the sensitivity and pressure factors
                                    add to the physics, percentage points */
     uint32_t history_samples;   /* table samples behind the corrections */
-    const char *mechanism;      /* queue: "queue-wait" (A's curve against the
-                                   queue wait, read over the neighbours' wait
-                                   profiles) or "utilization" (p_A(U)); "" else */
-    double wait_used_us;        /* queue-wait: the mean summed wait read, us */
+    const char *mechanism;      /* queue: which mechanism answered: "queue-wait"
+                                   (A's curve against the queue wait, read over
+                                   the neighbours' wait profiles),
+                                   "bandwidth-share" (the share a queue-free
+                                   neighbour takes: A's own mean U times p_A(U)),
+                                   the larger of the two; or "utilization"
+                                   (p_A(U) alone, without a queue gauge); "" else */
+    double wait_used_us;        /* queue: the mean summed wait read, us (NAN
+                                   without a queue gauge) */
+    double wait_pct;            /* queue: the queueing mechanism's answer, NAN without it */
+    double share_pct;           /* queue: the bandwidth share's answer, NAN without it */
     int32_t config;             /* chosen training configuration, -1 if none */
     const char *config_id;      /* its id, or "" */
     int curve_fallback;         /* lookup answered from p_A (A unmeasured there) */

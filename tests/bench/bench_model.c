@@ -86,8 +86,8 @@ static int build_and_save(const char *path)
         for (int k = 0; k < NV_PROFILE_MAX; k++)
             prof[k] = u * (0.5 + k / (double)NV_PROFILE_MAX) / 1.5;
         /* and the queueing mechanism's data (a wait curve of 8 points and a
-         * full wait profile): the queue route then answers by the queue-wait
-         * mechanism, its costlier path (a division per profile value) */
+         * full wait profile): the queue route then computes both mechanisms
+         * (queue wait and bandwidth share), its costlier path */
         nv_curve_point wpts[8];
         double wprof[NV_PROFILE_MAX];
         for (int k = 0; k < 8; k++)
@@ -211,14 +211,14 @@ int main(int argc, char **argv)
                 else {
                     sink += p.slowdown_pct;
                     hits += p.source == NV_SOURCE_TABLE;
-                    waits += !strcmp(p.mechanism, "queue-wait");
+                    waits += !strcmp(p.mechanism, "queue-wait") || !strcmp(p.mechanism, "bandwidth-share");
                 }
             }
             double dt = now_s() - t0;
             counting = 0;
             printf("  %-15s %-12d %10.1f %12ld %12ld%s%s\n", nv_predictor_name((nv_predictor)pr), nw,
                    dt * 1e9 / (double)n_pred, hits, allocations,
-                   waits ? "  (queue-wait mechanism)" : "", failed ? "  (some failed!)" : "");
+                   waits ? "  (wait and share mechanisms)" : "", failed ? "  (some failed!)" : "");
         }
     /* job_submit's own path: apps already resolved to model indexes (the
      * running-jobs index holds them), so no key is hashed in the call */

@@ -73,7 +73,7 @@ check(abs(us[hi["id"]] - hi["utilization_counters"]) < 1e-6, "configuration U is
 PY
 "$NV" predict --model "$M" --app cg --with cg >"$OUT/pred.json" 2>"$OUT/pred.err" ||
     bad "predict: $(cat "$OUT/pred.err")"
-grep -Eq '"mechanism":"(queue-wait|utilization)"' "$OUT/pred.json" || bad "predict names no mechanism: $(cat "$OUT/pred.json")"
+grep -Eq '"mechanism":"(queue-wait|bandwidth-share|utilization)"' "$OUT/pred.json" || bad "predict names no mechanism: $(cat "$OUT/pred.json")"
 grep -q '"wait_gauge":"queue_us"' "$OUT/pred.json" || bad "predict names no wait gauge: $(cat "$OUT/pred.json")"
 # a port that is not there: refused before anything runs, model unchanged
 sum=$(md5sum <"$M")

@@ -37,8 +37,8 @@ PY
 done
 n=$(grep -vc '^#' "$R/pairs.txt" 2>/dev/null)
 [ "$n" = 4 ] || bad "pairs.txt has $n pairs, expected 4 (2 apps, ordered, with self-pairs)"
-for p in "counters queue-wait\\+history +pair" "counters queue-wait\\+history +app" \
-    "counters queue-wait \(physics\)" "counters queue\+history +pair" "counters queue\+history +app" \
+for p in "counters wait\\|share\\+history +pair" "counters wait\\|share\\+history +app" \
+    "counters wait\|share \(physics\)" "counters queue\+history +pair" "counters queue\+history +app" \
     "counters queue \(physics\)" "latency queue" "latency averagelt" "latency averagestdevlt" \
     "latency pdflt" "table \(repeatability\)"; do
     grep -Eq "^  $p " "$OUT/log" || bad "no error row for $p"
@@ -52,7 +52,7 @@ s = json.load(open(sys.argv[1]))
 rows = s["rows"]
 def n(v, h): return sum(1 for r in rows if r["variant"] == v and r["holdout"] == h)
 ok = (s["pairs"] == 4 and n("counters queue+history", "pair") == 4 and n("counters queue+history", "app") == 4
-      and n("counters queue-wait+history", "pair") == 4 and n("counters queue-wait (physics)", "pair and app") == 4
+      and n("counters wait|share+history", "pair") == 4 and n("counters wait|share (physics)", "pair and app") == 4
       and n("table (repeatability)", "repetition") == 8 and s["routes"]["configs_moved"] == 2
       and all("failed" in e for e in s["errors"]) and isinstance(s["confounder"]["reliable"], bool)
       and all(r["predicted_pct"] is not None or r in s["failures"] for r in rows))

@@ -281,10 +281,15 @@ static void the_queueing_mechanism_averages_progress_rates(void **state)
     assert_true(isnan(p.wait_used_us));
     queue(m, "v", mix, 2, &p);
     assert_string_equal(p.mechanism, "utilization");
-    /* w's campaign is explained by U, not by the wait: U answers for it */
+    /* w's campaign lies better against U than against the wait: the view
+     * says so, but both mechanisms are still computed, and the queue wins */
     const char *wq[] = {"q"};
-    queue(m, "w", wq, 1, &p);
-    assert_string_equal(p.mechanism, "utilization");
+    NEAR(queue(m, "w", wq, 1, &p), want);
+    assert_string_equal(p.mechanism, "queue-wait");
+    NEAR(p.wait_pct, want);
+    /* the share: w's own U 0.1 times p_w(U_q = 0.3) on the anchored curve
+     * (0, 0 %) - (0.4, 20 %) */
+    NEAR(p.share_pct, 0.1 * 15);
     nv_app_view wv;
     assert_int_equal(nv_model_app(m, nv_model_app_index(m, "w"), &wv), 0);
     assert_false(wv.prefers_wait);
@@ -300,6 +305,48 @@ static void the_queueing_mechanism_averages_progress_rates(void **state)
     NEAR(v.wait_profile_us[0], 1);
     assert_true(v.prefers_wait);
     NEAR(v.wait_fit_residual_pct, 0);
+    nv_model_free(m);
+}
+
+/* the second mechanism: a neighbour that builds no queue (smooth traffic)
+ * still takes its share of the port; that costs a bulk-transfer victim (own
+ * U high) and spares a latency-bound one (own U low) */
+static void a_queue_free_neighbour_slows_bulk_victims_by_their_share(void **state)
+{
+    nv_model_builder *b = wait_base();
+    static const nv_curve_point fit[] = {{0.4, 20, 1}, {0.999, 120, 1}};
+    static const nv_curve_point waits[] = {{1000, 90, 1}, {100, 10, 2}};
+    nv_app_input bulk = {.key = "bulk", .utilization = 0.7, .latency = &lat, .points = fit,
+                         .n_points = 2, .fit = fit, .n_fit = 2, .wait_points = waits,
+                         .n_wait_points = 2, .wait_profile_us = (const double[]){0, 0},
+                         .n_wait_profile = 2};
+    assert_int_equal(nv_builder_add_app(b, &bulk), 0);
+    nv_app_input smooth = {.key = "smooth", .utilization = 0.5, .utilization_source = NV_USRC_COUNTERS,
+                           .latency = &lat, .wait_profile_us = (const double[]){0, 0, 0},
+                           .n_wait_profile = 3};
+    assert_int_equal(nv_builder_add_app(b, &smooth), 0);
+    add_waits(b, "q", (const double[]){1000, 0, 1000, 0}, 4);
+    nv_model *m = build(b);
+    nv_prediction p;
+    const char *sm[] = {"smooth"}, *q[] = {"q"};
+    /* p(U 0.5) on (0.4, 20) - (0.999, 120) */
+    double p05 = 20 + (0.5 - 0.4) / (0.999 - 0.4) * 100;
+    NEAR(queue(m, "bulk", sm, 1, &p), 0.7 * p05);
+    assert_string_equal(p.mechanism, "bandwidth-share");
+    assert_string_equal(p.source_label, "model:queue-share");
+    NEAR(p.wait_pct, 0); /* no queue: the queueing mechanism says nothing */
+    NEAR(p.share_pct, 0.7 * p05);
+    NEAR(p.physics_pct, 0.7 * p05);
+    NEAR(p.utilization_used, 0.5);
+    NEAR(p.wait_used_us, 0);
+    /* v uses a tenth of the port: the same neighbour costs it a tenth */
+    NEAR(queue(m, "v", sm, 1, &p), 0.1 * p05);
+    assert_string_equal(p.mechanism, "bandwidth-share");
+    /* beside a queueing neighbour the queue answers for both victims */
+    double want = (1.0 / ((2 + 2 / 1.9) / 4) - 1) * 100;
+    NEAR(queue(m, "bulk", q, 1, &p), want);
+    assert_string_equal(p.mechanism, "queue-wait");
+    assert_true(p.share_pct < want);
     nv_model_free(m);
 }
 
@@ -396,6 +443,7 @@ int main(void)
         cmocka_unit_test(history_corrects_unseen_pairs),
         cmocka_unit_test(bad_profiles_and_bottlenecks_are_named),
         cmocka_unit_test(the_queueing_mechanism_averages_progress_rates),
+        cmocka_unit_test(a_queue_free_neighbour_slows_bulk_victims_by_their_share),
         cmocka_unit_test(bad_queue_waits_are_named),
         cmocka_unit_test(the_wait_gauge_round_trips),
     };
