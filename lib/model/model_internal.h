@@ -11,30 +11,34 @@
 enum { NV_PICK_AVERAGE = 0, NV_PICK_AVERAGE_STDEV = 1, NV_PICK_PDF = 2, NV_PICK_RULES = 3 };
 
 struct nv_app_rec {
+    /* the first cache line holds what the queue route reads of a victim and
+     * of a neighbour (slurmctld predicts for random pairs of a large model:
+     * every line touched is a likely miss) */
+    _Alignas(64) double utilization;
+    double sens, press;          /* history correction factors (shrunk toward 1) */
+    uint32_t anc_off, n_anc;     /* p_A with the idle anchor, into m->acurve */
+    uint32_t wanc_off, n_wanc;   /* the wait curve anchored at (0 us, 0 %), into m->acurve */
+    uint32_t prof_off, n_prof;   /* into m->profile, sorted ascending */
+    uint32_t wprof_off, n_wprof; /* own queue-wait profile (us), into m->profile */
+    uint32_t sens_n, press_n;    /* table samples behind sens and press */
+    /* the rest */
     char *key;
     uint64_t hash;
-    double utilization;
+    int32_t pick[NV_PICK_RULES]; /* configuration each rule maps this app to */
     nv_util_source usrc;
     uint32_t pts_off, n_pts;   /* into m->curve */
     uint32_t fit_off, n_fit;   /* into m->curve */
     double residual_pct;
     uint32_t scal_off, n_scal; /* into m->scaling */
     uint32_t slow_off, n_slow; /* into m->slow, sorted by config */
-    int32_t pick[NV_PICK_RULES]; /* configuration each rule maps this app to */
     nv_curve_origin curve_origin;  /* optional provenance */
     nv_latency_origin latency_origin;
     double counter_rho;
     uint32_t counter_runs, history_runs;
-    uint32_t prof_off, n_prof;   /* into m->profile, sorted ascending */
-    uint32_t anc_off, n_anc;     /* p_A with the idle anchor, into m->acurve */
     uint32_t wpts_off, n_wpts;   /* queue-wait points, into m->curve (x = wait us) */
     uint32_t wfit_off, n_wfit;   /* queue-wait fit, into m->curve */
-    uint32_t wprof_off, n_wprof; /* own queue-wait profile (us), into m->profile */
-    uint32_t wanc_off, n_wanc;   /* the wait curve anchored at (0 us, 0 %), into m->acurve */
     double wresidual_pct;        /* weighted RMS of the wait points about their fit */
     int prefer_wait;             /* the wait axis explains A's campaign at least as well */
-    double sens, press;          /* history correction factors (shrunk toward 1) */
-    uint32_t sens_n, press_n;    /* table samples behind them */
 };
 
 /* a point of an anchored curve with the slope to the next point, so that

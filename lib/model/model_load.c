@@ -728,7 +728,10 @@ static int apps(nv_jcheck *L, nv_model *m, struct load_state *S, struct doc *D)
         nv_jcheck_fail(L, "apps: %zu apps is more than the %u netvar loads", n, NV_MODEL_MAX_APPS);
         return -1;
     }
-    m->apps = calloc(n ? n : 1, sizeof *m->apps);
+    /* aligned so that each app's first cache line is whole (model_internal.h) */
+    m->apps = aligned_alloc(_Alignof(struct nv_app_rec), (n ? n : 1) * sizeof *m->apps);
+    if (m->apps)
+        memset(m->apps, 0, (n ? n : 1) * sizeof *m->apps);
     m->app_lat = calloc(n ? n : 1, sizeof *m->app_lat);
     m->app_cap = pow2_at_least(2 * n);
     m->app_slots = malloc(m->app_cap * sizeof *m->app_slots);

@@ -127,6 +127,17 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     int rule = predictor == NV_PREDICT_AVERAGE_LT         ? NV_PICK_AVERAGE
                : predictor == NV_PREDICT_AVERAGE_STDEV_LT ? NV_PICK_AVERAGE_STDEV
                                                           : NV_PICK_PDF;
+    int queue = predictor == NV_PREDICT_QUEUE;
+    if (queue && m->acurve) {
+        /* the queue route's reads of A and of each neighbour are started
+         * here, so that their cache misses overlap each other and the table
+         * probe instead of following one another */
+        const struct nv_seg *c = m->acurve + A->anc_off, *w = m->acurve + A->wanc_off;
+        __builtin_prefetch(c);
+        __builtin_prefetch(c + 3);
+        __builtin_prefetch(w);
+        __builtin_prefetch(w + 3);
+    }
     double usum = 0, cfg_usum = 0;
     int32_t first_b = -1, first_cfg = -1;
     int32_t idx[NV_PRED_MAX_WITH]; /* resolved once, for the queue physics */
@@ -143,6 +154,15 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
         if (i < NV_PRED_DETAIL)
             out->with_utilization[i] = B->utilization;
         usum += B->utilization;
+        if (queue) {
+            if (m->profile) {
+                __builtin_prefetch(m->profile + B->prof_off);
+                __builtin_prefetch(m->profile + B->wprof_off);
+            }
+            if (i == 0)
+                first_b = b;
+            continue;
+        }
         int32_t c = B->pick[rule];
         if (i == 0) {
             first_b = b;
@@ -174,7 +194,7 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     const nv_curve_point *fit = A->n_fit ? m->curve + A->fit_off : NULL;
 
     if (predictor == NV_PREDICT_QUEUE) {
-        if (A->n_fit == 0 && A->n_wfit == 0)
+        if (A->n_anc == 0 && A->n_wanc == 0) /* anchored curves exist where fits do */
             return NV_PRED_ENODATA;
         /* at most NV_PRED_MAX_WITH neighbours go into the physics */
         size_t n = n_with < NV_PRED_MAX_WITH ? n_with : NV_PRED_MAX_WITH;
