@@ -547,7 +547,9 @@ def main(argv):
         wprof = nb.get("queue_wait", {}).get("profile_us") or [float("nan")]
         curve = next((x for x in wm["apps"] if x["key"] == r["app"]), {})
         top = curve.get("queue_wait", {}).get("fit", [{}])[-1:] or [{}]
-        reason = (f"{r['with']} offers U {ub:.2f} at the uplink and makes it wait "
+        ua = next((x["u_counters"] for x in routes["apps"] if x["app"] == r["app"]), float("nan"))
+        reason = (f"{r['app']} itself offers U {ua:.2f} (its share weight); "
+                  f"{r['with']} offers U {ub:.2f} at the uplink and makes it wait "
                   f"{st.mean(wprof):.0f} us on average (octiles up to {max(wprof):.0f} us); "
                   f"{r['app']}'s wait curve tops out at "
                   f"{top[0].get('wait_us', float('nan')):.0f} us: "
