@@ -173,20 +173,6 @@ out:
     return rc;
 }
 
-static void say(nv_alloc_records_log_fn log, void *ctx, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(nv_alloc_records_log_fn log, void *ctx, const char *fmt, ...)
-{
-    if (!log)
-        return;
-    char line[1400];
-    va_list ap;
-    va_start(ap, fmt);
-    nv_verr(line, sizeof line, fmt, ap);
-    va_end(ap);
-    log(ctx, line);
-}
-
 static int cmp_name(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -231,7 +217,7 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
     json_object *rec = nv_job_record_read_owned(path, spool_owner, err, sizeof err);
     if (!rec) {
         st->unusable++;
-        say(log, ctx, "netvar: alloc records: %s: %s; skipped the job", path, err);
+        nv_logf(log, ctx, "netvar: alloc records: %s: %s; skipped the job", path, err);
         return 0;
     }
     char app[NV_ALLOC_KEY_MAX + 2] = "";
@@ -249,7 +235,7 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
     if (access(pdir, F_OK) == 0) {
         if (nv_dir_owner(pdir, &owner, err, sizeof err)) {
             st->unusable++;
-            say(log, ctx, "netvar: alloc records: %s: %s; skipped the job", pdir, err);
+            nv_logf(log, ctx, "netvar: alloc records: %s: %s; skipped the job", pdir, err);
             return 0;
         }
         nnames = profile_names(pdir, &names);
@@ -266,7 +252,7 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
         if (!pr) {
             char shown[300];
             bad++;
-            say(log, ctx, "netvar: alloc records: %s: %s; not read",
+            nv_logf(log, ctx, "netvar: alloc records: %s: %s; not read",
                 nv_printable(p, shown, sizeof shown), err);
             continue;
         }
@@ -295,12 +281,12 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
     int rc = 0;
     if (nv_seg_profile_load_owned(paths, 1, owner, &seg, err, sizeof err)) {
         st->unusable++;
-        say(log, ctx, "netvar: alloc records: %s; skipped the job", err);
+        nv_logf(log, ctx, "netvar: alloc records: %s; skipped the job", err);
     } else {
         if (nv_alloc_row_from_profile(best, &seg, app, topo, row, a, err, sizeof err)) {
             st->unusable++;
             char shown[300];
-            say(log, ctx, "netvar: alloc records: %s: %s; skipped the job",
+            nv_logf(log, ctx, "netvar: alloc records: %s: %s; skipped the job",
                 nv_printable(best_path, shown, sizeof shown), err);
         } else {
             rc = 1;
@@ -405,7 +391,7 @@ int nv_alloc_rows_from_spool(const char *spool, const nv_topo *topo, nv_alloc_da
     for (size_t k = n; k-- > 0;) {
         size_t i = k;
         if (d->n >= NV_ALLOC_DATASET_MAX_ROWS) {
-            say(log, ctx, "netvar: alloc records: %zu rows, as many as a data set holds; the %zu "
+            nv_logf(log, ctx, "netvar: alloc records: %zu rows, as many as a data set holds; the %zu "
                 "older job directories are not read", d->n, k + 1);
             break;
         }

@@ -230,20 +230,6 @@ static void mapping_from_profiles(const char *dir, const nv_topo *topo, const nv
     json_object_put(best);
 }
 
-static void say(nv_job_diagnose_log_fn log, void *ctx, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void say(nv_job_diagnose_log_fn log, void *ctx, const char *fmt, ...)
-{
-    if (!log)
-        return;
-    char line[1200];
-    va_list ap;
-    va_start(ap, fmt);
-    nv_verr(line, sizeof line, fmt, ap);
-    va_end(ap);
-    log(ctx, line);
-}
-
 static int add_node(nv_job_diagnosis *d, const char *node)
 {
     char (*p)[NV_TOPO_NAME_MAX] = realloc(d->nodes, (d->n_nodes + 1) * sizeof *p);
@@ -276,7 +262,7 @@ static int ports_of_record(struct ports *P, json_object *rec, const char *path, 
     }
     if (!used && json_object_object_get_ex(rec, "delta", &jd) && jd) {
         if (nv_ctr_delta_from_json(jd, delta, err, sizeof err))
-            say(log, ctx, "%s: delta: %s; skipped it", path, err);
+            nv_logf(log, ctx, "%s: delta: %s; skipped it", path, err);
         else if (ports_from_delta(P, delta, 0, tn, o, rec_rates))
             return -1;
         else
@@ -329,7 +315,7 @@ int nv_job_diagnose(const char *spool, unsigned long job_id, const nv_job_diagno
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         json_object *rec = nv_ve_read_record(path, why, sizeof why);
         if (!rec) {
-            say(log, ctx, "%s: %s; skipped it", path, why);
+            nv_logf(log, ctx, "%s: %s; skipped it", path, why);
             continue;
         }
         d->records++;

@@ -23,7 +23,7 @@ typedef void (*nv_log_fn)(void *arg, const char *line);
 
 /* Formats one line (cut at NV_LOG_LINE_MAX - 1 bytes) and hands it to
  * log(arg, line); does nothing when log is NULL. */
-#define NV_LOG_LINE_MAX 1024
+#define NV_LOG_LINE_MAX 1400 /* room for a path and its reason */
 void nv_logf(nv_log_fn log, void *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void nv_vlogf(nv_log_fn log, void *arg, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
