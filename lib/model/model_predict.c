@@ -133,10 +133,14 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
          * here, so that their cache misses overlap each other and the table
          * probe instead of following one another */
         const struct nv_seg *c = m->acurve + A->anc_off, *w = m->acurve + A->wanc_off;
-        __builtin_prefetch(c);
-        __builtin_prefetch(c + 3);
-        __builtin_prefetch(w);
-        __builtin_prefetch(w + 3);
+        if (A->n_anc)
+            __builtin_prefetch(c);
+        if (A->n_anc > 3) /* the next cache line, inside the curve */
+            __builtin_prefetch(c + 3);
+        if (A->n_wanc)
+            __builtin_prefetch(w);
+        if (A->n_wanc > 3)
+            __builtin_prefetch(w + 3);
     }
     double usum = 0, cfg_usum = 0;
     int32_t first_b = -1, first_cfg = -1;
@@ -155,10 +159,10 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
             out->with_utilization[i] = B->utilization;
         usum += B->utilization;
         if (queue) {
-            if (m->profile) {
+            if (B->n_prof)
                 __builtin_prefetch(m->profile + B->prof_off);
+            if (B->n_wprof)
                 __builtin_prefetch(m->profile + B->wprof_off);
-            }
             if (i == 0)
                 first_b = b;
             continue;
