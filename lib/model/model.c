@@ -80,29 +80,15 @@ int32_t nv_model_app_index(const nv_model *m, const char *key)
     return nv_model_find_hashed(m, key, nv_key_hash(key));
 }
 
-/* app indexes are below NV_MODEL_MAX_APPS, so a pair fits 32 bits and a
- * hash slot 8 bytes (the whole table of a site's year: 1 MiB, in cache) */
-_Static_assert(NV_MODEL_MAX_APPS <= 65536, "pair keys pack two app indexes into 16 bits each");
-static uint32_t pair_key(int32_t a, int32_t b)
-{
-    return ((uint32_t)a << 16) | ((uint32_t)b & 0xffffu);
-}
-
-static size_t pair_hash(uint32_t k)
-{
-    uint64_t x = k;
-    x *= 0x9e3779b97f4a7c15ull;
-    x ^= x >> 29;
-    return (size_t)x;
-}
-
+/* pair keys and their hash: model_internal.h (a slot is 8 bytes: the whole
+ * table of a site's year is 1 MiB, in cache) */
 long nv_model_pair_slot(const nv_model *m, int32_t a, int32_t b)
 {
     if (!m->pair_cap)
         return -1;
-    uint32_t k = pair_key(a, b);
+    uint32_t k = nv_pair_key(a, b);
     size_t mask = m->pair_cap - 1;
-    for (size_t i = pair_hash(k) & mask, probes = 0; probes < m->pair_cap; i = (i + 1) & mask, probes++) {
+    for (size_t i = nv_pair_hash(k) & mask, probes = 0; probes < m->pair_cap; i = (i + 1) & mask, probes++) {
         const struct nv_pair_slot *sl = &m->pair_tab[i];
         if (sl->idx < 0)
             return -1;
@@ -114,9 +100,9 @@ long nv_model_pair_slot(const nv_model *m, int32_t a, int32_t b)
 
 long nv_model_pair_insert(nv_model *m, int32_t a, int32_t b, int32_t p)
 {
-    uint32_t k = pair_key(a, b);
+    uint32_t k = nv_pair_key(a, b);
     size_t mask = m->pair_cap - 1;
-    for (size_t i = pair_hash(k) & mask;; i = (i + 1) & mask) {
+    for (size_t i = nv_pair_hash(k) & mask;; i = (i + 1) & mask) {
         struct nv_pair_slot *sl = &m->pair_tab[i];
         if (sl->idx < 0) {
             sl->idx = p;

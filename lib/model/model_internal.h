@@ -147,6 +147,22 @@ typedef struct nv_phys {
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
                                    size_t n_with, nv_phys *ph);
 
+/* app indexes are below NV_MODEL_MAX_APPS, so a pair fits 32 bits and a
+ * slot of the pair hash stays 8 bytes */
+_Static_assert(NV_MODEL_MAX_APPS <= 65536, "pair keys pack two app indexes into 16 bits each");
+static inline uint32_t nv_pair_key(int32_t a, int32_t b)
+{
+    return ((uint32_t)a << 16) | ((uint32_t)b & 0xffffu);
+}
+
+static inline size_t nv_pair_hash(uint32_t k)
+{
+    uint64_t x = k;
+    x *= 0x9e3779b97f4a7c15ull;
+    x ^= x >> 29;
+    return (size_t)x;
+}
+
 uint64_t nv_key_hash(const char *key);
 /* index of app with this key and hash, or -1 */
 int32_t nv_model_find_hashed(const nv_model *m, const char *key, uint64_t h);

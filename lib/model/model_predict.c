@@ -1,6 +1,7 @@
 /* model_predict.c - slowdown of A beside neighbours: co-location table
  * first, then one of the four predictors (predict.h).  Runs in slurmctld's
  * submission path: no allocation, no syscalls, no writes to the model. */
+#include <stdint.h>
 #include <strings.h>
 #include <math.h>
 #include <string.h>
@@ -90,6 +91,18 @@ static int32_t config_nearest_util(const nv_model *m, double u)
     return da < db ? above : below;
 }
 
+/* start loading every cache line of [p, p + bytes) (nothing when empty;
+ * no address outside the span) */
+static inline void prefetch_span(const void *p, size_t bytes)
+{
+    if (!bytes)
+        return;
+    uintptr_t first = (uintptr_t)p & ~(uintptr_t)63, last = ((uintptr_t)p + bytes - 1) & ~(uintptr_t)63;
+    __builtin_prefetch(p);
+    for (uintptr_t l = first + 64; l <= last; l += 64)
+        __builtin_prefetch((const void *)l);
+}
+
 typedef int32_t (*with_fn)(const nv_model *m, const void *with, size_t i);
 
 static int32_t with_from_idx(const nv_model *m, const void *with, size_t i)
@@ -132,15 +145,8 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
         /* the queue route's reads of A and of each neighbour are started
          * here, so that their cache misses overlap each other and the table
          * probe instead of following one another */
-        const struct nv_seg *c = m->acurve + A->anc_off, *w = m->acurve + A->wanc_off;
-        if (A->n_anc)
-            __builtin_prefetch(c);
-        if (A->n_anc > 3) /* the next cache line, inside the curve */
-            __builtin_prefetch(c + 3);
-        if (A->n_wanc)
-            __builtin_prefetch(w);
-        if (A->n_wanc > 3)
-            __builtin_prefetch(w + 3);
+        prefetch_span(m->acurve + A->anc_off, A->n_anc * sizeof *m->acurve);
+        prefetch_span(m->acurve + A->wanc_off, A->n_wanc * sizeof *m->acurve);
     }
     double usum = 0, cfg_usum = 0;
     int32_t first_b = -1, first_cfg = -1;
@@ -159,10 +165,8 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
             out->with_utilization[i] = B->utilization;
         usum += B->utilization;
         if (queue) {
-            if (B->n_prof)
-                __builtin_prefetch(m->profile + B->prof_off);
-            if (B->n_wprof)
-                __builtin_prefetch(m->profile + B->wprof_off);
+            prefetch_span(m->profile + B->prof_off, B->n_prof * sizeof *m->profile);
+            prefetch_span(m->profile + B->wprof_off, B->n_wprof * sizeof *m->profile);
             if (i == 0)
                 first_b = b;
             continue;
@@ -260,6 +264,16 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
 int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n_with,
                    nv_predictor predictor, uint32_t min_samples, nv_prediction *out)
 {
+    /* job_submit's path: both apps' records and the co-location slot are
+     * known from the indexes alone, so their misses start together */
+    if (m && with && n_with && app >= 0 && (size_t)app < m->n_apps && with[0] >= 0 &&
+        (size_t)with[0] < m->n_apps) {
+        __builtin_prefetch(&m->apps[app]);
+        __builtin_prefetch(&m->apps[with[0]]);
+        if (n_with == 1 && m->pair_cap)
+            __builtin_prefetch(
+                &m->pair_tab[nv_pair_hash(nv_pair_key(app, with[0])) & (m->pair_cap - 1)]);
+    }
     return predict_core(m, app, with, with_from_idx, n_with, predictor, min_samples, out, NULL);
 }
 
