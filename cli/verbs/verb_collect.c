@@ -99,7 +99,7 @@ int verb_collect(int argc, char **argv)
     }
 
     char dir[PATH_MAX];
-    if (snprintf(dir, sizeof dir, "%s/jobs/%lu", spool, jobid) >= (int)sizeof dir) {
+    if (nv_spool_jobs_path(spool, (long long)jobid, NULL, dir, sizeof dir)) {
         fprintf(stderr, "netvar: collect: spool path is too long\n");
         return 2;
     }

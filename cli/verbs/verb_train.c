@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "args.h"
+#include "job_record.h"
 #include "model.h"
 #include "model_builder.h"
 #include "nv_json.h"
@@ -178,7 +179,7 @@ static size_t count_jobs(const char *spool)
 {
     char dir[4200];
     size_t n = 0;
-    if (snprintf(dir, sizeof dir, "%s/jobs", spool) >= (int)sizeof dir)
+    if (nv_spool_jobs_path(spool, -1, NULL, dir, sizeof dir))
         return 0;
     DIR *d = opendir(dir);
     if (!d)

@@ -24,6 +24,28 @@ static bool is_node_record(const char *name)
     return n > 10 && !strncmp(name, "node-", 5) && !strcmp(name + n - 5, ".json");
 }
 
+int nv_spool_jobs_path(const char *spool, long long job_id, const char *leaf, char *buf,
+                       size_t cap)
+{
+    int n;
+    if (!buf || !cap)
+        return -1;
+    buf[0] = 0;
+    if (!spool)
+        return -1;
+    if (job_id < 0)
+        n = snprintf(buf, cap, "%s/jobs", spool);
+    else if (!leaf)
+        n = snprintf(buf, cap, "%s/jobs/%lld", spool, job_id);
+    else
+        n = snprintf(buf, cap, "%s/jobs/%lld/%s", spool, job_id, leaf);
+    if (n < 0 || (size_t)n >= cap) {
+        buf[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
 bool nv_job_dir_name_ok(const char *name)
 {
     size_t n = 0;

@@ -49,6 +49,12 @@ int nv_job_record_check(json_object *rec, char *err, size_t errlen);
  * NULL with one line in err (without the path). */
 json_object *nv_job_record_read(const char *path, char *err, size_t errlen);
 
+/* The spool's layout for jobs, in one place: <spool>/jobs (job_id < 0),
+ * <spool>/jobs/<job_id> (leaf NULL) or <spool>/jobs/<job_id>/<leaf>, into
+ * buf[cap].  0, or -1 (buf "") when spool is NULL or the path does not fit. */
+int nv_spool_jobs_path(const char *spool, long long job_id, const char *leaf, char *buf,
+                       size_t cap);
+
 /* true for a job directory's name under <spool>/jobs: a job id in decimal
  * (1-10 digits, no leading zero); job records are taken from
  * <spool>/jobs/<id>/job.json only. */

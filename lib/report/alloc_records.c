@@ -349,7 +349,7 @@ int nv_alloc_rows_from_spool(const char *spool, const nv_topo *topo, nv_alloc_da
         *napps = 0;
     }
     char dir[4200];
-    if (!spool || snprintf(dir, sizeof dir, "%s/jobs", spool) >= (int)sizeof dir)
+    if (nv_spool_jobs_path(spool, -1, NULL, dir, sizeof dir))
         return nv_err(err, errlen, "spool: no path or a path too long");
     uid_t owner; /* records belong to the owner of SPOOL/jobs (root) */
     char why[300];

@@ -1,6 +1,7 @@
 /* job_diagnose.c - `netvar diagnose JOBID` computed into a struct
  * (job_diagnose.h). */
 #include "job_diagnose.h"
+#include "job_record.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -294,7 +295,7 @@ int nv_job_diagnose(const char *spool, unsigned long job_id, const nv_job_diagno
         nv_topo_free(&topo);
         return nv_err(err, errlen, "%s; no diagnosis", why);
     }
-    if (!spool || snprintf(dir, sizeof dir, "%s/jobs/%lu", spool, job_id) >= (int)sizeof dir) {
+    if (nv_spool_jobs_path(spool, (long long)job_id, NULL, dir, sizeof dir)) {
         nv_topo_free(&topo);
         return nv_err(err, errlen, "spool path is too long");
     }

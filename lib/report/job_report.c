@@ -33,7 +33,8 @@ static void find_profile(const char *spool, int64_t job_id, char *out, size_t n)
 {
     char dir[4400];
     out[0] = 0;
-    snprintf(dir, sizeof dir, "%s/jobs/%lld/profiles", spool, (long long)job_id);
+    if (nv_spool_jobs_path(spool, (long long)job_id, "profiles", dir, sizeof dir))
+        return;
     DIR *d = opendir(dir);
     if (!d)
         return;
@@ -109,7 +110,10 @@ static void segment_estimate(nv_job_report *r, const char *spool)
     nv_seg_estimate_opts_default(&so);
     /* the job's profiles belong to the job's user, who owns profiles/ */
     uid_t owner;
-    snprintf(pdir, sizeof pdir, "%s/jobs/%lld/profiles", spool, (long long)r->job_id);
+    if (nv_spool_jobs_path(spool, (long long)r->job_id, "profiles", pdir, sizeof pdir)) {
+        nv_err(r->segment_note, sizeof r->segment_note, "spool path is too long");
+        return;
+    }
     if (nv_dir_owner(pdir, &owner, perr, sizeof perr) ||
         nv_seg_profile_load_owned(paths, 1, owner, &r->seg_profile, perr, sizeof perr)) {
         memset(&r->seg_profile, 0, sizeof r->seg_profile);
@@ -205,13 +209,12 @@ int nv_job_report_build(const char *spool, int64_t job_id, const nv_model *m,
     r->at_submission.own_pct = r->at_submission.inflicted_pct = NAN;
     r->ports = -1;
     char path[4400], why[300];
-    if (!spool || snprintf(path, sizeof path, "%s/jobs/%lld/job.json", spool, (long long)job_id) >=
-                      (int)sizeof path)
-        return nv_err(err, errlen, "spool path is too long");
     /* the record is root's (the owner of <spool>/jobs), never the user's */
     char jobs[4400];
     uid_t owner;
-    snprintf(jobs, sizeof jobs, "%s/jobs", spool);
+    if (nv_spool_jobs_path(spool, (long long)job_id, "job.json", path, sizeof path) ||
+        nv_spool_jobs_path(spool, -1, NULL, jobs, sizeof jobs))
+        return nv_err(err, errlen, "spool path is too long");
     if (nv_dir_owner(jobs, &owner, why, sizeof why))
         return nv_err(err, errlen, "%.300s: %s", jobs, why);
     json_object *rec = nv_json_read_owned(path, owner, NV_JOB_RECORD_MAX_BYTES, why, sizeof why);

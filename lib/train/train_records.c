@@ -465,7 +465,7 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
                         size_t errlen)
 {
     char dir[4200];
-    if (!spool || snprintf(dir, sizeof dir, "%s/jobs", spool) >= (int)sizeof dir) {
+    if (nv_spool_jobs_path(spool, -1, NULL, dir, sizeof dir)) {
         nv_err(err, errlen, "spool: no path or a path too long");
         return -1;
     }

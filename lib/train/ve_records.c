@@ -131,7 +131,7 @@ long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs,
             return -1;
         }
         /* a spool (with jobs/ inside) or its jobs directory */
-        if (snprintf(jobs_dir, sizeof jobs_dir, "%s/jobs", dirs[i]) >= (int)sizeof jobs_dir ||
+        if (nv_spool_jobs_path(dirs[i], -1, NULL, jobs_dir, sizeof jobs_dir) ||
             lstat(jobs_dir, &st) || !S_ISDIR(st.st_mode))
             snprintf(jobs_dir, sizeof jobs_dir, "%s", dirs[i]);
         walk_jobs(&w, jobs_dir);

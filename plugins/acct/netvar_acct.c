@@ -31,6 +31,7 @@
 
 #include "acct_summary.h"
 #include "config.h"
+#include "job_record.h"
 #include "job_report.h"
 #include "model.h"
 
@@ -180,7 +181,7 @@ static int parse(int argc, char **argv, struct opts *o)
 static int wait_record(const struct opts *o, const char *spool, double deadline)
 {
     char dir[PATH_MAX], rec[PATH_MAX + 16];
-    if (snprintf(dir, sizeof dir, "%s/jobs/%lu", spool, o->jobid) >= (int)sizeof dir)
+    if (nv_spool_jobs_path(spool, (long long)o->jobid, NULL, dir, sizeof dir))
         return 0;
     snprintf(rec, sizeof rec, "%s/job.json", dir);
     for (;;) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "job_record.h"
 #include "node_record.h"
 #include "spank_state.h"
 #include "spool.h"
@@ -74,16 +75,18 @@ static void start_extern_sampler(uint32_t jobid)
         snprintf(node, sizeof node, "%s", env_node);
     if (!nv_spool_name_ok(node))
         return;
-    snprintf(path, sizeof path, "%s/jobs/%u/.start-%s.json", nv_spank.args.spool, jobid, node);
+    char leaf[2][96];
+    snprintf(leaf[0], sizeof leaf[0], ".start-%s.json", node);
+    snprintf(leaf[1], sizeof leaf[1], ".samples-%s.json", node);
+    if (nv_spool_jobs_path(nv_spank.args.spool, jobid, leaf[0], path, sizeof path) ||
+        nv_spool_jobs_path(nv_spank.args.spool, jobid, leaf[1], samples, sizeof samples))
+        return;
     struct nv_node_start_info start;
     char err[256];
     if (nv_node_start_read(path, &start, NULL, err, sizeof err))
         return; /* no start file: the prolog recorded nothing to sample against */
-    if (start.interval_s > 0 && start.has_snapshot) {
-        snprintf(samples, sizeof samples, "%s/jobs/%u/.samples-%s.json", nv_spank.args.spool,
-                 jobid, node);
+    if (start.interval_s > 0 && start.has_snapshot)
         nv_sampler_start(samples, start.interval_s, nv_spank.args.max_samples);
-    }
 }
 
 int nv_spank_remote_exit(spank_t sp)
@@ -130,8 +133,8 @@ static void inject_profiler(spank_t sp)
         return;
     }
     char dir[PATH_MAX + 64], cur[4096] = "", val[4096 + PATH_MAX + 2];
-    snprintf(dir, sizeof dir, "%s/jobs/%u/profiles", nv_spank.args.spool, jobid);
-    if (access(dir, W_OK) != 0) {
+    if (nv_spool_jobs_path(nv_spank.args.spool, jobid, "profiles", dir, sizeof dir) ||
+        access(dir, W_OK) != 0) {
         slurm_info("netvar: job %u: %s is not writable; no segment profile", jobid, dir);
         return;
     }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
+#include "job_record.h"
 #include "safe_open.h"
 
 bool nv_spool_name_ok(const char *s)
@@ -21,8 +22,8 @@ int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, si
                      char *err, size_t errlen)
 {
     char jobs[4096];
-    if (snprintf(jobs, sizeof jobs, "%s/jobs", spool) >= (int)sizeof jobs ||
-        snprintf(dir, cap, "%s/%u", jobs, jobid) >= (int)cap) {
+    if (nv_spool_jobs_path(spool, -1, NULL, jobs, sizeof jobs) ||
+        nv_spool_jobs_path(spool, (long long)jobid, NULL, dir, cap)) {
         snprintf(err, errlen, "spool path %s is too long", spool);
         return -1;
     }

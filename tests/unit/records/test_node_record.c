@@ -193,12 +193,34 @@ static void samples_and_node_records_make_a_job_record(void **state)
     json_object_put(job);
 }
 
+/* the spool's job paths, built in one place: every form, and a path that
+ * does not fit (or no spool) refused with an empty buffer */
+static void spool_job_paths(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_int_equal(nv_spool_jobs_path("/s", -1, NULL, b, sizeof b), 0);
+    assert_string_equal(b, "/s/jobs");
+    assert_int_equal(nv_spool_jobs_path("/s", 42, NULL, b, sizeof b), 0);
+    assert_string_equal(b, "/s/jobs/42");
+    assert_int_equal(nv_spool_jobs_path("/s", 4294967295LL, "job.json", b, sizeof b), 0);
+    assert_string_equal(b, "/s/jobs/4294967295/job.json");
+    assert_int_equal(nv_spool_jobs_path(NULL, 1, NULL, b, sizeof b), -1);
+    assert_string_equal(b, "");
+    /* "/s/jobs/7/job.json" is 18 characters: 18 bytes do not hold it and its NUL */
+    assert_int_equal(nv_spool_jobs_path("/s", 7, "job.json", b, 18), -1);
+    assert_string_equal(b, "");
+    assert_int_equal(nv_spool_jobs_path("/s", 7, "job.json", b, 19), 0);
+    assert_int_equal(nv_spool_jobs_path("/s", 7, NULL, NULL, 0), -1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, make_dir, remove_dir)
     const struct CMUnitTest tests[] = {
         T(start_file_round_trip),
         T(samples_and_node_records_make_a_job_record),
+        cmocka_unit_test(spool_job_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
