@@ -49,8 +49,12 @@ static void usage(FILE *out)
         "           --plot: segment durations over time, interfered ones marked\n"
         "           (\"Single-run interference estimate\", Fig. 2).\n"
         "--app      the app's profile in the model: U_A and where it came from, the\n"
-        "           latency summary, p_A(U) points and fit, scaling, and its\n"
-        "           neighbours in the co-location table.\n"
+        "           latency summary, p_A(U) points and fit, scaling, its\n"
+        "           neighbours in the co-location table, and what the queue route's\n"
+        "           two mechanisms read of it: its utilization profile (as a\n"
+        "           neighbour), its curve against the queue wait with its own wait\n"
+        "           profile (in the gauge's unit: us for a queue), its bandwidth-share\n"
+        "           weight (own U above idle) and its history corrections.\n"
         "           --plot: p_A(U), measured points and the fitted curve (\"Queue-\n"
         "           theory interference model\", Fig. 12); --plot-latency: its ImpactB latency histogram against\n"
         "           the idle one (Fig. 3).\n"
@@ -338,6 +342,104 @@ static int report_job(struct ctx *c, const char *jobid)
 
 /* ------------------------------------------------------------ --app */
 
+static json_object *num_array(const double *v, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(a, nv_json_new_num_g(v[i], DIGITS));
+    return a;
+}
+
+/* the unit of the queueing mechanism's axis */
+static const char *gauge_unit(nv_wait_gauge g)
+{
+    return g == NV_WAIT_STALL_PER_WORD     ? "stall ticks/word"
+           : g == NV_WAIT_PAUSE_PER_PACKET ? "paused cycles/packet"
+                                           : "us";
+}
+
+/* what the queue route's two mechanisms read of this app (model_bottleneck.c):
+ * its utilization profile (as a neighbour), its curve against the queue wait
+ * and its own wait profile, its bandwidth-share weight, and the history
+ * corrections */
+static void mechanisms_json(json_object *o, const nv_app_report *r)
+{
+    const nv_app_view *a = &r->app;
+    json_object *bn = json_object_new_object();
+    json_object_object_add(bn, "idle_utilization",
+                           nv_json_new_num_g(r->bottleneck.idle_utilization, DIGITS));
+    json_object_object_add(bn, "wait_gauge",
+                           json_object_new_string(nv_wait_gauge_name(r->bottleneck.wait_gauge)));
+    json_object_object_add(o, "bottleneck", bn);
+    json_object_object_add(o, "utilization_profile", num_array(a->profile, a->n_profile));
+    json_object *qw = NULL;
+    if (a->n_wait_points || a->n_wait_profile) {
+        qw = json_object_new_object();
+        json_object *pts = json_object_new_array(), *fit = json_object_new_array();
+        for (size_t i = 0; i < a->n_wait_points; i++) {
+            json_object *p = json_object_new_array();
+            json_object_array_add(p, nv_json_new_num_g(a->wait_points[i].utilization, DIGITS));
+            json_object_array_add(p, nv_json_new_num_g(a->wait_points[i].slowdown_pct, DIGITS));
+            json_object_array_add(p, nv_json_new_num_g(a->wait_points[i].weight, DIGITS));
+            json_object_array_add(pts, p);
+        }
+        for (size_t i = 0; i < a->n_wait_fit; i++) {
+            json_object *p = json_object_new_array();
+            json_object_array_add(p, nv_json_new_num_g(a->wait_fit[i].utilization, DIGITS));
+            json_object_array_add(p, nv_json_new_num_g(a->wait_fit[i].slowdown_pct, DIGITS));
+            json_object_array_add(fit, p);
+        }
+        json_object_object_add(qw, "points_wait_pct_samples", pts);
+        json_object_object_add(qw, "fit_wait_pct", fit);
+        json_object_object_add(qw, "residual_pct", a->n_wait_points && isfinite(a->wait_fit_residual_pct)
+                                                       ? nv_json_new_num_g(a->wait_fit_residual_pct, DIGITS)
+                                                       : NULL);
+        json_object_object_add(qw, "own_profile", num_array(a->wait_profile_us, a->n_wait_profile));
+        json_object_object_add(qw, "fits_at_least_as_well_as_u", json_object_new_boolean(a->prefers_wait));
+    }
+    json_object_object_add(o, "queue_wait", qw);
+    json_object_object_add(o, "share_weight", nv_json_new_num_g(a->share_weight, DIGITS));
+    json_object *h = json_object_new_object();
+    json_object_object_add(h, "sensitivity", nv_json_new_num_g(a->sensitivity, DIGITS));
+    json_object_object_add(h, "sensitivity_samples", json_object_new_int64(a->sensitivity_samples));
+    json_object_object_add(h, "pressure", nv_json_new_num_g(a->pressure, DIGITS));
+    json_object_object_add(h, "pressure_samples", json_object_new_int64(a->pressure_samples));
+    json_object_object_add(o, "history_corrections", h);
+}
+
+static void mechanisms_text(const nv_app_report *r)
+{
+    const nv_app_view *a = &r->app;
+    const char *unit = gauge_unit(r->bottleneck.wait_gauge);
+    printf("  %-30s", "utilization profile (U, %)");
+    if (!a->n_profile)
+        printf(" none (its mean U is read)");
+    for (size_t i = 0; i < a->n_profile; i++)
+        printf(" %.1f", a->profile[i] * 100);
+    printf("\n");
+    if (a->n_wait_fit) {
+        printf("  %-30s %zu points, fit residual %.2f pp (%s the U curve's)\n",
+               "queue-wait curve p_A(W)", a->n_wait_points, a->wait_fit_residual_pct,
+               a->prefers_wait ? "within 1 pp of" : "worse than");
+        printf("    %10s %14s %10s\n", unit, "slowdown (%)", "samples");
+        for (size_t i = 0; i < a->n_wait_fit; i++)
+            printf("    %10.4g %14.2f %10.0f\n", a->wait_fit[i].utilization, a->wait_fit[i].slowdown_pct,
+                   a->wait_fit[i].weight);
+    } else
+        printf("  %-30s none (only the U curve answers for it)\n", "queue-wait curve p_A(W)");
+    printf("  %-30s", "own queue wait profile");
+    if (!a->n_wait_profile)
+        printf(" none");
+    for (size_t i = 0; i < a->n_wait_profile; i++)
+        printf(" %.4g", a->wait_profile_us[i]);
+    printf("%s%s\n", a->n_wait_profile ? " " : "", a->n_wait_profile ? unit : "");
+    printf("  %-30s %.3f  (own U above idle %.1f %%)\n", "bandwidth-share weight",
+           a->share_weight, r->bottleneck.idle_utilization * 100);
+    printf("  %-30s sensitivity %.3f (%u samples), pressure %.3f (%u samples)\n",
+           "history corrections", a->sensitivity, a->sensitivity_samples, a->pressure,
+           a->pressure_samples);
+}
+
 static json_object *app_json(const nv_app_report *r)
 {
     const nv_app_view *a = &r->app;
@@ -393,6 +495,7 @@ static json_object *app_json(const nv_app_report *r)
         json_object_array_add(nb, e);
     }
     json_object_object_add(o, "colocation", nb);
+    mechanisms_json(o, r);
     return o;
 }
 
@@ -423,6 +526,7 @@ static void app_text(const nv_app_report *r)
         printf("    %-20s %-20s %14.2f %10.2f %8lld\n", p->app, p->with, p->slowdown_pct, p->sd_pct,
                (long long)p->samples);
     }
+    mechanisms_text(r);
 }
 
 /* p_A(U): measured points and the fitted curve ("Queue-theory interference

@@ -130,6 +130,9 @@ typedef struct nv_app_view {
     double pressure;                    /* scales it when this app is a neighbour */
     uint32_t sensitivity_samples;       /* table samples behind each (0 = none) */
     uint32_t pressure_samples;
+    /* the bandwidth-share mechanism's weight of this app as a victim: its
+     * own U above the idle bottleneck's, in [0, 1] (model_bottleneck.c) */
+    double share_weight;
 } nv_app_view;
 
 #define NV_PROFILE_MAX 8 /* values in an app's utilization_profile (octiles) */

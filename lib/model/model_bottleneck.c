@@ -285,8 +285,7 @@ double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *
     }
     /* the share a queue-free neighbour still takes: A's curve under the
      * campaign's load of the same U, scaled by A's own load at the port */
-    double theta = A->utilization - m->bn.idle_utilization;
-    theta = theta < 0 ? 0 : theta > 1 ? 1 : theta;
+    double theta = nv_share_weight(m, A);
     ph->share_pct = isfinite(pu) ? theta * pu : NAN;
     if (isfinite(ph->share_pct) && ph->share_pct > ph->wait_pct) {
         ph->mechanism = NV_MECH_SHARE;

@@ -147,6 +147,14 @@ typedef struct nv_phys {
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
                                    size_t n_with, nv_phys *ph);
 
+/* theta_A of the bandwidth-share mechanism: A's own mean U above the idle
+ * bottleneck's, in [0, 1] */
+static inline double nv_share_weight(const nv_model *m, const struct nv_app_rec *a)
+{
+    double theta = a->utilization - m->bn.idle_utilization;
+    return theta < 0 ? 0 : theta > 1 ? 1 : theta;
+}
+
 /* app indexes are below NV_MODEL_MAX_APPS, so a pair fits 32 bits and a
  * slot of the pair hash stays 8 bytes */
 _Static_assert(NV_MODEL_MAX_APPS <= 65536, "pair keys pack two app indexes into 16 bits each");

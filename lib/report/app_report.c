@@ -16,6 +16,7 @@ int nv_app_report_build(const nv_model *m, const char *name, nv_app_report *r, c
     r->index = nv_model_app_index(m, name);
     if (r->index < 0 || nv_model_app(m, r->index, &r->app))
         return nv_err(err, errlen, "app %.80s: not in the model", name);
+    r->bottleneck = *nv_model_bottleneck(m);
 
     size_t np = nv_model_pair_count(m), k = 0;
     r->colocation = calloc(np ? np : 1, sizeof *r->colocation);

@@ -25,6 +25,7 @@ typedef struct nv_app_report_pair {
 typedef struct nv_app_report {
     int32_t index;               /* in the model */
     nv_app_view app;             /* pointers live as long as the model */
+    nv_bottleneck bottleneck;    /* the model's: idle U, the wait gauge (its unit) */
     nv_app_report_pair *colocation; /* in table order */
     size_t n_colocation;
     /* latency histogram: bin centres (us, geometric) and the share of the

@@ -75,6 +75,23 @@ PY
     bad "predict: $(cat "$OUT/pred.err")"
 grep -Eq '"mechanism":"(queue-wait|bandwidth-share|utilization)"' "$OUT/pred.json" || bad "predict names no mechanism: $(cat "$OUT/pred.json")"
 grep -q '"wait_gauge":"queue_us"' "$OUT/pred.json" || bad "predict names no wait gauge: $(cat "$OUT/pred.json")"
+# the app's report shows what the two mechanisms read of it
+"$NV" report --app cg --model "$M" --json >"$OUT/rep.json" 2>"$OUT/rep.err" || bad "report --app: $(cat "$OUT/rep.err")"
+python3 - "$OUT/rep.json" "$M" <<'PY' || bad "report --app does not show the mechanisms' data"
+import json, sys
+r = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2]))
+app = next(a for a in m["apps"] if a["key"] == "cg")
+def check(cond, what):
+    if not cond:
+        print("  failed:", what); sys.exit(1)
+check(r["bottleneck"]["wait_gauge"] == "queue_us", "report's wait gauge")
+check(len(r["utilization_profile"]) == len(app["utilization_profile"]), "report's utilization profile")
+check(len(r["queue_wait"]["own_profile"]) == len(app["queue_wait"]["profile_us"]), "report's own wait profile")
+check(len(r["queue_wait"]["fit_wait_pct"]) == len(app["queue_wait"]["fit"]), "report's wait curve")
+idle = r["bottleneck"]["idle_utilization"]
+check(abs(r["share_weight"] - min(1, max(0, app["utilization"] - idle))) < 1e-4, "share weight = own U above idle")
+PY
+"$NV" report --app cg --model "$M" 2>&1 | grep -q "queue-wait curve p_A(W)" || bad "report --app text shows no wait curve"
 # a port that is not there: refused before anything runs, model unchanged
 sum=$(md5sum <"$M")
 timeout 120 salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" campaign --model "$M" --app cg \

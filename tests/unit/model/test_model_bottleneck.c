@@ -294,6 +294,7 @@ static void the_queueing_mechanism_averages_progress_rates(void **state)
     assert_int_equal(nv_model_app(m, nv_model_app_index(m, "w"), &wv), 0);
     assert_false(wv.prefers_wait);
     NEAR(wv.wait_fit_residual_pct, sqrt(200.0 / 4));
+    NEAR(wv.share_weight, 0.1); /* the weight the share above used: own U above idle */
     /* the view gives back what was built: points, the fit, a sorted profile */
     nv_app_view v;
     assert_int_equal(nv_model_app(m, nv_model_app_index(m, "v"), &v), 0);
