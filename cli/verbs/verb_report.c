@@ -350,6 +350,21 @@ static json_object *num_array(const double *v, size_t n)
     return a;
 }
 
+/* a curve as [x, slowdown %] pairs, or [x, slowdown %, samples] */
+static json_object *curve_json(const nv_curve_point *c, size_t n, int with_samples)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *p = json_object_new_array();
+        json_object_array_add(p, nv_json_new_num_g(c[i].utilization, DIGITS));
+        json_object_array_add(p, nv_json_new_num_g(c[i].slowdown_pct, DIGITS));
+        if (with_samples)
+            json_object_array_add(p, nv_json_new_num_g(c[i].weight, DIGITS));
+        json_object_array_add(a, p);
+    }
+    return a;
+}
+
 /* the unit of the queueing mechanism's axis */
 static const char *gauge_unit(nv_wait_gauge g)
 {
@@ -375,22 +390,8 @@ static void mechanisms_json(json_object *o, const nv_app_report *r)
     json_object *qw = NULL;
     if (a->n_wait_points || a->n_wait_profile) {
         qw = json_object_new_object();
-        json_object *pts = json_object_new_array(), *fit = json_object_new_array();
-        for (size_t i = 0; i < a->n_wait_points; i++) {
-            json_object *p = json_object_new_array();
-            json_object_array_add(p, nv_json_new_num_g(a->wait_points[i].utilization, DIGITS));
-            json_object_array_add(p, nv_json_new_num_g(a->wait_points[i].slowdown_pct, DIGITS));
-            json_object_array_add(p, nv_json_new_num_g(a->wait_points[i].weight, DIGITS));
-            json_object_array_add(pts, p);
-        }
-        for (size_t i = 0; i < a->n_wait_fit; i++) {
-            json_object *p = json_object_new_array();
-            json_object_array_add(p, nv_json_new_num_g(a->wait_fit[i].utilization, DIGITS));
-            json_object_array_add(p, nv_json_new_num_g(a->wait_fit[i].slowdown_pct, DIGITS));
-            json_object_array_add(fit, p);
-        }
-        json_object_object_add(qw, "points_wait_pct_samples", pts);
-        json_object_object_add(qw, "fit_wait_pct", fit);
+        json_object_object_add(qw, "points_wait_pct_samples", curve_json(a->wait_points, a->n_wait_points, 1));
+        json_object_object_add(qw, "fit_wait_pct", curve_json(a->wait_fit, a->n_wait_fit, 0));
         json_object_object_add(qw, "residual_pct", a->n_wait_points && isfinite(a->wait_fit_residual_pct)
                                                        ? nv_json_new_num_g(a->wait_fit_residual_pct, DIGITS)
                                                        : NULL);
@@ -455,23 +456,10 @@ static json_object *app_json(const nv_app_report *r)
     json_object_object_add(lat, "sd_us", nv_json_new_num_g(a->latency->sd_us, DIGITS));
     json_object_object_add(lat, "origin", json_object_new_string(nv_latency_origin_name(a->latency_origin)));
     json_object_object_add(o, "latency", lat);
-    json_object *cur = json_object_new_object(), *pts = json_object_new_array(), *fit = json_object_new_array();
+    json_object *cur = json_object_new_object();
     json_object_object_add(cur, "origin", json_object_new_string(nv_curve_origin_name(a->curve_origin)));
-    for (size_t i = 0; i < a->n_points; i++) {
-        json_object *p = json_object_new_array();
-        json_object_array_add(p, nv_json_new_num_g(a->points[i].utilization, DIGITS));
-        json_object_array_add(p, nv_json_new_num_g(a->points[i].slowdown_pct, DIGITS));
-        json_object_array_add(p, nv_json_new_num_g(a->points[i].weight, DIGITS));
-        json_object_array_add(pts, p);
-    }
-    for (size_t i = 0; i < a->n_fit; i++) {
-        json_object *p = json_object_new_array();
-        json_object_array_add(p, nv_json_new_num_g(a->fit[i].utilization, DIGITS));
-        json_object_array_add(p, nv_json_new_num_g(a->fit[i].slowdown_pct, DIGITS));
-        json_object_array_add(fit, p);
-    }
-    json_object_object_add(cur, "points_u_pct_samples", pts);
-    json_object_object_add(cur, "fit_u_pct", fit);
+    json_object_object_add(cur, "points_u_pct_samples", curve_json(a->points, a->n_points, 1));
+    json_object_object_add(cur, "fit_u_pct", curve_json(a->fit, a->n_fit, 0));
     json_object_object_add(cur, "residual_pct", nv_json_new_num_g(a->fit_residual_pct, DIGITS));
     json_object_object_add(o, "curve", cur);
     json_object *sc = json_object_new_array();
