@@ -73,8 +73,8 @@ static uint32_t anchor_one(const nv_curve_point *fit, size_t n_fit, double x0, s
 /* Which axis explains A's own campaign better: the configurations'
  * slowdowns lie on a non-decreasing curve against U, against W, or both (a
  * configuration that queues more at the same U, bursts, separates them).
- * Kept in the app view (nv_app_view: wait_fit_residual_pct, prefers_wait)
- * for the library's callers; no verb prints it, and the prediction computes
+ * Kept in the app view (nv_app_view: wait_fit_residual_pct, prefers_wait),
+ * which `netvar report --app` prints; the prediction computes
  * both mechanisms whatever this says, since on the lab a campaign's few
  * configurations decided it by noise. */
 static void choose_mechanism(const nv_model *m, struct nv_app_rec *a)
