@@ -209,6 +209,14 @@ $(BUILD)/tests/unit/pmpi/test_pmpi_pending: $(BUILD)/obj/probes/pmpi/nvp_pending
 $(BUILD)/tests/unit/spank/test_spool: $(BUILD)/obj/plugins/spank/spool.o
 $(BUILD)/tests/unit/job_submit/test_js_state: $(BUILD)/obj/plugins/job_submit/js_state.o
 $(BUILD)/tests/unit/job_submit/test_js_state: NV_LDFLAGS += -Wl,--wrap=nv_running_index_build
+# the Aries sampler test runs against a stand-in for PAPI's Aries component
+# (tests/fixtures/papi/fake_papi.c), found first on LD_LIBRARY_PATH
+FAKE_PAPI := $(BUILD)/tests/lib/libpapi.so.7.0
+$(FAKE_PAPI): tests/fixtures/papi/fake_papi.c
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(COMPILE) $(NV_LDFLAGS) -shared -o $@ $<
+$(BUILD)/tests/unit/runner/test_bottleneck_aries: | $(FAKE_PAPI)
+$(BUILD)/obj/tests/unit/runner/test_bottleneck_aries.o: NV_CFLAGS += -DNV_FAKE_PAPI_DIR='"$(abspath $(BUILD)/tests/lib)"'
 
 # the tests' objects (and their helpers') are kept, so that a second make does not
 # compile them again and relink every test

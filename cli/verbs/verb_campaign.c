@@ -95,13 +95,17 @@ static void usage(FILE *out)
         "                     while ImpactB measures each configuration.  KIND qdisc\n"
         "                     (a Linux qdisc: the network lab's uplink ends; rate =\n"
         "                     its shaper's), netdev (sysfs statistics; rate = speed),\n"
-        "                     infiniband (DEV/PORT; rate = the port's rate) or cxi\n"
+        "                     infiniband (DEV/PORT; rate = the port's rate), cxi\n"
         "                     (an HPE Slingshot NIC, cxi0; rate = its Ethernet\n"
-        "                     function's speed).  The\n"
+        "                     function's speed) or aries (ROW_COL: a network tile of\n"
+        "                     the Aries router this node reads, through PAPI's Aries\n"
+        "                     component; incoming flits over the eight virtual\n"
+        "                     channels, so --bottleneck-rate in flits/s).  The\n"
         "                     model's U axis is then the counters': the app's U, its\n"
         "                     utilization profile (octiles) and every configuration's\n"
         "                     U; the latency route is kept and both are printed\n"
         "  --bottleneck-rate B  the port's rate in bytes/s when it cannot be read\n"
+        "                     (flits/s for aries, which has no rate to read)\n"
         "  --bottleneck-interval-ms MS  sampling step (10..10000, default 100)\n"
         "  --dry-run          print the configurations that would run and exit\n"
         "  --json             print the result as JSON on stdout (the default)\n"
@@ -129,13 +133,15 @@ static void usage(FILE *out)
         "(each named port's U, 0..1) and queue_wait_us (us; null without a gauge);\n"
         "ports (the names), app_port_utilization, wait_gauge (\"queue_us\" for a\n"
         "qdisc, \"stall_per_word\" for InfiniBand, \"paused_cycles_per_packet\" for a\n"
-        "Slingshot NIC, \"none\" for netdev); where the\n"
+        "Slingshot NIC, \"stall_per_flit\" for an Aries tile, \"none\" for netdev); where the\n"
         "ports have a queue gauge, app_queue_wait_us and app_queue_wait_profile_us\n"
         "(octiles, us).  On InfiniBand the gauge is port_xmit_wait ticks per 4-byte\n"
         "word sent, and the keys are stall_per_word, app_stall_per_word and\n"
         "app_stall_profile; on a Slingshot NIC it is the cycles the transmit path was\n"
         "paused per packet sent (paused_cycles_per_packet, app_paused_cycles_per_packet,\n"
-        "app_stall_profile).  With --dry-run: the configurations [{id, bubble_cycles,\n"
+        "app_stall_profile); on an Aries network tile it is the row-bus stall flit\n"
+        "times per flit the tile took in, the stall-to-flit ratio (stall_per_flit,\n"
+        "app_stall_per_flit, app_stall_profile).  With --dry-run: the configurations [{id, bubble_cycles,\n"
         "sleep_us, partners, messages}].\n"
         "\n"
         "Exit status: 0 measured and saved, 1 a run failed or the model could not be\n"
@@ -250,9 +256,10 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
             json_object *jw = json_object_new_array();
             for (size_t k = 0; k < r->n_app_wait_profile; k++)
                 json_object_array_add(jw, nv_json_new_num_g(r->app_wait_profile[k], 6));
-            int pause = r->gauge == NV_BN_GAUGE_PAUSE;
-            json_object_object_add(o, us ? "app_queue_wait_us" : pause ? "app_paused_cycles_per_packet"
-                                                                       : "app_stall_per_word",
+            json_object_object_add(o, us ? "app_queue_wait_us"
+                                   : r->gauge == NV_BN_GAUGE_PAUSE      ? "app_paused_cycles_per_packet"
+                                   : r->gauge == NV_BN_GAUGE_STALL_FLIT ? "app_stall_per_flit"
+                                                                        : "app_stall_per_word",
                                    nv_json_new_num_g(r->app_wait, 6));
             json_object_object_add(o, us ? "app_queue_wait_profile_us" : "app_stall_profile", jw);
         }
@@ -271,9 +278,10 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         if (r->n_app_steps) {
             json_object_object_add(e, "utilization_counters", nv_json_new_num_g(c->u_counters, 6));
             json_object_object_add(e, "counter_steps", json_object_new_int64((int64_t)c->counter_steps));
-            json_object_object_add(e, r->gauge == NV_BN_GAUGE_STALL   ? "stall_per_word"
-                                      : r->gauge == NV_BN_GAUGE_PAUSE ? "paused_cycles_per_packet"
-                                                                      : "queue_wait_us",
+            json_object_object_add(e, r->gauge == NV_BN_GAUGE_STALL        ? "stall_per_word"
+                                      : r->gauge == NV_BN_GAUGE_PAUSE      ? "paused_cycles_per_packet"
+                                      : r->gauge == NV_BN_GAUGE_STALL_FLIT ? "stall_per_flit"
+                                                                           : "queue_wait_us",
                                    nv_json_new_num_or_nan(c->wait));
             json_object_object_add(e, "port_utilization",
                                    ports_json(c->port_u, co->bottleneck->nports));
@@ -339,6 +347,9 @@ static void print_result_text(const nv_campaign_opts *co, const nv_run_plan *pla
             else if (r->gauge == NV_BN_GAUGE_PAUSE)
                 printf("transmit pauses at the bottleneck (the queueing mechanism's axis, paused "
                        "cycles per packet sent): app mean %.4g (profile", r->app_wait);
+            else if (r->gauge == NV_BN_GAUGE_STALL_FLIT)
+                printf("row-bus stalls at the bottleneck tile (the queueing mechanism's axis, "
+                       "stall flit times per flit): app mean %.4g (profile", r->app_wait);
             else
                 printf("queue wait at the bottleneck (the queueing mechanism's axis, us): app "
                        "mean %.4g (profile", r->app_wait);
@@ -438,7 +449,7 @@ int verb_campaign(int argc, char **argv)
             bn_rate = strtod(optarg, &end);
             if (end == optarg || *end || !(bn_rate >= 1e3 && bn_rate <= 1e13))
                 bad = nv_err(err, sizeof err, "--bottleneck-rate '%.40s': must be a port rate from "
-                             "1e3 to 1e13 bytes/s", optarg);
+                             "1e3 to 1e13 bytes/s (flits/s for aries)", optarg);
             break;
         }
         case OPT_BN_INTERVAL: {

@@ -370,6 +370,7 @@ static const char *gauge_unit(nv_wait_gauge g)
 {
     return g == NV_WAIT_STALL_PER_WORD     ? "stall ticks/word"
            : g == NV_WAIT_PAUSE_PER_PACKET ? "paused cycles/packet"
+           : g == NV_WAIT_STALL_PER_FLIT   ? "stall flit-times/flit"
                                            : "us";
 }
 

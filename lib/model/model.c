@@ -12,6 +12,7 @@ const char *nv_wait_gauge_name(nv_wait_gauge g)
 {
     return g == NV_WAIT_STALL_PER_WORD     ? "stall_per_word"
            : g == NV_WAIT_PAUSE_PER_PACKET ? "paused_cycles_per_packet"
+           : g == NV_WAIT_STALL_PER_FLIT   ? "stall_per_flit"
                                            : "queue_us";
 }
 

@@ -143,9 +143,10 @@ typedef enum nv_wait_gauge {
     NV_WAIT_QUEUE_US = 0,       /* a queue's wait, microseconds (the lab's qdisc backlog / rate) */
     NV_WAIT_STALL_PER_WORD = 1, /* InfiniBand port_xmit_wait ticks per 4-byte word sent */
     NV_WAIT_PAUSE_PER_PACKET = 2, /* Slingshot NIC hni_tx_paused cycles per packet sent */
+    NV_WAIT_STALL_PER_FLIT = 3,   /* Aries tile ROWBUS_STALL_CNT flit times per incoming flit */
 } nv_wait_gauge;
 
-/* "queue_us" / "stall_per_word" / "paused_cycles_per_packet" */
+/* "queue_us" / "stall_per_word" / "paused_cycles_per_packet" / "stall_per_flit" */
 const char *nv_wait_gauge_name(nv_wait_gauge g);
 
 /* The optional top-level "bottleneck" object: where U is measured. */

@@ -71,10 +71,13 @@
  *                  "shrink_samples": 2 (> 0),          prior strength of the
  *                  history corrections, in table samples (model_bottleneck.c),
  *                  "wait_gauge": "queue_us"|"stall_per_word"|
- *                                "paused_cycles_per_packet"}  what every
+ *                                "paused_cycles_per_packet"|
+ *                                "stall_per_flit"}  what every
  *                  queue_wait figure reads: a queue's wait in microseconds
  *                  (the members keep the _us names), or, on InfiniBand,
- *                  port_xmit_wait ticks per 4-byte word sent;
+ *                  port_xmit_wait ticks per 4-byte word sent, on Slingshot
+ *                  transmit-paused cycles per packet, on Aries stall flit
+ *                  times per flit;
  *                  a file without this object gets no history corrections
  *
  * Optional (older files without it still load): the Variability Estimate,
@@ -560,7 +563,7 @@ static int bottleneck(nv_jcheck *L, json_object *root, nv_bottleneck *bn)
     /* in the order of the enums nv_util_source and nv_wait_gauge */
     static const char *const routes[] = {"latency", "counters", NULL};
     static const char *const gauges[] = {"queue_us", "stall_per_word", "paused_cycles_per_packet",
-                                         NULL};
+                                         "stall_per_flit", NULL};
     if (one_word(L, o, "route", routes, &route) || one_word(L, o, "wait_gauge", gauges, &gauge))
         return -1;
     bn->route = (nv_util_source)route;

@@ -15,7 +15,11 @@
 
 const char *nv_bn_kind_name(nv_bn_kind k)
 {
-    return k == NV_BN_QDISC ? "qdisc" : k == NV_BN_NETDEV ? "netdev" : k == NV_BN_CXI ? "cxi" : "infiniband";
+    return k == NV_BN_QDISC    ? "qdisc"
+           : k == NV_BN_NETDEV ? "netdev"
+           : k == NV_BN_CXI    ? "cxi"
+           : k == NV_BN_ARIES  ? "aries"
+                               : "infiniband";
 }
 
 const char *nv_bn_gauge_name(nv_bn_gauge g)
@@ -23,6 +27,7 @@ const char *nv_bn_gauge_name(nv_bn_gauge g)
     return g == NV_BN_GAUGE_QUEUE_US ? "queue_us"
            : g == NV_BN_GAUGE_STALL  ? "stall_per_word"
            : g == NV_BN_GAUGE_PAUSE  ? "paused_cycles_per_packet"
+           : g == NV_BN_GAUGE_STALL_FLIT ? "stall_per_flit"
                                      : "none";
 }
 
@@ -30,7 +35,50 @@ nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k)
 {
     return k == NV_BN_QDISC ? NV_BN_GAUGE_QUEUE_US
            : k == NV_BN_INFINIBAND ? NV_BN_GAUGE_STALL
-           : k == NV_BN_CXI ? NV_BN_GAUGE_PAUSE : NV_BN_GAUGE_NONE;
+           : k == NV_BN_CXI ? NV_BN_GAUGE_PAUSE
+           : k == NV_BN_ARIES ? NV_BN_GAUGE_STALL_FLIT
+                              : NV_BN_GAUGE_NONE;
+}
+
+/* "R_C" with R and C in 0..99 (no sign, no leading zero but "0") */
+static int tile_of(const char *p, size_t n, int *row, int *col)
+{
+    int v[2] = {0, 0}, k = 0;
+    size_t digits = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || p[i] == '_') {
+            if (!digits || k > 1 || (i < n && k == 1))
+                return -1;
+            k++;
+            digits = 0;
+            continue;
+        }
+        if (p[i] < '0' || p[i] > '9' || (digits == 1 && v[k] == 0) || ++digits > 2)
+            return -1;
+        v[k] = v[k] * 10 + (p[i] - '0');
+    }
+    if (k != 2)
+        return -1;
+    *row = v[0];
+    *col = v[1];
+    return 0;
+}
+
+int nv_bn_aries_events(const char *port, char *buf, size_t cap)
+{
+    int r, c;
+    if (!port || !buf || tile_of(port, strlen(port), &r, &c))
+        return -1;
+    size_t off = 0;
+    for (int vc = 0; vc <= 8; vc++) {
+        int n = vc < 8 ? snprintf(buf + off, cap - off, "%sAR_RTR_%d_%d_INQ_PRF_INCOMING_FLIT_VC%d",
+                                  vc ? "," : "", r, c, vc)
+                       : snprintf(buf + off, cap - off, ",AR_RTR_%d_%d_INQ_PRF_ROWBUS_STALL_CNT", r, c);
+        if (n < 0 || (size_t)n >= cap - off)
+            return -1;
+        off += (size_t)n;
+    }
+    return 0;
 }
 
 static int port_name_ok(const char *p, size_t n)
@@ -53,7 +101,7 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen)
     const char *colon = spec ? strchr(spec, ':') : NULL;
     if (!colon)
         return nv_err(err, errlen, "--bottleneck: '%.80s' is not KIND:PORT[,PORT...] (KIND qdisc, "
-                      "netdev, infiniband or cxi)", spec ? spec : "");
+                      "netdev, infiniband, cxi or aries)", spec ? spec : "");
     size_t kl = (size_t)(colon - spec);
     if (kl == 5 && !strncmp(spec, "qdisc", 5))
         out->kind = NV_BN_QDISC;
@@ -63,8 +111,10 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen)
         out->kind = NV_BN_INFINIBAND;
     else if (kl == 3 && !strncmp(spec, "cxi", 3))
         out->kind = NV_BN_CXI;
+    else if (kl == 5 && !strncmp(spec, "aries", 5))
+        out->kind = NV_BN_ARIES;
     else
-        return nv_err(err, errlen, "--bottleneck: kind '%.*s' is not qdisc, netdev, infiniband or cxi",
+        return nv_err(err, errlen, "--bottleneck: kind '%.*s' is not qdisc, netdev, infiniband, cxi or aries",
                       (int)(kl < 32 ? kl : 32), spec);
     const char *p = colon + 1;
     while (1) {
@@ -76,6 +126,10 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen)
         if (out->kind == NV_BN_QDISC && n > 15)
             return nv_err(err, errlen, "--bottleneck: '%.*s' is longer than an interface name",
                           (int)n, p);
+        int row, col;
+        if (out->kind == NV_BN_ARIES && tile_of(p, n, &row, &col))
+            return nv_err(err, errlen, "--bottleneck: aries port '%.*s' is not a network tile "
+                          "ROW_COL (0-99 each, e.g. 3_5)", (int)(n < 64 ? n : 64), p);
         if (out->nports == NV_BN_MAX_PORTS)
             return nv_err(err, errlen, "--bottleneck: more than %d ports", NV_BN_MAX_PORTS);
         memcpy(out->port[out->nports], p, n);
@@ -227,8 +281,20 @@ static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, ui
     if (!snap)
         return nv_err(err, errlen, "out of memory");
     int rc = nv_ctr_snapshot_take(s->rd[i], snap, err, errlen);
-    if (rc == 0 && snap->nports >= 1 && snap->port[0].f[NV_CTR_BYTES_OUT].valid &&
+    if (rc == 0 && s->spec.kind == NV_BN_ARIES && snap->nports >= 1 &&
         snap->port[0].f[NV_CTR_BYTES_IN].valid) {
+        /* a tile counts the flits it takes in: one direction, in flits */
+        const nv_ctr_value *st = &snap->port[0].f[NV_CTR_STALL];
+        b[0] = snap->port[0].f[NV_CTR_BYTES_IN].raw;
+        b[1] = 0;
+        if (st->valid && !st->saturated) {
+            *stall = st->raw;
+            *stall_ok = 1;
+        }
+        if (rate)
+            *rate = NAN; /* a tile has no rate file: --bottleneck-rate, flits/s */
+    } else if (rc == 0 && snap->nports >= 1 && snap->port[0].f[NV_CTR_BYTES_OUT].valid &&
+               snap->port[0].f[NV_CTR_BYTES_IN].valid) {
         b[0] = snap->port[0].f[NV_CTR_BYTES_OUT].raw * snap->port[0].f[NV_CTR_BYTES_OUT].scale;
         b[1] = snap->port[0].f[NV_CTR_BYTES_IN].raw * snap->port[0].f[NV_CTR_BYTES_IN].scale;
         const nv_ctr_value *st = &snap->port[0].f[NV_CTR_STALL];
@@ -260,14 +326,21 @@ double nv_bn_stall_per_word(uint64_t ticks, uint64_t bytes)
     return r > NV_BN_STALL_MAX ? NV_BN_STALL_MAX : r;
 }
 
+double nv_bn_stall_per_flit(uint64_t stalls, uint64_t flits)
+{
+    double r = (double)stalls / (double)(flits > 1 ? flits : 1);
+    return r > NV_BN_STALL_MAX ? NV_BN_STALL_MAX : r;
+}
+
 double nv_bn_pause_per_packet(uint64_t cycles, uint64_t packets)
 {
     double r = (double)cycles / (double)(packets > 1 ? packets : 1);
     return r > NV_BN_STALL_MAX ? NV_BN_STALL_MAX : r;
 }
 
-/* stall ticks per 4-byte word sent (infiniband), or paused cycles per
- * packet sent (cxi), over a step; NAN without two readings */
+/* stall ticks per 4-byte word sent (infiniband), paused cycles per packet
+ * sent (cxi), or stall flit times per flit taken in (aries), over a step;
+ * NAN without two readings */
 static double stall_ratio(nv_bn_sampler *s, int i, uint64_t stall, uint64_t pkts, int ok,
                           uint64_t bytes_inc)
 {
@@ -276,7 +349,8 @@ static double stall_ratio(nv_bn_sampler *s, int i, uint64_t stall, uint64_t pkts
         uint64_t ds = stall >= s->last_stall[i] ? stall - s->last_stall[i] : 0;
         r = s->spec.kind == NV_BN_CXI
                 ? nv_bn_pause_per_packet(ds, pkts >= s->last_pkts[i] ? pkts - s->last_pkts[i] : 0)
-                : nv_bn_stall_per_word(ds, bytes_inc);
+            : s->spec.kind == NV_BN_ARIES ? nv_bn_stall_per_flit(ds, bytes_inc)
+                                          : nv_bn_stall_per_word(ds, bytes_inc);
     }
     s->last_stall[i] = stall;
     s->last_pkts[i] = pkts;
@@ -309,7 +383,8 @@ static void take_step(nv_bn_sampler *s)
         }
         if (!isnan(backlog))
             w = backlog / s->rate[i] * 1e6;
-        else if (s->spec.kind == NV_BN_INFINIBAND || s->spec.kind == NV_BN_CXI)
+        else if (s->spec.kind == NV_BN_INFINIBAND || s->spec.kind == NV_BN_CXI ||
+                 s->spec.kind == NV_BN_ARIES)
             w = stall_ratio(s, i, stall, pkts, stall_ok, inc[0]);
         if (!isnan(w) && (isnan(wait) || w > wait))
             wait = w;
@@ -385,10 +460,19 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
     for (int i = 0; i < spec->nports; i++) {
         char e[300] = "";
         if (spec->kind != NV_BN_QDISC) {
+            char events[600] = "";
+            if (spec->kind == NV_BN_ARIES && nv_bn_aries_events(spec->port[i], events, sizeof events)) {
+                nv_err(err, errlen, "--bottleneck aries:%s: not a network tile ROW_COL", spec->port[i]);
+                free_sampler(s);
+                return NULL;
+            }
             nv_ctr_config cfg = {.backend = spec->kind == NV_BN_NETDEV ? "netdev"
                                             : spec->kind == NV_BN_CXI  ? "cxi"
+                                            : spec->kind == NV_BN_ARIES ? "papi"
                                                                         : "infiniband",
-                                 .sysfs_root = spec->sysfs_root, .iface_glob = spec->port[i]};
+                                 .sysfs_root = spec->sysfs_root,
+                                 .iface_glob = spec->kind == NV_BN_ARIES ? NULL : spec->port[i],
+                                 .papi_events = spec->kind == NV_BN_ARIES ? events : NULL};
             s->rd[i] = nv_ctr_open(&cfg, e, sizeof e);
             if (!s->rd[i] || nv_ctr_reader_nports(s->rd[i]) != 1) {
                 nv_err(err, errlen, "--bottleneck %s:%s: %s", nv_bn_kind_name(spec->kind),
@@ -409,8 +493,8 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
         s->rate[i] = spec->rate_bytes_per_s > 0 ? spec->rate_bytes_per_s : rate;
         if (!(s->rate[i] > 0)) {
             nv_err(err, errlen, "--bottleneck %s:%s: the port's rate cannot be read; give it "
-                   "with --bottleneck-rate BYTES_PER_S", nv_bn_kind_name(spec->kind),
-                   spec->port[i]);
+                   "with --bottleneck-rate %s", nv_bn_kind_name(spec->kind), spec->port[i],
+                   spec->kind == NV_BN_ARIES ? "FLITS_PER_S (a tile counts flits)" : "BYTES_PER_S");
             free_sampler(s);
             return NULL;
         }

@@ -19,8 +19,10 @@
  * 4-byte word it did send, the stall-to-flit ratio of Aries counters
  * (Network congestion and application runtime, section III).  A Slingshot
  * NIC (cxi) counts the cycles its transmit path was paused by the switch's
- * flow control (hni_tx_paused_*): the step reads those per packet sent.  A
- * netdev port has none.  Each step keeps every port's U as well as the
+ * flow control (hni_tx_paused_*): the step reads those per packet sent.  An
+ * Aries router tile counts the flit times a ready flit could not move on
+ * (INQ_PRF_ROWBUS_STALL_CNT): the step reads those per flit the tile took in,
+ * the seed's stall-to-flit ratio itself.  A netdev port has none.  Each step keeps every port's U as well as the
  * busiest's, so a campaign can say which port was loaded.
  *
  * Port kinds:
@@ -32,6 +34,11 @@
  *   infiniband:DEV/PORT[,...] port_xmit_data / port_rcv_data; rate = `rate`
  *   cxi:NIC[,NIC...]          a Slingshot NIC's device/telemetry octets; rate =
  *                             its Ethernet function's device/net/IF/speed
+ *   aries:R_C[,R_C...]        an Aries network tile (row R, column C, 0-99) of
+ *                             the router the sampling node reads, through
+ *                             PAPI's Aries component: incoming flits summed
+ *                             over the eight virtual channels; U is in
+ *                             flits, so its rate must be given in flits/s
  * A rate that cannot be read must be given (--bottleneck-rate).  The
  * sampler thread only reads; it shares nothing with the caller but its
  * step array, under a mutex. */
@@ -46,13 +53,19 @@
 #define NV_BN_MAX_PORTS 8
 #define NV_BN_MAX_STEPS (1u << 20) /* ~29 h at 100 ms; later steps are dropped */
 
-typedef enum nv_bn_kind { NV_BN_QDISC = 0, NV_BN_NETDEV, NV_BN_INFINIBAND, NV_BN_CXI } nv_bn_kind;
+typedef enum nv_bn_kind {
+    NV_BN_QDISC = 0,
+    NV_BN_NETDEV,
+    NV_BN_INFINIBAND,
+    NV_BN_CXI,
+    NV_BN_ARIES
+} nv_bn_kind;
 
 typedef struct nv_bn_spec {
     nv_bn_kind kind;
     int nports;
     char port[NV_BN_MAX_PORTS][NV_CTR_NAME_MAX];
-    double rate_bytes_per_s; /* > 0: given; 0: read from the qdisc or sysfs */
+    double rate_bytes_per_s; /* > 0: given (aries: flits/s); 0: read from the qdisc or sysfs */
     const char *sysfs_root;  /* netdev/infiniband: prefix before /sys (NULL: /sys) */
 } nv_bn_spec;
 
@@ -60,7 +73,7 @@ typedef struct nv_bn_spec {
  * one line in err naming --bottleneck and what is wrong. */
 int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen);
 
-/* "qdisc", "netdev", "infiniband", "cxi" */
+/* "qdisc", "netdev", "infiniband", "cxi", "aries" */
 const char *nv_bn_kind_name(nv_bn_kind k);
 
 /* What a step's congestion gauge reads (the same for every port of a kind) */
@@ -69,9 +82,11 @@ typedef enum nv_bn_gauge {
     NV_BN_GAUGE_QUEUE_US,  /* qdisc: queued bytes / rate, microseconds */
     NV_BN_GAUGE_STALL,     /* infiniband: port_xmit_wait ticks per 4-byte word sent */
     NV_BN_GAUGE_PAUSE,     /* cxi: hni_tx_paused cycles per packet sent */
+    NV_BN_GAUGE_STALL_FLIT, /* aries: ROWBUS_STALL_CNT flit times per incoming flit */
 } nv_bn_gauge;
 
-/* "none", "queue_us", "stall_per_word", "paused_cycles_per_packet" */
+/* "none", "queue_us", "stall_per_word", "paused_cycles_per_packet",
+ * "stall_per_flit" */
 const char *nv_bn_gauge_name(nv_bn_gauge g);
 /* the gauge of a kind of port */
 nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k);
@@ -87,6 +102,17 @@ double nv_bn_stall_per_word(uint64_t ticks, uint64_t bytes);
  * step that sent nothing counts as one packet), clamped to
  * NV_BN_STALL_MAX.  Pure: exposed for tests. */
 double nv_bn_pause_per_packet(uint64_t cycles, uint64_t packets);
+
+/* The Aries gauge of one step: stall flit times per flit the tile took in
+ * (a step that took in nothing counts as one flit), clamped to
+ * NV_BN_STALL_MAX.  Pure: exposed for tests. */
+double nv_bn_stall_per_flit(uint64_t stalls, uint64_t flits);
+
+/* The PAPI events an aries:R_C port reads (the eight virtual channels'
+ * incoming flits and the row-bus stalls of network tile R_C), comma
+ * separated, into buf[cap]; 0, or -1 when the port is not R_C (0-99 each)
+ * or buf is too small.  Pure: exposed for tests. */
+int nv_bn_aries_events(const char *port, char *buf, size_t cap);
 
 /* One sampling step: the busiest port's U over [t_ns - dt, t_ns], each
  * port's, and the largest gauge reading of the ports. */

@@ -417,19 +417,27 @@ static void the_wait_gauge_round_trips(void **state)
     assert_non_null(m);
     assert_int_equal(nv_model_bottleneck(m)->wait_gauge, NV_WAIT_STALL_PER_WORD);
     nv_model_free(m);
-    /* a Slingshot NIC's gauge is a third word */
-    json_object_object_add(jb, "wait_gauge", json_object_new_string("paused_cycles_per_packet"));
-    text = json_object_to_json_string(o);
-    m = nv_model_load_buffer(text, strlen(text), err, sizeof err);
-    assert_non_null(m);
-    assert_int_equal(nv_model_bottleneck(m)->wait_gauge, NV_WAIT_PAUSE_PER_PACKET);
-    assert_string_equal(nv_wait_gauge_name(NV_WAIT_PAUSE_PER_PACKET), "paused_cycles_per_packet");
-    nv_model_free(m);
+    /* a Slingshot NIC's gauge is a third word, an Aries tile's stall-to-flit
+     * ratio a fourth */
+    static const struct {
+        const char *name;
+        nv_wait_gauge g;
+    } more[] = {{"paused_cycles_per_packet", NV_WAIT_PAUSE_PER_PACKET},
+                {"stall_per_flit", NV_WAIT_STALL_PER_FLIT}};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        json_object_object_add(jb, "wait_gauge", json_object_new_string(more[i].name));
+        text = json_object_to_json_string(o);
+        m = nv_model_load_buffer(text, strlen(text), err, sizeof err);
+        assert_non_null(m);
+        assert_int_equal(nv_model_bottleneck(m)->wait_gauge, more[i].g);
+        assert_string_equal(nv_wait_gauge_name(more[i].g), more[i].name);
+        nv_model_free(m);
+    }
     json_object_object_add(jb, "wait_gauge", json_object_new_string("furlongs"));
     text = json_object_to_json_string(o);
     assert_null(nv_model_load_buffer(text, strlen(text), err, sizeof err));
     assert_non_null(strstr(err, "bottleneck.wait_gauge: value \"furlongs\" is not one of queue_us, "
-                                "stall_per_word, paused_cycles_per_packet"));
+                                "stall_per_word, paused_cycles_per_packet, stall_per_flit"));
     json_object_put(o);
     unlink(path);
 }
