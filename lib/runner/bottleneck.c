@@ -277,6 +277,8 @@ static int read_port(nv_bn_sampler *s, int i, uint64_t b[2], double *backlog, ui
             *rate = r->rate_bytes_per_s ? (double)r->rate_bytes_per_s : NAN;
         return 0;
     }
+    if (!s->rd[i])
+        return nv_err(err, errlen, "%s: the counters could not be opened", s->spec.port[i]);
     nv_ctr_snapshot *snap = malloc(sizeof *snap);
     if (!snap)
         return nv_err(err, errlen, "out of memory");
@@ -413,9 +415,13 @@ static void take_step(nv_bn_sampler *s)
     pthread_mutex_unlock(&s->mu);
 }
 
+static void reopen_papi_ports(nv_bn_sampler *s);
+static void close_papi_ports(nv_bn_sampler *s);
+
 static void *sampler_main(void *arg)
 {
     nv_bn_sampler *s = arg;
+    reopen_papi_ports(s);
     pthread_mutex_lock(&s->mu);
     while (!s->stop) {
         struct timespec ts;
@@ -432,6 +438,7 @@ static void *sampler_main(void *arg)
         pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);
+    close_papi_ports(s);
     return NULL;
 }
 
@@ -442,6 +449,62 @@ static void free_sampler(nv_bn_sampler *s)
             nv_ctr_close(s->rd[i]);
     free(s->steps);
     free(s);
+}
+
+/* the counter reader of port i (every kind but qdisc); 0, or -1 with one
+ * line in err naming the port */
+static int open_reader(nv_bn_sampler *s, int i, char *err, size_t errlen)
+{
+    const nv_bn_spec *spec = &s->spec;
+    char e[300] = "", events[600] = "";
+    if (spec->kind == NV_BN_ARIES && nv_bn_aries_events(spec->port[i], events, sizeof events))
+        return nv_err(err, errlen, "--bottleneck aries:%s: not a network tile ROW_COL", spec->port[i]);
+    nv_ctr_config cfg = {.backend = spec->kind == NV_BN_NETDEV  ? "netdev"
+                                    : spec->kind == NV_BN_CXI   ? "cxi"
+                                    : spec->kind == NV_BN_ARIES ? "papi"
+                                                                : "infiniband",
+                         .sysfs_root = spec->sysfs_root,
+                         .iface_glob = spec->kind == NV_BN_ARIES ? NULL : spec->port[i],
+                         .papi_events = spec->kind == NV_BN_ARIES ? events : NULL};
+    s->rd[i] = nv_ctr_open(&cfg, e, sizeof e);
+    if (!s->rd[i] || nv_ctr_reader_nports(s->rd[i]) != 1) {
+        if (s->rd[i])
+            nv_ctr_close(s->rd[i]);
+        s->rd[i] = NULL;
+        return nv_err(err, errlen, "--bottleneck %s:%s: %s", nv_bn_kind_name(spec->kind),
+                      spec->port[i], e[0] ? e : "not exactly one port by that name");
+    }
+    return 0;
+}
+
+/* A PAPI event set belongs to the thread that started it (PAPI keeps the
+ * running set per thread), so an Aries tile's reader, checked and closed
+ * by nv_bn_start, is opened again by the sampler thread itself, which takes
+ * its first reading there and closes it before it ends.  A tile that cannot
+ * be opened again counts as a read error at every step. */
+static void reopen_papi_ports(nv_bn_sampler *s)
+{
+    if (s->spec.kind != NV_BN_ARIES)
+        return;
+    for (int i = 0; i < s->spec.nports; i++) {
+        char e[300];
+        double backlog;
+        if (open_reader(s, i, e, sizeof e) == 0)
+            read_port(s, i, s->last_bytes[i], &backlog, &s->last_stall[i], &s->last_pkts[i],
+                      &s->stall_ok[i], NULL, e, sizeof e);
+    }
+    s->last_t = nv_bn_now_ns();
+}
+
+static void close_papi_ports(nv_bn_sampler *s)
+{
+    if (s->spec.kind != NV_BN_ARIES)
+        return;
+    for (int i = 0; i < s->spec.nports; i++)
+        if (s->rd[i]) {
+            nv_ctr_close(s->rd[i]);
+            s->rd[i] = NULL;
+        }
 }
 
 nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err, size_t errlen)
@@ -459,27 +522,9 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
     s->interval_ns = (long)(interval_ms * 1e6);
     for (int i = 0; i < spec->nports; i++) {
         char e[300] = "";
-        if (spec->kind != NV_BN_QDISC) {
-            char events[600] = "";
-            if (spec->kind == NV_BN_ARIES && nv_bn_aries_events(spec->port[i], events, sizeof events)) {
-                nv_err(err, errlen, "--bottleneck aries:%s: not a network tile ROW_COL", spec->port[i]);
-                free_sampler(s);
-                return NULL;
-            }
-            nv_ctr_config cfg = {.backend = spec->kind == NV_BN_NETDEV ? "netdev"
-                                            : spec->kind == NV_BN_CXI  ? "cxi"
-                                            : spec->kind == NV_BN_ARIES ? "papi"
-                                                                        : "infiniband",
-                                 .sysfs_root = spec->sysfs_root,
-                                 .iface_glob = spec->kind == NV_BN_ARIES ? NULL : spec->port[i],
-                                 .papi_events = spec->kind == NV_BN_ARIES ? events : NULL};
-            s->rd[i] = nv_ctr_open(&cfg, e, sizeof e);
-            if (!s->rd[i] || nv_ctr_reader_nports(s->rd[i]) != 1) {
-                nv_err(err, errlen, "--bottleneck %s:%s: %s", nv_bn_kind_name(spec->kind),
-                       spec->port[i], e[0] ? e : "not exactly one port by that name");
-                free_sampler(s);
-                return NULL;
-            }
+        if (spec->kind != NV_BN_QDISC && open_reader(s, i, err, errlen)) {
+            free_sampler(s);
+            return NULL;
         }
         double rate = NAN, backlog;
         if (read_port(s, i, s->last_bytes[i], &backlog, &s->last_stall[i], &s->last_pkts[i],
@@ -497,6 +542,10 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
                    spec->kind == NV_BN_ARIES ? "FLITS_PER_S (a tile counts flits)" : "BYTES_PER_S");
             free_sampler(s);
             return NULL;
+        }
+        if (spec->kind == NV_BN_ARIES) { /* the sampler thread opens its own */
+            nv_ctr_close(s->rd[i]);
+            s->rd[i] = NULL;
         }
     }
     s->last_t = nv_bn_now_ns();

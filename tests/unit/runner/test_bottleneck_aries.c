@@ -5,7 +5,8 @@
  * such component, so libpapi is the stand-in tests/fixtures/papi/fake_papi.c
  * (the component's event names, 64-bit counts from PAPI_start), put first on
  * LD_LIBRARY_PATH by re-executing this test; the test checks that the
- * stand-in is what answered. */
+ * stand-in is what answered.  Like PAPI, the stand-in lets only the thread
+ * that started an event set read or stop it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -90,7 +91,8 @@ static void a_sampler_reads_the_tile_through_papi(void **state)
     void *h = dlopen("libpapi.so.7.0", RTLD_NOW | RTLD_NOLOAD);
     assert_non_null(h);
     assert_non_null(dlsym(h, "nv_fake_papi_loaded"));
-    dlclose(h);
+    const int *running = dlsym(h, "nv_fake_papi_running");
+    assert_non_null(running);
     assert_int_equal(nv_bn_sampler_gauge(bn), NV_BN_GAUGE_STALL_FLIT);
     uint64_t t0 = nv_bn_now_ns();
     struct timespec ts = {0, 300 * 1000000L};
@@ -105,8 +107,13 @@ static void a_sampler_reads_the_tile_through_papi(void **state)
     assert_true(u > 0.45 && u < 0.55);
     assert_true(w > 0.24 && w < 0.26);
     assert_true(fabs(nv_bn_port_window(bn, 0, t0, t1) - u) < 1e-6);
+    /* every step read: the stand-in refuses a read from any thread but
+     * the one that started the set, so the sampler thread started its own */
     assert_int_equal(nv_bn_read_errors(bn), 0);
+    assert_int_equal(*running, 1);
     nv_bn_stop(bn);
+    assert_int_equal(*running, 0); /* ... and stopped it before it ended */
+    dlclose(h);
 }
 
 /* a tile has no rate to read: the error says to give it, in flits/s */
