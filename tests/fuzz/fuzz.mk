@@ -3,7 +3,8 @@
 #
 #   make fuzz-model      the model file loader, ~60 s (FUZZ_SECONDS=600 for longer)
 #   make fuzz-inputs     netvar.conf, job_submit option strings, batch scripts,
-#                        `tc -j` JSON, segment profiles
+#                        `tc -j` JSON, segment profiles, sacct lines,
+#                        campaign --bottleneck specs
 #   make fuzz-registry   the running-jobs registry reader, expiry and index
 #   make fuzz-records    job records, node start/samples files, node records
 #                        merged by collect, segment profiles as alloc rows
@@ -48,7 +49,9 @@ fuzz-inputs: $(FUZZ_INPUTS)
 	  for f in tests/fixtures/tc/*.json; do i=$$((i+1)); { printf '\003'; cat $$f; } >$(BUILD)/fuzz/seeds-inputs/tc$$i; done; \
 	  for f in tests/fixtures/segments/*.json; do i=$$((i+1)); { printf '\004'; cat $$f; } >$(BUILD)/fuzz/seeds-inputs/seg$$i; done; \
 	  printf '\002#!/bin/bash\nsrun -n 4 ./lulesh2.0 -s 30\n' >$(BUILD)/fuzz/seeds-inputs/script; \
-	  printf '\001_SLURM_SPANK_OPTION_netvar_netvar=full\000NETVAR_APP=x' >$(BUILD)/fuzz/seeds-inputs/env
+	  printf '\001_SLURM_SPANK_OPTION_netvar_netvar=full\000NETVAR_APP=x' >$(BUILD)/fuzz/seeds-inputs/env; \
+	  printf '\006aries:3_5,0_0,99_15' >$(BUILD)/fuzz/seeds-inputs/bn1; \
+	  printf '\006qdisc:nv001u1,nv001u2' >$(BUILD)/fuzz/seeds-inputs/bn2
 	$(FUZZ_INPUTS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs
 

@@ -2,7 +2,8 @@
  * than the model file: netvar.conf with its rules, the --netvar values as
  * job_submit sees them, app names from batch scripts, `tc -j` JSON, and
  * segment profiles (written by users' own ranks), sacct lines and other
- * tools' AdminComment text.  The first byte picks the
+ * tools' AdminComment text, and campaign --bottleneck specs (with the PAPI
+ * events an Aries tile names).  The first byte picks the
  * parser; the rest is the input. */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "app_identity.h"
+#include "bottleneck.h"
 #include "config.h"
 #include "acct_summary.h"
 #include "ctr_qdisc.h"
@@ -31,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = malloc(size);
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
-    switch (data[0] % 6) {
+    switch (data[0] % 7) {
     case 0: {
         static struct nv_config c;
         nv_config_parse("fuzz.conf", text, &c, ignore, NULL);
@@ -83,6 +85,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (nv_sacct_parse_line(text, &j, err, sizeof err) == 0)
             json_object_put(nv_sacct_job_record(&j, NULL, err, sizeof err));
         nv_acct_merge(text, "netvar:{\"v\":1}", out, sizeof out);
+        break;
+    }
+    case 6: {
+        nv_bn_spec s;
+        char err[256], events[600];
+        if (nv_bn_parse(text, &s, err, sizeof err) == 0)
+            for (int i = 0; i < s.nports; i++)
+                if (s.kind == NV_BN_ARIES && nv_bn_aries_events(s.port[i], events, sizeof events))
+                    abort(); /* a port the parser took must name its events */
         break;
     }
     }
