@@ -554,10 +554,23 @@ def main(argv):
                   f"{r['app']}'s wait curve tops out at "
                   f"{top[0].get('wait_us', float('nan')):.0f} us: "
                   f"{top[0].get('slowdown_pct', float('nan')):+.1f} %")
-        print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} %, "
+        reps = sorted(x for _, x in ds.pairs[(r["app"], r["with"])])
+        r["repetitions_pct"] = reps
+        print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} % (median of "
+              f"{'/'.join('%+.1f' % x for x in reps)}: {reps[-1] - reps[0]:.1f} pp apart), "
               f"predicted {r['predicted_pct']:+.1f} % ({r['source']}); {reason}")
         r["reason"] = reason
     results["worst"] = worst
+    # how far apart a pair's own repetitions lie: the measurement's own
+    # noise, beside which the max error is read
+    spread = sorted((max(x for _, x in v) - min(x for _, x in v), a, b)
+                    for (a, b), v in ds.pairs.items() if len(v) > 1)
+    if spread:
+        sp = [s for s, _, _ in spread]
+        print(f"  a pair's own repetitions lie {st.median(sp):.1f} pp apart (median over "
+              f"{len(sp)} pairs), at most {sp[-1]:.1f} pp ({spread[-1][1]} beside {spread[-1][2]})")
+        results["repetition_spread"] = {"median_pp": st.median(sp), "max_pp": sp[-1],
+                                        "max_pair": [spread[-1][1], spread[-1][2]]}
 
     print("\ntwo routes to utilization (U in [0,1])")
     print("  %-22s %12s %12s" % ("CompressionB config", "latency P-K", "counters"))

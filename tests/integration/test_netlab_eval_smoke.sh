@@ -55,6 +55,8 @@ ok = (s["pairs"] == 4 and n("counters queue+history", "pair") == 4 and n("counte
       and n("counters wait|share+history", "pair") == 4 and n("counters wait|share (physics)", "pair and app") == 4
       and n("table (repeatability)", "repetition") == 8 and s["routes"]["configs_moved"] == 2
       and all("failed" in e for e in s["errors"]) and isinstance(s["confounder"]["reliable"], bool)
+      and all(len(w["repetitions_pct"]) == 2 for w in s["worst"])
+      and s["repetition_spread"]["max_pp"] >= s["repetition_spread"]["median_pp"] >= 0
       and all(r["predicted_pct"] is not None or r in s["failures"] for r in rows))
 sys.exit(0 if ok else 1)
 PY
