@@ -34,7 +34,8 @@
  * network lab this is what separates a latency-bound victim beside a smooth
  * neighbour (no queue, no slowdown) from a bulk-transfer victim beside the
  * same neighbour (tens of percent).  Without a queue gauge p_A(U) answers
- * alone.
+ * alone.  Each answer is at least 0: a shared port cannot speed a victim
+ * up, and a curve below 0 % at light load is its baseline's noise.
  *
  * p_A(U) is read as E_t[p_A(U(t))], with U(t) = U_idle + sum over neighbours of
  * (U_B(t) - U_idle)+, each neighbour's U(t) given by its utilization
@@ -276,6 +277,12 @@ double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *
     ph->wait_us = ph->utilization = NAN;
     ph->wait_pct = nv_model_wait_physics(m, a, with, n_with, &ph->wait_us, &wcap);
     double pu = nv_model_queue_physics(m, a, with, n_with, &ph->utilization, &ucap);
+    /* a shared port cannot speed a victim up: a curve that reads below 0 %
+     * at light load carries the noise of the victim's own baseline */
+    if (ph->wait_pct < 0)
+        ph->wait_pct = 0;
+    if (pu < 0)
+        pu = 0;
     if (!isfinite(ph->wait_pct)) {
         /* no queue gauge for A or for a neighbour: p_A(U) alone */
         ph->mechanism = NV_MECH_UTILIZATION;

@@ -252,6 +252,40 @@ static nv_model_builder *wait_base(void)
     return b;
 }
 
+/* a victim whose campaign reads below 0 % at light load (the noise of its
+ * own baseline): a shared port cannot speed it up, so each mechanism
+ * answers 0 there, not the negative reading; above it the curve as before */
+static void a_port_never_speeds_a_victim_up(void **state)
+{
+    nv_model_builder *b = base(0.0, 1);
+    static const nv_curve_point fit[] = {{0.3, -10, 1}, {0.6, -10, 1}, {0.9, 50, 1}};
+    static const nv_curve_point waits[] = {{100, -10, 1}, {1000, 50, 1}};
+    nv_app_input n = {.key = "noisy", .utilization = 0.5, .latency = &lat, .points = fit,
+                      .n_points = 3, .fit = fit, .n_fit = 3, .wait_points = waits,
+                      .n_wait_points = 2, .wait_profile_us = (const double[]){0, 0},
+                      .n_wait_profile = 2};
+    assert_int_equal(nv_builder_add_app(b, &n), 0);
+    add(b, "light", 0.4, NULL, 0);
+    add(b, "heavy", 0.9, NULL, 0);
+    add_waits(b, "q0", (const double[]){0, 0}, 2);
+    add_waits(b, "q1", (const double[]){1000, 1000}, 2);
+    nv_model *m = build(b);
+    nv_prediction p;
+    const char *l[] = {"light"}, *h[] = {"heavy"}, *q0[] = {"q0"}, *q1[] = {"q1"};
+    NEAR(queue(m, "noisy", l, 1, &p), 0); /* p(0.4) reads -10 %: no wait gauge, U alone */
+    assert_string_equal(p.mechanism, "utilization");
+    NEAR(p.physics_pct, 0);
+    NEAR(queue(m, "noisy", h, 1, &p), 50);
+    /* a queue-free neighbour at U 0.3: the wait reads -10 %, the share
+     * 0.5 x (-10 %): both 0 */
+    NEAR(queue(m, "noisy", q0, 1, &p), 0);
+    NEAR(p.wait_pct, 0);
+    NEAR(p.share_pct, 0);
+    NEAR(queue(m, "noisy", q1, 1, &p), 50); /* a queue of 1000 us: +50 % */
+    assert_string_equal(p.mechanism, "queue-wait");
+    nv_model_free(m);
+}
+
 static void the_queueing_mechanism_averages_progress_rates(void **state)
 {
     nv_model_builder *b = wait_base();
@@ -446,6 +480,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_heavy_neighbour_is_not_read_as_a_light_one),
+        cmocka_unit_test(a_port_never_speeds_a_victim_up),
         cmocka_unit_test(the_idle_bottleneck_slows_nobody),
         cmocka_unit_test(idle_is_counted_once),
         cmocka_unit_test(a_phased_neighbour_is_not_its_mean),
