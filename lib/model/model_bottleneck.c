@@ -244,28 +244,34 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
         if (np > K)
             K = np;
     }
-    /* W(t) rank by rank (every wait profile is sorted: the comonotone sum) */
-    double w[NV_PROFILE_MAX], y[NV_PROFILE_MAX], wsum = 0;
-    for (size_t k = 0; k < K; k++) {
-        double x = 0;
-        for (size_t i = 0; i < n_with; i++) {
-            const struct nv_app_rec *B = &m->apps[with[i]];
-            size_t j = B->n_wprof == K ? k : (K <= 1 ? B->n_wprof / 2 : k * B->n_wprof / K);
-            x += m->profile[B->wprof_off + (j < B->n_wprof ? j : B->n_wprof - 1)];
+    /* W(t) rank by rank (every wait profile is sorted: the comonotone sum);
+     * one neighbour (job_submit asks pair by pair): its own profile */
+    double wbuf[NV_PROFILE_MAX], y[NV_PROFILE_MAX], wsum = 0;
+    const double *w = wbuf;
+    if (n_with == 1) {
+        w = m->profile + m->apps[with[0]].wprof_off;
+        for (size_t k = 0; k < K; k++)
+            wsum += w[k];
+    } else
+        for (size_t k = 0; k < K; k++) {
+            double x = 0;
+            for (size_t i = 0; i < n_with; i++) {
+                const struct nv_app_rec *B = &m->apps[with[i]];
+                size_t j = B->n_wprof == K ? k : (K <= 1 ? B->n_wprof / 2 : k * B->n_wprof / K);
+                x += m->profile[B->wprof_off + (j < B->n_wprof ? j : B->n_wprof - 1)];
+            }
+            wbuf[k] = x;
+            wsum += x;
         }
-        w[k] = x;
-        wsum += x;
-    }
     const struct nv_seg *c = m->acurve + A->wanc_off;
     *capped = w[K - 1] > c[A->n_wanc - 1].u;
     *w_mean_us = wsum / (double)K;
     curve_read_sorted(c, A->n_wanc, w, K, y);
-    /* progress rates, not slowdowns, average over time */
+    /* progress rates, not slowdowns, average over time: A advances at
+     * 1 / (1 + p/100) = 100 / (100 + p) of its pace (one division each) */
     double rate = 0;
-    for (size_t k = 0; k < K; k++) {
-        double f = 1 + (y[k] > -99 ? y[k] : -99) / 100;
-        rate += 1 / f;
-    }
+    for (size_t k = 0; k < K; k++)
+        rate += 100 / (100 + (y[k] > -99 ? y[k] : -99));
     return ((double)K / rate - 1) * 100;
 }
 
