@@ -240,6 +240,7 @@ void nv_model_free(nv_model *m)
     nv_alloc_free(m->alloc);
     free(m->profile);
     free(m->acurve);
+    free(m->where);
     free(m);
 }
 

@@ -384,5 +384,15 @@ int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
 {
     if (anchor_curves(m, err, errlen))
         return -1;
+    m->where = malloc((m->n_apps ? m->n_apps : 1) * sizeof *m->where);
+    if (!m->where) {
+        snprintf(err, errlen, "model: out of memory for %zu apps", m->n_apps);
+        return -1;
+    }
+    for (size_t i = 0; i < m->n_apps; i++) {
+        const struct nv_app_rec *a = &m->apps[i];
+        m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc, a->wanc_off, a->n_wanc,
+                                            a->prof_off, a->n_prof, a->wprof_off, a->n_wprof};
+    }
     return fit_corrections(m, err, errlen);
 }

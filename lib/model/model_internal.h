@@ -55,6 +55,15 @@ struct nv_pair_slot {
     int32_t idx;  /* into pairs, -1 = empty */
 };
 
+/* where an app's curves and profiles are, in a small array of its own (a
+ * few hundred KiB for 10 000 apps, so it stays in cache across a burst of
+ * predictions): job_submit's path reads it to start loading a pair's curves
+ * and profiles together with the two apps' records, instead of after them */
+struct nv_app_where {
+    uint32_t anc_off, n_anc, wanc_off, n_wanc; /* into m->acurve */
+    uint32_t prof_off, n_prof, wprof_off, n_wprof; /* into m->profile */
+};
+
 struct nv_slow_rec {
     int32_t app, config;
     double pct;
@@ -104,6 +113,7 @@ struct nv_model {
     size_t n_profile;
     struct nv_seg *acurve;    /* anchored curves (model_bottleneck.c) */
     size_t n_acurve;
+    struct nv_app_where *where; /* per app, copied from the records at load */
 };
 
 /* model_bottleneck.c: at load, after derive(): the anchored curves and the

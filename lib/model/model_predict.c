@@ -91,13 +91,15 @@ static int32_t config_nearest_util(const nv_model *m, double u)
     return da < db ? above : below;
 }
 
-/* start loading every cache line of [p, p + bytes) (nothing when empty;
- * no address outside the span) */
-static inline void prefetch_span(const void *p, size_t bytes)
+/* start loading every cache line of base[off .. off + n) (elements of
+ * size bytes; nothing when n is 0 or there is no array, and no address
+ * outside the span) */
+static inline void prefetch_span(const void *base, size_t off, size_t n, size_t size)
 {
-    if (!bytes)
+    if (!n || !base)
         return;
-    uintptr_t first = (uintptr_t)p & ~(uintptr_t)63, last = ((uintptr_t)p + bytes - 1) & ~(uintptr_t)63;
+    const char *p = (const char *)base + off * size;
+    uintptr_t first = (uintptr_t)p & ~(uintptr_t)63, last = ((uintptr_t)p + n * size - 1) & ~(uintptr_t)63;
     __builtin_prefetch(p);
     for (uintptr_t l = first + 64; l <= last; l += 64)
         __builtin_prefetch((const void *)l);
@@ -145,8 +147,8 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
         /* the queue route's reads of A and of each neighbour are started
          * here, so that their cache misses overlap each other and the table
          * probe instead of following one another */
-        prefetch_span(m->acurve + A->anc_off, A->n_anc * sizeof *m->acurve);
-        prefetch_span(m->acurve + A->wanc_off, A->n_wanc * sizeof *m->acurve);
+        prefetch_span(m->acurve, A->anc_off, A->n_anc, sizeof *m->acurve);
+        prefetch_span(m->acurve, A->wanc_off, A->n_wanc, sizeof *m->acurve);
     }
     double usum = 0, cfg_usum = 0;
     int32_t first_b = -1, first_cfg = -1;
@@ -165,8 +167,8 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
             out->with_utilization[i] = B->utilization;
         usum += B->utilization;
         if (queue) {
-            prefetch_span(m->profile + B->prof_off, B->n_prof * sizeof *m->profile);
-            prefetch_span(m->profile + B->wprof_off, B->n_wprof * sizeof *m->profile);
+            prefetch_span(m->profile, B->prof_off, B->n_prof, sizeof *m->profile);
+            prefetch_span(m->profile, B->wprof_off, B->n_wprof, sizeof *m->profile);
             if (i == 0)
                 first_b = b;
             continue;
@@ -264,8 +266,10 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
 int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n_with,
                    nv_predictor predictor, uint32_t min_samples, nv_prediction *out)
 {
-    /* job_submit's path: both apps' records and the co-location slot are
-     * known from the indexes alone, so their misses start together */
+    /* job_submit's path: both apps' records, the co-location slot and (from
+     * the small where-array) the victim's curves and the neighbour's
+     * profiles are known from the indexes alone, so their misses start
+     * together instead of one after the other */
     if (m && with && n_with && app >= 0 && (size_t)app < m->n_apps && with[0] >= 0 &&
         (size_t)with[0] < m->n_apps) {
         __builtin_prefetch(&m->apps[app]);
@@ -273,6 +277,13 @@ int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n
         if (n_with == 1 && m->pair_cap)
             __builtin_prefetch(
                 &m->pair_tab[nv_pair_hash(nv_pair_key(app, with[0])) & (m->pair_cap - 1)]);
+        if (m->where && predictor == NV_PREDICT_QUEUE) {
+            const struct nv_app_where *wa = &m->where[app], *wb = &m->where[with[0]];
+            prefetch_span(m->acurve, wa->anc_off, wa->n_anc, sizeof *m->acurve);
+            prefetch_span(m->acurve, wa->wanc_off, wa->n_wanc, sizeof *m->acurve);
+            prefetch_span(m->profile, wb->prof_off, wb->n_prof, sizeof *m->profile);
+            prefetch_span(m->profile, wb->wprof_off, wb->n_wprof, sizeof *m->profile);
+        }
     }
     return predict_core(m, app, with, with_from_idx, n_with, predictor, min_samples, out, NULL);
 }
