@@ -224,7 +224,7 @@ void nv_model_free(nv_model *m)
         free(m->apps[i].key);
     for (size_t i = 0; i < m->n_configs; i++)
         free(m->configs[i].id);
-    free(m->apps);
+    nv_model_free_hot(m); /* apps, where, acurve, profile, pair_tab, pairs */
     free(m->app_lat);
     free(m->app_slots);
     free(m->curve);
@@ -234,13 +234,8 @@ void nv_model_free(nv_model *m)
     free(m->cfg_by_util);
     free(m->slow);
     free(m->slow_by_config);
-    free(m->pairs);
-    free(m->pair_tab);
     nv_ve_free(m->ve);
     nv_alloc_free(m->alloc);
-    free(m->profile);
-    free(m->acurve);
-    free(m->where);
     free(m);
 }
 

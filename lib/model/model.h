@@ -87,6 +87,12 @@ int32_t nv_model_app_index(const nv_model *m, const char *key);
 
 const nv_calibration *nv_model_calibration(const nv_model *m);
 
+/* Bytes of the region a large model's prediction arrays were packed into
+ * at load, advised for transparent huge pages (fewer TLB misses when
+ * slurmctld predicts for random pairs); 0 when the model was too small to
+ * pack or the mapping failed (its arrays then stay where they are). */
+size_t nv_model_hot_bytes(const nv_model *m);
+
 typedef struct nv_app_view {
     const char *key;
     double utilization;                 /* U_A in [0, 1] */

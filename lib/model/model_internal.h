@@ -114,7 +114,22 @@ struct nv_model {
     struct nv_seg *acurve;    /* anchored curves (model_bottleneck.c) */
     size_t n_acurve;
     struct nv_app_where *where; /* per app, copied from the records at load */
+    /* apps, where, acurve, profile, pair_tab and pairs packed in one
+     * mapping of hot_len bytes (model_hot.c), or NULL: each array is its
+     * own allocation */
+    void *hot;
+    size_t hot_len;
 };
+
+/* model_hot.c: at the end of a load, moves the arrays a pair prediction
+ * reads into one 2 MiB-aligned mapping advised for transparent huge pages
+ * (fewer TLB misses on random pairs); a model whose arrays are under
+ * 2 MiB, or a failed mapping, keeps them where they are.  0, or -1 when
+ * the mapping failed (the model is unchanged and usable). */
+int nv_model_pack_hot(nv_model *m);
+/* releases those six arrays, packed or not (nv_model_free) */
+void nv_model_free_hot(nv_model *m);
+
 
 /* model_bottleneck.c: at load, after derive(): the anchored curves and the
  * history corrections.  0, or -1 with a reason in err (out of memory). */

@@ -1138,6 +1138,7 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
         nv_model_free(m);
         return NULL;
     }
+    (void)nv_model_pack_hot(m); /* an optimization: a failure leaves the model as it was */
     return m;
 
 fail_doc:

@@ -476,6 +476,99 @@ static void the_wait_gauge_round_trips(void **state)
     unlink(path);
 }
 
+
+/* six apps with both curves and both profiles, and pairs among them, plus
+ * `fillers` apps that appear in no pair (they change no core app's
+ * corrections, so every core prediction must come out the same) */
+static nv_model *core_model(int fillers)
+{
+    nv_model_builder *b = base(0.05, 1);
+    char key[32];
+    for (int i = 0; i < 6 + fillers; i++) {
+        double s = 1 + (i % 7) * 0.3;
+        nv_curve_point fit[5], waits[5];
+        double prof[NV_PROFILE_MAX], wprof[NV_PROFILE_MAX];
+        for (int k = 0; k < 5; k++) {
+            fit[k] = (nv_curve_point){0.15 + 0.2 * k, s * (3 + 12 * k * k), 1};
+            waits[k] = (nv_curve_point){40.0 * (k + 1) * (k + 1), s * (2 + 9 * k), 1};
+        }
+        for (int k = 0; k < NV_PROFILE_MAX; k++) {
+            prof[k] = 0.05 + (0.03 + 0.01 * (i % 11)) * k;
+            wprof[k] = 1 + (i % 5) * 15.0 * k;
+        }
+        snprintf(key, sizeof key, i < 6 ? "core%d" : "fill%05d", i < 6 ? i : i - 6);
+        nv_app_input a = {.key = key, .utilization = prof[NV_PROFILE_MAX / 2],
+                          .utilization_source = NV_USRC_COUNTERS, .latency = &lat, .points = fit,
+                          .n_points = 5, .profile = prof, .n_profile = NV_PROFILE_MAX,
+                          .wait_points = waits, .n_wait_points = 5, .wait_profile_us = wprof,
+                          .n_wait_profile = NV_PROFILE_MAX};
+        assert_int_equal(nv_builder_add_app(b, &a), 0);
+    }
+    char ka[16], kb[16];
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            if ((i + 2 * j) % 3 == 0) {
+                snprintf(ka, sizeof ka, "core%d", i);
+                snprintf(kb, sizeof kb, "core%d", j);
+                nv_pair_input pr = {ka, kb, 4.0 + 7 * i - 2 * j, (uint32_t)(1 + (i + j) % 4), 1.5};
+                assert_int_equal(nv_builder_add_pair(b, &pr), 0);
+            }
+    return build(b);
+}
+
+/* A model whose prediction arrays pass 2 MiB is packed at load into one
+ * region advised for transparent huge pages (model_hot.c): every core
+ * pair predicts exactly as in the small, unpacked model (table and model
+ * routes, by key and by index), and the fillers' views are intact. */
+static void a_large_model_packed_for_huge_pages_predicts_the_same(void **state)
+{
+    (void)state;
+    nv_model *small = core_model(0), *large = core_model(4000);
+    assert_int_equal(nv_model_hot_bytes(small), 0);
+    size_t hot = nv_model_hot_bytes(large);
+    assert_true(hot >= (size_t)2 << 20);
+    assert_int_equal(hot % ((size_t)2 << 20), 0);
+    char ka[16], kb[16];
+    int answered = 0, tabled = 0;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            for (uint32_t min = 1; min <= 100; min += 99) {
+                snprintf(ka, sizeof ka, "core%d", i);
+                snprintf(kb, sizeof kb, "core%d", j);
+                const char *w[] = {kb};
+                nv_prediction ps, pl, pi;
+                int rs = nv_predict(small, ka, w, 1, NV_PREDICT_QUEUE, min, &ps, NULL);
+                assert_int_equal(nv_predict(large, ka, w, 1, NV_PREDICT_QUEUE, min, &pl, NULL), rs);
+                int32_t bi = nv_model_app_index(large, kb);
+                assert_int_equal(
+                    nv_predict_idx(large, nv_model_app_index(large, ka), &bi, 1, NV_PREDICT_QUEUE, min, &pi),
+                    rs);
+                if (rs)
+                    continue;
+                answered++;
+                tabled += ps.source == NV_SOURCE_TABLE;
+                assert_true(ps.slowdown_pct == pl.slowdown_pct && pl.slowdown_pct == pi.slowdown_pct);
+                assert_string_equal(ps.source_label, pl.source_label);
+                assert_string_equal(ps.source_label, pi.source_label);
+                assert_true(ps.history_samples == pl.history_samples);
+            }
+    assert_int_equal(answered, 72);
+    assert_int_equal(tabled, 12);
+    /* the last filler's arrays (the ends of the moved arrays) came through */
+    nv_app_view v;
+    assert_int_equal(nv_model_app(large, nv_model_app_index(large, "fill03999"), &v), 0);
+    assert_int_equal(v.n_profile, NV_PROFILE_MAX);
+    assert_int_equal(v.n_wait_profile, NV_PROFILE_MAX);
+    for (int k = 0; k < NV_PROFILE_MAX; k++) {
+        NEAR(v.profile[k], 0.05 + (0.03 + 0.01 * (4005 % 11)) * k);
+        NEAR(v.wait_profile_us[k], 1 + (4005 % 5) * 15.0 * k);
+    }
+    assert_int_equal(v.n_fit, 5);
+    NEAR(v.fit[4].slowdown_pct, (1 + (4005 % 7) * 0.3) * (3 + 12 * 16));
+    nv_model_free(small);
+    nv_model_free(large);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +583,7 @@ int main(void)
         cmocka_unit_test(a_queue_free_neighbour_slows_bulk_victims_by_their_share),
         cmocka_unit_test(bad_queue_waits_are_named),
         cmocka_unit_test(the_wait_gauge_round_trips),
+        cmocka_unit_test(a_large_model_packed_for_huge_pages_predicts_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
