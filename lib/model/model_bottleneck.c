@@ -276,12 +276,28 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
 }
 
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
-                                   size_t n_with, nv_phys *ph)
+                                   size_t n_with, int answer_only, nv_phys *ph)
 {
     const struct nv_app_rec *A = &m->apps[a];
     int wcap = 0, ucap = 0;
     ph->wait_us = ph->utilization = NAN;
     ph->wait_pct = nv_model_wait_physics(m, a, with, n_with, &ph->wait_us, &wcap);
+    if (answer_only && isfinite(ph->wait_pct)) {
+        /* the share is theta_A times a mean of A's U curve, so at most
+         * theta_A times its highest point: when that cannot beat the queue's
+         * answer, the queue answers without reading the U curve */
+        double w = ph->wait_pct < 0 ? 0 : ph->wait_pct, top = 0;
+        const struct nv_seg *c = m->acurve + A->anc_off;
+        for (size_t k = 0; k < A->n_anc; k++)
+            top = c[k].y > top ? c[k].y : top;
+        if (!A->n_anc || nv_share_weight(m, A) * top <= w) {
+            ph->wait_pct = w;
+            ph->share_pct = NAN;
+            ph->mechanism = NV_MECH_WAIT;
+            ph->capped = wcap;
+            return w;
+        }
+    }
     double pu = nv_model_queue_physics(m, a, with, n_with, &ph->utilization, &ucap);
     /* a shared port cannot speed a victim up: a curve that reads below 0 %
      * at light load carries the noise of the victim's own baseline */
@@ -334,7 +350,7 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
     for (size_t p = 0; p < m->n_pairs; p++) {
         const nv_pair_view *pv = &m->pairs[p];
         nv_phys ph;
-        phys[p] = pv->samples ? nv_model_bottleneck_physics(m, pv->app, &pv->with, 1, &ph) : NAN;
+        phys[p] = pv->samples ? nv_model_bottleneck_physics(m, pv->app, &pv->with, 1, 0, &ph) : NAN;
         if (isfinite(phys[p])) {
             m->apps[pv->app].sens_n += pv->samples;
             m->apps[pv->with].press_n += pv->samples;

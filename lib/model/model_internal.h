@@ -169,8 +169,12 @@ typedef struct nv_phys {
     double utilization;          /* mean U(t) read (NAN without a U curve) */
     int capped;                  /* the answering read went beyond its curve's top */
 } nv_phys;
+/* answer_only: the bandwidth share is computed only when a bound (theta_A
+ * times the U curve's highest point) says it could beat the queueing
+ * answer; otherwise share_pct and utilization stay NAN.  The answer, its
+ * mechanism and capped are the same either way (job_submit's path). */
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
-                                   size_t n_with, nv_phys *ph);
+                                   size_t n_with, int answer_only, nv_phys *ph);
 
 /* theta_A of the bandwidth-share mechanism: A's own mean U above the idle
  * bottleneck's, in [0, 1] */

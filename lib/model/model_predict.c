@@ -120,7 +120,7 @@ static int32_t with_from_key(const nv_model *m, const void *with, size_t i)
 
 static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn get,
                         size_t n_with, nv_predictor predictor, uint32_t min_samples,
-                        nv_prediction *out, size_t *bad_with)
+                        int answer_only, nv_prediction *out, size_t *bad_with)
 {
     memset(out, 0, sizeof *out);
     out->config = -1;
@@ -215,7 +215,7 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
             hist += m->apps[idx[i]].press_n;
         }
         nv_phys ph;
-        double phys = nv_model_bottleneck_physics(m, a, idx, n, &ph);
+        double phys = nv_model_bottleneck_physics(m, a, idx, n, answer_only, &ph);
         if (!isfinite(phys))
             return NV_PRED_ENODATA;
         /* several neighbours: their mean pressure scales the joint physics */
@@ -285,7 +285,7 @@ int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n
             prefetch_span(m->profile, wb->wprof_off, wb->n_wprof, sizeof *m->profile);
         }
     }
-    return predict_core(m, app, with, with_from_idx, n_with, predictor, min_samples, out, NULL);
+    return predict_core(m, app, with, with_from_idx, n_with, predictor, min_samples, 1, out, NULL);
 }
 
 int nv_predict(const nv_model *m, const char *app, const char *const *with, size_t n_with,
@@ -307,5 +307,5 @@ int nv_predict(const nv_model *m, const char *app, const char *const *with, size
                 return NV_PRED_EINVAL;
             }
     return predict_core(m, nv_model_app_index(m, app), with, with_from_key, n_with, predictor,
-                        min_samples, out, bad_with);
+                        min_samples, 0, out, bad_with);
 }

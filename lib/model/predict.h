@@ -105,7 +105,10 @@ int nv_predict(const nv_model *m, const char *app, const char *const *with, size
                size_t *bad_with);
 
 /* Predict by app indexes (from nv_model_app_index), for callers that
- * resolve keys once. */
+ * resolve keys once (job_submit).  The answer (slowdown_pct, source,
+ * mechanism, capped) is nv_predict's; the queue route computes the losing
+ * mechanism's figure only when a bound says it could win, so share_pct and
+ * utilization_used are NAN when the queueing answer wins outright. */
 int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n_with,
                    nv_predictor predictor, uint32_t min_samples, nv_prediction *out);
 
