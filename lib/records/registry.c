@@ -408,7 +408,19 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
             }
             na++;
         }
-        apps[slot[idx]].njobs++;
+        struct nv_running_app *a = &apps[slot[idx]];
+        a->njobs++;
+        /* leaf switches this job spans: its entry names each once */
+        uint32_t sw = 0;
+        if (j->switches && j->switches[0]) {
+            sw = 1;
+            for (const char *p = j->switches; *p; p++)
+                sw += *p == ',';
+        }
+        if (sw > a->span_switches || (sw && sw == a->span_switches && j->jobid < a->span_jobid)) {
+            a->span_switches = sw;
+            a->span_jobid = j->jobid;
+        }
     }
     if (na)
         qsort(apps, na, sizeof *apps, cmp_util_desc);

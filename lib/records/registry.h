@@ -115,6 +115,12 @@ struct nv_running_app {
                                NV_REG_NODES_MAX bytes (kept apps only) */
     size_t nodes_len;       /* strlen(nodes) */
     bool nodes_cut;
+    /* the most leaf switches one of its jobs spans (its registry entry's
+     * "switches"; 0: none known), and that job: a job under several leaves
+     * loads their uplinks, which excluding its nodes does not keep a
+     * newcomer off (the submission decision says so) */
+    uint32_t span_switches;
+    uint32_t span_jobid;
 };
 
 /* What a submitting app is predicted to suffer from and inflict on each

@@ -194,8 +194,19 @@ static void build_exclude(const struct nv_running_index *ix, const uint8_t *beyo
                           struct nv_submit_decision *d)
 {
     for (size_t k = 0; ix && k < ix->napps && k < 8 * BEYOND_BYTES; k++)
-        if (beyond_set[k / 8] & (1u << (k % 8)))
-            add_exclude(d, &ix->apps[k]);
+        if (beyond_set[k / 8] & (1u << (k % 8))) {
+            const struct nv_running_app *a = &ix->apps[k];
+            add_exclude(d, a);
+            if (a->span_switches > 1) {
+                if (d->avoid_span_jobid) {
+                    d->avoid_span_more++;
+                } else {
+                    d->avoid_span_jobid = a->span_jobid;
+                    d->avoid_span_switches = a->span_switches;
+                    d->avoid_span_app = a->key;
+                }
+            }
+        }
 }
 
 /* Best node count: the predicted time T(N) x (1 + own slowdown), T from the
@@ -433,6 +444,15 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
                    "job needs", left, part_total, need);
         if (d->exclude_cut)
             say(d, "netvar: the list of nodes to avoid was cut to %d bytes", NV_REG_NODES_MAX);
+        /* what avoid cannot do: the shared port of a job under several
+         * leaves is their uplink, and other nodes under them reach it too */
+        if ((d->actions & NV_ACT_AVOID) && d->avoid_span_jobid)
+            say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf "
+                   "switches: on other nodes under them this job would still share their "
+                   "uplinks%s",
+                d->avoid_span_jobid, d->avoid_span_app ? d->avoid_span_app : "?",
+                d->avoid_span_switches,
+                d->avoid_span_more ? " (so would other avoided jobs)" : "");
     }
 }
 

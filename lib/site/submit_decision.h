@@ -57,6 +57,11 @@ struct nv_submit_decision {
     size_t exclude_len;             /* strlen(exclude) */
     bool exclude_cut;
     bool avoid_dropped;          /* avoid would have left too few nodes: message instead */
+    /* an avoided app with a job under several leaf switches (the first in
+     * the index's order, and how many more): its traffic crosses their
+     * uplinks, which excluding its nodes does not keep this job off */
+    uint32_t avoid_span_jobid, avoid_span_switches, avoid_span_more;
+    const char *avoid_span_app;
     char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */
 };
 

@@ -54,16 +54,22 @@ static void write_file(const char *name, const char *text)
     assert_int_equal(rename(tmp, path), 0);
 }
 
-static void write_job(unsigned id, const char *app, const char *nodes_json)
+static void write_job_on(unsigned id, const char *app, const char *nodes_json,
+                         const char *switches_json)
 {
     char name[32], text[1024];
     snprintf(name, sizeof name, "%u.json", id);
     snprintf(text, sizeof text,
              "{\"schema\":\"netvar-running\",\"version\":1,\"job_id\":%u,\"uid\":0,\"app\":\"%s\","
-             "\"mode\":\"counters\",\"start_unix_s\":%u.5,\"nodes\":%s,\"switches\":[\"s1\"],"
+             "\"mode\":\"counters\",\"start_unix_s\":%u.5,\"nodes\":%s,\"switches\":%s,"
              "\"groups\":[\"root\"]}",
-             id, app, id, nodes_json);
+             id, app, id, nodes_json, switches_json);
     write_file(name, text);
+}
+
+static void write_job(unsigned id, const char *app, const char *nodes_json)
+{
+    write_job_on(id, app, nodes_json, "[\"s1\"]");
 }
 
 static void remove_file(const char *name)
@@ -491,7 +497,7 @@ static struct nv_registry *fixture_registry(void)
 {
     write_job(12, "fftw", "[\"n1\",\"n2\"]");
     write_job(13, "amg", "[\"n3\"]");
-    write_job(14, "lulesh", "[\"n4\",\"n5\"]");
+    write_job_on(14, "lulesh", "[\"n4\",\"n5\"]", "[\"s1\",\"s2\"]"); /* under two leaves */
     write_job(15, "amg", "[\"n6\"]");
     write_job(16, "gromacs", "[\"n7\"]"); /* not in the model */
     write_job(17, "", "[\"n9\"]");        /* no app key */
@@ -530,6 +536,11 @@ static void index_ranks_apps_by_utilization(void **state)
         assert_string_equal(a->nodes, nodes[k]);
         assert_false(a->nodes_cut);
     }
+    /* the leaf switches the widest job of each app spans, and that job */
+    assert_int_equal(ix->apps[0].span_switches, 1);
+    assert_int_equal(ix->apps[0].span_jobid, 13);
+    assert_int_equal(ix->apps[1].span_switches, 2);
+    assert_int_equal(ix->apps[1].span_jobid, 14);
     nv_running_index_free(ix);
 
     /* max_apps keeps the most utilizing ones */

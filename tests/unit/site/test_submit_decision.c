@@ -490,7 +490,22 @@ static void actions_from_rules(void **state)
     assert_string_equal(d->exclude, "n1,n2");
     assert_non_null(strstr(d->message, "netvar: policy rule 'noisy' applied: message,avoid\n"
                                        "netvar: kept away"));
+    assert_null(strstr(d->message, "leaf switches"));
     free(d);
+
+    /* the same fftw job under two leaf switches: excluding its nodes does
+     * not keep amg off their uplinks, and the user is told so */
+    fftw_app.span_switches = 2;
+    fftw_app.span_jobid = 12;
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_string_equal(d->exclude, "n1,n2");
+    assert_non_null(strstr(d->message, "\nnetvar: avoid excludes the nodes of job 12 (fftw), which "
+                                       "spans 2 leaf switches: on other nodes under them this job "
+                                       "would still share their uplinks"));
+    free(d);
+    fftw_app.span_switches = 0;
+    fftw_app.span_jobid = 0;
 
     /* an unknown app: the conditions are false, app rules still apply */
     q.app_option = "gromacs";
