@@ -57,6 +57,23 @@ contains "avoid that would leave too few nodes becomes a message" "$out" \
     "would leave 2 of the partition's 4 nodes, fewer than the 3 this job needs"
 contains "and nothing is excluded" "$(scontrol show job "$wide")" "ExcNodeList=(null)"
 scancel "$wide" 2>/dev/null
+# avoid keeps a job off nodes, not off ports: a running fftw job under both
+# leaf switches (its own --switches=2 keeps contain from holding it) loads
+# both uplinks, and the user is told that excluding its nodes does not
+# keep them apart
+span=$(sbatch --parsable -N2 -w n2,n3 --switches=2 --netvar-app=fftw --wrap "srun sleep 30" 2>/dev/null)
+for _ in $(seq 1 50); do [ -e "netvar/spool/running/$span.json" ] && break; sleep 0.2; done
+contains "the registry names both leaf switches of the spanning job" \
+    "$(tr -d ' \n\t' <"netvar/spool/running/$span.json" 2>/dev/null)" '"switches":["s1","s2"]'
+sleep 1.5 # the refresher looks once a second
+out=$(sbatch -N1 --hold --netvar-app=amg --wrap true 2>&1)
+j=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "avoid says a job under two leaf switches still shares their uplinks" "$out" \
+    "netvar: avoid excludes the nodes of job $span (fftw), which spans 2 leaf switches: on other nodes under them this job would still share their uplinks"
+contains "and excludes its nodes as before" "$(scontrol show job "$j")" "ExcNodeList=n[1-3]"
+scancel "$j" "$span" 2>/dev/null
+for _ in $(seq 1 100); do [ -e "netvar/spool/running/$span.json" ] || break; sleep 0.2; done
+sleep 1.5
 
 # a phantom: the entry of a job whose first node died before its epilog
 # (planted here); slurmctld does not run that job, so the reload thread
