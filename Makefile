@@ -1,6 +1,7 @@
 # netvar top-level build.
 #
-#   make            build everything (quiet; V=1 shows full commands)
+#   make            build everything (quiet; V=1 shows full commands), one
+#                   job per CPU unless -jN is given (-j1: one at a time)
 #   make deps       install missing Debian packages (root, or sudo)
 #   make check      layering check, unit tests, sanitizer build, integration tests
 #   make demo       run the demo on a throwaway local Slurm cluster
@@ -17,6 +18,14 @@
 # libxgboost, which it loads with dlopen when a training starts (no binary
 # depends on it at load): the plugins, the probes and the lab sampler use
 # neither.
+
+# A plain `make` (or `make all`, `make programs`) builds on every CPU: some 250 files one at
+# a time take about a minute on 2 cores.  Only for the build goals, so
+# that benchmarks and test targets keep running one thing at a time; a
+# -jN on the command line wins over this.
+ifeq ($(filter-out all programs,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 
 BUILD   ?= build
 PREFIX  ?= /usr/local

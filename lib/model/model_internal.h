@@ -130,7 +130,6 @@ int nv_model_pack_hot(nv_model *m);
 /* releases those six arrays, packed or not (nv_model_free) */
 void nv_model_free_hot(nv_model *m);
 
-
 /* model_bottleneck.c: at load, after derive(): the anchored curves and the
  * history corrections.  0, or -1 with a reason in err (out of memory). */
 int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen);
