@@ -28,8 +28,8 @@ static void usage(FILE *out)
             "               (the lines above), and when valid the settings (model_file,\n"
             "               spool_dir, default_mode, enabled, allow_off, predictor,\n"
             "               min_pair_samples, interference_threshold_pct,\n"
-            "               contain_wait_s, max_neighbour_apps) and the rules (index,\n"
-            "               line, name, actions)\n"
+            "               contain_wait_s, avoid_uplinks, max_neighbour_apps) and the\n"
+            "               rules (index, line, name, actions)\n"
             "  -h, --help   show this help\n"
             "\n"
             "Exit status: 0 valid, 1 problems found or file unreadable, 2 bad usage.\n"
@@ -64,6 +64,9 @@ static json_object *config_json(const char *path, const struct nv_config *c, int
     json_object_object_add(st, "min_pair_samples", json_object_new_int64(c->min_pair_samples));
     json_object_object_add(st, "interference_threshold_pct", nv_json_new_num(c->interference_pct));
     json_object_object_add(st, "contain_wait_s", json_object_new_int64(c->contain_wait_s));
+    json_object_object_add(st, "avoid_uplinks",
+                           json_object_new_string(c->avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn"
+                                                                                         : "contain"));
     json_object_object_add(st, "max_neighbour_apps", json_object_new_int64(c->max_neighbour_apps));
     json_object_object_add(o, "settings", st);
     json_object *rules = json_object_new_array();
@@ -123,10 +126,10 @@ int verb_config_check(int argc, char **argv)
         printf("  Enabled=no: both plugins do nothing (the site's off switch)\n");
     printf("  ModelFile=%s\n  SpoolDir=%s\n  DefaultMode=%s AllowOff=%s Predictor=%s "
            "MinPairSamples=%u\n  InterferenceThreshold=%g %%  ContainWaitSeconds=%u s  "
-           "MaxNeighbourApps=%u\n",
+           "AvoidUplinks=%s  MaxNeighbourApps=%u\n",
            c.model_file, c.spool_dir, nv_mode_name(c.default_mode), c.allow_off ? "yes" : "no",
            c.predictor, c.min_pair_samples, c.interference_pct, c.contain_wait_s,
-           c.max_neighbour_apps);
+           c.avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain", c.max_neighbour_apps);
     for (int i = 0; i < c.policy.n; i++) {
         char acts[128];
         nv_actions_format(c.policy.rule[i].actions, acts, sizeof acts);

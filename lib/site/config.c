@@ -53,6 +53,7 @@ void nv_config_defaults(struct nv_config *c)
     c->app_fields[0] = NV_APPF_NAME;
     c->app_fields[1] = NV_APPF_SCRIPT;
     c->contain_wait_s = 300;
+    c->avoid_uplinks = NV_AVOID_UPLINKS_CONTAIN;
     c->max_neighbour_apps = 32;
     c->registry_check_s = 60;
 }
@@ -167,6 +168,14 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
     } else if (!strcasecmp(key, "ContainWaitSeconds")) {
         if (!parse_uint(v, 86400 * 7, &c->contain_wait_s))
             report(p, "ContainWaitSeconds=%s: not 0..604800 seconds; keeping %u", v, c->contain_wait_s);
+    } else if (!strcasecmp(key, "AvoidUplinks")) {
+        if (!strcasecmp(v, "contain"))
+            c->avoid_uplinks = NV_AVOID_UPLINKS_CONTAIN;
+        else if (!strcasecmp(v, "warn"))
+            c->avoid_uplinks = NV_AVOID_UPLINKS_WARN;
+        else
+            report(p, "AvoidUplinks=%s: not contain or warn; keeping %s", v,
+                   c->avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain");
     } else if (!strcasecmp(key, "MaxNeighbourApps")) {
         unsigned n;
         if (!parse_uint(v, 4096, &n) || n == 0)
@@ -207,6 +216,7 @@ static char *trim(char *s)
 static const char *const single_keys[] = {
     "ModelFile", "SpoolDir", "DefaultMode", "Enabled", "AllowOff", "Predictor", "MinPairSamples",
     "AnnotateField", "AnnotateAll", "InterferenceThreshold", "AppFields", "ContainWaitSeconds",
+    "AvoidUplinks",
     "MaxNeighbourApps", "RegistryCheckSeconds"};
 #define NSINGLE (sizeof single_keys / sizeof *single_keys)
 

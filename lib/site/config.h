@@ -16,6 +16,11 @@ enum nv_annotate_field { NV_ANNOTATE_COMMENT, NV_ANNOTATE_ADMIN_COMMENT, NV_ANNO
 
 /* How job_submit names an app when the user gave no --netvar-app. */
 enum nv_app_field { NV_APPF_NAME = 1, NV_APPF_SCRIPT = 2 };
+
+/* What avoid does when a job it keeps apart from spans several leaf
+ * switches (AvoidUplinks=): keep the newcomer under one leaf switch too
+ * (contain), where it crosses no uplink, or only tell the user. */
+enum nv_avoid_uplinks { NV_AVOID_UPLINKS_CONTAIN, NV_AVOID_UPLINKS_WARN };
 #define NV_APP_FIELDS_MAX 2
 
 struct nv_config {
@@ -31,6 +36,7 @@ struct nv_config {
     double interference_pct;      /* a pair beyond this is "interference" (avoid, flags) */
     int app_fields[NV_APP_FIELDS_MAX]; /* tried in order; 0 ends the list */
     unsigned contain_wait_s;      /* wait4switch for action=contain */
+    enum nv_avoid_uplinks avoid_uplinks;
     unsigned max_neighbour_apps;  /* running apps considered per submission */
     unsigned registry_check_s;    /* how often job_submit asks slurmctld which jobs run (0: never) */
     struct nv_policy policy;      /* ordered rules */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alloc_advice.h"
+#include "alloc_model.h"
 #include "app_identity.h"
 #include "job_options.h"
 
@@ -327,6 +328,56 @@ static void advise(const nv_model *m, const nv_app_view *v, const struct nv_subm
         d->resize_nodes = best; /* pin the range to the advised count */
 }
 
+/* The most nodes one leaf switch holds, from the model's alloc section (0:
+ * the section names no switches) */
+static uint32_t largest_leaf(const nv_model *m)
+{
+    const nv_alloc_model *am = m ? nv_model_alloc(m) : NULL;
+    uint32_t most = 0;
+    for (size_t i = 0, n = am ? nv_alloc_switch_count(am) : 0; i < n; i++) {
+        const nv_alloc_switch *s = nv_alloc_switch_at(am, i);
+        if (s && s->nodes > most)
+            most = s->nodes;
+    }
+    return most;
+}
+
+enum span_answer { SPAN_NONE, SPAN_CONTAINED, SPAN_USER_SWITCHES, SPAN_USER_NODES, SPAN_WARN,
+                   SPAN_TOO_BIG };
+
+/* avoid keeps this job off the nodes of the jobs it avoids.  One of them
+ * under several leaf switches loads their uplinks, which this job reaches
+ * from any other node under them as soon as it spans leaves itself; under
+ * one leaf switch it crosses no uplink.  So, unless the job is one node,
+ * the user's --switches or the rule already keep it under one leaf, avoid
+ * adds contain (AvoidUplinks=contain), or says what it could not do.  A
+ * job that names its nodes (--nodelist) keeps them: contain could hold it
+ * pending for a placement its own list rules out. */
+static enum span_answer avoid_uplinks(const struct nv_config *c, const nv_model *m,
+                                      const struct nv_submit_query *q, uint32_t need,
+                                      uint32_t *leaf, struct nv_submit_decision *d)
+{
+    *leaf = 0;
+    if (!(d->actions & NV_ACT_AVOID) || !d->avoid_span_jobid)
+        return SPAN_NONE;
+    if (q->max_nodes == 1 || q->req_switch == 1)
+        return SPAN_NONE; /* one node, or under one leaf switch already */
+    if (q->req_switch > 1)
+        return SPAN_USER_SWITCHES; /* theirs stays (apply_decision) */
+    if (d->actions & NV_ACT_CONTAIN)
+        return SPAN_NONE;
+    if (q->req_nodes)
+        return SPAN_USER_NODES;
+    if (c->avoid_uplinks == NV_AVOID_UPLINKS_WARN)
+        return SPAN_WARN;
+    *leaf = largest_leaf(m);
+    if (*leaf && need > *leaf)
+        return SPAN_TOO_BIG;
+    d->actions |= NV_ACT_CONTAIN;
+    d->avoid_contained = true;
+    return SPAN_CONTAINED;
+}
+
 /* Predictions are compared with the admin's thresholds at the precision
  * they are shown with, so "4 %" on screen satisfies ">=4". */
 static double as_shown(double pct)
@@ -389,6 +440,9 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         d->exclude[0] = '\0';
         d->exclude_len = 0;
     }
+    uint32_t leaf;
+    enum span_answer span = avoid_uplinks(c, m, q, d->resize_nodes > need ? d->resize_nodes : need,
+                                          &leaf, d);
 
     /* what the user reads: numbers with units and sources */
     const char *app = d->app[0] ? d->app : "(unnamed)";
@@ -444,14 +498,35 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
                    "job needs", left, part_total, need);
         if (d->exclude_cut)
             say(d, "netvar: the list of nodes to avoid was cut to %d bytes", NV_REG_NODES_MAX);
-        /* what avoid cannot do: the shared port of a job under several
-         * leaves is their uplink, and other nodes under them reach it too */
-        if ((d->actions & NV_ACT_AVOID) && d->avoid_span_jobid)
+        /* the uplinks of an avoided job under several leaf switches */
+        const char *more = d->avoid_span_more ? " (so do other avoided jobs)" : "";
+        const char *span_app = d->avoid_span_app ? d->avoid_span_app : "?";
+        if (span == SPAN_CONTAINED)
+            say(d, "netvar: job %u (%s) spans %u leaf switches and loads their uplinks%s: avoid "
+                   "also keeps this job under one leaf switch (waiting up to %u s for one), "
+                   "where it crosses no uplink",
+                d->avoid_span_jobid, span_app, d->avoid_span_switches, more, c->contain_wait_s);
+        else if (span == SPAN_USER_SWITCHES)
+            say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf "
+                   "switches%s; your --switches=%u is kept, so across leaf switches this job "
+                   "would still share their uplinks",
+                d->avoid_span_jobid, span_app, d->avoid_span_switches, more, q->req_switch);
+        else if (span == SPAN_USER_NODES)
+            say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf "
+                   "switches%s; you named this job's nodes, so if they lie under several leaf "
+                   "switches it still shares their uplinks",
+                d->avoid_span_jobid, span_app, d->avoid_span_switches, more);
+        else if (span == SPAN_TOO_BIG)
+            say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf "
+                   "switches%s; this job needs %u nodes, more than one leaf switch holds (%u), "
+                   "so it would still share their uplinks",
+                d->avoid_span_jobid, span_app, d->avoid_span_switches, more,
+                d->resize_nodes > need ? d->resize_nodes : need, leaf);
+        else if (span == SPAN_WARN)
             say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf "
                    "switches: on other nodes under them this job would still share their "
                    "uplinks%s",
-                d->avoid_span_jobid, d->avoid_span_app ? d->avoid_span_app : "?",
-                d->avoid_span_switches,
+                d->avoid_span_jobid, span_app, d->avoid_span_switches,
                 d->avoid_span_more ? " (so would other avoided jobs)" : "");
     }
 }

@@ -27,6 +27,8 @@ struct nv_submit_query {
     uint32_t ntasks_per_node; /* --ntasks-per-node, 0 when not given */
     bool advise_apply;       /* --netvar-advise=apply */
     const char *exclude;     /* the job's own --exclude (a host list), may be NULL */
+    uint32_t req_switch;     /* the job's own --switches count, 0 when not given */
+    bool req_nodes;          /* the job names its nodes itself (--nodelist) */
     const struct nv_partitions *parts; /* the partitions' nodes, NULL: not known yet */
 };
 
@@ -62,6 +64,8 @@ struct nv_submit_decision {
      * uplinks, which excluding its nodes does not keep this job off */
     uint32_t avoid_span_jobid, avoid_span_switches, avoid_span_more;
     const char *avoid_span_app;
+    /* what avoid did about those uplinks (AvoidUplinks=): contain added */
+    bool avoid_contained;
     char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */
 };
 

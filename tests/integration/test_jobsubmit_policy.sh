@@ -59,18 +59,34 @@ contains "and nothing is excluded" "$(scontrol show job "$wide")" "ExcNodeList=(
 scancel "$wide" 2>/dev/null
 # avoid keeps a job off nodes, not off ports: a running fftw job under both
 # leaf switches (its own --switches=2 keeps contain from holding it) loads
-# both uplinks, and the user is told that excluding its nodes does not
-# keep them apart
+# both uplinks; a newcomer that may span leaves is also kept under one leaf
+# switch (contain), a one-node one crosses no switch, and one whose own
+# --switches=2 stays is told what that costs
 span=$(sbatch --parsable -N2 -w n2,n3 --switches=2 --netvar-app=fftw --wrap "srun sleep 30" 2>/dev/null)
 for _ in $(seq 1 50); do [ -e "netvar/spool/running/$span.json" ] && break; sleep 0.2; done
 contains "the registry names both leaf switches of the spanning job" \
     "$(tr -d ' \n\t' <"netvar/spool/running/$span.json" 2>/dev/null)" '"switches":["s1","s2"]'
 sleep 1.5 # the refresher looks once a second
-out=$(sbatch -N1 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(sbatch -N1-2 --hold --netvar-app=amg --wrap true 2>&1)
 j=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
-contains "avoid says a job under two leaf switches still shares their uplinks" "$out" \
-    "netvar: avoid excludes the nodes of job $span (fftw), which spans 2 leaf switches: on other nodes under them this job would still share their uplinks"
-contains "and excludes its nodes as before" "$(scontrol show job "$j")" "ExcNodeList=n[1-3]"
+contains "avoid adds contain beside a job under two leaf switches" "$out" \
+    "netvar: policy rule 'noisy' applied: message,contain,avoid"
+contains "and says why" "$out" \
+    "netvar: job $span (fftw) spans 2 leaf switches and loads their uplinks: avoid also keeps this job under one leaf switch (waiting up to 120 s for one), where it crosses no uplink"
+show=$(scontrol show job "$j")
+contains "the newcomer is kept under one leaf switch" "$show" "Switches=1@00:02:00"
+contains "and off the avoided jobs' nodes" "$show" "ExcNodeList=n[1-3]"
+j1=$(sbatch --parsable -N1 --hold --netvar-app=amg --wrap true 2>/dev/null)
+show=$(scontrol show job "$j1")
+contains "a one-node newcomer is kept off their nodes" "$show" "ExcNodeList=n[1-3]"
+lacks "and not held for a leaf switch it cannot leave" "$show" "Switches=1@"
+out=$(sbatch -N1-2 --switches=2 --hold --netvar-app=amg --wrap true 2>&1)
+j2=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "a user's --switches=2 is kept beside a job under two leaf switches" \
+    "$(scontrol show job "$j2")" "Switches=2@"
+contains "and the user is told what it costs" "$out" \
+    "your --switches=2 is kept, so across leaf switches this job would still share their uplinks"
+scancel "$j1" "$j2" 2>/dev/null
 scancel "$j" "$span" 2>/dev/null
 for _ in $(seq 1 100); do [ -e "netvar/spool/running/$span.json" ] || break; sleep 0.2; done
 sleep 1.5

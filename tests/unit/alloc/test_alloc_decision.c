@@ -126,11 +126,46 @@ static void advice_within_range_and_applied(void **state)
     nv_test_rmtree(dir);
 }
 
+/* avoid beside a job under both leaf switches adds contain only when the
+ * job fits under one: the switches of the alloc section say how many nodes
+ * a leaf holds (2 here) */
+static void avoid_contains_only_what_fits_under_a_leaf(void **state)
+{
+    (void)state;
+    char dir[256];
+    uint32_t nodes[] = {2, 2};
+    nv_model *m = with_alloc(nodes, 2, dir);
+    struct nv_config *c =
+        config("Rule=noisy app=amg inflicted_slowdown>=10 action=avoid\n");
+    static char fftw_nodes[] = "n2,n3";
+    struct nv_running_app fftw = {.app = nv_model_app_index(m, "fftw"), .key = "fftw",
+                                  .utilization = 0.3, .njobs = 1, .first_jobid = 21,
+                                  .nodes = fftw_nodes, .span_switches = 2, .span_jobid = 21};
+    assert_true(fftw.app >= 0);
+    struct nv_running_index ix = {.njobs = 1, .napps_total = 1, .napps = 1, .apps = &fftw};
+    struct nv_submit_decision *d = calloc(1, sizeof *d);
+    struct nv_submit_query q = {.app_option = "amg", .min_nodes = 2, .max_nodes = 2};
+    nv_submit_decide(c, m, &ix, &q, d);
+    assert_int_equal(d->actions & (NV_ACT_AVOID | NV_ACT_CONTAIN), NV_ACT_AVOID | NV_ACT_CONTAIN);
+    assert_true(d->avoid_contained);
+    q.min_nodes = q.max_nodes = 3;
+    nv_submit_decide(c, m, &ix, &q, d);
+    assert_int_equal(d->actions & (NV_ACT_AVOID | NV_ACT_CONTAIN), NV_ACT_AVOID);
+    assert_non_null(strstr(d->message, "netvar: avoid excludes the nodes of job 21 (fftw), which "
+                                       "spans 2 leaf switches; this job needs 3 nodes, more than one "
+                                       "leaf switch holds (2), so it would still share their uplinks"));
+    free(d);
+    free(c);
+    nv_model_free(m);
+    nv_test_rmtree(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_node_cluster_is_never_told_more),
         cmocka_unit_test(advice_within_range_and_applied),
+        cmocka_unit_test(avoid_contains_only_what_fits_under_a_leaf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

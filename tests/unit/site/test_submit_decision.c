@@ -493,16 +493,71 @@ static void actions_from_rules(void **state)
     assert_null(strstr(d->message, "leaf switches"));
     free(d);
 
-    /* the same fftw job under two leaf switches: excluding its nodes does
-     * not keep amg off their uplinks, and the user is told so */
+    /* the same fftw job under two leaf switches loads their uplinks, which
+     * amg reaches from any other node under them once it spans leaves
+     * itself: avoid also keeps amg under one leaf switch (contain) */
     fftw_app.span_switches = 2;
     fftw_app.span_jobid = 12;
     d = decide(c, model, &ix, &q);
-    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_CONTAIN | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_true(d->avoid_contained);
     assert_string_equal(d->exclude, "n1,n2");
+    assert_non_null(strstr(d->message, "netvar: policy rule 'noisy' applied: message,contain,avoid\n"));
+    assert_non_null(strstr(d->message, "\nnetvar: job 12 (fftw) spans 2 leaf switches and loads their "
+                                       "uplinks: avoid also keeps this job under one leaf switch "
+                                       "(waiting up to 300 s for one), where it crosses no uplink"));
+    free(d);
+    /* a one-node job crosses no switch, and a job under one leaf switch
+     * by its own --switches=1 crosses no uplink: nothing to add or say */
+    q.max_nodes = 1;
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_null(strstr(d->message, "leaf switch"));
+    free(d);
+    q.max_nodes = 0;
+    q.req_switch = 1;
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_null(strstr(d->message, "leaf switch"));
+    free(d);
+    /* the user's own --switches=2 stays, and the user is told what it costs */
+    q.req_switch = 2;
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_false(d->avoid_contained);
+    assert_non_null(strstr(d->message, "\nnetvar: avoid excludes the nodes of job 12 (fftw), which "
+                                       "spans 2 leaf switches; your --switches=2 is kept, so across "
+                                       "leaf switches this job would still share their uplinks"));
+    free(d);
+    q.req_switch = 0;
+    /* nodes the user named stay theirs: contain could hold the job for a
+     * placement its own list rules out */
+    q.req_nodes = true;
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_non_null(strstr(d->message, "\nnetvar: avoid excludes the nodes of job 12 (fftw), which "
+                                       "spans 2 leaf switches; you named this job's nodes, so if "
+                                       "they lie under several leaf switches it still shares their "
+                                       "uplinks"));
+    free(d);
+    q.req_nodes = false;
+    free(c);
+    /* AvoidUplinks=warn: only the user is told */
+    c = config("AvoidUplinks=warn\n"
+               "Rule=noisy app=amg inflicted_slowdown>=10 action=avoid,message message=\"netvar: kept away\"\n");
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
     assert_non_null(strstr(d->message, "\nnetvar: avoid excludes the nodes of job 12 (fftw), which "
                                        "spans 2 leaf switches: on other nodes under them this job "
                                        "would still share their uplinks"));
+    free(d);
+    /* a rule that contains already says nothing more */
+    free(c);
+    c = config("Rule=noisy app=amg inflicted_slowdown>=10 action=avoid,contain\n");
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_CONTAIN | NV_ACT_ANNOTATE);
+    assert_false(d->avoid_contained);
+    assert_null(strstr(d->message, "leaf switch"));
     free(d);
     fftw_app.span_switches = 0;
     fftw_app.span_jobid = 0;
