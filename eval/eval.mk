@@ -9,6 +9,7 @@
 #   make bench-profiler    segment profiler overhead and memory
 #   make eval-netlab       every predictor on the network lab's real bottleneck
 #                          (root; EVAL_SHORT=1 for the CI size)
+#   make eval-contain      what avoid's contain buys beside a job spanning both leaves
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
 VARIABILITY_GEN := $(BUILD)/bin/variability_gen
 SITE_GEN := $(BUILD)/bin/netvar-site-gen
@@ -29,7 +30,7 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
-.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab
+.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain
 variability-gen: $(VARIABILITY_GEN)
 
 eval-train: $(TRAIN_GEN) $(NETVAR_BIN)
@@ -46,6 +47,12 @@ bench-profiler: $(PMPI_SO) $(PROXY_BSP)
 
 eval-netlab: all
 	@BUILD=$(BUILD) bash eval/netlab_eval.sh
+
+# what avoid's contain buys: CG beside an all-to-all that spans both leaves,
+# spanning, under one leaf, and as job_submit places it (root; ~4 min;
+# CONTAIN_REPS, CONTAIN_SHORT=1 for the smoke size)
+eval-contain: all
+	@BUILD=$(BUILD) bash eval/contain_eval.sh
 
 # ------------------------------------------------------------ allocation advice
 #   make eval-advice   communication-time trees per predictor class (MRE, R^2, RCC)

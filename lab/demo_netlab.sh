@@ -23,33 +23,8 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
 since() { echo "$(( $(date +%s) - t0 )) s"; }
 
-LAB=""
-NEIGHBOUR_JOB=""
-cleanup() {
-    [ -n "$NEIGHBOUR_JOB" ] && scancel "$NEIGHBOUR_JOB" 2>/dev/null
-    [ -n "$LAB" ] && "$NETLAB" down "$LAB" >/dev/null 2>&1
-    return 0
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-up_err=$(mktemp)
-LAB=$("$NETLAB" up --nodes 4 --build "$BUILD" --netvar-conf "$ROOT/lab/demo/netvar.conf" \
-      2>"$up_err" | tail -n 1) || true
-if [ ! -d "$LAB" ]; then
-    tail -n 3 "$up_err" >&2
-    rm -f "$up_err"
-    LAB=""
-    echo "netvar demo: the network lab cannot run here (see above)" >&2
-    exit 77
-fi
-rm -f "$up_err"
-eval "$("$NETLAB" env "$LAB")"
-cd "$LAB"
-MODEL=$LAB/netvar/model.json
-SPOOL=$LAB/netvar/spool
-set -- $NETVAR_NETLAB_UPLINK
-BOTTLENECK="qdisc:$1,$2"
+. "$ROOT/lab/netlab_session.sh"
+netlab_session_up 4 "$ROOT/lab/demo/netvar.conf" "netvar demo"
 # the sensitive app and its heavy neighbour (proxies; --compute sleep keeps
 # the lab's 2 CPUs out of the picture, so what slows it is the network): a
 # latency-bound CG solver beside a bursty all-to-all, which queues the

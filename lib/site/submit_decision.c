@@ -9,6 +9,7 @@
 #include "alloc_advice.h"
 #include "alloc_model.h"
 #include "app_identity.h"
+#include "counters_topology.h"
 #include "job_options.h"
 
 static void say(struct nv_submit_decision *d, const char *fmt, ...)
@@ -328,6 +329,59 @@ static void advise(const nv_model *m, const nv_app_view *v, const struct nv_subm
         d->resize_nodes = best; /* pin the range to the advised count */
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Slurm refuses a submission whose --nodelist names a node its exclude list
+ * holds ("Invalid node name specified"), so avoid leaves out the nodes the
+ * user named: netvar only adds, and never makes a submission fail.  The
+ * user's host list is expanded (bounded); one that cannot be read leaves
+ * avoid out altogether, since what it names is unknown. */
+static void keep_named_nodes(const struct nv_submit_query *q, struct nv_submit_decision *d)
+{
+    if (!q->req_nodes || !q->req_nodes[0] || !d->exclude[0])
+        return;
+    char **named = NULL, why[200];
+    long n = nv_hostlist_expand(q->req_nodes, &named, NV_REG_NODES_MAX, why, sizeof why);
+    if (n <= 0) {
+        d->avoid_named = (size_t)-1;
+        d->exclude[0] = '\0';
+        d->exclude_len = 0;
+        return;
+    }
+    qsort(named, (size_t)n, sizeof *named, cmp_str);
+    char kept[NV_REG_NODES_MAX];
+    size_t len = 0;
+    const char *p = d->exclude;
+    while (*p) {
+        size_t w = strcspn(p, ",");
+        char name[256];
+        if (w > 0 && w < sizeof name) {
+            memcpy(name, p, w);
+            name[w] = '\0';
+            const char *key = name;
+            if (bsearch(&key, named, (size_t)n, sizeof *named, cmp_str)) {
+                if (!d->avoid_named++)
+                    snprintf(d->avoid_named_first, sizeof d->avoid_named_first, "%.63s", name);
+            } else if (len + w + 2 <= sizeof kept) {
+                if (len)
+                    kept[len++] = ',';
+                memcpy(kept + len, name, w);
+                len += w;
+            }
+        }
+        p += w;
+        if (*p == ',')
+            p++;
+    }
+    kept[len] = '\0';
+    memcpy(d->exclude, kept, len + 1);
+    d->exclude_len = len;
+    nv_hostlist_free(named, (size_t)n);
+}
+
 /* The most nodes one leaf switch holds, from the model's alloc section (0:
  * the section names no switches) */
 static uint32_t largest_leaf(const nv_model *m)
@@ -366,7 +420,7 @@ static enum span_answer avoid_uplinks(const struct nv_config *c, const nv_model 
         return SPAN_USER_SWITCHES; /* theirs stays (apply_decision) */
     if (d->actions & NV_ACT_CONTAIN)
         return SPAN_NONE;
-    if (q->req_nodes)
+    if (q->req_nodes && q->req_nodes[0])
         return SPAN_USER_NODES;
     if (c->avoid_uplinks == NV_AVOID_UPLINKS_WARN)
         return SPAN_WARN;
@@ -423,8 +477,10 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
     }
     /* built only now that a rule asked for it: 32 node lists of up to 8 KiB
      * each are cold memory to slurmctld */
-    if (d->actions & NV_ACT_AVOID)
+    if (d->actions & NV_ACT_AVOID) {
         build_exclude(ix, beyond_set, d);
+        keep_named_nodes(q, d);
+    }
     if (!d->exclude[0])
         d->actions &= ~(unsigned)NV_ACT_AVOID;
     /* actions keep a job runnable: avoid must leave the nodes it needs */
@@ -498,6 +554,15 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
                    "job needs", left, part_total, need);
         if (d->exclude_cut)
             say(d, "netvar: the list of nodes to avoid was cut to %d bytes", NV_REG_NODES_MAX);
+        if (d->avoid_named == (size_t)-1)
+            say(d, "netvar: your --nodelist could not be expanded (not a host list, or over %d "
+                   "names), so avoid excludes no node: Slurm refuses a job that requires a node "
+                   "it excludes", NV_REG_NODES_MAX);
+        else if (d->avoid_named)
+            say(d, "netvar: avoid does not exclude the %zu node%s you named with --nodelist "
+                   "(%s%s) where a job to keep apart from runs: Slurm would refuse the submission",
+                d->avoid_named, d->avoid_named == 1 ? "" : "s", d->avoid_named_first,
+                d->avoid_named > 1 ? ", ..." : "");
         /* the uplinks of an avoided job under several leaf switches */
         const char *more = d->avoid_span_more ? " (so do other avoided jobs)" : "";
         const char *span_app = d->avoid_span_app ? d->avoid_span_app : "?";

@@ -28,7 +28,7 @@ struct nv_submit_query {
     bool advise_apply;       /* --netvar-advise=apply */
     const char *exclude;     /* the job's own --exclude (a host list), may be NULL */
     uint32_t req_switch;     /* the job's own --switches count, 0 when not given */
-    bool req_nodes;          /* the job names its nodes itself (--nodelist) */
+    const char *req_nodes;   /* the job's own --nodelist (a host list), may be NULL */
     const struct nv_partitions *parts; /* the partitions' nodes, NULL: not known yet */
 };
 
@@ -66,6 +66,11 @@ struct nv_submit_decision {
     const char *avoid_span_app;
     /* what avoid did about those uplinks (AvoidUplinks=): contain added */
     bool avoid_contained;
+    /* nodes the job names itself (--nodelist) that avoid would have
+     * excluded: Slurm refuses a job that requires a node it excludes, so
+     * they are left out of the exclude list; how many, and the first */
+    size_t avoid_named;
+    char avoid_named_first[64];
     char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */
 };
 

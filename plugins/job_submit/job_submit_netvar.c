@@ -82,7 +82,7 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
         .advise_apply = opt.advise_apply,
         .exclude = job->exc_nodes,
         .req_switch = given(job->req_switch),
-        .req_nodes = job->req_nodes && job->req_nodes[0],
+        .req_nodes = job->req_nodes,
         .parts = g->parts,
     };
     static __thread struct nv_submit_decision d; /* ~10 KB: off the stack */

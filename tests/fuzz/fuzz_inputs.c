@@ -2,8 +2,9 @@
  * than the model file: netvar.conf with its rules, the --netvar values as
  * job_submit sees them, app names from batch scripts, `tc -j` JSON, and
  * segment profiles (written by users' own ranks), sacct lines and other
- * tools' AdminComment text, and campaign --bottleneck specs (with the PAPI
- * events an Aries tile names).  The first byte picks the
+ * tools' AdminComment text, campaign --bottleneck specs (with the PAPI
+ * events an Aries tile names), and the host lists a user gives sbatch
+ * (--nodelist, --exclude) as job_submit expands them.  The first byte picks the
  * parser; the rest is the input. */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@
 #include "app_identity.h"
 #include "bottleneck.h"
 #include "config.h"
+#include "counters_topology.h"
+#include "partitions.h"
 #include "acct_summary.h"
 #include "ctr_qdisc.h"
 #include "sacct_history.h"
@@ -33,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = malloc(size);
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
-    switch (data[0] % 7) {
+    switch (data[0] % 8) {
     case 0: {
         static struct nv_config c;
         nv_config_parse("fuzz.conf", text, &c, ignore, NULL);
@@ -94,6 +97,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (int i = 0; i < s.nports; i++)
                 if (s.kind == NV_BN_ARIES && nv_bn_aries_events(s.port[i], events, sizeof events))
                     abort(); /* a port the parser took must name its events */
+        break;
+    }
+    case 7: {
+        char **names = NULL, err[200];
+        long n = nv_hostlist_expand(text, &names, 8192, err, sizeof err);
+        if (n > 8192)
+            abort(); /* the bound job_submit relies on */
+        if (n > 0)
+            nv_hostlist_free(names, (size_t)n);
+        static struct nv_partitions parts;
+        if (!parts.n)
+            nv_partitions_add(&parts, "batch", "n[1-64]", true, err, sizeof err);
+        size_t total;
+        long left = nv_partitions_nodes_left(&parts, NULL, "n1,n2", text, &total);
+        if (left > 64 || (left >= 0 && total != 64))
+            abort();
         break;
     }
     }

@@ -86,7 +86,17 @@ contains "a user's --switches=2 is kept beside a job under two leaf switches" \
     "$(scontrol show job "$j2")" "Switches=2@"
 contains "and the user is told what it costs" "$out" \
     "your --switches=2 is kept, so across leaf switches this job would still share their uplinks"
-scancel "$j1" "$j2" 2>/dev/null
+# a node the user names stays off the exclude list: Slurm refuses a job that
+# requires a node it excludes ("Invalid node name specified")
+out=$(sbatch -N1-2 -w n1 --hold --netvar-app=amg --wrap true 2>&1)
+j3=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+check "a job naming a node avoid would exclude is accepted" test -n "$j3"
+contains "the user is told which named node stays" "$out" \
+    "avoid does not exclude the 1 node you named with --nodelist (n1)"
+show=$(scontrol show job "$j3" 2>/dev/null)
+contains "its own node stays required" "$show" "ReqNodeList=n1"
+contains "and the other avoided nodes are excluded" "$show" "ExcNodeList=n[2-3]"
+scancel "$j1" "$j2" "$j3" 2>/dev/null
 scancel "$j" "$span" 2>/dev/null
 for _ in $(seq 1 100); do [ -e "netvar/spool/running/$span.json" ] || break; sleep 0.2; done
 sleep 1.5

@@ -493,6 +493,32 @@ static void actions_from_rules(void **state)
     assert_null(strstr(d->message, "leaf switches"));
     free(d);
 
+    /* nodes the user named stay off the exclude list: Slurm refuses a job
+     * that requires a node it excludes, and netvar never fails one */
+    q.req_nodes = "n[2-3]";
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_string_equal(d->exclude, "n1");
+    assert_int_equal(d->avoid_named, 1);
+    assert_non_null(strstr(d->message, "\nnetvar: avoid does not exclude the 1 node you named with "
+                                       "--nodelist (n2) where a job to keep apart from runs: Slurm "
+                                       "would refuse the submission"));
+    free(d);
+    q.req_nodes = "n2,n1";
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_string_equal(d->exclude, "");
+    assert_non_null(strstr(d->message, "the 2 nodes you named with --nodelist (n1, ...)"));
+    free(d);
+    q.req_nodes = "n[2-";
+    d = decide(c, model, &ix, &q);
+    assert_int_equal(d->actions, NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_string_equal(d->exclude, "");
+    assert_non_null(strstr(d->message, "netvar: your --nodelist could not be expanded (not a host "
+                                       "list, or over 8192 names), so avoid excludes no node"));
+    free(d);
+    q.req_nodes = NULL;
+
     /* the same fftw job under two leaf switches loads their uplinks, which
      * amg reaches from any other node under them once it spans leaves
      * itself: avoid also keeps amg under one leaf switch (contain) */
@@ -532,7 +558,7 @@ static void actions_from_rules(void **state)
     q.req_switch = 0;
     /* nodes the user named stay theirs: contain could hold the job for a
      * placement its own list rules out */
-    q.req_nodes = true;
+    q.req_nodes = "n7";
     d = decide(c, model, &ix, &q);
     assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
     assert_non_null(strstr(d->message, "\nnetvar: avoid excludes the nodes of job 12 (fftw), which "
@@ -540,7 +566,7 @@ static void actions_from_rules(void **state)
                                        "they lie under several leaf switches it still shares their "
                                        "uplinks"));
     free(d);
-    q.req_nodes = false;
+    q.req_nodes = NULL;
     free(c);
     /* AvoidUplinks=warn: only the user is told */
     c = config("AvoidUplinks=warn\n"
