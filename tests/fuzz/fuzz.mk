@@ -24,7 +24,11 @@ FUZZ_MODEL_SRCS  := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(N
                     $(NV_SRCS_variability) $(NV_SRCS_alloc)
 FUZZ_INPUTS_SRCS := $(foreach l,$(NV_LIBS),$(NV_SRCS_$(l)))
 
-.PHONY: fuzz-model fuzz-inputs fuzz-registry fuzz-records fuzz-state
+.PHONY: fuzz-model fuzz-inputs fuzz-registry fuzz-records fuzz-state fuzz-targets
+
+# the five targets, built only (each is one clang run over its sources:
+# with -jN they build side by side)
+fuzz-targets: $(FUZZ_MODEL) $(FUZZ_INPUTS) $(FUZZ_REGISTRY) $(FUZZ_RECORDS) $(FUZZ_STATE)
 
 $(FUZZ_MODEL): tests/fuzz/fuzz_model_load.c $(FUZZ_MODEL_SRCS) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
