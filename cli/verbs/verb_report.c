@@ -174,6 +174,9 @@ static json_object *job_json(const nv_job_report *r)
         json_object_object_add(sub, "advice_nodes", an->advice_nodes ? json_object_new_int64(an->advice_nodes) : NULL);
         json_object_object_add(sub, "source", an->source[0] ? json_object_new_string(an->source) : NULL);
         json_object_object_add(sub, "action", an->action[0] ? json_object_new_string(an->action) : NULL);
+        /* the action changed where the job ran: the prediction is for the
+         * placement it prevented, not one to score against observed_pct */
+        json_object_object_add(sub, "action_moved_job", json_object_new_boolean(nv_report_action_moved(an)));
         /* the prolog reads it from SLURM_JOB_COMMENT: the user may have edited it */
         json_object_object_add(sub, "from", json_object_new_string("Comment (user-editable, unverified)"));
     }
@@ -250,9 +253,16 @@ static void job_text(const nv_job_report *r)
             printf("  %-34s advised %u node%s, ran on %zu%s\n", "advice vs what happened",
                    an->advice_nodes, an->advice_nodes == 1 ? "" : "s", r->nodes,
                    an->advice_nodes == r->nodes ? " (followed)" : " (not followed)");
-        if (isfinite(an->own_pct) && isfinite(r->observed_pct) && r->n_neighbours)
-            printf("  %-34s predicted %+.1f %%, observed %+.1f %% (error %+.1f pp)\n",
-                   "own slowdown vs observed", an->own_pct, r->observed_pct, an->own_pct - r->observed_pct);
+        if (isfinite(an->own_pct) && isfinite(r->observed_pct) && r->n_neighbours) {
+            if (nv_report_action_moved(an))
+                printf("  %-34s predicted %+.1f %% beside the jobs the action (%s) kept it from, "
+                       "observed %+.1f %% where it ran: no prediction error\n",
+                       "own slowdown vs observed", an->own_pct, an->action, r->observed_pct);
+            else
+                printf("  %-34s predicted %+.1f %%, observed %+.1f %% (error %+.1f pp)\n",
+                       "own slowdown vs observed", an->own_pct, r->observed_pct,
+                       an->own_pct - r->observed_pct);
+        }
     } else
         printf("  %-34s not recorded\n", "at submission");
     if (!r->ve_in_model)

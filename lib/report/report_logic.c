@@ -82,6 +82,17 @@ static void copy_str(json_object *o, const char *key, char *dst, size_t cap)
         snprintf(dst, cap, "%s", v);
 }
 
+int nv_report_action_moved(const nv_report_annotation *an)
+{
+    static const char *const moved[] = {"deny", "hold", "isolate", "contain", "avoid"};
+    if (!an || !an->recorded)
+        return 0;
+    for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++)
+        if (!strcmp(an->action, moved[i]))
+            return 1;
+    return 0;
+}
+
 int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out, char *err,
                                      size_t errlen)
 {

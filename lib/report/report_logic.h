@@ -39,6 +39,13 @@ typedef struct nv_report_annotation {
 int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out, char *err,
                                      size_t errlen);
 
+/* Whether the recorded action changed where or whether the job ran beside
+ * the jobs its prediction was for (deny, hold, isolate, contain, avoid):
+ * then the prediction is for the placement the action prevented, and its
+ * difference from the observed slowdown is no prediction error.  message,
+ * annotate and resize (the node count, not the neighbours) do not. */
+int nv_report_action_moved(const nv_report_annotation *an);
+
 /* One ordered pair among running jobs: predicted slowdown of a beside b. */
 typedef struct nv_report_pair {
     size_t a, b;             /* indexes into the caller's job arrays */

@@ -479,7 +479,9 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
      * each are cold memory to slurmctld */
     if (d->actions & NV_ACT_AVOID) {
         build_exclude(ix, beyond_set, d);
+        bool had = d->exclude[0] != '\0';
         keep_named_nodes(q, d);
+        d->avoid_all_named = had && !d->exclude[0];
     }
     if (!d->exclude[0])
         d->actions &= ~(unsigned)NV_ACT_AVOID;
@@ -540,7 +542,10 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         nv_actions_format(d->actions & ~(unsigned)NV_ACT_ANNOTATE, acts, sizeof acts);
         if (acts[0])
             say(d, "netvar: policy rule '%s' applied: %s", d->rule->name, acts);
-        if ((d->actions & NV_ACT_MESSAGE) && d->rule->message[0] && !d->avoid_dropped)
+        /* the admin's text says what the rule does: not shown when avoid,
+         * which it may describe, was not done */
+        if ((d->actions & NV_ACT_MESSAGE) && d->rule->message[0] && !d->avoid_dropped &&
+            !d->avoid_all_named)
             say(d, "%s", d->rule->message);
         if (d->resize_nodes)
             say(d, "netvar: node count set to the advised %u (you asked for --netvar-advise=apply)",

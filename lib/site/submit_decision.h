@@ -71,6 +71,10 @@ struct nv_submit_decision {
      * they are left out of the exclude list; how many, and the first */
     size_t avoid_named;
     char avoid_named_first[64];
+    /* every node avoid would have excluded is one the job names (or its
+     * --nodelist could not be read): nothing excluded, so the rule's own
+     * message, which says what avoid does, is not shown */
+    bool avoid_all_named;
     char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */
 };
 

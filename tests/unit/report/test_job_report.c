@@ -156,6 +156,7 @@ static void job_beside_a_neighbour(void **state)
     assert_int_equal(r->at_submission.advice_nodes, 4);
     assert_string_equal(r->at_submission.source, "table");
     assert_string_equal(r->at_submission.action, "annotate");
+    assert_false(nv_report_action_moved(&r->at_submission)); /* annotate moves nothing */
     assert_string_equal(r->annotation_note, "");
     /* table1 has no variability section */
     assert_false(r->ve_in_model);
@@ -272,10 +273,34 @@ static void a_planted_fifo_does_not_hang_the_report(void **state)
     free(r);
 }
 
+/* An action that changed where (or whether) the job ran beside the jobs it
+ * was predicted against makes the prediction one for a placement that did
+ * not happen: the report does not score it against the observed slowdown. */
+static void actions_that_moved_the_job(void **state)
+{
+    (void)state;
+    nv_report_annotation an = {.recorded = 1};
+    const char *moved[] = {"deny", "hold", "isolate", "contain", "avoid"};
+    const char *kept[] = {"message", "annotate", "resize", "", "avoid,contain", "Avoid", "avoidx"};
+    for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++) {
+        snprintf(an.action, sizeof an.action, "%s", moved[i]);
+        assert_true(nv_report_action_moved(&an));
+    }
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+        snprintf(an.action, sizeof an.action, "%s", kept[i]);
+        assert_false(nv_report_action_moved(&an));
+    }
+    an.recorded = 0;
+    snprintf(an.action, sizeof an.action, "avoid");
+    assert_false(nv_report_action_moved(&an)); /* nothing recorded */
+    assert_false(nv_report_action_moved(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(job_beside_a_neighbour),
+        cmocka_unit_test(actions_that_moved_the_job),
         cmocka_unit_test(without_a_model_nothing_is_predicted),
         cmocka_unit_test(notes_for_what_could_not_be_read),
         cmocka_unit_test(a_planted_fifo_does_not_hang_the_report),

@@ -503,12 +503,18 @@ static void actions_from_rules(void **state)
     assert_non_null(strstr(d->message, "\nnetvar: avoid does not exclude the 1 node you named with "
                                        "--nodelist (n2) where a job to keep apart from runs: Slurm "
                                        "would refuse the submission"));
+    assert_false(d->avoid_all_named);
+    assert_non_null(strstr(d->message, "netvar: kept away")); /* n1 is still avoided */
     free(d);
     q.req_nodes = "n2,n1";
     d = decide(c, model, &ix, &q);
     assert_int_equal(d->actions, NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
     assert_string_equal(d->exclude, "");
     assert_non_null(strstr(d->message, "the 2 nodes you named with --nodelist (n1, ...)"));
+    /* avoid did nothing, so the rule's message ("kept away ...") would not
+     * be true: it is left out */
+    assert_true(d->avoid_all_named);
+    assert_null(strstr(d->message, "netvar: kept away"));
     free(d);
     q.req_nodes = "n[2-";
     d = decide(c, model, &ix, &q);
@@ -516,6 +522,8 @@ static void actions_from_rules(void **state)
     assert_string_equal(d->exclude, "");
     assert_non_null(strstr(d->message, "netvar: your --nodelist could not be expanded (not a host "
                                        "list, or over 8192 names), so avoid excludes no node"));
+    assert_true(d->avoid_all_named);
+    assert_null(strstr(d->message, "netvar: kept away"));
     free(d);
     q.req_nodes = NULL;
 
