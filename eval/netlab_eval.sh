@@ -20,8 +20,13 @@
 #   make eval-netlab                   full version (about 1.5 hours on 2 cores: loaded runs take up to 8x longer)
 #   EVAL_SHORT=1 make eval-netlab      CI size (2 apps, 2 configurations, ~5 min)
 #   EVAL_OUT=DIR                       keep every file there (default: a new /tmp dir)
+#   EVAL_RESUME=1                      with EVAL_OUT holding a run whose steps 1-2
+#                                      (calibration, every app's ImpactB and campaign)
+#                                      completed: skip them, measure the rest on a
+#                                      new lab (the dataset says it was resumed)
 #   EVAL_CONFIGS=B:P:M,...             CompressionB configurations of the full run
-#                                      (default: five from light to saturated)
+#                                      (default: seven, smooth from light to full,
+#                                      bursty at about a third and two thirds, saturated)
 #
 # Placement: the lab has 4 nodes, leaf s1 = h1 h2, leaf s2 = h3 h4.  The
 # measured app always runs on h1+h3; the load beside it runs on h2+h4, so
@@ -92,9 +97,15 @@ if [ "$SHORT" = 1 ]; then
     for a in $APPS; do CMD[$a]="${CMD[$a]} ${SHORT_ARGS[$a]:-}"; done
 else
     REPS=${EVAL_REPS:-3}
-    # low -> saturated: ~32 ms, 10 ms, 5 ms, 3.3 ms between 40 KB messages per
-    # direction (offered ~0.1, 0.3, 0.65, 1.0 of the uplink), then no sleep, M=10
-    CONFIGS=${EVAL_CONFIGS:-8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,250:1:10}
+    # smooth, low -> full: ~32 ms, 10 ms, 5 ms, 3.3 ms between 40 KB messages
+    # per direction (offered ~0.1, 0.3, 0.65, 1.0 of the uplink): they queue
+    # but lose nothing.  Bursty: 10 messages every 100 ms and every 50 ms
+    # (offered ~0.3 and ~0.65): the burst overflows the queue and TCP loses
+    # packets, as beside an all-to-all or a phased app.  Then no sleep, M=10
+    # (saturated).  Runs 4 to 6 (eval/results, 2026-11-25c to 2026-11-27) had
+    # no bursty point near two thirds: the all-to-all's regime lay between
+    # the curves' last two points.
+    CONFIGS=${EVAL_CONFIGS:-8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,2.6e8:1:10,1.3e8:1:10,250:1:10}
     IB_S=8 CAL_S=15 BLEND_MIN=2
 fi
 proxy_cmd() { echo "${CMD[$1]}"; }
@@ -122,14 +133,6 @@ tail -n 1 "$OUT/up.err"
 eval "$("$NETLAB" env "$LAB")"
 echo "results in $OUT; apps: $APPS; repetitions: $REPS; CompressionB configurations (B cycles:P:M at 2.6 GHz): $CONFIGS"
 
-# --------------------------------------------------------- 1. calibrate
-step "1. calibrate on the idle uplink (ImpactB h1<->h3, $CAL_S s)"
-salloc -N2 -w "$APP_NODES" --exclusive "$NV" calibrate --model "$M" --duration-s "$CAL_S" --interval-us 5000 \
-    >"$OUT/calibrate.json" 2>"$OUT/calibrate.err" || { tail -n 5 "$OUT/calibrate.err"; die "calibrate failed"; }
-python3 -c "
-import json,sys; c=json.load(open(sys.argv[1]))['calibration']
-print('service time 1/mu %.1f us, Var(S) %.1f us^2, idle mean %.1f us, %d samples' % (c['service_us'], c['var_s_us2'], c['idle_mean_us'], c['samples']))" "$OUT/calibrate.json"
-
 # sample the uplink while a command runs: usample OUT -- command...
 usample() {
     local out=$1; shift; shift
@@ -142,6 +145,43 @@ usample() {
     wait "$sp" 2>/dev/null
     return $rc
 }
+
+# a resumed run keeps steps 1-2 when the model holds the calibration and
+# every app's campaign points over exactly these configurations
+RESUMED=""
+if [ "${EVAL_RESUME:-0}" = 1 ]; then
+    RESUMED=$(python3 - "$M" "$CONFIGS" $APPS <<'PY'
+import json, os, sys, time
+path, configs, apps = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
+try:
+    m = json.load(open(path))
+except (OSError, ValueError) as e:
+    sys.exit(f"netlab_eval: EVAL_RESUME: {path}: {e}")
+if not m.get("calibration"):
+    sys.exit(f"netlab_eval: EVAL_RESUME: {path}: no calibration")
+have = {(float(t["bubble_cycles"]), int(t["partners"]), int(t["messages"])) for t in m.get("training_set", [])}
+want = {(float(b), int(p), int(q)) for b, p, q in (c.split(":") for c in configs)}
+if have != want:
+    sys.exit(f"netlab_eval: EVAL_RESUME: {path}: its configurations are not EVAL_CONFIGS")
+for a in apps:
+    x = next((x for x in m.get("apps", []) if x.get("key") == a), None)
+    if not x or len(x.get("compression", {}).get("points", [])) != len(want):
+        sys.exit(f"netlab_eval: EVAL_RESUME: {path}: app {a} has no complete campaign")
+print(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.stat(path).st_mtime)))
+PY
+) || die "cannot resume from $OUT (above)"
+fi
+
+if [ -n "$RESUMED" ]; then
+step "1-2. resumed: calibration and every app's ImpactB and campaign from $M (written $RESUMED)"
+else
+# --------------------------------------------------------- 1. calibrate
+step "1. calibrate on the idle uplink (ImpactB h1<->h3, $CAL_S s)"
+salloc -N2 -w "$APP_NODES" --exclusive "$NV" calibrate --model "$M" --duration-s "$CAL_S" --interval-us 5000 \
+    >"$OUT/calibrate.json" 2>"$OUT/calibrate.err" || { tail -n 5 "$OUT/calibrate.err"; die "calibrate failed"; }
+python3 -c "
+import json,sys; c=json.load(open(sys.argv[1]))['calibration']
+print('service time 1/mu %.1f us, Var(S) %.1f us^2, idle mean %.1f us, %d samples' % (c['service_us'], c['var_s_us2'], c['idle_mean_us'], c['samples']))" "$OUT/calibrate.json"
 
 # ------------------------------------------- 2. per app: impact, campaign
 for a in $APPS; do
@@ -173,6 +213,7 @@ pts = ", ".join("U %.2f: %+.1f%%" % (p["utilization"], p["slowdown_pct"]) for p 
 print("  p_A(U) points: " + pts)
 PY
 done
+fi
 
 # ----------------------- 6. rho from latency (P-K) vs rho from counters
 step "6. two routes to utilization, per CompressionB configuration (CompressionB on $LOAD_NODES; latency route: the campaign's ImpactB on $APP_NODES)"
@@ -295,10 +336,10 @@ done
 # ------------------------------------------- the dataset's manifest
 # Everything above is measurement; everything below only reads these files,
 # so a model change is re-scored offline: eval/netlab_score.py OUT.
-python3 - "$OUT/dataset.json" "$APPS_FILE" "$CONFIGS" "$REPS" "$IB_S" "$CAL_S" "$SHORT" $APPS <<'PY'
+python3 - "$OUT/dataset.json" "$APPS_FILE" "$CONFIGS" "$REPS" "$IB_S" "$CAL_S" "$SHORT" "$RESUMED" $APPS <<'PY'
 import json, sys, time
-out, apps_file, configs, reps, ib_s, cal_s, short = sys.argv[1:8]
-apps = sys.argv[8:]
+out, apps_file, configs, reps, ib_s, cal_s, short, resumed = sys.argv[1:9]
+apps = sys.argv[9:]
 lines = {}
 for l in open(apps_file):
     f = l.split(None, 2)
@@ -310,6 +351,8 @@ json.dump({"schema": "netvar-netlab-dataset", "version": 1,
            "configs": configs.split(","), "config_form": "B cycles at 2.6 GHz:P:M",
            "repetitions": int(reps), "impactb_s": float(ib_s), "calibration_s": float(cal_s),
            "short": short == "1",
+           "resumed": ({"steps_kept": "1-2 (calibration, ImpactB, campaigns)",
+                        "model_written": resumed} if resumed else None),
            "lab": {"nodes": 4, "leaves": {"s1": ["h1", "h2"], "s2": ["h3", "h4"]},
                    "uplink": "100mbit tbf, limit 65536 bytes", "app_nodes": "h1,h3",
                    "load_nodes": "h2,h4", "inleaf_nodes": "h2"},

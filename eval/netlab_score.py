@@ -2,6 +2,14 @@
 """netlab_score.py - score netvar's predictors offline on a network-lab dataset.
 
 Usage: netlab_score.py DATASET_DIR [--netvar BIN] [--out FILE.json] [--summary FILE.json]
+                        [--wait-window-s S]
+
+--wait-window-s S (default 0.1, the sampler's step) builds each app's
+queue-wait profile from S-second means instead of single 100 ms steps: a
+victim feels a neighbour's millisecond bursts as their mean, and only
+phases longer than its own iteration as phases.  An exploration (chosen
+after the 2026-11-27b run), not the product's rule: the campaign measures
+each configuration's mean wait.
 
 DATASET_DIR is what `make eval-netlab` (eval/netlab_eval.sh) measured:
 dataset.json, runs.txt, the counter samples of every alone, pair and
@@ -133,6 +141,22 @@ def run_profile(cnt, runtime_s=None, trim_s=1.0):
     return [min(1.0, u * ratio) for t, u in s if lo <= t <= hi]
 
 
+def uplink_loss(cnt):
+    """(drops per second, fraction of packets dropped) at the uplink over a
+    whole run, the lossier direction: the lab's TCP loses packets when the
+    shaper's queue is full (the counts cover the run, not a timed window)"""
+    best = (float("nan"), float("nan"))
+    dt = (cnt or {}).get("elapsed_s") or 0
+    for u in (cnt or {}).get("uplink") or []:
+        drops = u.get("drops") or 0
+        sent = (u.get("packets_per_s") or 0) * dt
+        if dt > 0 and drops + sent > 0:
+            x = (drops / dt, drops / (drops + sent))
+            if not best[1] >= x[1]:
+                best = x
+    return best
+
+
 def wait_series(cnt):
     """[(t_s, W_us)] per step: the uplink's queue wait, backlog bytes over the
     shaper's rate, the longer of the two ends (a gauge read at each step)"""
@@ -147,8 +171,12 @@ def wait_series(cnt):
     return sorted(steps.items())
 
 
-def run_waits(cnt, runtime_s=None, trim_s=1.0):
-    """W samples (us) of one run, in the same window as run_profile"""
+WAIT_WINDOW_S = 0.1  # --wait-window-s
+
+
+def run_waits(cnt, runtime_s=None, trim_s=1.0, window_s=None):
+    """W samples (us) of one run, in the same window as run_profile; with
+    window_s above the sampler's step, the means of consecutive windows"""
     w = wait_series(cnt)
     if not w:
         return []
@@ -159,7 +187,13 @@ def run_waits(cnt, runtime_s=None, trim_s=1.0):
         lo, hi = end - runtime_s, end
     else:
         lo, hi = w[0][0] + trim_s, w[-1][0] - trim_s
-    return [x for t, x in w if lo <= t <= hi]
+    kept = [(t, x) for t, x in w if lo <= t <= hi]
+    if not window_s or window_s <= 0.1 + 1e-9 or not kept:
+        return [x for _, x in kept]
+    bins = {}
+    for t, x in kept:
+        bins.setdefault(int((t - kept[0][0]) / window_s), []).append(x)
+    return [st.mean(v) for _, v in sorted(bins.items())]
 
 
 # ------------------------------------------------------------ isotonic fit
@@ -232,11 +266,25 @@ class Dataset:
                     v += reader(c, t)
         return v
 
+    def app_loss(self, a):
+        """uplink_loss over a's alone runs: their means (NaN: none)"""
+        got = []
+        for k, x, _b, r, _t in self.runs:
+            if k == "alone" and x == a:
+                c = self.counters(f"alone_{a}_{r}.counters.json")
+                if c:
+                    g = uplink_loss(c)
+                    if g[1] == g[1]:
+                        got.append(g)
+        if not got:
+            return float("nan"), float("nan")
+        return st.mean(g[0] for g in got), st.mean(g[1] for g in got)
+
     def app_profile(self, a):
         return self.alone_values(a, run_profile)
 
     def app_waits(self, a):
-        return self.alone_values(a, run_waits)
+        return self.alone_values(a, lambda c, t: run_waits(c, t, window_s=WAIT_WINDOW_S))
 
     def config_counter_u(self):
         out = {}
@@ -291,6 +339,11 @@ def counters_model(ds):
                               "residual_pct": 0.0}
     m["bottleneck"] = {"idle_utilization": 0.0, "route": "counters", "shrink_samples": 2}
     return m, moved, profiles
+
+
+def cfg_u_of(cm, cid):
+    return next((tr["utilization"] for tr in cm["training_set"] if tr["id"] == cid),
+                float("nan"))
 
 
 def wait_model(ds, cm):
@@ -399,6 +452,15 @@ def main(argv):
         elif args[i] == "--summary" and i + 1 < len(args):
             summary_path = args[i + 1]
             i += 2
+        elif args[i] == "--wait-window-s" and i + 1 < len(args):
+            global WAIT_WINDOW_S
+            try:
+                WAIT_WINDOW_S = float(args[i + 1])
+            except ValueError:
+                WAIT_WINDOW_S = float("nan")
+            if not 0.1 <= WAIT_WINDOW_S <= 60:
+                die(f"--wait-window-s {args[i + 1]}: not a number of seconds in [0.1, 60]")
+            i += 2
         else:
             die(f"unknown argument '{args[i]}' (see --help)")
     if not os.access(netvar, os.X_OK):
@@ -407,7 +469,8 @@ def main(argv):
     cm, moved, profiles = counters_model(ds)
     wm = wait_model(ds, cm)
     measured = {k: st.median(x for _, x in v) for k, v in ds.pairs.items()}
-    results = {"dataset": os.path.abspath(d), "apps": ds.apps, "pairs": len(measured),
+    results = {"dataset": os.path.abspath(d), "wait_window_s": WAIT_WINDOW_S,
+               "apps": ds.apps, "pairs": len(measured),
                "repetitions": ds.meta.get("repetitions"), "rows": [], "failures": []}
 
     # the two routes' agreement
@@ -553,7 +616,8 @@ def main(argv):
                   f"{st.mean(wprof):.0f} us on average (octiles up to {max(wprof):.0f} us); "
                   f"{r['app']}'s wait curve tops out at "
                   f"{top[0].get('wait_us', float('nan')):.0f} us: "
-                  f"{top[0].get('slowdown_pct', float('nan')):+.1f} %")
+                  f"{top[0].get('slowdown_pct', float('nan')):+.1f} %; alone, {r['with']} "
+                  f"loses {ds.app_loss(r['with'])[1] * 100:.2f} % of the uplink's packets")
         reps = sorted(x for _, x in ds.pairs[(r["app"], r["with"])])
         r["repetitions_pct"] = reps
         print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} % (median of "
@@ -587,6 +651,35 @@ def main(argv):
         print("  %-28s %16.1f %20.1f" % (x["what"], x["impactb_mean_us"], x["uplink_queue_wait_us"]))
     print("  Pearson correlation: %.3f" % routes["pearson_probe_vs_queue"])
 
+    # what the wait axis does not show: loss.  A smooth configuration queues
+    # without losing a packet; a bursty one, and a bursty neighbour, lose
+    # packets at the same mean wait, which a latency-bound victim feels as
+    # retransmissions
+    loss = []
+    for tr, c in zip(ds.model["training_set"], ds.meta["configs"]):
+        cnt = ds.counters(f"cb_{c}.counters.json")
+        if cnt:
+            ps, frac = uplink_loss(cnt)
+            w = run_waits(cnt)
+            loss.append({"what": "config " + tr["id"], "u_counters": cfg_u_of(cm, tr["id"]),
+                         "wait_us_mean": st.mean(w) if w else float("nan"),
+                         "drops_per_s": ps, "loss_pct": frac * 100})
+    for a in ds.apps:
+        ps, frac = ds.app_loss(a)
+        if frac == frac:
+            w = ds.app_waits(a)
+            loss.append({"what": "app " + a, "u_counters": next(
+                (x["u_counters"] for x in routes["apps"] if x["app"] == a), float("nan")),
+                "wait_us_mean": st.mean(w) if w else float("nan"),
+                "drops_per_s": ps, "loss_pct": frac * 100})
+    results["loss"] = loss
+    print("\nloss at the uplink (whole runs; an app alone: mean over its runs)")
+    print("  %-28s %8s %14s %10s %8s" % ("", "U", "mean wait (us)", "drops/s", "loss %"))
+    for x in loss:
+        print("  %-28s %8.2f %14.0f %10.0f %8.2f" % (x["what"], x["u_counters"],
+                                                  x["wait_us_mean"], x["drops_per_s"],
+                                                  x["loss_pct"]))
+
     conf = []
     for (a, b), v in sorted(ds.inleaf.items()):
         conf.append({"app": a, "with": b, "inleaf_pct": st.median(x for _, x in v)})
@@ -615,8 +708,8 @@ def main(argv):
         json.dump(results, f, indent=1)
     print(f"\nresults: {out_path}")
     if summary_path:
-        summ = {k: results[k] for k in ("apps", "pairs", "repetitions", "errors", "routes",
-                                        "confounder")}
+        summ = {k: results[k] for k in ("wait_window_s", "apps", "pairs", "repetitions", "errors", "routes",
+                                        "confounder", "loss")}
         summ["worst"] = results["worst"]
         summ["failures"] = len(results["failures"])
         summ["dataset_created"] = ds.meta.get("created")
