@@ -124,30 +124,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-step "network lab (4 nodes, uplink 100mbit, limit 65536 bytes)"
-LAB=$("$NETLAB" up --nodes 4 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
-rc=${PIPESTATUS[0]}
-[ "$rc" = 77 ] && { cat "$OUT/up.err"; exit 77; }
-[ -d "$LAB" ] || { cat "$OUT/up.err"; die "lab did not come up"; }
-tail -n 1 "$OUT/up.err"
-eval "$("$NETLAB" env "$LAB")"
-echo "results in $OUT; apps: $APPS; repetitions: $REPS; CompressionB configurations (B cycles:P:M at 2.6 GHz): $CONFIGS"
-
-# sample the uplink while a command runs: usample OUT -- command...
-usample() {
-    local out=$1; shift; shift
-    "$NETLAB" sample "$LAB" --interval-ms 100 --series --output "$out" >/dev/null 2>>"$OUT/sampler.err" &
-    local sp=$!
-    BGPIDS="$BGPIDS $sp"
-    "$@"
-    local rc=$?
-    kill -TERM "$sp" 2>/dev/null
-    wait "$sp" 2>/dev/null
-    return $rc
-}
-
 # a resumed run keeps steps 1-2 when the model holds the calibration and
-# every app's campaign points over exactly these configurations
+# every app's campaign points over exactly these configurations (checked
+# before the lab comes up)
 RESUMED=""
 if [ "${EVAL_RESUME:-0}" = 1 ]; then
     RESUMED=$(python3 - "$M" "$CONFIGS" $APPS <<'PY'
@@ -171,6 +150,28 @@ print(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.stat(path).st_mtime)))
 PY
 ) || die "cannot resume from $OUT (above)"
 fi
+
+step "network lab (4 nodes, uplink 100mbit, limit 65536 bytes)"
+LAB=$("$NETLAB" up --nodes 4 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
+rc=${PIPESTATUS[0]}
+[ "$rc" = 77 ] && { cat "$OUT/up.err"; exit 77; }
+[ -d "$LAB" ] || { cat "$OUT/up.err"; die "lab did not come up"; }
+tail -n 1 "$OUT/up.err"
+eval "$("$NETLAB" env "$LAB")"
+echo "results in $OUT; apps: $APPS; repetitions: $REPS; CompressionB configurations (B cycles:P:M at 2.6 GHz): $CONFIGS"
+
+# sample the uplink while a command runs: usample OUT -- command...
+usample() {
+    local out=$1; shift; shift
+    "$NETLAB" sample "$LAB" --interval-ms 100 --series --output "$out" >/dev/null 2>>"$OUT/sampler.err" &
+    local sp=$!
+    BGPIDS="$BGPIDS $sp"
+    "$@"
+    local rc=$?
+    kill -TERM "$sp" 2>/dev/null
+    wait "$sp" 2>/dev/null
+    return $rc
+}
 
 if [ -n "$RESUMED" ]; then
 step "1-2. resumed: calibration and every app's ImpactB and campaign from $M (written $RESUMED)"
