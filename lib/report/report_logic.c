@@ -9,6 +9,7 @@
 #include "annotation.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "policy.h"
 
 static double clean(double v) { return isfinite(v) ? v : 0; }
 
@@ -84,11 +85,13 @@ static void copy_str(json_object *o, const char *key, char *dst, size_t cap)
 
 int nv_report_action_moved(const nv_report_annotation *an)
 {
-    static const char *const moved[] = {"deny", "hold", "isolate", "contain", "avoid"};
+    /* the names job_submit writes (policy.c spells them once) */
+    static const enum nv_action moved[] = {NV_ACT_DENY, NV_ACT_HOLD, NV_ACT_ISOLATE,
+                                           NV_ACT_CONTAIN, NV_ACT_AVOID};
     if (!an || !an->recorded)
         return 0;
     for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++)
-        if (!strcmp(an->action, moved[i]))
+        if (!strcmp(an->action, nv_action_name(moved[i])))
             return 1;
     return 0;
 }
