@@ -99,6 +99,33 @@ def pearson(x, y):
 
 
 # ------------------------------------------------------------ counters
+def sampler_passes(cnt):
+    """the sampler's series as passes: [(t_s, rows)], one pass per read of
+    every device (a row's device index does not rise: a new pass).  Reads
+    are at jittered instants since the sampler stopped reading every fixed
+    interval (a periodic load aliased), so a pass is not a 100 ms slot.  A
+    pass closer than 0.45 interval to the one before (the final read
+    the sampler takes when it is stopped) is left out: its step is too short
+    to rate, and gaps are at least half an interval otherwise."""
+    out, rows, last = [], [], None
+    gap = (cnt.get("interval_ms") or 100) * 0.45e-3
+
+    def close(rows):
+        if not out or rows[0][0] - out[-1][0] >= gap:
+            out.append((rows[0][0], rows))
+    for row in cnt.get("series") or []:
+        if len(row) < 5:
+            continue
+        if rows and row[1] <= last:
+            close(rows)
+            rows = []
+        rows.append(row)
+        last = row[1]
+    if rows:
+        close(rows)
+    return out
+
+
 def uplink_series(cnt):
     """[(t_s, U_sent)] per step, the busier direction, and the run's
     offered/sent ratio (drops are known only for the whole run)."""
@@ -113,16 +140,17 @@ def uplink_series(cnt):
         dt = (cnt.get("elapsed_s") or 0)
         if sent > 0 and dt > 0:
             ratio = max(ratio, (sent + drops / dt) / sent)
-    prev, steps = {}, {}
-    for row in cnt.get("series") or []:
-        t, dev, _bl, _ql, b = row[:5]
-        if dev in prev and rate.get(dev):
-            t0, b0 = prev[dev]
-            if t > t0:
-                k = round(t, 1)
-                steps[k] = max(steps.get(k, 0.0), (b - b0) / (t - t0) / rate[dev])
-        prev[dev] = (t, b)
-    return sorted(steps.items()), ratio
+    prev, steps = {}, []
+    for t0, rows in sampler_passes(cnt):
+        u = None
+        for t, dev, b in ((r[0], r[1], r[4]) for r in rows):
+            if dev in prev and rate.get(dev) and t > prev[dev][0]:
+                ui = (b - prev[dev][1]) / (t - prev[dev][0]) / rate[dev]
+                u = ui if u is None or ui > u else u
+            prev[dev] = (t, b)
+        if u is not None:
+            steps.append((t0, u))
+    return steps, ratio
 
 
 def run_profile(cnt, runtime_s=None, trim_s=1.0):
@@ -162,13 +190,12 @@ def wait_series(cnt):
     shaper's rate, the longer of the two ends (a gauge read at each step)"""
     ups = cnt.get("uplink") or []
     rate = {i: u.get("rate_bytes_per_s") or 0 for i, u in enumerate(ups)}
-    steps = {}
-    for row in cnt.get("series") or []:
-        t, dev, bl = row[:3]
-        if rate.get(dev):
-            k = round(t, 1)
-            steps[k] = max(steps.get(k, 0.0), bl / rate[dev] * 1e6)
-    return sorted(steps.items())
+    steps = []
+    for t0, rows in sampler_passes(cnt):
+        w = [r[2] / rate[r[1]] * 1e6 for r in rows if rate.get(r[1])]
+        if w:
+            steps.append((t0, max(w)))
+    return steps
 
 
 WAIT_WINDOW_S = 0.1  # --wait-window-s

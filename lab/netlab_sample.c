@@ -1,6 +1,6 @@
 /* netlab_sample.c - netvar-netlab-sample: samples the network lab's uplink
  * queue (tc -s -j qdisc) and its bridge ports (/sys/class/net statistics)
- * periodically and writes one JSON summary: per uplink end the throughput,
+ * at jittered instants (a mean period; jitter.h) and writes one JSON summary: per uplink end the throughput,
  * the utilization rho = lambda/mu against the shaper rate, the backlog
  * distribution and the stall counter; per port the counter deltas. */
 #define _GNU_SOURCE
@@ -19,6 +19,7 @@
 #include "counters.h"
 #include "ctr_qdisc.h"
 #include "ctr_record.h"
+#include "jitter.h"
 #include "json_file.h"
 
 #define MAX_DEVS 8
@@ -52,7 +53,10 @@ static void usage(FILE *out)
         "Options:\n"
         "  --qdisc-dev DEV   device whose root qdisc is sampled (1..%d times)\n"
         "  --ports GLOB      netdev ports to count (fnmatch glob; default: the DEVs only)\n"
-        "  --interval-ms MS  sampling period in milliseconds, 10..60000 (default 100)\n"
+        "  --interval-ms MS  mean sampling period in milliseconds, 10..60000 (default\n"
+        "                    100); each gap is drawn uniformly from [MS/2, 3 MS/2), so\n"
+        "                    that a load whose period is near MS is not read at the same\n"
+        "                    phase every time (the backlog is a gauge: fixed reads alias)\n"
         "  --duration-s S    stop after S seconds, 0.05..86400 (default: until a signal)\n"
         "  --output FILE     write there atomically (default: stdout)\n"
         "  --series          include every sample\n"
@@ -218,6 +222,7 @@ int main(int argc, char **argv)
     sigaction(SIGUSR1, &sa, NULL);
 
     uint64_t t0 = now_ns(), next = t0, period = (uint64_t)(interval_ms * 1e6);
+    uint64_t jitter = t0 ^ ((uint64_t)getpid() << 32);
     size_t nsamples = 0;
     bool first = true;
     for (;;) {
@@ -274,7 +279,7 @@ int main(int argc, char **argv)
         }
         if (last)
             break;
-        next += period;
+        next += nv_jitter_gap_ns(&jitter, period);
         uint64_t t = now_ns();
         if (next > t) {
             uint64_t wait = next - t;
@@ -299,6 +304,7 @@ int main(int argc, char **argv)
     json_object_object_add(o, "schema", json_object_new_string("netvar-netlab-counters"));
     json_object_object_add(o, "version", json_object_new_int(1));
     json_object_object_add(o, "interval_ms", json_object_new_double(interval_ms));
+    json_object_object_add(o, "gaps", json_object_new_string("uniform in [interval/2, 3 interval/2)"));
     json_object_object_add(o, "elapsed_s", json_object_new_double(elapsed));
     json_object_object_add(o, "samples", json_object_new_int64((int64_t)nsamples));
     json_object_object_add(o, "stopped_by", json_object_new_string(stop_signal ? "signal" : "duration"));

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctr_line_rate.h"
 #include "ctr_qdisc.h"
+#include "jitter.h"
 #include "nv_err.h"
 
 const char *nv_bn_kind_name(nv_bn_kind k)
@@ -235,6 +237,7 @@ struct nv_bn_sampler {
     int stall_ok[NV_BN_MAX_PORTS];        /* ... and whether the last read had it */
     uint64_t last_t;
     long interval_ns;
+    uint64_t jitter; /* state of the gaps' generator (jitter.h) */
     pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -426,7 +429,13 @@ static void *sampler_main(void *arg)
     while (!s->stop) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += s->interval_ns;
+        /* a queue's backlog is a gauge: read it at jittered instants, or a
+         * load whose period is near the interval is seen at one phase
+         * (jitter.h); counter ratios (stall ticks, bytes) cover the whole
+         * step whatever its length */
+        ts.tv_nsec += s->spec.kind == NV_BN_QDISC
+                          ? (long)nv_jitter_gap_ns(&s->jitter, (uint64_t)s->interval_ns)
+                          : s->interval_ns;
         ts.tv_sec += ts.tv_nsec / 1000000000L;
         ts.tv_nsec %= 1000000000L;
         while (!s->stop && pthread_cond_timedwait(&s->cv, &s->mu, &ts) != ETIMEDOUT)
@@ -520,6 +529,7 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
     }
     s->spec = *spec;
     s->interval_ns = (long)(interval_ms * 1e6);
+    s->jitter = nv_bn_now_ns() ^ ((uint64_t)getpid() << 32);
     for (int i = 0; i < spec->nports; i++) {
         char e[300] = "";
         if (spec->kind != NV_BN_QDISC && open_reader(s, i, err, errlen)) {

@@ -152,12 +152,20 @@ else
 fi
 
 # ------------------------------------------------------- live sampler
-"$NETLAB" sample "$D" --duration-s 1 --interval-ms 100 --output "$T/idle.json" 2>"$T/sample.err"
+"$NETLAB" sample "$D" --duration-s 2 --interval-ms 100 --series --output "$T/idle.json" 2>"$T/sample.err"
 check "sampler exits 0 on the idle uplink" test $? = 0
-python3 - "$T/idle.json" "$P" <<'PY' >"$T/idle.check" 2>&1; check "sampler JSON: 2 tbf queues, idle utilization < 0.2, ports counted ($(tail -n 1 "$T/idle.check"))" test $? = 0
+python3 - "$T/idle.json" "$P" <<'PY' >"$T/idle.check" 2>&1; check "sampler JSON: 2 tbf queues, idle utilization < 0.2, ports counted, reads at jittered instants ($(tail -n 1 "$T/idle.check"))" test $? = 0
 import json, sys
 d = json.load(open(sys.argv[1])); p = sys.argv[2]
-assert d["schema"] == "netvar-netlab-counters" and d["samples"] >= 5, d["samples"]
+assert d["schema"] == "netvar-netlab-counters" and d["samples"] >= 10, d["samples"]
+# reads at jittered instants (a fixed period aliases a periodic load): the
+# gaps between passes lie in [50, 150) ms, and they vary (the last read,
+# taken when the duration ends, may come sooner)
+t = [r[0] for r in d["series"] if r[1] == 0]
+g = [b - a for a, b in zip(t, t[1:])][:-1]
+assert d["gaps"].startswith("uniform") and len(g) >= 8, (d.get("gaps"), len(g))
+assert all(0.045 <= x < 0.17 for x in g), g
+assert min(g) < 0.09 and max(g) > 0.11, g
 u = {x["dev"]: x for x in d["uplink"]}
 assert set(u) == {p + "u1", p + "u2"}, u.keys()
 for x in u.values():
@@ -168,7 +176,7 @@ assert p + "u1/tbf" in names and names[p + "u1/tbf"]["kind"] == "switch_port"
 assert "stall" in names[p + "u1/tbf"]["fields"]
 assert all(p + "d%d" % i in names for i in range(1, 7)), sorted(names)
 assert d["field_roles"]["stalls"] == "stall" and d["field_roles"]["flits"] == "bytes_out"
-print("utilization %.4f" % u[p + "u1"]["utilization"])
+print("utilization %.4f, gaps %.0f..%.0f ms" % (u[p + "u1"]["utilization"], min(g) * 1e3, max(g) * 1e3))
 PY
 
 # ---------------------------------------------- ping-pong alone vs loaded
