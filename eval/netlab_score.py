@@ -313,6 +313,17 @@ class Dataset:
     def app_waits(self, a):
         return self.alone_values(a, lambda c, t: run_waits(c, t, window_s=WAIT_WINDOW_S))
 
+    def uplink_reads(self):
+        """how the sampler read the uplink in this dataset's counter files:
+        "jittered", "fixed" (before the jitter: a periodic load can alias),
+        "mixed", or "none" (no counter file)"""
+        kinds = set()
+        for name in sorted(os.listdir(self.dir)):
+            if name.endswith(".counters.json"):
+                c = self.counters(name)
+                kinds.add("jittered" if (c or {}).get("gaps") else "fixed")
+        return "none" if not kinds else kinds.pop() if len(kinds) == 1 else "mixed"
+
     def config_counter_u(self):
         out = {}
         for c in self.meta["configs"]:
@@ -498,7 +509,8 @@ def main(argv):
     measured = {k: st.median(x for _, x in v) for k, v in ds.pairs.items()}
     results = {"dataset": os.path.abspath(d), "wait_window_s": WAIT_WINDOW_S,
                "apps": ds.apps, "pairs": len(measured),
-               "repetitions": ds.meta.get("repetitions"), "rows": [], "failures": []}
+               "repetitions": ds.meta.get("repetitions"), "uplink_reads": ds.uplink_reads(),
+               "rows": [], "failures": []}
 
     # the two routes' agreement
     lat_cfg = [tr["utilization"] for tr in ds.model["training_set"]]
@@ -584,6 +596,12 @@ def main(argv):
     table = []
     print(f"dataset {d}: {len(ds.apps)} apps, {len(measured)} ordered pairs, "
           f"{ds.meta.get('repetitions')} repetitions; predictions by {netvar}")
+    print("uplink reads: " + {
+        "jittered": "at jittered instants (each gap uniform in [interval/2, 3 interval/2))",
+        "fixed": "every fixed interval (the sampler before f5ca35f: a load that bursts with a "
+                 "period near it is read at one phase, so a bursty configuration's wait may be off)",
+        "mixed": "some files jittered, some every fixed interval",
+        "none": "no counter file"}[results["uplink_reads"]])
     print("\nabsolute error, percentage points (what was held out is named; failures count, "
           "they are not dropped)")
     print("  %-30s %-12s %5s %7s %7s %7s %7s %7s %6s" %
@@ -735,7 +753,7 @@ def main(argv):
         json.dump(results, f, indent=1)
     print(f"\nresults: {out_path}")
     if summary_path:
-        summ = {k: results[k] for k in ("wait_window_s", "apps", "pairs", "repetitions", "errors", "routes",
+        summ = {k: results[k] for k in ("wait_window_s", "apps", "pairs", "repetitions", "uplink_reads", "errors", "routes",
                                         "confounder", "loss")}
         summ["worst"] = results["worst"]
         summ["failures"] = len(results["failures"])

@@ -45,7 +45,8 @@ for p in "counters wait\\|share\\+history +pair" "counters wait\\|share\\+histor
 done
 # the offline scorer read the dataset: every ordered pair under each hold-out,
 # the counters route moved the configurations onto the uplink's axis, and
-# a failed prediction would be counted, not dropped
+# a failed prediction would be counted, not dropped, and the sampler read
+# the uplink at jittered instants (the scorer says which)
 python3 - "$R/score.json" <<'PY' || bad "score.json does not hold the expected rows"
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -57,11 +58,13 @@ ok = (s["pairs"] == 4 and n("counters queue+history", "pair") == 4 and n("counte
       and all("failed" in e for e in s["errors"]) and isinstance(s["confounder"]["reliable"], bool)
       and all(len(w["repetitions_pct"]) == 2 for w in s["worst"])
       and s["repetition_spread"]["max_pp"] >= s["repetition_spread"]["median_pp"] >= 0
-      and all(r["predicted_pct"] is not None or r in s["failures"] for r in rows))
+      and all(r["predicted_pct"] is not None or r in s["failures"] for r in rows)
+      and s["uplink_reads"] == "jittered")
 sys.exit(0 if ok else 1)
 PY
 [ "$(wc -l <"$R/rho_pairs.txt")" = 2 ] || bad "rho cross-check does not have 2 configurations"
 grep -q "confounder check" "$OUT/log" || bad "no confounder section"
+grep -q "^uplink reads: at jittered instants" "$OUT/log" || bad "the scores do not say the uplink was read at jittered instants"
 grep -q "^== done" "$OUT/log" || bad "eval did not reach the end"
 ls /run/netns 2>/dev/null | grep -q "^nv[0-9]" && [ -z "$(ls /run/netvar-netlab 2>/dev/null)" ] &&
     bad "a lab namespace is left: $(ls /run/netns)"
