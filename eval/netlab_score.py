@@ -258,6 +258,7 @@ class Dataset:
         self.meta = load(os.path.join(d, "dataset.json"))
         self.apps = [a["name"] for a in self.meta["apps"]]
         self.model = load(os.path.join(d, "model.json"))
+        self._counters = {}
         self.runs = []
         with open(os.path.join(d, "runs.txt")) as f:
             for line in f:
@@ -280,8 +281,11 @@ class Dataset:
                     (r, (t - self.base[a]) / self.base[a] * 100))
 
     def counters(self, name):
-        p = os.path.join(self.dir, name)
-        return load(p) if os.path.exists(p) else None
+        """a counter file, read once (the scorer's passes all read them only)"""
+        if name not in self._counters:
+            p = os.path.join(self.dir, name)
+            self._counters[name] = load(p) if os.path.exists(p) else None
+        return self._counters[name]
 
     def alone_values(self, a, reader):
         """reader(counters, runtime_s) over each alone run of a, joined"""

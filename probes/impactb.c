@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "jitter.h"
 #include "nv_err.h"
 #include "probe_common.h"
 
@@ -83,22 +84,15 @@ typedef struct opts {
 
 /* Exponential gaps (Poisson probe arrivals see time averages, so a phased
  * load cannot lock onto the probe).  Both ranks of a pair draw the same
- * sequence from a generator seeded with the pair's identity, so the
- * responder still knows when the next ping comes. */
-static uint64_t gap_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
+ * sequence from a generator seeded with the pair's identity (jitter.h's,
+ * which the counter samplers use too), so the responder still knows when
+ * the next ping comes. */
 static uint64_t gap_us(const struct opts *o, uint64_t *state)
 {
     uint64_t mean = (uint64_t)o->interval_us;
     if (o->fixed_gaps || mean == 0)
         return mean;
-    double u = (double)(gap_next(state) >> 11) * 0x1.0p-53; /* [0, 1) */
+    double u = (double)(nv_jitter_next(state) >> 11) * 0x1.0p-53; /* [0, 1) */
     double g = -(double)mean * log1p(-u);
     /* bounded: at least a tenth and at most eight times the mean */
     if (g < mean / 10.0)
