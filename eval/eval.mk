@@ -10,6 +10,8 @@
 #   make eval-netlab       every predictor on the network lab's real bottleneck
 #                          (root; EVAL_SHORT=1 for the CI size)
 #   make eval-contain      what avoid's contain buys beside a job spanning both leaves
+#   make eval-netlab-pool  the kept lab runs that are held-out tests of today's rules,
+#                          pooled (eval/netlab_pool.py; seconds, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
 VARIABILITY_GEN := $(BUILD)/bin/variability_gen
 SITE_GEN := $(BUILD)/bin/netvar-site-gen
@@ -30,7 +32,8 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
-.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain
+.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain \
+	eval-netlab-pool
 variability-gen: $(VARIABILITY_GEN)
 
 eval-train: $(TRAIN_GEN) $(NETVAR_BIN)
@@ -47,6 +50,12 @@ bench-profiler: $(PMPI_SO) $(PROXY_BSP)
 
 eval-netlab: all
 	@BUILD=$(BUILD) bash eval/netlab_eval.sh
+
+# The kept runs measured after the model rules they are scored with were
+# frozen (eval/results/README.md says why each one is held out)
+NETLAB_HELDOUT ?= 2026-11-25c 2026-11-25d 2026-11-27 2026-11-27b 2026-11-27c
+eval-netlab-pool:
+	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT),eval/results/netlab-$(r).summary.json)
 
 # what avoid's contain buys: CG beside an all-to-all that spans both leaves,
 # spanning, under one leaf, and as job_submit places it (root; ~4 min;

@@ -761,6 +761,10 @@ def main(argv):
                                         "confounder", "loss")}
         summ["worst"] = results["worst"]
         summ["failures"] = len(results["failures"])
+        # every answer, so that runs can be pooled (eval/netlab_pool.py)
+        summ["rows"] = [{k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()}
+                        for r in results["rows"]]
+        summ["repetition_spread"] = results.get("repetition_spread")
         summ["dataset_created"] = ds.meta.get("created")
         with open(summary_path, "w") as f:
             json.dump(summ, f, indent=1)

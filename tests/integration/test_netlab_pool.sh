@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# test_netlab_pool.sh - eval/netlab_pool.py on the kept lab runs
+# (eval/results/netlab-*.summary.json): each run's figures it prints must be
+# the ones the scorer wrote for that run (recomputed here from the rows, so a
+# pooling or hold-out mix-up fails), the pool must hold every run's answers,
+# every answer it lists as over the bar must be over it, and a summary
+# without rows, a damaged one or a bad --bar get one line and exit 1 or 2.
+# Seconds; no lab.  Asserts nothing about accuracy.  Env: ROOT.
+set -u
+ROOT=$(readlink -f "${ROOT:-.}")
+T=$(mktemp -d /tmp/nvpool.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fail=0
+bad() { echo "NOT OK - $*"; fail=1; }
+runs=$(ls "$ROOT"/eval/results/netlab-2026-11-25c.summary.json "$ROOT"/eval/results/netlab-2026-11-27c.summary.json)
+python3 "$ROOT/eval/netlab_pool.py" $runs --bar 25 --json "$T/pool.json" >"$T/out" 2>"$T/err" ||
+    bad "pool exited $?: $(cat "$T/err")"
+grep -q "^counters wait|share+history, held out: pair$" "$T/out" || bad "no pair hold-out section"
+grep -Eq "^  pooled +50 " "$T/out" || bad "the pooled row does not hold 2 x 25 answers"
+python3 - "$T/pool.json" $runs <<'PY' || bad "pooled figures disagree with the scorer's own"
+import json, sys
+pool = json.load(open(sys.argv[1]))
+sums = [json.load(open(p)) for p in sys.argv[2:]]
+ok = True
+for ent in pool["predictors"]:
+    for f, s in zip(ent["per_run"], sums):
+        own = next(e for e in s["errors"] if (e["variant"], e["holdout"]) == (ent["variant"], ent["holdout"]))
+        for k in ("median_pp", "mean_pp", "max_pp"):
+            if k in own and abs(own[k] - f[k]) > 1e-3:
+                print(f"{ent['variant']} {ent['holdout']} {f['run']}: {k} {f[k]} against {own[k]}")
+                ok = False
+    n = sum(f["n"] for f in ent["per_run"])
+    if ent["pooled"]["n"] != n or ent["pooled"].get("over_bar", 0) != len(ent["over_bar"]):
+        print(f"{ent['variant']} {ent['holdout']}: pooled n {ent['pooled']['n']} of {n}")
+        ok = False
+    if any(o.get("error_pp", 1e9) <= pool["bar_pp"] for o in ent["over_bar"]):
+        print(f"{ent['variant']}: an answer listed over the bar is not over it")
+        ok = False
+sys.exit(0 if ok else 1)
+PY
+# a lower bar lists more answers, never fewer
+a=$(grep -c "^  over: " "$T/out")
+python3 "$ROOT/eval/netlab_pool.py" $runs --bar 5 >"$T/out5" 2>&1 || bad "--bar 5 failed"
+b=$(grep -c "^  over: " "$T/out5")
+[ "$b" -gt "$a" ] || bad "--bar 5 lists $b answers, --bar 25 $a"
+# bad input: one line, no traceback
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); s.pop("rows"); json.dump(s, open(sys.argv[2], "w"))' \
+    "$ROOT/eval/results/netlab-2026-11-27c.summary.json" "$T/norows.json"
+python3 "$ROOT/eval/netlab_pool.py" "$T/norows.json" >/dev/null 2>"$T/e1"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/e1")" = 1 ] && grep -q "norows.json: no per-answer rows" "$T/e1" ||
+    bad "a summary without rows: exit $rc, $(cat "$T/e1")"
+head -c 300 "$ROOT/eval/results/netlab-2026-11-27c.summary.json" >"$T/cut.json"
+python3 "$ROOT/eval/netlab_pool.py" "$T/cut.json" >/dev/null 2>"$T/e2"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/e2")" = 1 ] && grep -q "^netlab_pool: .*cut.json: " "$T/e2" ||
+    bad "a cut summary: exit $rc, $(cat "$T/e2")"
+python3 "$ROOT/eval/netlab_pool.py" $runs --bar -3 >/dev/null 2>"$T/e3"; rc=$?
+[ $rc = 2 ] && grep -q "must be 0 or more pp" "$T/e3" || bad "--bar -3: exit $rc, $(cat "$T/e3")"
+[ $fail = 0 ] && echo "ok - pooled 2 kept runs: $(grep -A4 '^counters wait|share+history, held out: pair$' "$T/out" | tail -n 1 | tr -s ' ')"
+exit $fail
