@@ -224,7 +224,7 @@ void nv_model_free(nv_model *m)
         free(m->apps[i].key);
     for (size_t i = 0; i < m->n_configs; i++)
         free(m->configs[i].id);
-    nv_model_free_hot(m); /* apps, where, acurve, profile, pair_tab, pairs */
+    nv_model_free_hot(m); /* apps, where, sgrid, acurve, profile, pair_tab, pairs */
     free(m->app_lat);
     free(m->app_slots);
     free(m->curve);

@@ -119,6 +119,13 @@ static int anchor_curves(nv_model *m, char *err, size_t errlen)
         a->wanc_off = (uint32_t)off;
         a->n_wanc = anchor_one(a->n_wfit ? m->curve + a->wfit_off : NULL, a->n_wfit, 0, m->acurve + off);
         off += a->n_wanc;
+        /* the bound the answer-only reads test before computing the share
+         * (nv_model_bottleneck_physics): theta_A times the curve's highest
+         * point, at least 0 */
+        double top = 0;
+        for (size_t k = 0; k < a->n_anc; k++)
+            top = m->acurve[a->anc_off + k].y > top ? m->acurve[a->anc_off + k].y : top;
+        a->share_bound = nv_share_weight(m, a) * top;
         choose_mechanism(m, a);
     }
     m->n_acurve = off;
@@ -137,9 +144,28 @@ static inline double u_at(const nv_model *m, const struct nv_app_rec *b, size_t 
     return m->profile[b->prof_off + (j < b->n_prof ? j : b->n_prof - 1)];
 }
 
-/* sum of p(u[k]) over K ascending u: one merge walk along the curve, exact
- * (the same interpolation as nv_curve_eval) and without binary searches */
-static double curve_sum_sorted(const struct nv_seg *c, size_t n, const double *u, size_t K)
+void nv_seg_grid_build(const struct nv_seg *c, size_t n, struct nv_seg_grid *gr)
+{
+    memset(gr, 0, sizeof *gr);
+    if (!nv_seg_gridded(n))
+        return;
+    gr->lo = c[0].u;
+    gr->scale = NV_SEG_GRID / (c[n - 1].u - c[0].u);
+    size_t j = 0;
+    for (size_t g = 0; g < NV_SEG_GRID; g++) {
+        /* a lower edge a rounding off is fine: nv_seg_find steps back or on */
+        double edge = gr->lo + (double)g / gr->scale;
+        while (j + 1 < n - 1 && c[j + 1].u <= edge)
+            j++;
+        gr->j[g] = (uint8_t)j;
+    }
+}
+
+/* sum of p(u[k]) over K ascending u, exact (the same interpolation as
+ * nv_curve_eval): a long curve is entered through its grid at each u, a
+ * short one walked once from its start */
+static double curve_sum_sorted(const struct nv_seg *c, size_t n, const struct nv_seg_grid *gr,
+                               const double *u, size_t K)
 {
     double sum = 0;
     size_t j = 0; /* c[j].u <= u < c[j+1].u while inside */
@@ -153,11 +179,20 @@ static double curve_sum_sorted(const struct nv_seg *c, size_t n, const double *u
             sum += c[n - 1].y;
             continue;
         }
-        while (j + 1 < n - 1 && c[j + 1].u <= x)
-            j++;
+        if (gr)
+            j = nv_seg_find(c, n, gr, x);
+        else
+            while (j + 1 < n - 1 && c[j + 1].u <= x)
+                j++;
         sum += c[j].y + (x - c[j].u) * c[j].slope;
     }
     return sum;
+}
+
+/* the grid of app a's U curve (side 0) or wait curve (side 1), or NULL */
+static inline const struct nv_seg_grid *grid_of(const nv_model *m, int32_t a, size_t n, int side)
+{
+    return m->sgrid && nv_seg_gridded(n) ? &m->sgrid[2 * (size_t)a + side] : NULL;
 }
 
 double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
@@ -181,7 +216,7 @@ double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with,
         }
         *capped = u[K - 1] > top;
         *u_mean = usum / (double)K;
-        return curve_sum_sorted(c, A->n_anc, u, K) / (double)K;
+        return curve_sum_sorted(c, A->n_anc, grid_of(m, a, A->n_anc, 0), u, K) / (double)K;
     }
     size_t K = 1;
     for (size_t i = 0; i < n_with; i++) {
@@ -204,13 +239,13 @@ double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with,
     if (u[K - 1] > top)
         *capped = 1;
     *u_mean = usum / (double)K;
-    return curve_sum_sorted(c, A->n_anc, u, K) / (double)K;
+    return curve_sum_sorted(c, A->n_anc, grid_of(m, a, A->n_anc, 0), u, K) / (double)K;
 }
 
 /* p(x[k]) for K ascending x along an anchored curve, into y (the merge
  * walk of curve_sum_sorted, keeping each value) */
-static void curve_read_sorted(const struct nv_seg *c, size_t n, const double *x, size_t K,
-                              double *y)
+static void curve_read_sorted(const struct nv_seg *c, size_t n, const struct nv_seg_grid *gr,
+                              const double *x, size_t K, double *y)
 {
     size_t j = 0;
     for (size_t k = 0; k < K; k++) {
@@ -222,8 +257,11 @@ static void curve_read_sorted(const struct nv_seg *c, size_t n, const double *x,
             y[k] = c[n - 1].y;
             continue;
         }
-        while (j + 1 < n - 1 && c[j + 1].u <= x[k])
-            j++;
+        if (gr)
+            j = nv_seg_find(c, n, gr, x[k]);
+        else
+            while (j + 1 < n - 1 && c[j + 1].u <= x[k])
+                j++;
         y[k] = c[j].y + (x[k] - c[j].u) * c[j].slope;
     }
 }
@@ -266,7 +304,7 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
     const struct nv_seg *c = m->acurve + A->wanc_off;
     *capped = w[K - 1] > c[A->n_wanc - 1].u;
     *w_mean_us = wsum / (double)K;
-    curve_read_sorted(c, A->n_wanc, w, K, y);
+    curve_read_sorted(c, A->n_wanc, grid_of(m, a, A->n_wanc, 1), w, K, y);
     /* progress rates, not slowdowns, average over time: A advances at
      * 1 / (1 + p/100) = 100 / (100 + p) of its pace (one division each) */
     double rate = 0;
@@ -286,11 +324,8 @@ double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *
         /* the share is theta_A times a mean of A's U curve, so at most
          * theta_A times its highest point: when that cannot beat the queue's
          * answer, the queue answers without reading the U curve */
-        double w = ph->wait_pct < 0 ? 0 : ph->wait_pct, top = 0;
-        const struct nv_seg *c = m->acurve + A->anc_off;
-        for (size_t k = 0; k < A->n_anc; k++)
-            top = c[k].y > top ? c[k].y : top;
-        if (!A->n_anc || nv_share_weight(m, A) * top <= w) {
+        double w = ph->wait_pct < 0 ? 0 : ph->wait_pct;
+        if (!A->n_anc || A->share_bound <= w) {
             ph->wait_pct = w;
             ph->share_pct = NAN;
             ph->mechanism = NV_MECH_WAIT;
@@ -405,10 +440,17 @@ int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
         snprintf(err, errlen, "model: out of memory for %zu apps", m->n_apps);
         return -1;
     }
+    m->sgrid = malloc((m->n_apps ? 2 * m->n_apps : 1) * sizeof *m->sgrid);
+    if (!m->sgrid) {
+        snprintf(err, errlen, "model: out of memory for %zu apps' curve grids", m->n_apps);
+        return -1;
+    }
     for (size_t i = 0; i < m->n_apps; i++) {
         const struct nv_app_rec *a = &m->apps[i];
         m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc, a->wanc_off, a->n_wanc,
                                             a->prof_off, a->n_prof, a->wprof_off, a->n_wprof};
+        nv_seg_grid_build(m->acurve + a->anc_off, a->n_anc, &m->sgrid[2 * i]);
+        nv_seg_grid_build(m->acurve + a->wanc_off, a->n_wanc, &m->sgrid[2 * i + 1]);
     }
     return fit_corrections(m, err, errlen);
 }

@@ -43,6 +43,7 @@ int nv_model_pack_hot(nv_model *m)
     struct part parts[] = {
         {(void **)&m->apps, m->n_apps * sizeof *m->apps},
         {(void **)&m->where, m->n_apps * sizeof *m->where},
+        {(void **)&m->sgrid, 2 * m->n_apps * sizeof *m->sgrid},
         {(void **)&m->acurve, m->n_acurve * sizeof *m->acurve},
         {(void **)&m->profile, m->n_profile * sizeof *m->profile},
         {(void **)&m->pair_tab, m->pair_cap * sizeof *m->pair_tab},
@@ -91,6 +92,7 @@ void nv_model_free_hot(nv_model *m)
     if (!m->hot) {
         free(m->apps);
         free(m->where);
+        free(m->sgrid);
         free(m->acurve);
         free(m->profile);
         free(m->pair_tab);

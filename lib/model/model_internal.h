@@ -20,8 +20,10 @@ struct nv_app_rec {
     uint32_t wanc_off, n_wanc;   /* the wait curve anchored at (0 us, 0 %), into m->acurve */
     uint32_t prof_off, n_prof;   /* into m->profile, sorted ascending */
     uint32_t wprof_off, n_wprof; /* own queue-wait profile (us), into m->profile */
-    uint32_t sens_n, press_n;    /* table samples behind sens and press */
+    double share_bound;          /* theta_A times the top of the anchored U curve (set
+                                    at load): the bandwidth share can be no more */
     /* the rest */
+    uint32_t sens_n, press_n;    /* table samples behind sens and press */
     char *key;
     uint64_t hash;
     int32_t pick[NV_PICK_RULES]; /* configuration each rule maps this app to */
@@ -41,11 +43,53 @@ struct nv_app_rec {
     int prefer_wait;             /* the wait axis explains A's campaign at least as well */
 };
 
+#include <stddef.h>
+_Static_assert(offsetof(struct nv_app_rec, share_bound) + sizeof(double) <= 64,
+               "what a pair prediction reads of an app stays in its record's first cache line");
+
 /* a point of an anchored curve with the slope to the next point, so that
  * reading it needs no division */
 struct nv_seg {
     double u, y, slope;
 };
+
+/* Where along a long anchored curve a reading lands, without walking it:
+ * cell g of NV_SEG_GRID equal cells over [lo, the curve's last point]
+ * holds the last segment starting at or below the cell's lower edge, so a
+ * read starts there and moves a step or two (nv_seg_find).  Built at load
+ * for curves of more than NV_SEG_WALK_MAX points (a campaign of 40
+ * configurations: the seed's); shorter curves are walked.  One cache line. */
+#define NV_SEG_GRID 48
+#define NV_SEG_WALK_MAX 12
+#define NV_SEG_GRID_MAX 257 /* segment indexes fit a byte */
+struct nv_seg_grid {
+    double lo, scale; /* cell of x: (x - lo) * scale */
+    uint8_t j[NV_SEG_GRID];
+};
+_Static_assert(sizeof(struct nv_seg_grid) == 64, "a curve's grid is one cache line");
+
+static inline int nv_seg_gridded(size_t n)
+{
+    return n > NV_SEG_WALK_MAX && n <= NV_SEG_GRID_MAX;
+}
+
+/* the grid of the anchored curve c[0 .. n) (all zero when the curve is
+ * walked instead: !nv_seg_gridded(n)); model_bottleneck.c, at load */
+void nv_seg_grid_build(const struct nv_seg *c, size_t n, struct nv_seg_grid *gr);
+
+/* the segment of c[0 .. n) holding x, c[0].u < x < c[n-1].u: the last j <= n-2
+ * with c[j].u <= x, which is where a walk from the start stops */
+static inline size_t nv_seg_find(const struct nv_seg *c, size_t n, const struct nv_seg_grid *gr,
+                                 double x)
+{
+    double f = (x - gr->lo) * gr->scale;
+    size_t j = gr->j[f < NV_SEG_GRID ? (size_t)f : NV_SEG_GRID - 1];
+    while (j > 0 && c[j].u > x)
+        j--;
+    while (j + 1 < n - 1 && c[j + 1].u <= x)
+        j++;
+    return j;
+}
 
 /* a slot of the co-location hash: key and index side by side in 8 bytes,
  * so that a probe reads one cache line and the table stays small
@@ -114,7 +158,9 @@ struct nv_model {
     struct nv_seg *acurve;    /* anchored curves (model_bottleneck.c) */
     size_t n_acurve;
     struct nv_app_where *where; /* per app, copied from the records at load */
-    /* apps, where, acurve, profile, pair_tab and pairs packed in one
+    struct nv_seg_grid *sgrid;  /* per app: [2i] its U curve's grid, [2i+1] its wait
+                                   curve's (filled where nv_seg_gridded) */
+    /* apps, where, sgrid, acurve, profile, pair_tab and pairs packed in one
      * mapping of hot_len bytes (model_hot.c), or NULL: each array is its
      * own allocation */
     void *hot;
@@ -127,7 +173,7 @@ struct nv_model {
  * 2 MiB, or a failed mapping, keeps them where they are.  0, or -1 when
  * the mapping failed (the model is unchanged and usable). */
 int nv_model_pack_hot(nv_model *m);
-/* releases those six arrays, packed or not (nv_model_free) */
+/* releases those seven arrays, packed or not (nv_model_free) */
 void nv_model_free_hot(nv_model *m);
 
 /* model_bottleneck.c: at load, after derive(): the anchored curves and the

@@ -263,29 +263,70 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     return NV_PRED_OK;
 }
 
+/* job_submit's path: both apps' records, the co-location slot and (from
+ * the small where-array) the victim's curves and the neighbour's profiles
+ * are known from the indexes alone, so their misses start together instead
+ * of one after the other (app and b are valid indexes) */
+static inline void prefetch_pair(const nv_model *m, int32_t app, int32_t b, int one,
+                                 nv_predictor predictor)
+{
+    __builtin_prefetch(&m->apps[app]);
+    __builtin_prefetch(&m->apps[b]);
+    if (one && m->pair_cap)
+        __builtin_prefetch(&m->pair_tab[nv_pair_hash(nv_pair_key(app, b)) & (m->pair_cap - 1)]);
+    if (m->where && predictor == NV_PREDICT_QUEUE) {
+        const struct nv_app_where *wa = &m->where[app], *wb = &m->where[b];
+        prefetch_span(m->acurve, wa->anc_off, wa->n_anc, sizeof *m->acurve);
+        prefetch_span(m->acurve, wa->wanc_off, wa->n_wanc, sizeof *m->acurve);
+        prefetch_span(m->profile, wb->prof_off, wb->n_prof, sizeof *m->profile);
+        prefetch_span(m->profile, wb->wprof_off, wb->n_wprof, sizeof *m->profile);
+        if (m->sgrid && nv_seg_gridded(wa->n_anc))
+            __builtin_prefetch(&m->sgrid[2 * (size_t)app]);
+        if (m->sgrid && nv_seg_gridded(wa->n_wanc))
+            __builtin_prefetch(&m->sgrid[2 * (size_t)app + 1]);
+    }
+}
+
 int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n_with,
                    nv_predictor predictor, uint32_t min_samples, nv_prediction *out)
 {
-    /* job_submit's path: both apps' records, the co-location slot and (from
-     * the small where-array) the victim's curves and the neighbour's
-     * profiles are known from the indexes alone, so their misses start
-     * together instead of one after the other */
     if (m && with && n_with && app >= 0 && (size_t)app < m->n_apps && with[0] >= 0 &&
-        (size_t)with[0] < m->n_apps) {
-        __builtin_prefetch(&m->apps[app]);
-        __builtin_prefetch(&m->apps[with[0]]);
-        if (n_with == 1 && m->pair_cap)
-            __builtin_prefetch(
-                &m->pair_tab[nv_pair_hash(nv_pair_key(app, with[0])) & (m->pair_cap - 1)]);
-        if (m->where && predictor == NV_PREDICT_QUEUE) {
-            const struct nv_app_where *wa = &m->where[app], *wb = &m->where[with[0]];
-            prefetch_span(m->acurve, wa->anc_off, wa->n_anc, sizeof *m->acurve);
-            prefetch_span(m->acurve, wa->wanc_off, wa->n_wanc, sizeof *m->acurve);
-            prefetch_span(m->profile, wb->prof_off, wb->n_prof, sizeof *m->profile);
-            prefetch_span(m->profile, wb->wprof_off, wb->n_wprof, sizeof *m->profile);
-        }
-    }
+        (size_t)with[0] < m->n_apps)
+        prefetch_pair(m, app, with[0], n_with == 1, predictor);
     return predict_core(m, app, with, with_from_idx, n_with, predictor, min_samples, 1, out, NULL);
+}
+
+double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_predictor predictor,
+                           uint32_t min_samples)
+{
+    if (!m || app < 0 || (size_t)app >= m->n_apps || with < 0 || (size_t)with >= m->n_apps ||
+        (unsigned)predictor >= NV_PREDICTOR_COUNT)
+        return NAN;
+    prefetch_pair(m, app, with, 1, predictor);
+    if (predictor != NV_PREDICT_QUEUE) {
+        /* the look-up predictors: not job_submit's default, the full path */
+        nv_prediction out;
+        int st = predict_core(m, app, &with, with_from_idx, 1, predictor, min_samples, 1, &out, NULL);
+        return st == NV_PRED_OK && isfinite(out.slowdown_pct) ? out.slowdown_pct : NAN;
+    }
+    /* predict_core's queue route for one neighbour, step for step, keeping
+     * only the answer: the table when it has min_samples runs of the pair,
+     * else the physics times the history corrections */
+    long p = nv_model_pair_slot(m, app, with);
+    if (p >= 0 && m->pairs[p].samples >= min_samples)
+        return isfinite(m->pairs[p].slowdown_pct) ? m->pairs[p].slowdown_pct : NAN;
+    const struct nv_app_rec *A = &m->apps[app];
+    if (A->n_anc == 0 && A->n_wanc == 0)
+        return NAN;
+    nv_phys ph;
+    double phys = nv_model_bottleneck_physics(m, app, &with, 1, 1, &ph);
+    if (!isfinite(phys))
+        return NAN;
+    double press = 0 + m->apps[with].press; /* the sum over one neighbour, as predict_core adds */
+    double corr = phys * (A->sens * (press / (double)1) - 1);
+    double pct = phys + corr;
+    pct = pct < -100 ? -100 : pct;
+    return isfinite(pct) ? pct : NAN;
 }
 
 int nv_predict(const nv_model *m, const char *app, const char *const *with, size_t n_with,

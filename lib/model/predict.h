@@ -112,4 +112,12 @@ int nv_predict(const nv_model *m, const char *app, const char *const *with, size
 int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n_with,
                    nv_predictor predictor, uint32_t min_samples, nv_prediction *out);
 
+/* job_submit's loop over running apps: nv_predict_idx's slowdown_pct for
+ * app beside one neighbour, and nothing else (no nv_prediction is filled,
+ * so a pair costs its arithmetic only), or NAN where nv_predict_idx would
+ * fail or answer NAN.  The same number, bit for bit (a unit test holds them
+ * equal over every pair of its models).  Allocation-free. */
+double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_predictor predictor,
+                           uint32_t min_samples);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "model.h"
 #include "model_builder.h"
+#include "model_internal.h"
 #include "predict.h"
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-6)
@@ -601,6 +602,175 @@ static void a_large_model_packed_for_huge_pages_predicts_the_same(void **state)
     nv_model_free(large);
 }
 
+/* A long curve (the seed's campaign has 40 configurations) is entered
+ * through its grid instead of walked: for curves of every gridded length,
+ * spaced evenly or bunched toward the top, every reading lands on the
+ * segment a walk from the start finds (the last point at or below it),
+ * at random values, at every point exactly and a rounding either side. */
+static size_t walk_to(const struct nv_seg *c, size_t n, double x)
+{
+    size_t j = 0;
+    while (j + 1 < n - 1 && c[j + 1].u <= x)
+        j++;
+    return j;
+}
+
+static void a_long_curve_is_entered_through_its_grid(void **state)
+{
+    (void)state;
+    static struct nv_seg c[NV_SEG_GRID_MAX + 1];
+    struct nv_seg_grid gr;
+    uint64_t r = 88172645463325252ull;
+    /* 49 and 97 evenly spaced put points on the cells' edges */
+    size_t lens[] = {NV_SEG_WALK_MAX + 1, 41, 49, 97, 100, NV_SEG_GRID_MAX};
+    long checked = 0;
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+        for (int shape = 0; shape < 3; shape++) {
+            size_t n = lens[li];
+            for (size_t k = 0; k < n; k++) {
+                double t = (double)k / (double)(n - 1);
+                /* even; bunched toward the top (U near 1); in us, bunched at 0 */
+                c[k].u = shape == 0 ? 0.05 + 0.9 * t : shape == 1 ? 0.05 + 0.949 * (1 - pow(1 - t, 4))
+                                                                  : 5000 * t * t * t;
+                c[k].y = 3 * (double)k;
+            }
+            for (size_t k = 0; k + 1 < n; k++)
+                c[k].slope = (c[k + 1].y - c[k].y) / (c[k + 1].u - c[k].u);
+            assert_true(nv_seg_gridded(n));
+            nv_seg_grid_build(c, n, &gr);
+            for (int i = 0; i < 20000; i++) {
+                r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+                double x = c[0].u + (c[n - 1].u - c[0].u) * ((double)(r >> 11) / 9007199254740992.0);
+                if (!(x > c[0].u && x < c[n - 1].u))
+                    continue;
+                assert_int_equal(nv_seg_find(c, n, &gr, x), walk_to(c, n, x));
+                checked++;
+            }
+            for (size_t k = 0; k < n; k++) {
+                double xs[] = {nextafter(c[k].u, -1), c[k].u, nextafter(c[k].u, 1e9)};
+                for (int e = 0; e < 3; e++)
+                    if (xs[e] > c[0].u && xs[e] < c[n - 1].u) {
+                        assert_int_equal(nv_seg_find(c, n, &gr, xs[e]), walk_to(c, n, xs[e]));
+                        checked++;
+                    }
+            }
+        }
+    assert_true(checked > 200000);
+    /* an entry a segment or two past its edge (a rounding there) is stepped
+     * back: the same segments */
+    size_t n = 41;
+    for (size_t k = 0; k < n; k++) {
+        c[k].u = 0.05 + 0.9 * (double)k / (double)(n - 1);
+        c[k].y = (double)k;
+    }
+    nv_seg_grid_build(c, n, &gr);
+    for (int g = 0; g < NV_SEG_GRID; g++)
+        gr.j[g] = (uint8_t)((size_t)gr.j[g] + 2 < n - 1 ? (size_t)gr.j[g] + 2 : n - 2);
+    for (int i = 1; i < 1000; i++) {
+        double x = 0.05 + 0.9 * i / 1000.0;
+        assert_int_equal(nv_seg_find(c, n, &gr, x), walk_to(c, n, x));
+    }
+    /* short curves are walked, and so are ones too long for a byte's index */
+    assert_false(nv_seg_gridded(NV_SEG_WALK_MAX));
+    assert_false(nv_seg_gridded(NV_SEG_GRID_MAX + 1));
+    nv_seg_grid_build(c, NV_SEG_WALK_MAX, &gr);
+    assert_true(gr.scale == 0 && gr.j[NV_SEG_GRID - 1] == 0);
+}
+
+/* Through the model: a victim measured under 40 configurations, read over
+ * a neighbour's octiles, gives the mean of its curve at them (the curve
+ * read the slow way, by nv_curve_eval on the anchored points). */
+static void a_forty_point_campaign_reads_as_its_curve(void **state)
+{
+    (void)state;
+    nv_model_builder *b = base(0.05, 1);
+    nv_curve_point fit[40];
+    for (int k = 0; k < 40; k++) {
+        double t = k / 39.0;
+        fit[k] = (nv_curve_point){0.2 + 0.79 * (1 - (1 - t) * (1 - t)), 2 + 300 * t * t * t, 1};
+    }
+    nv_app_input v = {.key = "long", .utilization = 0.3, .latency = &lat, .points = fit,
+                      .n_points = 40, .fit = fit, .n_fit = 40};
+    assert_int_equal(nv_builder_add_app(b, &v), 0);
+    double prof[8];
+    for (int k = 0; k < 8; k++)
+        prof[k] = 0.1 + 0.12 * k; /* 0.1 (below the curve) to 0.94 */
+    add(b, "nb", 0.5, prof, 8);
+    nv_model *m = build(b);
+    nv_curve_point anc[41] = {{0.05, 0, 1}};
+    memcpy(anc + 1, fit, sizeof fit);
+    double want = 0;
+    for (int k = 0; k < 8; k++)
+        want += nv_curve_eval(anc, 41, prof[k] > 0.05 ? prof[k] : 0.05) / 8;
+    const char *w[] = {"nb"};
+    nv_prediction p;
+    queue(m, "long", w, 1, &p);
+    assert_string_equal(p.mechanism, "utilization");
+    assert_true(fabs(p.physics_pct - want) < 1e-9 * want);
+    int32_t ai = nv_model_app_index(m, "long"), bi = nv_model_app_index(m, "nb");
+    assert_true(nv_predict_pair_pct(m, ai, bi, NV_PREDICT_QUEUE, 3) == p.slowdown_pct);
+    nv_model_free(m);
+}
+
+/* job_submit's loop asks nv_predict_pair_pct for the answer alone: over
+ * every pair of a small model, of a packed large one and of two kept lab
+ * models, every predictor and a table that answers or not, it is
+ * nv_predict_idx's slowdown_pct bit for bit, or NAN exactly where that one
+ * fails or answers NAN. */
+static int same_answer(const nv_model *m, int32_t a, int32_t b, nv_predictor pr, uint32_t min)
+{
+    nv_prediction p;
+    double want = NAN;
+    if (nv_predict_idx(m, a, &b, 1, pr, min, &p) == NV_PRED_OK && isfinite(p.slowdown_pct))
+        want = p.slowdown_pct;
+    double got = nv_predict_pair_pct(m, a, b, pr, min);
+    if (isnan(want)) {
+        assert_true(isnan(got));
+        return 0;
+    }
+    assert_memory_equal(&got, &want, sizeof got);
+    return 1;
+}
+
+static void the_answer_alone_is_the_full_answer(void **state)
+{
+    (void)state;
+    char err[512];
+    const char *root = getenv("ROOT");
+    char lab[4096], js[4096];
+    snprintf(lab, sizeof lab, "%s/tests/fixtures/model/netlab-queue-wait.json", root && *root ? root : ".");
+    snprintf(js, sizeof js, "%s/tests/fixtures/jobsubmit/model.json", root && *root ? root : ".");
+    nv_model *ms[4] = {core_model(0), core_model(4000), nv_model_load(lab, err, sizeof err),
+                       nv_model_load(js, err, sizeof err)};
+    for (int i = 0; i < 4; i++)
+        assert_non_null(ms[i]);
+    int answered[4] = {0}, nan_answers = 0;
+    for (int i = 0; i < 4; i++) {
+        const nv_model *m = ms[i];
+        int32_t n = (int32_t)nv_model_app_count(m), step = n > 200 ? 37 : 1;
+        for (int32_t a = 0; a < n; a += step)
+            for (int32_t b = 0; b < n; b += step)
+                for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++)
+                    for (uint32_t min = 1; min <= 100; min += 99) {
+                        int ok = same_answer(m, a, b, (nv_predictor)pr, min);
+                        answered[i] += ok;
+                        nan_answers += !ok;
+                    }
+    }
+    for (int i = 0; i < 4; i++)
+        assert_true(answered[i] > 0);
+    /* the small model's apps without curves answer NAN both ways */
+    assert_true(nan_answers > 0);
+    /* what nv_predict_idx refuses, the answer alone refuses too */
+    int32_t n = (int32_t)nv_model_app_count(ms[0]);
+    assert_true(isnan(nv_predict_pair_pct(NULL, 0, 0, NV_PREDICT_QUEUE, 1)));
+    assert_true(isnan(nv_predict_pair_pct(ms[0], -1, 0, NV_PREDICT_QUEUE, 1)));
+    assert_true(isnan(nv_predict_pair_pct(ms[0], 0, n, NV_PREDICT_QUEUE, 1)));
+    assert_true(isnan(nv_predict_pair_pct(ms[0], 0, 1, (nv_predictor)NV_PREDICTOR_COUNT, 1)));
+    for (int i = 0; i < 4; i++)
+        nv_model_free(ms[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -616,6 +786,9 @@ int main(void)
         cmocka_unit_test(bad_queue_waits_are_named),
         cmocka_unit_test(the_wait_gauge_round_trips),
         cmocka_unit_test(a_large_model_packed_for_huge_pages_predicts_the_same),
+        cmocka_unit_test(the_answer_alone_is_the_full_answer),
+        cmocka_unit_test(a_long_curve_is_entered_through_its_grid),
+        cmocka_unit_test(a_forty_point_campaign_reads_as_its_curve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "calibration.h"
+#include "model_builder.h"
 #include "submit_decision.h"
 
 static nv_model *model;
@@ -793,6 +795,167 @@ static void unknown_app_message(void **state)
     free(c);
 }
 
+/* ------------------------------------------------- settled by bounds */
+
+static uint64_t rs = 0x9E3779B97F4A7C15ull;
+static double unif(void)
+{
+    rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
+    return (double)(rs >> 11) / 9007199254740992.0;
+}
+
+/* 80 apps with U curves and octiles, half with wait curves and wait
+ * octiles, a co-location table of 300 pairs (1-9 runs each), history
+ * corrections fitted from it */
+static nv_model *random_model(void)
+{
+    nv_model_builder *b = nv_builder_new();
+    double idle[64];
+    for (int i = 0; i < 64; i++)
+        idle[i] = 1.0 + 0.3 * unif();
+    nv_calibration cal;
+    assert_int_equal(nv_calibrate(idle, 64, NV_CAL_MINIMUM, 0, &cal), 0);
+    assert_int_equal(nv_builder_set_calibration(b, &cal), 0);
+    nv_latency_summary lat;
+    nv_latency_summary_of(idle, 64, &lat);
+    nv_bottleneck bn = {.idle_utilization = 0.04, .route = NV_USRC_COUNTERS, .shrink_samples = 2};
+    assert_int_equal(nv_builder_set_bottleneck(b, &bn), 0);
+    for (int i = 0; i < 80; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "r%02d", i);
+        nv_curve_point pts[6], wpts[5];
+        double scale = 150 * unif(), wscale = 200 * unif();
+        for (int k = 0; k < 6; k++)
+            pts[k] = (nv_curve_point){0.15 * (k + 1) + 0.05 * unif(), scale * k * k / 25.0 - 3, 1};
+        for (int k = 0; k < 5; k++)
+            wpts[k] = (nv_curve_point){400.0 * (k + 1) * (k + 1), wscale * k / 4.0, 1};
+        double u = 0.9 * unif(), prof[NV_PROFILE_MAX], wprof[NV_PROFILE_MAX];
+        for (int k = 0; k < NV_PROFILE_MAX; k++) {
+            prof[k] = u * (0.3 + k / 5.0) / 1.7;
+            wprof[k] = k < 3 ? 0 : 3000 * u * (k - 2) * unif();
+        }
+        for (int k = 1; k < NV_PROFILE_MAX; k++) /* octiles are sorted */
+            wprof[k] = wprof[k] < wprof[k - 1] ? wprof[k - 1] : wprof[k];
+        if (i % 5 == 0) /* a steady load */
+            for (int k = 0; k < NV_PROFILE_MAX; k++)
+                prof[k] = u, wprof[k] = 2000 * u;
+        nv_app_input in = {.key = key, .utilization = u, .utilization_source = NV_USRC_COUNTERS,
+                           .latency = &lat, .points = pts, .n_points = 6, .profile = prof,
+                           .n_profile = NV_PROFILE_MAX};
+        if (i % 2) {
+            in.wait_points = wpts;
+            in.n_wait_points = 5;
+            in.wait_profile_us = wprof;
+            in.n_wait_profile = NV_PROFILE_MAX;
+        }
+        if (nv_builder_add_app(b, &in))
+            fail_msg("app %s: %s", key, nv_builder_error(b));
+    }
+    for (int p = 0; p < 300; p++) {
+        char a[16], w[16];
+        snprintf(a, sizeof a, "r%02d", (int)(unif() * 80));
+        snprintf(w, sizeof w, "r%02d", (int)(unif() * 80));
+        nv_pair_input in = {a, w, 60 * unif(), (uint32_t)(1 + unif() * 9), 2 * unif()};
+        nv_builder_add_pair(b, &in); /* a repeated pair is refused: fine */
+    }
+    char err[512];
+    nv_model *m = nv_builder_build(b, err, sizeof err);
+    if (!m)
+        fail_msg("random model: %s", err);
+    nv_builder_free(b);
+    return m;
+}
+
+/* job_submit's loop asks for the answers alone (nv_predict_pair_pct, no
+ * nv_prediction filled): over every app of a random model beside 32 running
+ * ones, at several thresholds, the decision (worst answers both ways, the
+ * jobs behind them, the nodes avoided) is the one the full predictions
+ * (nv_predict_idx) give, bit for bit. */
+static double full_pct(const nv_model *m, int32_t a, int32_t b, uint32_t min)
+{
+    nv_prediction p;
+    if (nv_predict_idx(m, a, &b, 1, NV_PREDICT_QUEUE, min, &p) != NV_PRED_OK)
+        return NAN;
+    return p.slowdown_pct;
+}
+
+static void the_loop_decides_as_full_predictions_would(void **state)
+{
+    (void)state;
+    nv_model *m = random_model();
+    static struct nv_running_app run[32];
+    static char nodes[32][8];
+    for (int k = 0; k < 32; k++) {
+        int32_t a = (int32_t)((k * 37 + 5) % 80);
+        nv_app_view v;
+        assert_int_equal(nv_model_app(m, a, &v), 0);
+        snprintf(nodes[k], sizeof nodes[k], "n%d", k);
+        run[k] = (struct nv_running_app){.app = a, .key = v.key, .utilization = v.utilization,
+                                         .njobs = 1, .first_jobid = (uint32_t)(100 + k),
+                                         .nodes = nodes[k], .nodes_len = strlen(nodes[k])};
+    }
+    /* the index keeps the most utilizing apps first */
+    for (int i = 1; i < 32; i++)
+        for (int j = i; j > 0 && run[j].utilization > run[j - 1].utilization; j--) {
+            struct nv_running_app t = run[j];
+            run[j] = run[j - 1];
+            run[j - 1] = t;
+        }
+    struct nv_running_index ix = {.njobs = 32, .napps_total = 32, .napps = 32, .apps = run};
+    const char *thresholds[] = {"0", "10", "40", "1000"};
+    long answered = 0, decisions = 0, excluded = 0;
+    for (size_t t = 0; t < sizeof thresholds / sizeof *thresholds; t++) {
+        char text[128];
+        snprintf(text, sizeof text, "InterferenceThreshold=%s\nRule=apart action=avoid\n",
+                 thresholds[t]);
+        struct nv_config *c = config(text);
+        for (int self = 0; self < 80; self++) {
+            nv_app_view v;
+            assert_int_equal(nv_model_app(m, self, &v), 0);
+            struct nv_submit_query q = {.app_option = v.key};
+            /* every pair computed */
+            double own = NAN, infl = NAN;
+            uint32_t own_job = 0, infl_job = 0;
+            char want_ex[512] = "";
+            for (int k = 0; k < 32; k++) {
+                double o = full_pct(m, self, run[k].app, c->min_pair_samples);
+                double f = full_pct(m, run[k].app, self, c->min_pair_samples);
+                answered += isfinite(o) + isfinite(f);
+                bool beyond = false;
+                if (isfinite(o)) {
+                    if (!isfinite(own) || o > own)
+                        own = o, own_job = run[k].first_jobid;
+                    beyond |= o > c->interference_pct;
+                }
+                if (isfinite(f)) {
+                    if (!isfinite(infl) || f > infl)
+                        infl = f, infl_job = run[k].first_jobid;
+                    beyond |= f > c->interference_pct;
+                }
+                if (beyond)
+                    snprintf(want_ex + strlen(want_ex), sizeof want_ex - strlen(want_ex), "%s%s",
+                             want_ex[0] ? "," : "", run[k].nodes);
+            }
+            struct nv_submit_decision *d = decide(c, m, &ix, &q);
+            assert_memory_equal(&d->own_pct, &own, sizeof own);
+            assert_memory_equal(&d->inflicted_pct, &infl, sizeof infl);
+            assert_int_equal(d->own_jobid, own_job);
+            assert_int_equal(d->inflicted_jobid, infl_job);
+            if (strcmp(d->exclude, want_ex))
+                fail_msg("threshold %s, app %s: exclude '%s', want '%s'", thresholds[t], v.key,
+                         d->exclude, want_ex);
+            decisions++;
+            excluded += d->exclude[0] != '\0';
+            free(d);
+        }
+        free(c);
+    }
+    assert_int_equal(decisions, 320);
+    assert_int_equal(answered, 320 * 64); /* every app has a curve */
+    assert_true(excluded > 0 && excluded < decisions); /* thresholds both ways */
+    nv_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -809,6 +972,7 @@ int main(void)
         cmocka_unit_test(the_users_line_has_units_and_sources),
         cmocka_unit_test(no_model_means_annotate_only),
         cmocka_unit_test(unknown_app_message),
+        cmocka_unit_test(the_loop_decides_as_full_predictions_would),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
