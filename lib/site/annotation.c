@@ -2,9 +2,10 @@
 #include "annotation.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "fmt_fixed.h"
 
 struct out {
     char *buf;
@@ -12,18 +13,41 @@ struct out {
     int overflow;
 };
 
-static void put(struct out *o, const char *fmt, ...)
+/* the pieces appended as they are, not through vsnprintf: job_submit
+ * formats the annotation (sometimes several times, to fit) on every
+ * submission.  A piece that does not fit whole, with the NUL, overflows. */
+static void put(struct out *o, const char *s)
 {
     if (o->overflow)
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= o->cap - o->len)
+    size_t n = strlen(s);
+    if (n >= o->cap - o->len) {
+        o->overflow = 1;
+        return;
+    }
+    memcpy(o->buf + o->len, s, n + 1);
+    o->len += n;
+}
+
+static void put_uint(struct out *o, unsigned v)
+{
+    char t[16];
+    size_t n = sizeof t;
+    t[--n] = '\0';
+    do
+        t[--n] = (char)('0' + v % 10);
+    while (v /= 10);
+    put(o, t + n);
+}
+
+/* "%.1f" */
+static void put_pct(struct out *o, double v)
+{
+    char t[400]; /* the longest double in %.1f: 309 digits, sign, ".d" */
+    if (nv_fmt_fixed(t, sizeof t, v, 1) < 0)
         o->overflow = 1;
     else
-        o->len += (size_t)n;
+        put(o, t);
 }
 
 int nv_annotation_format(char *buf, size_t cap, const struct nv_annotation *a)
@@ -31,23 +55,44 @@ int nv_annotation_format(char *buf, size_t cap, const struct nv_annotation *a)
     if (!buf || cap == 0)
         return -1;
     struct out o = {buf, cap, 0, 0};
-    put(&o, NV_ANNOTATION_PREFIX "{\"v\":%d,\"mode\":\"%s\"", NV_ANNOTATION_VERSION,
-        nv_mode_name(a->mode));
+    put(&o, NV_ANNOTATION_PREFIX "{\"v\":");
+    put_uint(&o, NV_ANNOTATION_VERSION);
+    put(&o, ",\"mode\":\"");
+    put(&o, nv_mode_name(a->mode));
+    put(&o, "\"");
     /* app keys are validated to [A-Za-z0-9._-], so they need no escaping */
-    if (a->app && nv_app_key_valid(a->app, NULL))
-        put(&o, ",\"app\":\"%s\"", a->app);
-    if (a->model)
-        put(&o, ",\"model\":\"%s\"", a->model);
-    if (isfinite(a->own_slowdown_pct))
-        put(&o, ",\"own_pct\":%.1f", a->own_slowdown_pct);
-    if (isfinite(a->inflicted_pct))
-        put(&o, ",\"inflicted_pct\":%.1f", a->inflicted_pct);
-    if (a->source)
-        put(&o, ",\"src\":\"%s\"", a->source);
-    if (a->advice_nodes)
-        put(&o, ",\"advice_nodes\":%u", a->advice_nodes);
-    if (a->action)
-        put(&o, ",\"action\":\"%s\"", a->action);
+    if (a->app && nv_app_key_valid(a->app, NULL)) {
+        put(&o, ",\"app\":\"");
+        put(&o, a->app);
+        put(&o, "\"");
+    }
+    if (a->model) {
+        put(&o, ",\"model\":\"");
+        put(&o, a->model);
+        put(&o, "\"");
+    }
+    if (isfinite(a->own_slowdown_pct)) {
+        put(&o, ",\"own_pct\":");
+        put_pct(&o, a->own_slowdown_pct);
+    }
+    if (isfinite(a->inflicted_pct)) {
+        put(&o, ",\"inflicted_pct\":");
+        put_pct(&o, a->inflicted_pct);
+    }
+    if (a->source) {
+        put(&o, ",\"src\":\"");
+        put(&o, a->source);
+        put(&o, "\"");
+    }
+    if (a->advice_nodes) {
+        put(&o, ",\"advice_nodes\":");
+        put_uint(&o, a->advice_nodes);
+    }
+    if (a->action) {
+        put(&o, ",\"action\":\"");
+        put(&o, a->action);
+        put(&o, "\"");
+    }
     put(&o, "}");
     if (o.overflow) {
         buf[0] = '\0';

@@ -11,7 +11,19 @@
 #include "alloc_model.h"
 #include "app_identity.h"
 #include "counters_topology.h"
+#include "fmt_fixed.h"
 #include "job_options.h"
+
+/* "%.Nf" of x as printf writes it (nv_fmt_fixed: without printf's
+ * multi-precision path where plain arithmetic is exact), for the user's
+ * line, which every submission formats; room for any double */
+#define NV_FIXED_MAX 400
+static const char *fixed(char buf[NV_FIXED_MAX], double x, int decimals)
+{
+    if (nv_fmt_fixed(buf, NV_FIXED_MAX, x, decimals) < 0)
+        snprintf(buf, NV_FIXED_MAX, "?");
+    return buf;
+}
 
 static void say(struct nv_submit_decision *d, const char *fmt, ...)
 {
@@ -518,16 +530,17 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
     } else if (!d->app_known) {
         say(d, "netvar: app %s (from %s) is not in the model yet; no prediction", app, d->app_source);
     } else {
-        char line[512];
-        int n = snprintf(line, sizeof line, "netvar: app %s: rho %.2f", app, d->utilization);
+        char line[1536]; /* as long as the message: numbers of any size fit */
+        char f1[NV_FIXED_MAX], f2[NV_FIXED_MAX];
+        int n = snprintf(line, sizeof line, "netvar: app %s: rho %s", app, fixed(f1, d->utilization, 2));
         if (isfinite(d->own_pct) && n > 0 && (size_t)n < sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n,
-                          "; predicted slowdown %.0f %% beside job %u (%s; %s)", d->own_pct,
+                          "; predicted slowdown %s %% beside job %u (%s; %s)", fixed(f2, d->own_pct, 0),
                           d->own_jobid, d->own_with ? d->own_with : "?", d->own_source);
         if (isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n,
-                          "; would slow job %u (%s) by %.0f %% (%s)", d->inflicted_jobid,
-                          d->inflicted_app ? d->inflicted_app : "?", d->inflicted_pct,
+                          "; would slow job %u (%s) by %s %% (%s)", d->inflicted_jobid,
+                          d->inflicted_app ? d->inflicted_app : "?", fixed(f2, d->inflicted_pct, 0),
                           d->inflicted_source);
         if (!isfinite(d->own_pct) && !isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
             n += snprintf(line + n, sizeof line - (size_t)n, "; no running job to interfere with");
@@ -535,8 +548,8 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
             /* the predictive route explains itself on its own line */
             const char *src = d->advice_line[0] ? "predicted communication, below" : d->advice_source;
             if (d->advice_nodes != d->requested_nodes && d->advice_saving_pct > 0)
-                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%.0f %% time vs %u; %s)",
-                         d->advice_nodes, d->advice_saving_pct, d->requested_nodes, src);
+                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%s %% time vs %u; %s)",
+                         d->advice_nodes, fixed(f2, d->advice_saving_pct, 0), d->requested_nodes, src);
             else
                 snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (%s)", d->advice_nodes, src);
         }

@@ -13,9 +13,10 @@ static const char *env_lookup2(const char *const *env, uint32_t n, const char *p
                                const char *name)
 {
     size_t plen = strlen(prefix), len = strlen(name);
+    char first = plen ? prefix[0] : name[0]; /* most of a job's variables differ here */
     for (uint32_t i = 0; env && i < n && env[i]; i++) {
         const char *e = env[i];
-        if (strncmp(e, prefix, plen) == 0 && strncmp(e + plen, name, len) == 0 &&
+        if (e[0] == first && strncmp(e, prefix, plen) == 0 && strncmp(e + plen, name, len) == 0 &&
             e[plen + len] == '=')
             return e + plen + len + 1;
     }

@@ -275,6 +275,29 @@ int main(int argc, char **argv)
                nv_predictor_name((nv_predictor)pr), 1, total / 10, "", allocations,
                (chunk[4] + chunk[5]) / 2, chunk[0]);
     }
+    /* job_submit's loop itself asks for the answer alone (no nv_prediction
+     * filled): the same pairs, the queue route */
+    {
+        allocations = 0;
+        counting = 1;
+        double chunk[10], total = 0;
+        long per = n_pred / 10;
+        for (int c = 0; c < 10; c++) {
+            double t0 = now_s();
+            for (long i = c * per; i < (c + 1) * per; i++) {
+                double pct = nv_predict_pair_pct(m, ia[i], iw[i], NV_PREDICT_QUEUE, 1);
+                if (pct == pct)
+                    sink += pct;
+            }
+            chunk[c] = (now_s() - t0) * 1e9 / (double)per;
+            total += chunk[c];
+        }
+        counting = 0;
+        qsort(chunk, 10, sizeof *chunk, cmp_d);
+        printf("  %-15s %-12d %10.1f %12s %12ld  (chunks: median %.1f, fastest %.1f; the answer "
+               "alone, as job_submit's loop asks)\n",
+               "queue", 1, total / 10, "", allocations, (chunk[4] + chunk[5]) / 2, chunk[0]);
+    }
     free(ia);
     free(iw);
     printf("(checksum %.3f)\n", sink);

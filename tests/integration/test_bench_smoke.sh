@@ -10,6 +10,18 @@ make -s --no-print-directory BUILD="$BUILD" "$BUILD/bin/bench_job_submit" || exi
 out=$("$BUILD/bin/bench_job_submit" "$BUILD/plugins/job_submit_netvar.so" 3000 200 200 2>&1)
 echo "$out"
 echo "$out" | grep -Eq "job_submit\(\): 3000 calls, 200 apps, 200 running jobs, 60 environment variables and a [0-9]+-byte script each: median" || fail=1
+# the model benchmark (10 000 apps, few predictions): its rows, and no
+# allocation inside any prediction (that one is a property, not a timing)
+make -s --no-print-directory BUILD="$BUILD" "$BUILD/bin/bench_model" || exit 1
+out=$("$BUILD/bin/bench_model" 2000 2>&1)
+echo "$out"
+echo "$out" | grep -Eq "^load: median [0-9.]+ ms" || fail=1
+echo "$out" | grep -Eq "^  queue +1 +[0-9.]+ .*the answer alone, as job_submit's loop asks" || fail=1
+rows=$(echo "$out" | grep -Ec "^  (queue|averagelt|averagestdevlt|pdflt) +[0-9]+ +[0-9.]+ ")
+[ "$rows" -eq 13 ] || { echo "bench_model printed $rows prediction rows, want 13"; fail=1; }
+echo "$out" | awk '/^  (queue|averagelt|averagestdevlt|pdflt) +[0-9]+ +[0-9.]+ / {
+    a = ($4 ~ /^[0-9]+$/ && $5 ~ /^[0-9]+$/) ? $5 : $4; if (a != 0) bad = 1 }
+  END { exit bad }' || { echo "bench_model: a prediction allocated"; fail=1; }
 out=$(ROUNDS=1 JOBS=10 bash lab/bench/sdiag_compare.sh "$BUILD" 2>&1)
 echo "$out"
 echo "$out" | grep -q "median paired added time: job_submit/all_partitions (C floor)" || fail=1

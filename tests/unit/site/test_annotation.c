@@ -205,6 +205,78 @@ static void strip_then_format_replaces_an_old_annotation(void **state)
     assert_int_equal(nv_annotation_strip(joined), keep);
 }
 
+/* The pieces are appended directly (and the percentages through
+ * nv_fmt_fixed), not through vsnprintf: over random annotations and
+ * buffer sizes the text and the length are what the printf formats give,
+ * and an annotation that does not fit fails the same way. */
+static int by_printf(char *buf, size_t cap, const struct nv_annotation *a)
+{
+    size_t len = 0;
+    int n = snprintf(buf, cap, NV_ANNOTATION_PREFIX "{\"v\":%d,\"mode\":\"%s\"", NV_ANNOTATION_VERSION,
+                     nv_mode_name(a->mode));
+#define PIECE(...)                                                                       \
+    do {                                                                                 \
+        if (n < 0 || (size_t)n >= cap - len)                                             \
+            goto overflow;                                                               \
+        len += (size_t)n;                                                                \
+        n = snprintf(buf + len, cap - len, __VA_ARGS__);                                 \
+    } while (0)
+    if (a->app)
+        PIECE(",\"app\":\"%s\"", a->app);
+    if (a->model)
+        PIECE(",\"model\":\"%s\"", a->model);
+    if (isfinite(a->own_slowdown_pct))
+        PIECE(",\"own_pct\":%.1f", a->own_slowdown_pct);
+    if (isfinite(a->inflicted_pct))
+        PIECE(",\"inflicted_pct\":%.1f", a->inflicted_pct);
+    if (a->source)
+        PIECE(",\"src\":\"%s\"", a->source);
+    if (a->advice_nodes)
+        PIECE(",\"advice_nodes\":%u", a->advice_nodes);
+    if (a->action)
+        PIECE(",\"action\":\"%s\"", a->action);
+    PIECE("}");
+    PIECE("%s", "");
+#undef PIECE
+    return (int)len;
+overflow:
+    buf[0] = '\0';
+    return -1;
+}
+
+static void pieces_appended_read_as_printf_wrote_them(void **state)
+{
+    (void)state;
+    uint64_t r = 0x9E3779B97F4A7C15ull;
+#define NEXT() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+    static const char *apps[] = {NULL, "lammps", "a.b-c_9", "x"};
+    static const char *models[] = {NULL, "none", "2026-11-27T10:00:00Z-3f2a"};
+    static const char *srcs[] = {NULL, "table", "model:queue-wait+history"};
+    static const char *acts[] = {NULL, "annotate", "avoid,annotate"};
+    int fitted = 0, cut = 0;
+    for (int i = 0; i < 200000; i++) {
+        struct nv_annotation a = {
+            .mode = (nv_mode)(NEXT() % 4),
+            .app = apps[NEXT() % 4],
+            .model = models[NEXT() % 3],
+            .own_slowdown_pct = NEXT() % 5 ? -100 + (double)(NEXT() % 1000000) / 97.0 : NAN,
+            .inflicted_pct = NEXT() % 5 ? (double)(NEXT() % 100000) / 8.0 : NAN,
+            .source = srcs[NEXT() % 3],
+            .advice_nodes = NEXT() % 2 ? (unsigned)(NEXT() % 100000) : 0,
+            .action = acts[NEXT() % 3],
+        };
+        size_t cap = NEXT() % 4 ? NV_ANNOTATION_MAX : 1 + NEXT() % 160;
+        char got[NV_ANNOTATION_MAX], want[NV_ANNOTATION_MAX];
+        int gn = nv_annotation_format(got, cap, &a), wn = by_printf(want, cap, &a);
+        if (gn != wn || strcmp(got, want))
+            fail_msg("cap %zu: got '%s' (%d), want '%s' (%d)", cap, got, gn, want, wn);
+        fitted += gn > 0;
+        cut += gn < 0;
+    }
+    assert_true(fitted > 1000 && cut > 1000);
+#undef NEXT
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +288,7 @@ int main(void)
         cmocka_unit_test(strip_keeps_the_users_text),
         cmocka_unit_test(strip_then_format_replaces_an_old_annotation),
         cmocka_unit_test(fit_keeps_the_user_text_and_cuts_its_own),
+        cmocka_unit_test(pieces_appended_read_as_printf_wrote_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
