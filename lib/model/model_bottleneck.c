@@ -440,8 +440,13 @@ int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
         snprintf(err, errlen, "model: out of memory for %zu apps", m->n_apps);
         return -1;
     }
-    m->sgrid = malloc((m->n_apps ? 2 * m->n_apps : 1) * sizeof *m->sgrid);
-    if (!m->sgrid) {
+    /* grids only in a model with a curve long enough to have one (64
+     * bytes per curve; a campaign of up to 11 configurations has none) */
+    int long_curves = 0;
+    for (size_t i = 0; i < m->n_apps; i++)
+        long_curves |= nv_seg_gridded(m->apps[i].n_anc) || nv_seg_gridded(m->apps[i].n_wanc);
+    m->sgrid = NULL;
+    if (long_curves && !(m->sgrid = malloc(2 * m->n_apps * sizeof *m->sgrid))) {
         snprintf(err, errlen, "model: out of memory for %zu apps' curve grids", m->n_apps);
         return -1;
     }
@@ -449,8 +454,10 @@ int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
         const struct nv_app_rec *a = &m->apps[i];
         m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc, a->wanc_off, a->n_wanc,
                                             a->prof_off, a->n_prof, a->wprof_off, a->n_wprof};
-        nv_seg_grid_build(m->acurve + a->anc_off, a->n_anc, &m->sgrid[2 * i]);
-        nv_seg_grid_build(m->acurve + a->wanc_off, a->n_wanc, &m->sgrid[2 * i + 1]);
+        if (m->sgrid) {
+            nv_seg_grid_build(m->acurve + a->anc_off, a->n_anc, &m->sgrid[2 * i]);
+            nv_seg_grid_build(m->acurve + a->wanc_off, a->n_wanc, &m->sgrid[2 * i + 1]);
+        }
     }
     return fit_corrections(m, err, errlen);
 }

@@ -159,7 +159,8 @@ struct nv_model {
     size_t n_acurve;
     struct nv_app_where *where; /* per app, copied from the records at load */
     struct nv_seg_grid *sgrid;  /* per app: [2i] its U curve's grid, [2i+1] its wait
-                                   curve's (filled where nv_seg_gridded) */
+                                   curve's (filled where nv_seg_gridded); NULL
+                                   in a model without a curve that long */
     /* apps, where, sgrid, acurve, profile, pair_tab and pairs packed in one
      * mapping of hot_len bytes (model_hot.c), or NULL: each array is its
      * own allocation */
