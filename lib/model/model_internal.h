@@ -20,10 +20,11 @@ struct nv_app_rec {
     uint32_t wanc_off, n_wanc;   /* the wait curve anchored at (0 us, 0 %), into m->acurve */
     uint32_t prof_off, n_prof;   /* into m->profile, sorted ascending */
     uint32_t wprof_off, n_wprof; /* own queue-wait profile (us), into m->profile */
+    uint32_t sens_n, press_n;    /* table samples behind sens and press */
+    /* the rest; first what an answer-only read of a victim adds (its second
+     * line, which job_submit's path prefetches with the first) */
     double share_bound;          /* theta_A times the top of the anchored U curve (set
                                     at load): the bandwidth share can be no more */
-    /* the rest */
-    uint32_t sens_n, press_n;    /* table samples behind sens and press */
     char *key;
     uint64_t hash;
     int32_t pick[NV_PICK_RULES]; /* configuration each rule maps this app to */
@@ -44,8 +45,10 @@ struct nv_app_rec {
 };
 
 #include <stddef.h>
-_Static_assert(offsetof(struct nv_app_rec, share_bound) + sizeof(double) <= 64,
-               "what a pair prediction reads of an app stays in its record's first cache line");
+_Static_assert(offsetof(struct nv_app_rec, press_n) + sizeof(uint32_t) <= 64,
+               "what a pair prediction reads of an app is in its record's first cache line");
+_Static_assert(offsetof(struct nv_app_rec, share_bound) == 64,
+               "and the share's bound (answer-only reads of a victim) opens the second");
 
 /* a point of an anchored curve with the slope to the next point, so that
  * reading it needs no division */

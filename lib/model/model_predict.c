@@ -276,6 +276,7 @@ static inline void prefetch_pair(const nv_model *m, int32_t app, int32_t b, int 
         __builtin_prefetch(&m->pair_tab[nv_pair_hash(nv_pair_key(app, b)) & (m->pair_cap - 1)]);
     if (m->where && predictor == NV_PREDICT_QUEUE) {
         const struct nv_app_where *wa = &m->where[app], *wb = &m->where[b];
+        __builtin_prefetch(&m->apps[app].share_bound);
         prefetch_span(m->acurve, wa->anc_off, wa->n_anc, sizeof *m->acurve);
         prefetch_span(m->acurve, wa->wanc_off, wa->n_wanc, sizeof *m->acurve);
         prefetch_span(m->profile, wb->prof_off, wb->n_prof, sizeof *m->profile);
