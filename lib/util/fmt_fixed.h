@@ -1,7 +1,7 @@
 /* fmt_fixed.h - a number printed as printf's "%.Nf" prints it, without
  * printf's multi-precision path where plain arithmetic is exact: job_submit
- * formats a few numbers on every submission, and the formatting was a fifth
- * of a call's instructions. */
+ * formats a few numbers on every submission, and printf's formatting was a
+ * third of a call's instructions. */
 #ifndef NETVAR_FMT_FIXED_H
 #define NETVAR_FMT_FIXED_H
 
