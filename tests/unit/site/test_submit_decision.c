@@ -884,7 +884,7 @@ static void the_loop_decides_as_full_predictions_would(void **state)
     (void)state;
     nv_model *m = random_model();
     static struct nv_running_app run[32];
-    static char nodes[32][8];
+    static char nodes[32][16];
     for (int k = 0; k < 32; k++) {
         int32_t a = (int32_t)((k * 37 + 5) % 80);
         nv_app_view v;
