@@ -40,6 +40,14 @@ static void put_uint(struct out *o, unsigned v)
     put(o, t + n);
 }
 
+/* ,"name":"value" (head is ,"name":") */
+static void put_text(struct out *o, const char *head, const char *value)
+{
+    put(o, head);
+    put(o, value);
+    put(o, "\"");
+}
+
 /* "%.1f" */
 static void put_pct(struct out *o, double v)
 {
@@ -57,20 +65,12 @@ int nv_annotation_format(char *buf, size_t cap, const struct nv_annotation *a)
     struct out o = {buf, cap, 0, 0};
     put(&o, NV_ANNOTATION_PREFIX "{\"v\":");
     put_uint(&o, NV_ANNOTATION_VERSION);
-    put(&o, ",\"mode\":\"");
-    put(&o, nv_mode_name(a->mode));
-    put(&o, "\"");
+    put_text(&o, ",\"mode\":\"", nv_mode_name(a->mode));
     /* app keys are validated to [A-Za-z0-9._-], so they need no escaping */
-    if (a->app && nv_app_key_valid(a->app, NULL)) {
-        put(&o, ",\"app\":\"");
-        put(&o, a->app);
-        put(&o, "\"");
-    }
-    if (a->model) {
-        put(&o, ",\"model\":\"");
-        put(&o, a->model);
-        put(&o, "\"");
-    }
+    if (a->app && nv_app_key_valid(a->app, NULL))
+        put_text(&o, ",\"app\":\"", a->app);
+    if (a->model)
+        put_text(&o, ",\"model\":\"", a->model);
     if (isfinite(a->own_slowdown_pct)) {
         put(&o, ",\"own_pct\":");
         put_pct(&o, a->own_slowdown_pct);
@@ -79,20 +79,14 @@ int nv_annotation_format(char *buf, size_t cap, const struct nv_annotation *a)
         put(&o, ",\"inflicted_pct\":");
         put_pct(&o, a->inflicted_pct);
     }
-    if (a->source) {
-        put(&o, ",\"src\":\"");
-        put(&o, a->source);
-        put(&o, "\"");
-    }
+    if (a->source)
+        put_text(&o, ",\"src\":\"", a->source);
     if (a->advice_nodes) {
         put(&o, ",\"advice_nodes\":");
         put_uint(&o, a->advice_nodes);
     }
-    if (a->action) {
-        put(&o, ",\"action\":\"");
-        put(&o, a->action);
-        put(&o, "\"");
-    }
+    if (a->action)
+        put_text(&o, ",\"action\":\"", a->action);
     put(&o, "}");
     if (o.overflow) {
         buf[0] = '\0';

@@ -171,6 +171,41 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* one by-index row: predictor pr through nv_predict_idx, or (pr -1) the
+ * queue route's answer alone (nv_predict_pair_pct), timed in ten chunks so
+ * that a burst of noise on a shared machine shows as one slow chunk instead
+ * of moving the whole figure: the mean, and the median and fastest chunk */
+static void by_index_row(const nv_model *m, const int32_t *ia, const int32_t *iw, long n_pred,
+                         int pr, double *sink)
+{
+    allocations = 0;
+    counting = 1;
+    double chunk[10], total = 0;
+    long per = n_pred / 10;
+    for (int c = 0; c < 10; c++) {
+        double t0 = now_s();
+        for (long i = c * per; i < (c + 1) * per; i++) {
+            if (pr < 0) {
+                double pct = nv_predict_pair_pct(m, ia[i], iw[i], NV_PREDICT_QUEUE, 1);
+                if (pct == pct)
+                    *sink += pct;
+                continue;
+            }
+            nv_prediction p;
+            if (!nv_predict_idx(m, ia[i], &iw[i], 1, (nv_predictor)pr, 1, &p))
+                *sink += p.slowdown_pct;
+        }
+        chunk[c] = (now_s() - t0) * 1e9 / (double)per;
+        total += chunk[c];
+    }
+    counting = 0;
+    qsort(chunk, 10, sizeof *chunk, cmp_d);
+    printf("  %-15s %-12d %10.1f %12s %12ld  (chunks: median %.1f, fastest %.1f%s)\n",
+           nv_predictor_name(pr < 0 ? NV_PREDICT_QUEUE : (nv_predictor)pr), 1, total / 10, "",
+           allocations, (chunk[4] + chunk[5]) / 2, chunk[0],
+           pr < 0 ? "; the answer alone, as job_submit's loop asks" : "");
+}
+
 int main(int argc, char **argv)
 {
     long n_pred = argc > 1 ? atol(argv[1]) : 1000000;
@@ -250,54 +285,13 @@ int main(int argc, char **argv)
         ia[i] = nv_model_app_index(m, qa[i]);
         iw[i] = nv_model_app_index(m, qw[i * 4]);
     }
-    /* ten chunks, so that a burst of noise on a shared machine shows as one
-     * slow chunk instead of moving the whole figure: median and fastest */
     printf("by model index (as job_submit calls it: no key lookup), one neighbour; ns/pred over the "
            "run, and the median and fastest of 10 chunks:\n");
-    for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++) {
-        allocations = 0;
-        counting = 1;
-        double chunk[10], total = 0;
-        long per = n_pred / 10;
-        for (int c = 0; c < 10; c++) {
-            double t0 = now_s();
-            for (long i = c * per; i < (c + 1) * per; i++) {
-                nv_prediction p;
-                if (!nv_predict_idx(m, ia[i], &iw[i], 1, (nv_predictor)pr, 1, &p))
-                    sink += p.slowdown_pct;
-            }
-            chunk[c] = (now_s() - t0) * 1e9 / (double)per;
-            total += chunk[c];
-        }
-        counting = 0;
-        qsort(chunk, 10, sizeof *chunk, cmp_d);
-        printf("  %-15s %-12d %10.1f %12s %12ld  (chunks: median %.1f, fastest %.1f)\n",
-               nv_predictor_name((nv_predictor)pr), 1, total / 10, "", allocations,
-               (chunk[4] + chunk[5]) / 2, chunk[0]);
-    }
+    for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++)
+        by_index_row(m, ia, iw, n_pred, pr, &sink);
     /* job_submit's loop itself asks for the answer alone (no nv_prediction
      * filled): the same pairs, the queue route */
-    {
-        allocations = 0;
-        counting = 1;
-        double chunk[10], total = 0;
-        long per = n_pred / 10;
-        for (int c = 0; c < 10; c++) {
-            double t0 = now_s();
-            for (long i = c * per; i < (c + 1) * per; i++) {
-                double pct = nv_predict_pair_pct(m, ia[i], iw[i], NV_PREDICT_QUEUE, 1);
-                if (pct == pct)
-                    sink += pct;
-            }
-            chunk[c] = (now_s() - t0) * 1e9 / (double)per;
-            total += chunk[c];
-        }
-        counting = 0;
-        qsort(chunk, 10, sizeof *chunk, cmp_d);
-        printf("  %-15s %-12d %10.1f %12s %12ld  (chunks: median %.1f, fastest %.1f; the answer "
-               "alone, as job_submit's loop asks)\n",
-               "queue", 1, total / 10, "", allocations, (chunk[4] + chunk[5]) / 2, chunk[0]);
-    }
+    by_index_row(m, ia, iw, n_pred, -1, &sink);
     free(ia);
     free(iw);
     printf("(checksum %.3f)\n", sink);
