@@ -68,6 +68,7 @@ static uint32_t anchor_one(const nv_curve_point *fit, size_t n_fit, double x0, s
         dst[n++] = (struct nv_seg){.u = fit[k].utilization, .y = fit[k].slowdown_pct};
     for (size_t k = 0; k + 1 < n; k++)
         dst[k].slope = (dst[k + 1].y - dst[k].y) / (dst[k + 1].u - dst[k].u);
+    dst[n - 1].slope = 0; /* no segment starts at the last point */
     return (uint32_t)n;
 }
 
@@ -161,38 +162,63 @@ void nv_seg_grid_build(const struct nv_seg *c, size_t n, struct nv_seg_grid *gr)
     }
 }
 
-/* sum of p(u[k]) over K ascending u, exact (the same interpolation as
- * nv_curve_eval): a long curve is entered through its grid at each u, a
- * short one walked once from its start */
-static double curve_sum_sorted(const struct nv_seg *c, size_t n, const struct nv_seg_grid *gr,
-                               const double *u, size_t K)
-{
-    double sum = 0;
-    size_t j = 0; /* c[j].u <= u < c[j+1].u while inside */
-    for (size_t k = 0; k < K; k++) {
-        double x = u[k];
-        if (x <= c[0].u) {
-            sum += c[0].y;
-            continue;
-        }
-        if (x >= c[n - 1].u) {
-            sum += c[n - 1].y;
-            continue;
-        }
-        if (gr)
-            j = nv_seg_find(c, n, gr, x);
-        else
-            while (j + 1 < n - 1 && c[j + 1].u <= x)
-                j++;
-        sum += c[j].y + (x - c[j].u) * c[j].slope;
-    }
-    return sum;
-}
-
 /* the grid of app a's U curve (side 0) or wait curve (side 1), or NULL */
 static inline const struct nv_seg_grid *grid_of(const nv_model *m, int32_t a, size_t n, int side)
 {
     return m->sgrid && nv_seg_gridded(n) ? &m->sgrid[2 * (size_t)a + side] : NULL;
+}
+
+/* Reading an anchored curve at sorted values, as nv_curve_eval reads a
+ * curve: the curve's end value at or beyond an end, else the segment's
+ * c[j].y + (x - c[j].u) slope.  A long curve is entered through its grid
+ * at each value; a short one is walked once across all of them.  Both
+ * mechanisms' means below are the one computation every path uses (one or
+ * several neighbours, the full prediction or the answer alone), so they
+ * agree bit for bit. */
+static inline double seg_read(const struct nv_seg *c, size_t n, const struct nv_seg_grid *gr,
+                              size_t *jp, double lo, double hi, double ylo, double yhi, double x)
+{
+    if (x <= lo)
+        return ylo;
+    if (x >= hi)
+        return yhi;
+    size_t j = *jp;
+    if (gr)
+        j = nv_seg_find(c, n, gr, x);
+    else /* x < c[n-1].u, so the walk stops by n - 2 without counting */
+        while (c[j + 1].u <= x)
+            j++;
+    *jp = j;
+    return c[j].y + (x - c[j].u) * c[j].slope;
+}
+
+/* the queueing mechanism before its floor at 0, for the sorted waits
+ * w[0 .. K): progress rates, not slowdowns, average over time: A advances
+ * at 1 / (1 + p/100) = 100 / (100 + p) of its pace (one division each), so
+ * 1 + s = 1 / E_k[100 / (100 + p_A(W_k))] */
+static inline double wait_answer(const struct nv_seg *c, size_t n, const struct nv_seg_grid *gr,
+                                 const double *w, size_t K)
+{
+    const double lo = c[0].u, hi = c[n - 1].u, ylo = c[0].y, yhi = c[n - 1].y;
+    double rate = 0;
+    size_t j = 0;
+    for (size_t k = 0; k < K; k++) {
+        double y = seg_read(c, n, gr, &j, lo, hi, ylo, yhi, w[k]);
+        rate += 100 / (100 + (y > -99 ? y : -99));
+    }
+    return ((double)K / rate - 1) * 100;
+}
+
+/* E_k[p_A(max(U_k, idle))] over the sorted U values u[0 .. K) */
+static inline double share_mean(const struct nv_seg *c, size_t n, const struct nv_seg_grid *gr,
+                                const double *u, size_t K, double idle)
+{
+    const double lo = c[0].u, hi = c[n - 1].u, ylo = c[0].y, yhi = c[n - 1].y;
+    double sum = 0;
+    size_t j = 0;
+    for (size_t k = 0; k < K; k++)
+        sum += seg_read(c, n, gr, &j, lo, hi, ylo, yhi, u[k] > idle ? u[k] : idle);
+    return sum / (double)K;
 }
 
 double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
@@ -216,7 +242,7 @@ double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with,
         }
         *capped = u[K - 1] > top;
         *u_mean = usum / (double)K;
-        return curve_sum_sorted(c, A->n_anc, grid_of(m, a, A->n_anc, 0), u, K) / (double)K;
+        return share_mean(c, A->n_anc, grid_of(m, a, A->n_anc, 0), u, K, idle);
     }
     size_t K = 1;
     for (size_t i = 0; i < n_with; i++) {
@@ -239,31 +265,7 @@ double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with,
     if (u[K - 1] > top)
         *capped = 1;
     *u_mean = usum / (double)K;
-    return curve_sum_sorted(c, A->n_anc, grid_of(m, a, A->n_anc, 0), u, K) / (double)K;
-}
-
-/* p(x[k]) for K ascending x along an anchored curve, into y (the merge
- * walk of curve_sum_sorted, keeping each value) */
-static void curve_read_sorted(const struct nv_seg *c, size_t n, const struct nv_seg_grid *gr,
-                              const double *x, size_t K, double *y)
-{
-    size_t j = 0;
-    for (size_t k = 0; k < K; k++) {
-        if (x[k] <= c[0].u) {
-            y[k] = c[0].y;
-            continue;
-        }
-        if (x[k] >= c[n - 1].u) {
-            y[k] = c[n - 1].y;
-            continue;
-        }
-        if (gr)
-            j = nv_seg_find(c, n, gr, x[k]);
-        else
-            while (j + 1 < n - 1 && c[j + 1].u <= x[k])
-                j++;
-        y[k] = c[j].y + (x[k] - c[j].u) * c[j].slope;
-    }
+    return share_mean(c, A->n_anc, grid_of(m, a, A->n_anc, 0), u, K, idle); /* every u >= idle */
 }
 
 double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
@@ -284,7 +286,7 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
     }
     /* W(t) rank by rank (every wait profile is sorted: the comonotone sum);
      * one neighbour (job_submit asks pair by pair): its own profile */
-    double wbuf[NV_PROFILE_MAX], y[NV_PROFILE_MAX], wsum = 0;
+    double wbuf[NV_PROFILE_MAX], wsum = 0;
     const double *w = wbuf;
     if (n_with == 1) {
         w = m->profile + m->apps[with[0]].wprof_off;
@@ -304,13 +306,7 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
     const struct nv_seg *c = m->acurve + A->wanc_off;
     *capped = w[K - 1] > c[A->n_wanc - 1].u;
     *w_mean_us = wsum / (double)K;
-    curve_read_sorted(c, A->n_wanc, grid_of(m, a, A->n_wanc, 1), w, K, y);
-    /* progress rates, not slowdowns, average over time: A advances at
-     * 1 / (1 + p/100) = 100 / (100 + p) of its pace (one division each) */
-    double rate = 0;
-    for (size_t k = 0; k < K; k++)
-        rate += 100 / (100 + (y[k] > -99 ? y[k] : -99));
-    return ((double)K / rate - 1) * 100;
+    return wait_answer(c, A->n_wanc, grid_of(m, a, A->n_wanc, 1), w, K);
 }
 
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
@@ -359,6 +355,47 @@ double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *
     ph->mechanism = NV_MECH_WAIT;
     ph->capped = wcap;
     return ph->wait_pct;
+}
+
+/* The answer alone for A beside one neighbour B (job_submit's loop asks
+ * pair by pair): nv_model_bottleneck_physics(m, a, &b, 1, 1, ...)'s return
+ * value, bit for bit (the same two means, the same floors and the same
+ * choice), with nothing else computed or stored
+ * (test_model_bottleneck: the_answer_alone_is_the_full_answer). */
+double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b)
+{
+    const struct nv_app_rec *A = &m->apps[a], *B = &m->apps[b];
+    double wait = NAN;
+    if (A->n_wanc && B->n_wprof) {
+        const struct nv_seg *c = m->acurve + A->wanc_off;
+        const struct nv_seg_grid *gr = grid_of(m, a, A->n_wanc, 1);
+        const double *w = m->profile + B->wprof_off;
+        wait = gr ? wait_answer(c, A->n_wanc, gr, w, B->n_wprof)
+                  : wait_answer(c, A->n_wanc, NULL, w, B->n_wprof);
+        if (isfinite(wait)) {
+            if (wait < 0)
+                wait = 0;
+            /* the share can be no more than its bound: the queue answers */
+            if (!A->n_anc || A->share_bound <= wait)
+                return wait;
+        }
+    }
+    if (!A->n_anc)
+        return isfinite(wait) ? wait : NAN;
+    /* bandwidth share: theta_A E_k[p_A(max(U_k, idle))] over B's U octiles
+     * (or its mean U) */
+    const struct nv_seg *c = m->acurve + A->anc_off;
+    const struct nv_seg_grid *gr = grid_of(m, a, A->n_anc, 0);
+    const double *u = B->n_prof ? m->profile + B->prof_off : &B->utilization;
+    size_t K = B->n_prof ? B->n_prof : 1;
+    double idle = m->bn.idle_utilization;
+    double pu = gr ? share_mean(c, A->n_anc, gr, u, K, idle) : share_mean(c, A->n_anc, NULL, u, K, idle);
+    if (pu < 0)
+        pu = 0;
+    if (!isfinite(wait))
+        return pu; /* no queue gauge for A or for B: p_A(U) alone */
+    double share = isfinite(pu) ? nv_share_weight(m, A) * pu : NAN;
+    return isfinite(share) && share > wait ? share : wait;
 }
 
 /* s_A and q_B by alternating ridge regressions: measured ~ s_A q_B physics */
@@ -431,6 +468,23 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
     return 0;
 }
 
+/* the span of m->profile that holds app a's profiles: both when they lie
+ * side by side (as the loader keeps them), else the wait profile, which a
+ * prediction reads first */
+static void profile_span(const struct nv_app_rec *a, struct nv_app_where *w)
+{
+    if (a->n_prof && a->n_wprof && a->wprof_off == a->prof_off + a->n_prof) {
+        w->profs_off = a->prof_off;
+        w->n_profs = a->n_prof + a->n_wprof;
+    } else if (a->n_wprof) {
+        w->profs_off = a->wprof_off;
+        w->n_profs = a->n_wprof;
+    } else {
+        w->profs_off = a->prof_off;
+        w->n_profs = a->n_prof;
+    }
+}
+
 int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
 {
     if (anchor_curves(m, err, errlen))
@@ -452,8 +506,8 @@ int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
     }
     for (size_t i = 0; i < m->n_apps; i++) {
         const struct nv_app_rec *a = &m->apps[i];
-        m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc, a->wanc_off, a->n_wanc,
-                                            a->prof_off, a->n_prof, a->wprof_off, a->n_wprof};
+        m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc + a->n_wanc, 0, 0};
+        profile_span(a, &m->where[i]);
         if (m->sgrid) {
             nv_seg_grid_build(m->acurve + a->anc_off, a->n_anc, &m->sgrid[2 * i]);
             nv_seg_grid_build(m->acurve + a->wanc_off, a->n_wanc, &m->sgrid[2 * i + 1]);

@@ -102,13 +102,16 @@ struct nv_pair_slot {
     int32_t idx;  /* into pairs, -1 = empty */
 };
 
-/* where an app's curves and profiles are, in a small array of its own (a
- * few hundred KiB for 10 000 apps, so it stays in cache across a burst of
- * predictions): job_submit's path reads it to start loading a pair's curves
- * and profiles together with the two apps' records, instead of after them */
+/* where an app's curves and profiles are, in a small array of its own (160
+ * KiB for 10 000 apps, so it stays in cache across a burst of predictions):
+ * job_submit's path reads it to start loading a pair's curves and profiles
+ * together with the two apps' records, instead of after them.  An app's two
+ * anchored curves lie side by side in m->acurve, and its two profiles side
+ * by side in m->profile (the loader reads them one after the other), so
+ * each is one span. */
 struct nv_app_where {
-    uint32_t anc_off, n_anc, wanc_off, n_wanc; /* into m->acurve */
-    uint32_t prof_off, n_prof, wprof_off, n_wprof; /* into m->profile */
+    uint32_t curves_off, n_curves; /* both anchored curves, into m->acurve */
+    uint32_t profs_off, n_profs;   /* both profiles, into m->profile */
 };
 
 struct nv_slow_rec {
@@ -224,6 +227,11 @@ typedef struct nv_phys {
  * mechanism and capped are the same either way (job_submit's path). */
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
                                    size_t n_with, int answer_only, nv_phys *ph);
+
+/* The same answer for one neighbour b, alone (answer_only, nothing else
+ * filled): job_submit's loop, through nv_predict_pair_pct.  NAN where the
+ * full path's answer is NAN. */
+double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b);
 
 /* theta_A of the bandwidth-share mechanism: A's own mean U above the idle
  * bottleneck's, in [0, 1] */

@@ -277,14 +277,12 @@ static inline void prefetch_pair(const nv_model *m, int32_t app, int32_t b, int 
     if (m->where && predictor == NV_PREDICT_QUEUE) {
         const struct nv_app_where *wa = &m->where[app], *wb = &m->where[b];
         __builtin_prefetch(&m->apps[app].share_bound);
-        prefetch_span(m->acurve, wa->anc_off, wa->n_anc, sizeof *m->acurve);
-        prefetch_span(m->acurve, wa->wanc_off, wa->n_wanc, sizeof *m->acurve);
-        prefetch_span(m->profile, wb->prof_off, wb->n_prof, sizeof *m->profile);
-        prefetch_span(m->profile, wb->wprof_off, wb->n_wprof, sizeof *m->profile);
-        if (m->sgrid && nv_seg_gridded(wa->n_anc))
+        prefetch_span(m->acurve, wa->curves_off, wa->n_curves, sizeof *m->acurve);
+        prefetch_span(m->profile, wb->profs_off, wb->n_profs, sizeof *m->profile);
+        if (m->sgrid) { /* a model with long curves: the victim's two grids */
             __builtin_prefetch(&m->sgrid[2 * (size_t)app]);
-        if (m->sgrid && nv_seg_gridded(wa->n_wanc))
             __builtin_prefetch(&m->sgrid[2 * (size_t)app + 1]);
+        }
     }
 }
 
@@ -319,8 +317,7 @@ double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_pred
     const struct nv_app_rec *A = &m->apps[app];
     if (A->n_anc == 0 && A->n_wanc == 0)
         return NAN;
-    nv_phys ph;
-    double phys = nv_model_bottleneck_physics(m, app, &with, 1, 1, &ph);
+    double phys = nv_model_pair_physics(m, app, with);
     if (!isfinite(phys))
         return NAN;
     double press = 0 + m->apps[with].press; /* the sum over one neighbour, as predict_core adds */

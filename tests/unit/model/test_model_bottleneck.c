@@ -732,6 +732,67 @@ static int same_answer(const nv_model *m, int32_t a, int32_t b, nv_predictor pr,
     return 1;
 }
 
+/* A model that varies everything the answer-alone path branches on: U and
+ * wait curves of 0 to 40 points (so short curves are walked and long ones
+ * entered through their grids), curves that start below 0 % or below idle,
+ * profiles of 0 to 8 values that land below idle, on the curves' points,
+ * between them and beyond their tops, and co-location rows. */
+static uint64_t vary_state = 0x9E3779B97F4A7C15ull;
+static double vary(void)
+{
+    vary_state ^= vary_state << 13;
+    vary_state ^= vary_state >> 7;
+    vary_state ^= vary_state << 17;
+    return (double)(vary_state >> 11) / 9007199254740992.0;
+}
+
+static nv_model *varied_model(int n_apps)
+{
+    nv_model_builder *b = base(0.05, 1);
+    char key[32];
+    for (int i = 0; i < n_apps; i++) {
+        nv_curve_point fit[40], waits[40];
+        size_t nu = (size_t)(vary() * 41), nw = (size_t)(vary() * 41);
+        double u = vary() * 0.3, y = -10 + 20 * vary(), w = vary() * 200, yw = -5 + 10 * vary();
+        for (size_t k = 0; k < nu; k++) {
+            fit[k] = (nv_curve_point){u, y, 1};
+            u += (0.95 - u) / (double)(nu - k + 1) * (0.2 + vary());
+            y += vary() < 0.2 ? 0 : 30 * vary();
+        }
+        for (size_t k = 0; k < nw; k++) {
+            waits[k] = (nv_curve_point){w, yw, 1};
+            w += 10 + 300 * vary();
+            yw += 0.5 + 25 * vary(); /* strictly rising: the isotonic fit keeps every point */
+        }
+        double prof[NV_PROFILE_MAX], wprof[NV_PROFILE_MAX];
+        size_t np = (size_t)(vary() * (NV_PROFILE_MAX + 1)), nwp = (size_t)(vary() * (NV_PROFILE_MAX + 1));
+        for (size_t k = 0; k < np; k++) {
+            double r = vary();
+            prof[k] = r < 0.2 && nu ? fit[(size_t)(vary() * nu)].utilization : r < 0.3 ? 0.02 : vary();
+        }
+        for (size_t k = 0; k < nwp; k++) {
+            double r = vary();
+            wprof[k] = r < 0.2 && nw ? waits[(size_t)(vary() * nw)].utilization : 12000 * vary() * vary();
+        }
+        snprintf(key, sizeof key, "vary%d", i);
+        nv_app_input a = {.key = key, .utilization = vary(), .utilization_source = NV_USRC_COUNTERS,
+                          .latency = &lat, .points = nu ? fit : NULL, .n_points = nu,
+                          .fit = nu ? fit : NULL, .n_fit = nu, .profile = np ? prof : NULL,
+                          .n_profile = np, .wait_points = nw ? waits : NULL, .n_wait_points = nw,
+                          .wait_profile_us = nwp ? wprof : NULL, .n_wait_profile = nwp};
+        if (nv_builder_add_app(b, &a))
+            fail_msg("varied app %d: %s", i, nv_builder_error(b));
+    }
+    char ka[32], kb[32];
+    for (int p = 0; p < 4 * n_apps; p++) {
+        snprintf(ka, sizeof ka, "vary%d", (int)(vary() * n_apps));
+        snprintf(kb, sizeof kb, "vary%d", (int)(vary() * n_apps));
+        nv_pair_input pr = {ka, kb, 100 * vary() - 5, (uint32_t)(1 + vary() * 6), vary()};
+        nv_builder_add_pair(b, &pr); /* a repeated pair is refused: fine */
+    }
+    return build(b);
+}
+
 static void the_answer_alone_is_the_full_answer(void **state)
 {
     (void)state;
@@ -740,12 +801,12 @@ static void the_answer_alone_is_the_full_answer(void **state)
     char lab[4096], js[4096];
     snprintf(lab, sizeof lab, "%s/tests/fixtures/model/netlab-queue-wait.json", root && *root ? root : ".");
     snprintf(js, sizeof js, "%s/tests/fixtures/jobsubmit/model.json", root && *root ? root : ".");
-    nv_model *ms[4] = {core_model(0), core_model(4000), nv_model_load(lab, err, sizeof err),
-                       nv_model_load(js, err, sizeof err)};
-    for (int i = 0; i < 4; i++)
+    nv_model *ms[5] = {core_model(0), core_model(4000), nv_model_load(lab, err, sizeof err),
+                       nv_model_load(js, err, sizeof err), varied_model(160)};
+    for (int i = 0; i < 5; i++)
         assert_non_null(ms[i]);
-    int answered[4] = {0}, nan_answers = 0;
-    for (int i = 0; i < 4; i++) {
+    int answered[5] = {0}, nan_answers = 0;
+    for (int i = 0; i < 5; i++) {
         const nv_model *m = ms[i];
         int32_t n = (int32_t)nv_model_app_count(m), step = n > 200 ? 37 : 1;
         for (int32_t a = 0; a < n; a += step)
@@ -757,8 +818,17 @@ static void the_answer_alone_is_the_full_answer(void **state)
                         nan_answers += !ok;
                     }
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         assert_true(answered[i] > 0);
+    /* the varied model has long curves of both kinds (read through grids) */
+    int long_u = 0, long_w = 0;
+    for (size_t i = 0; i < nv_model_app_count(ms[4]); i++) {
+        nv_app_view v;
+        assert_int_equal(nv_model_app(ms[4], (int32_t)i, &v), 0);
+        long_u += v.n_fit > 12;
+        long_w += v.n_wait_fit > 12;
+    }
+    assert_true(long_u > 20 && long_w > 20);
     /* the small model's apps without curves answer NAN both ways */
     assert_true(nan_answers > 0);
     /* what nv_predict_idx refuses, the answer alone refuses too */
@@ -767,7 +837,7 @@ static void the_answer_alone_is_the_full_answer(void **state)
     assert_true(isnan(nv_predict_pair_pct(ms[0], -1, 0, NV_PREDICT_QUEUE, 1)));
     assert_true(isnan(nv_predict_pair_pct(ms[0], 0, n, NV_PREDICT_QUEUE, 1)));
     assert_true(isnan(nv_predict_pair_pct(ms[0], 0, 1, (nv_predictor)NV_PREDICTOR_COUNT, 1)));
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         nv_model_free(ms[i]);
 }
 
