@@ -370,6 +370,8 @@ double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b)
         const struct nv_seg *c = m->acurve + A->wanc_off;
         const struct nv_seg_grid *gr = grid_of(m, a, A->n_wanc, 1);
         const double *w = m->profile + B->wprof_off;
+        /* a call with NULL spelt out lets the compiler inline a copy of the
+         * loop without the grid test, for the short curves most apps have */
         wait = gr ? wait_answer(c, A->n_wanc, gr, w, B->n_wprof)
                   : wait_answer(c, A->n_wanc, NULL, w, B->n_wprof);
         if (isfinite(wait)) {
@@ -389,7 +391,8 @@ double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b)
     const double *u = B->n_prof ? m->profile + B->prof_off : &B->utilization;
     size_t K = B->n_prof ? B->n_prof : 1;
     double idle = m->bn.idle_utilization;
-    double pu = gr ? share_mean(c, A->n_anc, gr, u, K, idle) : share_mean(c, A->n_anc, NULL, u, K, idle);
+    double pu = gr ? share_mean(c, A->n_anc, gr, u, K, idle) /* as above */
+                   : share_mean(c, A->n_anc, NULL, u, K, idle);
     if (pu < 0)
         pu = 0;
     if (!isfinite(wait))

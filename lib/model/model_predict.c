@@ -314,14 +314,12 @@ double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_pred
     long p = nv_model_pair_slot(m, app, with);
     if (p >= 0 && m->pairs[p].samples >= min_samples)
         return isfinite(m->pairs[p].slowdown_pct) ? m->pairs[p].slowdown_pct : NAN;
-    const struct nv_app_rec *A = &m->apps[app];
-    if (A->n_anc == 0 && A->n_wanc == 0)
-        return NAN;
-    double phys = nv_model_pair_physics(m, app, with);
+    double phys = nv_model_pair_physics(m, app, with); /* NAN for an app without curves */
     if (!isfinite(phys))
         return NAN;
-    double press = 0 + m->apps[with].press; /* the sum over one neighbour, as predict_core adds */
-    double corr = phys * (A->sens * (press / (double)1) - 1);
+    /* predict_core's correction with one neighbour: its mean pressure is
+     * its own */
+    double corr = phys * (m->apps[app].sens * m->apps[with].press - 1);
     double pct = phys + corr;
     pct = pct < -100 ? -100 : pct;
     return isfinite(pct) ? pct : NAN;
