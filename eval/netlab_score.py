@@ -40,6 +40,12 @@ Hold-outs (each answer uses no run of what it predicts):
               not a prediction)
 A prediction that fails is counted as a failure and printed, never dropped.
 
+Placement: the confounder's in-leaf runs (the neighbour on one node under
+leaf s1, the app across both leaves: no shared port) are scored twice,
+"in-leaf, placement known" (netvar predict --with-leaves 1: the
+path's answer, 0 %) and "... placement unknown" (the best route with the
+pair held out, as for a shared uplink).
+
 Exit 0 when scored, 1 on a dataset problem (one line on stderr).
 """
 import json
@@ -51,6 +57,9 @@ import sys
 import tempfile
 
 PROFILE_N = 8  # values in a utilization profile (NV_PROFILE_MAX)
+# the in-leaf runs scored as predictions: with the placement, and without
+PLACED = "in-leaf, placement known"
+BLIND = "in-leaf, placement unknown"
 
 
 def die(msg):
@@ -444,10 +453,10 @@ class Predictor:
             json.dump(model, f)
         return p
 
-    def predict(self, path, a, b, predictor, min_samples=1):
+    def predict(self, path, a, b, predictor, min_samples=1, extra=()):
         r = subprocess.run([self.netvar, "predict", "--model", path, "--app", a, "--with", b,
-                            "--predictor", predictor, "--min-samples", str(min_samples)],
-                           capture_output=True, text=True)
+                            "--predictor", predictor, "--min-samples", str(min_samples),
+                            *extra], capture_output=True, text=True)
         if r.returncode != 0:
             return None, (r.stderr.strip().splitlines() or ["no output"])[-1]
         try:
@@ -591,6 +600,22 @@ def main(argv):
                        "with": b, "rep": r, "measured_pct": x, "predicted_pct": v, "source": src}
                 results["rows"].append(row)
                 if v is None:
+                    results["failures"].append(row)
+        # placement: the in-leaf runs kept the neighbour on one node under
+        # leaf s1 while the app spanned both leaves, so the two shared no
+        # port.  netvar told so (--with-leaves 1) answers from the path;
+        # told nothing, it answers as for a shared uplink (the best route,
+        # the pair held out), which is what job_submit answered before it
+        # knew the running jobs' leaf switches
+        for (a, b), v in sorted(ds.inleaf.items()):
+            meas = st.median(x for _, x in v)
+            path = P.write(with_table(wm, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
+            for name, extra in ((PLACED, ("--with-leaves", "1")), (BLIND, ())):
+                pv, src = P.predict(path, a, b, "queue", extra=extra)
+                row = {"variant": name, "holdout": "pair", "app": a, "with": b,
+                       "measured_pct": meas, "predicted_pct": pv, "source": src}
+                results["rows"].append(row)
+                if pv is None:
                     results["failures"].append(row)
 
     # error tables

@@ -90,8 +90,8 @@ say "3. Train the model from the records and the campaign"
 run "$NV" train --spool "$SPOOL" --model "$MODEL" --out "$MODEL" --window-s 1 --min-overlap-frac 0.3
 sleep 1.5 # job_submit/netvar reloads a changed model within a second
 
-say "4. A stencil job runs on n1-n2; an alltoall job is submitted beside it"
-sens=$(sbatch --parsable -N2 -w n1,n2 -J stencil --netvar-app=stencil --wrap "srun sleep 30" 2>/dev/null)
+say "4. A stencil job runs on n2,n3, under both leaf switches (it loads their uplinks); an alltoall job is submitted beside it"
+sens=$(sbatch --parsable -N2 -w n2,n3 -J stencil --netvar-app=stencil --wrap "srun sleep 30" 2>/dev/null)
 for _ in $(seq 1 50); do [ -e "$SPOOL/running/$sens.json" ] && break; sleep 0.2; done
 sleep 1.5
 run sbatch -N2 -J alltoall --netvar-app=alltoall --netvar-advise=show --wrap "srun sleep 1" || true

@@ -23,7 +23,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: netvar predict --model FILE --app A --with B[,C...] [--predictor NAME]\n"
-        "                      [--min-samples N] [--json]\n"
+        "                      [--min-samples N] [--leaves N] [--with-leaves N[,N...]]\n"
+        "                      [--json]\n"
         "\n"
         "Predict the slowdown of app A when it shares the network with B (and C...).\n"
         "With one neighbour and a co-location table entry of at least N samples the\n"
@@ -41,6 +42,13 @@ static void usage(FILE *out)
         "takes even when it builds no queue: p_A(U) over the neighbours'\n"
         "utilization, times A's own mean utilization of the port.  Without a queue\n"
         "gauge p_A(U) answers alone (\"model:queue\").\n"
+        "The paths answer first.  The model's bottleneck is a port between switches\n"
+        "(a leaf switch's uplink); a job whose nodes all lie under one leaf switch\n"
+        "sends nothing through it.  With --leaves 1, A shares no such port: 0 %%\n"
+        "(source \"path: under one leaf switch\").  A neighbour given 1 in\n"
+        "--with-leaves loads none, so it is left out of the sum; when every\n"
+        "neighbour is, the answer is 0 %% from the path.  0 (the default) means\n"
+        "unknown: the placement is taken to share the bottleneck.\n"
         "\n"
         "Options:\n"
         "  --model FILE       model file (schema netvar-model, version 1)\n"
@@ -48,6 +56,9 @@ static void usage(FILE *out)
         "  --with B[,C...]    comma-separated app keys of the neighbours (up to %d)\n"
         "  --predictor NAME   queue (default), averagelt, averagestdevlt or pdflt\n"
         "  --min-samples N    table samples needed to answer from the table (default %u)\n"
+        "  --leaves N         leaf switches A's job spans (0: unknown, the default)\n"
+        "  --with-leaves N,.. leaf switches each neighbour's job spans, in --with's\n"
+        "                     order (0: unknown; missing entries are 0)\n"
         "  --json             JSON output (the only form; accepted for uniformity)\n"
         "  -h, --help         show this help\n"
         "\n"
@@ -65,13 +76,57 @@ static void usage(FILE *out)
         "mean summed queue wait read, us; named wait_used, in the gauge's own unit,\n"
         "with the other three; null without a\n"
         "queue gauge).  utilization_used is null when A has no p_A(U) curve.\n"
+        "path: \"shared\" (the predictor answered) or \"local\" (0 %% from the\n"
+        "paths); with_local: the neighbours left out as local.\n"
         "\n"
         "Exit status: 0 predicted, 1 model not loadable or no prediction possible\n"
         "(unknown app, no data), 2 bad usage.\n"
         "\n"
         "Example:\n"
-        "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg\n",
+        "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg\n"
+        "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg \\\n"
+        "                 --with-leaves 2,1     # amg's job under one leaf: milc alone\n",
         MAX_WITH, NV_DEFAULT_MIN_SAMPLES);
+}
+
+/* a decimal count 0..UINT32_MAX, the whole string: 0, or -1 */
+static int parse_count(const char *text, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (end == text || *end || errno || v > UINT32_MAX || text[0] == '-' || text[0] == '+' ||
+        text[0] == ' ')
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static json_object *key_list(const char *const *keys, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(a, json_object_new_string(keys[i]));
+    return a;
+}
+
+/* The answer the paths give (predict.h): A under one leaf switch, or every
+ * neighbour under one: 0 % from the path, no predictor asked. */
+static void print_path_answer(const char *app, const char *const *with, size_t n_with,
+                              const char *const *local, size_t n_local, nv_predictor predictor,
+                              uint32_t min_samples)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "app", json_object_new_string(app));
+    json_object_object_add(o, "with", key_list(with, n_with));
+    json_object_object_add(o, "slowdown_pct", json_object_new_double(0.0));
+    json_object_object_add(o, "source", json_object_new_string(NV_PATH_SOURCE_LOCAL));
+    json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(predictor)));
+    json_object_object_add(o, "min_samples", json_object_new_int64(min_samples));
+    json_object_object_add(o, "path", json_object_new_string("local"));
+    json_object_object_add(o, "with_local", key_list(local, n_local));
+    nv_cli_print_json(o);
+    json_object_put(o);
 }
 
 int verb_predict(int argc, char **argv)
@@ -82,11 +137,14 @@ int verb_predict(int argc, char **argv)
         {"with", required_argument, NULL, 'w'},
         {"predictor", required_argument, NULL, 'p'},
         {"min-samples", required_argument, NULL, 'n'},
+        {"leaves", required_argument, NULL, 'l'},
+        {"with-leaves", required_argument, NULL, 'L'},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *model_path = NULL, *app = NULL, *with_arg = NULL;
+    const char *model_path = NULL, *app = NULL, *with_arg = NULL, *with_leaves_arg = NULL;
+    uint32_t leaves = 0;
     nv_predictor predictor = NV_PREDICT_QUEUE;
     uint32_t min_samples = NV_DEFAULT_MIN_SAMPLES;
     int c;
@@ -104,18 +162,16 @@ int verb_predict(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'n': {
-            char *end;
-            errno = 0;
-            unsigned long long v = strtoull(optarg, &end, 10);
-            if (end == optarg || *end || errno || v > UINT32_MAX || optarg[0] == '-') {
-                fprintf(stderr, "netvar predict: --min-samples '%.40s' is not a count "
-                                "(0..%u); nothing predicted\n", optarg, UINT32_MAX);
+        case 'n':
+        case 'l':
+            if (parse_count(optarg, c == 'n' ? &min_samples : &leaves)) {
+                fprintf(stderr, "netvar predict: %s '%.40s' is not a count (0..%u); nothing "
+                                "predicted\n", c == 'n' ? "--min-samples" : "--leaves", optarg,
+                        UINT32_MAX);
                 return 2;
             }
-            min_samples = (uint32_t)v;
             break;
-        }
+        case 'L': with_leaves_arg = optarg; break;
         case 'j': break; /* JSON is the only output */
         case 'h': usage(stdout); return 0;
         default:
@@ -162,20 +218,85 @@ int verb_predict(int argc, char **argv)
         fprintf(stderr, "netvar predict: --with names no neighbour; nothing predicted\n");
         goto out;
     }
+    /* the neighbours' leaf counts: the local ones go to the end of local[],
+     * the others to shared[], both in --with's order */
+    const char **shared = calloc(n_with, sizeof *shared), **local = calloc(n_with, sizeof *local);
+    if (!shared || !local) {
+        free(shared);
+        free(local);
+        fprintf(stderr, "netvar predict: out of memory; nothing predicted\n");
+        rc = 1;
+        goto out;
+    }
+    size_t n_shared = 0, n_local = 0, k = 0;
+    if (with_leaves_arg) {
+        const char *p = with_leaves_arg;
+        for (;;) {
+            char one[24];
+            size_t len = strcspn(p, ",");
+            uint32_t v;
+            if (len == 0 || len >= sizeof one) {
+                v = UINT32_MAX;
+                memcpy(one, "?", 2);
+            } else {
+                memcpy(one, p, len);
+                one[len] = '\0';
+            }
+            if (len == 0 || len >= sizeof one || parse_count(one, &v) || k == n_with) {
+                fprintf(stderr, "netvar predict: --with-leaves '%.60s' is not %s; nothing predicted\n",
+                        with_leaves_arg, k == n_with ? "one count per --with neighbour (it has more)"
+                                                     : "a comma-separated list of leaf-switch counts");
+                free(shared);
+                free(local);
+                goto out;
+            }
+            if (v == 1)
+                local[n_local++] = with[k];
+            else
+                shared[n_shared++] = with[k];
+            k++;
+            if (!p[len])
+                break;
+            p += len + 1;
+        }
+    }
+    for (; k < n_with; k++)
+        shared[n_shared++] = with[k];
 
     char err[600];
     rc = 1;
     nv_model *m = nv_model_load(model_path, err, sizeof err);
     if (!m) {
         fprintf(stderr, "netvar predict: %s; nothing predicted\n", err);
+        free(shared);
+        free(local);
         goto out;
+    }
+    /* every key must be one the model knows, the local ones too: a typo is
+     * an error whatever the placement */
+    for (size_t i = 0; i < n_with; i++)
+        if (nv_model_app_index(m, with[i]) < 0) {
+            fprintf(stderr, "netvar predict: neighbour '%s' is not in model %s; nothing predicted\n",
+                    with[i], model_path);
+            goto done;
+        }
+    if (nv_model_app_index(m, app) < 0) {
+        fprintf(stderr, "netvar predict: app '%s' is not in model %s; nothing predicted\n", app,
+                model_path);
+        goto done;
+    }
+    if (leaves == 1 || n_shared == 0) {
+        print_path_answer(app, with, n_with, leaves == 1 ? with : local,
+                          leaves == 1 ? n_with : n_local, predictor, min_samples);
+        rc = 0;
+        goto done;
     }
     nv_prediction p;
     size_t bad = 0;
-    int st = nv_predict(m, app, with, n_with, predictor, min_samples, &p, &bad);
+    int st = nv_predict(m, app, shared, n_shared, predictor, min_samples, &p, &bad);
     if (st == NV_PRED_EUNKNOWN_WITH)
         fprintf(stderr, "netvar predict: neighbour '%s' is not in model %s; nothing predicted\n",
-                with[bad], model_path);
+                shared[bad], model_path);
     else if (st == NV_PRED_EUNKNOWN_APP)
         fprintf(stderr, "netvar predict: app '%s' is not in model %s; nothing predicted\n", app,
                 model_path);
@@ -183,15 +304,13 @@ int verb_predict(int argc, char **argv)
         fprintf(stderr, "netvar predict: %s (app '%s', predictor %s); nothing predicted\n",
                 nv_predict_strerror(st), app, nv_predictor_name(predictor));
     else {
-        json_object *o = json_object_new_object(), *w = json_object_new_array(),
-                    *wu = json_object_new_array();
+        json_object *o = json_object_new_object(), *wu = json_object_new_array();
         json_object_object_add(o, "app", json_object_new_string(app));
-        for (size_t i = 0; i < n_with; i++) {
-            json_object_array_add(w, json_object_new_string(with[i]));
-            if (i < NV_PRED_DETAIL)
-                json_object_array_add(wu, nv_json_new_num_g(p.with_utilization[i], DIGITS));
-        }
-        json_object_object_add(o, "with", w);
+        /* with_utilization follows the neighbours predicted with: --with's
+         * order less the local ones */
+        for (size_t i = 0; i < n_shared && i < NV_PRED_DETAIL; i++)
+            json_object_array_add(wu, nv_json_new_num_g(p.with_utilization[i], DIGITS));
+        json_object_object_add(o, "with", key_list(with, n_with));
         json_object_object_add(o, "slowdown_pct", nv_json_new_num_g(p.slowdown_pct, DIGITS));
         json_object_object_add(o, "source", json_object_new_string(p.source_label));
         json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(predictor)));
@@ -204,6 +323,8 @@ int verb_predict(int argc, char **argv)
         json_object_object_add(o, "curve_fallback", json_object_new_boolean(p.curve_fallback));
         json_object_object_add(o, "table_samples", json_object_new_int64(p.table_samples));
         json_object_object_add(o, "table_sd_pct", nv_json_new_num_g(p.table_sd_pct, DIGITS));
+        json_object_object_add(o, "path", json_object_new_string("shared"));
+        json_object_object_add(o, "with_local", key_list(local, n_local));
         if (p.source == NV_SOURCE_MODEL && predictor == NV_PREDICT_QUEUE) {
             json_object_object_add(o, "physics_pct", nv_json_new_num_g(p.physics_pct, DIGITS));
             json_object_object_add(o, "correction_pp", nv_json_new_num_g(p.correction_pp, DIGITS));
@@ -220,7 +341,10 @@ int verb_predict(int argc, char **argv)
         json_object_put(o);
         rc = 0;
     }
+done:
     nv_model_free(m);
+    free(shared);
+    free(local);
 out:
     free(list);
     free(with);

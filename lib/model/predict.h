@@ -48,6 +48,17 @@ int nv_predictor_from_name(const char *name, nv_predictor *out); /* 0 or -1 */
 
 typedef enum nv_source { NV_SOURCE_TABLE = 0, NV_SOURCE_MODEL = 1 } nv_source;
 
+/* Answers the paths decide, before any predictor: the model's bottleneck
+ * is a port between switches (a leaf switch's uplink, the lab's one uplink,
+ * an Aries network tile), and a job whose nodes all lie under one leaf
+ * switch sends nothing through such a port: traffic between nodes under
+ * one leaf is switched there.  So it shares no bottleneck port with any
+ * job, and the slowdown either way is 0 %, named by one of these sources.
+ * (A job on one node sends nothing through any switch.)  What the model
+ * does not see stays out: storage traffic and jobs that share a node. */
+#define NV_PATH_SOURCE_LOCAL "path: under one leaf switch"
+#define NV_PATH_SOURCE_ONE_NODE "path: one node"
+
 #define NV_DEFAULT_MIN_SAMPLES 3u
 #define NV_PRED_DETAIL 16 /* neighbours whose utilization is echoed back */
 #define NV_PRED_MAX_WITH 64 /* neighbours the queue physics adds up (the rest are ignored) */

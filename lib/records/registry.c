@@ -315,6 +315,8 @@ size_t nv_registry_expire(struct nv_registry *r, double now_unix_s, double grace
 static int cmp_util_desc(const void *a, const void *b)
 {
     const struct nv_running_app *x = a, *y = b;
+    if (x->local != y->local)
+        return x->local ? 1 : -1;
     if (x->utilization != y->utilization)
         return x->utilization < y->utilization ? 1 : -1;
     return (x->app > y->app) - (x->app < y->app);
@@ -421,7 +423,10 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
             a->span_switches = sw;
             a->span_jobid = j->jobid;
         }
+        a->jobs_local += sw == 1;
     }
+    for (size_t k = 0; k < na; k++)
+        apps[k].local = apps[k].jobs_local == apps[k].njobs;
     if (na)
         qsort(apps, na, sizeof *apps, cmp_util_desc);
     ix->napps_total = na;

@@ -121,6 +121,12 @@ struct nv_running_app {
      * newcomer off (the submission decision says so) */
     uint32_t span_switches;
     uint32_t span_jobid;
+    /* its jobs whose entry names exactly one leaf switch, and whether that
+     * is all of them: such an app sends nothing across an uplink, so it
+     * shares no bottleneck port with any newcomer (predict.h,
+     * NV_PATH_SOURCE_LOCAL).  False when a job's switches are unknown. */
+    uint32_t jobs_local;
+    bool local;
 };
 
 /* What a submitting app is predicted to suffer from and inflict on each
@@ -160,7 +166,8 @@ struct nv_running_index {
 };
 
 /* Builds the index for model m (may be NULL: everything unknown), keeping
- * the max_apps most utilizing apps. NULL on allocation failure. */
+ * the max_apps most utilizing apps, those that cross an uplink first (a
+ * local app loads no bottleneck port, whatever its utilization). NULL on allocation failure. */
 struct nv_running_index *nv_running_index_build(const struct nv_registry *r, const nv_model *m,
                                                 size_t max_apps);
 void nv_running_index_free(struct nv_running_index *ix);

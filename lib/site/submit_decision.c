@@ -140,22 +140,39 @@ static void memo_publish(const struct nv_running_index *ix, int32_t self, uint64
 
 #define BEYOND_BYTES (4096 / 8) /* MaxNeighbourApps is at most 4096 */
 
+/* the running job named behind a prediction: one that crosses an uplink
+ * when the app has one (its jobs under one leaf share no port), else its
+ * first */
+static uint32_t job_behind(const struct nv_running_app *a)
+{
+    return a->span_switches > 1 ? a->span_jobid : a->first_jobid;
+}
+
 /* beyond: bit k set when kept app k is predicted past the threshold, either
- * way; its nodes go to the exclude list only if a rule asks for avoid */
+ * way; its nodes go to the exclude list only if a rule asks for avoid.
+ * The paths answer first (predict.h): a newcomer on one node, or a running
+ * app whose every job lies under one leaf switch, shares no bottleneck
+ * port with the other, so both slowdowns are 0 % and no predictor runs. */
 static void predict_neighbours(const struct nv_config *c, const nv_model *m, int32_t self,
-                               const struct nv_running_index *ix, struct nv_submit_decision *d,
-                               uint8_t *beyond_set)
+                               const struct nv_running_index *ix, const struct nv_submit_query *q,
+                               struct nv_submit_decision *d, uint8_t *beyond_set)
 {
     nv_predictor pred = NV_PREDICT_QUEUE;
     nv_predictor_from_name(c->predictor, &pred);
     uint64_t key = ((uint64_t)(uint32_t)pred << 32) | c->min_pair_samples;
-    int fill;
-    double *row = memo_row(ix, self, key, &fill);
+    bool one_node = q->max_nodes == 1;
+    int fill = 0;
+    /* a one-node newcomer computes nothing, so it claims no memo row */
+    double *row = one_node ? NULL : memo_row(ix, self, key, &fill);
     const struct nv_running_app *own_with = NULL, *infl_by = NULL;
     for (size_t k = 0; ix && k < ix->napps; k++) {
         const struct nv_running_app *a = &ix->apps[k];
         double own, infl;
-        if (row && !fill) {
+        if (one_node || a->local) {
+            own = infl = 0.0;
+            if (row && fill)
+                row[2 * k] = row[2 * k + 1] = 0.0;
+        } else if (row && !fill) {
             own = row[2 * k];
             infl = row[2 * k + 1];
         } else {
@@ -190,15 +207,25 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
     /* the sources of the two answers shown: their predictions once more */
     nv_prediction p;
     if (own_with) {
-        predict_pct(m, self, own_with->app, pred, c->min_pair_samples, &p);
-        source_text(&p, d->own_source, sizeof d->own_source);
-        d->own_jobid = own_with->first_jobid;
+        if (one_node || own_with->local) {
+            snprintf(d->own_source, sizeof d->own_source, "%s",
+                     one_node ? NV_PATH_SOURCE_ONE_NODE : NV_PATH_SOURCE_LOCAL);
+        } else {
+            predict_pct(m, self, own_with->app, pred, c->min_pair_samples, &p);
+            source_text(&p, d->own_source, sizeof d->own_source);
+        }
+        d->own_jobid = job_behind(own_with);
         d->own_with = own_with->key;
     }
     if (infl_by) {
-        predict_pct(m, infl_by->app, self, pred, c->min_pair_samples, &p);
-        source_text(&p, d->inflicted_source, sizeof d->inflicted_source);
-        d->inflicted_jobid = infl_by->first_jobid;
+        if (one_node || infl_by->local) {
+            snprintf(d->inflicted_source, sizeof d->inflicted_source, "%s",
+                     one_node ? NV_PATH_SOURCE_ONE_NODE : NV_PATH_SOURCE_LOCAL);
+        } else {
+            predict_pct(m, infl_by->app, self, pred, c->min_pair_samples, &p);
+            source_text(&p, d->inflicted_source, sizeof d->inflicted_source);
+        }
+        d->inflicted_jobid = job_behind(infl_by);
         d->inflicted_app = infl_by->key;
     }
 }
@@ -475,7 +502,7 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
     if (self >= 0 && nv_model_app(m, self, &v) == 0) {
         d->app_known = true;
         d->utilization = v.utilization;
-        predict_neighbours(c, m, self, ix, d, beyond_set);
+        predict_neighbours(c, m, self, ix, q, d, beyond_set);
         if (!advise_alloc(m, q, d))
             advise(m, &v, q, d);
     }

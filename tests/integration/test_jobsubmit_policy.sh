@@ -40,23 +40,19 @@ scancel "$own" "$own2" 2>/dev/null
 for _ in $(seq 1 50); do [ -e "netvar/spool/running/$sens.json" ] && break; sleep 0.2; done
 sleep 1.5 # the refresher looks once a second
 
-# a noisy job: predicted to hurt the sensitive one -> avoid its nodes
+# a noisy job beside the sensitive one, which contain keeps under leaf s1:
+# its traffic stays there and crosses no uplink, so the two share no port
+# and the path answers 0 % both ways; the noisy rule (inflicted >= 10 %)
+# does not fire and nothing is excluded
+contains "the registry names the sensitive job's one leaf switch" \
+    "$(tr -d ' \n\t' <"netvar/spool/running/$sens.json" 2>/dev/null)" '"switches":["s1"]'
 out=$(sbatch -N2 --netvar-app=amg --wrap "srun sleep 5" 2>&1)
 noisy=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
-contains "inflicted slowdown names the victim and the source" "$out" \
-    "would slow job $sens (fftw) by 108 % (model:queue)"
-contains "own slowdown predicted beside the running job" "$out" "predicted slowdown 1 % beside job $sens"
-contains "avoid rule fired" "$out" "netvar: policy rule 'noisy' applied: message,avoid"
-contains "avoid excludes the sensitive job's nodes" "$(scontrol show job "$noisy")" "ExcNodeList=n[1-2]"
-contains "annotation carries the prediction" "$(job_field "$noisy" Comment)" '"inflicted_pct":107.5,"src":"model:queue"'
-# avoid keeps a job runnable: 3 nodes wanted, 2 of 4 would be left -> a
-# message with the reason instead of an exclusion that never lets it start
-out=$(sbatch -N3 --hold --netvar-app=amg --wrap true 2>&1)
-wide=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
-contains "avoid that would leave too few nodes becomes a message" "$out" \
-    "would leave 2 of the partition's 4 nodes, fewer than the 3 this job needs"
-contains "and nothing is excluded" "$(scontrol show job "$wide")" "ExcNodeList=(null)"
-scancel "$wide" 2>/dev/null
+contains "beside a job under one leaf switch the path answers" "$out" \
+    "predicted slowdown 0 % beside job $sens (fftw; path: under one leaf switch); would slow job $sens (fftw) by 0 % (path: under one leaf switch)"
+lacks "so no avoid" "$out" "applied: message,avoid"
+contains "and nothing is excluded" "$(scontrol show job "$noisy")" "ExcNodeList=(null)"
+contains "the annotation names the path" "$(job_field "$noisy" Comment)" '"src":"path: under one leaf switch"'
 # avoid keeps a job off nodes, not off ports: a running fftw job under both
 # leaf switches (its own --switches=2 keeps contain from holding it) loads
 # both uplinks; a newcomer that may span leaves is also kept under one leaf
@@ -69,6 +65,12 @@ contains "the registry names both leaf switches of the spanning job" \
 sleep 1.5 # the refresher looks once a second
 out=$(sbatch -N1-2 --hold --netvar-app=amg --wrap true 2>&1)
 j=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+# fftw now has a job under each kind of placement: the one named is the
+# job that crosses the uplinks
+contains "inflicted slowdown names the victim and the source" "$out" \
+    "would slow job $span (fftw) by 108 % (model:queue)"
+contains "own slowdown predicted beside the running job" "$out" "predicted slowdown 1 % beside job $span"
+contains "annotation carries the prediction" "$(job_field "$j" Comment)" '"inflicted_pct":107.5,"src":"model:queue"'
 contains "avoid adds contain beside a job under two leaf switches" "$out" \
     "netvar: policy rule 'noisy' applied: message,contain,avoid"
 contains "and says why" "$out" \
@@ -76,10 +78,23 @@ contains "and says why" "$out" \
 show=$(scontrol show job "$j")
 contains "the newcomer is kept under one leaf switch" "$show" "Switches=1@00:02:00"
 contains "and off the avoided jobs' nodes" "$show" "ExcNodeList=n[1-3]"
-j1=$(sbatch --parsable -N1 --hold --netvar-app=amg --wrap true 2>/dev/null)
+# avoid keeps a job runnable: 3 nodes wanted, 1 of 4 would be left -> a
+# message with the reason instead of an exclusion that never lets it start
+out=$(sbatch -N3 --hold --netvar-app=amg --wrap true 2>&1)
+wide=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "avoid that would leave too few nodes becomes a message" "$out" \
+    "would leave 1 of the partition's 4 nodes, fewer than the 3 this job needs"
+contains "and nothing is excluded" "$(scontrol show job "$wide")" "ExcNodeList=(null)"
+scancel "$wide" 2>/dev/null
+# a one-node newcomer sends nothing through a switch: the path answers 0 %
+# both ways, so no rule fires, nothing is excluded and nothing contained
+out=$(sbatch -N1 --hold --netvar-app=amg --wrap true 2>&1)
+j1=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "a one-node newcomer: 0 % from the path" "$out" "predicted slowdown 0 % beside job "
+contains "... named as such" "$out" "; path: one node); would slow job "
 show=$(scontrol show job "$j1")
-contains "a one-node newcomer is kept off their nodes" "$show" "ExcNodeList=n[1-3]"
-lacks "and not held for a leaf switch it cannot leave" "$show" "Switches=1@"
+contains "is not kept off their nodes" "$show" "ExcNodeList=(null)"
+lacks "nor held for a leaf switch" "$show" "Switches=1@"
 out=$(sbatch -N1-2 --switches=2 --hold --netvar-app=amg --wrap true 2>&1)
 j2=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "a user's --switches=2 is kept beside a job under two leaf switches" \
@@ -110,9 +125,15 @@ printf '{"schema":"netvar-running","version":1,"job_id":99999,"uid":0,"app":"fft
 for _ in $(seq 1 50); do grep -q "slurmctld no longer runs job 99999" log/slurmctld.log && break; sleep 0.2; done
 check "a phantom registry entry is dropped by the reload thread" \
     grep -q "slurmctld no longer runs job 99999" log/slurmctld.log
-j=$(sbatch --parsable -N2 --hold --netvar-app=amg --wrap true 2>/dev/null)
-check "the phantom's nodes are not avoided (only the running fftw job's)" \
-    test "$(scontrol show job "$j" | sed -n 's/.*ExcNodeList=\([^ ]*\).*/\1/p')" = "n[1-2]"
+# kept, the phantom (no leaf switch known) would make fftw an app that may
+# cross an uplink, and amg would be predicted beside it; dropped, fftw's one
+# real job lies under leaf s1 and the path answers
+out=$(sbatch -N2 --hold --netvar-app=amg --wrap true 2>&1)
+j=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "the phantom is not predicted against (only the running fftw job, under one leaf)" "$out" \
+    "predicted slowdown 0 % beside job $sens (fftw; path: under one leaf switch)"
+check "and its nodes are not avoided" \
+    test "$(scontrol show job "$j" | sed -n 's/.*ExcNodeList=\([^ ]*\).*/\1/p')" = "(null)"
 scancel "$j" 2>/dev/null
 
 # deny, hold, isolate
@@ -187,11 +208,11 @@ check "a fixed model is picked up again" test "$(grep -c 'loaded: 3 apps' log/sl
 # table beats model for a measured pair (fftw beside lulesh: 8 runs)
 scancel "$sens" "$noisy" 2>/dev/null
 wait_job "$sens" 30; wait_job "$noisy" 30
-out=$(sbatch -N1 -w n3 --netvar-app=lulesh --wrap "srun sleep 20" 2>&1)
+out=$(sbatch -N2 -w n2,n3 --netvar-app=lulesh --wrap "srun sleep 20" 2>&1)
 lul=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 for _ in $(seq 1 50); do [ -e "netvar/spool/running/$lul.json" ] && [ ! -e "netvar/spool/running/$sens.json" ] && break; sleep 0.2; done
 sleep 1.5
-out=$(sbatch -N1 --hold --netvar-app=fftw --wrap true 2>&1)
+out=$(sbatch -N2 --hold --netvar-app=fftw --wrap true 2>&1)
 contains "a measured pair answers from the table with its run count" "$out" "beside job $lul (lulesh; table, 8 runs)"
 scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" "$lul" 2>/dev/null
 

@@ -40,7 +40,7 @@ n=$(grep -vc '^#' "$R/pairs.txt" 2>/dev/null)
 for p in "counters wait\\|share\\+history +pair" "counters wait\\|share\\+history +app" \
     "counters wait\|share \(physics\)" "counters queue\+history +pair" "counters queue\+history +app" \
     "counters queue \(physics\)" "latency queue" "latency averagelt" "latency averagestdevlt" \
-    "latency pdflt" "table \(repeatability\)"; do
+    "latency pdflt" "table \(repeatability\)" "in-leaf, placement known" "in-leaf, placement unknown"; do
     grep -Eq "^  $p " "$OUT/log" || bad "no error row for $p"
 done
 # the offline scorer read the dataset: every ordered pair under each hold-out,
@@ -60,6 +60,13 @@ ok = (s["pairs"] == 4 and n("counters queue+history", "pair") == 4 and n("counte
       and s["repetition_spread"]["max_pp"] >= s["repetition_spread"]["median_pp"] >= 0
       and all(r["predicted_pct"] is not None or r in s["failures"] for r in rows)
       and s["uplink_reads"] == "jittered")
+# the in-leaf runs scored as placements: known, the path answers 0 % for
+# each app; unknown, the model answers as for a shared uplink
+placed = [r for r in rows if r["variant"] == "in-leaf, placement known"]
+blind = [r for r in rows if r["variant"] == "in-leaf, placement unknown"]
+ok = ok and len(placed) == 2 and len(blind) == 2 and all(
+    r["predicted_pct"] == 0 and r["source"] == "path: under one leaf switch" for r in placed) and all(
+    r["predicted_pct"] is not None and r["source"] != "path: under one leaf switch" for r in blind)
 sys.exit(0 if ok else 1)
 PY
 [ "$(wc -l <"$R/rho_pairs.txt")" = 2 ] || bad "rho cross-check does not have 2 configurations"

@@ -31,6 +31,34 @@ expect "co-location table filled" [ "$(jq '.colocation | length' "$T/m1.json")" 
 p=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil --predictor queue 2>&1)
 expect "predict answers from the trained model" [ -n "$(printf %s "$p" | jq -r '.slowdown_pct // empty' 2>/dev/null)" ]
 
+# the paths answer first: a neighbour under one leaf switch loads no uplink
+# and drops out of the sum; with none left (or A under one leaf) it is 0 %
+two=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,alltoall-fft 2>/dev/null)
+lone=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,alltoall-fft \
+       --with-leaves 2,1 2>/dev/null)
+expect "a local neighbour drops out: the answer is the other's alone" \
+    [ "$(printf %s "$lone" | jq -r '.slowdown_pct')" = "$(printf %s "$p" | jq -r '.slowdown_pct')" ]
+expect "... named in with_local, path shared" \
+    [ "$(printf %s "$lone" | jq -c '[.path, .with_local, .with]')" = '["shared",["alltoall-fft"],["halo-stencil","alltoall-fft"]]' ]
+expect "... and the two together answer differently" \
+    [ "$(printf %s "$two" | jq -r '.slowdown_pct')" != "$(printf %s "$p" | jq -r '.slowdown_pct')" ]
+for a in "--with-leaves 1,1" "--leaves 1"; do
+    # shellcheck disable=SC2086
+    z=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,alltoall-fft $a 2>/dev/null)
+    expect "$a: 0 % from the path" \
+        [ "$(printf %s "$z" | jq -c '[.slowdown_pct, .source, .path]')" = '[0,"path: under one leaf switch","local"]' ]
+done
+for a in "--with-leaves 1,1,1" "--with-leaves 1,x" "--with-leaves ,1" "--leaves -1"; do
+    # shellcheck disable=SC2086
+    "$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,alltoall-fft $a \
+        >/dev/null 2>"$T/perr"
+    rc=$?
+    expect "$a: bad usage (exit 2), one line" [ "$rc.$(wc -l <"$T/perr")" = 2.1 ]
+done
+"$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,nosuch --with-leaves 2,1 \
+    >/dev/null 2>"$T/perr"
+expect "an unknown local neighbour is still an error (exit 1)" [ $? -eq 1 ]
+
 # a pair run: the first job whose report has a neighbour
 jid=""
 for d in "$S"/jobs/*/; do

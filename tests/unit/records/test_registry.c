@@ -521,11 +521,14 @@ static void index_ranks_apps_by_utilization(void **state)
     assert_int_equal(ix->unknown_jobs, 2);
     assert_int_equal(ix->napps_total, 3);
     assert_int_equal(ix->napps, 3);
-    /* amg 0.6 > lulesh 0.45 > fftw 0.3 */
-    const char *order[] = {"amg", "lulesh", "fftw"};
-    const double util[] = {0.6, 0.45, 0.3};
-    const uint32_t njobs[] = {2, 1, 2}, first[] = {13, 14, 12};
-    const char *nodes[] = {"n3,n6", "n4,n5", "n1,n2,n8"};
+    /* lulesh's job spans two leaf switches and loads their uplinks; every
+     * job of amg and fftw lies under one (local): they follow it, amg 0.6
+     * before fftw 0.3, although amg's utilization is above lulesh's 0.45 */
+    const char *order[] = {"lulesh", "amg", "fftw"};
+    const double util[] = {0.45, 0.6, 0.3};
+    const uint32_t njobs[] = {1, 2, 2}, first[] = {14, 13, 12};
+    const char *nodes[] = {"n4,n5", "n3,n6", "n1,n2,n8"};
+    const bool local[] = {false, true, true};
     for (int k = 0; k < 3; k++) {
         const struct nv_running_app *a = &ix->apps[k];
         assert_string_equal(a->key, order[k]);
@@ -535,28 +538,47 @@ static void index_ranks_apps_by_utilization(void **state)
         assert_int_equal(a->first_jobid, first[k]);
         assert_string_equal(a->nodes, nodes[k]);
         assert_false(a->nodes_cut);
+        assert_int_equal(a->local, local[k]);
+        assert_int_equal(a->jobs_local, local[k] ? njobs[k] : 0);
     }
     /* the leaf switches the widest job of each app spans, and that job */
-    assert_int_equal(ix->apps[0].span_switches, 1);
-    assert_int_equal(ix->apps[0].span_jobid, 13);
-    assert_int_equal(ix->apps[1].span_switches, 2);
-    assert_int_equal(ix->apps[1].span_jobid, 14);
+    assert_int_equal(ix->apps[1].span_switches, 1);
+    assert_int_equal(ix->apps[1].span_jobid, 13);
+    assert_int_equal(ix->apps[0].span_switches, 2);
+    assert_int_equal(ix->apps[0].span_jobid, 14);
     nv_running_index_free(ix);
 
-    /* max_apps keeps the most utilizing ones */
+    /* max_apps keeps those that cross an uplink, then the most utilizing */
     ix = nv_running_index_build(r, m, 2);
     assert_non_null(ix);
     assert_int_equal(ix->napps_total, 3);
     assert_int_equal(ix->napps, 2);
-    assert_string_equal(ix->apps[0].key, "amg");
-    assert_string_equal(ix->apps[1].key, "lulesh");
-    assert_string_equal(ix->apps[1].nodes, "n4,n5");
+    assert_string_equal(ix->apps[0].key, "lulesh");
+    assert_string_equal(ix->apps[1].key, "amg");
+    assert_string_equal(ix->apps[0].nodes, "n4,n5");
     nv_running_index_free(ix);
     ix = nv_running_index_build(r, m, 0);
     assert_non_null(ix);
     assert_int_equal(ix->napps, 0);
     assert_int_equal(ix->napps_total, 3);
     nv_running_index_free(ix);
+
+    /* a job of fftw whose leaf switch is unknown: fftw may cross an
+     * uplink, so it is local no more, and ranks by utilization again */
+    write_job_on(19, "fftw", "[\"n10\"]", "[]");
+    assert_int_equal(nv_registry_refresh(r, NULL, NULL), 1);
+    ix = nv_running_index_build(r, m, 10);
+    assert_non_null(ix);
+    assert_string_equal(ix->apps[0].key, "lulesh");
+    assert_string_equal(ix->apps[1].key, "fftw");
+    assert_string_equal(ix->apps[2].key, "amg");
+    assert_false(ix->apps[1].local);
+    assert_int_equal(ix->apps[1].jobs_local, 2);
+    assert_int_equal(ix->apps[1].njobs, 3);
+    assert_true(ix->apps[2].local);
+    nv_running_index_free(ix);
+    remove_file("19.json");
+    assert_int_equal(nv_registry_refresh(r, NULL, NULL), 1);
 
     /* without a model everything is unknown */
     ix = nv_running_index_build(r, NULL, 10);

@@ -215,6 +215,26 @@ static void own_and_inflicted_predictions(void **state)
     assert_int_equal(d->running_unknown, 1);
     free(d);
 
+    /* amg's jobs all under one leaf switch: amg loads no uplink, so the
+     * path answers 0 % for it either way, and the worst own slowdown is
+     * lulesh's (its table entry, 5 % in 8 runs, below amg's 107.5 %) */
+    apps[0].local = true;
+    d = decide(c, model, &both, &q);
+    near(d->own_pct, 5.0, "own beside lulesh");
+    assert_string_equal(d->own_source, "table, 8 runs");
+    assert_string_equal(d->own_with, "lulesh");
+    near(d->inflicted_pct, 4.0, "inflicted, lulesh");
+    assert_int_equal(d->apps_considered, 2);
+    free(d);
+    /* lulesh's too: both answers are the path's */
+    apps[1].local = true;
+    d = decide(c, model, &both, &q);
+    assert_true(d->own_pct == 0.0 && d->inflicted_pct == 0.0);
+    assert_string_equal(d->own_source, NV_PATH_SOURCE_LOCAL);
+    assert_string_equal(d->own_with, "amg");
+    free(d);
+    apps[0].local = apps[1].local = false;
+
     /* amg beside running fftw: p_amg(0.3) */
     struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"), .key = "fftw",
                                       .utilization = 0.3, .njobs = 1, .first_jobid = 12};
@@ -543,14 +563,42 @@ static void actions_from_rules(void **state)
                                        "uplinks: avoid also keeps this job under one leaf switch "
                                        "(waiting up to 300 s for one), where it crosses no uplink"));
     free(d);
-    /* a one-node job crosses no switch, and a job under one leaf switch
-     * by its own --switches=1 crosses no uplink: nothing to add or say */
+    /* a one-node job sends nothing through a switch: it shares no port
+     * with fftw either way, so the path answers 0 % both ways, no
+     * predictor runs and no rule on a slowdown matches */
     q.max_nodes = 1;
     d = decide(c, model, &ix, &q);
-    assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
+    assert_int_equal(d->actions, NV_ACT_ANNOTATE);
+    assert_null(d->rule);
+    assert_true(d->own_pct == 0.0 && d->inflicted_pct == 0.0);
+    assert_string_equal(d->own_source, NV_PATH_SOURCE_ONE_NODE);
+    assert_string_equal(d->inflicted_source, NV_PATH_SOURCE_ONE_NODE);
+    assert_int_equal(d->own_jobid, 12);
     assert_null(strstr(d->message, "leaf switch"));
+    assert_non_null(strstr(d->message, "predicted slowdown 0 % beside job 12 (fftw; path: one node)"));
     free(d);
     q.max_nodes = 0;
+    /* fftw's every job under one leaf switch (the index's local): it sends
+     * nothing across an uplink, so amg spanning leaves shares no port with
+     * it: 0 % both ways from the path, no avoid; the memo row keeps the
+     * same answers */
+    fftw_app.local = true;
+    fftw_app.span_switches = 1;
+    ix.memo = nv_neighbour_memo_new(nv_model_app_count(model), ix.napps);
+    assert_non_null(ix.memo);
+    for (int round = 0; round < 2; round++) {
+        d = decide(c, model, &ix, &q);
+        assert_int_equal(d->actions, NV_ACT_ANNOTATE);
+        assert_true(d->own_pct == 0.0 && d->inflicted_pct == 0.0);
+        assert_string_equal(d->own_source, NV_PATH_SOURCE_LOCAL);
+        assert_string_equal(d->inflicted_source, NV_PATH_SOURCE_LOCAL);
+        assert_string_equal(d->exclude, "");
+        free(d);
+    }
+    nv_neighbour_memo_free(ix.memo);
+    ix.memo = NULL;
+    fftw_app.local = false;
+    fftw_app.span_switches = 2;
     q.req_switch = 1;
     d = decide(c, model, &ix, &q);
     assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
