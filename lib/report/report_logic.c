@@ -141,11 +141,19 @@ int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out
     return 0;
 }
 
-/* 1 when the comma-separated lists share a name (empty list: shares all) */
+/* 1 when two running jobs' paths may meet at an uplink (predict.h, the
+ * paths): both cross one, and they have a leaf switch in common, so both
+ * send through its uplinks.  Comma-separated lists; a job without a list
+ * shares with every job; a job under one leaf switch (a list of one name)
+ * crosses no uplink and shares with none.  (Two jobs across disjoint leaf
+ * sets use different leaves' uplinks: in a two-level tree they share no
+ * port; a deeper tree's higher links are not looked at.) */
 static int share_switch(const char *x, const char *y)
 {
     if (!x || !*x || !y || !*y)
         return 1;
+    if (!strchr(x, ',') || !strchr(y, ','))
+        return 0;
     for (const char *p = x; *p;) {
         const char *e = strchr(p, ',');
         size_t l = e ? (size_t)(e - p) : strlen(p);

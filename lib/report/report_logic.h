@@ -54,8 +54,10 @@ typedef struct nv_report_pair {
 } nv_report_pair;
 
 /* Predictions for every ordered pair (a, b), a != b, of the n running jobs
- * that share a leaf switch (comma-separated lists; a job without a list
- * shares with everyone), both apps known to the model.  Writes up to max
+ * whose paths meet at an uplink: both span several leaf switches and have
+ * one in common (comma-separated lists; a job without a list shares with
+ * everyone, one under one leaf switch with no one), both apps known to the
+ * model.  Writes up to max
  * pairs sorted by slowdown, worst first (ties by a, then b); returns how
  * many pairs were predicted in all. */
 size_t nv_report_cluster_pairs(const nv_model *m, const char *const *apps,

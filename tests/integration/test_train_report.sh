@@ -92,12 +92,15 @@ else
     echo "note: xmllint absent; SVG structure is covered by the unit test"
 fi
 
-# cluster: two running jobs sharing a leaf
+# cluster: two running jobs across leaves 0 and 1 (both cross leaf0's
+# uplink), and one under leaf0 alone, which crosses none
 mkdir -p "$S/running"
-printf '{"schema":"netvar-running","job_id":1,"app":"alltoall-fft","start_unix_s":%s,"nodes":["a1"],"switches":["leaf0"]}\n' "$(date +%s)" >"$S/running/1.json"
-printf '{"schema":"netvar-running","job_id":2,"app":"halo-stencil","start_unix_s":%s,"nodes":["a2"],"switches":["leaf0"]}\n' "$(date +%s)" >"$S/running/2.json"
+printf '{"schema":"netvar-running","job_id":1,"app":"alltoall-fft","start_unix_s":%s,"nodes":["a1","b1"],"switches":["leaf0","leaf1"]}\n' "$(date +%s)" >"$S/running/1.json"
+printf '{"schema":"netvar-running","job_id":2,"app":"halo-stencil","start_unix_s":%s,"nodes":["a2","b2"],"switches":["leaf0","leaf1"]}\n' "$(date +%s)" >"$S/running/2.json"
+printf '{"schema":"netvar-running","job_id":3,"app":"halo-stencil","start_unix_s":%s,"nodes":["a3"],"switches":["leaf0"]}\n' "$(date +%s)" >"$S/running/3.json"
 c=$("$NV" report --cluster --spool "$S" --model "$T/m1.json" --json)
-expect "cluster: 2 running, 2 ordered pairs" [ "$(printf %s "$c" | jq '.pairs_predicted')" -eq 2 ]
+expect "cluster: 3 running, 2 ordered pairs (the job under one leaf is in none)" \
+    [ "$(printf %s "$c" | jq -r '"\(.pairs_predicted) \(.running_jobs | length)"')" = "2 3" ]
 expect "cluster: worst pair first" [ "$(printf %s "$c" | jq '.worst_pairs[0].slowdown_pct >= .worst_pairs[1].slowdown_pct')" = true ]
 "$NV" report --cluster --spool "$S" --model "$T/m1.json" | grep -q "worst first" && ok "cluster table" || bad "cluster table"
 "$NV" report 999999 --spool "$S" --model "$T/m1.json" 2>/dev/null; expect "missing job: exit 1" [ $? -eq 1 ]

@@ -85,11 +85,11 @@ static void app_report_matches_the_model_file(void **state)
 
 static void running(const char *dir, int id, const char *app, const char *sw)
 {
-    char path[256], app_field[64] = "", sw_field[64] = "";
+    char path[256], app_field[64] = "", sw_field[96] = "";
     if (app)
         snprintf(app_field, sizeof app_field, "\"app\":\"%s\",", app);
     if (sw)
-        snprintf(sw_field, sizeof sw_field, ",\"switches\":[\"%s\"]", sw);
+        snprintf(sw_field, sizeof sw_field, ",\"switches\":[%s]", sw);
     snprintf(path, sizeof path, "%s/%d.json", dir, id);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
@@ -105,34 +105,38 @@ static void cluster_report_of_a_registry(void **state)
     assert_int_equal(nv_test_tmpdir(spool, sizeof spool, "cluster-report"), 0);
     snprintf(dir, sizeof dir, "%s/running", spool);
     assert_int_equal(mkdir(dir, 0755), 0);
-    running(dir, 1, "FFTW", "leaf0");
-    running(dir, 2, "MILC", "leaf0");
-    running(dir, 3, "Lulesh", "leaf1");
-    running(dir, 4, "nope", "leaf0");
+    /* across leaves 0 and 1, 0 and 2, under leaf 1 alone */
+    running(dir, 1, "FFTW", "\"leaf0\",\"leaf1\"");
+    running(dir, 2, "MILC", "\"leaf0\",\"leaf2\"");
+    running(dir, 3, "Lulesh", "\"leaf1\"");
+    running(dir, 4, "nope", "\"leaf0\",\"leaf1\"");
     running(dir, 5, NULL, NULL);
+    running(dir, 6, "Lulesh", "\"leaf3\",\"leaf4\"");
     nv_model *m = nv_model_load(MODEL, err, sizeof err);
     assert_non_null(m);
 
     nv_cluster_report r;
     assert_int_equal(nv_cluster_report_build(spool, m, NV_PREDICT_QUEUE, 2000, NULL, NULL, &r, err, sizeof err), 0);
     assert_true(r.have_model);
-    assert_int_equal(r.n_jobs, 5);
-    assert_int_equal(r.known, 3);
+    assert_int_equal(r.n_jobs, 6);
+    assert_int_equal(r.known, 4);
     for (size_t i = 0; i < r.n_jobs; i++) {
         assert_int_equal(r.jobs[i].job_id, i + 1);
         assert_float_equal(r.jobs[i].running_s, 2000 - (1000 + (double)(i + 1)), 1e-9);
     }
     assert_string_equal(r.jobs[0].app, "FFTW");
     assert_string_equal(r.jobs[0].model_app, "FFTW");
-    assert_string_equal(r.jobs[0].switches, "leaf0");
+    assert_string_equal(r.jobs[0].switches, "leaf0,leaf1");
     assert_string_equal(r.jobs[0].nodes, "a1");
     assert_string_equal(r.jobs[3].app, "nope");
     assert_null(r.jobs[3].model_app);
     assert_string_equal(r.jobs[4].app, "");
     assert_null(r.jobs[4].model_app);
     assert_string_equal(r.jobs[4].switches, "");
-    /* FFTW and MILC share leaf0: two ordered pairs; job 5 has no switch list
-     * (shares with all) but no app; "nope" is unknown */
+    /* FFTW and MILC both cross leaf0's uplink: two ordered pairs; Lulesh
+     * under leaf1 alone crosses no uplink, and across leaves 3 and 4 it
+     * shares none with them; job 5 has no switch list (shares with all)
+     * but no app; "nope" is unknown */
     assert_int_equal(r.pairs_predicted, 2);
     assert_int_equal(r.n_worst, 2);
     assert_true(r.worst[0].slowdown_pct >= r.worst[1].slowdown_pct);
@@ -148,7 +152,7 @@ static void cluster_report_of_a_registry(void **state)
     /* without a model: the jobs, nothing known, nothing predicted */
     assert_int_equal(nv_cluster_report_build(spool, NULL, NV_PREDICT_QUEUE, 2000, NULL, NULL, &r, err, sizeof err), 0);
     assert_false(r.have_model);
-    assert_int_equal(r.n_jobs, 5);
+    assert_int_equal(r.n_jobs, 6);
     assert_int_equal(r.known, 0);
     assert_int_equal(r.pairs_predicted, 0);
     assert_int_equal(r.n_worst, 0);

@@ -22,6 +22,8 @@
 
 #define MODEL "tests/fixtures/model/table1.json"
 #define PROFILE "tests/fixtures/segments/small-profile.json"
+/* a job under leaf switches 0 and 1: it crosses their uplinks */
+#define SPAN0 "\"leaf0\",\"leaf1\""
 
 struct fx {
     char spool[64];
@@ -41,7 +43,8 @@ static void copy_file(const char *from, const char *to)
     fclose(out);
 }
 
-/* jobs/<id>/job.json; app NULL writes none; extra is added fields ("" or ",...") */
+/* jobs/<id>/job.json; app NULL writes none; sw is the switches list's
+ * inside ("\"leaf0\",\"leaf1\""); extra is added fields ("" or ",...") */
 static void job_record(const char *spool, int id, const char *app, double start, double runtime,
                        const char *sw, double rho, const char *extra)
 {
@@ -53,7 +56,7 @@ static void job_record(const char *spool, int id, const char *app, double start,
     snprintf(text, sizeof text,
              "{\"schema\":\"netvar-job-record\",\"job_id\":%d,%s\"runtime_s\":%g,"
              "\"start_unix_s\":%g,\"end_unix_s\":%g,\"nodes\":[\"a1\",\"a2\",\"a3\",\"a4\"],"
-             "\"switches\":[\"%s\"],\"utilization\":{\"service_us\":1.5,\"mu_source\":\"calibration\","
+             "\"switches\":[%s],\"utilization\":{\"service_us\":1.5,\"mu_source\":\"calibration\","
              "\"ports\":[{\"rho\":%g},{\"rho\":%g}]}%s}",
              id, app_field, runtime, start, start + runtime, sw, rho - 0.1, rho + 0.1, extra);
     assert_int_equal(nv_test_write_file(dir, "job.json", text), 0);
@@ -67,15 +70,15 @@ static int setup(void **state)
     char dir[128];
     snprintf(dir, sizeof dir, "%s/jobs", f->spool);
     assert_int_equal(mkdir(dir, 0755), 0);
-    job_record(f->spool, 100, "FFTW", 1000, 440, "leaf0", 0.3,
+    job_record(f->spool, 100, "FFTW", 1000, 440, SPAN0, 0.3,
                ",\"metrics\":{\"net_traffic\":{\"mean\":2e12,\"p95\":3e12,\"unit\":\"flits\","
                "\"source\":\"network-side ports\"}},"
                "\"annotation\":\"netvar:{\\\"v\\\":1,\\\"own_pct\\\":9,\\\"src\\\":\\\"table\\\","
                "\\\"advice_nodes\\\":4,\\\"action\\\":\\\"annotate\\\"}\"");
-    job_record(f->spool, 101, "MILC", 1100, 400, "leaf0", 0.5, "");
-    job_record(f->spool, 102, "Lulesh", 1000, 400, "leaf9", 0.2, "");
-    job_record(f->spool, 103, NULL, 1000, 300, "leaf0", 0.2, "");
-    job_record(f->spool, 104, "FFTW", 5000, 400, "leaf0", 0.3, ",\"comment\":\"netvar:{broken\"");
+    job_record(f->spool, 101, "MILC", 1100, 400, SPAN0, 0.5, "");
+    job_record(f->spool, 102, "Lulesh", 1000, 400, "\"leaf9\",\"leaf8\"", 0.2, "");
+    job_record(f->spool, 103, NULL, 1000, 300, SPAN0, 0.2, "");
+    job_record(f->spool, 104, "FFTW", 5000, 400, SPAN0, 0.3, ",\"comment\":\"netvar:{broken\"");
     snprintf(dir, sizeof dir, "%s/jobs/100/profiles", f->spool);
     assert_int_equal(mkdir(dir, 0755), 0);
     char path[300];
@@ -99,6 +102,17 @@ static int teardown(void **state)
     nv_model_free(f->m);
     free(f);
     return 0;
+}
+
+/* r's prediction is FFTW's beside MILC alone: the table's */
+static void predicted_as_fftw_beside_milc(const nv_model *m, const nv_job_report *r)
+{
+    nv_prediction p;
+    const char *with[] = {"MILC"};
+    assert_int_equal(nv_predict(m, "FFTW", with, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL),
+                     NV_PRED_OK);
+    assert_float_equal(r->predicted_pct, p.slowdown_pct, 1e-12);
+    assert_string_equal(r->predicted_source, "table");
 }
 
 static void job_beside_a_neighbour(void **state)
@@ -143,12 +157,7 @@ static void job_beside_a_neighbour(void **state)
     /* no low-background FFTW run at 4 nodes: the model's scaling (400 s) */
     assert_float_equal(r->baseline_s, 400, 1e-9);
     assert_float_equal(r->observed_pct, 10, 1e-9);
-    nv_prediction p;
-    const char *with[] = {"MILC"};
-    assert_int_equal(nv_predict(f->m, "FFTW", with, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL),
-                     NV_PRED_OK);
-    assert_float_equal(r->predicted_pct, p.slowdown_pct, 1e-12);
-    assert_string_equal(r->predicted_source, "table");
+    predicted_as_fftw_beside_milc(f->m, r);
     /* at submission */
     assert_int_equal(r->at_submission.recorded, 1);
     assert_float_equal(r->at_submission.own_pct, 9, 1e-12);
@@ -177,6 +186,42 @@ static void job_beside_a_neighbour(void **state)
     assert_int_equal(flagged, t.n_interfered);
     assert_float_equal(t.start_s[0], 0, 0);
     nv_seg_timeline_free(&t);
+    nv_job_report_free(r);
+    free(r);
+}
+
+/* The placements the jobs had (predict.h, the paths): a job under one leaf
+ * switch crosses no uplink, so beside it, or alone under one, the answer
+ * is 0 % from the path; a neighbour under one leaf drops out of the sum. */
+static void the_prediction_follows_the_placements(void **state)
+{
+    struct fx *f = *state;
+    char err[256];
+    nv_job_report *r = malloc(sizeof *r);
+    assert_non_null(r);
+    /* 200: FFTW under leaf0 alone, beside MILC across leaf0 and leaf1 */
+    job_record(f->spool, 200, "FFTW", 20000, 440, "\"leaf0\"", 0.3, "");
+    job_record(f->spool, 201, "MILC", 20000, 400, SPAN0, 0.5, "");
+    /* 202: FFTW across leaf0 and leaf1 beside Lulesh under leaf1 (listed
+     * as a neighbour, a shared switch, but sends nothing across) and MILC
+     * across both: MILC alone is predicted with */
+    job_record(f->spool, 202, "FFTW", 30000, 440, SPAN0, 0.3, "");
+    job_record(f->spool, 203, "Lulesh", 30000, 400, "\"leaf1\"", 0.2, "");
+    job_record(f->spool, 204, "MILC", 30000, 400, SPAN0, 0.5, "");
+    assert_int_equal(nv_job_report_build(f->spool, 200, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(r->n_listed, 1);
+    assert_true(r->predicted_pct == 0.0);
+    assert_string_equal(r->predicted_source, NV_PATH_SOURCE_LOCAL);
+    nv_job_report_free(r);
+    /* MILC beside the local FFTW: every neighbour under one leaf */
+    assert_int_equal(nv_job_report_build(f->spool, 201, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(r->n_listed, 1);
+    assert_true(r->predicted_pct == 0.0);
+    assert_string_equal(r->predicted_source, NV_PATH_SOURCE_LOCAL);
+    nv_job_report_free(r);
+    assert_int_equal(nv_job_report_build(f->spool, 202, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(r->n_listed, 2);
+    predicted_as_fftw_beside_milc(f->m, r);
     nv_job_report_free(r);
     free(r);
 }
@@ -244,7 +289,7 @@ static void a_planted_fifo_does_not_hang_the_report(void **state)
 {
     struct fx *f = *state;
     char dir[256], path[300], err[256];
-    job_record(f->spool, 105, "FFTW", 6000, 400, "leaf0", 0.3, "");
+    job_record(f->spool, 105, "FFTW", 6000, 400, SPAN0, 0.3, "");
     snprintf(dir, sizeof dir, "%s/jobs/105/profiles", f->spool);
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(path, sizeof path, "%s/a.json", dir);
@@ -302,6 +347,7 @@ int main(void)
         cmocka_unit_test(job_beside_a_neighbour),
         cmocka_unit_test(actions_that_moved_the_job),
         cmocka_unit_test(without_a_model_nothing_is_predicted),
+        cmocka_unit_test(the_prediction_follows_the_placements),
         cmocka_unit_test(notes_for_what_could_not_be_read),
         cmocka_unit_test(a_planted_fifo_does_not_hang_the_report),
     };

@@ -269,12 +269,17 @@ static void cluster_pairs_worst_first_and_switch_bound(void **state)
     nv_model *m = nv_model_load("tests/fixtures/model/table1.json", err, sizeof err);
     assert_non_null(m);
     const char *apps[] = {"FFTW", "MILC", "Lulesh", "nope"};
-    const char *sw[] = {"leaf0", "leaf0,leaf1", "leaf2", "leaf0"};
+    const char *sw[] = {"leaf0,leaf3", "leaf0,leaf1", "leaf2,leaf4", "leaf0,leaf1"};
     nv_report_pair p[8];
     size_t n = nv_report_cluster_pairs(m, apps, sw, 4, NV_PREDICT_QUEUE, p, 8);
-    assert_int_equal(n, 2); /* FFTW<->MILC share leaf0; Lulesh alone; "nope" unknown */
+    assert_int_equal(n, 2); /* FFTW<->MILC both cross leaf0's uplink; Lulesh's leaves are
+                               its own; "nope" unknown */
     assert_true(p[0].slowdown_pct >= p[1].slowdown_pct);
     assert_true((p[0].a == 0 && p[0].b == 1) || (p[0].a == 1 && p[0].b == 0));
+    /* FFTW under leaf0 alone crosses no uplink: no pair, though MILC
+     * crosses leaf0's */
+    const char *local[] = {"leaf0", "leaf0,leaf1", "leaf2,leaf4", "leaf0,leaf1"};
+    assert_int_equal(nv_report_cluster_pairs(m, apps, local, 4, NV_PREDICT_QUEUE, p, 8), 0);
     nv_report_pair top[1];
     assert_int_equal(nv_report_cluster_pairs(m, apps, NULL, 4, NV_PREDICT_QUEUE, top, 1), 6);
     nv_report_pair all[8];
