@@ -60,12 +60,16 @@ for rep in 1 2; do
         waitq
     done
 done
+# a pair shares the uplinks: each job across both leaf switches (a job
+# under one leaf switch crosses no uplink and is no job's neighbour)
 for pair in "alltoall stencil" "alltoall montecarlo" "stencil alltoall"; do
     set -- $pair
+    nodes=n1,n3
     for app in "$1" "$2"; do
         case $app in alltoall) cmd=$A2A ;; stencil) cmd=$STN ;; montecarlo) cmd=$MCS ;; esac
-        sbatch -Q -N2 -J "$app" --netvar=counters --netvar-app="$app" -o "pair-$1-$2-$app.out" \
-            --wrap "srun --mpi=pmix $cmd" >/dev/null
+        sbatch -Q -N2 -w "$nodes" -J "$app" --netvar=counters --netvar-app="$app" \
+            -o "pair-$1-$2-$app.out" --wrap "srun --mpi=pmix $cmd" >/dev/null
+        nodes=n2,n4
     done
     waitq
 done

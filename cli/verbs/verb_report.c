@@ -38,7 +38,9 @@ static void usage(FILE *out)
         "           runtime, counter metrics with units, utilization, the segment\n"
         "           interference estimate and class when the job was profiled\n"
         "           (DIR/jobs/JOBID/profiles/*.json), its neighbours (jobs overlapping\n"
-        "           it on a shared leaf switch or group, from the other records), the\n"
+        "           it whose path meets its own: both across several leaf switches\n"
+        "           with one in common, or several groups with one in common; a job\n"
+        "           under one leaf switch crosses no uplink), the\n"
         "           slowdown predicted beside them and the one observed (runtime\n"
         "           against the app's baseline), the advice and prediction made at\n"
         "           submission (the record's netvar annotation, taken from the job's\n"
@@ -228,7 +230,7 @@ static void job_text(const nv_job_report *r)
                r->seg.high_rate ? " (high segment rate: less reliable)" : "");
     else
         printf("  %-34s not profiled\n", "segment interference estimate");
-    printf("  %-34s %zu\n", "neighbours (shared switch/group)", r->n_neighbours);
+    printf("  %-34s %zu\n", "neighbours (sharing an uplink)", r->n_neighbours);
     for (size_t k = 0; k < r->n_listed; k++)
         printf("    job %-10lld %-20s overlap %8.1f s   rho %6.2f %%\n", (long long)r->neighbours[k].job_id,
                r->neighbours[k].app, r->neighbours[k].overlap_s, r->neighbours[k].rho * 100);

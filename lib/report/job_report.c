@@ -129,12 +129,7 @@ static void segment_estimate(nv_job_report *r, const char *spool)
     r->has_segments = 1;
 }
 
-/* neighbours, baseline, observed and predicted slowdown.  The prediction
- * follows the placements the jobs had (predict.h, the paths): a job under
- * one leaf switch sends nothing across an uplink, so when this job was, or
- * every neighbour was, the answer is 0 % from the path, and a neighbour
- * that was is left out of the sum.  (The neighbours listed are training's:
- * jobs that overlapped it on a shared leaf switch or group.) */
+/* neighbours, baseline, observed and predicted slowdown */
 static void neighbours(nv_job_report *r, const char *spool, const nv_model *m,
                        nv_predictor predictor, double service_us)
 {
@@ -152,8 +147,7 @@ static void neighbours(nv_job_report *r, const char *spool, const nv_model *m,
     size_t idx[NV_JOB_REPORT_MAX_NEIGHBOURS];
     r->n_neighbours = nv_train_neighbours(&s, (size_t)me, idx, NV_JOB_REPORT_MAX_NEIGHBOURS);
     const char *with[NV_JOB_REPORT_MAX_NEIGHBOURS];
-    size_t nw = 0, n_local = 0;
-    bool me_local = s.jobs[me].n_switches == 1;
+    size_t nw = 0;
     for (size_t k = 0; k < r->n_neighbours && k < NV_JOB_REPORT_MAX_NEIGHBOURS; k++) {
         const nv_train_sum *o = &s.jobs[idx[k]];
         nv_job_report_neighbour *e = &r->neighbours[r->n_listed++];
@@ -161,10 +155,6 @@ static void neighbours(nv_job_report *r, const char *spool, const nv_model *m,
         copy_str(e->app, sizeof e->app, s.apps[o->app]);
         e->overlap_s = nv_train_overlap_s(&s, &s.jobs[me], o);
         e->rho = o->rho;
-        if (o->n_switches == 1) {
-            n_local++;
-            continue;
-        }
         int dup = 0;
         for (size_t q = 0; q < nw; q++)
             dup |= !strcmp(with[q], s.apps[o->app]);
@@ -185,10 +175,7 @@ static void neighbours(nv_job_report *r, const char *spool, const nv_model *m,
         }
     }
     nv_prediction pr;
-    if (r->n_listed && (me_local || n_local == r->n_listed)) {
-        r->predicted_pct = 0.0;
-        copy_str(r->predicted_source, sizeof r->predicted_source, NV_PATH_SOURCE_LOCAL);
-    } else if (nw && !me_local && m && r->has_app &&
+    if (nw && m && r->has_app &&
         nv_predict(m, r->app, with, nw, predictor, NV_DEFAULT_MIN_SAMPLES, &pr, NULL) == NV_PRED_OK) {
         r->predicted_pct = pr.slowdown_pct;
         copy_str(r->predicted_source, sizeof r->predicted_source, pr.source_label);

@@ -7,7 +7,7 @@
  *   runtime, nodes, the record's counter metrics and its own utilization;
  *   the segment interference estimate ("Single-run interference estimate")
  *   of the first profile, by name;
- *   neighbours: jobs that overlapped it on a shared leaf switch or group,
+ *   neighbours: jobs that overlapped it with paths that meet (lib/train),
  *   the slowdown observed against the app's baseline (history at this node
  *   count, else the model's scaling) and the one predicted beside them
  *   ("Queue-theory interference model");
@@ -35,11 +35,11 @@
 #define NV_JOB_REPORT_PATH_MAX 4700
 #define NV_JOB_REPORT_NOTE_MAX 600
 
-/* One job that overlapped this one on a shared leaf switch or group. */
+/* One job that overlapped this one with a path that meets its own. */
 typedef struct nv_job_report_neighbour {
     int64_t job_id;
     char app[NV_MODEL_KEY_MAX + 1];
-    double overlap_s;            /* seconds both ran on a shared switch/group */
+    double overlap_s;            /* seconds both ran with paths that meet */
     double rho;                  /* its own utilization, fraction 0..1; NAN unknown */
 } nv_job_report_neighbour;
 

@@ -7,6 +7,12 @@
 #include "queue.h"
 #include "train_history.h"
 
+/* Whether two jobs' paths meet at a port between switches (predict.h, the
+ * paths): at one level, both have nodes under one switch (a leaf switch;
+ * a group: a dragonfly group or a parent switch) and both have nodes
+ * outside it, so both send through its uplinks.  A job under one leaf
+ * switch sends nothing across an uplink, so it meets no job at the leaves'
+ * level, and a job inside one group none at the groups'. */
 static int shares_topology(const nv_train_set *s, const nv_train_sum *a, const nv_train_sum *b)
 {
     if (!s->topo) /* no job had a switch or a group: no arena (UBSan: NULL + 0) */
@@ -16,6 +22,8 @@ static int shares_topology(const nv_train_set *s, const nv_train_sum *a, const n
         const uint64_t *x = s->topo + a->topo_off + (kind ? a->n_switches : 0),
                        *y = s->topo + b->topo_off + (kind ? b->n_switches : 0);
         size_t nx = kind ? a->n_groups : a->n_switches, ny = kind ? b->n_groups : b->n_switches;
+        if (nx < 2 || ny < 2)
+            continue;
         size_t i = 0, j = 0;
         while (i < nx && j < ny) {
             if (x[i] == y[j])

@@ -10,8 +10,9 @@
  *     A million jobs take about 130 MiB.  opts.max_jobs (default 8 M)
  *     only guards against a runaway spool; beyond it the scan stops with a
  *     clear error.
- *  2. nv_train_analyze() finds neighbours (jobs that overlapped in time on a
- *     shared leaf switch or group), the background utilization each job saw
+ *  2. nv_train_analyze() finds neighbours (jobs that overlapped in time
+ *     whose paths meet: both span several leaf switches and share one, or
+ *     several groups and share one; predict.h, the paths), the background utilization each job saw
  *     (the neighbours' counter rho weighted by overlap; or the record's own
  *     switch-side figure minus its own share when the record carries one),
  *     baselines (median runtime of an app's runs at the same node count whose
@@ -182,7 +183,7 @@ int nv_train_analyze(nv_train_set *s, const nv_train_opts *o);
 /* Index of the job with this id in an analyzed set, or -1. */
 long nv_train_find_job(const nv_train_set *s, int64_t job_id);
 
-/* Neighbours of job i (overlap > 0 on a shared switch or group): up to max
+/* Neighbours of job i (overlap > 0, paths that meet): up to max
  * indexes into out, sorted by job id; returns how many there are in all. */
 size_t nv_train_neighbours(const nv_train_set *s, size_t i, size_t *out, size_t max);
 

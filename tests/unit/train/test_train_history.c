@@ -92,6 +92,71 @@ static void scan(const char *spool, nv_train_set *s, const nv_train_opts *o)
     assert_int_equal(nv_train_analyze(s, o), 0);
 }
 
+/* a record of app at [start, start + 100) s under the given switch and
+ * group lists (the inside of the JSON arrays) */
+static void placed(const char *spool, long id, const char *app, double start, const char *sw,
+                   const char *groups)
+{
+    char text[700];
+    snprintf(text, sizeof text,
+             "{\"schema\":\"netvar-job-record\",\"version\":1,\"job_id\":%ld,\"app\":\"%s\","
+             "\"nodes\":[\"n1\",\"n2\"],\"switches\":[%s],\"groups\":[%s],\"start_unix_s\":%g,"
+             "\"end_unix_s\":%g,\"runtime_s\":100,\"utilization\":{\"service_us\":1.0,"
+             "\"ports\":[{\"node\":\"n1\",\"port\":\"eth0\",\"rho\":0.2}]}}\n",
+             id, app, sw, groups, start, start + 100);
+    char d[512];
+    snprintf(d, sizeof d, "%s/jobs", spool);
+    mk(spool);
+    mk(d);
+    raw(spool, id, text);
+}
+
+/* Neighbours are jobs whose paths meet (predict.h, the paths): at one
+ * level both span several switches (or groups) and share one.  Pairs of
+ * jobs run at the same time, each pair alone in its own 1000 s slot. */
+static void neighbours_are_jobs_whose_paths_meet(void **state)
+{
+    (void)state;
+    char spool[400];
+    snprintf(spool, sizeof spool, "%s/paths", root);
+    /* slot 0: both across leaf0 and leaf1: they meet at both uplinks */
+    placed(spool, 1, "appA", 0, "\"leaf0\",\"leaf1\"", "");
+    placed(spool, 2, "appB", 0, "\"leaf1\",\"leaf0\"", "");
+    /* slot 1: both under leaf0 alone: switched there, no uplink */
+    placed(spool, 3, "appA", 1000, "\"leaf0\"", "");
+    placed(spool, 4, "appB", 1000, "\"leaf0\"", "");
+    /* slot 2: one across leaf0 and leaf1, one under leaf0 alone */
+    placed(spool, 5, "appA", 2000, "\"leaf0\",\"leaf1\"", "");
+    placed(spool, 6, "appB", 2000, "\"leaf0\"", "");
+    /* slot 3: across disjoint leaves: different leaves' uplinks */
+    placed(spool, 7, "appA", 3000, "\"leaf0\",\"leaf1\"", "");
+    placed(spool, 8, "appB", 3000, "\"leaf2\",\"leaf3\"", "");
+    /* slot 4: disjoint leaves, both across groups g0 and g1: they meet at
+     * the groups' links */
+    placed(spool, 9, "appA", 4000, "\"leaf0\",\"leaf5\"", "\"g0\",\"g1\"");
+    placed(spool, 10, "appB", 4000, "\"leaf2\",\"leaf7\"", "\"g1\",\"g0\"");
+    /* slot 5: disjoint leaves in one shared group each: no shared link */
+    placed(spool, 11, "appA", 5000, "\"leaf0\",\"leaf1\"", "\"g0\"");
+    placed(spool, 12, "appB", 5000, "\"leaf2\",\"leaf3\"", "\"g0\"");
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    nv_train_set s;
+    scan(spool, &s, &o);
+    static const int meet[] = {1, 0, 0, 0, 1, 0};
+    for (int slot = 0; slot < 6; slot++) {
+        long a = nv_train_find_job(&s, 2 * slot + 1), b = nv_train_find_job(&s, 2 * slot + 2);
+        assert_true(a >= 0 && b >= 0);
+        if (s.jobs[a].n_neighbours != (uint32_t)meet[slot] || s.jobs[b].n_neighbours != (uint32_t)meet[slot])
+            fail_msg("slot %d: neighbours %u and %u, expected %d", slot, (unsigned)s.jobs[a].n_neighbours,
+                     (unsigned)s.jobs[b].n_neighbours, meet[slot]);
+        size_t out[4];
+        assert_int_equal(nv_train_neighbours(&s, (size_t)a, out, 4), (size_t)meet[slot]);
+        /* the background follows: the other's rho only where they meet */
+        assert_float_equal(s.jobs[a].background, meet[slot] ? 0.2 : 0.0, 1e-9);
+    }
+    nv_train_set_free(&s);
+}
+
 static void corrupt_records_skipped_and_counted(void **state)
 {
     (void)state;
@@ -378,6 +443,7 @@ int main(void)
         cmocka_unit_test(cap_is_a_clear_error),
         cmocka_unit_test(apps_are_hashed_and_capped),
         cmocka_unit_test(baseline_and_pair_from_shared_switch),
+        cmocka_unit_test(neighbours_are_jobs_whose_paths_meet),
         cmocka_unit_test(byte_identical_whatever_the_order),
         cmocka_unit_test(campaign_curve_and_impactb_kept),
         cmocka_unit_test(min_runs_and_window_respected),

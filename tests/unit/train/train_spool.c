@@ -30,10 +30,10 @@ void nv_test_job_record(const char *spool, long id, const char *app, unsigned no
     fprintf(f, "\"nodes\":[");
     for (unsigned n = 0; n < nodes; n++)
         fprintf(f, "%s\"n%u\"", n ? "," : "", n);
-    fprintf(f, "],\"switches\":[\"%s\"],\"groups\":[],\"start_unix_s\":%g,\"end_unix_s\":%g,"
-               "\"runtime_s\":%g,\"utilization\":{\"service_us\":1.0,\"ports\":["
+    fprintf(f, "],\"switches\":[\"%s\",\"%s-b\"],\"groups\":[],\"start_unix_s\":%g,"
+               "\"end_unix_s\":%g,\"runtime_s\":%g,\"utilization\":{\"service_us\":1.0,\"ports\":["
                "{\"node\":\"n0\",\"port\":\"eth0\",\"rho\":%g}]}}\n",
-            sw, start, start + runtime, runtime, rho);
+            sw, sw, start, start + runtime, runtime, rho);
     fclose(f);
 }
 

@@ -1,6 +1,7 @@
 /* train_spool.h - hand-made spools for the training tests: one job record
  * at SPOOL/jobs/ID/job.json as `netvar collect` writes it (one node per
- * count, one switch, a port rho, times in Unix seconds). */
+ * count; under two leaf switches, sw and sw-b, so the job crosses an uplink
+ * and jobs given the same sw share it; a port rho, times in Unix seconds). */
 #ifndef NETVAR_TEST_TRAIN_SPOOL_H
 #define NETVAR_TEST_TRAIN_SPOOL_H
 
