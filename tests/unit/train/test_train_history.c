@@ -113,46 +113,48 @@ static void placed(const char *spool, long id, const char *app, double start, co
 
 /* Neighbours are jobs whose paths meet (predict.h, the paths): at one
  * level both span several switches (or groups) and share one.  Pairs of
- * jobs run at the same time, each pair alone in its own 1000 s slot. */
+ * jobs run at the same time, each pair alone in its own 1000 s slot
+ * (jobs 2 slot + 1 and 2 slot + 2). */
 static void neighbours_are_jobs_whose_paths_meet(void **state)
 {
     (void)state;
     char spool[400];
     snprintf(spool, sizeof spool, "%s/paths", root);
-    /* slot 0: both across leaf0 and leaf1: they meet at both uplinks */
-    placed(spool, 1, "appA", 0, "\"leaf0\",\"leaf1\"", "");
-    placed(spool, 2, "appB", 0, "\"leaf1\",\"leaf0\"", "");
-    /* slot 1: both under leaf0 alone: switched there, no uplink */
-    placed(spool, 3, "appA", 1000, "\"leaf0\"", "");
-    placed(spool, 4, "appB", 1000, "\"leaf0\"", "");
-    /* slot 2: one across leaf0 and leaf1, one under leaf0 alone */
-    placed(spool, 5, "appA", 2000, "\"leaf0\",\"leaf1\"", "");
-    placed(spool, 6, "appB", 2000, "\"leaf0\"", "");
-    /* slot 3: across disjoint leaves: different leaves' uplinks */
-    placed(spool, 7, "appA", 3000, "\"leaf0\",\"leaf1\"", "");
-    placed(spool, 8, "appB", 3000, "\"leaf2\",\"leaf3\"", "");
-    /* slot 4: disjoint leaves, both across groups g0 and g1: they meet at
-     * the groups' links */
-    placed(spool, 9, "appA", 4000, "\"leaf0\",\"leaf5\"", "\"g0\",\"g1\"");
-    placed(spool, 10, "appB", 4000, "\"leaf2\",\"leaf7\"", "\"g1\",\"g0\"");
-    /* slot 5: disjoint leaves in one shared group each: no shared link */
-    placed(spool, 11, "appA", 5000, "\"leaf0\",\"leaf1\"", "\"g0\"");
-    placed(spool, 12, "appB", 5000, "\"leaf2\",\"leaf3\"", "\"g0\"");
+    /* per slot: the two jobs' switch lists, their group lists, and
+     * whether their paths meet */
+    static const struct { const char *sw[2], *groups[2]; int meet; } slot_of[] = {
+        /* both across leaf0 and leaf1: they meet at both uplinks */
+        {{"\"leaf0\",\"leaf1\"", "\"leaf1\",\"leaf0\""}, {"", ""}, 1},
+        /* both under leaf0 alone: switched there, no uplink */
+        {{"\"leaf0\"", "\"leaf0\""}, {"", ""}, 0},
+        /* one across leaf0 and leaf1, one under leaf0 alone */
+        {{"\"leaf0\",\"leaf1\"", "\"leaf0\""}, {"", ""}, 0},
+        /* across disjoint leaves: different leaves' uplinks */
+        {{"\"leaf0\",\"leaf1\"", "\"leaf2\",\"leaf3\""}, {"", ""}, 0},
+        /* disjoint leaves, both across groups g0 and g1: the groups' links */
+        {{"\"leaf0\",\"leaf5\"", "\"leaf2\",\"leaf7\""}, {"\"g0\",\"g1\"", "\"g1\",\"g0\""}, 1},
+        /* disjoint leaves inside one shared group each: no shared link */
+        {{"\"leaf0\",\"leaf1\"", "\"leaf2\",\"leaf3\""}, {"\"g0\"", "\"g0\""}, 0},
+    };
+    for (int slot = 0; slot < 6; slot++)
+        for (int k = 0; k < 2; k++)
+            placed(spool, 2 * slot + 1 + k, k ? "appB" : "appA", 1000.0 * slot, slot_of[slot].sw[k],
+                   slot_of[slot].groups[k]);
     nv_train_opts o;
     nv_train_opts_default(&o);
     nv_train_set s;
     scan(spool, &s, &o);
-    static const int meet[] = {1, 0, 0, 0, 1, 0};
     for (int slot = 0; slot < 6; slot++) {
+        int meet = slot_of[slot].meet;
         long a = nv_train_find_job(&s, 2 * slot + 1), b = nv_train_find_job(&s, 2 * slot + 2);
         assert_true(a >= 0 && b >= 0);
-        if (s.jobs[a].n_neighbours != (uint32_t)meet[slot] || s.jobs[b].n_neighbours != (uint32_t)meet[slot])
+        if (s.jobs[a].n_neighbours != (uint32_t)meet || s.jobs[b].n_neighbours != (uint32_t)meet)
             fail_msg("slot %d: neighbours %u and %u, expected %d", slot, (unsigned)s.jobs[a].n_neighbours,
-                     (unsigned)s.jobs[b].n_neighbours, meet[slot]);
+                     (unsigned)s.jobs[b].n_neighbours, meet);
         size_t out[4];
-        assert_int_equal(nv_train_neighbours(&s, (size_t)a, out, 4), (size_t)meet[slot]);
+        assert_int_equal(nv_train_neighbours(&s, (size_t)a, out, 4), (size_t)meet);
         /* the background follows: the other's rho only where they meet */
-        assert_float_equal(s.jobs[a].background, meet[slot] ? 0.2 : 0.0, 1e-9);
+        assert_float_equal(s.jobs[a].background, meet ? 0.2 : 0.0, 1e-9);
     }
     nv_train_set_free(&s);
 }
