@@ -60,8 +60,10 @@ static void usage(FILE *out)
         "           --plot: p_A(U), measured points and the fitted curve (\"Queue-\n"
         "           theory interference model\", Fig. 12); --plot-latency: its ImpactB latency histogram against\n"
         "           the idle one (Fig. 3).\n"
-        "--cluster  running jobs (DIR/running), predicted slowdowns among those that\n"
-        "           share a leaf switch, worst pairs first.\n"
+        "--cluster  running jobs (DIR/running), predicted slowdowns among those whose\n"
+        "           paths meet at an uplink (both across several leaf switches with\n"
+        "           one in common; a job under one leaf switch crosses none), worst\n"
+        "           pairs first.\n"
         "\n"
         "Options:\n"
         "  --spool DIR          netvar spool (default: netvar.conf's, /var/spool/netvar)\n"
@@ -649,7 +651,7 @@ static void cluster_text(const nv_cluster_report *r)
         printf("  %-10u %-20s %-24.24s %-16.16s %8.0f s\n", j->job_id, j->app[0] ? j->app : "(none)",
                j->nodes, j->switches[0] ? j->switches : "-", j->running_s);
     }
-    printf("predicted slowdowns among jobs sharing a leaf switch (%s): %zu pair%s, worst first\n",
+    printf("predicted slowdowns among jobs whose paths meet at an uplink (%s): %zu pair%s, worst first\n",
            nv_predictor_name(r->predictor), r->pairs_predicted, r->pairs_predicted == 1 ? "" : "s");
     if (r->n_worst)
         printf("  %-10s %-20s %-10s %-20s %14s  %s\n", "job", "app", "beside", "app", "slowdown (%)", "source");
