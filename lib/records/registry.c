@@ -322,6 +322,18 @@ static int cmp_util_desc(const void *a, const void *b)
     return (x->app > y->app) - (x->app < y->app);
 }
 
+/* leaf switches a job spans: its entry names each once; 0 unknown */
+static uint32_t leaf_count(const struct nv_running_job *j)
+{
+    uint32_t sw = 0;
+    if (j->switches && j->switches[0]) {
+        sw = 1;
+        for (const char *p = j->switches; *p; p++)
+            sw += *p == ',';
+    }
+    return sw;
+}
+
 static void append_nodes(struct nv_running_app *a, const char *nodes)
 {
     size_t len = a->nodes_len, add = strlen(nodes);
@@ -412,13 +424,7 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
         }
         struct nv_running_app *a = &apps[slot[idx]];
         a->njobs++;
-        /* leaf switches this job spans: its entry names each once */
-        uint32_t sw = 0;
-        if (j->switches && j->switches[0]) {
-            sw = 1;
-            for (const char *p = j->switches; *p; p++)
-                sw += *p == ',';
-        }
+        uint32_t sw = leaf_count(j);
         if (sw > a->span_switches || (sw && sw == a->span_switches && j->jobid < a->span_jobid)) {
             a->span_switches = sw;
             a->span_jobid = j->jobid;
@@ -444,7 +450,10 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
     for (size_t i = 0; i < r->n; i++) {
         int32_t idx = (m && r->jobs[i].app[0] && !r->jobs[i].expired)
                           ? nv_model_app_index(m, r->jobs[i].app) : -1;
-        if (idx >= 0 && slot[idx] >= 0 && apps[slot[idx]].nodes)
+        /* a job under one leaf switch shares no port with a newcomer on
+         * any node but its own, which Slurm does not give to two jobs of
+         * an exclusive partition: avoid has nothing to keep a newcomer off */
+        if (idx >= 0 && slot[idx] >= 0 && apps[slot[idx]].nodes && leaf_count(&r->jobs[i]) != 1)
             append_nodes(&apps[slot[idx]], r->jobs[i].nodes);
     }
     free(slot);

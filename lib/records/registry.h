@@ -111,8 +111,10 @@ struct nv_running_app {
     double utilization;
     uint32_t njobs;
     uint32_t first_jobid;   /* lowest job id running this app */
-    char *nodes;            /* union of its jobs' nodes, comma-separated, at most
-                               NV_REG_NODES_MAX bytes (kept apps only) */
+    char *nodes;            /* union of the nodes of its jobs that may cross an
+                               uplink (not under one known leaf switch),
+                               comma-separated, at most NV_REG_NODES_MAX bytes
+                               (kept apps only): what avoid excludes */
     size_t nodes_len;       /* strlen(nodes) */
     bool nodes_cut;
     /* the most leaf switches one of its jobs spans (its registry entry's

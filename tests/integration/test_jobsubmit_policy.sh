@@ -77,13 +77,15 @@ contains "and says why" "$out" \
     "netvar: job $span (fftw) spans 2 leaf switches and loads their uplinks: avoid also keeps this job under one leaf switch (waiting up to 120 s for one), where it crosses no uplink"
 show=$(scontrol show job "$j")
 contains "the newcomer is kept under one leaf switch" "$show" "Switches=1@00:02:00"
-contains "and off the avoided jobs' nodes" "$show" "ExcNodeList=n[1-3]"
-# avoid keeps a job runnable: 3 nodes wanted, 1 of 4 would be left -> a
+# off the nodes of the fftw job that crosses the uplinks, not those of the
+# one under leaf s1, which shares no port with it anywhere
+contains "and off the avoided job's nodes" "$show" "ExcNodeList=n[2-3]"
+# avoid keeps a job runnable: 3 nodes wanted, 2 of 4 would be left -> a
 # message with the reason instead of an exclusion that never lets it start
 out=$(sbatch -N3 --hold --netvar-app=amg --wrap true 2>&1)
 wide=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "avoid that would leave too few nodes becomes a message" "$out" \
-    "would leave 1 of the partition's 4 nodes, fewer than the 3 this job needs"
+    "would leave 2 of the partition's 4 nodes, fewer than the 3 this job needs"
 contains "and nothing is excluded" "$(scontrol show job "$wide")" "ExcNodeList=(null)"
 scancel "$wide" 2>/dev/null
 # a one-node newcomer sends nothing through a switch: the path answers 0 %
@@ -103,14 +105,14 @@ contains "and the user is told what it costs" "$out" \
     "your --switches=2 is kept, so across leaf switches this job would still share their uplinks"
 # a node the user names stays off the exclude list: Slurm refuses a job that
 # requires a node it excludes ("Invalid node name specified")
-out=$(sbatch -N1-2 -w n1 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(sbatch -N1-2 -w n2 --hold --netvar-app=amg --wrap true 2>&1)
 j3=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 check "a job naming a node avoid would exclude is accepted" test -n "$j3"
 contains "the user is told which named node stays" "$out" \
-    "avoid does not exclude the 1 node you named with --nodelist (n1)"
+    "avoid does not exclude the 1 node you named with --nodelist (n2)"
 show=$(scontrol show job "$j3" 2>/dev/null)
-contains "its own node stays required" "$show" "ReqNodeList=n1"
-contains "and the other avoided nodes are excluded" "$show" "ExcNodeList=n[2-3]"
+contains "its own node stays required" "$show" "ReqNodeList=n2"
+contains "and the other avoided node is excluded" "$show" "ExcNodeList=n3"
 scancel "$j1" "$j2" "$j3" 2>/dev/null
 scancel "$j" "$span" 2>/dev/null
 for _ in $(seq 1 100); do [ -e "netvar/spool/running/$span.json" ] || break; sleep 0.2; done
