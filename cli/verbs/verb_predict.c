@@ -232,17 +232,12 @@ int verb_predict(int argc, char **argv)
     if (with_leaves_arg) {
         const char *p = with_leaves_arg;
         for (;;) {
-            char one[24];
+            char one[24] = "";
             size_t len = strcspn(p, ",");
-            uint32_t v;
-            if (len == 0 || len >= sizeof one) {
-                v = UINT32_MAX;
-                memcpy(one, "?", 2);
-            } else {
+            uint32_t v = 0;
+            if (len && len < sizeof one)
                 memcpy(one, p, len);
-                one[len] = '\0';
-            }
-            if (len == 0 || len >= sizeof one || parse_count(one, &v) || k == n_with) {
+            if (!one[0] || parse_count(one, &v) || k == n_with) {
                 fprintf(stderr, "netvar predict: --with-leaves '%.60s' is not %s; nothing predicted\n",
                         with_leaves_arg, k == n_with ? "one count per --with neighbour (it has more)"
                                                      : "a comma-separated list of leaf-switch counts");
