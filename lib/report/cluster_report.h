@@ -1,8 +1,8 @@
 /* cluster_report.h - what `netvar report --cluster` shows: the running jobs
  * of the registry (SPOOL/running, written by spank_netvar), which of their
  * apps the model knows, and the predicted slowdowns among jobs whose paths
- * meet at an uplink (report_logic.h), worst pairs first ("Queue-theory interference model").  Fills
- * a struct; printing it is the caller's. */
+ * meet at an uplink (report_logic.h), worst pairs first ("Queue-theory
+ * interference model").  Fills a struct; printing it is the caller's. */
 #ifndef NETVAR_CLUSTER_REPORT_H
 #define NETVAR_CLUSTER_REPORT_H
 

@@ -57,9 +57,8 @@ typedef struct nv_report_pair {
  * whose paths meet at an uplink: both span several leaf switches and have
  * one in common (comma-separated lists; a job without a list shares with
  * everyone, one under one leaf switch with no one), both apps known to the
- * model.  Writes up to max
- * pairs sorted by slowdown, worst first (ties by a, then b); returns how
- * many pairs were predicted in all. */
+ * model.  Writes up to max pairs sorted by slowdown, worst first (ties by
+ * a, then b); returns how many pairs were predicted in all. */
 size_t nv_report_cluster_pairs(const nv_model *m, const char *const *apps,
                                const char *const *switches, size_t n, nv_predictor predictor,
                                nv_report_pair *out, size_t max);
