@@ -569,6 +569,7 @@ def main(argv):
                     ("latency pdflt", ds.model, "pdflt", False)]
         no_table = {id(cm): P.write(with_table(cm, [])), id(wm): P.write(with_table(wm, [])),
                     id(ds.model): P.write(with_table(ds.model, []))}
+        pair_held = {}  # (a, b): the wait|share model with that pair held out
         for (a, b), meas in sorted(measured.items()):
             held = {}
             for mdl in (cm, wm):
@@ -576,6 +577,7 @@ def main(argv):
                     mdl, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
                 held[(id(mdl), "app")] = P.write(with_table(
                     mdl, table_entries(ds, lambda x, y, r: a not in (x, y))))
+            pair_held[(a, b)] = held[(id(wm), "pair")]
             for name, model, pred, hist in variants:
                 for hold in ("pair", "app"):
                     if hist:
@@ -609,7 +611,8 @@ def main(argv):
         # knew the running jobs' leaf switches
         for (a, b), v in sorted(ds.inleaf.items()):
             meas = st.median(x for _, x in v)
-            path = P.write(with_table(wm, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
+            path = pair_held.get((a, b)) or P.write(
+                with_table(wm, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
             for name, extra in ((PLACED, ("--with-leaves", "1")), (BLIND, ())):
                 pv, src = P.predict(path, a, b, "queue", extra=extra)
                 row = {"variant": name, "holdout": "pair", "app": a, "with": b,

@@ -1,9 +1,9 @@
 /* train_gen.c - SYNTHETIC history for `netvar train` evaluation and tests:
  * writes a spool of job records (schema netvar-job-record) for four made-up
  * apps with known utilizations and sensitivity curves, run alone and in
- * pairs across shared leaf switches (each job spans two), plus a base model (calibration, and with
- * --campaign a CompressionB training set and ImpactB profiles as a
- * campaign would measure them).  Nothing here is measured on a machine;
+ * pairs across shared leaf switches (each job spans two), plus a base
+ * model (calibration, and with --campaign a CompressionB training set and
+ * ImpactB profiles as a campaign would measure them).  Nothing here is measured on a machine;
  * every record says so in its "synthetic" field.
  *
  * Usage: netvar-train-gen OUTDIR [--seed N] [--campaign] [--holdout-frac F]
@@ -99,8 +99,9 @@ static void write_job(const char *root, long id, const struct app *a, unsigned n
     /* half the nodes under sw, half under its partner switch (sw with
      * "-b"): every job crosses an uplink, so jobs placed on the same sw
      * share a port (lib/train: neighbours by their paths) */
+#define PARTNER(n) ((n) < nodes / 2 ? "" : "-b")
     for (unsigned n = 0; n < nodes; n++)
-        fprintf(f, "%s\"%s%s-n%u\"", n ? "," : "", sw, n < nodes / 2 ? "" : "-b", n);
+        fprintf(f, "%s\"%s%s-n%u\"", n ? "," : "", sw, PARTNER(n), n);
     fprintf(f, "],\"blades\":[],\"switches\":[\"%s\",\"%s-b\"],\"groups\":[],", sw, sw);
     fprintf(f, "\"start_unix_s\":%.3f,\"end_unix_s\":%.3f,\"runtime_s\":%.3f,", start, start + runtime, runtime);
     fprintf(f, "\"utilization\":{\"service_us\":1.0,\"mu_source\":\"synthetic\",\"ports\":[");
@@ -110,8 +111,9 @@ static void write_job(const char *root, long id, const struct app *a, unsigned n
             rho = 0;
         fprintf(f, "%s{\"node\":\"%s%s-n%u\",\"port\":\"eth0\",\"lambda_packets_per_s\":%.1f,"
                    "\"rho\":%.5f,\"rho_source\":\"counters: lambda/mu\"}",
-                n ? "," : "", sw, n < nodes / 2 ? "" : "-b", n, rho * 1e6, rho);
+                n ? "," : "", sw, PARTNER(n), n, rho * 1e6, rho);
     }
+#undef PARTNER
     fprintf(f, "]}}\n");
     fclose(f);
 }

@@ -287,15 +287,9 @@ int verb_predict(int argc, char **argv)
         goto done;
     }
     nv_prediction p;
-    size_t bad = 0;
-    int st = nv_predict(m, app, shared, n_shared, predictor, min_samples, &p, &bad);
-    if (st == NV_PRED_EUNKNOWN_WITH)
-        fprintf(stderr, "netvar predict: neighbour '%s' is not in model %s; nothing predicted\n",
-                shared[bad], model_path);
-    else if (st == NV_PRED_EUNKNOWN_APP)
-        fprintf(stderr, "netvar predict: app '%s' is not in model %s; nothing predicted\n", app,
-                model_path);
-    else if (st)
+    /* every key was found above: a failure here is the model's (no data) */
+    int st = nv_predict(m, app, shared, n_shared, predictor, min_samples, &p, NULL);
+    if (st)
         fprintf(stderr, "netvar predict: %s (app '%s', predictor %s); nothing predicted\n",
                 nv_predict_strerror(st), app, nv_predictor_name(predictor));
     else {
