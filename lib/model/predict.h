@@ -55,9 +55,14 @@ typedef enum nv_source { NV_SOURCE_TABLE = 0, NV_SOURCE_MODEL = 1 } nv_source;
  * one leaf is switched there.  So it shares no bottleneck port with any
  * job, and the slowdown either way is 0 %, named by one of these sources.
  * (A job on one node sends nothing through any switch.)  What the model
- * does not see stays out: storage traffic and jobs that share a node. */
+ * does not see stays out: storage traffic and jobs that share a node.
+ * Two jobs that both span leaf switches load the uplinks of their own
+ * leaves, and a non-blocking core above them: when their leaf sets are
+ * disjoint they share no uplink either (NV_PATH_SOURCE_APART).  Deeper
+ * trees' higher links are not modelled. */
 #define NV_PATH_SOURCE_LOCAL "path: under one leaf switch"
 #define NV_PATH_SOURCE_ONE_NODE "path: one node"
+#define NV_PATH_SOURCE_APART "path: no shared uplink"
 
 #define NV_DEFAULT_MIN_SAMPLES 3u
 #define NV_PRED_DETAIL 16 /* neighbours whose utilization is echoed back */

@@ -430,6 +430,10 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
             a->span_jobid = j->jobid;
         }
         a->jobs_local += sw == 1;
+        if (sw > 1)
+            nv_leaf_set_add_list(&a->leaves, j->switches);
+        else if (!sw)
+            nv_leaf_set_fill(&a->leaves);
     }
     for (size_t k = 0; k < na; k++)
         apps[k].local = apps[k].jobs_local == apps[k].njobs;

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "leaf_set.h"
 #include "model.h"
 
 #define NV_RUNNING_SCHEMA "netvar-running"
@@ -129,6 +130,11 @@ struct nv_running_app {
      * NV_PATH_SOURCE_LOCAL).  False when a job's switches are unknown. */
     uint32_t jobs_local;
     bool local;
+    /* the leaf switches of its jobs under several (every bit when a job's
+     * switches are unknown; none when the app is local): a newcomer whose
+     * own leaves, known from its node list, miss them all shares no uplink
+     * with it (NV_PATH_SOURCE_APART) */
+    nv_leaf_set leaves;
 };
 
 /* What a submitting app is predicted to suffer from and inflict on each

@@ -101,13 +101,16 @@ static double predict_pct(const nv_model *m, int32_t a, int32_t b, nv_predictor 
 
 /* self's row of the index's memo (registry.h): ready to read (*fill 0),
  * claimed by this thread to fill (*fill 1), or NULL: compute */
-static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_t key, int *fill)
+static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_t key, bool claim,
+                        int *fill)
 {
     struct nv_neighbour_memo *mm = ix ? ix->memo : NULL;
     *fill = 0;
     if (!mm || self < 0 || (size_t)self >= mm->napps_model || mm->cols != 2 * ix->napps)
         return NULL;
     int32_t r = __atomic_load_n(&mm->row_of[self], __ATOMIC_ACQUIRE);
+    if (r < 0 && !claim)
+        return NULL;
     if (r < 0) {
         uint32_t nr = __atomic_fetch_add(&mm->used, 1, __ATOMIC_RELAXED);
         if (nr >= NV_MEMO_ROWS)
@@ -122,7 +125,7 @@ static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_
     if (st == 2)
         return mm->key[r] == key ? mm->pct + (size_t)r * mm->cols : NULL;
     uint8_t zero = 0;
-    if (st == 0 && __atomic_compare_exchange_n(&mm->state[r], &zero, 1, 0, __ATOMIC_ACQ_REL,
+    if (claim && st == 0 && __atomic_compare_exchange_n(&mm->state[r], &zero, 1, 0, __ATOMIC_ACQ_REL,
                                                __ATOMIC_RELAXED)) {
         *fill = 1;
         return mm->pct + (size_t)r * mm->cols;
@@ -148,11 +151,31 @@ static uint32_t job_behind(const struct nv_running_app *a)
     return a->span_switches > 1 ? a->span_jobid : a->first_jobid;
 }
 
+/* a running app the newcomer's known placement misses: both span leaf
+ * switches, and no leaf of its spanning jobs is one of the newcomer's */
+static bool apart(const struct nv_submit_decision *d, const struct nv_running_app *a)
+{
+    return d->place.leaves > 1 && !a->local && !nv_leaf_set_meets(&a->leaves, &d->place.set);
+}
+
+/* the source of an answer the paths gave (NULL: a predictor answered) */
+static const char *path_source(const struct nv_submit_query *q, const struct nv_submit_decision *d,
+                               const struct nv_running_app *a)
+{
+    if (q->max_nodes == 1)
+        return NV_PATH_SOURCE_ONE_NODE;
+    if (d->place.leaves == 1 || a->local)
+        return NV_PATH_SOURCE_LOCAL;
+    return apart(d, a) ? NV_PATH_SOURCE_APART : NULL;
+}
+
 /* beyond: bit k set when kept app k is predicted past the threshold, either
  * way; its nodes go to the exclude list only if a rule asks for avoid.
- * The paths answer first (predict.h): a newcomer on one node, or a running
- * app whose every job lies under one leaf switch, shares no bottleneck
- * port with the other, so both slowdowns are 0 % and no predictor runs. */
+ * The paths answer first (predict.h): a newcomer on one node or under one
+ * leaf switch (its --nodelist read against the leaf map), a running app
+ * whose every job lies under one leaf switch, or a spanning newcomer whose
+ * leaves miss those of the app's spanning jobs, shares no bottleneck port
+ * with the other, so both slowdowns are 0 % and no predictor runs. */
 static void predict_neighbours(const struct nv_config *c, const nv_model *m, int32_t self,
                                const struct nv_running_index *ix, const struct nv_submit_query *q,
                                struct nv_submit_decision *d, uint8_t *beyond_set)
@@ -160,18 +183,23 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
     nv_predictor pred = NV_PREDICT_QUEUE;
     nv_predictor_from_name(c->predictor, &pred);
     uint64_t key = ((uint64_t)(uint32_t)pred << 32) | c->min_pair_samples;
-    bool one_node = q->max_nodes == 1;
+    bool here_local = q->max_nodes == 1 || d->place.leaves == 1;
     int fill = 0;
-    /* a one-node newcomer computes nothing, so it claims no memo row */
-    double *row = one_node ? NULL : memo_row(ix, self, key, &fill);
+    /* a newcomer under one leaf computes nothing, so it claims no memo row;
+     * one whose placement is known reads a row but does not fill one, since
+     * it leaves out the apps it is apart from */
+    double *row = here_local ? NULL : memo_row(ix, self, key, d->place.leaves == 0, &fill);
     const struct nv_running_app *own_with = NULL, *infl_by = NULL;
     for (size_t k = 0; ix && k < ix->napps; k++) {
         const struct nv_running_app *a = &ix->apps[k];
         double own, infl;
-        if (one_node || a->local) {
+        if (here_local || a->local) {
             own = infl = 0.0;
             if (row && fill)
                 row[2 * k] = row[2 * k + 1] = 0.0;
+        } else if (apart(d, a)) {
+            own = infl = 0.0; /* no row is filled here */
+            d->apps_apart++;
         } else if (row && !fill) {
             own = row[2 * k];
             infl = row[2 * k + 1];
@@ -207,9 +235,9 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
     /* the sources of the two answers shown: their predictions once more */
     nv_prediction p;
     if (own_with) {
-        if (one_node || own_with->local) {
-            snprintf(d->own_source, sizeof d->own_source, "%s",
-                     one_node ? NV_PATH_SOURCE_ONE_NODE : NV_PATH_SOURCE_LOCAL);
+        const char *ps = path_source(q, d, own_with);
+        if (ps) {
+            snprintf(d->own_source, sizeof d->own_source, "%s", ps);
         } else {
             predict_pct(m, self, own_with->app, pred, c->min_pair_samples, &p);
             source_text(&p, d->own_source, sizeof d->own_source);
@@ -218,9 +246,9 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
         d->own_with = own_with->key;
     }
     if (infl_by) {
-        if (one_node || infl_by->local) {
-            snprintf(d->inflicted_source, sizeof d->inflicted_source, "%s",
-                     one_node ? NV_PATH_SOURCE_ONE_NODE : NV_PATH_SOURCE_LOCAL);
+        const char *ps = path_source(q, d, infl_by);
+        if (ps) {
+            snprintf(d->inflicted_source, sizeof d->inflicted_source, "%s", ps);
         } else {
             predict_pct(m, infl_by->app, self, pred, c->min_pair_samples, &p);
             source_text(&p, d->inflicted_source, sizeof d->inflicted_source);
@@ -502,6 +530,8 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
     if (self >= 0 && nv_model_app(m, self, &v) == 0) {
         d->app_known = true;
         d->utilization = v.utilization;
+        if (q->max_nodes != 1 && ix && ix->napps)
+            nv_placement_of(q->leaf_map, q->req_nodes, q->min_nodes, q->max_nodes, &d->place);
         predict_neighbours(c, m, self, ix, q, d, beyond_set);
         if (!advise_alloc(m, q, d))
             advise(m, &v, q, d);

@@ -16,6 +16,7 @@
 #include "model.h"
 #include "predict.h"
 #include "partitions.h"
+#include "placement.h"
 #include "registry.h"
 
 struct nv_submit_query {
@@ -31,6 +32,9 @@ struct nv_submit_query {
     uint32_t req_switch;     /* the job's own --switches count, 0 when not given */
     const char *req_nodes;   /* the job's own --nodelist (a host list), may be NULL */
     const struct nv_partitions *parts; /* the partitions' nodes, NULL: not known yet */
+    /* every node's leaf switch (topology.conf), NULL: not known; with it a
+     * job that names its nodes has a known placement (placement.h) */
+    const struct nv_leaf_map *leaf_map;
 };
 
 struct nv_submit_decision {
@@ -47,6 +51,12 @@ struct nv_submit_decision {
     uint32_t inflicted_jobid;
     const char *inflicted_app;
     size_t apps_considered, running_jobs, running_unknown;
+    /* the job's placement, from --nodelist and the leaf map (leaves 0:
+     * unknown; 1: under one leaf switch, 0 % beside everything; more: 0 %
+     * beside the apps whose spanning jobs' leaves it misses), and how many
+     * running apps it shares no uplink with */
+    struct nv_placement place;
+    size_t apps_apart;
     bool advice;                 /* scaling data or the alloc section gave an answer */
     uint32_t advice_nodes;       /* best node count the user allowed and the cluster holds */
     char advice_source[128];     /* "class C (xgboost ...); profile: sweep" or "runtime history" */

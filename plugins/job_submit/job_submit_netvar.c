@@ -84,6 +84,7 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
         .req_switch = given(job->req_switch),
         .req_nodes = job->req_nodes,
         .parts = g->parts,
+        .leaf_map = g->leaves,
     };
     static __thread struct nv_submit_decision d; /* ~10 KB: off the stack */
     nv_submit_decide(g->conf, g->model, g->index, &q, &d);

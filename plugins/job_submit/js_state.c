@@ -43,6 +43,9 @@ static char conf_path[PATH_MAX];
 static bool conf_named; /* $NETVAR_CONF: must exist; the default path may be absent */
 static struct timespec conf_mtime, model_mtime;
 static char model_path[PATH_MAX];
+static char topo_path[PATH_MAX]; /* topology.conf: beside slurm.conf */
+static struct timespec topo_mtime;
+static bool topo_seen;           /* the file existed at the last look */
 static struct nv_registry registry;
 static double last_check; /* when slurmctld was last asked which jobs run */
 static double last_parts; /* ... and its partitions' nodes */
@@ -187,6 +190,57 @@ static void find_config(void)
     snprintf(conf_path, sizeof conf_path, "/etc/netvar/netvar.conf");
 }
 
+/* Slurm's topology.conf: beside $SLURM_CONF, else Debian's /etc/slurm */
+static void find_topology(void)
+{
+    const char *slurm_conf = getenv("SLURM_CONF");
+    const char *slash = slurm_conf && slurm_conf[0] == '/' ? strrchr(slurm_conf, '/') : NULL;
+    if (slash)
+        snprintf(topo_path, sizeof topo_path, "%.*s/topology.conf", (int)(slash - slurm_conf),
+                 slurm_conf);
+    else
+        snprintf(topo_path, sizeof topo_path, "/etc/slurm/topology.conf");
+}
+
+/* The leaf switch of every node, when topology.conf changed (or at start):
+ * *out gets the new map (NULL when the file is gone) and true is returned;
+ * false keeps the one in use (unchanged, or unreadable: one line says so). */
+static bool load_leaves(bool at_start, struct nv_leaf_map **out)
+{
+    struct timespec t;
+    bool have = mtime_of(topo_path, &t);
+    if (!at_start && have == topo_seen && (!have || same_time(t, topo_mtime)))
+        return false;
+    topo_seen = have;
+    if (have)
+        topo_mtime = t;
+    *out = NULL;
+    if (!have) {
+        slurm_info("netvar: no %s: a job's --nodelist is not read for its leaf switches",
+                   topo_path);
+        return true;
+    }
+    char err[512];
+    nv_topo topo;
+    nv_topo_init(&topo);
+    struct nv_leaf_map *lm = calloc(1, sizeof *lm);
+    if (!lm || nv_topo_load_file(&topo, topo_path, true, err, sizeof err) ||
+        nv_leaf_map_build(lm, &topo, err, sizeof err)) {
+        if (!lm)
+            snprintf(err, sizeof err, "out of memory");
+        slurm_error("netvar: %s: %s; %s", topo_path, err,
+                    at_start ? "a job's --nodelist is not read for its leaf switches"
+                             : "keeping the leaf switches read before");
+        nv_topo_free(&topo);
+        free(lm);
+        return at_start;
+    }
+    nv_topo_free(&topo);
+    slurm_info("netvar: %s: %zu nodes under %zu leaf switches", topo_path, lm->n, lm->nleaves);
+    *out = lm;
+    return true;
+}
+
 static struct nv_config *load_config(bool at_start)
 {
     struct nv_config *c = malloc(sizeof *c);
@@ -237,6 +291,10 @@ static void swap_in(struct js_generation *next)
         nv_model_free(old.model);
     if (old.index != current.index)
         nv_running_index_free(old.index);
+    if (old.leaves != current.leaves && old.leaves) {
+        nv_leaf_map_free(old.leaves);
+        free(old.leaves);
+    }
     if (old.parts != current.parts && old.parts) {
         nv_partitions_free(old.parts);
         free(old.parts);
@@ -252,6 +310,7 @@ static void registry_dir(const struct nv_config *c, char *buf, size_t cap)
 /* one pass of the refresher; at_start loads unconditionally */
 static void refresh(bool at_start)
 {
+    const bool first = at_start; /* at_start also marks a model path change below */
     struct js_generation next = current; /* only this thread writes current */
     bool changed = false, index_stale = false;
     struct timespec t;
@@ -294,6 +353,11 @@ static void refresh(bool at_start)
             slurm_error("netvar: keeping the previous model (%s)",
                         current.model ? "still in use" : "none: annotating only");
         }
+    }
+    struct nv_leaf_map *lm;
+    if (load_leaves(first, &lm)) {
+        next.leaves = lm;
+        changed = true;
     }
     int r = nv_registry_refresh(&registry, log_line, NULL);
     size_t expired = expire_registry(next.conf);
@@ -380,6 +444,7 @@ static void *refresher_main(void *arg)
 int js_state_start(void)
 {
     find_config();
+    find_topology();
     nv_registry_init(&registry, "");
     /* slurmctld answers RPCs only once it is up: never asked from init(),
      * the partitions first from the refresher thread a second later */
@@ -401,6 +466,7 @@ int js_state_start(void)
 int js_state_start_manual(void)
 {
     find_config();
+    find_topology();
     nv_registry_init(&registry, "");
     last_check = last_parts = 0;
     refresh(true);

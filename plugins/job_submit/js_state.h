@@ -11,6 +11,7 @@
 #include "config.h"
 #include "model.h"
 #include "partitions.h"
+#include "placement.h"
 #include "registry.h"
 
 struct js_generation {
@@ -18,6 +19,7 @@ struct js_generation {
     nv_model *model;                 /* NULL: no model, annotate only */
     struct nv_running_index *index;  /* never NULL once started */
     struct nv_partitions *parts;     /* partitions' nodes; NULL until slurmctld answered */
+    struct nv_leaf_map *leaves;      /* every node's leaf switch (topology.conf); NULL: none */
 };
 
 int js_state_start(void);            /* loads everything, starts the refresher */

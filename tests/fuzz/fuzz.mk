@@ -4,7 +4,8 @@
 #   make fuzz-model      the model file loader, ~60 s (FUZZ_SECONDS=600 for longer)
 #   make fuzz-inputs     netvar.conf, job_submit option strings, batch scripts,
 #                        `tc -j` JSON, segment profiles, sacct lines,
-#                        campaign --bottleneck specs
+#                        campaign --bottleneck specs, host lists and the
+#                        leaf switches of a --nodelist
 #   make fuzz-registry   the running-jobs registry reader, expiry and index
 #   make fuzz-records    job records, node start/samples files, node records
 #                        merged by collect, segment profiles as alloc rows

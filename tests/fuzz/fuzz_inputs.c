@@ -4,7 +4,8 @@
  * segment profiles (written by users' own ranks), sacct lines and other
  * tools' AdminComment text, campaign --bottleneck specs (with the PAPI
  * events an Aries tile names), and the host lists a user gives sbatch
- * (--nodelist, --exclude) as job_submit expands them.  The first byte picks the
+ * (--nodelist, --exclude) as job_submit expands them, and reads for
+ * the leaf switches of a job that names its nodes.  The first byte picks the
  * parser; the rest is the input. */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "config.h"
 #include "counters_topology.h"
 #include "partitions.h"
+#include "placement.h"
 #include "acct_summary.h"
 #include "ctr_qdisc.h"
 #include "sacct_history.h"
@@ -113,6 +115,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         long left = nv_partitions_nodes_left(&parts, NULL, "n1,n2", text, &total);
         if (left > 64 || (left >= 0 && total != 64))
             abort();
+        static struct nv_leaf_map lm;
+        if (!lm.n) {
+            nv_topo t;
+            nv_topo_init(&t);
+            nv_topo_parse_slurm(&t, "SwitchName=s1 Nodes=n[1-32]\nSwitchName=s2 Nodes=n[33-64]\n",
+                                "fuzz", err, sizeof err);
+            nv_leaf_map_build(&lm, &t, err, sizeof err);
+            nv_topo_free(&t);
+        }
+        struct nv_placement pl;
+        nv_placement_of(&lm, text, 0, 0, &pl);
+        if (pl.leaves > 2 || (pl.leaves && (!pl.nodes || pl.nodes > 64)))
+            abort(); /* two leaves hold the 64 nodes a placement can name */
         break;
     }
     }

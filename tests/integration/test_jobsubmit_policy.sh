@@ -103,6 +103,24 @@ contains "a user's --switches=2 is kept beside a job under two leaf switches" \
     "$(scontrol show job "$j2")" "Switches=2@"
 contains "and the user is told what it costs" "$out" \
     "your --switches=2 is kept, so across leaf switches this job would still share their uplinks"
+# a newcomer that names its nodes has a known placement, read against
+# topology.conf: under leaf s2 alone it crosses no uplink, so the path
+# answers 0 % beside the spanning job and no rule fires; across both
+# leaves it shares their uplinks with it, and the model answers
+check "slurmctld read the leaf switches of topology.conf" \
+    grep -q "netvar: .*topology.conf: 4 nodes under 2 leaf switches" log/slurmctld.log
+out=$(sbatch -N2 -w n3,n4 --hold --netvar-app=amg --wrap true 2>&1)
+j4=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "a newcomer named under one leaf: 0 % from the path" "$out" \
+    "predicted slowdown 0 % beside job $span (fftw; path: under one leaf switch)"
+show=$(scontrol show job "$j4")
+contains "... and is not kept off nodes" "$show" "ExcNodeList=(null)"
+lacks "... nor held for a leaf switch" "$show" "Switches=1@"
+out=$(sbatch -N2 -w n1,n4 --hold --netvar-app=amg --wrap true 2>&1)
+j5=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "a newcomer named across the leaves gets the model's answer" "$out" \
+    "would slow job $span (fftw) by 108 % (model:queue)"
+scancel "$j4" "$j5" 2>/dev/null
 # a node the user names stays off the exclude list: Slurm refuses a job that
 # requires a node it excludes ("Invalid node name specified")
 out=$(sbatch -N1-2 -w n2 --hold --netvar-app=amg --wrap true 2>&1)

@@ -547,6 +547,14 @@ static void index_ranks_apps_by_utilization(void **state)
     assert_int_equal(ix->apps[1].span_jobid, 13);
     assert_int_equal(ix->apps[0].span_switches, 2);
     assert_int_equal(ix->apps[0].span_jobid, 14);
+    /* the leaves of the spanning jobs (s1, s2): a newcomer across s2 and
+     * s3 meets them, one across s3 and s4 does not; a local app has none */
+    nv_leaf_set s23 = {{0}}, s34 = {{0}};
+    nv_leaf_set_add_list(&s23, "s2,s3");
+    nv_leaf_set_add_list(&s34, "s3,s4");
+    assert_true(nv_leaf_set_meets(&ix->apps[0].leaves, &s23));
+    assert_false(nv_leaf_set_meets(&ix->apps[0].leaves, &s34));
+    assert_false(nv_leaf_set_meets(&ix->apps[1].leaves, &s23));
     nv_running_index_free(ix);
 
     /* max_apps keeps those that cross an uplink, then the most utilizing */
@@ -576,6 +584,10 @@ static void index_ranks_apps_by_utilization(void **state)
     assert_false(ix->apps[1].local);
     assert_int_equal(ix->apps[1].jobs_local, 2);
     assert_int_equal(ix->apps[1].njobs, 3);
+    /* its leaves are unknown: it meets any newcomer's */
+    nv_leaf_set s9 = {{0}};
+    nv_leaf_set_add_list(&s9, "s9");
+    assert_true(nv_leaf_set_meets(&ix->apps[1].leaves, &s9));
     /* avoid would keep a newcomer off the unknown job's node, not off
      * those of fftw's jobs under one leaf */
     assert_string_equal(ix->apps[1].nodes, "n10");

@@ -382,6 +382,119 @@ static void avoid_excludes_only_apps_beyond_the_threshold(void **state)
     free(c);
 }
 
+/* A newcomer that names its nodes (--nodelist) has a known placement, read
+ * against the leaf map (placement.h): under one leaf it shares no uplink
+ * with anything; across leaves it shares none with an app whose spanning
+ * jobs' leaves it misses, and the predictors answer for the rest. */
+static void a_named_placement_follows_the_paths(void **state)
+{
+    (void)state;
+    nv_topo t;
+    char err[256];
+    nv_topo_init(&t);
+    assert_int_equal(nv_topo_parse_slurm(&t,
+                                         "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-4]\n"
+                                         "SwitchName=s3 Nodes=n[5-6]\nSwitchName=s4 Nodes=n[7-8]\n"
+                                         "SwitchName=root Switches=s[1-4]\n",
+                                         "topology.conf", err, sizeof err),
+                     0);
+    struct nv_leaf_map lm;
+    assert_int_equal(nv_leaf_map_build(&lm, &t, err, sizeof err), 0);
+    nv_topo_free(&t);
+    /* amg's jobs span s3 and s4, lulesh's s1 and s3 */
+    nv_leaf_set_add_list(&apps[0].leaves, "s3,s4");
+    nv_leaf_set_add_list(&apps[1].leaves, "s1,s3");
+    struct nv_config *c = config("Rule=apart action=avoid\n");
+    struct nv_submit_query q = {.app_option = "fftw", .req_nodes = "n1,n3", .min_nodes = 2,
+                                .leaf_map = &lm};
+
+    /* across s1 and s2: apart from amg (0 %, the path), beside lulesh */
+    struct nv_submit_decision *d = decide(c, model, &both, &q);
+    assert_int_equal(d->place.leaves, 2);
+    assert_int_equal(d->apps_apart, 1);
+    near(d->own_pct, 5.0, "own beside lulesh");
+    assert_string_equal(d->own_source, "table, 8 runs");
+    assert_string_equal(d->own_with, "lulesh");
+    near(d->inflicted_pct, 4.0, "inflicted on lulesh");
+    assert_string_equal(d->exclude, ""); /* amg's 107.5 % is not this placement's */
+    free(d);
+
+    /* across s3 and s4: it meets both, as if its placement were unknown */
+    q.req_nodes = "n5,n7";
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->place.leaves, 2);
+    assert_int_equal(d->apps_apart, 0);
+    near(d->own_pct, 107.5, "own beside amg");
+    assert_string_equal(d->own_source, "model:queue");
+    free(d);
+
+    /* under s1 alone: 0 % beside everything, from the path */
+    q.req_nodes = "n1,n2";
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->place.leaves, 1);
+    assert_true(d->own_pct == 0.0 && d->inflicted_pct == 0.0);
+    assert_string_equal(d->own_source, NV_PATH_SOURCE_LOCAL);
+    assert_string_equal(d->inflicted_source, NV_PATH_SOURCE_LOCAL);
+    assert_false(d->actions & NV_ACT_AVOID);
+    free(d);
+
+    /* only the apps it is apart from get 0: with amg's answer the worst,
+     * every app apart shows the path as the source */
+    q.req_nodes = "n1,n3";
+    nv_leaf_set none = {{0}};
+    apps[1].leaves = none;
+    nv_leaf_set_add_list(&apps[1].leaves, "s3,s4");
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->apps_apart, 2);
+    assert_true(d->own_pct == 0.0 && d->inflicted_pct == 0.0);
+    assert_string_equal(d->own_source, NV_PATH_SOURCE_APART);
+    assert_string_equal(d->inflicted_source, NV_PATH_SOURCE_APART);
+    free(d);
+    apps[1].leaves = none;
+    nv_leaf_set_add_list(&apps[1].leaves, "s1,s3");
+
+    /* it may be given more nodes than it names: placement unknown */
+    q.min_nodes = 3;
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->place.leaves, 0);
+    near(d->own_pct, 107.5, "own, placement unknown");
+    free(d);
+    q.min_nodes = 2;
+
+    /* an app with a job whose switches are unknown meets every placement */
+    nv_leaf_set_fill(&apps[0].leaves);
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->apps_apart, 0);
+    near(d->own_pct, 107.5, "own beside amg, its leaves unknown");
+    free(d);
+    apps[0].leaves = none;
+    nv_leaf_set_add_list(&apps[0].leaves, "s3,s4");
+
+    /* the memo: a placed newcomer claims no row and reads a filled one,
+     * deciding as it does without the memo */
+    struct nv_running_index memo_ix = both;
+    memo_ix.memo = nv_neighbour_memo_new(nv_model_app_count(model), both.napps);
+    assert_non_null(memo_ix.memo);
+    struct nv_submit_decision *fresh = decide(c, model, &both, &q);
+    d = decide(c, model, &memo_ix, &q);
+    assert_int_equal(memo_ix.memo->used, 0);
+    assert_memory_equal(d, fresh, sizeof *d);
+    free(d);
+    struct nv_submit_query unplaced = {.app_option = "fftw"};
+    d = decide(c, model, &memo_ix, &unplaced); /* fills fftw's row */
+    assert_int_equal(memo_ix.memo->used, 1);
+    free(d);
+    d = decide(c, model, &memo_ix, &q);
+    assert_memory_equal(d, fresh, sizeof *d);
+    free(d);
+    free(fresh);
+    nv_neighbour_memo_free(memo_ix.memo);
+
+    apps[0].leaves = apps[1].leaves = none;
+    free(c);
+    nv_leaf_map_free(&lm);
+}
+
 /* ------------------------------------------------------------ resize */
 
 static void resize_needs_apply_and_stays_in_range(void **state)
@@ -1013,6 +1126,7 @@ int main(void)
         cmocka_unit_test(table_answers_with_enough_samples),
         cmocka_unit_test(nothing_running),
         cmocka_unit_test(avoid_excludes_only_apps_beyond_the_threshold),
+        cmocka_unit_test(a_named_placement_follows_the_paths),
         cmocka_unit_test(resize_needs_apply_and_stays_in_range),
         cmocka_unit_test(actions_from_rules),
         cmocka_unit_test(avoid_never_excludes_the_whole_partition),
