@@ -21,63 +21,20 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(readlink -f "${BUILD:-build}")
-NETLAB=$ROOT/lab/netlab
-NV=$BUILD/bin/netvar
-REPS=${CONTAIN_REPS:-3}
-ITERS=2500 DUR=2 CONFIGS=2.6e7:1:1,8.7e6:1:1,250:1:10
-if [ "${CONTAIN_SHORT:-0}" = 1 ]; then REPS=1 ITERS=800 DUR=1 CONFIGS=2.6e7:1:1,250:1:10; fi
-case $REPS in '' | *[!0-9]* | 0) echo "netvar eval-contain: CONTAIN_REPS=$REPS: not a whole number from 1" >&2; exit 1 ;; esac
-OUT=${CONTAIN_OUT:-$(mktemp -d /tmp/netvar-contain.XXXXXX)}
-mkdir -p "$OUT"
-OUT=$(readlink -f "$OUT")
-t0=$(date +%s)
-say() { printf '\n== %s\n' "$*"; }
-since() { echo "$(( $(date +%s) - t0 )) s"; }
-
-[ "$(id -u)" = 0 ] || { echo "netvar eval-contain: the network lab needs root" >&2; exit 77; }
+. "$ROOT/eval/lab_eval_lib.sh"
+lab_eval_init "netvar eval-contain" CONTAIN
 . "$ROOT/lab/netlab_session.sh"
 netlab_session_up 6 "$ROOT/lab/demo/netvar.conf" "netvar eval-contain"
-VCMD="$BUILD/bin/netvar-proxy-cg --compute sleep --iters $ITERS"
-NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 40"
-LONG_NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 100000"
 echo "lab $LAB: 6 nodes, h1-h3 on s1, h4-h6 on s2, uplink ${NETVAR_NETLAB_RATE}; $REPS repetition(s)"
 
 echo "lab up at $(since)"
 say "model: calibrate, one short campaign per app (load on h3,h6), cg alone on h1,h4, train"
-salloc -Q -N2 -w h1,h4 --exclusive "$NV" calibrate --model "$MODEL" --duration-s "$DUR" \
-    --interval-us 5000 --text >"$OUT/calibrate.txt"
-for a in cg alltoall; do
-    case $a in cg) cmd=$VCMD ;; *) cmd=$NCMD ;; esac
-    # shellcheck disable=SC2086
-    salloc -Q -N4 -w h1,h3,h4,h6 --exclusive "$NV" campaign --model "$MODEL" --app "$a" \
-        --configs "$CONFIGS" --repeat 1 --duration-s "$DUR" --ghz 2.6 \
-        --interval-us 5000 --load-nodes h3,h6 --runtime-key runtime_s \
-        --bottleneck "$BOTTLENECK" --text -- $cmd >"$OUT/campaign_$a.txt"
-    echo "campaign $a done at $(since)"
-done
-runtime() { sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$1" | head -n 1; }
-# one CG run: $1 tag, then sbatch's placement options; prints the job id.
-# It returns once the job's registry entry is gone too (the epilog removes
-# it just after the job ends), so the next submission sees only the jobs
-# that really run.
-cg_run() {
-    local tag=$1 j; shift
-    j=$(sbatch --parsable -W -N2 "$@" -J cg --netvar=counters --netvar-app=cg \
-        -o "$OUT/$tag.out" --wrap "srun --mpi=pmix $VCMD" 2>"$OUT/$tag.err") || {
-        echo "netvar eval-contain: cg ($tag) failed: $(tail -n 2 "$OUT/$tag.err")" >&2
-        return 1
-    }
-    for _ in $(seq 1 100); do [ -e "$SPOOL/running/$j.json" ] || break; sleep 0.1; done
-    sleep 1.2 # job_submit's refresher looks once a second
-    echo "$j"
-}
+lab_eval_model h1,h4 h1,h3,h4,h6 h3,h6
 for rep in $(seq 1 "$REPS"); do
     cg_run "alone-span-$rep" -w h1,h4 >/dev/null
     cg_run "alone-leaf-$rep" -w h1,h2 >/dev/null
 done
-"$NV" train --spool "$SPOOL" --model "$MODEL" --out "$MODEL" --window-s 1 --min-overlap-frac 0.3 \
-    >"$OUT/train.txt"
-sleep 1.5 # job_submit/netvar reloads a changed model within a second
+lab_eval_train
 echo "(at $(since))"
 
 say "alltoall on h3,h6 (both leaves); cg beside it: spanning, under one leaf, and as job_submit places it"
@@ -105,22 +62,15 @@ say "results (runtime_s the app printed; slowdown against the same placement alo
 sbatch_lines=$(cat "$OUT/beside-submitted-1.err")
 printf '%s\n' "$sbatch_lines" | sed 's/^/  /'
 export OUT REPS placed
-python3 - <<'PY'
-import json, os, re, statistics
+PYTHONPATH="$ROOT/eval" python3 - <<'PY'
+import json, os, re
+from lab_eval_results import median as med, prediction, runtime
 out, reps = os.environ["OUT"], int(os.environ["REPS"])
-def rt(tag):
-    try:
-        m = re.search(r"runtime_s=([0-9.]+)", open(f"{out}/{tag}.out").read())
-        return float(m.group(1)) if m else None
-    except OSError:
-        return None
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
+rt = lambda tag: runtime(out, tag)
 alone = {p: [rt(f"alone-{p}-{r}") for r in range(1, reps + 1)] for p in ("span", "leaf")}
 beside = {p: [rt(f"beside-{p}-{r}") for r in range(1, reps + 1)] for p in ("span", "leaf", "submitted")}
 err = open(f"{out}/beside-submitted-1.err").read()
-m = re.search(r"predicted slowdown ([0-9.-]+) % beside job \d+ \([^;]*; *([^)]*)\)", err)
+pct, src = prediction(err)
 rule = re.search(r"policy rule '([^']*)' applied: ([a-z,]+)", err)
 rows = []
 for p, base, what in (("span", "span", "-w h1,h4: crosses the uplink"),
@@ -140,13 +90,13 @@ for r in rows:
           + " ".join(fmt(x, "%+.1f") for x in r["slowdown_each_pct"]) + f"   ({r['how']})")
 print("submitted cg placed on: " + (" ".join(placed) or "?") +
       " (h1-h3 are leaf s1, h4-h6 leaf s2)")
-print("prediction at submission: " + (f"+{m.group(1)} % ({m.group(2)})" if m else "none") +
+print("prediction at submission: " + (f"+{pct:g} % ({src})" if src else "none") +
       "; rule: " + (f"{rule.group(1)} ({rule.group(2)})" if rule else "none") +
       " (the model reads the uplink, shared when cg spans the leaves)")
 res = {"schema": "netvar-contain-eval", "version": 1, "repetitions": reps,
        "neighbour": "alltoall on h3,h6 (leaves s1 and s2)", "victim": "cg, 2 nodes",
        "rows": rows, "submitted_nodes": placed,
-       "predicted_pct": float(m.group(1)) if m else None, "predicted_source": m.group(2) if m else None,
+       "predicted_pct": pct, "predicted_source": src,
        "rule": rule.group(1) if rule else None, "actions": rule.group(2) if rule else None}
 json.dump(res, open(f"{out}/contain.json", "w"), indent=1)
 PY

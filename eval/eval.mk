@@ -10,6 +10,7 @@
 #   make eval-netlab       every predictor on the network lab's real bottleneck
 #                          (root; EVAL_SHORT=1 for the CI size)
 #   make eval-contain      what avoid's contain buys beside a job spanning both leaves
+#   make eval-paths        per-path answers between two spanning placements (4 leaves)
 #   make eval-netlab-pool  the kept lab runs that are held-out tests of today's rules,
 #                          pooled (eval/netlab_pool.py; seconds, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
@@ -32,7 +33,7 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
-.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain \
+.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths \
 	eval-netlab-pool
 variability-gen: $(VARIABILITY_GEN)
 
@@ -62,6 +63,13 @@ eval-netlab-pool:
 # CONTAIN_REPS, CONTAIN_SHORT=1 for the smoke size)
 eval-contain: all
 	@BUILD=$(BUILD) bash eval/contain_eval.sh
+
+# per-path prediction between two placements that both span leaves: CG
+# beside an all-to-all whose leaves it misses, and one sharing a leaf's
+# uplink, on four leaves under a core (root; ~5 min; PATHS_REPS,
+# PATHS_SHORT=1 for the smoke size)
+eval-paths: all
+	@BUILD=$(BUILD) bash eval/paths_eval.sh
 
 # ------------------------------------------------------------ allocation advice
 #   make eval-advice   communication-time trees per predictor class (MRE, R^2, RCC)

@@ -22,7 +22,7 @@
 #include "jitter.h"
 #include "json_file.h"
 
-#define MAX_DEVS 8
+#define MAX_DEVS 16 /* a lab of 8 leaves has 16 uplink ends */
 #define MAX_SAMPLES 1000000
 
 static volatile sig_atomic_t stop_signal;

@@ -1,12 +1,15 @@
 # shellcheck shell=bash disable=SC2034
 # netlab_session.sh - sourced by the scripts that run a scenario on a
 # throwaway network lab (lab/demo_netlab.sh, eval/contain_eval.sh).  Needs
-# NETLAB (lab/netlab) and BUILD.  netlab_session_up NODES CONF WHO brings
-# a lab of NODES nodes up with CONF as its netvar.conf and enters it (PATH,
-# SLURM_CONF, the working directory), setting LAB, MODEL, SPOOL and
-# BOTTLENECK (the uplink's two qdiscs); when the lab cannot run here it
-# prints why and exits 77.  At exit the job in NEIGHBOUR_JOB, if any, is
-# cancelled and the lab goes down.
+# NETLAB (lab/netlab) and BUILD.  netlab_session_up NODES CONF WHO [LEAVES]
+# brings a lab of NODES nodes up with CONF as its netvar.conf (and, given
+# LEAVES, `--leaves LEAVES`: that many leaves, each with its own uplink to a
+# core) and enters it (PATH, SLURM_CONF, NETVAR_NETLAB_* with
+# NETVAR_NETLAB_LEAVES and NETVAR_NETLAB_UPLINK_S<i>, the working
+# directory), setting LAB, MODEL, SPOOL and BOTTLENECK (the two qdiscs of
+# NETVAR_NETLAB_UPLINK: the uplink of two leaves, leaf s1's uplink with a
+# core); when the lab cannot run here it prints why and exits 77.  At exit
+# the job in NEIGHBOUR_JOB, if any, is cancelled and the lab goes down.
 LAB=""
 NEIGHBOUR_JOB=""
 netlab_session_cleanup() {
@@ -18,9 +21,10 @@ trap netlab_session_cleanup EXIT
 trap 'exit 130' INT TERM
 
 netlab_session_up() {
-    local nodes=$1 conf=$2 who=$3 err
+    local nodes=$1 conf=$2 who=$3 err leaves=()
+    if [ -n "${4:-}" ]; then leaves=(--leaves "$4"); fi
     err=$(mktemp)
-    LAB=$("$NETLAB" up --nodes "$nodes" --build "$BUILD" --netvar-conf "$conf" \
+    LAB=$("$NETLAB" up --nodes "$nodes" "${leaves[@]}" --build "$BUILD" --netvar-conf "$conf" \
           2>"$err" | tail -n 1) || true
     if [ ! -d "$LAB" ]; then
         tail -n 3 "$err" >&2

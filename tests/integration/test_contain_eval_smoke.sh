@@ -7,22 +7,8 @@
 # placement has a runtime alone and beside, contain.json is written, and
 # the lab is gone afterwards.  It asserts nothing about the slowdowns.
 # Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
-set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-[ "$(id -u)" = 0 ] || { echo "skip: the network lab needs root"; exit 77; }
-OUT=$(mktemp -d /tmp/nvcontainsmoke.XXXXXX)
-trap 'rm -rf "$OUT"' EXIT
-CONTAIN_SHORT=1 CONTAIN_OUT=$OUT/r BUILD=$BUILD bash "$ROOT/eval/contain_eval.sh" >"$OUT/log" 2>&1
-rc=$?
-[ $rc = 77 ] && { echo "skip: $(tail -n 1 "$OUT/log")"; exit 77; }
-fail=0
-bad() { echo "NOT OK - $*"; fail=1; }
-[ $rc = 0 ] || bad "eval exited $rc: $(tail -n 15 "$OUT/log")"
-lab=$(sed -n 's/^lab \([^:]*\): .*/\1/p' "$OUT/log" | head -n 1)
-[ -n "$lab" ] || bad "the log does not name the lab"
-[ -n "$lab" ] && [ -e "$lab" ] && bad "the lab directory $lab is still there"
+. "$(dirname "$0")/eval_smoke_lib.sh"
+eval_smoke_run CONTAIN contain_eval.sh
 python3 - "$OUT/r/contain.json" 2>"$OUT/py.err" <<'PY' || bad "contain.json: $(cat "$OUT/py.err")"
 import json, re, sys
 r = json.load(open(sys.argv[1]))

@@ -7,7 +7,9 @@
 # uplink sampler reads live queues, the SPANK plugin counts the switch's
 # ports, a cross-leaf ping-pong is slower under a cross-leaf stream than
 # alone and not under the same stream kept inside one leaf (generous
-# assertions on medians), the rate changes live, two labs coexist, and down
+# assertions on medians), the rate changes live, two labs coexist, a lab of
+# three leaves (--leaves 3) has one node per leaf, a tbf on all six uplink
+# devices and sends h1->h3 over s1's and s3's uplinks but not s2's, and down
 # (or gc after a crash) leaves no namespace, link, qdisc, cgroup, mount or
 # process behind.  The labs use a registry of their own, so the test's gc
 # can only ever see the test's labs.  Env: BUILD, ROOT.  Exit 0 pass, 77
@@ -246,6 +248,91 @@ if [ -d "$D2" ]; then
     check "the first lab survived gc" test "$(sinfo -h -N -o '%t' | grep -c idle)" = 6
 else
     not_ok "second lab did not come up: $(tail -n 5 "$T/up2.err")"
+fi
+
+# ------------------------------- three leaves, each with an uplink to a core
+"$NETLAB" up --nodes 2 --leaves 3 --build "$BUILD" >/dev/null 2>"$T/up3bad.err"
+rc=$?
+check "up refuses --nodes 2 --leaves 3 with exit 2 ($(head -n 1 "$T/up3bad.err"))" test "$rc" = 2
+D3=$("$NETLAB" up --nodes 3 --leaves 3 --cpu-share none --no-spank --no-jobsubmit --build "$BUILD" \
+     2>"$T/up3.err" | tail -n 1)
+if [ -d "$D3" ]; then
+    LABS="$LABS $D3"
+    echo "# $(tail -n 1 "$T/up3.err")"
+    P3=$(sed -n 's/^prefix=//p' "$D3/netlab.conf")
+    NS3=${P3}sw
+    topo=$(tr '\n' ';' <"$D3/etc/topology.conf")
+    check "3 leaves: topology.conf puts h1 on s1, h2 on s2, h3 on s3 under root ($topo)" \
+        test "$topo" = "SwitchName=s1 Nodes=h1;SwitchName=s2 Nodes=h2;SwitchName=s3 Nodes=h3;SwitchName=root Switches=s[1-3];"
+    m=$(for i in 1 2 3 4 5 6; do ip -n "$NS3" -o link show "${P3}u$i" | grep -o "master ${P3}[a-z0-9]*" | sed "s/master $P3//"; done | tr '\n' ' ')
+    check "3 leaves: u1,u3,u5 on s1,s2,s3 and u2,u4,u6 on the core c0 ($m)" test "$m" = "s1 c0 s2 c0 s3 c0 "
+    qd() { # the root qdisc of every uplink device: "dev kind rate bytes" a line
+        local i
+        for i in 1 2 3 4 5 6; do
+            tc -n "$NS3" -s -j qdisc show dev "${P3}u$i" | python3 -c "
+import json,sys; q=json.load(sys.stdin)[0]; print('u$i', q['kind'], q['options']['rate'], q['bytes'])"
+        done
+    }
+    qd >"$T/q3.before"
+    n=$(awk '$2 == "tbf" && $3 == 12500000' "$T/q3.before" | wc -l)
+    check "3 leaves: tbf 100mbit on all six uplink devices ($n)" test "$n" = 6
+    # 200 KB from h1 to h3 and back over TCP, sent in the nodes' namespaces
+    cat >"$T/echo.py" <<'PY'
+import socket, sys, threading, time
+mode, addr, size = sys.argv[1], sys.argv[2], 204800
+if mode == "serve":  # in h3: echo one connection's SIZE bytes, then exit
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, 5001)); s.listen(1); s.settimeout(20)
+    c, _ = s.accept(); c.settimeout(20); n = 0
+    while n < size:
+        b = c.recv(65536)
+        if not b: break
+        c.sendall(b); n += len(b)
+    sys.exit(0)
+for _ in range(100):  # in h1: once h3 listens
+    try:
+        c = socket.create_connection((addr, 5001), timeout=5); break
+    except OSError:
+        time.sleep(0.05)
+else:
+    sys.exit("no connection to %s" % addr)
+c.settimeout(20); n = 0
+threading.Thread(target=c.sendall, args=(b"x" * size,), daemon=True).start()
+while n < size:
+    b = c.recv(65536)
+    if not b: break
+    n += len(b)
+print("%d bytes echoed" % n)
+PY
+    a3=$(sed -n 's/^data_cidr=//p' "$D3/netlab.conf" | sed 's|0/24$|3|')
+    nsenter --net="/run/netns/${P3}h3" python3 "$T/echo.py" serve "$a3" 2>"$T/serve3.err" &
+    srv=$!
+    e=$(nsenter --net="/run/netns/${P3}h1" timeout 30 python3 "$T/echo.py" client "$a3" 2>&1)
+    wait "$srv"
+    check "3 leaves: h1 sends 204800 bytes to h3 ($a3) and gets them back ($e)" test "$e" = "204800 bytes echoed"
+    qd >"$T/q3.after"
+    sent=$(join "$T/q3.before" "$T/q3.after" | awk '{printf "%s %d ", $1, $7 - $4}')
+    # h1 -> h3: u1 (s1 up), u6 (c0 down to s3); h3 -> h1: u5 (s3 up), u2 (c0
+    # down to s1); s2's u3/u4 see at most what c0 floods (ARP, IPv6 multicast)
+    check "3 leaves: h1<->h3 crossed s1's and s3's uplinks, not s2's (bytes sent: $sent)" \
+        awk -v s="$sent" 'BEGIN { n = split(s, f, " "); for (i = 1; i < n; i += 2) b[f[i]] = f[i + 1]
+            exit !(b["u1"] >= 204800 && b["u2"] >= 204800 && b["u5"] >= 204800 && b["u6"] >= 204800 &&
+                   b["u3"] < 0.1 * b["u1"] && b["u4"] < 0.1 * b["u1"]) }'
+    e=$( (eval "$("$NETLAB" env "$D3")"; echo "$NETVAR_NETLAB_LEAVES|$NETVAR_NETLAB_UPLINK|$NETVAR_NETLAB_UPLINK_S2") )
+    check "3 leaves: env names 3 leaves, s1's uplink, s2's uplink u3 u4 ($e)" test "$e" = "3|${P3}u1 ${P3}u2|${P3}u3 ${P3}u4"
+    "$NETLAB" rate "$D3" 50mbit 2>/dev/null
+    n=$(qd | awk '$2 == "tbf" && $3 == 6250000' | wc -l)
+    check "3 leaves: rate 50mbit on all six uplink devices ($n)" test "$n" = 6
+    "$NETLAB" sample "$D3" --duration-s 1 --interval-ms 100 --output "$T/q3.json" 2>"$T/sample3.err"
+    u=$(python3 -c "import json,sys; print(' '.join(sorted(u['dev'] for u in json.load(open(sys.argv[1]))['uplink'])))" "$T/q3.json" 2>&1)
+    check "3 leaves: the sampler reads all six uplink queues ($u)" \
+        test "$u" = "${P3}u1 ${P3}u2 ${P3}u3 ${P3}u4 ${P3}u5 ${P3}u6"
+    "$NETLAB" down "$D3" 2>/dev/null
+    left=$(leftovers "$P3" "$D3" "")
+    check "3 leaves: down leaves nothing of $P3 ${left:+(left: $left)}" test -z "$left"
+else
+    not_ok "the lab of 3 leaves did not come up: $(tail -n 5 "$T/up3.err")"
 fi
 
 # ------------------------------------------------------------------ down
