@@ -7,10 +7,12 @@
 # on s3, h6 on s4).  The latency-bound CG solver runs on h1,h3 (leaves s1
 # and s2) beside an all-to-all that also spans two leaves:
 #   apart    on h5,h6 (s3, s4): no uplink in common with CG;
-#   shared   on h2,h5 (s1, s3): both cross leaf s1's uplink.
+#   shared   on h2,h5 (s1, s3): both cross leaf s1's uplink;
+#   both     on h2,h4 (s1, s2): both cross the uplinks of s1 and s2.
 # CG names its nodes (-w h1,h3), so job_submit reads its leaves from
 # topology.conf and predicts per path: 0 % (path: no shared uplink) apart,
-# the model's answer shared.  Each CG run is set against CG alone on the
+# the model's answer where they meet, the same for one uplink in common as
+# for two (the model keeps one bottleneck per pair).  Each CG run is set against CG alone on the
 # same nodes.  The model comes from a calibration, one short CompressionB
 # campaign per app at leaf s1's uplink (load on h2,h4) and CG's solo runs,
 # as in 'make eval-contain'.  Prints one table (runtimes in s, slowdowns and
@@ -58,9 +60,12 @@ beside apart h5,h6
 echo "(at $(since))"
 say "cg on h1,h3 (s1, s2) beside the all-to-all on h2,h5 (s1, s3): leaf s1's uplink in common"
 beside shared h2,h5
+echo "(at $(since))"
+say "cg on h1,h3 (s1, s2) beside the all-to-all on h2,h4 (s1, s2): both of its uplinks in common"
+beside both h2,h4
 
 say "results (runtime_s the app printed; slowdown against cg alone on h1,h3, medians)"
-for tag in apart shared; do sed "s/^/  $tag: /" "$OUT/$tag-1.err"; done
+for tag in apart shared both; do sed "s/^/  $tag: /" "$OUT/$tag-1.err"; done
 export OUT REPS
 PYTHONPATH="$ROOT/eval" python3 - <<'PY'
 import json, os
@@ -70,7 +75,8 @@ rt = lambda tag: runtime(out, tag)
 alone = [rt(f"alone-{r}") for r in range(1, reps + 1)]
 a = med(alone)
 rows = []
-for tag, nodes, leaves in (("apart", "h5,h6", "s3,s4"), ("shared", "h2,h5", "s1,s3")):
+for tag, nodes, leaves in (("apart", "h5,h6", "s3,s4"), ("shared", "h2,h5", "s1,s3"),
+                             ("both", "h2,h4", "s1,s2")):
     beside = [rt(f"{tag}-{r}") for r in range(1, reps + 1)]
     b = med(beside)
     err = open(f"{out}/{tag}-1.err").read()

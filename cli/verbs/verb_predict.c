@@ -2,6 +2,7 @@
  * one or more neighbours, from a model file. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: netvar predict --model FILE --app A --with B[,C...] [--predictor NAME]\n"
-        "                      [--min-samples N] [--leaves N] [--with-leaves N[,N...]]\n"
+        "                      [--min-samples N] [--leaves L] [--with-leaves L[,L...]]\n"
         "                      [--json]\n"
         "\n"
         "Predict the slowdown of app A when it shares the network with B (and C...).\n"
@@ -48,7 +49,12 @@ static void usage(FILE *out)
         "(source \"path: under one leaf switch\").  A neighbour given 1 in\n"
         "--with-leaves loads none, so it is left out of the sum; when every\n"
         "neighbour is, the answer is 0 %% from the path.  0 (the default) means\n"
-        "unknown: the placement is taken to share the bottleneck.\n"
+        "unknown: the placement is taken to share the bottleneck.  A placement\n"
+        "may name its leaf switches instead, joined by '+' (s1+s2): two jobs that\n"
+        "both span leaf switches share an uplink only where they name a common\n"
+        "leaf, so a neighbour whose leaves A's all miss is left out too (source\n"
+        "\"path: no shared uplink\"), as job_submit does for a job that names its\n"
+        "nodes.\n"
         "\n"
         "Options:\n"
         "  --model FILE       model file (schema netvar-model, version 1)\n"
@@ -56,9 +62,10 @@ static void usage(FILE *out)
         "  --with B[,C...]    comma-separated app keys of the neighbours (up to %d)\n"
         "  --predictor NAME   queue (default), averagelt, averagestdevlt or pdflt\n"
         "  --min-samples N    table samples needed to answer from the table (default %u)\n"
-        "  --leaves N         leaf switches A's job spans (0: unknown, the default)\n"
-        "  --with-leaves N,.. leaf switches each neighbour's job spans, in --with's\n"
-        "                     order (0: unknown; missing entries are 0)\n"
+        "  --leaves L         A's placement: how many leaf switches its job spans (0:\n"
+        "                     unknown, the default), or their names joined by '+'\n"
+        "  --with-leaves L,.. each neighbour's placement, in --with's order, the same\n"
+        "                     way (missing entries are 0: unknown)\n"
         "  --json             JSON output (the only form; accepted for uniformity)\n"
         "  -h, --help         show this help\n"
         "\n"
@@ -76,8 +83,9 @@ static void usage(FILE *out)
         "mean summed queue wait read, us; named wait_used, in the gauge's own unit,\n"
         "with the other three; null without a\n"
         "queue gauge).  utilization_used is null when A has no p_A(U) curve.\n"
-        "path: \"shared\" (the predictor answered) or \"local\" (0 %% from the\n"
-        "paths); with_local: the neighbours left out as local.\n"
+        "path: \"shared\" (the predictor answered), \"local\" or \"apart\" (0 %% from\n"
+        "the paths); with_local and with_apart: the neighbours left out as under\n"
+        "one leaf switch and as on other leaf switches.\n"
         "\n"
         "Exit status: 0 predicted, 1 model not loadable or no prediction possible\n"
         "(unknown app, no data), 2 bad usage.\n"
@@ -85,7 +93,9 @@ static void usage(FILE *out)
         "Example:\n"
         "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg\n"
         "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg \\\n"
-        "                 --with-leaves 2,1     # amg's job under one leaf: milc alone\n",
+        "                 --with-leaves 2,1     # amg's job under one leaf: milc alone\n"
+        "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg \\\n"
+        "                 --leaves s1+s2 --with-leaves s3+s4,s2+s5  # milc apart: amg alone\n",
         MAX_WITH, NV_DEFAULT_MIN_SAMPLES);
 }
 
@@ -102,6 +112,70 @@ static int parse_count(const char *text, uint32_t *out)
     return 0;
 }
 
+/* A job's placement as --leaves and --with-leaves give it: a count of
+ * leaf switches (0: unknown), or their names joined by '+' */
+#define MAX_LEAF_NAMES 64
+struct placement {
+    uint32_t n;
+    size_t named; /* names in name[] (0: a count was given) */
+    const char *name[MAX_LEAF_NAMES];
+};
+
+static bool leaf_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '.' || c == '_' || c == '-';
+}
+
+/* text (NUL-terminated, split in place at '+'): 0, or -1 with why */
+static int parse_placement(char *text, struct placement *pl, const char **why)
+{
+    memset(pl, 0, sizeof *pl);
+    if (text[0] >= '0' && text[0] <= '9' && !strchr(text, '+')) {
+        *why = "a leaf-switch count or leaf names joined by '+'";
+        return parse_count(text, &pl->n);
+    }
+    for (char *p = text;;) {
+        size_t len = strcspn(p, "+");
+        bool ok = len > 0 && len < 64 && p[0] != '-';
+        for (size_t i = 0; ok && i < len; i++)
+            ok = leaf_name_char(p[i]);
+        if (!ok) {
+            *why = "a leaf-switch count or leaf names joined by '+' (each 1-63 of A-Za-z0-9._-)";
+            return -1;
+        }
+        if (pl->named == MAX_LEAF_NAMES) {
+            *why = "at most 64 leaf names";
+            return -1;
+        }
+        bool last = !p[len];
+        p[len] = '\0';
+        for (size_t i = 0; i < pl->named; i++)
+            if (!strcmp(pl->name[i], p)) {
+                *why = "leaf names without a repeat";
+                return -1;
+            }
+        pl->name[pl->named++] = p;
+        if (last)
+            break;
+        p += len + 1;
+    }
+    pl->n = (uint32_t)pl->named;
+    return 0;
+}
+
+/* both span named leaf switches and none is common to them */
+static bool apart(const struct placement *a, const struct placement *b)
+{
+    if (a->named < 2 || b->named < 2)
+        return false;
+    for (size_t i = 0; i < a->named; i++)
+        for (size_t j = 0; j < b->named; j++)
+            if (!strcmp(a->name[i], b->name[j]))
+                return false;
+    return true;
+}
+
 static json_object *key_list(const char *const *keys, size_t n)
 {
     json_object *a = json_object_new_array();
@@ -111,20 +185,24 @@ static json_object *key_list(const char *const *keys, size_t n)
 }
 
 /* The answer the paths give (predict.h): A under one leaf switch, or every
- * neighbour under one: 0 % from the path, no predictor asked. */
+ * neighbour under one or on other leaves: 0 % from the path, no predictor
+ * asked. */
 static void print_path_answer(const char *app, const char *const *with, size_t n_with,
-                              const char *const *local, size_t n_local, nv_predictor predictor,
-                              uint32_t min_samples)
+                              const char *const *local, size_t n_local,
+                              const char *const *apart_with, size_t n_apart,
+                              nv_predictor predictor, uint32_t min_samples)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "app", json_object_new_string(app));
     json_object_object_add(o, "with", key_list(with, n_with));
     json_object_object_add(o, "slowdown_pct", json_object_new_double(0.0));
-    json_object_object_add(o, "source", json_object_new_string(NV_PATH_SOURCE_LOCAL));
+    json_object_object_add(o, "source", json_object_new_string(n_apart ? NV_PATH_SOURCE_APART
+                                                                       : NV_PATH_SOURCE_LOCAL));
     json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(predictor)));
     json_object_object_add(o, "min_samples", json_object_new_int64(min_samples));
-    json_object_object_add(o, "path", json_object_new_string("local"));
+    json_object_object_add(o, "path", json_object_new_string(n_apart ? "apart" : "local"));
     json_object_object_add(o, "with_local", key_list(local, n_local));
+    json_object_object_add(o, "with_apart", key_list(apart_with, n_apart));
     nv_cli_print_json(o);
     json_object_put(o);
 }
@@ -143,8 +221,8 @@ int verb_predict(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *model_path = NULL, *app = NULL, *with_arg = NULL, *with_leaves_arg = NULL;
-    uint32_t leaves = 0;
+    const char *model_path = NULL, *app = NULL, *with_arg = NULL, *with_leaves_arg = NULL,
+               *leaves_arg = NULL;
     nv_predictor predictor = NV_PREDICT_QUEUE;
     uint32_t min_samples = NV_DEFAULT_MIN_SAMPLES;
     int c;
@@ -163,14 +241,13 @@ int verb_predict(int argc, char **argv)
             }
             break;
         case 'n':
-        case 'l':
-            if (parse_count(optarg, c == 'n' ? &min_samples : &leaves)) {
-                fprintf(stderr, "netvar predict: %s '%.40s' is not a count (0..%u); nothing "
-                                "predicted\n", c == 'n' ? "--min-samples" : "--leaves", optarg,
-                        UINT32_MAX);
+            if (parse_count(optarg, &min_samples)) {
+                fprintf(stderr, "netvar predict: --min-samples '%.40s' is not a count (0..%u); "
+                                "nothing predicted\n", optarg, UINT32_MAX);
                 return 2;
             }
             break;
+        case 'l': leaves_arg = optarg; break;
         case 'L': with_leaves_arg = optarg; break;
         case 'j': break; /* JSON is the only output */
         case 'h': usage(stdout); return 0;
@@ -195,9 +272,22 @@ int verb_predict(int argc, char **argv)
     /* split the neighbour list in a copy; keys are validated one by one */
     char *list = strdup(with_arg);
     const char **with = calloc(MAX_WITH, sizeof *with);
-    if (!list || !with) {
+    /* the placements, split in copies: A's, then one per neighbour */
+    char *own_text = strdup(leaves_arg ? leaves_arg : "0");
+    char *with_text = strdup(with_leaves_arg ? with_leaves_arg : "");
+    struct placement *place = calloc(MAX_WITH + 1, sizeof *place);
+    const char **shared = calloc(MAX_WITH, sizeof *shared), **local = calloc(MAX_WITH, sizeof *local),
+               **apart_with = calloc(MAX_WITH, sizeof *apart_with);
+    nv_model *m = NULL;
+    if (!list || !with || !own_text || !with_text || !place || !shared || !local || !apart_with) {
         free(list);
         free(with);
+        free(own_text);
+        free(with_text);
+        free(place);
+        free(shared);
+        free(local);
+        free(apart_with);
         fprintf(stderr, "netvar predict: out of memory; nothing predicted\n");
         return 1;
     }
@@ -218,53 +308,49 @@ int verb_predict(int argc, char **argv)
         fprintf(stderr, "netvar predict: --with names no neighbour; nothing predicted\n");
         goto out;
     }
-    /* the neighbours' leaf counts: the local ones go to the end of local[],
-     * the others to shared[], both in --with's order */
-    const char **shared = calloc(n_with, sizeof *shared), **local = calloc(n_with, sizeof *local);
-    if (!shared || !local) {
-        free(shared);
-        free(local);
-        fprintf(stderr, "netvar predict: out of memory; nothing predicted\n");
-        rc = 1;
+    /* the placements: A's, then the neighbours' in --with's order; the
+     * local ones go to local[], those on other leaves to apart_with[], the
+     * rest to shared[], each in --with's order */
+    const char *why = "";
+    if (parse_placement(own_text, &place[0], &why)) {
+        fprintf(stderr, "netvar predict: --leaves '%.60s' is not %s; nothing predicted\n",
+                leaves_arg, why);
         goto out;
     }
-    size_t n_shared = 0, n_local = 0, k = 0;
-    if (with_leaves_arg) {
-        const char *p = with_leaves_arg;
-        for (;;) {
-            char one[24] = "";
-            size_t len = strcspn(p, ",");
-            uint32_t v = 0;
-            if (len && len < sizeof one)
-                memcpy(one, p, len);
-            if (!one[0] || parse_count(one, &v) || k == n_with) {
-                fprintf(stderr, "netvar predict: --with-leaves '%.60s' is not %s; nothing predicted\n",
-                        with_leaves_arg, k == n_with ? "one count per --with neighbour (it has more)"
-                                                     : "a comma-separated list of leaf-switch counts");
-                free(shared);
-                free(local);
-                goto out;
-            }
-            if (v == 1)
-                local[n_local++] = with[k];
-            else
-                shared[n_shared++] = with[k];
-            k++;
-            if (!p[len])
-                break;
-            p += len + 1;
+    size_t n_shared = 0, n_local = 0, n_apart = 0, k = 0;
+    for (char *p = with_text; with_leaves_arg;) {
+        size_t len = strcspn(p, ",");
+        bool last = !p[len];
+        p[len] = '\0';
+        if (k == n_with) {
+            fprintf(stderr, "netvar predict: --with-leaves '%.60s' is not one placement per --with "
+                            "neighbour (it has more); nothing predicted\n", with_leaves_arg);
+            goto out;
         }
+        if (parse_placement(p, &place[1 + k], &why)) {
+            fprintf(stderr, "netvar predict: --with-leaves '%.60s': entry %zu is not %s; nothing "
+                            "predicted\n", with_leaves_arg, k + 1, why);
+            goto out;
+        }
+        k++;
+        if (last)
+            break;
+        p += len + 1;
     }
-    for (; k < n_with; k++)
-        shared[n_shared++] = with[k];
+    for (size_t i = 0; i < n_with; i++) {
+        if (place[1 + i].n == 1)
+            local[n_local++] = with[i];
+        else if (apart(&place[0], &place[1 + i]))
+            apart_with[n_apart++] = with[i];
+        else
+            shared[n_shared++] = with[i];
+    }
 
     char err[600];
     rc = 1;
-    nv_model *m = nv_model_load(model_path, err, sizeof err);
+    m = nv_model_load(model_path, err, sizeof err);
     if (!m) {
         fprintf(stderr, "netvar predict: %s; nothing predicted\n", err);
-        free(shared);
-        free(local);
         goto out;
     }
     /* every key must be one the model knows, the local ones too: a typo is
@@ -273,18 +359,19 @@ int verb_predict(int argc, char **argv)
         if (nv_model_app_index(m, with[i]) < 0) {
             fprintf(stderr, "netvar predict: neighbour '%s' is not in model %s; nothing predicted\n",
                     with[i], model_path);
-            goto done;
+            goto out;
         }
     if (nv_model_app_index(m, app) < 0) {
         fprintf(stderr, "netvar predict: app '%s' is not in model %s; nothing predicted\n", app,
                 model_path);
-        goto done;
+        goto out;
     }
-    if (leaves == 1 || n_shared == 0) {
-        print_path_answer(app, with, n_with, leaves == 1 ? with : local,
-                          leaves == 1 ? n_with : n_local, predictor, min_samples);
+    if (place[0].n == 1 || n_shared == 0) {
+        bool here = place[0].n == 1; /* A under one leaf: every neighbour is left out */
+        print_path_answer(app, with, n_with, here ? with : local, here ? n_with : n_local,
+                          apart_with, here ? 0 : n_apart, predictor, min_samples);
         rc = 0;
-        goto done;
+        goto out;
     }
     nv_prediction p;
     /* every key was found above: a failure here is the model's (no data) */
@@ -314,6 +401,7 @@ int verb_predict(int argc, char **argv)
         json_object_object_add(o, "table_sd_pct", nv_json_new_num_g(p.table_sd_pct, DIGITS));
         json_object_object_add(o, "path", json_object_new_string("shared"));
         json_object_object_add(o, "with_local", key_list(local, n_local));
+        json_object_object_add(o, "with_apart", key_list(apart_with, n_apart));
         if (p.source == NV_SOURCE_MODEL && predictor == NV_PREDICT_QUEUE) {
             json_object_object_add(o, "physics_pct", nv_json_new_num_g(p.physics_pct, DIGITS));
             json_object_object_add(o, "correction_pp", nv_json_new_num_g(p.correction_pp, DIGITS));
@@ -330,11 +418,14 @@ int verb_predict(int argc, char **argv)
         json_object_put(o);
         rc = 0;
     }
-done:
+out:
     nv_model_free(m);
     free(shared);
     free(local);
-out:
+    free(apart_with);
+    free(place);
+    free(own_text);
+    free(with_text);
     free(list);
     free(with);
     return rc;

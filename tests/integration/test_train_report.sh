@@ -48,7 +48,28 @@ for a in "--with-leaves 1,1" "--leaves 1"; do
     expect "$a: 0 % from the path" \
         [ "$(printf %s "$z" | jq -c '[.slowdown_pct, .source, .path]')" = '[0,"path: under one leaf switch","local"]' ]
 done
-for a in "--with-leaves 1,1,1" "--with-leaves 1,x" "--with-leaves ,1" "--leaves -1"; do
+# placements that name their leaf switches: a neighbour whose leaves A's
+# all miss shares no uplink with it and drops out too
+only=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with alltoall-fft 2>/dev/null)
+half=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,alltoall-fft \
+       --leaves s1+s2 --with-leaves s3+s4,s2+s3 2>/dev/null)
+expect "a neighbour on other leaves drops out: the answer is the other's alone" \
+    [ "$(printf %s "$half" | jq -r '.slowdown_pct')" = "$(printf %s "$only" | jq -r '.slowdown_pct')" ]
+expect "... named in with_apart, path shared" \
+    [ "$(printf %s "$half" | jq -c '[.path, .with_apart, .with_local]')" = '["shared",["halo-stencil"],[]]' ]
+z=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,alltoall-fft \
+    --leaves s1+s2 --with-leaves s3+s4,s5+s6 2>/dev/null)
+expect "every neighbour on other leaves: 0 % from the path" \
+    [ "$(printf %s "$z" | jq -c '[.slowdown_pct, .source, .path, .with_apart]')" = '[0,"path: no shared uplink","apart",["halo-stencil","alltoall-fft"]]' ]
+z=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil --leaves s1 \
+    --with-leaves s3+s4 2>/dev/null)
+expect "A named under one leaf: 0 % from the path" \
+    [ "$(printf %s "$z" | jq -c '[.slowdown_pct, .source, .path]')" = '[0,"path: under one leaf switch","local"]' ]
+z=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil --leaves 2 \
+    --with-leaves s3+s4 2>/dev/null)
+expect "a count cannot be apart from names: shared" [ "$(printf %s "$z" | jq -r '.path')" = shared ]
+for a in "--with-leaves 1,1,1" "--with-leaves 1,x!" "--with-leaves ,1" "--leaves -1" \
+         "--leaves s1+s1" "--leaves s1+" "--with-leaves 2,s2++s3"; do
     # shellcheck disable=SC2086
     "$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,alltoall-fft $a \
         >/dev/null 2>"$T/perr"
