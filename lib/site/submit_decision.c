@@ -100,7 +100,8 @@ static double predict_pct(const nv_model *m, int32_t a, int32_t b, nv_predictor 
 }
 
 /* self's row of the index's memo (registry.h): ready to read (*fill 0),
- * claimed by this thread to fill (*fill 1), or NULL: compute */
+ * claimed by this thread to fill (*fill 1), or NULL: compute.  Without
+ * claim only a ready row is returned: no row is handed out or filled. */
 static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_t key, bool claim,
                         int *fill)
 {
@@ -125,8 +126,8 @@ static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_
     if (st == 2)
         return mm->key[r] == key ? mm->pct + (size_t)r * mm->cols : NULL;
     uint8_t zero = 0;
-    if (claim && st == 0 && __atomic_compare_exchange_n(&mm->state[r], &zero, 1, 0, __ATOMIC_ACQ_REL,
-                                               __ATOMIC_RELAXED)) {
+    if (claim && st == 0 &&
+        __atomic_compare_exchange_n(&mm->state[r], &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
         *fill = 1;
         return mm->pct + (size_t)r * mm->cols;
     }

@@ -88,6 +88,10 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
     };
     static __thread struct nv_submit_decision d; /* ~10 KB: off the stack */
     nv_submit_decide(g->conf, g->model, g->index, &q, &d);
+    if (d.place.why && d.place.why[0])
+        slurm_debug("netvar: a job of uid %u: its --nodelist was not read for its leaf "
+                    "switches (%s); predicted as if its placement were unknown", user,
+                    d.place.why);
     if (modify) {
         /* An update carries only the changed fields, and the job record is
          * opaque to plugins built out of tree: without an app in the update
