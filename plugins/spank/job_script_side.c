@@ -89,13 +89,15 @@ static void load_topology(struct job_ctx *j)
     if (nv_spank.args.blade_map[0] &&
         nv_topo_load_file(&j->topo, nv_spank.args.blade_map, false, err, sizeof err))
         slurm_error("netvar: blade_map: %s; counting every node as its own blade", err);
+    /* beside slurm.conf, else Debian's /etc/slurm, as job_submit reads it */
     const char *conf = getenv("SLURM_CONF");
-    const char *slash = conf ? strrchr(conf, '/') : NULL;
-    if (slash) {
+    const char *slash = conf && conf[0] == '/' ? strrchr(conf, '/') : NULL;
+    if (slash)
         snprintf(path, sizeof path, "%.*s/topology.conf", (int)(slash - conf), conf);
-        if (access(path, R_OK) == 0 && nv_topo_load_file(&j->topo, path, true, err, sizeof err))
-            slurm_error("netvar: %s; switches unknown for this job", err);
-    }
+    else
+        snprintf(path, sizeof path, "/etc/slurm/topology.conf");
+    if (access(path, R_OK) == 0 && nv_topo_load_file(&j->topo, path, true, err, sizeof err))
+        slurm_error("netvar: %s; switches unknown for this job", err);
 }
 
 /* who and where, as every node file of the job starts */
