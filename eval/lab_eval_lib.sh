@@ -7,7 +7,8 @@
 #                           prefix of its environment (VAR_REPS, default 3;
 #                           VAR_OUT, default a new directory under /tmp;
 #                           VAR_SHORT=1, the smoke size: 1 repetition,
-#                           shorter runs).  Sets NETLAB, NV, REPS, OUT and
+#                           shorter runs; VAR_CONFIGS, the campaign's
+#                           CompressionB configurations B:P:M,...).  Sets NETLAB, NV, REPS, OUT and
 #                           the commands VCMD (CG), NCMD and LONG_NCMD (the
 #                           all-to-all, short and until cancelled); exits
 #                           77 without root, 1 on a bad VAR_REPS.
@@ -35,6 +36,9 @@ lab_eval_init() {
     ITERS=2500 DUR=2 CONFIGS=2.6e7:1:1,8.7e6:1:1,250:1:10
     v=${var}_SHORT
     if [ "${!v:-0}" = 1 ]; then REPS=1 ITERS=800 DUR=1 CONFIGS=2.6e7:1:1,250:1:10; fi
+    v=${var}_CONFIGS
+    CONFIGS=${!v:-$CONFIGS}
+    case $CONFIGS in '' | *[!0-9.e:,]*) echo "$WHO: ${var}_CONFIGS=$CONFIGS: not B:P:M,..." >&2; exit 1 ;; esac
     case $REPS in '' | *[!0-9]* | 0) echo "$WHO: ${var}_REPS=$REPS: not a whole number from 1" >&2; exit 1 ;; esac
     v=${var}_OUT
     OUT=${!v:-$(mktemp -d /tmp/netvar-eval.XXXXXX)}
