@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sort_cmp.h"
+
 static const char *const field_names[NV_CTR_NFIELDS] = {
     "bytes_out", "bytes_in", "packets_out", "packets_in", "stall", "discards",
 };
@@ -109,11 +111,6 @@ int nv_ctr_parse_u64(const char *buf, size_t len, uint64_t *out)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 int nv_ctr_list_dir(const char *dir, char **names, int max)
 {
     DIR *d = opendir(dir);
@@ -129,7 +126,7 @@ int nv_ctr_list_dir(const char *dir, char **names, int max)
             n++;
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    qsort(names, (size_t)n, sizeof names[0], nv_cmp_strp);
     return n;
 }
 

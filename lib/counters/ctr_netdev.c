@@ -9,10 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+#include "sort_cmp.h"
 
 int nv_ctr_netdev_open(nv_ctr_reader *r, const char *glob, char *err, size_t errlen)
 {
@@ -56,7 +53,7 @@ int nv_ctr_netdev_open(nv_ctr_reader *r, const char *glob, char *err, size_t err
                  glob && *glob ? glob : "* except lo");
         return -1;
     }
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    qsort(names, (size_t)n, sizeof names[0], nv_cmp_strp);
 
     static const struct {
         const char *file;

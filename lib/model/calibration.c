@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort_cmp.h"
+
 static const char *const method_names[] = {"minimum", "low-quantile", "mean"};
 
 const char *nv_cal_method_name(nv_cal_method m)
@@ -38,12 +40,6 @@ double nv_quantile_sorted(const double *sorted, size_t n, double q)
     if (lo + 1 >= n)
         return sorted[n - 1];
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 int nv_calibrate(const double *latency_us, size_t n, nv_cal_method method, double q,
@@ -81,7 +77,7 @@ int nv_calibrate(const double *latency_us, size_t n, nv_cal_method method, doubl
     double ss = 0;
     for (size_t i = 0; i < k; i++)
         ss += (v[i] - mean) * (v[i] - mean);
-    qsort(v, k, sizeof *v, cmp_double);
+    qsort(v, k, sizeof *v, nv_cmp_double);
 
     double service;
     if (method == NV_CAL_MINIMUM)

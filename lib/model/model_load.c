@@ -117,6 +117,7 @@
 #include "nv_json.h"
 #include "predict.h"
 #include "ve_model.h"
+#include "sort_cmp.h"
 
 #define PATH_MAX_LEN 160
 
@@ -423,12 +424,6 @@ static int provenance(nv_jcheck *L, struct nv_app_rec *a, json_object *o, const 
     return 0;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* an optional profile array (name) of an app: 1..NV_PROFILE_MAX values in
  * [0, max], sorted into S->prof at *off */
 static int profile_values(nv_jcheck *L, struct load_state *S, json_object *o, const char *p,
@@ -469,7 +464,7 @@ static int profile_values(nv_jcheck *L, struct load_state *S, json_object *o, co
         }
         S->prof[S->n_prof + k] = d;
     }
-    qsort(S->prof + S->n_prof, n, sizeof *S->prof, cmp_double);
+    qsort(S->prof + S->n_prof, n, sizeof *S->prof, nv_cmp_double);
     *off = (uint32_t)S->n_prof;
     *count = (uint32_t)n;
     S->n_prof += n;

@@ -15,6 +15,7 @@
 #include "nv_err.h"
 #include "nv_json.h"
 #include "queue.h"
+#include "sort_cmp.h"
 
 #define MAX_NODES 4096
 
@@ -67,11 +68,6 @@ int nv_job_count_node_records(const char *job_dir)
         n += is_node_record(e->d_name);
     closedir(d);
     return n;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* adds s to the array unless it is already there */
@@ -158,7 +154,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
         if (is_node_record(e->d_name))
             names[nnames++] = strdup(e->d_name);
     closedir(d);
-    qsort(names, nnames, sizeof names[0], cmp_str); /* byte-identical output */
+    qsort(names, nnames, sizeof names[0], nv_cmp_strp); /* byte-identical output */
 
     struct nv_blade_traffic *blades = calloc(nnames ? nnames : 1, sizeof *blades);
     nv_ctr_delta *delta = malloc(sizeof *delta);

@@ -10,6 +10,7 @@
 #include "calibration.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "sort_cmp.h"
 
 /* ------------------------------------------------------------- writing */
 
@@ -53,12 +54,6 @@ static json_object *duration_json(double d)
     return d > 0 ? nv_json_new_num(d) : NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 void nv_impactb_summarize(nv_impactb_output *o)
 {
     size_t n = o->n_samples;
@@ -72,7 +67,7 @@ void nv_impactb_summarize(nv_impactb_output *o)
         l->min_us = l->mean_us = l->sd_us = l->p50_us = l->p90_us = l->p99_us = l->max_us = NAN;
         return;
     }
-    qsort(us, n, sizeof *us, cmp_double);
+    qsort(us, n, sizeof *us, nv_cmp_double);
     double sum = 0;
     for (size_t i = 0; i < n; i++) {
         sum += us[i];

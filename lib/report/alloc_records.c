@@ -20,6 +20,7 @@
 #include "report_logic.h"
 #include "safe_open.h"
 #include "segment_profile.h"
+#include "sort_cmp.h"
 
 #define PROFILE_MAX_BYTES ((size_t)512 << 20) /* as the segment profile loader */
 #define ROW_MAX_RANKS 2048u   /* two P x P matrices of doubles: 64 MiB at most */
@@ -173,11 +174,6 @@ out:
     return rc;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The plain *.json names of dir, sorted (at most MAX_NAMES listed); -1
  * when it cannot be read or memory runs out. */
 static long profile_names(const char *dir, char ***out)
@@ -200,7 +196,7 @@ static long profile_names(const char *dir, char ***out)
     closedir(dd);
     if (!v)
         return -1;
-    qsort(v, (size_t)n, sizeof *v, cmp_name);
+    qsort(v, (size_t)n, sizeof *v, nv_cmp_strp);
     *out = v;
     return n;
 }

@@ -14,6 +14,7 @@
 #include "train_history.h"
 #include "job_record.h"
 #include "ve_features.h"
+#include "sort_cmp.h"
 
 #define MAX_PROFILES 256
 
@@ -21,11 +22,6 @@ static void log_quiet(void *ctx, const char *line)
 {
     (void)ctx;
     (void)line; /* train reports corrupt records; the report only counts on them */
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* the first profile JSON of the job (sorted by name), or "" */
@@ -50,7 +46,7 @@ static void find_profile(const char *spool, int64_t job_id, char *out, size_t n)
     }
     closedir(d);
     if (k) {
-        qsort(names, k, sizeof *names, cmp_name);
+        qsort(names, k, sizeof *names, nv_cmp_strp);
         snprintf(out, n, "%s/%s", dir, names[0]);
     }
     for (size_t i = 0; i < k; i++)

@@ -14,6 +14,7 @@
 #include "ctr_qdisc.h"
 #include "jitter.h"
 #include "nv_err.h"
+#include "sort_cmp.h"
 
 const char *nv_bn_kind_name(nv_bn_kind k)
 {
@@ -143,12 +144,6 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 size_t nv_bn_values_stats(double *v, size_t n, double *mean, double *profile, size_t nprof,
                           size_t *n_profile)
 {
@@ -162,7 +157,7 @@ size_t nv_bn_values_stats(double *v, size_t n, double *mean, double *profile, si
     *mean = sum / (double)n;
     if (!profile || !nprof)
         return n;
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, nv_cmp_double);
     size_t m = nprof < n ? nprof : n;
     for (size_t q = 0; q < m; q++) {
         size_t at = (size_t)(((double)q + 0.5) / (double)m * (double)n);

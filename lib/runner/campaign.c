@@ -12,6 +12,7 @@
 #include "probe_output.h"
 #include "probe_run.h"
 #include "run_model.h"
+#include "sort_cmp.h"
 
 /* ------------------------------------------------------ configurations */
 
@@ -143,12 +144,6 @@ double nv_campaign_sleep_us(double bubble_cycles, double ghz)
     return bubble_cycles / (ghz * 1e3);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* sorts a copy of at most NV_CAMPAIGN_MAX_REPEAT values */
 double nv_campaign_median(const double *v, size_t n)
 {
@@ -156,7 +151,7 @@ double nv_campaign_median(const double *v, size_t n)
     if (n == 0 || n > NV_CAMPAIGN_MAX_REPEAT)
         return 0;
     memcpy(tmp, v, n * sizeof *v);
-    qsort(tmp, n, sizeof *tmp, cmp_double);
+    qsort(tmp, n, sizeof *tmp, nv_cmp_double);
     return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
 }
 

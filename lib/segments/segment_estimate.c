@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort_cmp.h"
+
 #define NV_SEG_MAX_SEGMENTS ((size_t)1 << 28)
 
 void nv_seg_estimate_opts_default(nv_seg_estimate_opts *o)
@@ -17,17 +19,11 @@ void nv_seg_estimate_opts_default(nv_seg_estimate_opts *o)
     o->high_rate_hz = NV_SEG_DEFAULT_HIGH_RATE_HZ;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double nv_seg_median_inplace(double *v, size_t n)
 {
     if (n == 0)
         return 0;
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, nv_cmp_double);
     return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

@@ -7,15 +7,11 @@
 
 #include "counters_topology.h"
 #include "nv_err.h"
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+#include "sort_cmp.h"
 
 static bool has(char *const *names, size_t n, const char *name)
 {
-    return n && bsearch(&name, names, n, sizeof *names, cmp_name) != NULL;
+    return n && bsearch(&name, names, n, sizeof *names, nv_cmp_strp) != NULL;
 }
 
 int nv_partitions_add(struct nv_partitions *ps, const char *name, const char *hostlist,
@@ -41,7 +37,7 @@ int nv_partitions_add(struct nv_partitions *ps, const char *name, const char *ho
     snprintf(p->name, sizeof p->name, "%s", name);
     p->is_default = is_default;
     if (n > 0)
-        qsort(nodes, (size_t)n, sizeof *nodes, cmp_name);
+        qsort(nodes, (size_t)n, sizeof *nodes, nv_cmp_strp);
     size_t k = 0; /* distinct */
     for (long i = 0; i < n; i++) {
         if (k && !strcmp(nodes[k - 1], nodes[i])) {
@@ -94,7 +90,7 @@ static char **split_sorted(const char *s, char **copy, size_t *n)
     }
     for (char *save = NULL, *t = strtok_r(*copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
         v[(*n)++] = t;
-    qsort(v, *n, sizeof *v, cmp_name);
+    qsort(v, *n, sizeof *v, nv_cmp_strp);
     return v;
 }
 
@@ -160,7 +156,7 @@ long nv_partitions_nodes_left(const struct nv_partitions *ps, const char *list,
         long n = nv_hostlist_expand(excl_hostlist, &user, NV_PART_NODES_MAX, why, sizeof why);
         if (n > 0) {
             nuser = (size_t)n;
-            qsort(user, nuser, sizeof *user, cmp_name);
+            qsort(user, nuser, sizeof *user, nv_cmp_strp);
         }
     }
     long left = 0;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort_cmp.h"
+
 struct pair {
     const char *node;
     const char *sw;
@@ -13,11 +15,6 @@ struct pair {
 static int cmp_pair(const void *a, const void *b)
 {
     return strcmp(((const struct pair *)a)->node, ((const struct pair *)b)->node);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 void nv_leaf_map_free(struct nv_leaf_map *lm)
@@ -57,7 +54,7 @@ int nv_leaf_map_build(struct nv_leaf_map *lm, const nv_topo *t, char *err, size_
             k++;
         }
     qsort(pr, n, sizeof *pr, cmp_pair);
-    qsort(sw, n, sizeof *sw, cmp_str);
+    qsort(sw, n, sizeof *sw, nv_cmp_strp);
     for (size_t i = 0; i < n; i++) /* distinct leaf names, sorted */
         if (!lm->nleaves || strcmp(lm->leaf_name[lm->nleaves - 1], sw[i]))
             if (!(lm->leaf_name[lm->nleaves++] = strdup(sw[i])))
@@ -66,7 +63,7 @@ int nv_leaf_map_build(struct nv_leaf_map *lm, const nv_topo *t, char *err, size_
         if (lm->n && !strcmp(lm->node[lm->n - 1], pr[i].node))
             continue; /* nv_topo keeps a node once; this keeps the map sound anyway */
         char *key = (char *)pr[i].sw;
-        char **at = bsearch(&key, lm->leaf_name, lm->nleaves, sizeof *lm->leaf_name, cmp_str);
+        char **at = bsearch(&key, lm->leaf_name, lm->nleaves, sizeof *lm->leaf_name, nv_cmp_strp);
         if (!(lm->node[lm->n] = strdup(pr[i].node)))
             goto oom;
         lm->leaf[lm->n++] = (uint32_t)(at - lm->leaf_name);
@@ -130,7 +127,7 @@ void nv_placement_of(const struct nv_leaf_map *lm, const char *req_nodes, uint32
         return;
     }
     /* distinct nodes: sbatch counts a repeated name once */
-    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    qsort(names, (size_t)n, sizeof *names, nv_cmp_strp);
     size_t nd = 0;
     uint32_t *leaf = malloc((size_t)n * sizeof *leaf);
     if (!leaf) {

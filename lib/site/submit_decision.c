@@ -13,6 +13,7 @@
 #include "counters_topology.h"
 #include "fmt_fixed.h"
 #include "job_options.h"
+#include "sort_cmp.h"
 
 /* "%.Nf" of x as printf writes it (nv_fmt_fixed: without printf's
  * multi-precision path where plain arithmetic is exact), for the user's
@@ -397,11 +398,6 @@ static void advise(const nv_model *m, const nv_app_view *v, const struct nv_subm
         d->resize_nodes = best; /* pin the range to the advised count */
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Slurm refuses a submission whose --nodelist names a node its exclude list
  * holds ("Invalid node name specified"), so avoid leaves out the nodes the
  * user named: netvar only adds, and never makes a submission fail.  The
@@ -419,7 +415,7 @@ static void keep_named_nodes(const struct nv_submit_query *q, struct nv_submit_d
         d->exclude_len = 0;
         return;
     }
-    qsort(named, (size_t)n, sizeof *named, cmp_str);
+    qsort(named, (size_t)n, sizeof *named, nv_cmp_strp);
     char kept[NV_REG_NODES_MAX];
     size_t len = 0;
     const char *p = d->exclude;
@@ -430,7 +426,7 @@ static void keep_named_nodes(const struct nv_submit_query *q, struct nv_submit_d
             memcpy(name, p, w);
             name[w] = '\0';
             const char *key = name;
-            if (bsearch(&key, named, (size_t)n, sizeof *named, cmp_str)) {
+            if (bsearch(&key, named, (size_t)n, sizeof *named, nv_cmp_strp)) {
                 if (!d->avoid_named++)
                     snprintf(d->avoid_named_first, sizeof d->avoid_named_first, "%.63s", name);
             } else if (len + w + 2 <= sizeof kept) {

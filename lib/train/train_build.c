@@ -8,6 +8,7 @@
 #include "nv_err.h"
 #include "queue.h"
 #include "train_history.h"
+#include "sort_cmp.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -113,11 +114,6 @@ static int cmp_pair(const void *a, const void *b)
     const struct pair_acc *x = a, *y = b;
     int c = strcmp(x->app, y->app);
     return c ? c : strcmp(x->with, y->with);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* one history app: runs idx[0..n) of the app, sorted by node count */
@@ -304,7 +300,7 @@ static int add_apps(nv_model_builder *b, const nv_train_set *s, const nv_model *
             inkeys[nonly++] = v.key;
     }
     if (nonly)
-        qsort(inkeys, nonly, sizeof *inkeys, cmp_str);
+        qsort(inkeys, nonly, sizeof *inkeys, nv_cmp_strp);
     size_t a = 0, k = 0;
     while (a < s->n_apps || k < nonly) {
         if (a < s->n_apps && start[a + 1] == start[a]) {

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "sort_cmp.h"
+
 #define MAX_BLADES 4096
 
 static const char *const metric_names[NV_CM_COUNT] = {
@@ -15,12 +17,6 @@ static const char *const metric_names[NV_CM_COUNT] = {
 const char *nv_counter_metric_name(enum nv_counter_metric m)
 {
     return (m >= 0 && m < NV_CM_COUNT) ? metric_names[m] : "unknown";
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static double quantile_sorted(const double *v, size_t n, double q)
@@ -45,7 +41,7 @@ struct nv_stat5 nv_stat5_of(double *v, size_t n)
     for (size_t i = 0; i < n; i++)
         ss += (v[i] - s.mean) * (v[i] - s.mean);
     s.variance = ss / (double)n;
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, nv_cmp_double);
     s.p75 = quantile_sorted(v, n, 0.75);
     s.p95 = quantile_sorted(v, n, 0.95);
     s.p99 = quantile_sorted(v, n, 0.99);

@@ -6,18 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MIN_FLOOR 1e-3 /* sigma: keeps every score finite */
+#include "sort_cmp.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#define MIN_FLOOR 1e-3 /* sigma: keeps every score finite */
 
 /* median of v[0..m), m >= 1; sorts v */
 static double median_of(double *v, size_t m)
 {
-    qsort(v, m, sizeof *v, cmp_double);
+    qsort(v, m, sizeof *v, nv_cmp_double);
     return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 }
 
@@ -47,7 +43,7 @@ static int usable(const nv_forest_oob *o, double y)
  * product (e.g. 100 x 0.9) from rounding up a whole rank */
 static double conformal_factor(double *v, size_t m, double level, double *covered)
 {
-    qsort(v, m, sizeof *v, cmp_double);
+    qsort(v, m, sizeof *v, nv_cmp_double);
     double rank = ceil((double)(m + 1) * level - 1e-9);
     size_t r = rank < 1 ? 1 : rank > (double)m ? m : (size_t)rank;
     double factor = v[r - 1];

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort_cmp.h"
+
 /* xorshift64*: small, fast and reproducible everywhere */
 static uint64_t rng_next(uint64_t *s)
 {
@@ -300,12 +302,6 @@ void nv_forest_tree_predictions(const nv_forest *f, const double *x, double *out
         out[t] = tree_predict(f->nodes + f->tree_off[t], f->tree_len[t], x);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int nv_forest_interval(const nv_forest *f, const double *x, double lo_q, double hi_q,
                        double *mean, double *lo, double *hi)
 {
@@ -318,7 +314,7 @@ int nv_forest_interval(const nv_forest *f, const double *x, double lo_q, double 
     for (size_t t = 0; t < f->n_trees; t++)
         s += v[t];
     *mean = s / (double)f->n_trees;
-    qsort(v, f->n_trees, sizeof v[0], cmp_double);
+    qsort(v, f->n_trees, sizeof v[0], nv_cmp_double);
     double qs[2] = {lo_q, hi_q}, r[2];
     for (int k = 0; k < 2; k++) {
         double pos = qs[k] * (double)(f->n_trees - 1);

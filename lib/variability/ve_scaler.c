@@ -4,11 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+#include "sort_cmp.h"
 
 /* linear interpolation between closest ranks, as numpy's default */
 static double quantile_sorted(const double *v, size_t n, double q)
@@ -34,7 +30,7 @@ int nv_scaler_fit(const double *X, size_t n, size_t d, double *median, double *i
                 return -1;
             }
         }
-        qsort(col, n, sizeof *col, cmp_double);
+        qsort(col, n, sizeof *col, nv_cmp_double);
         median[j] = quantile_sorted(col, n, 0.5);
         double r = quantile_sorted(col, n, 0.75) - quantile_sorted(col, n, 0.25);
         iqr[j] = (isfinite(r) && r > 0) ? r : 1.0;
