@@ -8,10 +8,11 @@
 #                           VAR_OUT, default a new directory under /tmp;
 #                           VAR_SHORT=1, the smoke size: 1 repetition,
 #                           shorter runs; VAR_CONFIGS, the campaign's
-#                           CompressionB configurations B:P:M,...).  Sets NETLAB, NV, REPS, OUT and
-#                           the commands VCMD (CG), NCMD and LONG_NCMD (the
-#                           all-to-all, short and until cancelled); exits
-#                           77 without root, 1 on a bad VAR_REPS.
+#                           CompressionB configurations B:P:M,...).  Sets
+#                           NETLAB, NV, REPS, OUT and the commands VCMD
+#                           (CG), NCMD and LONG_NCMD (the all-to-all, short
+#                           and until cancelled); exits 77 without root, 1
+#                           on a bad VAR_REPS or VAR_CONFIGS.
 #   lab_eval_model CAL CAMP LOAD
 #                           once the lab is up (lab/netlab_session.sh): a
 #                           calibration on nodes CAL and one short

@@ -15,9 +15,10 @@
 # for two (the model keeps one bottleneck per pair).  Each CG run is set
 # against CG alone on the same nodes.  The model comes from a calibration,
 # one short CompressionB campaign per app at leaf s1's uplink (load on
-# h2,h4) and CG's solo runs, as in 'make eval-contain'.  While CG runs, the
-# lab's sampler reads every uplink end's queue and ss reads CG's round-trip
-# time, so each placement also records the queue waits on CG's own path.
+# h2,h4) and CG's solo runs, as in 'make eval-contain'.  One more CG run
+# per placement, not timed, is watched: the lab's sampler reads every uplink
+# end's queue and ss reads CG's round-trip time, so each placement also
+# records the queue waits on CG's own path.
 # Prints the tables (runtimes in s, slowdowns and predictions in %, waits
 # and round trips in ms), the bound the all-to-all's queue-free octiles put
 # on the queueing answer, and writes OUT/paths.json (schema
@@ -117,7 +118,7 @@ beside both h2,h4
 
 say "results (runtime_s the app printed; slowdown against cg alone on h1,h3, medians)"
 for tag in apart shared both; do sed "s/^/  $tag: /" "$OUT/$tag-1.err"; done
-export OUT REPS
+export OUT REPS NETVAR_NETLAB_PREFIX NETVAR_NETLAB_UPLINK_S1 NETVAR_NETLAB_UPLINK_S2
 PYTHONPATH="$ROOT/eval" python3 - <<'PY'
 import json, os, re
 from lab_eval_results import median as med, prediction, runtime
@@ -153,25 +154,27 @@ try:
              "wait_answer_at_most_pct": len(prof) * (100 + p0) / z - 100 if z else None}
 except (OSError, ValueError, KeyError, TypeError, IndexError):
     pass
-# the waits on CG's path: h1 -> h3 leaves s1 by its uplink's leaf end (u1)
-# and enters s2 by the core end of s2's uplink (u4); h3 -> h1 leaves by u3
-# and enters by u2.  Means over the sampler's reads, in ms.
-PATH_PORTS = (("s1 up", 1), ("s2 down", 4), ("s2 up", 3), ("s1 down", 2))
+# the waits on CG's path: h1 -> h3 leaves s1 by its uplink's leaf end and
+# enters s2 by the core end of s2's uplink; h3 -> h1 leaves by s2's leaf end
+# and enters by s1's core end (the lab names each leaf's two ends,
+# NETVAR_NETLAB_UPLINK_S<i>: leaf end, core end).  Means over the sampler's
+# reads, in ms.
+s1_up, s1_down = os.environ["NETVAR_NETLAB_UPLINK_S1"].split()
+s2_up, s2_down = os.environ["NETVAR_NETLAB_UPLINK_S2"].split()
+PATH_PORTS = (("s1 up", s1_up), ("s2 down", s2_down), ("s2 up", s2_up), ("s1 down", s1_down))
+prefix = os.environ["NETVAR_NETLAB_PREFIX"]
 def path_waits(tag):
     try:
         ups = json.load(open(f"{out}/{tag}.counters.json"))["uplink"]
     except (OSError, ValueError, KeyError):
         return None
-    by = {}
-    for u in ups:
-        m = re.search(r"u(\d+)$", u.get("dev", ""))
-        if m and u.get("queue_wait_us_mean") is not None:
-            by[int(m.group(1))] = u["queue_wait_us_mean"] / 1000
-    if any(k not in by for _, k in PATH_PORTS):
+    by = {u["dev"]: u["queue_wait_us_mean"] / 1000 for u in ups
+          if isinstance(u.get("dev"), str) and u.get("queue_wait_us_mean") is not None}
+    if any(dev not in by for _, dev in PATH_PORTS):
         return None
-    w = {name: by[k] for name, k in PATH_PORTS}
+    w = {name: by[dev] for name, dev in PATH_PORTS}
     return {"ports_ms": w, "sum_ms": sum(w.values()),
-            "uplink_ends_ms": {f"u{k}": by[k] for k in sorted(by)}}
+            "uplink_ends_ms": {d[len(prefix):] if d.startswith(prefix) else d: by[d] for d in sorted(by)}}
 def cg_rtt(tag):
     # median smoothed RTT (ms) of CG's connections in h1 (those past 500
     # segments: Slurm's own connections carry a few), over the ss reads
