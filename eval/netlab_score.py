@@ -2,7 +2,7 @@
 """netlab_score.py - score netvar's predictors offline on a network-lab dataset.
 
 Usage: netlab_score.py DATASET_DIR [--netvar BIN] [--out FILE.json] [--summary FILE.json]
-                        [--wait-window-s S]
+                        [--wait-window-s S] [--stall-ratio R]
 
 --wait-window-s S (default 0.1, the sampler's step) builds each app's
 queue-wait profile from S-second means instead of single 100 ms steps: a
@@ -10,6 +10,12 @@ victim feels a neighbour's millisecond bursts as their mean, and only
 phases longer than its own iteration as phases.  An exploration (chosen
 after the 2026-11-27b run), not the product's rule: the campaign measures
 each configuration's mean wait.
+
+--stall-ratio R (default 0: each campaign's slowdowns as its model.json
+holds them) re-derives the campaign slowdowns from each campaign's rounds
+as `netvar campaign --stall-ratio R` does since 2026-11-28: a run over R
+times the fastest of its configuration (or of the baseline) is left out of
+the median.  Datasets measured before then kept every run.
 
 DATASET_DIR is what `make eval-netlab` (eval/netlab_eval.sh) measured:
 dataset.json, runs.txt, the counter samples of every alone, pair and
@@ -348,6 +354,44 @@ class Dataset:
         return out
 
 
+def median_kept(v, ratio):
+    """the median of the runs not over ratio times the fastest (campaign.c's
+    nv_campaign_median_kept), and how many were left out"""
+    lo = min(v)
+    kept = [x for x in v if not (ratio > 0 and lo > 0 and x > ratio * lo)]
+    return st.median(kept), len(v) - len(kept)
+
+
+def restall(ds, ratio):
+    """re-derive the campaign slowdowns in ds.model from each campaign's
+    rounds with the stall rule; returns the stalls found, one line each"""
+    found = []
+    for a in ds.apps:
+        path = os.path.join(ds.dir, f"campaign_{a}.json")
+        try:
+            with open(path) as f:
+                c = json.load(f)
+        except (OSError, ValueError) as e:
+            found.append(f"{a}: {path} unreadable ({e}): its slowdowns as model.json holds them")
+            continue
+        base, nb = median_kept(c["baseline"]["runtime_s"], ratio)
+        if nb:
+            found.append(f"{a} alone: {nb} round(s) left out")
+        new = {}
+        for x in c["configs"]:
+            med, n = median_kept(x["runtime_s"], ratio)
+            if n or nb:
+                new[x["id"]] = max(-100.0, (med - base) / base * 100)
+            if n:
+                found.append(f"{a} under {x['id']}: {n} round(s) left out "
+                             f"({x['slowdown_pct']:+.0f} % -> {new[x['id']]:+.0f} %)")
+        for tr in ds.model["training_set"]:
+            for sl in tr["slowdowns"]:
+                if sl["app"] == a and tr["id"] in new:
+                    sl["slowdown_pct"] = new[tr["id"]]
+    return found
+
+
 def config_key(tr):
     """model training_set entry -> the dataset's 'B:P:M' form (B as written)."""
     return tr["bubble_cycles"], tr["partners"], tr["messages"]
@@ -492,6 +536,7 @@ def main(argv):
     netvar = os.environ.get("NETVAR", "build/bin/netvar")
     out_path = os.path.join(d, "score.json")
     summary_path = None
+    stall_ratio = 0.0
     i = 1
     while i < len(args):
         if args[i] == "--netvar" and i + 1 < len(args):
@@ -512,15 +557,27 @@ def main(argv):
             if not 0.1 <= WAIT_WINDOW_S <= 60:
                 die(f"--wait-window-s {args[i + 1]}: not a number of seconds in [0.1, 60]")
             i += 2
+        elif args[i] == "--stall-ratio" and i + 1 < len(args):
+            try:
+                stall_ratio = float(args[i + 1])
+            except ValueError:
+                stall_ratio = float("nan")
+            if not (stall_ratio == 0 or 1.5 <= stall_ratio <= 1000):
+                die(f"--stall-ratio {args[i + 1]}: not 0 or a ratio in [1.5, 1000]")
+            i += 2
         else:
             die(f"unknown argument '{args[i]}' (see --help)")
     if not os.access(netvar, os.X_OK):
         die(f"{netvar}: not executable (build netvar, or give --netvar)")
     ds = Dataset(d)
+    stalls = restall(ds, stall_ratio) if stall_ratio else []
+    for line in stalls:
+        print(f"stall: {line}", file=sys.stderr)
     cm, moved, profiles = counters_model(ds)
     wm = wait_model(ds, cm)
     measured = {k: st.median(x for _, x in v) for k, v in ds.pairs.items()}
     results = {"dataset": os.path.abspath(d), "wait_window_s": WAIT_WINDOW_S,
+               "stall_ratio": stall_ratio, "stalls": stalls,
                "apps": ds.apps, "pairs": len(measured),
                "repetitions": ds.meta.get("repetitions"), "uplink_reads": ds.uplink_reads(),
                "rows": [], "failures": []}
@@ -785,7 +842,7 @@ def main(argv):
         json.dump(results, f, indent=1)
     print(f"\nresults: {out_path}")
     if summary_path:
-        summ = {k: results[k] for k in ("wait_window_s", "apps", "pairs", "repetitions", "uplink_reads", "errors", "routes",
+        summ = {k: results[k] for k in ("wait_window_s", "stall_ratio", "stalls", "apps", "pairs", "repetitions", "uplink_reads", "errors", "routes",
                                         "confounder", "loss")}
         summ["worst"] = results["worst"]
         summ["failures"] = len(results["failures"])

@@ -23,7 +23,7 @@
 
 #define VERB "netvar campaign"
 
-enum { OPT_BOTTLENECK = 1900, OPT_BN_RATE, OPT_BN_INTERVAL };
+enum { OPT_BOTTLENECK = 1900, OPT_BN_RATE, OPT_BN_INTERVAL, OPT_STALL_RATIO };
 
 /* --------------------------------------------------------------- help */
 
@@ -33,7 +33,8 @@ static void usage(FILE *out)
         "Usage: netvar campaign --model FILE --app KEY (--set NAME | --configs B:P:M,...)\n"
         "                       [--repeat N] [--duration-s S] [--ghz G] [--interval-us US]\n"
         "                       [--msg-bytes N] [--tasks-per-node T] [--timeout-s S]\n"
-        "                       [--replace-points] [--dry-run] [--load-nodes LIST]\n"
+        "                       [--replace-points] [--stall-ratio R] [--dry-run]\n"
+        "                       [--load-nodes LIST]\n"
         "                       [--runtime-key KEY] [--json | --text] [launch options]\n"
         "                       [--] COMMAND [ARGS...]\n"
         "\n"
@@ -63,8 +64,9 @@ static void usage(FILE *out)
         "                added to those it had; the p_A(U) fit is redone (isotonic).\n"
         "The slowdown is (median T_loaded - median T_alone) / median T_alone x 100 %%,\n"
         "T being COMMAND's wall time as launched, in seconds (or with --runtime-key\n"
-        "the runtime it prints itself).  Small noisy runs can give negative\n"
-        "slowdowns; the fit keeps the curve non-decreasing.\n"
+        "the runtime it prints itself), the medians over the rounds that are not\n"
+        "stalls (--stall-ratio).  Small noisy runs can give negative slowdowns;\n"
+        "the fit keeps the curve non-decreasing.\n"
         "\n"
         "Options:\n"
         "  --model FILE       model file with a calibration (required; updated in place)\n"
@@ -78,6 +80,14 @@ static void usage(FILE *out)
         "                     M messages per partner (1..1000)\n"
         "  --repeat N         runs of COMMAND per configuration and alone (1..%d,\n"
         "                     default 1); medians are used\n"
+        "  --stall-ratio R    a run that took more than R times the fastest run of\n"
+        "                     the same configuration (or of the baseline) is a stall\n"
+        "                     and is left out of the median, with a warning on\n"
+        "                     stderr and its round in stalled_rounds (1.5..1000,\n"
+        "                     default 3; 0 keeps every run).  On the network lab\n"
+        "                     3 of 744 campaign runs stalled: CG took about 211 s\n"
+        "                     under a lossy load, against 25 to 41 s in the other\n"
+        "                     round; with two rounds the median is their mean\n"
         "  --duration-s S     ImpactB measurement per configuration, seconds (default 5)\n"
         "  --ghz G            clock rate turning B cycles into sleep time, GHz (default\n"
         "                     2.6, the paper's Cab): sleep_us = B / (G x 1000)\n"
@@ -123,9 +133,10 @@ static void usage(FILE *out)
         "\n"
         "Output (JSON on stdout; --text prints the same as a table): app, model,\n"
         "load_nodes (\"\" = on COMMAND's nodes), runtime_source (\"wall\" or the\n"
-        "--runtime-key), baseline {runtime_s [s], median_s}, app_latency {mean_us,\n"
-        "sd_us (us), samples}, app_utilization (0..1), configs [{id, bubble_cycles,\n"
-        "sleep_us (us), partners, messages, runtime_s [s], median_s, slowdown_pct\n"
+        "--runtime-key), baseline {runtime_s [s], stalled_rounds [1-based rounds\n"
+        "left out], median_s}, app_latency {mean_us, sd_us (us), samples},\n"
+        "app_utilization (0..1), configs [{id, bubble_cycles, sleep_us (us),\n"
+        "partners, messages, runtime_s [s], stalled_rounds, median_s, slowdown_pct\n"
         "(%%), injected_bytes_per_s (bytes/s per node), utilization (0..1),\n"
         "latency_mean_us, latency_sd_us (us), latency_samples}], fit [{utilization,\n"
         "slowdown_pct}], route (\"latency\" or \"counters\": the model's U axis).  With\n"
@@ -217,6 +228,35 @@ static json_object *runtimes_json(const double *v, int n)
     return a;
 }
 
+/* the rounds (1-based) left out of a median as stalls */
+static json_object *stalled_json(const unsigned char *stalled, int n)
+{
+    json_object *a = json_object_new_array();
+    for (int k = 0; k < n; k++)
+        if (stalled[k])
+            json_object_array_add(a, json_object_new_int(k + 1));
+    return a;
+}
+
+/* one line per stalled run, whichever output was chosen */
+static void warn_stalls(const char *app, const char *what, const double *v,
+                        const unsigned char *stalled, int n, double ratio)
+{
+    double fastest = v[0];
+    int fk = 0;
+    for (int k = 1; k < n; k++)
+        if (v[k] < fastest) {
+            fastest = v[k];
+            fk = k;
+        }
+    for (int k = 0; k < n; k++)
+        if (stalled[k])
+            fprintf(stderr, "netvar: campaign: %s %s: round %d took %.4g s, %.3g times round %d's "
+                            "%.4g s (over --stall-ratio %g): left out of the median as a "
+                            "stall (kept in runtime_s)\n",
+                    app, what, k + 1, v[k], v[k] / fastest, fk + 1, fastest, ratio);
+}
+
 static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *plan,
                               const nv_campaign_result *r)
 {
@@ -229,6 +269,7 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
     json_object_object_add(o, "runtime_source",
                            json_object_new_string(plan->runtime_key ? plan->runtime_key : "wall"));
     json_object_object_add(jb, "runtime_s", runtimes_json(r->baseline_s, co->repeat));
+    json_object_object_add(jb, "stalled_rounds", stalled_json(r->baseline_stalled, co->repeat));
     json_object_object_add(jb, "median_s", nv_json_new_num_g(r->baseline_median_s, 6));
     json_object_object_add(o, "baseline", jb);
     json_object_object_add(jl, "mean_us", nv_json_new_num_g(r->app_lat.mean_us, 6));
@@ -273,6 +314,7 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         const nv_campaign_config_result *c = &r->configs[i];
         json_object *e = config_json(&co->cfg[i], co->ghz);
         json_object_object_add(e, "runtime_s", runtimes_json(c->runtime_s, co->repeat));
+        json_object_object_add(e, "stalled_rounds", stalled_json(c->stalled, co->repeat));
         json_object_object_add(e, "median_s", nv_json_new_num_g(c->median_s, 6));
         json_object_object_add(e, "slowdown_pct", nv_json_new_num_g(c->slowdown_pct, 6));
         json_object_object_add(e, "injected_bytes_per_s",
@@ -394,6 +436,7 @@ int verb_campaign(int argc, char **argv)
         {"tasks-per-node", required_argument, NULL, 't'},
         {"timeout-s", required_argument, NULL, 'T'},
         {"replace-points", no_argument, NULL, 'R'},
+        {"stall-ratio", required_argument, NULL, OPT_STALL_RATIO},
         {"dry-run", no_argument, NULL, 'n'},
         {"json", no_argument, NULL, 'J'},
         {"text", no_argument, NULL, 'X'},
@@ -462,6 +505,15 @@ int verb_campaign(int argc, char **argv)
                                             co.bottleneck_interval_ms <= 10000))
                 bad = nv_err(err, sizeof err, "--bottleneck-interval-ms '%.40s': must be 10 to "
                              "10000 ms", optarg);
+            break;
+        }
+        case OPT_STALL_RATIO: {
+            char *end;
+            co.stall_ratio = strtod(optarg, &end);
+            if (end == optarg || *end ||
+                !(co.stall_ratio == 0 || (co.stall_ratio >= 1.5 && co.stall_ratio <= 1000)))
+                bad = nv_err(err, sizeof err, "--stall-ratio '%.40s': must be 0 (keep every run) "
+                             "or a ratio from 1.5 to 1000", optarg);
             break;
         }
         default:
@@ -555,6 +607,15 @@ int verb_campaign(int argc, char **argv)
     }
     int rc = nv_campaign_run(&plan, &co, &r, err, sizeof err);
     nv_progress_end(&progress);
+    if (!rc) {
+        warn_stalls(co.app, "alone", r.baseline_s, r.baseline_stalled, co.repeat, co.stall_ratio);
+        for (size_t i = 0; i < ncfg; i++) {
+            char what[80];
+            snprintf(what, sizeof what, "under %s", cfg[i].id);
+            warn_stalls(co.app, what, r.configs[i].runtime_s, r.configs[i].stalled,
+                        co.repeat, co.stall_ratio);
+        }
+    }
     if (rc) {
         fprintf(stderr, "%s: %s\n", VERB, err);
         if (r.logs_kept)

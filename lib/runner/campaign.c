@@ -155,6 +155,29 @@ double nv_campaign_median(const double *v, size_t n)
     return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
 }
 
+double nv_campaign_median_kept(const double *v, size_t n, double stall_ratio,
+                               unsigned char *stalled, size_t *n_stalled)
+{
+    double kept[NV_CAMPAIGN_MAX_REPEAT];
+    size_t nk = 0;
+    *n_stalled = 0;
+    if (n == 0 || n > NV_CAMPAIGN_MAX_REPEAT)
+        return 0;
+    double fastest = v[0];
+    for (size_t k = 1; k < n; k++)
+        if (v[k] < fastest)
+            fastest = v[k];
+    for (size_t k = 0; k < n; k++) {
+        /* the fastest run is always kept, so at least one is */
+        stalled[k] = stall_ratio > 0 && fastest > 0 && v[k] > stall_ratio * fastest;
+        if (stalled[k])
+            ++*n_stalled;
+        else
+            kept[nk++] = v[k];
+    }
+    return nv_campaign_median(kept, nk);
+}
+
 double nv_campaign_slowdown_pct(double t_alone, double t_with)
 {
     if (!(t_alone > 0) || !isfinite(t_with))
@@ -427,7 +450,7 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
     for (size_t i = 0; i < ncfg; i++)
         pts[keep + i] = (nv_curve_point){.utilization = counters ? res[i].u_counters : res[i].u.rho,
                                          .slowdown_pct = res[i].slowdown_pct,
-                                         .weight = o->repeat};
+                                         .weight = (double)((size_t)o->repeat - res[i].n_stalled)};
     /* the queueing mechanism, where the ports have a queue gauge: the app's
      * slowdowns against each configuration's mean queue wait, and its own
      * wait profile.  Earlier wait points are kept like compression points. */
@@ -445,7 +468,7 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
     for (size_t i = 0; waits && i < ncfg; i++)
         wpts[wkeep + i] = (nv_curve_point){.utilization = res[i].wait,
                                            .slowdown_pct = res[i].slowdown_pct,
-                                           .weight = o->repeat};
+                                           .weight = (double)((size_t)o->repeat - res[i].n_stalled)};
     nv_app_input in = {.key = app, .utilization = counters ? r->app_u_counters : r->app_u.rho,
                        .utilization_source = counters ? NV_USRC_COUNTERS : NV_USRC_LATENCY,
                        .latency = &r->app_lat,
@@ -575,6 +598,7 @@ void nv_campaign_opts_defaults(nv_campaign_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->repeat = 1;
+    o->stall_ratio = 3;
     o->timeout_s = 3600;
     o->duration_s = 5;
     o->ghz = 2.6;
@@ -653,10 +677,13 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
             nv_err(err, errlen, "%s; model not changed", inner);
             goto out;
         }
-    r->baseline_median_s = nv_campaign_median(r->baseline_s, (size_t)o->repeat);
+    r->baseline_median_s = nv_campaign_median_kept(r->baseline_s, (size_t)o->repeat,
+                                                   o->stall_ratio, r->baseline_stalled,
+                                                   &r->n_baseline_stalled);
     for (size_t i = 0; i < o->ncfg; i++) {
         nv_campaign_config_result *c = &r->configs[i];
-        c->median_s = nv_campaign_median(c->runtime_s, (size_t)o->repeat);
+        c->median_s = nv_campaign_median_kept(c->runtime_s, (size_t)o->repeat, o->stall_ratio,
+                                              c->stalled, &c->n_stalled);
         c->slowdown_pct = nv_campaign_slowdown_pct(r->baseline_median_s, c->median_s);
         c->injected_bytes_per_s = c->bw_runs ? c->bytes_per_s_sum / c->bw_runs : 0;
     }

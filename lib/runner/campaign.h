@@ -64,6 +64,17 @@ double nv_campaign_sleep_us(double bubble_cycles, double ghz);
  * changed); 0 otherwise. */
 double nv_campaign_median(const double *v, size_t n);
 
+/* The median of the runs that are not stalls, for n runs of one
+ * configuration (0 < n <= NV_CAMPAIGN_MAX_REPEAT): a run that took more than
+ * stall_ratio times the fastest of the n is a stall (on the network lab 3
+ * of 744 campaign runs of CG under lossy loads took about 211 s against 25
+ * to 41 s in the other round, and with two rounds the median is the mean), so
+ * stalled[k] is set to 1 for it and it is left out; 0 elsewhere.
+ * stall_ratio <= 0 keeps every run.  Returns the median (0 when n is out of
+ * range) and stores how many runs were left out in *n_stalled. */
+double nv_campaign_median_kept(const double *v, size_t n, double stall_ratio,
+                               unsigned char *stalled, size_t *n_stalled);
+
 /* (T_with - T_alone) / T_alone in percent, at least -100; 0 when T_alone
  * is not > 0 or T_with is not finite. */
 double nv_campaign_slowdown_pct(double t_alone, double t_with);
@@ -84,6 +95,8 @@ typedef struct nv_campaign_opts {
     long interval_us;             /* ImpactB's pause between ping-pongs */
     long msg_bytes;               /* CompressionB's message size */
     int replace_points;           /* drop the app's earlier compression points */
+    double stall_ratio;           /* a run over this times the fastest of its
+                                     configuration is a stall (0: keep all) */
     /* the counters route: U read at the bottleneck port (NULL: latency
      * route only).  With it, the model's U axis is the counters'. */
     const nv_bn_spec *bottleneck;
@@ -95,13 +108,15 @@ typedef struct nv_campaign_opts {
 } nv_campaign_opts;
 
 /* timeout 3600 s, duration 5 s, 2.6 GHz (the paper's Cab), interval
- * 20000 us, 40960-byte messages, repeat 1; no model, app, command or
+ * 20000 us, 40960-byte messages, repeat 1, stall ratio 3; no model, app, command or
  * configurations. */
 void nv_campaign_opts_defaults(nv_campaign_opts *o);
 
 /* What one configuration gave. */
 typedef struct nv_campaign_config_result {
     double runtime_s[NV_CAMPAIGN_MAX_REPEAT]; /* the command under it, per round */
+    unsigned char stalled[NV_CAMPAIGN_MAX_REPEAT]; /* 1: that round was a stall */
+    size_t n_stalled;             /* rounds left out of the median */
     double median_s;
     double slowdown_pct;          /* against the baseline's median */
     double injected_bytes_per_s;  /* CompressionB's mean per node over its runs */
@@ -119,6 +134,8 @@ typedef struct nv_campaign_config_result {
 
 typedef struct nv_campaign_result {
     double baseline_s[NV_CAMPAIGN_MAX_REPEAT]; /* the command alone, per round */
+    unsigned char baseline_stalled[NV_CAMPAIGN_MAX_REPEAT]; /* as a configuration's */
+    size_t n_baseline_stalled;
     double baseline_median_s;
     nv_latency_summary app_lat;   /* ImpactB beside the baseline runs */
     nv_utilization app_u;

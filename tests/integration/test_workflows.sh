@@ -94,6 +94,8 @@ bad "campaign with a bad configuration" "expected B:P:M" \
     campaign --dry-run --configs 2.5e6:1 --model m.json --app bsp -- "$APP"
 bad "campaign with an unknown set" "set1 .. set12" \
     campaign --dry-run --set set13 --model m.json --app bsp -- "$APP"
+bad "campaign with a stall ratio of 1" "--stall-ratio '1': must be 0 (keep every run) or a ratio from 1.5 to 1000" \
+    campaign --dry-run --stall-ratio 1 --configs 2.5e6:1:1 --model m.json --app bsp -- "$APP"
 bad "impact without a command" "no command given" impact --model m.json --app bsp
 bad "impact outside an allocation" "needs an allocation" impact --model m.json --app bsp -- "$APP"
 bad "impact with a bad app key" "not a valid app key" impact --model m.json --app 'a b' -- "$APP"
@@ -151,6 +153,29 @@ jcheck "impact: latency and utilization" imp.json \
 jcheck "impact kept the app's compression points and the training set" "$M" \
     'len(d["apps"][0]["compression"]["points"]) == 2 and len(d["training_set"]) == 2' \
     "abs(d['apps'][0]['utilization'] - $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["utilization"]["rho"])' imp.json)) < 1e-5"
+# a stalled run leaves the median: a stand-in app that says it ran 1 s,
+# except its fourth launch (round 2 under the configuration), which says 10 s
+cp "$M" stall-model.json
+cat >stall.sh <<EOF
+#!/bin/sh
+sleep 1
+[ "\${SLURM_PROCID:-0}" = 0 ] || exit 0
+n=\$(( \$(cat "$PWD/stall.count" 2>/dev/null || echo 0) + 1 ))
+echo \$n >"$PWD/stall.count"
+if [ \$n = 4 ]; then echo runtime_s=10; else echo runtime_s=1; fi
+EOF
+salloc -N4 "$NV" campaign --model "$PWD/stall-model.json" --app stall --configs 2.5e6:1:1 \
+    --repeat 2 --duration-s 1 --interval-us 20000 --runtime-key runtime_s -- sh "$PWD/stall.sh" \
+    >stall.json 2>stall.err
+ran "netvar campaign with a stalled round exits 0" $? stall.err
+jcheck "the stalled round is kept in runtime_s and left out of the median" stall.json \
+    'd["configs"][0]["runtime_s"] == [1, 10]' 'd["configs"][0]["stalled_rounds"] == [2]' \
+    'd["configs"][0]["median_s"] == 1 and d["configs"][0]["slowdown_pct"] == 0' \
+    'd["baseline"]["runtime_s"] == [1, 1] and d["baseline"]["stalled_rounds"] == []'
+contains "the stall is one line on stderr" "$(cat stall.err)" \
+    "netvar: campaign: stall under B2.5e6-P1-M1: round 2 took 10 s, 10 times round 1's 1 s (over --stall-ratio 3): left out of the median as a stall (kept in runtime_s)"
+jcheck "the stalled point's weight is the rounds kept" stall-model.json \
+    '[p["samples"] for a in d["apps"] if a["key"] == "stall" for p in a["compression"]["points"]] == [1]'
 echo "# workflows took $(( $(date +%s) - t0 )) s"
 echo "# calibration: $(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["calibration"]; print("service %.3g us, mu %.3g /us, Var(S) %.3g us^2, %d samples" % (c["service_us"], c["mu_per_us"], c["var_s_us2"], c["samples"]))' cal.json)"
 echo "# campaign: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join("%s U=%.3f slowdown %.1f %%" % (c["id"], c["utilization"], c["slowdown_pct"]) for c in d["configs"]))' camp.json)"

@@ -113,6 +113,43 @@ static void medians_and_slowdowns(void **state)
     assert_true(nv_campaign_slowdown_pct(10, NAN) == 0);
 }
 
+/* A stalled run (the lab's cg under a lossy load: 41.3 s and 211.3 s in
+ * two rounds) is left out of the median; ordinary spread is not. */
+static void stalled_runs_leave_the_median(void **state)
+{
+    (void)state;
+    unsigned char st[NV_CAMPAIGN_MAX_REPEAT];
+    size_t ns = 9;
+    double two[] = {211.3, 41.3};
+    assert_true(nv_campaign_median_kept(two, 2, 3, st, &ns) == 41.3);
+    assert_int_equal(ns, 1);
+    assert_int_equal(st[0], 1);
+    assert_int_equal(st[1], 0);
+    assert_true(two[0] == 211.3); /* input untouched */
+    /* the same runs with the rule off: the plain median (here the mean) */
+    assert_true(nv_campaign_median_kept(two, 2, 0, st, &ns) == nv_campaign_median(two, 2));
+    assert_int_equal(ns, 0);
+    assert_int_equal(st[0] + st[1], 0);
+    /* spread under the ratio is kept: 24.7 and 36.0 s (1.46 times) */
+    double spread[] = {24.7, 36.0};
+    assert_true(nv_campaign_median_kept(spread, 2, 3, st, &ns) == nv_campaign_median(spread, 2));
+    assert_int_equal(ns, 0);
+    /* exactly at the ratio is not over it */
+    double at[] = {10, 30, 31};
+    assert_true(nv_campaign_median_kept(at, 3, 3, st, &ns) == 20);
+    assert_int_equal(ns, 1);
+    assert_int_equal(st[2], 1);
+    /* three rounds, two stalled: the fastest alone answers */
+    double three[] = {120, 12, 130};
+    assert_true(nv_campaign_median_kept(three, 3, 3, st, &ns) == 12);
+    assert_int_equal(ns, 2);
+    double one[] = {5};
+    assert_true(nv_campaign_median_kept(one, 1, 3, st, &ns) == 5);
+    assert_int_equal(ns, 0);
+    assert_true(nv_campaign_median_kept(one, 0, 3, st, &ns) == 0);
+    assert_int_equal(ns, 0);
+}
+
 /* --configs must fit as a whole; a named set is cut to what fits. */
 static void configs_fit_the_nodes(void **state)
 {
@@ -161,6 +198,7 @@ int main(void)
         cmocka_unit_test(config_lists_parse),
         cmocka_unit_test(named_sets_follow_table2),
         cmocka_unit_test(medians_and_slowdowns),
+        cmocka_unit_test(stalled_runs_leave_the_median),
         cmocka_unit_test(configs_fit_the_nodes),
         cmocka_unit_test(run_refuses_empty_options),
     };
