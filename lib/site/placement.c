@@ -107,57 +107,88 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void nv_placement_of(const struct nv_leaf_map *lm, const char *req_nodes, uint32_t min_nodes,
-                     uint32_t max_nodes, struct nv_placement *p)
+void nv_named_nodes_read(struct nv_named_nodes *nn, const char *req_nodes)
+{
+    memset(nn, 0, sizeof *nn);
+    if (!req_nodes || !*req_nodes)
+        return;
+    char **names = NULL, why[200];
+    long n = nv_hostlist_expand(req_nodes, &names, NV_NAMED_NODES_MAX, why, sizeof why);
+    if (n <= 0) {
+        if (n == 0)
+            nv_hostlist_free(names, 0);
+        nn->state = n < 0 ? NV_NAMED_UNREADABLE : NV_NAMED_EMPTY;
+        return;
+    }
+    /* distinct names: sbatch counts a repeated name once */
+    qsort(names, (size_t)n, sizeof *names, nv_cmp_strp);
+    size_t nd = 0;
+    for (long i = 0; i < n; i++) {
+        if (nd && !strcmp(names[i], names[nd - 1]))
+            free(names[i]);
+        else
+            names[nd++] = names[i];
+    }
+    nn->state = NV_NAMED_READ;
+    nn->name = names;
+    nn->n = nd;
+}
+
+void nv_named_nodes_free(struct nv_named_nodes *nn)
+{
+    if (nn && nn->state == NV_NAMED_READ)
+        nv_hostlist_free(nn->name, nn->n);
+    if (nn)
+        memset(nn, 0, sizeof *nn);
+}
+
+int nv_named_nodes_has(const struct nv_named_nodes *nn, const char *node)
+{
+    return nn && nn->n && node &&
+           bsearch(&node, nn->name, nn->n, sizeof *nn->name, nv_cmp_strp) != NULL;
+}
+
+void nv_placement_of(const struct nv_leaf_map *lm, const struct nv_named_nodes *nn,
+                     uint32_t min_nodes, uint32_t max_nodes, struct nv_placement *p)
 {
     memset(p, 0, sizeof *p);
     p->why = "";
-    if (!req_nodes || !*req_nodes)
+    if (!nn || nn->state == NV_NAMED_NONE)
         return;
     if (!lm || !lm->n) {
         p->why = "no leaf switches known (topology.conf)";
         return;
     }
-    char **names = NULL, why[200];
-    long n = nv_hostlist_expand(req_nodes, &names, NV_PLACE_NODES_MAX, why, sizeof why);
-    if (n <= 0) {
-        p->why = n < 0 ? "its node list could not be read" : "its node list is empty";
-        if (n == 0)
-            nv_hostlist_free(names, 0);
+    if (nn->state != NV_NAMED_READ) {
+        p->why = nn->state == NV_NAMED_UNREADABLE ? "its node list could not be read"
+                                                  : "its node list is empty";
         return;
     }
-    /* distinct nodes: sbatch counts a repeated name once */
-    qsort(names, (size_t)n, sizeof *names, nv_cmp_strp);
-    size_t nd = 0;
-    uint32_t *leaf = malloc((size_t)n * sizeof *leaf);
+    uint32_t *leaf = malloc(nn->n * sizeof *leaf);
     if (!leaf) {
-        nv_hostlist_free(names, (size_t)n);
         p->why = "out of memory";
         return;
     }
-    for (long i = 0; i < n; i++) {
-        if (i && !strcmp(names[i], names[i - 1]))
-            continue;
-        long at = find_node(lm, names[i]);
+    for (size_t i = 0; i < nn->n; i++) {
+        long at = find_node(lm, nn->name[i]);
         if (at < 0) {
             p->why = "a node it names has no leaf switch in topology.conf";
             goto out;
         }
-        leaf[nd++] = lm->leaf[at];
+        leaf[i] = lm->leaf[at];
     }
-    if ((min_nodes && min_nodes > nd) || (max_nodes && max_nodes > nd)) {
+    if ((min_nodes && min_nodes > nn->n) || (max_nodes && max_nodes > nn->n)) {
         p->why = "it may be given more nodes than it names";
         goto out;
     }
-    qsort(leaf, nd, sizeof *leaf, cmp_u32);
-    for (size_t i = 0; i < nd; i++)
+    qsort(leaf, nn->n, sizeof *leaf, cmp_u32);
+    for (size_t i = 0; i < nn->n; i++)
         if (!i || leaf[i] != leaf[i - 1]) {
             const char *s = lm->leaf_name[leaf[i]];
             nv_leaf_set_add(&p->set, s, strlen(s));
             p->leaves++;
         }
-    p->nodes = (uint32_t)nd;
+    p->nodes = (uint32_t)nn->n;
 out:
     free(leaf);
-    nv_hostlist_free(names, (size_t)n);
 }

@@ -13,9 +13,9 @@
 #include "counters_topology.h"
 #include "leaf_set.h"
 
-/* nodes a --nodelist may name for netvar to read its placement; a longer
- * list is left unread (placement unknown) */
-#define NV_PLACE_NODES_MAX 4096
+/* names a --nodelist may expand to for netvar to read it; a longer list is
+ * left unread (placement unknown, and avoid excludes no node) */
+#define NV_NAMED_NODES_MAX 8192
 
 struct nv_leaf_map {
     char **node;      /* sorted, distinct */
@@ -33,6 +33,24 @@ void nv_leaf_map_free(struct nv_leaf_map *lm);
 /* The leaf switch of node, or NULL when the map does not have it. */
 const char *nv_leaf_map_find(const struct nv_leaf_map *lm, const char *node);
 
+/* A job's --nodelist, expanded once per submission for both its readers
+ * (the placement below, and avoid, which must not exclude a node the job
+ * names): sorted, each name once. */
+enum nv_named_state { NV_NAMED_NONE, NV_NAMED_READ, NV_NAMED_EMPTY, NV_NAMED_UNREADABLE };
+struct nv_named_nodes {
+    enum nv_named_state state; /* NONE: no --nodelist given */
+    char **name;               /* sorted, distinct (READ) */
+    size_t n;
+};
+
+/* Expands req_nodes (a Slurm host list, NULL or "" for none) into *nn, at
+ * most NV_NAMED_NODES_MAX names; nv_named_nodes_free releases it. */
+void nv_named_nodes_read(struct nv_named_nodes *nn, const char *req_nodes);
+void nv_named_nodes_free(struct nv_named_nodes *nn);
+
+/* Whether node is among the names read. */
+int nv_named_nodes_has(const struct nv_named_nodes *nn, const char *node);
+
 struct nv_placement {
     uint32_t leaves;  /* distinct leaf switches; 0: placement unknown */
     uint32_t nodes;   /* nodes named */
@@ -40,13 +58,13 @@ struct nv_placement {
     const char *why;  /* when unknown: why, for the log ("" when no node list) */
 };
 
-/* The placement of a job that names req_nodes (a Slurm host list) and asks
- * for min_nodes..max_nodes (0: not given).  Known only when every node
- * named is in the map and the job cannot be given more nodes than it
- * names (min and max at most their count; sbatch -w alone sets min to it).
- * A job whose tasks need more nodes than it names may still get more:
- * Slurm adds them, which netvar cannot see at submission. */
-void nv_placement_of(const struct nv_leaf_map *lm, const char *req_nodes, uint32_t min_nodes,
-                     uint32_t max_nodes, struct nv_placement *p);
+/* The placement of a job that names the nodes nn holds and asks for
+ * min_nodes..max_nodes (0: not given).  Known only when every node named
+ * is in the map and the job cannot be given more nodes than it names (min
+ * and max at most their count; sbatch -w alone sets min to it).  A job
+ * whose tasks need more nodes than it names may still get more: Slurm adds
+ * them, which netvar cannot see at submission. */
+void nv_placement_of(const struct nv_leaf_map *lm, const struct nv_named_nodes *nn,
+                     uint32_t min_nodes, uint32_t max_nodes, struct nv_placement *p);
 
 #endif

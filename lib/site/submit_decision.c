@@ -400,22 +400,19 @@ static void advise(const nv_model *m, const nv_app_view *v, const struct nv_subm
 
 /* Slurm refuses a submission whose --nodelist names a node its exclude list
  * holds ("Invalid node name specified"), so avoid leaves out the nodes the
- * user named: netvar only adds, and never makes a submission fail.  The
- * user's host list is expanded (bounded); one that cannot be read leaves
- * avoid out altogether, since what it names is unknown. */
-static void keep_named_nodes(const struct nv_submit_query *q, struct nv_submit_decision *d)
+ * user named: netvar only adds, and never makes a submission fail.  A
+ * --nodelist that could not be read leaves avoid out altogether, since what
+ * it names is unknown. */
+static void keep_named_nodes(const struct nv_named_nodes *nn, struct nv_submit_decision *d)
 {
-    if (!q->req_nodes || !q->req_nodes[0] || !d->exclude[0])
+    if (nn->state == NV_NAMED_NONE || !d->exclude[0])
         return;
-    char **named = NULL, why[200];
-    long n = nv_hostlist_expand(q->req_nodes, &named, NV_REG_NODES_MAX, why, sizeof why);
-    if (n <= 0) {
+    if (nn->state != NV_NAMED_READ) {
         d->avoid_named = (size_t)-1;
         d->exclude[0] = '\0';
         d->exclude_len = 0;
         return;
     }
-    qsort(named, (size_t)n, sizeof *named, nv_cmp_strp);
     char kept[NV_REG_NODES_MAX];
     size_t len = 0;
     const char *p = d->exclude;
@@ -425,8 +422,7 @@ static void keep_named_nodes(const struct nv_submit_query *q, struct nv_submit_d
         if (w > 0 && w < sizeof name) {
             memcpy(name, p, w);
             name[w] = '\0';
-            const char *key = name;
-            if (bsearch(&key, named, (size_t)n, sizeof *named, nv_cmp_strp)) {
+            if (nv_named_nodes_has(nn, name)) {
                 if (!d->avoid_named++)
                     snprintf(d->avoid_named_first, sizeof d->avoid_named_first, "%.63s", name);
             } else if (len + w + 2 <= sizeof kept) {
@@ -443,7 +439,6 @@ static void keep_named_nodes(const struct nv_submit_query *q, struct nv_submit_d
     kept[len] = '\0';
     memcpy(d->exclude, kept, len + 1);
     d->exclude_len = len;
-    nv_hostlist_free(named, (size_t)n);
 }
 
 /* The most nodes one leaf switch holds, from the model's alloc section (0:
@@ -524,11 +519,17 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
     int32_t self = (m && d->app[0]) ? nv_model_app_index(m, d->app) : -1;
     nv_app_view v;
     uint8_t beyond_set[BEYOND_BYTES] = {0};
+    /* the user's --nodelist, expanded at most once (placement, avoid) */
+    struct nv_named_nodes named = {0};
+    bool named_read = false;
     if (self >= 0 && nv_model_app(m, self, &v) == 0) {
         d->app_known = true;
         d->utilization = v.utilization;
-        if (q->max_nodes != 1 && ix && ix->napps)
-            nv_placement_of(q->leaf_map, q->req_nodes, q->min_nodes, q->max_nodes, &d->place);
+        if (q->max_nodes != 1 && ix && ix->napps) {
+            nv_named_nodes_read(&named, q->req_nodes); /* NONE without a --nodelist */
+            named_read = true;
+            nv_placement_of(q->leaf_map, &named, q->min_nodes, q->max_nodes, &d->place);
+        }
         predict_neighbours(c, m, self, ix, q, d, beyond_set);
         if (!advise_alloc(m, q, d))
             advise(m, &v, q, d);
@@ -553,9 +554,12 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
     if (d->actions & NV_ACT_AVOID) {
         build_exclude(ix, beyond_set, d);
         bool had = d->exclude[0] != '\0';
-        keep_named_nodes(q, d);
+        if (had && !named_read)
+            nv_named_nodes_read(&named, q->req_nodes);
+        keep_named_nodes(&named, d);
         d->avoid_all_named = had && !d->exclude[0];
     }
+    nv_named_nodes_free(&named);
     if (!d->exclude[0])
         d->actions &= ~(unsigned)NV_ACT_AVOID;
     /* actions keep a job runnable: avoid must leave the nodes it needs */
@@ -636,7 +640,7 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
         if (d->avoid_named == (size_t)-1)
             say(d, "netvar: your --nodelist could not be expanded (not a host list, or over %d "
                    "names), so avoid excludes no node: Slurm refuses a job that requires a node "
-                   "it excludes", NV_REG_NODES_MAX);
+                   "it excludes", NV_NAMED_NODES_MAX);
         else if (d->avoid_named)
             say(d, "netvar: avoid does not exclude the %zu node%s you named with --nodelist "
                    "(%s%s) where a job to keep apart from runs: Slurm would refuse the submission",

@@ -124,8 +124,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             nv_leaf_map_build(&lm, &t, err, sizeof err);
             nv_topo_free(&t);
         }
+        struct nv_named_nodes nn;
+        nv_named_nodes_read(&nn, text);
+        for (size_t i = 1; i < nn.n; i++)
+            if (strcmp(nn.name[i - 1], nn.name[i]) >= 0)
+                abort(); /* sorted, each name once */
+        if (nn.n && !nv_named_nodes_has(&nn, nn.name[nn.n / 2]))
+            abort();
         struct nv_placement pl;
-        nv_placement_of(&lm, text, 0, 0, &pl);
+        nv_placement_of(&lm, &nn, 0, 0, &pl);
+        nv_named_nodes_free(&nn);
         if (pl.leaves > 2 || (pl.leaves && (!pl.nodes || pl.nodes > 64)))
             abort(); /* two leaves hold the 64 nodes a placement can name */
         break;

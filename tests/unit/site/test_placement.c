@@ -77,24 +77,34 @@ static nv_leaf_set set_of(const char *list)
     return s;
 }
 
+/* the placement of a job that names req, as nv_submit_decide reads it */
+static void place(const struct nv_leaf_map *lm, const char *req, uint32_t min, uint32_t max,
+                  struct nv_placement *p)
+{
+    struct nv_named_nodes nn;
+    nv_named_nodes_read(&nn, req);
+    nv_placement_of(lm, &nn, min, max, p);
+    nv_named_nodes_free(&nn);
+}
+
 static void known_placements(void **state)
 {
     (void)state;
     struct nv_placement p;
     /* under one leaf, named in any order and with repeats */
-    nv_placement_of(&map, "n2,n1,n2", 2, 0, &p);
+    place(&map, "n2,n1,n2", 2, 0, &p);
     assert_int_equal(p.leaves, 1);
     assert_int_equal(p.nodes, 2);
     nv_leaf_set s1 = set_of("s1"), s2 = set_of("s2"), s34 = set_of("s3,s4");
     assert_true(nv_leaf_set_meets(&p.set, &s1));
     assert_false(nv_leaf_set_meets(&p.set, &s2));
     /* across two leaves, as a host range; min and max as named */
-    nv_placement_of(&map, "n[2-3]", 2, 2, &p);
+    place(&map, "n[2-3]", 2, 2, &p);
     assert_int_equal(p.leaves, 2);
     assert_true(nv_leaf_set_meets(&p.set, &s1) && nv_leaf_set_meets(&p.set, &s2));
     assert_false(nv_leaf_set_meets(&p.set, &s34));
     /* no node count given: the names are the allocation */
-    nv_placement_of(&map, "n1,n3,n5,n7", 0, 0, &p);
+    place(&map, "n1,n3,n5,n7", 0, 0, &p);
     assert_int_equal(p.leaves, 4);
     assert_int_equal(p.nodes, 4);
 }
@@ -120,15 +130,51 @@ static void unknown_placements(void **state)
     };
     struct nv_placement p;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        nv_placement_of(&map, cases[i].req, cases[i].min, cases[i].max, &p);
+        place(&map, cases[i].req, cases[i].min, cases[i].max, &p);
         if (p.leaves || strcmp(p.why, cases[i].why))
             fail_msg("case %zu (%s, %u-%u): leaves %u, why '%s', want 0 and '%s'", i,
                      cases[i].req ? cases[i].req : "NULL", cases[i].min, cases[i].max, p.leaves,
                      p.why, cases[i].why);
     }
-    nv_placement_of(NULL, "n1", 1, 1, &p); /* no map */
+    place(NULL, "n1", 1, 1, &p); /* no map */
     assert_int_equal(p.leaves, 0);
     assert_string_equal(p.why, "no leaf switches known (topology.conf)");
+}
+
+/* a --nodelist read once: sorted, each name once; the states its readers
+ * tell apart */
+static void named_nodes_are_read_once(void **state)
+{
+    (void)state;
+    struct nv_named_nodes nn;
+    nv_named_nodes_read(&nn, "n3,n[1-3],n2");
+    assert_int_equal(nn.state, NV_NAMED_READ);
+    assert_int_equal(nn.n, 3);
+    assert_string_equal(nn.name[0], "n1");
+    assert_string_equal(nn.name[2], "n3");
+    assert_true(nv_named_nodes_has(&nn, "n2"));
+    assert_false(nv_named_nodes_has(&nn, "n4"));
+    assert_false(nv_named_nodes_has(&nn, NULL));
+    nv_named_nodes_free(&nn);
+    assert_int_equal(nn.n, 0);
+    nv_named_nodes_free(&nn); /* twice is harmless */
+    nv_named_nodes_read(&nn, NULL);
+    assert_int_equal(nn.state, NV_NAMED_NONE);
+    nv_named_nodes_read(&nn, "");
+    assert_int_equal(nn.state, NV_NAMED_NONE);
+    nv_named_nodes_read(&nn, ",");
+    assert_int_equal(nn.state, NV_NAMED_EMPTY);
+    nv_named_nodes_free(&nn);
+    nv_named_nodes_read(&nn, "n[1-");
+    assert_int_equal(nn.state, NV_NAMED_UNREADABLE);
+    assert_false(nv_named_nodes_has(&nn, "n1"));
+    nv_named_nodes_free(&nn);
+    nv_named_nodes_read(&nn, "n[1-8193]"); /* one over NV_NAMED_NODES_MAX */
+    assert_int_equal(nn.state, NV_NAMED_UNREADABLE);
+    nv_named_nodes_read(&nn, "n[1-8192]");
+    assert_int_equal(nn.state, NV_NAMED_READ);
+    assert_int_equal(nn.n, NV_NAMED_NODES_MAX);
+    nv_named_nodes_free(&nn);
 }
 
 int main(void)
@@ -137,6 +183,7 @@ int main(void)
         cmocka_unit_test(the_map_has_every_node_once),
         cmocka_unit_test(known_placements),
         cmocka_unit_test(unknown_placements),
+        cmocka_unit_test(named_nodes_are_read_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
