@@ -41,6 +41,9 @@ Hold-outs (each answer uses no run of what it predicts):
               co-location table the model file carries, and so from the
               history corrections fitted from it
   app         leave-one-app-out: no pair involving A is in the table
+  neighbour   the same for B: no pair involving the neighbour is in the
+              table (what a known victim's sensitivity says beside a
+              neighbour nobody has run beside anything)
   repetition  repeatability: (A,B) answered by the table built from the
               other repetitions of (A,B) (how repeatable a known pair is;
               not a prediction)
@@ -432,7 +435,10 @@ def counters_model(ds):
         pts = [{"utilization": u, "slowdown_pct": y, "samples": w} for u, y, w in slow.get(a, [])]
         app["compression"] = {"points": pts, "fit": isotonic(slow.get(a, [])),
                               "residual_pct": 0.0}
-    m["bottleneck"] = {"idle_utilization": 0.0, "route": "counters", "shrink_samples": 2}
+    # a dataset without counter files moves nothing: its U stay the
+    # latency route's, and the model file says so
+    m["bottleneck"] = {"idle_utilization": 0.0, "route": "counters" if moved else "latency",
+                       "shrink_samples": 2}
     return m, moved, profiles
 
 
@@ -634,14 +640,16 @@ def main(argv):
                     mdl, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
                 held[(id(mdl), "app")] = P.write(with_table(
                     mdl, table_entries(ds, lambda x, y, r: a not in (x, y))))
+                held[(id(mdl), "neighbour")] = P.write(with_table(
+                    mdl, table_entries(ds, lambda x, y, r: b not in (x, y))))
             pair_held[(a, b)] = held[(id(wm), "pair")]
             for name, model, pred, hist in variants:
-                for hold in ("pair", "app"):
+                for hold in ("pair", "app", "neighbour"):
                     if hist:
                         path = held[(id(model), hold)]
                     else:
-                        if hold == "app":
-                            continue  # without the table, pair and app hold-outs are the same
+                        if hold != "pair":
+                            continue  # without the table, every hold-out is the same
                         path = no_table[id(model)]
                     v, src = P.predict(path, a, b, pred)
                     row = {"variant": name, "holdout": hold if hist else "pair and app",

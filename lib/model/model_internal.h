@@ -174,6 +174,24 @@ struct nv_model {
     size_t hot_len;
 };
 
+/* Whether the neighbours' pressure factors correct victim a's answers.
+ * The pairs fix each product s_A q_B, not its factors: scaling every s by
+ * c and every q by 1/c fits as well, and the alternating fit's ridge splits
+ * that common scale between the two sides as it happens to, so q_B is
+ * relative to the victims it was fitted beside.  On the counters route
+ * (the physics measured at the bottleneck) a victim with no pair of its
+ * own then gets its physics: its sensitivity is 1 and no pressure
+ * applies.  On the latency route, whose physics carries a common bias (it
+ * over-predicts 2-3.5 times on the lab, DESIGN 4.11), the pressures still
+ * apply, since they carry part of that bias.  A known victim's
+ * sensitivity corrects its answers beside any neighbour.  (DESIGN 4.4:
+ * the ten held-out lab runs, the victim held out, 3.0 / 9.8 / 101.8 pp
+ * against 3.0 / 11.5 / 111.9 with the pressures.) */
+static inline int nv_pressure_applies(const struct nv_model *m, const struct nv_app_rec *a)
+{
+    return a->sens_n != 0 || m->bn.route != NV_USRC_COUNTERS;
+}
+
 /* model_hot.c: at the end of a load, moves the arrays a pair prediction
  * reads into one 2 MiB-aligned mapping advised for transparent huge pages
  * (fewer TLB misses on random pairs); a model whose arrays are under

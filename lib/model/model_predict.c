@@ -208,11 +208,15 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
             return NV_PRED_ENODATA;
         /* at most NV_PRED_MAX_WITH neighbours go into the physics */
         size_t n = n_with < NV_PRED_MAX_WITH ? n_with : NV_PRED_MAX_WITH;
+        /* on the counters route the neighbours' pressures correct only a
+         * victim with pairs of its own (nv_pressure_applies); a victim
+         * without them gets its physics (its sensitivity is then 1) */
         double press = 0;
         uint32_t hist = A->sens_n;
+        int with_press = nv_pressure_applies(m, A);
         for (size_t i = 0; i < n; i++) {
-            press += m->apps[idx[i]].press;
-            hist += m->apps[idx[i]].press_n;
+            press += with_press ? m->apps[idx[i]].press : 1;
+            hist += with_press ? m->apps[idx[i]].press_n : 0;
         }
         nv_phys ph;
         double phys = nv_model_bottleneck_physics(m, a, idx, n, answer_only, &ph);
@@ -319,7 +323,8 @@ double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_pred
         return NAN;
     /* predict_core's correction with one neighbour: its mean pressure is
      * its own */
-    double corr = phys * (m->apps[app].sens * m->apps[with].press - 1);
+    const struct nv_app_rec *A = &m->apps[app];
+    double corr = phys * (A->sens * (nv_pressure_applies(m, A) ? m->apps[with].press : 1) - 1);
     double pct = phys + corr;
     pct = pct < -100 ? -100 : pct;
     return isfinite(pct) ? pct : NAN;

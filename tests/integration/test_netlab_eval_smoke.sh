@@ -38,6 +38,7 @@ done
 n=$(grep -vc '^#' "$R/pairs.txt" 2>/dev/null)
 [ "$n" = 4 ] || bad "pairs.txt has $n pairs, expected 4 (2 apps, ordered, with self-pairs)"
 for p in "counters wait\\|share\\+history +pair" "counters wait\\|share\\+history +app" \
+    "counters wait\\|share\\+history +neighbour" \
     "counters wait\|share \(physics\)" "counters queue\+history +pair" "counters queue\+history +app" \
     "counters queue \(physics\)" "latency queue" "latency averagelt" "latency averagestdevlt" \
     "latency pdflt" "table \(repeatability\)" "in-leaf, placement known" "in-leaf, placement unknown"; do
@@ -54,6 +55,7 @@ rows = s["rows"]
 def n(v, h): return sum(1 for r in rows if r["variant"] == v and r["holdout"] == h)
 ok = (s["pairs"] == 4 and n("counters queue+history", "pair") == 4 and n("counters queue+history", "app") == 4
       and n("counters wait|share+history", "pair") == 4 and n("counters wait|share (physics)", "pair and app") == 4
+      and n("counters wait|share+history", "neighbour") == 4 and n("counters queue+history", "neighbour") == 4
       and n("table (repeatability)", "repetition") == 8 and s["routes"]["configs_moved"] == 2
       and all("failed" in e for e in s["errors"]) and isinstance(s["confounder"]["reliable"], bool)
       and all(len(w["repetitions_pct"]) == 2 for w in s["worst"])

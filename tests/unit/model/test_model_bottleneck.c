@@ -204,6 +204,64 @@ static void history_corrects_unseen_pairs(void **state)
     }
 }
 
+/* the pairs fix s_v q_a, not q_a alone: on the counters route a victim
+ * with no pair of its own gets its physics beside a neighbour whose
+ * pressure was fitted on other victims, one neighbour or several, through
+ * both prediction paths, while the measured victim beside the same
+ * neighbour keeps its correction; on the latency route the pressures
+ * still apply to it */
+static void a_victim_without_pairs_gets_its_physics(void **state)
+{
+    (void)state;
+    for (int counters = 1; counters >= 0; counters--) {
+        nv_model_builder *b = base(0, 1);
+        if (!counters) {
+            nv_bottleneck bn = {.idle_utilization = 0, .route = NV_USRC_LATENCY, .shrink_samples = 2};
+            assert_int_equal(nv_builder_set_bottleneck(b, &bn), 0);
+        }
+        static const nv_curve_point fit[] = {{0.4, 20, 1}, {0.999, 120, 1}};
+        nv_app_input w = {.key = "w", .utilization = 0.1, .latency = &lat, .points = fit,
+                          .n_points = 2, .fit = fit, .n_fit = 2};
+        assert_int_equal(nv_builder_add_app(b, &w), 0);
+        add(b, "a", 0.2, NULL, 0);
+        add(b, "c", 0.3, NULL, 0);
+        nv_pair_input pa = {"v", "a", 40, 4, 1}, pc = {"v", "c", 60, 4, 1};
+        assert_int_equal(nv_builder_add_pair(b, &pa), 0);
+        assert_int_equal(nv_builder_add_pair(b, &pc), 0);
+        nv_model *m = build(b);
+        nv_app_view va;
+        assert_int_equal(nv_model_app(m, nv_model_app_index(m, "a"), &va), 0);
+        assert_true(va.pressure_samples == 4 && fabs(va.pressure - 1) > 0.05);
+        int32_t wi = nv_model_app_index(m, "w"), ai = nv_model_app_index(m, "a");
+        const char *with[][2] = {{"a", NULL}, {"a", "c"}};
+        for (size_t k = 0; k < 2; k++) {
+            nv_prediction p;
+            assert_int_equal(nv_predict(m, "w", with[k], k + 1, NV_PREDICT_QUEUE, 100, &p, NULL), 0);
+            assert_true(p.physics_pct > 5);
+            if (counters) {
+                assert_string_equal(p.source_label, "model:queue");
+                NEAR(p.correction_pp, 0);
+                NEAR(p.slowdown_pct, p.physics_pct);
+                assert_int_equal(p.history_samples, 0);
+            } else {
+                assert_string_equal(p.source_label, "model:queue+history");
+                assert_true(fabs(p.correction_pp) > 1);
+                assert_int_equal(p.history_samples, 4 * (k + 1));
+            }
+            if (k == 0)
+                NEAR(nv_predict_pair_pct(m, wi, ai, NV_PREDICT_QUEUE, 100), p.slowdown_pct);
+            /* v, which has pairs, keeps its correction beside the same neighbours */
+            nv_prediction q;
+            assert_int_equal(nv_predict(m, "v", with[k], k + 1, NV_PREDICT_QUEUE, 100, &q, NULL), 0);
+            assert_string_equal(q.source_label, "model:queue+history");
+            NEAR(q.physics_pct, p.physics_pct);
+            assert_true(q.correction_pp > 5);
+            assert_int_equal(q.history_samples, 8 + 4 * (k + 1));
+        }
+        nv_model_free(m);
+    }
+}
+
 static void bad_profiles_and_bottlenecks_are_named(void **state)
 {
     nv_model_builder *b = base(0, 1);
@@ -850,6 +908,7 @@ int main(void)
         cmocka_unit_test(idle_is_counted_once),
         cmocka_unit_test(a_phased_neighbour_is_not_its_mean),
         cmocka_unit_test(history_corrects_unseen_pairs),
+        cmocka_unit_test(a_victim_without_pairs_gets_its_physics),
         cmocka_unit_test(bad_profiles_and_bottlenecks_are_named),
         cmocka_unit_test(the_queueing_mechanism_averages_progress_rates),
         cmocka_unit_test(a_queue_free_neighbour_slows_bulk_victims_by_their_share),
