@@ -54,7 +54,7 @@ eval-netlab: all
 
 # The kept runs measured after the model rules they are scored with were
 # frozen (eval/results/README.md says why each one is held out)
-NETLAB_HELDOUT ?= 2026-11-25c 2026-11-25d 2026-11-27 2026-11-27b 2026-11-27c 2026-11-27d 2026-11-27e 2026-11-28 2026-11-28b 2026-11-28c
+NETLAB_HELDOUT ?= 2026-11-25c 2026-11-25d 2026-11-27 2026-11-27b 2026-11-27c 2026-11-27d 2026-11-27e 2026-11-28 2026-11-28b 2026-11-28c 2026-11-28d
 eval-netlab-pool:
 	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT),eval/results/netlab-$(r).summary.json)
 
