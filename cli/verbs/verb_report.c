@@ -56,7 +56,9 @@ static void usage(FILE *out)
         "           two mechanisms read of it: its utilization profile (as a\n"
         "           neighbour), its curve against the queue wait with its own wait\n"
         "           profile (in the gauge's unit: us for a queue), its bandwidth-share\n"
-        "           weight (own U above idle) and its history corrections.\n"
+        "           weight (own U above idle) and its history corrections (and\n"
+        "           whether the neighbours' pressures apply to it: not on the\n"
+        "           counters route while it has no pair of its own).\n"
         "           --plot: p_A(U), measured points and the fitted curve (\"Queue-\n"
         "           theory interference model\", Fig. 12); --plot-latency: its ImpactB latency histogram against\n"
         "           the idle one (Fig. 3).\n"
@@ -420,6 +422,8 @@ static void mechanisms_json(json_object *o, const nv_app_report *r)
     json_object_object_add(h, "sensitivity_samples", json_object_new_int64(a->sensitivity_samples));
     json_object_object_add(h, "pressure", nv_json_new_num_g(a->pressure, DIGITS));
     json_object_object_add(h, "pressure_samples", json_object_new_int64(a->pressure_samples));
+    json_object_object_add(h, "neighbour_pressures_apply",
+                           json_object_new_boolean(a->neighbour_pressures_apply));
     json_object_object_add(o, "history_corrections", h);
 }
 
@@ -454,6 +458,9 @@ static void mechanisms_text(const nv_app_report *r)
     printf("  %-30s sensitivity %.3f (%u samples), pressure %.3f (%u samples)\n",
            "history corrections", a->sensitivity, a->sensitivity_samples, a->pressure,
            a->pressure_samples);
+    if (!a->neighbour_pressures_apply)
+        printf("  %-30s no pair of its own: as a victim it is answered from its physics,\n"
+               "  %-30s without the neighbours' pressures\n", "", "");
 }
 
 static json_object *app_json(const nv_app_report *r)

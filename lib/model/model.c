@@ -157,6 +157,7 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->pressure = a->press;
     out->sensitivity_samples = a->sens_n;
     out->pressure_samples = a->press_n;
+    out->neighbour_pressures_apply = nv_pressure_applies(m, a);
     out->share_weight = nv_share_weight(m, a);
     return 0;
 }

@@ -136,6 +136,10 @@ typedef struct nv_app_view {
     double pressure;                    /* scales it when this app is a neighbour */
     uint32_t sensitivity_samples;       /* table samples behind each (0 = none) */
     uint32_t pressure_samples;
+    int neighbour_pressures_apply;      /* 1 when the neighbours' pressures correct this
+                                           app's answers as a victim: it has pairs of its
+                                           own, or the model is on the latency route; 0: a
+                                           victim without pairs gets its physics */
     /* the bandwidth-share mechanism's weight of this app as a victim: its
      * own U above the idle bottleneck's, in [0, 1] (model_bottleneck.c) */
     double share_weight;

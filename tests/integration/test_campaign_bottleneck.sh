@@ -90,8 +90,14 @@ check(len(r["queue_wait"]["own_profile"]) == len(app["queue_wait"]["profile_us"]
 check(len(r["queue_wait"]["fit_wait_pct"]) == len(app["queue_wait"]["fit"]), "report's wait curve")
 idle = r["bottleneck"]["idle_utilization"]
 check(abs(r["share_weight"] - min(1, max(0, app["utilization"] - idle))) < 1e-4, "share weight = own U above idle")
+# a campaign adds no pair: on the counters route cg is answered from its physics
+check(r["history_corrections"]["sensitivity_samples"] == 0
+      and r["history_corrections"]["neighbour_pressures_apply"] is False, "no pair: no neighbour pressures")
 PY
-"$NV" report --app cg --model "$M" 2>&1 | grep -q "queue-wait curve p_A(W)" || bad "report --app text shows no wait curve"
+"$NV" report --app cg --model "$M" >"$OUT/rep.txt" 2>&1
+grep -q "queue-wait curve p_A(W)" "$OUT/rep.txt" || bad "report --app text shows no wait curve"
+grep -q "no pair of its own: as a victim it is answered from its physics" "$OUT/rep.txt" ||
+    bad "report --app text does not say cg, without pairs, gets its physics"
 # a port that is not there: refused before anything runs, model unchanged
 sum=$(md5sum <"$M")
 timeout 120 salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" campaign --model "$M" --app cg \

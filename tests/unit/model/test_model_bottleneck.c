@@ -233,6 +233,11 @@ static void a_victim_without_pairs_gets_its_physics(void **state)
         assert_int_equal(nv_model_app(m, nv_model_app_index(m, "a"), &va), 0);
         assert_true(va.pressure_samples == 4 && fabs(va.pressure - 1) > 0.05);
         int32_t wi = nv_model_app_index(m, "w"), ai = nv_model_app_index(m, "a");
+        nv_app_view vw, vv;
+        assert_int_equal(nv_model_app(m, wi, &vw), 0);
+        assert_int_equal(nv_model_app(m, nv_model_app_index(m, "v"), &vv), 0);
+        assert_int_equal(vw.neighbour_pressures_apply, !counters);
+        assert_int_equal(vv.neighbour_pressures_apply, 1);
         const char *with[][2] = {{"a", NULL}, {"a", "c"}};
         for (size_t k = 0; k < 2; k++) {
             nv_prediction p;
