@@ -633,15 +633,23 @@ def main(argv):
         no_table = {id(cm): P.write(with_table(cm, [])), id(wm): P.write(with_table(wm, [])),
                     id(ds.model): P.write(with_table(ds.model, []))}
         pair_held = {}  # (a, b): the wait|share model with that pair held out
+        # (model, app): that model with no pair involving the app, written
+        # once and read by the app and neighbour hold-outs of every pair
+        without = {}
+
+        def without_app(mdl, x):
+            if (id(mdl), x) not in without:
+                without[(id(mdl), x)] = P.write(with_table(
+                    mdl, table_entries(ds, lambda y, z, r: x not in (y, z))))
+            return without[(id(mdl), x)]
+
         for (a, b), meas in sorted(measured.items()):
             held = {}
             for mdl in (cm, wm):
                 held[(id(mdl), "pair")] = P.write(with_table(
                     mdl, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
-                held[(id(mdl), "app")] = P.write(with_table(
-                    mdl, table_entries(ds, lambda x, y, r: a not in (x, y))))
-                held[(id(mdl), "neighbour")] = P.write(with_table(
-                    mdl, table_entries(ds, lambda x, y, r: b not in (x, y))))
+                held[(id(mdl), "app")] = without_app(mdl, a)
+                held[(id(mdl), "neighbour")] = without_app(mdl, b)
             pair_held[(a, b)] = held[(id(wm), "pair")]
             for name, model, pred, hist in variants:
                 for hold in ("pair", "app", "neighbour"):

@@ -211,12 +211,14 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
         /* on the counters route the neighbours' pressures correct only a
          * victim with pairs of its own (nv_pressure_applies); a victim
          * without them gets its physics (its sensitivity is then 1) */
-        double press = 0;
+        double press = (double)n;
         uint32_t hist = A->sens_n;
-        int with_press = nv_pressure_applies(m, A);
-        for (size_t i = 0; i < n; i++) {
-            press += with_press ? m->apps[idx[i]].press : 1;
-            hist += with_press ? m->apps[idx[i]].press_n : 0;
+        if (nv_pressure_applies(m, A)) {
+            press = 0;
+            for (size_t i = 0; i < n; i++) {
+                press += m->apps[idx[i]].press;
+                hist += m->apps[idx[i]].press_n;
+            }
         }
         nv_phys ph;
         double phys = nv_model_bottleneck_physics(m, a, idx, n, answer_only, &ph);
