@@ -53,10 +53,17 @@ eval-netlab: all
 	@BUILD=$(BUILD) bash eval/netlab_eval.sh
 
 # The kept runs measured after the model rules they are scored with were
-# frozen (eval/results/README.md says why each one is held out)
-NETLAB_HELDOUT ?= 2026-11-25c 2026-11-25d 2026-11-27 2026-11-27b 2026-11-27c 2026-11-27d 2026-11-27e 2026-11-28 2026-11-28b 2026-11-28c 2026-11-28d
+# frozen (eval/results/README.md says why each one is held out), one list
+# per lab: until 2026-11-28d the MPI traffic ran under this machine's
+# default TCP congestion control, bbr; since then netlab sets cubic on the
+# data route (netlab up --tcp-cc), a different lab, pooled on its own
+NETLAB_HELDOUT_BBR ?= 2026-11-25c 2026-11-25d 2026-11-27 2026-11-27b 2026-11-27c 2026-11-27d 2026-11-27e 2026-11-28 2026-11-28b 2026-11-28c 2026-11-28d
+NETLAB_HELDOUT ?= 2026-11-28e
 eval-netlab-pool:
+	@echo "== the lab with cubic on the data route (netlab's default since 2026-11-28e)"
 	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT),eval/results/netlab-$(r).summary.json)
+	@echo; echo "== the lab under the host's default congestion control, bbr (runs to 2026-11-28d)"
+	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT_BBR),eval/results/netlab-$(r).summary.json)
 
 # what avoid's contain buys: CG beside an all-to-all that spans both leaves,
 # spanning, under one leaf, and as job_submit places it (root; ~4 min;

@@ -338,7 +338,7 @@ done
 # Everything above is measurement; everything below only reads these files,
 # so a model change is re-scored offline: eval/netlab_score.py OUT.
 python3 - "$OUT/dataset.json" "$APPS_FILE" "$CONFIGS" "$REPS" "$IB_S" "$CAL_S" "$SHORT" "$RESUMED" $APPS <<'PY'
-import json, sys, time
+import json, os, sys, time
 out, apps_file, configs, reps, ib_s, cal_s, short, resumed = sys.argv[1:9]
 apps = sys.argv[9:]
 lines = {}
@@ -356,7 +356,10 @@ json.dump({"schema": "netvar-netlab-dataset", "version": 1,
                         "model_written": resumed} if resumed else None),
            "lab": {"nodes": 4, "leaves": {"s1": ["h1", "h2"], "s2": ["h3", "h4"]},
                    "uplink": "100mbit tbf, limit 65536 bytes", "app_nodes": "h1,h3",
-                   "load_nodes": "h2,h4", "inleaf_nodes": "h2"},
+                   "load_nodes": "h2,h4", "inleaf_nodes": "h2",
+                   # the data route's congestion control (netlab up --tcp-cc):
+                   # "cubic", or "kernel:NAME" when the host's default was kept
+                   "tcp_congestion_control": os.environ.get("NETVAR_NETLAB_TCP_CC") or None},
            "files": {"runs": "runs.txt: kind app with rep runtime_s",
                      "alone counters": "alone_APP_REP.counters.json (uplink series)",
                      "pair counters": "pair_APP_WITH_REP.out.counters.json",

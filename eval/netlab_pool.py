@@ -18,7 +18,9 @@ answers of several runs side by side and together:
 Every answer was held out inside its own run (the pair's runs absent from
 the table and the corrections, or the app's), so the pool is as held out as
 the runs: name only runs measured after the rules they test were frozen
-(eval/results/README.md says which).  A prediction that failed counts as a
+(eval/results/README.md says which); runs measured under different TCP
+congestion control (the summary's tcp_cc, netlab up --tcp-cc) are two labs
+and are not pooled together (exit 1).  A prediction that failed counts as a
 failure, never as a small error.  --bar is the max error the issue sets
 (25 pp).  --json FILE writes the figures as JSON.
 
@@ -70,8 +72,11 @@ def load_run(path):
         if r["holdout"] == "repetition" and isinstance(r["measured_pct"], (int, float)):
             reps.setdefault((r["app"], r["with"]), []).append(r["measured_pct"])
     spread = {k: max(v) - min(v) for k, v in reps.items() if len(v) > 1}
+    # summaries from before the lab set the congestion control were measured
+    # under this machine's default, bbr (netlab_score.tcp_cc_of)
+    cc = s.get("tcp_cc") if isinstance(s.get("tcp_cc"), str) else "kernel:bbr"
     return {"run": run_name(path), "uplink_reads": s.get("uplink_reads", "unknown"),
-            "rows": rows, "spread": spread}
+            "tcp_cc": cc, "rows": rows, "spread": spread}
 
 
 def figures(err, failed, bar):
@@ -117,6 +122,11 @@ def main(argv):
     if not paths:
         die("no summary given (see --help)", 2)
     runs = [load_run(p) for p in paths]
+    ccs = sorted({r["tcp_cc"] for r in runs})
+    if len(ccs) > 1:
+        die("the runs were measured under different TCP congestion control ("
+            + "; ".join(f"{c}: " + ", ".join(r["run"] for r in runs if r["tcp_cc"] == c) for c in ccs)
+            + "): they are two labs, pool each on its own")
 
     keys = []
     for r in runs:
@@ -124,9 +134,10 @@ def main(argv):
             k = (row["variant"], row["holdout"])
             if k not in keys:
                 keys.append(k)
-    result = {"bar_pp": bar, "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"]}
+    result = {"bar_pp": bar, "tcp_cc": ccs[0], "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"]}
                                       for r in runs], "predictors": []}
-    print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads)" for r in runs))
+    print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads)" for r in runs)
+          + f"; TCP congestion control {ccs[0]}")
     print(f"absolute error, percentage points; 'over' counts answers over {bar:g} pp and "
           "failures (each run's answers were held out inside that run)")
     for variant, hold in keys:

@@ -357,6 +357,16 @@ class Dataset:
         return out
 
 
+def tcp_cc_of(meta):
+    """the lab's TCP congestion control for the MPI traffic: "cubic" (netlab up
+    --tcp-cc, since 2026-11-28), "kernel:NAME" (the host's default kept).
+    Datasets from before the lab set it do not say; they were measured on
+    this project's lab machine, whose default is bbr (the all-to-all ran
+    18-20 s alone in them, as it does under bbr, against 10.6 s under cubic)"""
+    v = ((meta or {}).get("lab") or {}).get("tcp_congestion_control")
+    return v if isinstance(v, str) and v else "kernel:bbr"
+
+
 def median_kept(v, ratio):
     """the median of the runs not over ratio times the fastest (campaign.c's
     nv_campaign_median_kept), and how many were left out"""
@@ -586,6 +596,7 @@ def main(argv):
                "stall_ratio": stall_ratio, "stalls": stalls,
                "apps": ds.apps, "pairs": len(measured),
                "repetitions": ds.meta.get("repetitions"), "uplink_reads": ds.uplink_reads(),
+               "tcp_cc": tcp_cc_of(ds.meta),
                "rows": [], "failures": []}
 
     # the two routes' agreement
@@ -701,6 +712,9 @@ def main(argv):
     table = []
     print(f"dataset {d}: {len(ds.apps)} apps, {len(measured)} ordered pairs, "
           f"{ds.meta.get('repetitions')} repetitions; predictions by {netvar}")
+    print("TCP congestion control of the MPI traffic: " + {
+        "kernel:bbr": "the host's default, bbr (rate-based: it does not back off on the "
+                      "uplink queue's loss)"}.get(results["tcp_cc"], results["tcp_cc"]))
     print("uplink reads: " + {
         "jittered": "at jittered instants (each gap uniform in [interval/2, 3 interval/2))",
         "fixed": "every fixed interval (the sampler before f5ca35f: a load that bursts with a "
@@ -858,7 +872,7 @@ def main(argv):
         json.dump(results, f, indent=1)
     print(f"\nresults: {out_path}")
     if summary_path:
-        summ = {k: results[k] for k in ("wait_window_s", "stall_ratio", "stalls", "apps", "pairs", "repetitions", "uplink_reads", "errors", "routes",
+        summ = {k: results[k] for k in ("wait_window_s", "stall_ratio", "stalls", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc", "errors", "routes",
                                         "confounder", "loss")}
         summ["worst"] = results["worst"]
         summ["failures"] = len(results["failures"])

@@ -77,6 +77,12 @@ added() { # BEFORE AFTER PREFIX: lines only in AFTER, but other labs'
 # ------------------------------------------------------------------ up
 "$NETLAB" up --cpu-share lots >/dev/null 2>&1
 check "up refuses a bad --cpu-share with exit 2" test $? = 2
+"$NETLAB" up --tcp-cc 'cubic;x' >/dev/null 2>&1
+check "up refuses a --tcp-cc that is not a name with exit 2" test $? = 2
+"$NETLAB" up --tcp-cc nvnosuchcc --build "$BUILD" >/dev/null 2>"$T/cc.err"
+rc=$?
+check "up refuses a --tcp-cc the kernel does not have with exit 2, naming what it has ($(head -c 120 "$T/cc.err"))" \
+    test "$rc" = 2 -a -n "$(grep -F 'available:' "$T/cc.err")"
 root_addrs >"$T/addr.before"; root_links >"$T/link.before"
 t0=$(date +%s.%N)
 D=$("$NETLAB" up --nodes 6 --build "$BUILD" 2>"$T/up.err" | tail -n 1); rc=${PIPESTATUS[0]}
@@ -105,6 +111,13 @@ idle=$(sinfo -h -N -o '%N %t' | awk '$2=="idle"' | wc -l)
 check "6 nodes idle" test "$idle" = 6
 n=$(ls /run/netns | grep -c "^${P}h")
 check "6 namespaces ${P}h1..6" test "$n" = 6
+# the MPI traffic's congestion control is the lab's (cubic), not the host's
+# default: every node's data route carries congctl cubic, and up says so
+cc=$(for i in 1 2 3 4 5 6; do ip -n "${P}h$i" route show dev data0 | grep -o 'congctl [a-z0-9_]*'; done | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+check "every node's data route has congctl cubic ($cc)" test "$cc" = " 6 congctl cubic;"
+check "tcp_cc=cubic in netlab.conf and env, said on up's line" \
+    test "$(sed -n 's/^tcp_cc=//p' "$D/netlab.conf")" = cubic -a "$NETVAR_NETLAB_TCP_CC" = cubic -a \
+    -n "$(grep -F 'TCP: cubic on the data route' "$T/up.err")"
 for dev in "${P}u1" "${P}u2"; do
     r=$(tc -n "$NS" -j qdisc show dev "$dev" | python3 -c "import json,sys; q=json.load(sys.stdin)[0]; print(q['kind'], q['options']['rate'])")
     check "tbf 100mbit on $dev ($r)" test "$r" = "tbf 12500000"
@@ -227,7 +240,7 @@ check "rate recorded in netlab.conf" grep -qx "rate=50mbit" "$D/netlab.conf"
 check "a bad rate is refused with exit 2" test $? = 2
 
 # --------------------------------- a second lab beside it, then a crash
-D2=$("$NETLAB" up --nodes 2 --cpu-share 25 --no-spank --no-jobsubmit --build "$BUILD" 2>"$T/up2.err" | tail -n 1)
+D2=$("$NETLAB" up --nodes 2 --cpu-share 25 --tcp-cc kernel --no-spank --no-jobsubmit --build "$BUILD" 2>"$T/up2.err" | tail -n 1)
 if [ -d "$D2" ]; then
     LABS="$LABS $D2"
     P2=$(sed -n 's/^prefix=//p' "$D2/netlab.conf")
@@ -238,6 +251,10 @@ if [ -d "$D2" ]; then
         check "--cpu-share 25: quota $q2 per $p2 us, said on up's line" \
             test -n "$CG2" -a $((q2 * 4)) = "$p2" -a -n "$(grep "CPU: 25 % of one CPU per node" "$T/up2.err")"
     fi
+    cc=$(ip -n "${P2}h1" route show dev data0)
+    check "--tcp-cc kernel: no congctl on the data route ($cc), the host's default named in netlab.conf" \
+        test -z "$(echo "$cc" | grep congctl)" -a \
+        "$(sed -n 's/^tcp_cc=//p' "$D2/netlab.conf")" = "kernel:$(cat /proc/sys/net/ipv4/tcp_congestion_control)"
     check "the second lab runs jobs" test "$(SLURM_CONF=$D2/etc/slurm.conf timeout 60 srun -N2 hostname 2>/dev/null | sort | tr '\n' ' ')" = "h1 h2 "
     # crash: the directory disappears while its daemons still run
     cp -a "$D2" "$T/lab2.copy"

@@ -55,5 +55,15 @@ python3 "$ROOT/eval/netlab_pool.py" "$T/cut.json" >/dev/null 2>"$T/e2"; rc=$?
     bad "a cut summary: exit $rc, $(cat "$T/e2")"
 python3 "$ROOT/eval/netlab_pool.py" $runs --bar -3 >/dev/null 2>"$T/e3"; rc=$?
 [ $rc = 2 ] && grep -q "must be 0 or more pp" "$T/e3" || bad "--bar -3: exit $rc, $(cat "$T/e3")"
+# two labs (a summary that says it ran under cubic beside one from before the
+# lab set the congestion control: bbr) are not pooled together
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); s["tcp_cc"]="cubic"; json.dump(s, open(sys.argv[2], "w"))' \
+    "$ROOT/eval/results/netlab-2026-11-27c.summary.json" "$T/cubic.json"
+python3 "$ROOT/eval/netlab_pool.py" "$ROOT/eval/results/netlab-2026-11-25c.summary.json" "$T/cubic.json" \
+    >/dev/null 2>"$T/e4"; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/e4")" = 1 ] && grep -q "different TCP congestion control (cubic: cubic.json; kernel:bbr: netlab-2026-11-25c)" "$T/e4" ||
+    bad "runs of two labs: exit $rc, $(cat "$T/e4")"
+python3 "$ROOT/eval/netlab_pool.py" "$T/cubic.json" 2>&1 | grep -q "; TCP congestion control cubic$" ||
+    bad "one cubic run: the pool does not name its congestion control"
 [ $fail = 0 ] && echo "ok - pooled 2 kept runs: $(grep -A4 '^counters wait|share+history, held out: pair$' "$T/out" | tail -n 1 | tr -s ' ')"
 exit $fail
