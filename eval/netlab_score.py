@@ -362,7 +362,7 @@ def tcp_cc_of(meta):
     --tcp-cc, since 2026-11-28), "kernel:NAME" (the host's default kept).
     Datasets from before the lab set it do not say; they were measured on
     this project's lab machine, whose default is bbr (the all-to-all ran
-    18-20 s alone in them, as it does under bbr, against 10.6 s under cubic)"""
+    19-22 s alone in all of them, as it does under bbr, against 10.6 s under cubic)"""
     v = ((meta or {}).get("lab") or {}).get("tcp_congestion_control")
     return v if isinstance(v, str) and v else "kernel:bbr"
 
