@@ -34,7 +34,8 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from netlab_score import quart  # noqa: E402  (the scorer's quartiles, the same figures)
+# the scorer's quartiles (the same figures) and its reading of a run's lab
+from netlab_score import quart, tcp_cc_named  # noqa: E402
 
 
 def die(msg, code=1):
@@ -72,11 +73,8 @@ def load_run(path):
         if r["holdout"] == "repetition" and isinstance(r["measured_pct"], (int, float)):
             reps.setdefault((r["app"], r["with"]), []).append(r["measured_pct"])
     spread = {k: max(v) - min(v) for k, v in reps.items() if len(v) > 1}
-    # summaries from before the lab set the congestion control were measured
-    # under this machine's default, bbr (netlab_score.tcp_cc_of)
-    cc = s.get("tcp_cc") if isinstance(s.get("tcp_cc"), str) else "kernel:bbr"
     return {"run": run_name(path), "uplink_reads": s.get("uplink_reads", "unknown"),
-            "tcp_cc": cc, "rows": rows, "spread": spread}
+            "tcp_cc": tcp_cc_named(s.get("tcp_cc")), "rows": rows, "spread": spread}
 
 
 def figures(err, failed, bar):

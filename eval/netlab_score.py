@@ -357,14 +357,19 @@ class Dataset:
         return out
 
 
-def tcp_cc_of(meta):
-    """the lab's TCP congestion control for the MPI traffic: "cubic" (netlab up
-    --tcp-cc, since 2026-11-28), "kernel:NAME" (the host's default kept).
-    Datasets from before the lab set it do not say; they were measured on
-    this project's lab machine, whose default is bbr (the all-to-all ran
-    19-22 s alone in all of them, as it does under bbr, against 10.6 s under cubic)"""
-    v = ((meta or {}).get("lab") or {}).get("tcp_congestion_control")
+def tcp_cc_named(v):
+    """the lab's TCP congestion control for the MPI traffic as a dataset or a
+    summary names it: "cubic" (netlab up --tcp-cc, since 2026-11-28),
+    "kernel:NAME" (the host's default kept).  Datasets from before the lab
+    set it do not say; they were measured on this project's lab machine,
+    whose default is bbr (the all-to-all ran 19-22 s alone in all of them,
+    as it does under bbr, against 10.6 s under cubic)"""
     return v if isinstance(v, str) and v else "kernel:bbr"
+
+
+def tcp_cc_of(meta):
+    """tcp_cc_named of a dataset.json's lab.tcp_congestion_control"""
+    return tcp_cc_named(((meta or {}).get("lab") or {}).get("tcp_congestion_control"))
 
 
 def median_kept(v, ratio):
