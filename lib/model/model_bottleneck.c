@@ -18,6 +18,9 @@
  *    fitted by alternating weighted least squares (weights: samples) with
  *    a ridge toward 1 worth `shrink_samples` typical samples: an app with
  *    one sample moves little, one with many moves to what its pairs say.
+ *    The ridge is never weaker than the table's own noise (the pooled
+ *    variance of the pairs' repetitions) over a factor's prior spread, so
+ *    pairs whose physics is within that noise hardly move a factor.
  *    Factors are kept in [0, 10].  So "A beside C" and
  *    "D beside B" inform "A beside B", which was never measured.  Only
  *    files with a "bottleneck" object (every file netvar writes now) get
@@ -52,6 +55,9 @@
 
 #define ALS_ROUNDS 25
 #define NV_CORRECTION_MAX 10.0 /* a factor beyond this is not a correction */
+#ifndef NV_CORRECTION_PRIOR_SD
+#define NV_CORRECTION_PRIOR_SD 0.5 /* a factor's spread before any pair is seen */
+#endif
 
 /* one curve with its anchor point (x0, 0 %) in front when its first point
  * lies above x0, and the slopes; returns the points written */
@@ -432,6 +438,21 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
         }
     }
     double k0 = m->bn.shrink_samples > 0 ? m->bn.shrink_samples : 2;
+    /* The table's own noise: the pooled variance of the pairs' repetitions
+     * (pp^2).  A factor fitted from pairs whose physics is a few pp is a
+     * ratio of noise; the ridge is never weaker than that noise over a
+     * factor's prior spread, NV_CORRECTION_PRIOR_SD, so such pairs move a
+     * factor little and a pair of tens of pp moves it as before. */
+    double vnum = 0, vden = 0;
+    for (size_t p = 0; p < m->n_pairs; p++) {
+        const nv_pair_view *pv = &m->pairs[p];
+        if (pv->samples >= 2 && isfinite(pv->sd_pct)) {
+            vnum += (pv->samples - 1.0) * pv->sd_pct * pv->sd_pct;
+            vden += pv->samples - 1.0;
+        }
+    }
+    double noise_lambda =
+        vden > 0 ? vnum / vden / (NV_CORRECTION_PRIOR_SD * NV_CORRECTION_PRIOR_SD) : 0;
     for (int round = 0; round < ALS_ROUNDS; round++) {
         for (int side = 0; side < 2; side++) {
             /* side 0: each victim's sensitivity given the pressures; side 1:
@@ -454,6 +475,8 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
                 double f = 1;
                 if (cnt[i] > 0 && den[i] > 0) {
                     double lambda = k0 * den[i] / cnt[i];
+                    if (lambda < noise_lambda)
+                        lambda = noise_lambda;
                     f = (num[i] + lambda) / (den[i] + lambda);
                 }
                 f = f < 0 ? 0 : f > NV_CORRECTION_MAX ? NV_CORRECTION_MAX : f;

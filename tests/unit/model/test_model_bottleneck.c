@@ -204,6 +204,38 @@ static void history_corrects_unseen_pairs(void **state)
     }
 }
 
+/* a pair whose physics is a couple of pp says little about a factor when
+ * the table's repetitions spread more than that: v beside "a" measures
+ * 8 % against a physics of 2 %; with repetitions 6 pp apart its sensitivity
+ * stays near 1, with repetitions 0.1 pp apart it takes its share of the
+ * factor 4 (s_v q_a, split between the two) */
+static void a_factor_is_not_fitted_from_noise(void **state)
+{
+    (void)state;
+    for (int noisy = 0; noisy < 2; noisy++) {
+        nv_model_builder *b = base(0, 1);
+        add(b, "a", 0.04, NULL, 0);
+        add(b, "unseen", 0.04, NULL, 0);
+        nv_pair_input pa = {"v", "a", 8, 4, noisy ? 6 : 0.1};
+        assert_int_equal(nv_builder_add_pair(b, &pa), 0);
+        nv_model *m = build(b);
+        nv_prediction p;
+        const char *u[] = {"unseen"};
+        double got = queue(m, "v", u, 1, &p);
+        NEAR(p.physics_pct, 2);
+        nv_app_view v;
+        assert_int_equal(nv_model_app(m, nv_model_app_index(m, "v"), &v), 0);
+        if (noisy) {
+            assert_true(v.sensitivity > 1 && v.sensitivity < 1.45);
+            assert_true(got < 3);
+        } else {
+            assert_true(v.sensitivity > 1.6);
+            assert_true(got > 3.2);
+        }
+        nv_model_free(m);
+    }
+}
+
 /* the pairs fix s_v q_a, not q_a alone: on the counters route a victim
  * with no pair of its own gets its physics beside a neighbour whose
  * pressure was fitted on other victims, one neighbour or several, through
@@ -913,6 +945,7 @@ int main(void)
         cmocka_unit_test(idle_is_counted_once),
         cmocka_unit_test(a_phased_neighbour_is_not_its_mean),
         cmocka_unit_test(history_corrects_unseen_pairs),
+        cmocka_unit_test(a_factor_is_not_fitted_from_noise),
         cmocka_unit_test(a_victim_without_pairs_gets_its_physics),
         cmocka_unit_test(bad_profiles_and_bottlenecks_are_named),
         cmocka_unit_test(the_queueing_mechanism_averages_progress_rates),
