@@ -544,7 +544,8 @@ def table_entries(ds, keep):
         xs = [x for r, x in v if keep(a, b, r)]
         if xs:
             out.append({"app": a, "with": b, "slowdown_pct": max(-100.0, st.mean(xs)),
-                        "samples": len(xs), "sd_pct": st.pstdev(xs) if len(xs) > 1 else 0.0})
+                        # the sample standard deviation, as netvar train writes it
+                        "samples": len(xs), "sd_pct": st.stdev(xs) if len(xs) > 1 else 0.0})
     return out
 
 
