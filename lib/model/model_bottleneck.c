@@ -479,6 +479,8 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
                         lambda = noise_lambda;
                     f = (num[i] + lambda) / (den[i] + lambda);
                 }
+                if (!isfinite(f)) /* a table whose spread overflows: the physics */
+                    f = 1;
                 f = f < 0 ? 0 : f > NV_CORRECTION_MAX ? NV_CORRECTION_MAX : f;
                 if (side)
                     m->apps[i].press = f;

@@ -208,15 +208,17 @@ static void history_corrects_unseen_pairs(void **state)
  * the table's repetitions spread more than that: v beside "a" measures
  * 8 % against a physics of 2 %; with repetitions 6 pp apart its sensitivity
  * stays near 1, with repetitions 0.1 pp apart it takes its share of the
- * factor 4 (s_v q_a, split between the two) */
+ * factor 4 (s_v q_a, split between the two); a spread too large to square
+ * leaves the physics, never a NaN */
 static void a_factor_is_not_fitted_from_noise(void **state)
 {
     (void)state;
-    for (int noisy = 0; noisy < 2; noisy++) {
+    for (int noisy = 0; noisy < 3; noisy++) {
         nv_model_builder *b = base(0, 1);
         add(b, "a", 0.04, NULL, 0);
         add(b, "unseen", 0.04, NULL, 0);
-        nv_pair_input pa = {"v", "a", 8, 4, noisy ? 6 : 0.1};
+        /* the third: a spread whose square overflows leaves the physics */
+        nv_pair_input pa = {"v", "a", 8, 4, noisy == 2 ? 1e300 : noisy ? 6 : 0.1};
         assert_int_equal(nv_builder_add_pair(b, &pa), 0);
         nv_model *m = build(b);
         nv_prediction p;
@@ -225,7 +227,10 @@ static void a_factor_is_not_fitted_from_noise(void **state)
         NEAR(p.physics_pct, 2);
         nv_app_view v;
         assert_int_equal(nv_model_app(m, nv_model_app_index(m, "v"), &v), 0);
-        if (noisy) {
+        if (noisy == 2) {
+            NEAR(v.sensitivity, 1);
+            NEAR(got, 2);
+        } else if (noisy) {
             assert_true(v.sensitivity > 1 && v.sensitivity < 1.45);
             assert_true(got < 3);
         } else {
