@@ -24,6 +24,14 @@ FUZZ_STATE    := $(BUILD)/fuzz/fuzz_train_state
 FUZZ_MODEL_SRCS  := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $(NV_SRCS_util) \
                     $(NV_SRCS_variability) $(NV_SRCS_alloc)
 FUZZ_INPUTS_SRCS := $(foreach l,$(NV_LIBS),$(NV_SRCS_$(l)))
+# each library source is compiled once with the fuzz flags, and the five
+# targets link the objects they need (three of them need every library)
+FUZZ_OBJDIR := $(BUILD)/fuzz/obj
+fuzz_objs = $(patsubst %.c,$(FUZZ_OBJDIR)/%.o,$(1))
+
+$(FUZZ_OBJDIR)/%.o: %.c $(wildcard lib/*/*.h)
+	@mkdir -p $(@D)
+	$(call say,FUZZCC,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
 
 .PHONY: fuzz-model fuzz-inputs fuzz-registry fuzz-records fuzz-state fuzz-targets
 
@@ -31,9 +39,9 @@ FUZZ_INPUTS_SRCS := $(foreach l,$(NV_LIBS),$(NV_SRCS_$(l)))
 # with -jN they build side by side)
 fuzz-targets: $(FUZZ_MODEL) $(FUZZ_INPUTS) $(FUZZ_REGISTRY) $(FUZZ_RECORDS) $(FUZZ_STATE)
 
-$(FUZZ_MODEL): tests/fuzz/fuzz_model_load.c $(FUZZ_MODEL_SRCS) $(wildcard lib/*/*.h)
+$(FUZZ_MODEL): tests/fuzz/fuzz_model_load.c $(call fuzz_objs,$(FUZZ_MODEL_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_model_load.c $(FUZZ_MODEL_SRCS) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_model_load.c $(call fuzz_objs,$(FUZZ_MODEL_SRCS)) \
 	  $(JSON_LIBS) -lm
 
 fuzz-model: $(FUZZ_MODEL)
@@ -42,9 +50,9 @@ fuzz-model: $(FUZZ_MODEL)
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-model tests/fixtures/model \
 	  tests/fixtures/alloc
 
-$(FUZZ_INPUTS): tests/fuzz/fuzz_inputs.c $(FUZZ_INPUTS_SRCS) $(wildcard lib/*/*.h)
+$(FUZZ_INPUTS): tests/fuzz/fuzz_inputs.c $(call fuzz_objs,$(FUZZ_INPUTS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_inputs.c $(FUZZ_INPUTS_SRCS) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_inputs.c $(call fuzz_objs,$(FUZZ_INPUTS_SRCS)) \
 	  $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
 
 fuzz-inputs: $(FUZZ_INPUTS)
@@ -66,14 +74,14 @@ FUZZ_REGISTRY_SRCS := $(filter-out lib/model/model_builder.c,$(NV_SRCS_model)) $
                       $(NV_SRCS_util) $(NV_SRCS_variability) $(NV_SRCS_counters) $(NV_SRCS_alloc)
 FUZZ_RECORDS_SRCS  := $(FUZZ_INPUTS_SRCS)
 
-$(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c tests/fuzz/fuzz_dir.h $(FUZZ_REGISTRY_SRCS) $(wildcard lib/*/*.h)
+$(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_REGISTRY_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_registry.c $(FUZZ_REGISTRY_SRCS) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_registry.c $(call fuzz_objs,$(FUZZ_REGISTRY_SRCS)) \
 	  $(JSON_LIBS) -ldl -lm
 
-$(FUZZ_RECORDS): tests/fuzz/fuzz_records.c tests/fuzz/fuzz_dir.h $(FUZZ_RECORDS_SRCS) $(wildcard lib/*/*.h)
+$(FUZZ_RECORDS): tests/fuzz/fuzz_records.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_records.c $(FUZZ_RECORDS_SRCS) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_records.c $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) \
 	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
 
 fuzz-registry: $(FUZZ_REGISTRY)
@@ -93,9 +101,9 @@ fuzz-records: $(FUZZ_RECORDS)
 	$(FUZZ_RECORDS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-records $(BUILD)/fuzz/seeds-records
 
-$(FUZZ_STATE): tests/fuzz/fuzz_train_state.c tests/fuzz/fuzz_dir.h $(FUZZ_RECORDS_SRCS) $(wildcard lib/*/*.h)
+$(FUZZ_STATE): tests/fuzz/fuzz_train_state.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_train_state.c $(FUZZ_RECORDS_SRCS) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_train_state.c $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) \
 	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
 
 fuzz-state: $(FUZZ_STATE)

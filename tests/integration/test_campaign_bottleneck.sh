@@ -1,4 +1,5 @@
 #!/bin/bash
+# lane: netlab
 # test_campaign_bottleneck.sh - `netvar campaign --bottleneck` on the network
 # lab: the counters route reads U and the queue wait at the uplink's own
 # qdiscs while the campaign runs, and the model gets them: bottleneck.route

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lane: netlab
 # test_contain_eval_smoke.sh - 'make eval-contain' (eval/contain_eval.sh) in
 # its smoke size (CONTAIN_SHORT=1: one repetition, short runs, ~100 s) runs
 # end to end so it cannot rot: the model answered at submission, the avoid

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lane: netlab
 # test_netlab.sh - the network lab (lab/netlab): it comes up with Slurm on
 # namespaced nodes without adding any address or interface to the root
 # namespace (slurmctld answers through the Slurm client wrappers that enter

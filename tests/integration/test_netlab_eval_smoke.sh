@@ -1,4 +1,5 @@
 #!/bin/bash
+# lane: netlab
 # test_netlab_eval_smoke.sh - the network-lab evaluation (eval/netlab_eval.sh)
 # in its CI size (EVAL_SHORT=1: 2 apps, 2 CompressionB configurations, 2
 # repetitions, ~3 min) runs end to end so the pipeline cannot rot: every

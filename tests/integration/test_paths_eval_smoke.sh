@@ -1,4 +1,5 @@
 #!/bin/bash
+# lane: netlab
 # test_paths_eval_smoke.sh - 'make eval-paths' (eval/paths_eval.sh) in its
 # smoke size (PATHS_SHORT=1: one repetition, short runs, ~90 s) runs end to
 # end so it cannot rot: a lab of four leaf switches under a core comes up,
