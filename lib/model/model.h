@@ -133,9 +133,12 @@ typedef struct nv_app_view {
     /* history corrections fitted at load from the co-location table (see
      * model_bottleneck.c), factors already shrunk toward 1 by sample count */
     double sensitivity;                 /* scales the physics when this app is the victim */
-    double pressure;                    /* scales it when this app is a neighbour */
+    double pressure;                    /* scales it when this app is a neighbour and the
+                                           bandwidth share or the U curve answered */
+    double pressure_wait;               /* ... and when the queueing mechanism answered */
     uint32_t sensitivity_samples;       /* table samples behind each (0 = none) */
     uint32_t pressure_samples;
+    uint32_t pressure_wait_samples;
     int neighbour_pressures_apply;      /* 1 when the neighbours' pressures correct this
                                            app's answers as a victim: it has pairs of its
                                            own, or the model is on the latency route; 0: a
@@ -160,11 +163,18 @@ typedef enum nv_wait_gauge {
 const char *nv_wait_gauge_name(nv_wait_gauge g);
 
 /* The optional top-level "bottleneck" object: where U is measured. */
+/* the history corrections' spread before any pair is seen: their ridge is
+ * at least the table's noise variance over this squared (model_bottleneck.c) */
+#define NV_CORRECTION_PRIOR_SD 0.5
+
 typedef struct nv_bottleneck {
     double idle_utilization;  /* U of the idle bottleneck (anchor of p_A at 0 %) */
     nv_util_source route;     /* the route the file's U values came from */
     nv_wait_gauge wait_gauge; /* the unit of every queue_wait figure in the file */
     double shrink_samples;    /* prior strength of the history corrections */
+    double table_noise_sd_pct; /* derived at load, not read from the file: the pooled
+                                  standard deviation of the table's repetitions, pp,
+                                  that floors the corrections' ridge (0: none) */
     int present;              /* 0: the file has none (defaults above) */
 } nv_bottleneck;
 
