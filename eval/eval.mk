@@ -58,9 +58,11 @@ eval-netlab: all
 # default TCP congestion control, bbr; since then netlab sets cubic on the
 # data route (netlab up --tcp-cc), a different lab, pooled on its own.
 # 2026-11-28e is held out for every rule but the ridge's noise floor
-# (12e9a00), which was found on it; 2026-11-28f is held out for all
+# (12e9a00), which was found on it; 2026-11-28f and 2026-11-29 are held
+# out for all (2026-11-29 also for the two rules tried and not kept,
+# DESIGN 4.4)
 NETLAB_HELDOUT_BBR ?= 2026-11-25c 2026-11-25d 2026-11-27 2026-11-27b 2026-11-27c 2026-11-27d 2026-11-27e 2026-11-28 2026-11-28b 2026-11-28c 2026-11-28d
-NETLAB_HELDOUT ?= 2026-11-28e 2026-11-28f
+NETLAB_HELDOUT ?= 2026-11-28e 2026-11-28f 2026-11-29
 eval-netlab-pool:
 	@echo "== the lab with cubic on the data route (netlab's default since 2026-11-28e)"
 	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT),eval/results/netlab-$(r).summary.json)

@@ -543,9 +543,8 @@ def table_entries(ds, keep):
     for (a, b), v in sorted(ds.pairs.items()):
         xs = [x for r, x in v if keep(a, b, r)]
         if xs:
-            # the runs' median and their sample standard deviation, as netvar
-            # train writes them
-            out.append({"app": a, "with": b, "slowdown_pct": max(-100.0, st.median(xs)),
+            out.append({"app": a, "with": b, "slowdown_pct": max(-100.0, st.mean(xs)),
+                        # the sample standard deviation, as netvar train writes it
                         "samples": len(xs), "sd_pct": st.stdev(xs) if len(xs) > 1 else 0.0})
     return out
 

@@ -422,8 +422,6 @@ static void mechanisms_json(json_object *o, const nv_app_report *r)
     json_object_object_add(h, "sensitivity_samples", json_object_new_int64(a->sensitivity_samples));
     json_object_object_add(h, "pressure", nv_json_new_num_g(a->pressure, DIGITS));
     json_object_object_add(h, "pressure_samples", json_object_new_int64(a->pressure_samples));
-    json_object_object_add(h, "pressure_wait", nv_json_new_num_g(a->pressure_wait, DIGITS));
-    json_object_object_add(h, "pressure_wait_samples", json_object_new_int64(a->pressure_wait_samples));
     json_object_object_add(h, "neighbour_pressures_apply",
                            json_object_new_boolean(a->neighbour_pressures_apply));
     /* the pooled spread of the table's repetitions, which floors the ridge
@@ -464,10 +462,9 @@ static void mechanisms_text(const nv_app_report *r)
     printf("%s%s\n", a->n_wait_profile ? " " : "", a->n_wait_profile ? unit : "");
     printf("  %-30s %.3f  (own U above idle %.1f %%)\n", "bandwidth-share weight",
            a->share_weight, r->bottleneck.idle_utilization * 100);
-    printf("  %-30s sensitivity %.3f (%u samples); pressure on the bandwidth share's\n"
-           "  %-30s answers %.3f (%u samples), on the queueing answers %.3f (%u samples)\n",
-           "history corrections", a->sensitivity, a->sensitivity_samples, "", a->pressure,
-           a->pressure_samples, a->pressure_wait, a->pressure_wait_samples);
+    printf("  %-30s sensitivity %.3f (%u samples), pressure %.3f (%u samples)\n",
+           "history corrections", a->sensitivity, a->sensitivity_samples, a->pressure,
+           a->pressure_samples);
     if (r->bottleneck.table_noise_sd_pct > 0)
         printf("  %-30s the table's repetitions spread %.1f pp (pooled sd): a factor moves\n"
                "  %-30s from 1 only as far as pairs well above that spread carry it\n", "",

@@ -154,11 +154,9 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->wait_fit_residual_pct = a->wresidual_pct;
     out->prefers_wait = a->prefer_wait;
     out->sensitivity = a->sens;
-    out->pressure = a->press[NV_PRESS_SHARE];
-    out->pressure_wait = a->press[NV_PRESS_WAIT];
+    out->pressure = a->press;
     out->sensitivity_samples = a->sens_n;
-    out->pressure_samples = a->press_n[NV_PRESS_SHARE];
-    out->pressure_wait_samples = a->press_n[NV_PRESS_WAIT];
+    out->pressure_samples = a->press_n;
     out->neighbour_pressures_apply = nv_pressure_applies(m, a);
     out->share_weight = nv_share_weight(m, a);
     return 0;

@@ -133,12 +133,9 @@ typedef struct nv_app_view {
     /* history corrections fitted at load from the co-location table (see
      * model_bottleneck.c), factors already shrunk toward 1 by sample count */
     double sensitivity;                 /* scales the physics when this app is the victim */
-    double pressure;                    /* scales it when this app is a neighbour and the
-                                           bandwidth share or the U curve answered */
-    double pressure_wait;               /* ... and when the queueing mechanism answered */
+    double pressure;                    /* scales it when this app is a neighbour */
     uint32_t sensitivity_samples;       /* table samples behind each (0 = none) */
     uint32_t pressure_samples;
-    uint32_t pressure_wait_samples;
     int neighbour_pressures_apply;      /* 1 when the neighbours' pressures correct this
                                            app's answers as a victim: it has pairs of its
                                            own, or the model is on the latency route; 0: a
@@ -162,11 +159,11 @@ typedef enum nv_wait_gauge {
 /* "queue_us" / "stall_per_word" / "paused_cycles_per_packet" / "stall_per_flit" */
 const char *nv_wait_gauge_name(nv_wait_gauge g);
 
-/* The optional top-level "bottleneck" object: where U is measured. */
 /* the history corrections' spread before any pair is seen: their ridge is
  * at least the table's noise variance over this squared (model_bottleneck.c) */
 #define NV_CORRECTION_PRIOR_SD 0.5
 
+/* The optional top-level "bottleneck" object: where U is measured. */
 typedef struct nv_bottleneck {
     double idle_utilization;  /* U of the idle bottleneck (anchor of p_A at 0 %) */
     nv_util_source route;     /* the route the file's U values came from */

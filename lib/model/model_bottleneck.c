@@ -365,7 +365,7 @@ double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *
  * value, bit for bit (the same two means, the same floors and the same
  * choice), with nothing else computed or stored
  * (test_model_bottleneck: the_answer_alone_is_the_full_answer). */
-double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b, enum nv_mechanism *mech)
+double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b)
 {
     const struct nv_app_rec *A = &m->apps[a], *B = &m->apps[b];
     double wait = NAN;
@@ -381,16 +381,12 @@ double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b, enum nv_me
             if (wait < 0)
                 wait = 0;
             /* the share can be no more than its bound: the queue answers */
-            if (!A->n_anc || A->share_bound <= wait) {
-                *mech = NV_MECH_WAIT;
+            if (!A->n_anc || A->share_bound <= wait)
                 return wait;
-            }
         }
     }
-    if (!A->n_anc) {
-        *mech = NV_MECH_WAIT;
+    if (!A->n_anc)
         return isfinite(wait) ? wait : NAN;
-    }
     /* bandwidth share: theta_A E_k[p_A(max(U_k, idle))] over B's U octiles
      * (or its mean U) */
     const struct nv_seg *c = m->acurve + A->anc_off;
@@ -402,41 +398,27 @@ double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b, enum nv_me
                    : share_mean(c, A->n_anc, NULL, u, K, idle);
     if (pu < 0)
         pu = 0;
-    if (!isfinite(wait)) {
-        *mech = NV_MECH_UTILIZATION;
+    if (!isfinite(wait))
         return pu; /* no queue gauge for A or for B: p_A(U) alone */
-    }
     double share = isfinite(pu) ? nv_share_weight(m, A) * pu : NAN;
-    if (isfinite(share) && share > wait) {
-        *mech = NV_MECH_SHARE;
-        return share;
-    }
-    *mech = NV_MECH_WAIT;
-    return wait;
+    return isfinite(share) && share > wait ? share : wait;
 }
 
-/* s_A and q_B by alternating ridge regressions: measured ~ s_A q_B physics.
- * A neighbour has one pressure per mechanism, fitted from the pairs that
- * mechanism answered: what its wait profile misses of a latency-bound
- * victim's queue is not what its U profile misses of a bulk victim's share. */
+/* s_A and q_B by alternating ridge regressions: measured ~ s_A q_B physics */
 static int fit_corrections(nv_model *m, char *err, size_t errlen)
 {
     for (size_t i = 0; i < m->n_apps; i++) {
-        struct nv_app_rec *A = &m->apps[i];
-        A->sens = A->press[0] = A->press[1] = 1;
-        A->sens_n = A->press_n[0] = A->press_n[1] = 0;
+        m->apps[i].sens = m->apps[i].press = 1;
+        m->apps[i].sens_n = m->apps[i].press_n = 0;
     }
     /* files from before the "bottleneck" object get the physics alone */
     if (!m->bn.present || !m->n_pairs || !m->n_apps)
         return 0;
     double *phys = malloc(m->n_pairs * sizeof *phys);
-    unsigned char *slot = malloc(m->n_pairs);
-    /* per app: [0] its sensitivity's sums, [1..2] its two pressures' */
-    double *num = calloc(3 * m->n_apps, sizeof *num), *den = calloc(3 * m->n_apps, sizeof *den),
-           *cnt = calloc(3 * m->n_apps, sizeof *cnt);
-    if (!phys || !slot || !num || !den || !cnt) {
+    double *num = calloc(m->n_apps, sizeof *num), *den = calloc(m->n_apps, sizeof *den),
+           *cnt = calloc(m->n_apps, sizeof *cnt);
+    if (!phys || !num || !den || !cnt) {
         free(phys);
-        free(slot);
         free(num);
         free(den);
         free(cnt);
@@ -448,16 +430,17 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
      * (pp^2).  A factor fitted from pairs whose physics is a few pp is a
      * ratio of noise; the ridge is never weaker than that noise over a
      * factor's prior spread, NV_CORRECTION_PRIOR_SD, so such pairs move a
-     * factor little and a pair of tens of pp moves it as before. */
+     * factor little and a pair of tens of pp moves it as before.  One walk
+     * over the pairs: their physics, the samples behind each factor, and
+     * that variance. */
     double vnum = 0, vden = 0;
     for (size_t p = 0; p < m->n_pairs; p++) {
         const nv_pair_view *pv = &m->pairs[p];
-        enum nv_mechanism mech = NV_MECH_UTILIZATION;
-        phys[p] = pv->samples ? nv_model_pair_physics(m, pv->app, pv->with, &mech) : NAN;
-        slot[p] = (unsigned char)nv_press_slot(mech);
+        nv_phys ph;
+        phys[p] = pv->samples ? nv_model_bottleneck_physics(m, pv->app, &pv->with, 1, 0, &ph) : NAN;
         if (isfinite(phys[p])) {
             m->apps[pv->app].sens_n += pv->samples;
-            m->apps[pv->with].press_n[slot[p]] += pv->samples;
+            m->apps[pv->with].press_n += pv->samples;
         }
         if (pv->samples >= 2 && isfinite(pv->sd_pct)) {
             vnum += (pv->samples - 1.0) * pv->sd_pct * pv->sd_pct;
@@ -470,43 +453,40 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
     for (int round = 0; round < ALS_ROUNDS; round++) {
         for (int side = 0; side < 2; side++) {
             /* side 0: each victim's sensitivity given the pressures; side 1:
-             * each neighbour's pressures given the sensitivities.  The ridge
+             * each neighbour's pressure given the sensitivities.  The ridge
              * pulls toward 1 with the weight of k0 typical samples. */
-            memset(num, 0, 3 * m->n_apps * sizeof *num);
-            memset(den, 0, 3 * m->n_apps * sizeof *den);
-            memset(cnt, 0, 3 * m->n_apps * sizeof *cnt);
+            memset(num, 0, m->n_apps * sizeof *num);
+            memset(den, 0, m->n_apps * sizeof *den);
+            memset(cnt, 0, m->n_apps * sizeof *cnt);
             for (size_t p = 0; p < m->n_pairs; p++) {
                 if (!isfinite(phys[p]))
                     continue;
                 const nv_pair_view *pv = &m->pairs[p];
-                size_t me = side ? 3 * (size_t)pv->with + 1 + slot[p] : 3 * (size_t)pv->app;
-                double x = phys[p] * (side ? m->apps[pv->app].sens : m->apps[pv->with].press[slot[p]]);
+                int32_t me = side ? pv->with : pv->app, other = side ? pv->app : pv->with;
+                double x = phys[p] * (side ? m->apps[other].sens : m->apps[other].press);
                 num[me] += pv->samples * pv->slowdown_pct * x;
                 den[me] += pv->samples * x * x;
                 cnt[me] += pv->samples;
             }
-            for (size_t i = 0; i < m->n_apps; i++)
-                for (int k = side ? 1 : 0; k < (side ? 3 : 1); k++) {
-                    size_t j = 3 * i + (size_t)k;
-                    double f = 1;
-                    if (cnt[j] > 0 && den[j] > 0) {
-                        double lambda = k0 * den[j] / cnt[j];
-                        if (lambda < noise_lambda)
-                            lambda = noise_lambda;
-                        f = (num[j] + lambda) / (den[j] + lambda);
-                    }
-                    if (!isfinite(f)) /* a table whose spread overflows: the physics */
-                        f = 1;
-                    f = f < 0 ? 0 : f > NV_CORRECTION_MAX ? NV_CORRECTION_MAX : f;
-                    if (side)
-                        m->apps[i].press[k - 1] = (float)f;
-                    else
-                        m->apps[i].sens = (float)f;
+            for (size_t i = 0; i < m->n_apps; i++) {
+                double f = 1;
+                if (cnt[i] > 0 && den[i] > 0) {
+                    double lambda = k0 * den[i] / cnt[i];
+                    if (lambda < noise_lambda)
+                        lambda = noise_lambda;
+                    f = (num[i] + lambda) / (den[i] + lambda);
                 }
+                if (!isfinite(f)) /* a table whose spread overflows: the physics */
+                    f = 1;
+                f = f < 0 ? 0 : f > NV_CORRECTION_MAX ? NV_CORRECTION_MAX : f;
+                if (side)
+                    m->apps[i].press = f;
+                else
+                    m->apps[i].sens = f;
+            }
         }
     }
     free(phys);
-    free(slot);
     free(num);
     free(den);
     free(cnt);

@@ -15,17 +15,12 @@ struct nv_app_rec {
      * of a neighbour (slurmctld predicts for random pairs of a large model:
      * every line touched is a likely miss) */
     _Alignas(64) double utilization;
-    /* history correction factors (shrunk toward 1): the app's sensitivity as
-     * a victim, and its pressure as a neighbour on the answers of each
-     * mechanism, [NV_PRESS_SHARE] the bandwidth share's and the U curve's,
-     * [NV_PRESS_WAIT] the queueing mechanism's (fitted at load in double,
-     * kept in float: a factor in [0, 10] to 1e-7) */
-    float sens, press[2];
+    double sens, press;          /* history correction factors (shrunk toward 1) */
     uint32_t anc_off, n_anc;     /* p_A with the idle anchor, into m->acurve */
     uint32_t wanc_off, n_wanc;   /* the wait curve anchored at (0 us, 0 %), into m->acurve */
     uint32_t prof_off, n_prof;   /* into m->profile, sorted ascending */
     uint32_t wprof_off, n_wprof; /* own queue-wait profile (us), into m->profile */
-    uint32_t sens_n, press_n[2]; /* table samples behind sens and each press */
+    uint32_t sens_n, press_n;    /* table samples behind sens and press */
     /* the rest; first what an answer-only read of a victim adds (its second
      * line, which job_submit's path prefetches with the first) */
     double share_bound;          /* theta_A times the top of the anchored U curve (set
@@ -50,7 +45,7 @@ struct nv_app_rec {
 };
 
 #include <stddef.h>
-_Static_assert(offsetof(struct nv_app_rec, press_n) + 2 * sizeof(uint32_t) <= 64,
+_Static_assert(offsetof(struct nv_app_rec, press_n) + sizeof(uint32_t) <= 64,
                "what a pair prediction reads of an app is in its record's first cache line");
 _Static_assert(offsetof(struct nv_app_rec, share_bound) == 64,
                "and the share's bound (answer-only reads of a victim) opens the second");
@@ -236,12 +231,6 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
  * neighbour's wait profile) p_A(U) answers alone, as the latency route
  * does.  Allocation-free. */
 enum nv_mechanism { NV_MECH_UTILIZATION, NV_MECH_WAIT, NV_MECH_SHARE };
-/* which of a neighbour's two pressures corrects an answer of mechanism mech */
-enum { NV_PRESS_SHARE = 0, NV_PRESS_WAIT = 1 };
-static inline int nv_press_slot(enum nv_mechanism mech)
-{
-    return mech == NV_MECH_WAIT ? NV_PRESS_WAIT : NV_PRESS_SHARE;
-}
 typedef struct nv_phys {
     enum nv_mechanism mechanism; /* which one answered */
     double wait_pct;             /* queueing mechanism's answer, NAN without it */
@@ -260,7 +249,7 @@ double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *
 /* The same answer for one neighbour b, alone (answer_only, nothing else
  * filled): job_submit's loop, through nv_predict_pair_pct.  NAN where the
  * full path's answer is NAN. */
-double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b, enum nv_mechanism *mech);
+double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b);
 
 /* theta_A of the bandwidth-share mechanism: A's own mean U above the idle
  * bottleneck's, in [0, 1] */

@@ -211,24 +211,21 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
         /* on the counters route the neighbours' pressures correct only a
          * victim with pairs of its own (nv_pressure_applies); a victim
          * without them gets its physics (its sensitivity is then 1) */
-        nv_phys ph;
-        double phys = nv_model_bottleneck_physics(m, a, idx, n, answer_only, &ph);
-        if (!isfinite(phys))
-            return NV_PRED_ENODATA;
-        /* each neighbour's pressure on answers of the mechanism that answered */
-        int slot = nv_press_slot(ph.mechanism);
         double press = (double)n;
         uint32_t hist = A->sens_n;
         if (nv_pressure_applies(m, A)) {
             press = 0;
             for (size_t i = 0; i < n; i++) {
-                press += m->apps[idx[i]].press[slot];
-                hist += m->apps[idx[i]].press_n[slot];
+                press += m->apps[idx[i]].press;
+                hist += m->apps[idx[i]].press_n;
             }
         }
+        nv_phys ph;
+        double phys = nv_model_bottleneck_physics(m, a, idx, n, answer_only, &ph);
+        if (!isfinite(phys))
+            return NV_PRED_ENODATA;
         /* several neighbours: their mean pressure scales the joint physics */
-        double sens = A->sens;
-        double corr = phys * (sens * (n ? press / (double)n : 1) - 1);
+        double corr = phys * (A->sens * (n ? press / (double)n : 1) - 1);
         int mech = ph.mechanism;
         out->mechanism = mechanism_names[mech];
         out->source_label = physics_labels[mech];
@@ -323,15 +320,13 @@ double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_pred
     long p = nv_model_pair_slot(m, app, with);
     if (p >= 0 && m->pairs[p].samples >= min_samples)
         return isfinite(m->pairs[p].slowdown_pct) ? m->pairs[p].slowdown_pct : NAN;
-    enum nv_mechanism mech = NV_MECH_UTILIZATION;
-    double phys = nv_model_pair_physics(m, app, with, &mech); /* NAN for an app without curves */
+    double phys = nv_model_pair_physics(m, app, with); /* NAN for an app without curves */
     if (!isfinite(phys))
         return NAN;
     /* predict_core's correction with one neighbour: its mean pressure is
-     * its own, on the answers of the mechanism that answered */
+     * its own */
     const struct nv_app_rec *A = &m->apps[app];
-    double sens = A->sens, press = nv_pressure_applies(m, A) ? m->apps[with].press[nv_press_slot(mech)] : 1;
-    double corr = phys * (sens * press - 1);
+    double corr = phys * (A->sens * (nv_pressure_applies(m, A) ? m->apps[with].press : 1) - 1);
     double pct = phys + corr;
     pct = pct < -100 ? -100 : pct;
     return isfinite(pct) ? pct : NAN;

@@ -94,7 +94,7 @@ static void derived_latency(const nv_calibration *cal, double u, nv_latency_summ
 
 struct pair_acc {
     const char *app, *with;
-    double pct, sd; /* the runs' median slowdown (%), their sample sd (pp) */
+    double mean, sd;
     uint32_t samples;
 };
 
@@ -348,7 +348,7 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
         if (j->n_neighbours && j->neighbour_app >= 0 && isfinite(j->slowdown_pct)) {
             p[n].app = s->apps[j->app];
             p[n].with = s->apps[j->neighbour_app];
-            p[n].pct = j->slowdown_pct;
+            p[n].mean = j->slowdown_pct;
             n++;
         }
     }
@@ -362,7 +362,7 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
             g1++;
         size_t c = g1 - g0;
         for (size_t g = g0; g < g1; g++)
-            x[g - g0] = p[g].pct;
+            x[g - g0] = p[g].mean;
         qsort(x, c, sizeof *x, cmp_double);
         double sum = 0, ss = 0;
         for (size_t g = 0; g < c; g++)
@@ -371,12 +371,9 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
         for (size_t g = 0; g < c; g++)
             ss += (x[g] - mean) * (x[g] - mean);
         if (c >= o->min_runs) {
-            /* the entry is the runs' median: one run in a slow state of its
-             * own (DESIGN 4.11, the all-to-all's slow mode) moves it little */
-            double med = c % 2 ? x[c / 2] : (x[c / 2 - 1] + x[c / 2]) / 2;
             p[m].app = p[g0].app;
             p[m].with = p[g0].with;
-            p[m].pct = fmax(-100.0, med);
+            p[m].mean = fmax(-100.0, mean);
             p[m].sd = c > 1 ? sqrt(ss / (double)(c - 1)) : 0;
             p[m].samples = (uint32_t)(c > UINT32_MAX ? UINT32_MAX : c);
             m++;
@@ -403,7 +400,7 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
     qsort(p, m, sizeof *p, cmp_pair);
     int rc = 0;
     for (size_t i = 0; i < m && !rc; i++) {
-        nv_pair_input pi = {p[i].app, p[i].with, p[i].pct, p[i].samples, p[i].sd};
+        nv_pair_input pi = {p[i].app, p[i].with, p[i].mean, p[i].samples, p[i].sd};
         if (nv_builder_add_pair(b, &pi)) {
             nv_err(err, errlen, "%s", nv_builder_error(b));
             rc = -1;

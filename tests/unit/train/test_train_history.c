@@ -384,46 +384,6 @@ static void campaign_curve_and_impactb_kept(void **state)
     nv_train_set_free(&s);
 }
 
-/* a pair's table entry is the median of its runs: appA's three runs beside
- * appB read +10, +12 and +60 % (one in a slow state of its own); the entry
- * is +12 %, not their mean of +27.3 %, and its spread is theirs */
-static void a_pair_entry_is_its_runs_median(void **state)
-{
-    (void)state;
-    char spool[400], err[256];
-    snprintf(spool, sizeof spool, "%s/med", root);
-    /* baselines: appA 100, 102, 104 s (median 102), appB 200 s, alone */
-    rec(spool, 10, "appA", 4, "leaf0", 0, 100, 0.30);
-    rec(spool, 11, "appA", 4, "leaf0", 1000, 102, 0.30);
-    rec(spool, 12, "appA", 4, "leaf0", 2000, 104, 0.30);
-    rec(spool, 13, "appB", 4, "leaf0", 3000, 200, 0.20);
-    rec(spool, 14, "appB", 4, "leaf0", 4000, 200, 0.20);
-    const double slow[] = {10, 12, 60};
-    for (int k = 0; k < 3; k++) {
-        double t0 = 10000 + 1000 * k;
-        rec(spool, 20 + 2 * k, "appA", 4, "leaf1", t0, 102 * (1 + slow[k] / 100), 0.30);
-        rec(spool, 21 + 2 * k, "appB", 4, "leaf1", t0 - 10, 205, 0.20);
-    }
-    nv_train_opts o;
-    nv_train_opts_default(&o);
-    nv_train_set s;
-    scan(spool, &s, &o);
-    nv_model_builder *b = nv_train_build(&s, NULL, &o, NULL, err, sizeof err);
-    assert_non_null(b);
-    nv_model *m = nv_builder_build(b, err, sizeof err);
-    assert_non_null(m);
-    nv_pair_view pv;
-    assert_int_equal(nv_model_pair_find(m, nv_model_app_index(m, "appA"), nv_model_app_index(m, "appB"), &pv), 0);
-    assert_int_equal(pv.samples, 3);
-    assert_float_equal(pv.slowdown_pct, 12.0, 1e-9);
-    double mean = (10.0 + 12 + 60) / 3;
-    double sd = sqrt(((10 - mean) * (10 - mean) + (12 - mean) * (12 - mean) + (60 - mean) * (60 - mean)) / 2);
-    assert_float_equal(pv.sd_pct, sd, 1e-9);
-    nv_model_free(m);
-    nv_builder_free(b);
-    nv_train_set_free(&s);
-}
-
 static void min_runs_and_window_respected(void **state)
 {
     (void)state;
@@ -485,7 +445,6 @@ int main(void)
         cmocka_unit_test(cap_is_a_clear_error),
         cmocka_unit_test(apps_are_hashed_and_capped),
         cmocka_unit_test(baseline_and_pair_from_shared_switch),
-        cmocka_unit_test(a_pair_entry_is_its_runs_median),
         cmocka_unit_test(neighbours_are_jobs_whose_paths_meet),
         cmocka_unit_test(byte_identical_whatever_the_order),
         cmocka_unit_test(campaign_curve_and_impactb_kept),
