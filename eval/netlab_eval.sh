@@ -359,7 +359,11 @@ json.dump({"schema": "netvar-netlab-dataset", "version": 1,
                    "load_nodes": "h2,h4", "inleaf_nodes": "h2",
                    # the data route's congestion control (netlab up --tcp-cc):
                    # "cubic", or "kernel:NAME" when the host's default was kept
-                   "tcp_congestion_control": os.environ.get("NETVAR_NETLAB_TCP_CC") or None},
+                   "tcp_congestion_control": os.environ.get("NETVAR_NETLAB_TCP_CC") or None,
+                   # Open MPI's tcp BTL eager limit in bytes (netlab up
+                   # --mpi-eager), or "default" (64 KiB; every run before
+                   # 2026-11-29b)
+                   "mpi_eager_limit": os.environ.get("NETVAR_NETLAB_MPI_EAGER") or None},
            "files": {"runs": "runs.txt: kind app with rep runtime_s",
                      "alone counters": "alone_APP_REP.counters.json (uplink series)",
                      "pair counters": "pair_APP_WITH_REP.out.counters.json",
@@ -371,20 +375,22 @@ PY
 
 # --------------------------- 4-5. predictions, errors, tables, blending
 step "4-5. predictions and errors"
-python3 - "$OUT/runs.txt" "$OUT/pairs.txt" "$OUT/pairs_reps.txt" "$OUT/confounder.txt" <<'PY'
+python3 - "$OUT/runs.txt" "$OUT/pairs.txt" "$OUT/pairs_reps.txt" "$OUT/confounder.txt" "$ROOT/eval" <<'PY'
 import statistics as st, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[5])
+from netlab_score import ALONE_STALL_RATIO, alone_baselines  # the scorer's baseline
 runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
-alone = {}
-for k, a, b, r, t in runs:
-    if k == "alone":
-        alone.setdefault(a, []).append(float(t))
-base = {a: st.median(v) for a, v in alone.items()}
+base, left_out = alone_baselines(runs, ALONE_STALL_RATIO)
+for line in left_out:
+    print(f"alone baseline: {line}")
 pair, inleaf = {}, {}
 for k, a, b, r, t in runs:
     if k in ("pair", "inleaf"):
         (pair if k == "pair" else inleaf).setdefault((a, b), []).append((int(r), (float(t) - base[a]) / base[a] * 100))
 with open(sys.argv[2], "w") as f, open(sys.argv[3], "w") as g:
-    f.write("# app with slowdown_pct (median over repetitions, against the median alone runtime)\n")
+    f.write("# app with slowdown_pct (median over repetitions, against the alone baseline: "
+            "the median of the alone runs not over %g times the fastest)\n" % ALONE_STALL_RATIO)
     for (a, b), v in sorted(pair.items()):
         f.write("%s %s %.3f\n" % (a, b, st.median(x for _, x in v)))
         for r, x in v:

@@ -19,8 +19,9 @@ Every answer was held out inside its own run (the pair's runs absent from
 the table and the corrections, or the app's), so the pool is as held out as
 the runs: name only runs measured after the rules they test were frozen
 (eval/results/README.md says which); runs measured under different TCP
-congestion control (the summary's tcp_cc, netlab up --tcp-cc) are two labs
-and are not pooled together (exit 1).  A prediction that failed counts as a
+congestion control (the summary's tcp_cc, netlab up --tcp-cc) or a
+different Open MPI eager limit (mpi_eager, netlab up --mpi-eager) are two
+labs and are not pooled together (exit 1).  A prediction that failed counts as a
 failure, never as a small error.  --bar is the max error the issue sets
 (25 pp).  --json FILE writes the figures as JSON.
 
@@ -35,7 +36,7 @@ import sys
 sys.dont_write_bytecode = True  # nothing written beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # the scorer's quartiles (the same figures) and its reading of a run's lab
-from netlab_score import quart, tcp_cc_named  # noqa: E402
+from netlab_score import lab_named, mpi_eager_named, quart, tcp_cc_named  # noqa: E402
 
 
 def die(msg, code=1):
@@ -74,7 +75,9 @@ def load_run(path):
             reps.setdefault((r["app"], r["with"]), []).append(r["measured_pct"])
     spread = {k: max(v) - min(v) for k, v in reps.items() if len(v) > 1}
     return {"run": run_name(path), "uplink_reads": s.get("uplink_reads", "unknown"),
-            "tcp_cc": tcp_cc_named(s.get("tcp_cc")), "rows": rows, "spread": spread}
+            "tcp_cc": tcp_cc_named(s.get("tcp_cc")), "mpi_eager": mpi_eager_named(s.get("mpi_eager")),
+            "lab": lab_named(tcp_cc_named(s.get("tcp_cc")), mpi_eager_named(s.get("mpi_eager"))),
+            "rows": rows, "spread": spread}
 
 
 def figures(err, failed, bar):
@@ -120,11 +123,12 @@ def main(argv):
     if not paths:
         die("no summary given (see --help)", 2)
     runs = [load_run(p) for p in paths]
-    ccs = sorted({r["tcp_cc"] for r in runs})
-    if len(ccs) > 1:
-        die("the runs were measured under different TCP congestion control ("
-            + "; ".join(f"{c}: " + ", ".join(r["run"] for r in runs if r["tcp_cc"] == c) for c in ccs)
-            + "): they are two labs, pool each on its own")
+    labs = sorted({r["lab"] for r in runs})
+    if len(labs) > 1:
+        die("the runs were measured on different labs (TCP congestion control, Open MPI's eager "
+            "limit: " + "; ".join(f"{c}: " + ", ".join(r["run"] for r in runs if r["lab"] == c)
+                                  for c in labs)
+            + "): pool each on its own")
 
     keys = []
     for r in runs:
@@ -132,10 +136,11 @@ def main(argv):
             k = (row["variant"], row["holdout"])
             if k not in keys:
                 keys.append(k)
-    result = {"bar_pp": bar, "tcp_cc": ccs[0], "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"]}
+    result = {"bar_pp": bar, "tcp_cc": runs[0]["tcp_cc"], "mpi_eager": runs[0]["mpi_eager"],
+              "lab": labs[0], "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"]}
                                       for r in runs], "predictors": []}
     print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads)" for r in runs)
-          + f"; TCP congestion control {ccs[0]}")
+          + f"; lab: TCP {labs[0]}")
     print(f"absolute error, percentage points; 'over' counts answers over {bar:g} pp and "
           "failures (each run's answers were held out inside that run)")
     for variant, hold in keys:

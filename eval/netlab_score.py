@@ -2,7 +2,7 @@
 """netlab_score.py - score netvar's predictors offline on a network-lab dataset.
 
 Usage: netlab_score.py DATASET_DIR [--netvar BIN] [--out FILE.json] [--summary FILE.json]
-                        [--wait-window-s S] [--stall-ratio R]
+                        [--wait-window-s S] [--stall-ratio R] [--alone-stall-ratio R]
 
 --wait-window-s S (default 0.1, the sampler's step) builds each app's
 queue-wait profile from S-second means instead of single 100 ms steps: a
@@ -16,6 +16,19 @@ holds them) re-derives the campaign slowdowns from each campaign's rounds
 as `netvar campaign --stall-ratio R` does since 2026-11-28: a run over R
 times the fastest of its configuration (or of the baseline) is left out of
 the median.  Datasets measured before then kept every run.
+
+--alone-stall-ratio R (default 1.5; 0 keeps every run) sets each app's
+alone baseline, against which every pair and in-leaf run is measured: the
+median of its alone runs, leaving out a run over R times its fastest alone
+run (nv_campaign_median_kept's rule, as for the campaign's rounds).  An
+alone run has no neighbour, so a run half as long again as the same
+command's fastest is the app's own slow state, not its baseline: in the
+2026-11-29 run the all-to-all ran 17.4, 10.9 and 18.5 s alone (10.6-10.8 s
+in its fast state, 16 of 16 other alone runs on the cubic lab within 1.14
+times their fastest), and the median made every slowdown of it 38 % too
+small.  Each run left out is printed.  Chosen after that run; scored runs
+measured before it changed nowhere else (no other alone run over 1.27
+times its fastest in 18 kept runs).
 
 DATASET_DIR is what `make eval-netlab` (eval/netlab_eval.sh) measured:
 dataset.json, runs.txt, the counter samples of every alone, pair and
@@ -65,6 +78,9 @@ import subprocess
 import sys
 import tempfile
 
+# an alone run over this many times the app's fastest alone run is its own
+# slow state and is left out of its baseline (--alone-stall-ratio)
+ALONE_STALL_RATIO = 1.5
 PROFILE_N = 8  # values in a utilization profile (NV_PROFILE_MAX)
 # the in-leaf runs scored as predictions: with the placement, and without
 PLACED = "in-leaf, placement known"
@@ -271,7 +287,7 @@ def isotonic(points):
 
 # ------------------------------------------------------------ dataset
 class Dataset:
-    def __init__(self, d):
+    def __init__(self, d, alone_ratio=0.0):
         self.dir = d
         self.meta = load(os.path.join(d, "dataset.json"))
         self.apps = [a["name"] for a in self.meta["apps"]]
@@ -283,14 +299,10 @@ class Dataset:
                 p = line.split()
                 if len(p) == 5:
                     self.runs.append((p[0], p[1], p[2], int(p[3]), float(p[4])))
-        alone = {}
-        for k, a, _b, _r, t in self.runs:
-            if k == "alone":
-                alone.setdefault(a, []).append(t)
-        missing = [a for a in self.apps if a not in alone]
+        self.base, self.alone_left_out = alone_baselines(self.runs, alone_ratio)
+        missing = [a for a in self.apps if a not in self.base]
         if missing:
             die(f"{d}/runs.txt: no alone run of {', '.join(missing)}")
-        self.base = {a: st.median(v) for a, v in alone.items()}
         self.pairs = {}   # (a, b) -> [(rep, pct)]
         self.inleaf = {}
         for k, a, b, r, t in self.runs:
@@ -372,12 +384,45 @@ def tcp_cc_of(meta):
     return tcp_cc_named(((meta or {}).get("lab") or {}).get("tcp_congestion_control"))
 
 
+def mpi_eager_named(v):
+    """the lab's Open MPI tcp BTL eager limit as a dataset or a summary names
+    it: a number of bytes as a string (netlab up --mpi-eager, since
+    2026-11-29b), or "default" (Open MPI's own 64 KiB: every dataset before
+    then, which does not say)"""
+    return str(v) if isinstance(v, (int, str)) and str(v).isdigit() else "default"
+
+
+def lab_named(tcp_cc, eager):
+    """one lab's transport, as pooling tells labs apart"""
+    return f"{tcp_cc}, MPI eager {'default' if eager == 'default' else eager + ' bytes'}"
+
+
 def median_kept(v, ratio):
     """the median of the runs not over ratio times the fastest (campaign.c's
     nv_campaign_median_kept), and how many were left out"""
     lo = min(v)
     kept = [x for x in v if not (ratio > 0 and lo > 0 and x > ratio * lo)]
     return st.median(kept), len(v) - len(kept)
+
+
+def alone_baselines(runs, ratio):
+    """each app's alone baseline from runs (kind, app, with, rep, runtime_s):
+    the median of its alone runs not over ratio times its fastest (0: of
+    all); and one line for each app that had runs left out"""
+    alone = {}
+    for k, a, _b, _r, t in runs:
+        if k == "alone":
+            alone.setdefault(a, []).append(float(t))
+    base, left = {}, []
+    for a, v in alone.items():
+        base[a], n = median_kept(v, ratio)
+        if n:
+            out = [x for x in v if x > ratio * min(v)]
+            left.append(f"{a} alone: {n} of {len(v)} runs over {ratio:g} times its fastest "
+                        f"({min(v):.2f} s) left out ({', '.join('%.2f' % x for x in out)} s): "
+                        f"baseline {base[a]:.2f} s, where the median of all is "
+                        f"{st.median(v):.2f} s")
+    return base, left
 
 
 def restall(ds, ratio):
@@ -559,6 +604,7 @@ def main(argv):
     out_path = os.path.join(d, "score.json")
     summary_path = None
     stall_ratio = 0.0
+    alone_ratio = ALONE_STALL_RATIO
     i = 1
     while i < len(args):
         if args[i] == "--netvar" and i + 1 < len(args):
@@ -587,11 +633,19 @@ def main(argv):
             if not (stall_ratio == 0 or 1.5 <= stall_ratio <= 1000):
                 die(f"--stall-ratio {args[i + 1]}: not 0 or a ratio in [1.5, 1000]")
             i += 2
+        elif args[i] == "--alone-stall-ratio" and i + 1 < len(args):
+            try:
+                alone_ratio = float(args[i + 1])
+            except ValueError:
+                alone_ratio = float("nan")
+            if not (alone_ratio == 0 or 1.5 <= alone_ratio <= 1000):
+                die(f"--alone-stall-ratio {args[i + 1]}: not 0 or a ratio in [1.5, 1000]")
+            i += 2
         else:
             die(f"unknown argument '{args[i]}' (see --help)")
     if not os.access(netvar, os.X_OK):
         die(f"{netvar}: not executable (build netvar, or give --netvar)")
-    ds = Dataset(d)
+    ds = Dataset(d, alone_ratio)
     stalls = restall(ds, stall_ratio) if stall_ratio else []
     for line in stalls:
         print(f"stall: {line}", file=sys.stderr)
@@ -600,9 +654,12 @@ def main(argv):
     measured = {k: st.median(x for _, x in v) for k, v in ds.pairs.items()}
     results = {"dataset": os.path.abspath(d), "wait_window_s": WAIT_WINDOW_S,
                "stall_ratio": stall_ratio, "stalls": stalls,
+               "alone_stall_ratio": alone_ratio, "alone_left_out": ds.alone_left_out,
+               "alone_baseline_s": ds.base,
                "apps": ds.apps, "pairs": len(measured),
                "repetitions": ds.meta.get("repetitions"), "uplink_reads": ds.uplink_reads(),
                "tcp_cc": tcp_cc_of(ds.meta),
+               "mpi_eager": mpi_eager_named(((ds.meta or {}).get("lab") or {}).get("mpi_eager_limit")),
                "rows": [], "failures": []}
 
     # the two routes' agreement
@@ -727,6 +784,11 @@ def main(argv):
                  "period near it is read at one phase, so a bursty configuration's wait may be off)",
         "mixed": "some files jittered, some every fixed interval",
         "none": "no counter file"}[results["uplink_reads"]])
+    print("Open MPI's tcp BTL eager limit: " + (
+        "its default, 64 KiB (larger messages by rendezvous)" if results["mpi_eager"] == "default"
+        else results["mpi_eager"] + " bytes (netlab up --mpi-eager)"))
+    for line in ds.alone_left_out:
+        print(f"alone baseline (--alone-stall-ratio {results['alone_stall_ratio']:g}): {line}")
     print("\nabsolute error, percentage points (what was held out is named; failures count, "
           "they are not dropped)")
     print("  %-30s %-12s %5s %7s %7s %7s %7s %7s %6s" %
@@ -878,7 +940,8 @@ def main(argv):
         json.dump(results, f, indent=1)
     print(f"\nresults: {out_path}")
     if summary_path:
-        summ = {k: results[k] for k in ("wait_window_s", "stall_ratio", "stalls", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc", "errors", "routes",
+        summ = {k: results[k] for k in ("wait_window_s", "stall_ratio", "stalls", "alone_stall_ratio",
+                                        "alone_left_out", "alone_baseline_s", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc", "mpi_eager", "errors", "routes",
                                         "confounder", "loss")}
         summ["worst"] = results["worst"]
         summ["failures"] = len(results["failures"])

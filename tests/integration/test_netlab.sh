@@ -78,6 +78,8 @@ added() { # BEFORE AFTER PREFIX: lines only in AFTER, but other labs'
 # ------------------------------------------------------------------ up
 "$NETLAB" up --cpu-share lots >/dev/null 2>&1
 check "up refuses a bad --cpu-share with exit 2" test $? = 2
+"$NETLAB" up --mpi-eager 64k >/dev/null 2>&1
+check "up refuses an --mpi-eager that is not a number of bytes with exit 2" test $? = 2
 "$NETLAB" up --tcp-cc 'cubic;x' >/dev/null 2>&1
 check "up refuses a --tcp-cc that is not a name with exit 2" test $? = 2
 "$NETLAB" up --tcp-cc nvnosuchcc --build "$BUILD" >/dev/null 2>"$T/cc.err"
@@ -108,8 +110,17 @@ n=$(sinfo -h -o '%D' 2>"$T/sinfo.err")
 check "slurmctld answers sinfo through the wrapper ($n nodes) $(head -c 200 "$T/sinfo.err")" test "$n" = 6
 check "env: MPI data on the data subnet" test "$OMPI_MCA_btl_tcp_if_include" = "$NETVAR_NETLAB_DATA_CIDR"
 check "env: MPI out-of-band on the management subnet" test "$OMPI_MCA_oob_tcp_if_include" = "$NETVAR_NETLAB_MGMT_CIDR"
+# messages up to 512 KiB go eagerly (no rendezvous control fragment queued
+# behind data in the TCP stream): in netlab.conf, env, up's line, and what a
+# job's Open MPI reads
+check "mpi_eager=524288 in netlab.conf and env, said on up's line" \
+    test "$(sed -n 's/^mpi_eager=//p' "$D/netlab.conf")" = 524288 -a "$NETVAR_NETLAB_MPI_EAGER" = 524288 -a \
+    "$OMPI_MCA_btl_tcp_eager_limit" = 524288 -a "$OMPI_MCA_btl_tcp_rndv_eager_limit" = 524288 -a \
+    "$OMPI_MCA_btl_tcp_max_send_size" = 524288 -a -n "$(grep -F 'MPI: tcp BTL eager up to 524288 bytes' "$T/up.err")"
 idle=$(sinfo -h -N -o '%N %t' | awk '$2=="idle"' | wc -l)
 check "6 nodes idle" test "$idle" = 6
+e=$(timeout 60 srun -N1 -w h1 ompi_info --param btl tcp --level 4 --parsable 2>/dev/null | sed -n 's/^mca:btl:tcp:param:btl_tcp_eager_limit:value://p')
+check "a job's Open MPI reads the lab's eager limit ($e)" test "$e" = 524288
 n=$(ls /run/netns | grep -c "^${P}h")
 check "6 namespaces ${P}h1..6" test "$n" = 6
 # the MPI traffic's congestion control is the lab's (cubic), not the host's
@@ -241,7 +252,7 @@ check "rate recorded in netlab.conf" grep -qx "rate=50mbit" "$D/netlab.conf"
 check "a bad rate is refused with exit 2" test $? = 2
 
 # --------------------------------- a second lab beside it, then a crash
-D2=$("$NETLAB" up --nodes 2 --cpu-share 25 --tcp-cc kernel --no-spank --no-jobsubmit --build "$BUILD" 2>"$T/up2.err" | tail -n 1)
+D2=$("$NETLAB" up --nodes 2 --cpu-share 25 --tcp-cc kernel --mpi-eager default --no-spank --no-jobsubmit --build "$BUILD" 2>"$T/up2.err" | tail -n 1)
 if [ -d "$D2" ]; then
     LABS="$LABS $D2"
     P2=$(sed -n 's/^prefix=//p' "$D2/netlab.conf")
@@ -256,6 +267,8 @@ if [ -d "$D2" ]; then
     check "--tcp-cc kernel: no congctl on the data route ($cc), the host's default named in netlab.conf" \
         test -z "$(echo "$cc" | grep congctl)" -a \
         "$(sed -n 's/^tcp_cc=//p' "$D2/netlab.conf")" = "kernel:$(cat /proc/sys/net/ipv4/tcp_congestion_control)"
+    e=$( (eval "$("$NETLAB" env "$D2")"; echo "$NETVAR_NETLAB_MPI_EAGER|${OMPI_MCA_btl_tcp_eager_limit:-unset}") )
+    check "--mpi-eager default: Open MPI's own limit ($e)" test "$e" = "default|unset"
     check "the second lab runs jobs" test "$(SLURM_CONF=$D2/etc/slurm.conf timeout 60 srun -N2 hostname 2>/dev/null | sort | tr '\n' ' ')" = "h1 h2 "
     # crash: the directory disappears while its daemons still run (moved
     # away in one rename: a daemon writing into it while rm -rf walked it

@@ -61,9 +61,15 @@ python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); s["tcp_cc"]="cubic"
     "$ROOT/eval/results/netlab-2026-11-27c.summary.json" "$T/cubic.json"
 python3 "$ROOT/eval/netlab_pool.py" "$ROOT/eval/results/netlab-2026-11-25c.summary.json" "$T/cubic.json" \
     >/dev/null 2>"$T/e4"; rc=$?
-[ $rc = 1 ] && [ "$(wc -l <"$T/e4")" = 1 ] && grep -q "different TCP congestion control (cubic: cubic.json; kernel:bbr: netlab-2026-11-25c)" "$T/e4" ||
+[ $rc = 1 ] && [ "$(wc -l <"$T/e4")" = 1 ] && grep -q "different labs (TCP congestion control, Open MPI's eager limit: cubic, MPI eager default: cubic.json; kernel:bbr, MPI eager default: netlab-2026-11-25c)" "$T/e4" ||
     bad "runs of two labs: exit $rc, $(cat "$T/e4")"
-python3 "$ROOT/eval/netlab_pool.py" "$T/cubic.json" 2>&1 | grep -q "; TCP congestion control cubic$" ||
-    bad "one cubic run: the pool does not name its congestion control"
+python3 "$ROOT/eval/netlab_pool.py" "$T/cubic.json" 2>&1 | grep -q "; lab: TCP cubic, MPI eager default$" ||
+    bad "one cubic run: the pool does not name its lab"
+# nor are two runs whose Open MPI eager limit differs (netlab up --mpi-eager)
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); s["mpi_eager"]="524288"; json.dump(s, open(sys.argv[2], "w"))' \
+    "$T/cubic.json" "$T/eager.json"
+python3 "$ROOT/eval/netlab_pool.py" "$T/cubic.json" "$T/eager.json" >/dev/null 2>"$T/e5"; rc=$?
+[ $rc = 1 ] && grep -q "cubic, MPI eager 524288 bytes: eager.json" "$T/e5" ||
+    bad "runs of two eager limits: exit $rc, $(cat "$T/e5")"
 [ $fail = 0 ] && echo "ok - pooled 2 kept runs: $(grep -A4 '^counters wait|share+history, held out: pair$' "$T/out" | tail -n 1 | tr -s ' ')"
 exit $fail
