@@ -63,8 +63,13 @@ eval-netlab: all
 # DESIGN 4.4)
 NETLAB_HELDOUT_BBR ?= 2026-11-25c 2026-11-25d 2026-11-27 2026-11-27b 2026-11-27c 2026-11-27d 2026-11-27e 2026-11-28 2026-11-28b 2026-11-28c 2026-11-28d
 NETLAB_HELDOUT ?= 2026-11-28e 2026-11-28f 2026-11-29
+# since 2026-11-29b Open MPI sends up to 512 KiB eagerly in the lab (netlab
+# up --mpi-eager): a third lab, held out for every rule
+NETLAB_HELDOUT_EAGER ?= 2026-11-29b
 eval-netlab-pool:
-	@echo "== the lab with cubic on the data route (netlab's default since 2026-11-28e)"
+	@echo "== the lab with cubic and Open MPI's tcp BTL eager up to 512 KiB (netlab's default since 2026-11-29b)"
+	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT_EAGER),eval/results/netlab-$(r).summary.json)
+	@echo; echo "== the lab with cubic on the data route and Open MPI's default eager limit (2026-11-28e to 2026-11-29)"
 	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT),eval/results/netlab-$(r).summary.json)
 	@echo; echo "== the lab under the host's default congestion control, bbr (runs to 2026-11-28d)"
 	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT_BBR),eval/results/netlab-$(r).summary.json)

@@ -35,13 +35,13 @@ $(FUZZ_OBJDIR)/%.o: %.c $(wildcard lib/*/*.h)
 
 .PHONY: fuzz-model fuzz-inputs fuzz-registry fuzz-records fuzz-state fuzz-targets
 
-# the five targets, built only (each is one clang run over its sources:
-# with -jN they build side by side)
+# the five targets, built only (each links its harness with the objects it
+# lists as prerequisites: $(filter %.c %.o,$^); with -jN they build side by side)
 fuzz-targets: $(FUZZ_MODEL) $(FUZZ_INPUTS) $(FUZZ_REGISTRY) $(FUZZ_RECORDS) $(FUZZ_STATE)
 
 $(FUZZ_MODEL): tests/fuzz/fuzz_model_load.c $(call fuzz_objs,$(FUZZ_MODEL_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_model_load.c $(call fuzz_objs,$(FUZZ_MODEL_SRCS)) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
 	  $(JSON_LIBS) -lm
 
 fuzz-model: $(FUZZ_MODEL)
@@ -52,7 +52,7 @@ fuzz-model: $(FUZZ_MODEL)
 
 $(FUZZ_INPUTS): tests/fuzz/fuzz_inputs.c $(call fuzz_objs,$(FUZZ_INPUTS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_inputs.c $(call fuzz_objs,$(FUZZ_INPUTS_SRCS)) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
 	  $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
 
 fuzz-inputs: $(FUZZ_INPUTS)
@@ -76,12 +76,12 @@ FUZZ_RECORDS_SRCS  := $(FUZZ_INPUTS_SRCS)
 
 $(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_REGISTRY_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_registry.c $(call fuzz_objs,$(FUZZ_REGISTRY_SRCS)) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
 	  $(JSON_LIBS) -ldl -lm
 
 $(FUZZ_RECORDS): tests/fuzz/fuzz_records.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_records.c $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
 	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
 
 fuzz-registry: $(FUZZ_REGISTRY)
@@ -103,7 +103,7 @@ fuzz-records: $(FUZZ_RECORDS)
 
 $(FUZZ_STATE): tests/fuzz/fuzz_train_state.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
-	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_train_state.c $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) \
+	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
 	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
 
 fuzz-state: $(FUZZ_STATE)

@@ -276,7 +276,6 @@ if [ -d "$D2" ]; then
     cp -a "$D2" "$T/lab2.copy"
     mv "$D2" "$T/lab2.gone"
     "$NETLAB" gc 2>"$T/gc.err"
-    rm -rf "$T/lab2.gone" 2>/dev/null
     left=$(leftovers "$P2" "$D2" "$CG2")
     check "gc after a crash leaves nothing of $P2 ${left:+(left: $left)}" test -z "$left"
     check "the first lab survived gc" test "$(sinfo -h -N -o '%t' | grep -c idle)" = 6

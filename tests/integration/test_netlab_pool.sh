@@ -71,5 +71,25 @@ python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); s["mpi_eager"]="524
 python3 "$ROOT/eval/netlab_pool.py" "$T/cubic.json" "$T/eager.json" >/dev/null 2>"$T/e5"; rc=$?
 [ $rc = 1 ] && grep -q "cubic, MPI eager 524288 bytes: eager.json" "$T/e5" ||
     bad "runs of two eager limits: exit $rc, $(cat "$T/e5")"
+# the scorer's alone baseline: an alone run over 1.5 times the app's fastest
+# is its own slow state and is left out (2026-11-29's all-to-all), said in
+# one line; --alone-stall-ratio 0 keeps every run; a bad ratio is refused
+python3 - "$ROOT/eval" <<'PY' || bad "the scorer's alone baseline"
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from netlab_score import ALONE_STALL_RATIO, alone_baselines
+runs = [("alone", "a", "-", 1, 17.4), ("alone", "a", "-", 2, 10.9), ("alone", "a", "-", 3, 18.5),
+        ("alone", "c", "-", 1, 12.4), ("alone", "c", "-", 2, 14.1), ("alone", "c", "-", 3, 13.6),
+        ("pair", "a", "c", 1, 30.0)]
+base, left = alone_baselines(runs, ALONE_STALL_RATIO)
+assert ALONE_STALL_RATIO == 1.5, ALONE_STALL_RATIO
+assert base == {"a": 10.9, "c": 13.6}, base
+assert len(left) == 1 and left[0].startswith("a alone: 2 of 3 runs") and "17.40, 18.50 s" in left[0], left
+base, left = alone_baselines(runs, 0)
+assert base == {"a": 17.4, "c": 13.6} and not left, (base, left)
+PY
+python3 "$ROOT/eval/netlab_score.py" "$T" --alone-stall-ratio 1.2 >/dev/null 2>"$T/e6"; rc=$?
+[ $rc = 1 ] && grep -q "not 0 or a ratio in \[1.5, 1000\]" "$T/e6" || bad "--alone-stall-ratio 1.2: exit $rc, $(cat "$T/e6")"
 [ $fail = 0 ] && echo "ok - pooled 2 kept runs: $(grep -A4 '^counters wait|share+history, held out: pair$' "$T/out" | tail -n 1 | tr -s ' ')"
 exit $fail
