@@ -594,6 +594,17 @@ def table_entries(ds, keep):
     return out
 
 
+def ratio_arg(opt, text):
+    """a stall ratio option's value: 0 (keep every run) or 1.5..1000"""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not (v == 0 or 1.5 <= v <= 1000):
+        die(f"{opt} {text}: not 0 or a ratio in [1.5, 1000]")
+    return v
+
+
 def main(argv):
     args = argv[1:]
     if not args or args[0] in ("-h", "--help"):
@@ -626,20 +637,10 @@ def main(argv):
                 die(f"--wait-window-s {args[i + 1]}: not a number of seconds in [0.1, 60]")
             i += 2
         elif args[i] == "--stall-ratio" and i + 1 < len(args):
-            try:
-                stall_ratio = float(args[i + 1])
-            except ValueError:
-                stall_ratio = float("nan")
-            if not (stall_ratio == 0 or 1.5 <= stall_ratio <= 1000):
-                die(f"--stall-ratio {args[i + 1]}: not 0 or a ratio in [1.5, 1000]")
+            stall_ratio = ratio_arg(args[i], args[i + 1])
             i += 2
         elif args[i] == "--alone-stall-ratio" and i + 1 < len(args):
-            try:
-                alone_ratio = float(args[i + 1])
-            except ValueError:
-                alone_ratio = float("nan")
-            if not (alone_ratio == 0 or 1.5 <= alone_ratio <= 1000):
-                die(f"--alone-stall-ratio {args[i + 1]}: not 0 or a ratio in [1.5, 1000]")
+            alone_ratio = ratio_arg(args[i], args[i + 1])
             i += 2
         else:
             die(f"unknown argument '{args[i]}' (see --help)")
