@@ -101,11 +101,13 @@ else
     # per direction (offered ~0.1, 0.3, 0.65, 1.0 of the uplink): they queue
     # but lose nothing.  Bursty: 10 messages every 100 ms and every 50 ms
     # (offered ~0.3 and ~0.65): the burst overflows the queue and TCP loses
-    # packets, as beside an all-to-all or a phased app.  Then no sleep, M=10
-    # (saturated).  Runs 4 to 6 (eval/results, 2026-11-25c to 2026-11-27) had
-    # no bursty point near two thirds: the all-to-all's regime lay between
-    # the curves' last two points.
-    CONFIGS=${EVAL_CONFIGS:-8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,2.6e8:1:10,1.3e8:1:10,250:1:10}
+    # packets, as beside an all-to-all or a phased app.  Then every 25 ms
+    # (~0.9), and no sleep, M=10 (saturated).  Runs 4 to 6 (eval/results,
+    # 2026-11-25c to 2026-11-27) had no bursty point near two thirds: the
+    # all-to-all's regime lay between the curves' last two points.  Runs up
+    # to 2026-11-29b had none between 1.7 and 3.5 ms of queue wait, where the
+    # all-to-all on the eager lab keeps the uplink (2.6 ms on average).
+    CONFIGS=${EVAL_CONFIGS:-8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,2.6e8:1:10,1.3e8:1:10,6.5e7:1:10,250:1:10}
     IB_S=8 CAL_S=15 BLEND_MIN=2
 fi
 proxy_cmd() { echo "${CMD[$1]}"; }
