@@ -162,10 +162,14 @@ tail -n 1 "$OUT/up.err"
 eval "$("$NETLAB" env "$LAB")"
 echo "results in $OUT; apps: $APPS; repetitions: $REPS; CompressionB configurations (B cycles:P:M at 2.6 GHz): $CONFIGS"
 
-# sample the uplink while a command runs: usample OUT -- command...
+# sample the uplink (and the host's CPU) while a command runs:
+# usample OUT [--coarse] -- command...  (--coarse: 1 s reads and no series,
+# for a whole campaign, whose own runs have no sampler of their own)
 usample() {
-    local out=$1; shift; shift
-    "$NETLAB" sample "$LAB" --interval-ms 100 --series --output "$out" >/dev/null 2>>"$OUT/sampler.err" &
+    local out=$1 opts=(--interval-ms 100 --series); shift
+    if [ "$1" = --coarse ]; then opts=(--interval-ms 1000); shift; fi
+    shift
+    "$NETLAB" sample "$LAB" "${opts[@]}" --output "$out" >/dev/null 2>>"$OUT/sampler.err" &
     local sp=$!
     BGPIDS="$BGPIDS $sp"
     "$@"
@@ -203,6 +207,7 @@ print("  runtime %.2f s (runtime_s); ImpactB beside it: mean %.1f us, sd %.1f us
        d["utilization"]["rho"], d["utilization"]["source"], u))
 PY
     # shellcheck disable=SC2046
+    usample "$OUT/campaign_$a.counters.json" --coarse -- \
     salloc -N4 -w "$ALL_NODES" --exclusive "$NV" campaign --model "$M" --app "$a" --configs "$CONFIGS" \
         --repeat "$REPS" --duration-s "$IB_S" --ghz 2.6 --interval-us 5000 \
         --load-nodes "$LOAD_NODES" $(rt_args "$a") -- $(proxy_cmd "$a") \
@@ -370,7 +375,8 @@ json.dump({"schema": "netvar-netlab-dataset", "version": 1,
                      "alone counters": "alone_APP_REP.counters.json (uplink series)",
                      "pair counters": "pair_APP_WITH_REP.out.counters.json",
                      "impact": "impact_APP.json, impact_APP.counters.json",
-                     "campaign": "campaign_APP.json; model.json training_set",
+                     "campaign": "campaign_APP.json; model.json training_set; campaign_APP.counters.json "
+                                 "(1 s reads over the whole campaign, no series: the host's CPU)",
                      "configs alone": "cb_CONFIG.counters.json, cb_CONFIG.json",
                      "calibration": "calibrate.json"}}, open(out, "w"), indent=1)
 PY

@@ -62,6 +62,16 @@ Hold-outs (each answer uses no run of what it predicts):
               not a prediction)
 A prediction that fails is counted as a failure and printed, never dropped.
 
+The host's CPU: each counter file of a run measured since the sampler
+records it (after 2026-11-29c) carries the machine's CPU over its run (/proc/stat: busy and steal, in percent of all CPU time;
+the lab nodes' cgroup throttling).  On a virtual machine, steal (the
+hypervisor running another guest while this one was ready) lengthens every
+runtime measured then, alone or beside a neighbour, and the network does
+not show it.  The scorer prints steal over the measured runs, whether a
+repetition's steal explains its distance from its pair's median, and marks
+the figures UNRELIABLE when more than a tenth of the measured runs lost
+over 5 % of the CPU time to steal.  Older datasets say "not recorded".
+
 Placement: the confounder's in-leaf runs (the neighbour on one node under
 leaf s1, the app across both leaves: no shared port) are scored twice,
 "in-leaf, placement known" (netvar predict --with-leaves 1: the
@@ -83,6 +93,11 @@ import tempfile
 ALONE_STALL_RATIO = 1.5
 PROFILE_N = 8  # values in a utilization profile (NV_PROFILE_MAX)
 # the in-leaf runs scored as predictions: with the placement, and without
+# the host-CPU gate: a run that lost more than STEAL_RUN_PCT % of the
+# machine's CPU time to the hypervisor was measured on a busy host; more
+# than STEAL_RUNS_FRAC of the runs so marks the figures unreliable
+STEAL_RUN_PCT = 5.0
+STEAL_RUNS_FRAC = 0.1
 PLACED = "in-leaf, placement known"
 BLIND = "in-leaf, placement unknown"
 
@@ -258,6 +273,92 @@ def run_waits(cnt, runtime_s=None, trim_s=1.0, window_s=None):
 
 
 # ------------------------------------------------------------ isotonic fit
+def host_cpu(cnt):
+    """(steal %, busy %, the busiest node cgroup's throttled ms per second)
+    of a counter file's host record; None without one (older datasets) or
+    when the sampler could not read /proc/stat"""
+    h = (cnt or {}).get("host")
+    c = (h or {}).get("cpu_pct")
+    if not c or c.get("steal") is None:
+        return None
+    el = (cnt or {}).get("elapsed_s") or 0
+    thr = max((g.get("throttled_ms") or 0 for g in h.get("cgroups") or []), default=0.0)
+    return c["steal"], c.get("busy", float("nan")), thr / el if el > 0 else float("nan")
+
+
+def host_report(ds):
+    """the host's CPU over the measured runs (see the module's text)"""
+    runs = []   # (kind, label, steal, busy, throttled ms/s, deviation pp or None)
+    pair_med = {k: st.median(x for _, x in v) for k, v in ds.pairs.items()}
+    for k, a, b, r, t in ds.runs:
+        name = {"alone": f"alone_{a}_{r}.counters.json", "pair": f"pair_{a}_{b}_{r}.out.counters.json",
+                "inleaf": f"inleaf_{a}_{r}.out.counters.json"}.get(k)
+        h = host_cpu(ds.counters(name)) if name else None
+        dev = None
+        if k == "alone":
+            dev = (t - ds.base[a]) / ds.base[a] * 100
+        elif k == "pair":
+            dev = (t - ds.base[a]) / ds.base[a] * 100 - pair_med[(a, b)]
+        runs.append((k, f"{k} {a}" + (f" beside {b}" if k == "pair" else "") + f" #{r}", h, dev))
+    for a in ds.apps:
+        runs.append(("impact", f"impact {a} (ImpactB beside it)", host_cpu(ds.counters(f"impact_{a}.counters.json")), None))
+    for a in ds.apps:
+        runs.append(("campaign", f"campaign {a} (every round)", host_cpu(ds.counters(f"campaign_{a}.counters.json")), None))
+    for c in ds.meta["configs"]:
+        runs.append(("config", f"config {c} (CompressionB, ImpactB)", host_cpu(ds.counters(f"cb_{c}.counters.json")), None))
+    have = [x for x in runs if x[2] is not None]
+    out = {"runs": len(runs), "recorded": len(have), "steal_run_pct": STEAL_RUN_PCT,
+           "steal_runs_frac": STEAL_RUNS_FRAC}
+    if not have:
+        out["reliable"] = None
+        return out
+    steal = [x[2][0] for x in have]
+    over = [x for x in have if x[2][0] > STEAL_RUN_PCT]
+    q1, q2, q3 = quart(steal)
+    out.update({"steal_pct": {"median": q2, "q1": q1, "q3": q3, "max": max(steal), "mean": st.mean(steal)},
+                "busy_pct_median": st.median(x[2][1] for x in have),
+                "throttled_ms_per_s_median": st.median(x[2][2] for x in have),
+                "over": len(over),
+                "worst": [{"run": x[1], "steal_pct": x[2][0], "deviation_pp": x[3]}
+                          for x in sorted(have, key=lambda x: -x[2][0])[:5]],
+                "reliable": len(over) <= STEAL_RUNS_FRAC * len(have)})
+    # does steal explain a repetition's distance from its pair's median?
+    pr = [(x[2][0], abs(x[3])) for x in have if x[0] == "pair" and x[3] is not None]
+    out["pearson_steal_vs_pair_spread"] = pearson([p[0] for p in pr], [p[1] for p in pr]) if len(pr) > 2 else float("nan")
+    al = [(x[2][0], x[3]) for x in have if x[0] == "alone"]
+    out["pearson_steal_vs_alone_excess"] = pearson([p[0] for p in al], [p[1] for p in al]) if len(al) > 2 else float("nan")
+    return out
+
+
+def print_host_report(h):
+    print("\nthe host's CPU during the measured runs (/proc/stat in each run's counter file)")
+    if not h["recorded"]:
+        print(f"  not recorded: none of the {h['runs']} runs' counter files has the host's CPU "
+              "(measured before the sampler recorded it)")
+        return
+    s = h["steal_pct"]
+    print(f"  runs with the host's CPU: {h['recorded']} of {h['runs']}")
+    print(f"  stolen by the hypervisor, percent of all CPU time: median {s['median']:.1f}, "
+          f"Q1 {s['q1']:.1f}, Q3 {s['q3']:.1f}, max {s['max']:.1f}, mean {s['mean']:.1f}; "
+          f"host busy (steal included) median {h['busy_pct_median']:.1f} %")
+    print(f"  the busiest node cgroup throttled for its CPU quota: median "
+          f"{h['throttled_ms_per_s_median']:.1f} ms per s")
+    for w in h["worst"]:
+        dv = "" if w["deviation_pp"] is None else f" (runtime {w['deviation_pp']:+.1f} pp from its "\
+            f"{'baseline' if w['run'].startswith('alone') else 'pair median'})"
+        print(f"  {w['run']}: steal {w['steal_pct']:.1f} %{dv}")
+    print(f"  Pearson, a pair repetition's steal against its distance from the pair's median: "
+          f"{h['pearson_steal_vs_pair_spread']:.2f}; an alone run's steal against its excess over "
+          f"the baseline: {h['pearson_steal_vs_alone_excess']:.2f}")
+    if h["reliable"]:
+        print(f"  {h['over']} of {h['recorded']} runs lost over {h['steal_run_pct']:g} % to steal "
+              f"(at most a tenth): the host did not confound the figures")
+    else:
+        print(f"  UNRELIABLE: {h['over']} of {h['recorded']} runs lost over {h['steal_run_pct']:g} % "
+              "of the machine's CPU time to the hypervisor (more than a tenth of the runs): their "
+              "runtimes carry time the network did not take; read the figures above with that margin")
+
+
 def isotonic(points):
     """Weighted pool-adjacent-violators: points [(u, pct, w)] -> fit."""
     pts = sorted(points)
@@ -913,6 +1014,9 @@ def main(argv):
                                                   x["wait_us_mean"], x["drops_per_s"],
                                                   x["loss_pct"]))
 
+    results["host_cpu"] = host_report(ds)
+    print_host_report(results["host_cpu"])
+
     conf = []
     for (a, b), v in sorted(ds.inleaf.items()):
         conf.append({"app": a, "with": b, "inleaf_pct": st.median(x for _, x in v)})
@@ -943,7 +1047,7 @@ def main(argv):
     if summary_path:
         summ = {k: results[k] for k in ("wait_window_s", "stall_ratio", "stalls", "alone_stall_ratio",
                                         "alone_left_out", "alone_baseline_s", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc", "mpi_eager", "errors", "routes",
-                                        "confounder", "loss")}
+                                        "confounder", "loss", "host_cpu")}
         summ["worst"] = results["worst"]
         summ["failures"] = len(results["failures"])
         # every answer, so that runs can be pooled (eval/netlab_pool.py)

@@ -4,19 +4,23 @@
  * the utilization rho = lambda/mu against the shaper rate, the backlog
  * distribution and the stall counter; per port the counter deltas. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "counters.h"
+#include "ctr_hostcpu.h"
 #include "ctr_qdisc.h"
 #include "ctr_record.h"
 #include "jitter.h"
@@ -24,6 +28,7 @@
 
 #define MAX_DEVS 16 /* a lab of 8 leaves has 16 uplink ends */
 #define MAX_SAMPLES 1000000
+#define MAX_CGROUPS 64 /* node cgroups read under --cgroup-fd */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -36,7 +41,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
         "Usage: netvar-netlab-sample --qdisc-dev DEV [--qdisc-dev DEV...] [--ports GLOB]\n"
-        "                            [--interval-ms MS] [--duration-s S] [--output FILE] [--series]\n\n"
+        "                            [--interval-ms MS] [--duration-s S] [--output FILE] [--series]\n"
+        "                            [--cgroup-fd FD]\n\n"
         "Samples the queue of each DEV's root qdisc (tc -s -j qdisc show dev DEV:\n"
         "backlog in bytes, qlen in packets, bytes, packets, drops, overlimits) and the\n"
         "statistics of the network ports matching GLOB every MS milliseconds, until S\n"
@@ -49,7 +55,13 @@ static void usage(FILE *out)
         "  delta      the counter deltas of every port (netvar counter record form);\n"
         "             a qdisc is port \"DEV/<kind>\" of kind switch_port whose flits are\n"
         "             bytes_out and whose stalls are overlimits (field stall, unit count)\n"
-        "  series     with --series: [t_s, dev index, backlog bytes, qlen, bytes] rows\n\n"
+        "  series     with --series: [t_s, dev index, backlog bytes, qlen, bytes] rows\n"
+        "  host       this machine's CPU over the same window, from /proc/stat, in\n"
+        "             percent of all CPU time: busy, user, system, softirq and steal\n"
+        "             (a virtual machine's CPUs ready to run while the hypervisor ran\n"
+        "             something else: every runtime measured then is longer); with\n"
+        "             --cgroup-fd, per child cgroup h<i> its CPU quota's periods,\n"
+        "             throttled periods and throttled time (ms)\n\n"
         "Options:\n"
         "  --qdisc-dev DEV   device whose root qdisc is sampled (1..%d times)\n"
         "  --ports GLOB      netdev ports to count (fnmatch glob; default: the DEVs only)\n"
@@ -60,6 +72,9 @@ static void usage(FILE *out)
         "  --duration-s S    stop after S seconds, 0.05..86400 (default: until a signal)\n"
         "  --output FILE     write there atomically (default: stdout)\n"
         "  --series          include every sample\n"
+        "  --cgroup-fd FD    an open descriptor of the lab's CPU cgroup directory (its\n"
+        "                    nodes' cgroups h1, h2, ... are read there: `ip netns exec`\n"
+        "                    hides /sys/fs/cgroup, so lab/netlab opens it before)\n"
         "  --help            this text\n\n"
         "Exit status: 0 success, 1 a device or port could not be read or the output\n"
         "not written, 2 bad usage.\n\n"
@@ -132,16 +147,137 @@ static int combined_snapshot(nv_ctr_reader *r, struct dev_track *d, int ndev, co
     return 0;
 }
 
+/* the host's CPU over the window: /proc/stat and the lab's node cgroups */
+struct cg_track {
+    char name[16];
+    nv_cgcpu_stat a, b;
+    bool ok;
+};
+
+struct host_track {
+    nv_hostcpu_stat a, b;
+    bool ok;
+    char err[256];
+    int ncg;
+    struct cg_track cg[MAX_CGROUPS];
+};
+
+static int cmp_cg(const void *x, const void *y)
+{
+    const struct cg_track *a = x, *b = y;
+    long na = atol(a->name + 1), nb = atol(b->name + 1);
+    return na < nb ? -1 : na > nb;
+}
+
+/* the node cgroups h<digits> under fd, sorted by number */
+static int list_node_cgroups(int fd, struct cg_track *cg, int max)
+{
+    int d = dup(fd), n = 0;
+    DIR *dir = d >= 0 ? fdopendir(d) : NULL;
+    if (!dir) {
+        if (d >= 0)
+            close(d);
+        return 0;
+    }
+    rewinddir(dir);
+    struct dirent *e;
+    while ((e = readdir(dir)) && n < max) {
+        size_t len = strlen(e->d_name);
+        if (e->d_type != DT_DIR || e->d_name[0] != 'h' || len < 2 || len >= sizeof cg->name ||
+            strspn(e->d_name + 1, "0123456789") != len - 1)
+            continue;
+        memset(&cg[n], 0, sizeof cg[n]);
+        memcpy(cg[n].name, e->d_name, len + 1);
+        n++;
+    }
+    closedir(dir);
+    qsort(cg, (size_t)n, sizeof *cg, cmp_cg);
+    return n;
+}
+
+static void host_begin(struct host_track *h, int cgfd)
+{
+    h->ok = nv_hostcpu_read_stat(NULL, &h->a, h->err, sizeof h->err) == 0;
+    if (!h->ok)
+        fprintf(stderr, "netvar: netlab-sample: %s; the host's CPU is not recorded\n", h->err);
+    h->ncg = cgfd >= 0 ? list_node_cgroups(cgfd, h->cg, MAX_CGROUPS) : 0;
+    for (int i = 0; i < h->ncg; i++) {
+        char err[256];
+        h->cg[i].ok = nv_cgcpu_read_at(cgfd, h->cg[i].name, &h->cg[i].a, err, sizeof err) == 0;
+        if (!h->cg[i].ok)
+            fprintf(stderr, "netvar: netlab-sample: cgroup %s: %s; its throttling is not recorded\n", h->cg[i].name,
+                    err);
+    }
+}
+
+static json_object *host_end(struct host_track *h, int cgfd)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "source", json_object_new_string("/proc/stat"));
+    nv_hostcpu_pct pct;
+    if (h->ok && nv_hostcpu_read_stat(NULL, &h->b, h->err, sizeof h->err) != 0) {
+        fprintf(stderr, "netvar: netlab-sample: %s; the host's CPU is not recorded\n", h->err);
+        h->ok = false;
+    }
+    if (h->ok && nv_hostcpu_delta(&h->a, &h->b, &pct) != 0) {
+        snprintf(h->err, sizeof h->err, "no CPU tick passed in the window");
+        h->ok = false;
+    }
+    if (!h->ok) {
+        json_object_object_add(o, "error", json_object_new_string(h->err));
+    } else {
+        json_object *c = json_object_new_object();
+        json_object_object_add(c, "unit", json_object_new_string("percent of all CPU time in the window"));
+        json_object_object_add(c, "busy", json_object_new_double(pct.busy));
+        json_object_object_add(c, "user", json_object_new_double(pct.user));
+        json_object_object_add(c, "system", json_object_new_double(pct.system));
+        json_object_object_add(c, "irq", json_object_new_double(pct.irq));
+        json_object_object_add(c, "softirq", json_object_new_double(pct.softirq));
+        json_object_object_add(c, "steal", h->b.have_steal ? json_object_new_double(pct.steal) : NULL);
+        json_object_object_add(c, "iowait", json_object_new_double(pct.iowait));
+        json_object_object_add(c, "idle", json_object_new_double(pct.idle));
+        json_object_object_add(o, "cpu_pct", c);
+    }
+    json_object_object_add(o, "steal_meaning",
+                           json_object_new_string("time this machine's CPUs were ready to run while the hypervisor "
+                                                  "ran something else"));
+    if (h->ncg > 0) {
+        json_object *arr = json_object_new_array();
+        for (int i = 0; i < h->ncg; i++) {
+            struct cg_track *t = &h->cg[i];
+            char err[256];
+            if (t->ok && nv_cgcpu_read_at(cgfd, t->name, &t->b, err, sizeof err) != 0) {
+                fprintf(stderr, "netvar: netlab-sample: cgroup %s: %s; its throttling is not recorded\n", t->name,
+                        err);
+                t->ok = false;
+            }
+            if (!t->ok)
+                continue;
+            json_object *g = json_object_new_object();
+            json_object_object_add(g, "cgroup", json_object_new_string(t->name));
+            json_object_object_add(g, "periods", json_object_new_uint64(increase(t->a.periods, t->b.periods)));
+            json_object_object_add(g, "throttled_periods",
+                                   json_object_new_uint64(increase(t->a.throttled_periods, t->b.throttled_periods)));
+            json_object_object_add(g, "throttled_ms",
+                                   json_object_new_double((double)increase(t->a.throttled_us, t->b.throttled_us) / 1e3));
+            json_object_array_add(arr, g);
+        }
+        json_object_object_add(o, "cgroups", arr);
+    }
+    return o;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option lo[] = {
         {"qdisc-dev", required_argument, 0, 'q'}, {"ports", required_argument, 0, 'p'},
         {"interval-ms", required_argument, 0, 'i'}, {"duration-s", required_argument, 0, 'd'},
         {"output", required_argument, 0, 'o'},    {"series", no_argument, 0, 's'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+        {"cgroup-fd", required_argument, 0, 'g'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     const char *devs[MAX_DEVS], *ports = NULL, *output = NULL;
-    int ndev = 0, c;
+    int ndev = 0, c, cgfd = -1;
     double interval_ms = 100, duration_s = 0;
     bool series = false;
     opterr = 0;
@@ -174,6 +310,18 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'g': {
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            struct stat st;
+            if (errno || !end || *end || v < 3 || v > 1023 || fstat((int)v, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                fprintf(stderr, "netvar: netlab-sample: --cgroup-fd '%.30s' is not an open directory descriptor (3..1023)\n",
+                        optarg);
+                return 2;
+            }
+            cgfd = (int)v;
+            break;
+        }
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "netvar: netlab-sample: unknown option '%.40s'; see --help\n", argv[optind - 1]);
@@ -200,10 +348,11 @@ int main(int argc, char **argv)
     nv_qdisc_stats *now = calloc((size_t)ndev, sizeof *now);
     nv_ctr_snapshot *s0 = malloc(sizeof *s0), *s1 = malloc(sizeof *s1);
     nv_ctr_delta *delta = malloc(sizeof *delta);
+    struct host_track *host = calloc(1, sizeof *host);
     size_t cap = 4096;
     json_object *rows = series ? json_object_new_array() : NULL;
     int rc = 1;
-    if (!d || !now || !s0 || !s1 || !delta) {
+    if (!d || !now || !s0 || !s1 || !delta || !host) {
         fprintf(stderr, "netvar: netlab-sample: out of memory\n");
         goto out;
     }
@@ -275,6 +424,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "netvar: netlab-sample: %s\n", err);
                 goto out;
             }
+            host_begin(host, cgfd);
             first = false;
         }
         if (last)
@@ -358,6 +508,7 @@ int main(int argc, char **argv)
     }
     json_object_object_add(o, "uplink", ups);
     json_object_object_add(o, "delta", nv_ctr_delta_to_json(delta));
+    json_object_object_add(o, "host", host_end(host, cgfd));
     if (rows) {
         json_object_object_add(o, "series", rows);
         rows = NULL;
@@ -385,6 +536,7 @@ out:
     free(s0);
     free(s1);
     free(delta);
+    free(host);
     nv_ctr_close(r);
     return rc;
 }

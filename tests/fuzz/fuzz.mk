@@ -65,6 +65,8 @@ fuzz-inputs: $(FUZZ_INPUTS)
 	  printf '\001_SLURM_SPANK_OPTION_netvar_netvar=full\000NETVAR_APP=x' >$(BUILD)/fuzz/seeds-inputs/env; \
 	  printf '\006aries:3_5,0_0,99_15' >$(BUILD)/fuzz/seeds-inputs/bn1; \
 	  printf '\006qdisc:nv001u1,nv001u2' >$(BUILD)/fuzz/seeds-inputs/bn2; \
+	  printf '\003cpu  1000 10 500 8000 40 0 50 400 0 0\ncpu0 1 2 3 4\n' >$(BUILD)/fuzz/seeds-inputs/stat; \
+	  printf '\003nr_periods 10\nnr_throttled 2\nthrottled_usec 700\n' >$(BUILD)/fuzz/seeds-inputs/cgstat; \
 	  printf '\007n[1-3,7],gpu[01-04],h1' >$(BUILD)/fuzz/seeds-inputs/hosts
 	$(FUZZ_INPUTS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs

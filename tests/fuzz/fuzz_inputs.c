@@ -1,6 +1,8 @@
 /* fuzz_inputs.c - libFuzzer target for the parsers of outside input other
  * than the model file: netvar.conf with its rules, the --netvar values as
- * job_submit sees them, app names from batch scripts, `tc -j` JSON, and
+ * job_submit sees them, app names from batch scripts, `tc -j` JSON (with
+ * the host CPU counters the lab's sampler reads beside it: /proc/stat and
+ * cgroup cpu.stat text), and
  * segment profiles (written by users' own ranks), sacct lines and other
  * tools' AdminComment text, campaign --bottleneck specs (with the PAPI
  * events an Aries tile names), and the host lists a user gives sbatch
@@ -20,6 +22,7 @@
 #include "partitions.h"
 #include "placement.h"
 #include "acct_summary.h"
+#include "ctr_hostcpu.h"
 #include "ctr_qdisc.h"
 #include "sacct_history.h"
 #include "segment_profile.h"
@@ -66,6 +69,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char err[256];
         nv_qdisc_parse(text, size - 1, "uplink", q, 8, err, sizeof err);
         nv_qdisc_parse(text, size - 1, NULL, q, 8, err, sizeof err);
+        nv_hostcpu_stat h;
+        nv_cgcpu_stat c;
+        if (nv_hostcpu_parse_stat(text, size - 1, &h, err, sizeof err) == 0) {
+            nv_hostcpu_pct p;
+            if (nv_hostcpu_delta(&h, &h, &p) != -1) /* no tick between equal readings */
+                abort();
+        }
+        nv_cgcpu_parse(text, size - 1, &c, err, sizeof err);
         break;
     }
     case 4: {

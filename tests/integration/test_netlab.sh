@@ -143,7 +143,7 @@ check "a task on h2 runs in its namespace (data0, mgmt0)" test "$a" = 2
 sw=$(timeout 60 srun -N2 --switches=1 hostname 2>/dev/null | sort | tr '\n' ' ')
 case $sw in "h1 h2 "|"h1 h3 "|"h2 h3 "|"h4 h5 "|"h4 h6 "|"h5 h6 ") ok "--switches=1 keeps a 2-node job under one leaf ($sw)" ;;
     *) not_ok "--switches=1 placed the job on: $sw" ;; esac
-python3 - "$D/netvar/spool/jobs" "$P" <<'PY' >"$T/spank.check" 2>&1; check "the SPANK plugin counted the switch's ports (sysfs_root): $(tail -n 1 "$T/spank.check")" test $? = 0
+python3 - "$D/netvar/spool/jobs" "$P" <<'PY' >"$T/spank.check" 2>&1
 import glob, json, sys
 names = set()
 for f in glob.glob(sys.argv[1] + "/*/node-*.json"):
@@ -152,6 +152,8 @@ for f in glob.glob(sys.argv[1] + "/*/node-*.json"):
 assert sys.argv[2] + "u1" in names and sys.argv[2] + "d1" in names, sorted(names)
 print("%d ports" % len(names))
 PY
+rc=$? # before the description's $(...), which would reset $?
+check "the SPANK plugin counted the switch's ports (sysfs_root): $(tail -n 1 "$T/spank.check")" test $rc = 0
 
 # ------------------------------------------------------ CPU partition
 CG=$(sed -n 's/^cpu_cgroup=//p' "$D/netlab.conf")
@@ -181,9 +183,22 @@ fi
 # ------------------------------------------------------- live sampler
 "$NETLAB" sample "$D" --duration-s 2 --interval-ms 100 --series --output "$T/idle.json" 2>"$T/sample.err"
 check "sampler exits 0 on the idle uplink" test $? = 0
-python3 - "$T/idle.json" "$P" <<'PY' >"$T/idle.check" 2>&1; check "sampler JSON: 2 tbf queues, idle utilization < 0.2, ports counted, reads at jittered instants ($(tail -n 1 "$T/idle.check"))" test $? = 0
+python3 - "$T/idle.json" "$P" "$CG" <<'PY' >"$T/idle.check" 2>&1
 import json, sys
-d = json.load(open(sys.argv[1])); p = sys.argv[2]
+d = json.load(open(sys.argv[1])); p = sys.argv[2]; cg = sys.argv[3]
+# the host's CPU over the window (steal confounds every runtime on a VM)
+h = d["host"]
+assert h["source"] == "/proc/stat" and "error" not in h, h
+c = h["cpu_pct"]
+parts = sum(c[k] for k in ("user", "system", "irq", "softirq", "steal", "iowait", "idle"))
+assert abs(parts - 100) < 0.01 and 0 <= c["busy"] <= 100, c
+assert abs(c["busy"] - (100 - c["idle"] - c["iowait"])) < 0.01, c
+if cg:  # the lab made node cgroups: the sampler read each one's throttling
+    g = {x["cgroup"]: x for x in h["cgroups"]}
+    assert list(g) == ["h%d" % (i + 1) for i in range(6)], list(g)  # the lab is up with 6 nodes
+    assert all(x["periods"] >= x["throttled_periods"] >= 0 and x["throttled_ms"] >= 0 for x in g.values()), g
+else:
+    assert "cgroups" not in h, h
 assert d["schema"] == "netvar-netlab-counters" and d["samples"] >= 10, d["samples"]
 # reads at jittered instants (a fixed period aliases a periodic load): the
 # gaps between passes lie in [50, 150) ms, and they vary (the last read,
@@ -203,8 +218,11 @@ assert p + "u1/tbf" in names and names[p + "u1/tbf"]["kind"] == "switch_port"
 assert "stall" in names[p + "u1/tbf"]["fields"]
 assert all(p + "d%d" % i in names for i in range(1, 7)), sorted(names)
 assert d["field_roles"]["stalls"] == "stall" and d["field_roles"]["flits"] == "bytes_out"
-print("utilization %.4f, gaps %.0f..%.0f ms" % (u[p + "u1"]["utilization"], min(g) * 1e3, max(g) * 1e3))
+print("utilization %.4f, gaps %.0f..%.0f ms, host busy %.1f %% (steal %.1f %%)" % (
+    u[p + "u1"]["utilization"], min(g) * 1e3, max(g) * 1e3, c["busy"], c["steal"] or 0))
 PY
+rc=$?
+check "sampler JSON: 2 tbf queues, idle utilization < 0.2, ports counted, reads at jittered instants, the host's CPU and the node cgroups' throttling ($(tail -n 1 "$T/idle.check"))" test $rc = 0
 
 # ---------------------------------------------- ping-pong alone vs loaded
 ib() { # ib OUT: cross-leaf ImpactB h1<->h4, 3 s, one exchange per 5 ms

@@ -63,6 +63,10 @@ ok = (s["pairs"] == 4 and n("counters queue+history", "pair") == 4 and n("counte
       and s["repetition_spread"]["max_pp"] >= s["repetition_spread"]["median_pp"] >= 0
       and all(r["predicted_pct"] is not None or r in s["failures"] for r in rows)
       and s["uplink_reads"] == "jittered")
+# every measured run's counter file carries the host's CPU (steal gates)
+h = s["host_cpu"]
+ok = ok and h["recorded"] == h["runs"] > 0 and isinstance(h["reliable"], bool) and (
+    0 <= h["steal_pct"]["median"] <= h["steal_pct"]["max"] <= 100) and h["over"] <= h["recorded"]
 # the in-leaf runs scored as placements: known, the path answers 0 % for
 # each app; unknown, the model answers as for a shared uplink
 placed = [r for r in rows if r["variant"] == "in-leaf, placement known"]
@@ -74,6 +78,7 @@ sys.exit(0 if ok else 1)
 PY
 [ "$(wc -l <"$R/rho_pairs.txt")" = 2 ] || bad "rho cross-check does not have 2 configurations"
 grep -q "confounder check" "$OUT/log" || bad "no confounder section"
+grep -q "^  stolen by the hypervisor, percent of all CPU time: median" "$OUT/log" || bad "no host CPU section"
 grep -q "^uplink reads: at jittered instants" "$OUT/log" || bad "the scores do not say the uplink was read at jittered instants"
 grep -q "^== done" "$OUT/log" || bad "eval did not reach the end"
 ls /run/netns 2>/dev/null | grep -q "^nv[0-9]" && [ -z "$(ls /run/netvar-netlab 2>/dev/null)" ] &&

@@ -89,6 +89,36 @@ assert len(left) == 1 and left[0].startswith("a alone: 2 of 3 runs") and "17.40,
 base, left = alone_baselines(runs, 0)
 assert base == {"a": 17.4, "c": 13.6} and not left, (base, left)
 PY
+# the host-CPU section: steal per run from each counter file's host record,
+# the gate (over a tenth of the runs above 5 % steal), and files without a
+# record (older datasets) counted as not recorded
+python3 - "$ROOT/eval" <<'PY' || bad "the scorer's host-CPU section"
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from netlab_score import host_cpu, host_report, STEAL_RUN_PCT, STEAL_RUNS_FRAC
+assert (STEAL_RUN_PCT, STEAL_RUNS_FRAC) == (5.0, 0.1)
+def cnt(steal, thr=(10.0, 30.0)):
+    return {"elapsed_s": 10.0, "host": {"cpu_pct": {"steal": steal, "busy": 40.0 + steal},
+            "cgroups": [{"cgroup": "h%d" % (i + 1), "throttled_ms": t} for i, t in enumerate(thr)]}}
+assert host_cpu(cnt(2.0)) == (2.0, 42.0, 3.0)       # the busiest cgroup: 30 ms in 10 s
+assert host_cpu({"elapsed_s": 1, "host": {"error": "x"}}) is None and host_cpu(None) is None
+class DS:
+    def __init__(self, steals):
+        self.apps, self.meta, self.base = ["a"], {"configs": []}, {"a": 10.0}
+        self.runs = [("pair", "a", "a", r + 1, 11.0 + r) for r in range(len(steals))]
+        self.pairs = {("a", "a"): [(r + 1, 10.0 + 10 * r) for r in range(len(steals))]}
+        self.files = {f"pair_a_a_{r + 1}.out.counters.json": cnt(s) for r, s in enumerate(steals) if s is not None}
+    def counters(self, name):
+        return self.files.get(name)
+h = host_report(DS([1.0] * 18 + [9.0, 12.0]))      # 2 of 20 over 5 %: a tenth, still reliable
+assert h["recorded"] == 20 and h["runs"] == 22 and h["over"] == 2 and h["reliable"] is True, h
+assert h["worst"][0]["steal_pct"] == 12.0 and h["steal_pct"]["max"] == 12.0, h
+h = host_report(DS([1.0] * 17 + [9.0, 12.0, 30.0]))  # 3 of 20: unreliable
+assert h["over"] == 3 and h["reliable"] is False, h
+h = host_report(DS([None] * 4))                    # measured before the sampler recorded it
+assert h["recorded"] == 0 and h["reliable"] is None, h
+PY
 python3 "$ROOT/eval/netlab_score.py" "$T" --alone-stall-ratio 1.2 >/dev/null 2>"$T/e6"; rc=$?
 [ $rc = 1 ] && grep -q "not 0 or a ratio in \[1.5, 1000\]" "$T/e6" || bad "--alone-stall-ratio 1.2: exit $rc, $(cat "$T/e6")"
 [ $fail = 0 ] && echo "ok - pooled 2 kept runs: $(grep -A4 '^counters wait|share+history, held out: pair$' "$T/out" | tail -n 1 | tr -s ' ')"
