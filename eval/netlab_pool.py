@@ -49,6 +49,17 @@ def run_name(path):
     return b[:-len(".summary.json")] if b.endswith(".summary.json") else b
 
 
+def host_named(h):
+    """a run's host-CPU record (the scorer's host_cpu) in a few words"""
+    if not isinstance(h, dict) or not isinstance(h.get("recorded"), int) or not h["recorded"]:
+        return "host CPU not recorded"
+    med = (h.get("steal_pct") or {}).get("median")
+    if not isinstance(med, (int, float)):
+        return "host CPU not recorded"
+    return (f"steal median {med:.1f} %, {h.get('over')} of {h['recorded']} runs over "
+            f"{h.get('steal_run_pct', 5):g} %" + ("" if h.get("reliable") is True else ": UNRELIABLE"))
+
+
 def load_run(path):
     try:
         with open(path) as f:
@@ -77,7 +88,7 @@ def load_run(path):
     return {"run": run_name(path), "uplink_reads": s.get("uplink_reads", "unknown"),
             "tcp_cc": tcp_cc_named(s.get("tcp_cc")), "mpi_eager": mpi_eager_named(s.get("mpi_eager")),
             "lab": lab_named(tcp_cc_named(s.get("tcp_cc")), mpi_eager_named(s.get("mpi_eager"))),
-            "rows": rows, "spread": spread}
+            "rows": rows, "spread": spread, "host": host_named(s.get("host_cpu"))}
 
 
 def figures(err, failed, bar):
@@ -137,9 +148,10 @@ def main(argv):
             if k not in keys:
                 keys.append(k)
     result = {"bar_pp": bar, "tcp_cc": runs[0]["tcp_cc"], "mpi_eager": runs[0]["mpi_eager"],
-              "lab": labs[0], "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"]}
+              "lab": labs[0], "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"], "host": r["host"]}
                                       for r in runs], "predictors": []}
-    print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads)" for r in runs)
+    print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads; {r['host']})"
+                                            for r in runs)
           + f"; lab: TCP {labs[0]}")
     print(f"absolute error, percentage points; 'over' counts answers over {bar:g} pp and "
           "failures (each run's answers were held out inside that run)")

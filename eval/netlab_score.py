@@ -286,6 +286,15 @@ def host_cpu(cnt):
     return c["steal"], c.get("busy", float("nan")), thr / el if el > 0 else float("nan")
 
 
+def node_throttle(cnt, nodes):
+    """ms per second the busiest of the named node cgroups spent throttled
+    for its CPU quota over a counter file's window (None: not recorded)"""
+    el = (cnt or {}).get("elapsed_s") or 0
+    g = [x.get("throttled_ms") or 0 for x in (((cnt or {}).get("host") or {}).get("cgroups") or [])
+         if x.get("cgroup") in nodes]
+    return max(g) / el if g and el > 0 else None
+
+
 def host_report(ds):
     """the host's CPU over the measured runs (see the module's text)"""
     runs = []   # (kind, label, steal, busy, throttled ms/s, deviation pp or None)
@@ -785,11 +794,18 @@ def main(argv):
     for tr, c in zip(ds.model["training_set"], ds.meta["configs"]):
         probe.append({"what": "config " + tr["id"], "impactb_mean_us": tr["latency"]["mean_us"],
                       "uplink_queue_wait_us": qwait(ds.counters(f"cb_{c}.counters.json"))})
+    # beside an app, ImpactB runs on the load nodes at the same time as the
+    # sampler: what the host did to those nodes is read from the same window
+    probe_nodes = [n for n in str(((ds.meta or {}).get("lab") or {}).get("load_nodes") or "").split(",") if n]
     for a in ds.apps:
         imp = ds.counters(f"impact_{a}.json") or {}
+        cnt = ds.counters(f"impact_{a}.counters.json")
+        h = host_cpu(cnt)
         probe.append({"what": "app " + a,
                       "impactb_mean_us": (imp.get("latency") or {}).get("mean_us", float("nan")),
-                      "uplink_queue_wait_us": qwait(ds.counters(f"impact_{a}.counters.json"))})
+                      "uplink_queue_wait_us": qwait(cnt),
+                      "probe_nodes_throttled_ms_per_s": node_throttle(cnt, probe_nodes),
+                      "steal_pct": h[0] if h else None})
     routes["probe_vs_queue"] = probe
     routes["pearson_probe_vs_queue"] = pearson([x["impactb_mean_us"] for x in probe],
                                                [x["uplink_queue_wait_us"] for x in probe])
@@ -982,7 +998,11 @@ def main(argv):
     print("\nthe probe's view against the uplink queue (phase-locking check)")
     print("  %-28s %16s %20s" % ("", "ImpactB mean (us)", "uplink queue wait (us)"))
     for x in routes["probe_vs_queue"]:
-        print("  %-28s %16.1f %20.1f" % (x["what"], x["impactb_mean_us"], x["uplink_queue_wait_us"]))
+        extra = ""
+        if x.get("probe_nodes_throttled_ms_per_s") is not None:
+            extra = "   probe's nodes throttled %5.1f ms/s, steal %4.1f %%" % (
+                x["probe_nodes_throttled_ms_per_s"], x["steal_pct"] or 0)
+        print("  %-28s %16.1f %20.1f%s" % (x["what"], x["impactb_mean_us"], x["uplink_queue_wait_us"], extra))
     print("  Pearson correlation: %.3f" % routes["pearson_probe_vs_queue"])
 
     # what the wait axis does not show: loss.  A smooth configuration queues

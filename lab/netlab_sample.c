@@ -183,7 +183,8 @@ static int list_node_cgroups(int fd, struct cg_track *cg, int max)
     struct dirent *e;
     while ((e = readdir(dir)) && n < max) {
         size_t len = strlen(e->d_name);
-        if (e->d_type != DT_DIR || e->d_name[0] != 'h' || len < 2 || len >= sizeof cg->name ||
+        if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) || e->d_name[0] != 'h' || len < 2 ||
+            len >= sizeof cg->name ||
             strspn(e->d_name + 1, "0123456789") != len - 1)
             continue;
         memset(&cg[n], 0, sizeof cg[n]);

@@ -17,6 +17,21 @@ python3 "$ROOT/eval/netlab_pool.py" $runs --bar 25 --json "$T/pool.json" >"$T/ou
     bad "pool exited $?: $(cat "$T/err")"
 grep -q "^counters wait|share+history, held out: pair$" "$T/out" || bad "no pair hold-out section"
 grep -Eq "^  pooled +50 " "$T/out" || bad "the pooled row does not hold 2 x 25 answers"
+# runs measured before the sampler recorded the host's CPU say so
+grep -q "^2 runs: netlab-2026-11-25c (fixed reads; host CPU not recorded), netlab-2026-11-27c (" "$T/out" ||
+    bad "the runs line does not name each run's host record: $(head -n 1 "$T/out")"
+python3 - "$ROOT/eval" <<'PY' || bad "host_named"
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+from netlab_pool import host_named
+assert host_named(None) == host_named({"recorded": 0}) == "host CPU not recorded"
+assert host_named({"recorded": 20, "over": 1, "steal_pct": {"median": 0.4}, "steal_run_pct": 5, "reliable": True}) == \
+    "steal median 0.4 %, 1 of 20 runs over 5 %"
+assert host_named({"recorded": 20, "over": 9, "steal_pct": {"median": 7.25}, "steal_run_pct": 5,
+                   "reliable": False}).endswith("9 of 20 runs over 5 %: UNRELIABLE")
+assert host_named({"recorded": 3, "steal_pct": {"median": "x"}}) == "host CPU not recorded"
+PY
 python3 - "$T/pool.json" $runs <<'PY' || bad "pooled figures disagree with the scorer's own"
 import json, sys
 pool = json.load(open(sys.argv[1]))
