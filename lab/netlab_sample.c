@@ -175,6 +175,8 @@ static int list_node_cgroups(int fd, struct cg_track *cg, int max)
     int d = dup(fd), n = 0;
     DIR *dir = d >= 0 ? fdopendir(d) : NULL;
     if (!dir) {
+        fprintf(stderr, "netvar: netlab-sample: --cgroup-fd %d: cannot list it: %s; no node's throttling is recorded\n",
+                fd, strerror(errno));
         if (d >= 0)
             close(d);
         return 0;
