@@ -63,11 +63,12 @@ Hold-outs (each answer uses no run of what it predicts):
 A prediction that fails is counted as a failure and printed, never dropped.
 
 The host's CPU: each counter file of a run measured since the sampler
-records it (after 2026-11-29c) carries the machine's CPU over its run (/proc/stat: busy and steal, in percent of all CPU time;
-the lab nodes' cgroup throttling).  On a virtual machine, steal (the
-hypervisor running another guest while this one was ready) lengthens every
-runtime measured then, alone or beside a neighbour, and the network does
-not show it.  The scorer prints steal over the measured runs, whether a
+records it (2026-11-29c on) carries the machine's CPU over its run
+(/proc/stat: busy and steal, in percent of all CPU time; the lab nodes'
+cgroup throttling; each whole campaign is sampled too).  On a virtual
+machine, steal (the hypervisor running another guest while this one was
+ready) lengthens every runtime measured then, alone or beside a neighbour,
+and the network does not show it.  The scorer prints steal over the measured runs, whether a
 repetition's steal explains its distance from its pair's median, and marks
 the figures UNRELIABLE when more than a tenth of the measured runs lost
 over 5 % of the CPU time to steal.  Older datasets say "not recorded".
