@@ -13,10 +13,15 @@
 
 /* Reads the file at dirfd/path (open flags without following a link or
  * blocking) into buf, at most cap-1 bytes, '\0'-terminated.  Returns the
- * length or -1 with err. */
+ * length or -1 with err.  Not nv_read_untrusted (safe_open.h): that one
+ * refuses a file past its cap, while only a prefix is wanted here (the
+ * "cpu " line comes first, and /proc/stat's intr line alone can pass any
+ * fixed cap on a machine with many interrupts), and the cgroup files are
+ * reached through a directory descriptor (`ip netns exec` hides their
+ * path). */
 static long read_small(int dirfd, const char *path, char *buf, size_t cap, char *err, size_t errlen)
 {
-    int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int fd = openat(dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
