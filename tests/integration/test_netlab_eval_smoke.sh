@@ -42,7 +42,9 @@ for p in "counters wait\\|share\\+history +pair" "counters wait\\|share\\+histor
     "counters wait\\|share\\+history +neighbour" \
     "counters wait\|share \(physics\)" "counters queue\+history +pair" "counters queue\+history +app" \
     "counters queue \(physics\)" "latency queue" "latency averagelt" "latency averagestdevlt" \
-    "latency pdflt" "table \(repeatability\)" "in-leaf, placement known" "in-leaf, placement unknown"; do
+    "latency pdflt" "table \(repeatability\)" "in-leaf, placement known" "in-leaf, placement unknown" \
+    "counters nearest U,W \(physics\)" "counters nearest U,W\+history +pair" \
+    "counters nearest U,W\+history +neighbour"; do
     grep -Eq "^  $p " "$OUT/log" || bad "no error row for $p"
 done
 # the offline scorer read the dataset: every ordered pair under each hold-out,
@@ -63,6 +65,12 @@ ok = (s["pairs"] == 4 and n("counters queue+history", "pair") == 4 and n("counte
       and s["repetition_spread"]["max_pp"] >= s["repetition_spread"]["median_pp"] >= 0
       and all(r["predicted_pct"] is not None or r in s["failures"] for r in rows)
       and s["uplink_reads"] == "jittered")
+# the exploration (nearest configurations in U and W) answered every pair:
+# both configurations have counter files, so none may fail
+ok = ok and n("counters nearest U,W (physics)", "pair and app") == 4 and all(
+    r["predicted_pct"] is not None and r["predicted_pct"] >= 0 for r in rows
+    if r["variant"].startswith("counters nearest")) and n("counters nearest U,W+history", "pair") == 4 \
+    and n("counters nearest U,W+history", "neighbour") == 4
 # every measured run's counter file carries the host's CPU (steal gates)
 h = s["host_cpu"]
 ok = ok and h["recorded"] == h["runs"] > 0 and isinstance(h["reliable"], bool) and (
@@ -75,6 +83,27 @@ ok = ok and len(placed) == 2 and len(blind) == 2 and all(
     r["predicted_pct"] == 0 and r["source"] == "path: under one leaf switch" for r in placed) and all(
     r["predicted_pct"] is not None and r["source"] != "path: under one leaf switch" for r in blind)
 sys.exit(0 if ok else 1)
+PY
+# the scorer's Python copy of the history fit (fit_history, which corrects
+# the exploration) gives netvar's own +history answers from netvar's physics
+python3 - "$ROOT/eval" "$R" <<'PY' || bad "fit_history does not reproduce netvar's +history answers"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import netlab_score as s
+ds = s.Dataset(sys.argv[2], s.ALONE_STALL_RATIO)
+sc = json.load(open(sys.argv[2] + "/score.json"))
+phys = {(r["app"], r["with"]): r["predicted_pct"] for r in sc["rows"]
+        if r["variant"] == "counters wait|share (physics)"}
+diff = []
+for r in sc["rows"]:
+    if r["variant"] == "counters wait|share+history" and r["holdout"] == "pair":
+        a, b = r["app"], r["with"]
+        sens, press, victims = s.fit_history(
+            s.table_entries(ds, lambda x, y, k: (x, y) != (a, b)), lambda x, y: phys.get((x, y)))
+        p = phys[(a, b)] * sens.get(a, 1.0) * press.get(b, 1.0) if a in victims else phys[(a, b)]
+        diff.append(abs(max(0.0, p) - r["predicted_pct"]))
+print("fit_history against netvar: %d answers, largest difference %.4f pp" % (len(diff), max(diff)))
+sys.exit(0 if len(diff) == 4 and max(diff) <= 0.1 else 1)
 PY
 [ "$(wc -l <"$R/rho_pairs.txt")" = 2 ] || bad "rho cross-check does not have 2 configurations"
 grep -q "confounder check" "$OUT/log" || bad "no confounder section"

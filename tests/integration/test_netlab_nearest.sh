@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# test_netlab_nearest.sh - the scorer's exploration "nearest configurations
+# in (U, W)" (eval/netlab_score.py nearest_predict) on hand-made
+# configurations and neighbour windows, whose answers are worked out here:
+# a window on a configuration answers that configuration's slowdown; between
+# two, their inverse-distance mean; an idle window 0 %; several windows
+# average progress rates, not slowdowns; a victim with no campaign point or
+# a neighbour without a window fails with a reason.  And fit_history, the
+# Python copy of netvar's history fit that corrects it: with no pair it
+# changes nothing, and a victim measured at twice its physics beside two
+# neighbours gets a sensitivity above 1 (pulled toward 1 by the ridge).
+# Seconds; no lab.  Env: ROOT.
+set -u
+ROOT=$(readlink -f "${ROOT:-.}")
+python3 - "$ROOT/eval" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import netlab_score as s
+fail = 0
+def check(ok, what):
+    global fail
+    print(("ok - " if ok else "NOT OK - ") + what)
+    fail |= not ok
+# two configurations: (U 0.2, W 0) slows A by 10 %, (U 0.8, W 2000 us) by 100 %
+cfg = {"c1": (0.2, 0.0, {"A": 10.0}), "c2": (0.8, 2000.0, {"A": 100.0})}
+def nm(wins):
+    return (cfg, 2000.0, wins)
+v, src = s.nearest_predict(nm({"B": [(0.8, 2000.0)]}), "A", "B")
+check(abs(v - 100.0) < 1e-9 and src == "nearest U,W", f"on a configuration: its slowdown ({v})")
+# halfway in both axes: equal distances, the mean of the two
+v, _ = s.nearest_predict(nm({"B": [(0.5, 1000.0)]}), "A", "B")
+check(abs(v - 55.0) < 1e-9, f"halfway between two: their mean, 55 % ({v})")
+# a quarter of the way: distances 1:3, weights 3:1 -> (3*10 + 100) / 4
+v, _ = s.nearest_predict(nm({"B": [(0.35, 500.0)]}), "A", "B")
+check(abs(v - 32.5) < 1e-9, f"a quarter of the way: 32.5 % ({v})")
+v, _ = s.nearest_predict(nm({"B": [(0.01, 5.0)]}), "A", "B")
+check(v == 0.0, f"an idle window: 0 % ({v})")
+# two windows, 100 % and idle: progress rates 0.5 and 1 -> 1 / 0.75 - 1
+v, _ = s.nearest_predict(nm({"B": [(0.8, 2000.0), (0.0, 0.0)]}), "A", "B")
+check(abs(v - 100.0 / 3) < 1e-9, f"100 % half the time, idle the rest: +33.3 % ({v})")
+v, why = s.nearest_predict(nm({"B": [(0.5, 1.0)]}), "C", "B")
+check(v is None and "C" in why, f"a victim with no campaign point fails: {why}")
+v, why = s.nearest_predict(nm({"B": []}), "A", "B")
+check(v is None and "B" in why, f"a neighbour without a window fails: {why}")
+# the history fit
+phys = {("A", "B"): 50.0, ("A", "C"): 40.0, ("D", "B"): 20.0}
+sens, press, victims = s.fit_history([], lambda a, b: phys.get((a, b)))
+check(not sens and not press and not victims, "no pair: no factor")
+entries = [{"app": "A", "with": "B", "slowdown_pct": 100.0, "samples": 3, "sd_pct": 1.0},
+           {"app": "A", "with": "C", "slowdown_pct": 80.0, "samples": 3, "sd_pct": 1.0}]
+sens, press, victims = s.fit_history(entries, lambda a, b: phys.get((a, b)))
+check(victims == {"A"} and 1.0 < sens["A"] * press["B"] < 2.0 and 1.0 < sens["A"] * press["C"] < 2.0,
+      f"measured twice the physics: s_A q_B {sens['A'] * press['B']:.3f}, in (1, 2): the ridge pulls toward 1")
+sys.exit(fail)
+PY
