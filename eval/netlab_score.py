@@ -78,8 +78,8 @@ neighbour to CompressionB configurations in both counter axes at once, as
 the seed's AverageLT matched it by mean latency: each 0.5 s window of the
 neighbour's alone runs is placed in (U, W / the largest configuration's W),
 the victim's campaign slowdowns at the two nearest configurations are
-averaged by inverse distance (a window under U 0.02 and 20 us: 0 %), and
-the windows' progress rates are averaged.  Scored as physics (pair and app
+averaged by inverse distance (the idle point, U 0 and W 0 at 0 %, is
+one of the points), and the windows' progress rates are averaged.  Scored as physics (pair and app
 held out) and corrected by the history fit (fit_history, a Python copy of
 netvar's, checked against netvar's answers by test_netlab_eval_smoke), pair
 or neighbour held out.  Fixed before the 2026-11-29d run measured a pair;
@@ -302,7 +302,6 @@ NEAREST = "counters nearest U,W (physics)"
 NEAREST_H = "counters nearest U,W+history"
 NEAREST_K = 2            # configurations averaged, by inverse distance
 NEAREST_WINDOW_S = 0.5   # a neighbour's windows (its phases)
-NEAREST_IDLE = (0.02, 20.0)  # a window under U 0.02 and 20 us of wait is idle: 0 %
 
 
 def joint_series(cnt, runtime_s=None, trim_s=1.0):
@@ -345,22 +344,20 @@ def nearest_model(ds, cm):
 
 
 def nearest_predict(nm, a, b):
-    """(A's slowdown % beside B, the configurations of B's busiest window)
-    or (None, why): for each of B's windows, A's campaign slowdowns at the
-    NEAREST_K configurations nearest it in (U, W / the largest
-    configuration's W), weighted by inverse distance; the windows' progress
-    rates averaged (1 + s = 1 / E[1 / (1 + p)])"""
+    """(A's slowdown % beside B, "nearest U,W") or (None, why): for each of
+    B's windows, A's campaign slowdowns at the NEAREST_K points nearest it
+    in (U, W / the largest configuration's W), weighted by inverse
+    distance, among the configurations and the idle anchor (U 0, W 0: 0 %);
+    the windows' progress rates averaged (1 + s = 1 / E[1 / (1 + p)])"""
     cfg, wmax, wins = nm
     pts = [(u, w, sl[a]) for u, w, sl in cfg.values() if a in sl]
     if not pts:
         return None, f"{a}: no campaign slowdown"
     if not wins.get(b):
         return None, f"{b}: no counter window of an alone run"
-    rates, near = [], ""
+    pts.append((0.0, 0.0, 0.0))
+    rates = []
     for ub, wb in wins[b]:
-        if ub < NEAREST_IDLE[0] and wb < NEAREST_IDLE[1]:
-            rates.append(1.0)
-            continue
         d = sorted((math.hypot(u - ub, (w - wb) / wmax), y) for u, w, y in pts)[:NEAREST_K]
         if d[0][0] < 1e-12:
             p = d[0][1]
@@ -469,7 +466,7 @@ def host_report(ds):
         runs.append(("config", f"config {c} (CompressionB, ImpactB)", host_cpu(ds.counters(f"cb_{c}.counters.json")), None))
     have = [x for x in runs if x[2] is not None]
     out = {"runs": len(runs), "recorded": len(have), "steal_run_pct": STEAL_RUN_PCT,
-           "steal_runs_frac": STEAL_RUNS_FRAC}
+           "steal_runs_frac": STEAL_RUNS_FRAC, "rerun": rerun_list(ds.dir)}
     if not have:
         out["reliable"] = None
         return out
@@ -491,8 +488,35 @@ def host_report(ds):
     return out
 
 
+def rerun_list(d):
+    """the runs measured once more because the host stole CPU time during
+    the first attempt (netlab_eval.sh rerun.txt, since 2026-11-29d); None
+    when the dataset has no such list"""
+    p = os.path.join(d, "rerun.txt")
+    if not os.path.exists(p):
+        return None
+    out = []
+    with open(p) as f:
+        for line in f:
+            x = line.split()
+            if len(x) == 6:
+                try:
+                    out.append({"kind": x[0], "app": x[1], "with": x[2], "rep": int(x[3]),
+                                "steal_pct": float(x[4]), "first_runtime_s": float(x[5])})
+                except ValueError:
+                    die(f"{p}: '{line.strip()[:80]}': not kind app with rep steal runtime")
+    return out
+
+
 def print_host_report(h):
     print("\nthe host's CPU during the measured runs (/proc/stat in each run's counter file)")
+    if h.get("rerun") is None:
+        print("  runs measured once more after a burst of steal: none (measured before the eval did so)")
+    else:
+        print(f"  runs measured once more after a burst of steal: {len(h['rerun'])}" + "".join(
+            f"; {x['kind']} {x['app']}" + (f" beside {x['with']}" if x["kind"] == "pair" else "")
+            + f" #{x['rep']} (first attempt {x['steal_pct']:.1f} % stolen, {x['first_runtime_s']:.2f} s)"
+            for x in h["rerun"][:5]) + ("; ..." if len(h["rerun"]) > 5 else ""))
     if not h["recorded"]:
         print(f"  not recorded: none of the {h['runs']} runs' counter files has the host's CPU "
               "(measured before the sampler recorded it)")

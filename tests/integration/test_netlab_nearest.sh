@@ -3,7 +3,8 @@
 # in (U, W)" (eval/netlab_score.py nearest_predict) on hand-made
 # configurations and neighbour windows, whose answers are worked out here:
 # a window on a configuration answers that configuration's slowdown; between
-# two, their inverse-distance mean; an idle window 0 %; several windows
+# two, their inverse-distance mean; the idle point (0 %) is one of them, so
+# an idle window reads 0 % and a light one little; several windows
 # average progress rates, not slowdowns; a victim with no campaign point or
 # a neighbour without a window fails with a reason.  And fit_history, the
 # Python copy of netvar's history fit that corrects it: with no pair it
@@ -21,19 +22,22 @@ def check(ok, what):
     global fail
     print(("ok - " if ok else "NOT OK - ") + what)
     fail |= not ok
-# two configurations: (U 0.2, W 0) slows A by 10 %, (U 0.8, W 2000 us) by 100 %
-cfg = {"c1": (0.2, 0.0, {"A": 10.0}), "c2": (0.8, 2000.0, {"A": 100.0})}
+# two configurations: (U 0.4, W 0) slows A by 10 %, (U 0.8, W 2000 us) by
+# 100 %; W is scaled by 2000 us, and the idle point (0, 0) reads 0 %
+cfg = {"c1": (0.4, 0.0, {"A": 10.0}), "c2": (0.8, 2000.0, {"A": 100.0})}
 def nm(wins):
     return (cfg, 2000.0, wins)
 v, src = s.nearest_predict(nm({"B": [(0.8, 2000.0)]}), "A", "B")
 check(abs(v - 100.0) < 1e-9 and src == "nearest U,W", f"on a configuration: its slowdown ({v})")
-# halfway in both axes: equal distances, the mean of the two
-v, _ = s.nearest_predict(nm({"B": [(0.5, 1000.0)]}), "A", "B")
-check(abs(v - 55.0) < 1e-9, f"halfway between two: their mean, 55 % ({v})")
-# a quarter of the way: distances 1:3, weights 3:1 -> (3*10 + 100) / 4
-v, _ = s.nearest_predict(nm({"B": [(0.35, 500.0)]}), "A", "B")
-check(abs(v - 32.5) < 1e-9, f"a quarter of the way: 32.5 % ({v})")
-v, _ = s.nearest_predict(nm({"B": [(0.01, 5.0)]}), "A", "B")
+# (0.6, 0.5 scaled): 0.539 from both configurations, 0.781 from idle
+v, _ = s.nearest_predict(nm({"B": [(0.6, 1000.0)]}), "A", "B")
+check(abs(v - 55.0) < 1e-9, f"halfway between two configurations: their mean, 55 % ({v})")
+v, _ = s.nearest_predict(nm({"B": [(0.2, 0.0)]}), "A", "B")
+check(abs(v - 5.0) < 1e-9, f"halfway between idle and a configuration: 5 % ({v})")
+# a quarter of the way from idle: distances 1:3, weights 3:1 -> 10 / 4
+v, _ = s.nearest_predict(nm({"B": [(0.1, 0.0)]}), "A", "B")
+check(abs(v - 2.5) < 1e-9, f"a quarter of the way from idle: 2.5 % ({v})")
+v, _ = s.nearest_predict(nm({"B": [(0.0, 0.0)]}), "A", "B")
 check(v == 0.0, f"an idle window: 0 % ({v})")
 # two windows, 100 % and idle: progress rates 0.5 and 1 -> 1 / 0.75 - 1
 v, _ = s.nearest_predict(nm({"B": [(0.8, 2000.0), (0.0, 0.0)]}), "A", "B")
