@@ -25,8 +25,13 @@
 #                                      completed: skip them, measure the rest on a
 #                                      new lab (the dataset says it was resumed)
 #   EVAL_CONFIGS=B:P:M,...             CompressionB configurations of the full run
-#                                      (default: seven, smooth from light to full,
-#                                      bursty at about a third and two thirds, saturated)
+#                                      (default: eight, smooth from light to full,
+#                                      bursty at about a third, two thirds and 0.9, saturated)
+#   EVAL_STEAL_RERUN_PCT=P             an alone, pair or in-leaf run during which the
+#                                      hypervisor stole over P % of the CPU time is run
+#                                      once more (default 5, the scorer's gate; 0: any
+#                                      steal); the first attempt's files are kept as
+#                                      .stolen and listed in rerun.txt
 #
 # Placement: the lab has 4 nodes, leaf s1 = h1 h2, leaf s2 = h3 h4.  The
 # measured app always runs on h1+h3; the load beside it runs on h2+h4, so
@@ -301,6 +306,41 @@ beside() {
     [ $rc = 0 ] && echo "$t"
 }
 
+# A measured run during which the hypervisor took more than STEAL_RERUN %
+# of the machine's CPU time (steal, recorded in its counter file) is run
+# once more: a burst of steal lengthens every runtime measured then, and
+# the network does not show it (2026-11-29c).  The first attempt's files
+# are kept beside (.stolen) and listed in rerun.txt; the second attempt
+# counts whatever its steal, so the scorer's gate still sees it.
+STEAL_RERUN=${EVAL_STEAL_RERUN_PCT:-5}
+[[ $STEAL_RERUN =~ ^[0-9]+([.][0-9]+)?$ ]] || die "EVAL_STEAL_RERUN_PCT=$STEAL_RERUN: not a percentage"
+: >"$OUT/rerun.txt" # kind app with rep steal_pct first_runtime_s
+# steal_of COUNTERS: percent of all CPU time stolen over that run ("" when
+# the file has no host record)
+steal_of() {
+    python3 - "$1" <<'PY' 2>/dev/null
+import json, sys
+s = ((json.load(open(sys.argv[1])).get("host") or {}).get("cpu_pct") or {}).get("steal")
+print("" if s is None else "%.1f" % s)
+PY
+}
+# measured KIND A B REP COUNTERS OUT COMMAND...: runs COMMAND (it prints the
+# runtime and writes COUNTERS, OUT and OUT.err) and prints the runtime; once
+# more when the host stole more than STEAL_RERUN % during it
+measured() {
+    local kind=$1 a=$2 b=$3 r=$4 cnt=$5 out=$6 t s f
+    shift 6
+    t=$("$@") || return 1
+    s=$(steal_of "$cnt")
+    if [ -n "$s" ] && awk -v s="$s" -v m="$STEAL_RERUN" 'BEGIN{exit !(s > m)}'; then
+        echo "  $kind $a beside $b, rep $r: $t s with $s % of the CPU stolen (over $STEAL_RERUN %): run once more" >&2
+        echo "$kind $a $b $r $s $t" >>"$OUT/rerun.txt"
+        for f in "$cnt" "$out" "$out.err"; do [ -e "$f" ] && mv -f "$f" "$f.stolen"; done
+        t=$("$@") || return 1
+    fi
+    echo "$t"
+}
+
 # a progress line on a terminal (stderr; never in a log): runs done, time
 # spent, time left at the pace so far
 P_T0=$(date +%s)
@@ -319,11 +359,13 @@ n_apps=$(echo $APPS | wc -w)
 p_total=$((REPS * n_apps * (n_apps + 2))) p_done=0 P_T0=$(date +%s)
 for r in $(seq 1 "$REPS"); do
     for a in $APPS; do
-        t=$(usample "$OUT/alone_${a}_$r.counters.json" -- run_app "$a" "$APP_NODES" "$OUT/alone_${a}_$r.out") || die "alone run of $a failed: $(tail -n 3 "$OUT/alone_${a}_$r.out.err")"
+        t=$(measured alone "$a" - "$r" "$OUT/alone_${a}_$r.counters.json" "$OUT/alone_${a}_$r.out" \
+            usample "$OUT/alone_${a}_$r.counters.json" -- run_app "$a" "$APP_NODES" "$OUT/alone_${a}_$r.out") || die "alone run of $a failed: $(tail -n 3 "$OUT/alone_${a}_$r.out.err")"
         echo "alone $a - $r $t" >>"$OUT/runs.txt"
         p_done=$((p_done + 1)); progress "$p_done" "$p_total"
         for b in $APPS; do
-            t=$(beside "$a" "$b" "$LOAD_NODES" 2 "$OUT/pair_${a}_${b}_$r.out") || die "pair $a beside $b failed"
+            t=$(measured pair "$a" "$b" "$r" "$OUT/pair_${a}_${b}_$r.out.counters.json" "$OUT/pair_${a}_${b}_$r.out" \
+                beside "$a" "$b" "$LOAD_NODES" 2 "$OUT/pair_${a}_${b}_$r.out") || die "pair $a beside $b failed"
             echo "pair $a $b $r $t" >>"$OUT/runs.txt"
             [ -t 2 ] && printf '\r%79s\r' "" >&2
             echo "  rep $r: $a beside $b: $t s"
@@ -335,7 +377,8 @@ done
 HEAVY=alltoall
 for r in $(seq 1 "$REPS"); do
     for a in $APPS; do
-        t=$(beside "$a" "$HEAVY" h2 1 "$OUT/inleaf_${a}_$r.out") || die "in-leaf run of $a failed"
+        t=$(measured inleaf "$a" "$HEAVY" "$r" "$OUT/inleaf_${a}_$r.out.counters.json" "$OUT/inleaf_${a}_$r.out" \
+            beside "$a" "$HEAVY" h2 1 "$OUT/inleaf_${a}_$r.out") || die "in-leaf run of $a failed"
         echo "inleaf $a $HEAVY $r $t" >>"$OUT/runs.txt"
         p_done=$((p_done + 1)); progress "$p_done" "$p_total"
     done

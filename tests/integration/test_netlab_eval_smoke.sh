@@ -15,7 +15,7 @@ case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 [ "$(id -u)" = 0 ] || { echo "skip: the network lab needs root"; exit 77; }
 OUT=$(mktemp -d /tmp/nvevalsmoke.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
-EVAL_SHORT=1 EVAL_OUT=$OUT/r BUILD=$BUILD ROOT=$ROOT bash "$ROOT/eval/netlab_eval.sh" >"$OUT/log" 2>&1
+EVAL_SHORT=1 EVAL_STEAL_RERUN_PCT=0 EVAL_OUT=$OUT/r BUILD=$BUILD ROOT=$ROOT bash "$ROOT/eval/netlab_eval.sh" >"$OUT/log" 2>&1
 rc=$?
 [ $rc = 77 ] && { echo "skip: $(tail -n 1 "$OUT/log")"; exit 77; }
 fail=0
@@ -105,9 +105,29 @@ for r in sc["rows"]:
 print("fit_history against netvar: %d answers, largest difference %.4f pp" % (len(diff), max(diff)))
 sys.exit(0 if len(diff) == 4 and max(diff) <= 0.1 else 1)
 PY
+# EVAL_STEAL_RERUN_PCT=0: a run that lost any CPU time to the hypervisor ran
+# once more; its first attempt is kept as .stolen and listed in rerun.txt,
+# and runs.txt holds each run once (on a host without steal the list is empty)
+python3 - "$R" <<'PY' || bad "rerun.txt does not match the runs that lost CPU time: $(head -c 300 "$R/rerun.txt")"
+import json, os, sys
+r = sys.argv[1]
+runs = [l.split() for l in open(os.path.join(r, "runs.txt")) if l.strip()]
+rer = [l.split() for l in open(os.path.join(r, "rerun.txt")) if l.strip()]
+keys = [(k, a, b, rep) for k, a, b, rep, _ in runs]
+ok = len(keys) == len(set(keys)) == 16 and all(len(x) == 6 for x in rer)
+for k, a, b, rep, steal, t in rer:
+    cnt = {"alone": f"alone_{a}_{rep}.counters.json"}.get(k, f"{k}_{a}_{rep}.out.counters.json"
+                                                        if k == "inleaf" else f"pair_{a}_{b}_{rep}.out.counters.json")
+    first = json.load(open(os.path.join(r, cnt + ".stolen")))
+    ok = ok and (k, a, b, rep) in keys and float(steal) > 0 and float(t) > 0 and \
+        abs(first["host"]["cpu_pct"]["steal"] - float(steal)) < 0.051 and os.path.exists(os.path.join(r, cnt))
+print(f"{len(rer)} of {len(keys)} runs lost CPU time to the hypervisor and ran once more")
+sys.exit(0 if ok else 1)
+PY
 [ "$(wc -l <"$R/rho_pairs.txt")" = 2 ] || bad "rho cross-check does not have 2 configurations"
 grep -q "confounder check" "$OUT/log" || bad "no confounder section"
 grep -q "^  stolen by the hypervisor, percent of all CPU time: median" "$OUT/log" || bad "no host CPU section"
+grep -Eq "^  runs measured once more after a burst of steal: [0-9]+" "$OUT/log" || bad "the scores do not count the runs measured once more"
 grep -q "^uplink reads: at jittered instants" "$OUT/log" || bad "the scores do not say the uplink was read at jittered instants"
 grep -q "^== done" "$OUT/log" || bad "eval did not reach the end"
 ls /run/netns 2>/dev/null | grep -q "^nv[0-9]" && [ -z "$(ls /run/netvar-netlab 2>/dev/null)" ] &&

@@ -107,7 +107,9 @@ PY
 # the host-CPU section: steal per run from each counter file's host record,
 # the gate (over a tenth of the runs above 5 % steal), and files without a
 # record (older datasets) counted as not recorded
-python3 - "$ROOT/eval" <<'PY' || bad "the scorer's host-CPU section"
+mkdir -p "$T/rr" "$T/none"
+printf 'pair a a 2 7.3 52.10\nalone a - 1 11.0 20.50\n' >"$T/rr/rerun.txt"
+python3 - "$ROOT/eval" "$T/rr" "$T/none" <<'PY' || bad "the scorer's host-CPU section"
 import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[1])
@@ -119,7 +121,8 @@ def cnt(steal, thr=(10.0, 30.0)):
 assert host_cpu(cnt(2.0)) == (2.0, 42.0, 3.0)       # the busiest cgroup: 30 ms in 10 s
 assert host_cpu({"elapsed_s": 1, "host": {"error": "x"}}) is None and host_cpu(None) is None
 class DS:
-    def __init__(self, steals):
+    def __init__(self, steals, d=sys.argv[3]):
+        self.dir = d
         self.apps, self.meta, self.base = ["a"], {"configs": []}, {"a": 10.0}
         self.runs = [("pair", "a", "a", r + 1, 11.0 + r) for r in range(len(steals))]
         self.pairs = {("a", "a"): [(r + 1, 10.0 + 10 * r) for r in range(len(steals))]}
@@ -133,6 +136,13 @@ h = host_report(DS([1.0] * 17 + [9.0, 12.0, 30.0]))  # 3 of 20: unreliable
 assert h["over"] == 3 and h["reliable"] is False, h
 h = host_report(DS([None] * 4))                    # measured before the sampler recorded it
 assert h["recorded"] == 0 and h["reliable"] is None, h
+assert h["rerun"] is None, h                         # and before the eval measured runs again
+# the runs the eval measured once more after a burst of steal (rerun.txt)
+h = host_report(DS([1.0] * 3, sys.argv[2]))
+assert h["rerun"] == [{"kind": "pair", "app": "a", "with": "a", "rep": 2, "steal_pct": 7.3,
+                       "first_runtime_s": 52.1},
+                      {"kind": "alone", "app": "a", "with": "-", "rep": 1, "steal_pct": 11.0,
+                       "first_runtime_s": 20.5}], h["rerun"]
 PY
 python3 "$ROOT/eval/netlab_score.py" "$T" --alone-stall-ratio 1.2 >/dev/null 2>"$T/e6"; rc=$?
 [ $rc = 1 ] && grep -q "not 0 or a ratio in \[1.5, 1000\]" "$T/e6" || bad "--alone-stall-ratio 1.2: exit $rc, $(cat "$T/e6")"
