@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "probe_common.h"
 
+#include "atomic_file.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -292,34 +294,18 @@ int nv_probe_write_json(json_object *obj, const char *path, const char *prog)
         fflush(stdout);
         return 0;
     }
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp) {
-        fprintf(stderr, "netvar: %s: output path '%.60s...' too long; nothing written\n", prog, path);
+    /* a temp file renamed over the path, unless the path is a device or a
+     * FIFO (--output /dev/null), which is written in place (atomic_file.h) */
+    nv_atomic_out o;
+    char err[4200];
+    if (nv_atomic_begin(&o, path, err, sizeof err)) {
+        fprintf(stderr, "netvar: %s: %s\n", prog, err);
         return -1;
     }
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "netvar: %s: cannot create %s (%s); nothing written\n", prog, tmp,
-                strerror(errno));
-        return -1;
-    }
-    size_t len = strlen(text), off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    bool ok = off == len && write(fd, "\n", 1) == 1 && fsync(fd) == 0;
-    fchmod(fd, 0644);
-    if (close(fd) != 0)
-        ok = false;
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "netvar: %s: cannot write %s (%s); nothing written\n", prog, path,
-                strerror(errno));
-        unlink(tmp);
+    nv_atomic_write(&o, text, strlen(text));
+    nv_atomic_write(&o, "\n", 1);
+    if (nv_atomic_commit(&o, 0644, (gid_t)-1, err, sizeof err)) {
+        fprintf(stderr, "netvar: %s: %s\n", prog, err);
         return -1;
     }
     return 0;

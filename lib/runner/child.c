@@ -50,6 +50,18 @@ static void nap(void)
     nanosleep(&ts, NULL);
 }
 
+/* in the child: fd becomes standard descriptor std and stays open across
+ * exec.  A caller started with that descriptor closed (a daemon's child)
+ * got it back from open(), with O_CLOEXEC, and dup2 onto itself would
+ * leave that flag set: the program would start without it. */
+static int std_fd(int fd, int std)
+{
+    if (fd != std)
+        return dup2(fd, std) < 0;
+    int fl = fcntl(fd, F_GETFD);
+    return fl < 0 || fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC) < 0;
+}
+
 int nv_child_start(nv_child *c, const char *work_dir, char **argv, const char *name,
                    int fake_nodes, char *err, size_t errlen)
 {
@@ -87,7 +99,7 @@ int nv_child_start(nv_child *c, const char *work_dir, char **argv, const char *n
     }
     if (pid == 0) {
         /* child: only async-signal-safe work plus setenv before exec */
-        if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(er, 2) < 0)
+        if (std_fd(in, 0) || std_fd(out, 1) || std_fd(er, 2))
             _exit(127);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);

@@ -2,6 +2,7 @@
 #include "atomic_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,21 @@ int nv_atomic_begin(nv_atomic_out *o, const char *path, char *err, size_t errlen
         return -1;
     }
     snprintf(o->path, sizeof o->path, "%s", path);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+        int fl = o->fd >= 0 ? fcntl(o->fd, F_GETFL) : -1;
+        if (fl < 0 || fcntl(o->fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+            snprintf(err, errlen, "%s: not a regular file, and cannot be opened for writing: %s; "
+                     "nothing written", path, strerror(errno));
+            if (o->fd >= 0)
+                close(o->fd);
+            o->fd = -1;
+            return -1;
+        }
+        o->direct = 1;
+        return 0;
+    }
     /* same directory as the target so that rename() cannot cross devices */
     const char *slash = strrchr(path, '/');
     if (slash)
@@ -64,7 +80,8 @@ void nv_atomic_abort(nv_atomic_out *o)
 {
     if (o->fd >= 0) {
         close(o->fd);
-        unlink(o->tmp);
+        if (!o->direct)
+            unlink(o->tmp);
     }
     o->fd = -1;
 }
@@ -74,6 +91,15 @@ int nv_atomic_commit(nv_atomic_out *o, mode_t mode, gid_t gid, char *err, size_t
     if (o->err_no) {
         snprintf(err, errlen, "%s: write failed: %s; old file kept", o->path, strerror(o->err_no));
         goto fail;
+    }
+    if (o->direct) {
+        int fd = o->fd;
+        o->fd = -1;
+        if (close(fd)) {
+            snprintf(err, errlen, "%s: close failed: %s", o->path, strerror(errno));
+            return -1;
+        }
+        return 0;
     }
     if (gid != (gid_t)-1 && fchown(o->fd, (uid_t)-1, gid)) {
         snprintf(err, errlen, "%s: cannot set the group of the temp file: %s; old file kept",

@@ -19,9 +19,16 @@ int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mod
 /* The same written piece by piece: begin, write any number of times, then
  * commit (or abort, which removes the temp file).  A write error is kept
  * and reported by commit, so the writes need no checks of their own. */
+/* A path that names something other than a regular file or a directory
+ * (a device such as /dev/null, a FIFO, or a link to one such as
+ * /dev/stdout) is written in place, never renamed over: a temp file
+ * renamed onto /dev/null would replace the device node for every process
+ * on the machine.  It is opened without blocking (a FIFO with no reader is
+ * an error, not a hang), and not created, truncated, chmod'ed or synced. */
 typedef struct nv_atomic_out {
     int fd;
     int err_no;
+    int direct; /* 1: writing into the existing non-regular file itself */
     char path[4001];
     char tmp[4096 + 32];
 } nv_atomic_out;

@@ -42,6 +42,22 @@ static void children_are_bounded(void **state)
     nv_child_last_line(&c, line, sizeof line);
     assert_string_equal(line, "to-err");
 
+    /* started by a process whose stdin is closed (a daemon's child): the
+     * /dev/null it opens lands on descriptor 0 and must stay open in the
+     * child, not be closed at exec by its O_CLOEXEC */
+    int saved_in = dup(0);
+    assert_true(saved_in > 2);
+    close(0);
+    char *fd0[] = {"/bin/sh", "-c", "readlink /proc/self/fd/0 || echo no-stdin", NULL};
+    assert_int_equal(nv_child_start(&c, p.work_dir, fd0, "fd0", 0, err, sizeof err), 0);
+    assert_int_equal(dup2(saved_in, 0), 0);
+    close(saved_in);
+    assert_int_equal(nv_child_wait(&c, 10, &st, NULL), NV_WAIT_EXITED);
+    out = nv_read_text_file(c.out_path, 1024, &len, err, sizeof err);
+    assert_non_null(out);
+    assert_string_equal(out, "/dev/null\n");
+    free(out);
+
     /* a child that overstays: timeout, then stopped by its PID */
     char *sleeper[] = {"sleep", "30", NULL};
     assert_int_equal(nv_child_start(&c, p.work_dir, sleeper, "sleeper", 0, err, sizeof err), 0);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -218,6 +220,46 @@ static void json_files_are_written_whole(void **state)
     assert_int_equal(nv_test_rmtree(dir), 0);
 }
 
+/* A device or a FIFO, or a link to one, is written in place: a temp file
+ * renamed over --output /dev/null once replaced the device node on a test
+ * machine.  A FIFO with no reader is an error, not a hang; nothing is left
+ * beside it either way. */
+static void special_files_are_written_in_place(void **state)
+{
+    (void)state;
+    char dir[200], fifo[300], link[300], err[300];
+    assert_int_equal(nv_test_tmpdir(dir, sizeof dir, "atomic-special"), 0);
+    snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+    snprintf(link, sizeof link, "%s/to-pipe", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_int_equal(symlink(fifo, link), 0);
+    /* no reader: refused at once, the FIFO still there */
+    assert_int_equal(nv_write_file_atomic(fifo, "x", 1, 0644, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a regular file"));
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK);
+    assert_true(rd >= 0);
+    assert_int_equal(nv_write_file_atomic(fifo, "hello", 5, 0644, err, sizeof err), 0);
+    assert_int_equal(nv_write_file_atomic(link, "+link", 5, 0644, err, sizeof err), 0);
+    char got[32] = "";
+    assert_int_equal(read(rd, got, sizeof got - 1), 10);
+    assert_string_equal(got, "hello+link");
+    close(rd);
+    struct stat st;
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    /* no temp file left in the directory: only the FIFO and the link */
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    assert_int_equal(n, 2);
+    assert_int_equal(nv_test_rmtree(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +270,7 @@ int main(void)
         cmocka_unit_test(errors_go_into_the_buffer),
         cmocka_unit_test(log_lines_go_to_the_callback),
         cmocka_unit_test(json_files_are_written_whole),
+        cmocka_unit_test(special_files_are_written_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
