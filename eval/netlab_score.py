@@ -403,11 +403,13 @@ def fit_history(entries, phys):
     return sens, press, victims
 
 
-def nearest_history_predict(nm, entries, a, b):
+def nearest_history_predict(nm, entries, a, b, cache=None):
     """the nearest-configuration physics corrected by the history fitted
     from entries, as the queue route corrects its physics (a victim with no
-    pair gets its physics: nv_pressure_applies on the counters route)"""
-    cache = {}
+    pair gets its physics: nv_pressure_applies on the counters route);
+    cache: a dict kept across calls on the same nm, so that each pair's
+    physics is computed once for every fold"""
+    cache = {} if cache is None else cache
 
     def phys(x, y):
         if (x, y) not in cache:
@@ -1046,6 +1048,7 @@ def main(argv):
                     results["failures"].append(row)
         # the exploration: nearest configurations in (U, W), physics only
         nm = nearest_model(ds, cm)
+        nm_phys = {}  # each pair's physics, shared by every fold's history fit
         for (a, b), meas in sorted(measured.items()):
             v, src = nearest_predict(nm, a, b) if nm else (None, "a configuration has no counter file")
             row = {"variant": NEAREST, "holdout": "pair and app", "app": a, "with": b,
@@ -1055,7 +1058,7 @@ def main(argv):
                 results["failures"].append(row)
             for hold, keep in (("pair", lambda x, y, r: (x, y) != (a, b)),
                                ("neighbour", lambda x, y, r: b not in (x, y))):
-                v, src = (nearest_history_predict(nm, table_entries(ds, keep), a, b) if nm
+                v, src = (nearest_history_predict(nm, table_entries(ds, keep), a, b, nm_phys) if nm
                           else (None, "a configuration has no counter file"))
                 row = {"variant": NEAREST_H, "holdout": hold, "app": a, "with": b,
                        "measured_pct": meas, "predicted_pct": v, "source": src}

@@ -1,6 +1,13 @@
 /* atomic_file.h - write a whole file so that a reader sees either the old
  * or the new contents, never a mix: temp file in the same directory,
- * fsync, rename over the target. */
+ * fsync, rename over the target.
+ *
+ * A path that names something other than a regular file or a directory
+ * (a device such as /dev/null, a FIFO, or a link to one such as
+ * /dev/stdout) is written in place, never renamed over: a temp file
+ * renamed onto /dev/null would replace the device node for every process
+ * on the machine.  It is opened without blocking (a FIFO with no reader is
+ * an error, not a hang), and not created, truncated, chmod'ed or synced. */
 #ifndef NETVAR_ATOMIC_FILE_H
 #define NETVAR_ATOMIC_FILE_H
 
@@ -19,12 +26,6 @@ int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mod
 /* The same written piece by piece: begin, write any number of times, then
  * commit (or abort, which removes the temp file).  A write error is kept
  * and reported by commit, so the writes need no checks of their own. */
-/* A path that names something other than a regular file or a directory
- * (a device such as /dev/null, a FIFO, or a link to one such as
- * /dev/stdout) is written in place, never renamed over: a temp file
- * renamed onto /dev/null would replace the device node for every process
- * on the machine.  It is opened without blocking (a FIFO with no reader is
- * an error, not a hang), and not created, truncated, chmod'ed or synced. */
 typedef struct nv_atomic_out {
     int fd;
     int err_no;
