@@ -136,6 +136,7 @@ int verb_calibrate(int argc, char **argv)
     };
     nv_run_plan plan;
     nv_run_plan_defaults(&plan);
+    plan.notice_ctx = "calibrate";
     nv_calibrate_opts co;
     nv_calibrate_opts_defaults(&co);
     int text = 0;

@@ -451,6 +451,7 @@ int verb_campaign(int argc, char **argv)
     static nv_campaign_config cfg[NV_CAMPAIGN_MAX_CONFIGS];
     nv_run_plan plan;
     nv_run_plan_defaults(&plan);
+    plan.notice_ctx = "campaign";
     nv_campaign_opts co;
     nv_campaign_opts_defaults(&co);
     const char *set = NULL, *configs = NULL, *bn_spec = NULL;

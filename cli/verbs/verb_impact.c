@@ -138,6 +138,7 @@ int verb_impact(int argc, char **argv)
     };
     nv_run_plan plan;
     nv_run_plan_defaults(&plan);
+    plan.notice_ctx = "impact";
     nv_impact_opts io;
     nv_impact_opts_defaults(&io);
     long tpn = 1;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "counters_topology.h"
@@ -59,6 +60,8 @@ void nv_run_plan_defaults(nv_run_plan *p)
     p->app_tasks_per_node = 1;
     p->probe_tasks_per_node = 1;
     p->launch_timeout_s = 60;
+    p->launch_attempts = 2;
+    p->notice = nv_run_notice_stderr;
     /* the probes are installed next to netvar (build/bin, /usr/bin) */
     char self[NV_RUN_PATH_MAX] = "";
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -71,6 +74,19 @@ void nv_run_plan_defaults(nv_run_plan *p)
         snprintf(p->impactb, sizeof p->impactb, "impactb");
         snprintf(p->compressionb, sizeof p->compressionb, "compressionb");
     }
+}
+
+void nv_run_notice_stderr(const void *ctx, const char *line)
+{
+    if (ctx)
+        fprintf(stderr, "netvar: %s: %s\n", (const char *)ctx, line);
+    else
+        fprintf(stderr, "netvar: %s\n", line);
+}
+
+int nv_status_crashed(int status)
+{
+    return WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) > 128);
 }
 
 const char nv_run_options_help[] =
@@ -87,6 +103,13 @@ const char nv_run_options_help[] =
     "  --compressionb PATH    CompressionB binary (default: compressionb next to netvar)\n"
     "  --launch-timeout-s S   longest a launch may take to start, or to stop after its\n"
     "                         stop signal, in seconds (default 60)\n"
+    "  --launch-attempts N    a launch that crashed (a rank ended by a signal) is made\n"
+    "                         again, up to N times in all (1..10, default 2); a probe\n"
+    "                         only when it crashed before it measured.  Each retry is\n"
+    "                         one line on stderr.  On a busy host Open MPI 4.1's TCP\n"
+    "                         transport can crash a rank while two ranks connect to\n"
+    "                         each other; a command that fails by itself (exit 1..128)\n"
+    "                         or times out is not made again\n"
     "  --no-fake-nodes        mpirun: use the real placement; by default the probes\n"
     "                         split their ranks into N pseudo-nodes\n"
     "                         (NETVAR_PROBE_FAKE_NODES), for runs on one host\n"
@@ -178,6 +201,11 @@ int nv_run_plan_option(nv_run_plan *p, int c, const char *arg, const char **keep
         if (nv_parse_count("--probe-tasks-per-node", arg, 1, 256, &v, err, errlen))
             return -1;
         p->probe_tasks_per_node = (int)v;
+        return 0;
+    case NV_OPT_LAUNCH_ATTEMPTS:
+        if (nv_parse_count("--launch-attempts", arg, 1, 10, &v, err, errlen))
+            return -1;
+        p->launch_attempts = (int)v;
         return 0;
     case NV_OPT_LAUNCHER:
         if (nv_launcher_from_name(arg, &p->launcher))

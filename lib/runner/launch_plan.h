@@ -42,7 +42,25 @@ typedef struct nv_run_plan {
     /* --runtime-key: the command's runtime is the last KEY=SECONDS it
      * prints on stdout instead of its wall time; NULL = wall time */
     const char *runtime_key;
+    /* --launch-attempts: a launch that crashed (ended by a signal, or a
+     * launcher's exit status above 128, which reports a rank killed by one)
+     * is made again, up to this many times in all; a probe only when it
+     * crashed before it started measuring.  On a busy host Open MPI 4.1's
+     * TCP BTL can crash a rank while two ranks connect to each other at
+     * once.  Default 2. */
+    int launch_attempts;
+    /* where a launch made again is told, one line without "netvar: VERB: "
+     * (notice_ctx is VERB); defaults to stderr (nv_run_notice_stderr) */
+    void (*notice)(const void *ctx, const char *line);
+    const void *notice_ctx;
 } nv_run_plan;
+
+/* the default notice: "netvar: VERB: LINE" on stderr (ctx: VERB or NULL) */
+void nv_run_notice_stderr(const void *ctx, const char *line);
+
+/* whether a wait status reports a crash: a signal, or a launcher's exit
+ * status of 128 + a signal (srun and mpirun report a rank killed so) */
+int nv_status_crashed(int status);
 
 /* Which nodes a launch goes to.  Without --load-nodes both are the plan's
  * first `nodes` nodes; with it, LOAD is the list and APP the rest. */
@@ -79,7 +97,7 @@ void nv_run_work_dir_cleanup(const nv_run_plan *p, int keep);
 enum {
     NV_OPT_NODES = 1000, NV_OPT_LAUNCHER, NV_OPT_LAUNCHER_ARG, NV_OPT_IMPACTB,
     NV_OPT_COMPRESSIONB, NV_OPT_LAUNCH_TIMEOUT, NV_OPT_KEEP, NV_OPT_NO_FAKE_NODES,
-    NV_OPT_PROBE_TPN, NV_OPT_LOAD_NODES, NV_OPT_RUNTIME_KEY,
+    NV_OPT_PROBE_TPN, NV_OPT_LOAD_NODES, NV_OPT_RUNTIME_KEY, NV_OPT_LAUNCH_ATTEMPTS,
 };
 #define NV_RUN_LONG_OPTIONS                                                       \
     {"nodes", required_argument, NULL, NV_OPT_NODES},                             \
@@ -90,7 +108,8 @@ enum {
     {"launch-timeout-s", required_argument, NULL, NV_OPT_LAUNCH_TIMEOUT},         \
     {"keep", required_argument, NULL, NV_OPT_KEEP},                               \
     {"no-fake-nodes", no_argument, NULL, NV_OPT_NO_FAKE_NODES},                   \
-    {"probe-tasks-per-node", required_argument, NULL, NV_OPT_PROBE_TPN}
+    {"probe-tasks-per-node", required_argument, NULL, NV_OPT_PROBE_TPN},           \
+    {"launch-attempts", required_argument, NULL, NV_OPT_LAUNCH_ATTEMPTS}
 
 /* The --help text of those options (same for every verb). */
 extern const char nv_run_options_help[];

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "launch_argv.h"
 #include "nv_err.h"
@@ -19,6 +20,30 @@ int nv_probe_start(nv_child *c, const nv_run_plan *p, const char *probe, const c
                    const char *const *args, size_t nargs, char *err, size_t errlen)
 {
     return nv_probe_start_on(c, p, NV_SIDE_LOAD, probe, name, args, nargs, err, errlen);
+}
+
+/* waits about a second before a launch is made again (the crashed step's
+ * teardown), returning early when netvar is interrupted */
+static void retry_pause(void)
+{
+    for (int i = 0; i < 10 && !nv_run_interrupted(); i++) {
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* tells that launch `name` crashed (status st, last stderr line) and is
+ * made again as attempt `next` of the plan's */
+static void retry_notice(const nv_run_plan *p, const char *name, const char *when, int st,
+                         const nv_child *c, int next)
+{
+    char line[300], how[48], msg[700];
+    nv_child_last_line(c, line, sizeof line);
+    nv_status_text(st, how, sizeof how);
+    snprintf(msg, sizeof msg, "%s crashed%s%s (%s): %s; launching it again (attempt %d of %d)",
+             name, when[0] ? " " : "", when, how, line[0] ? line : "no message", next, p->launch_attempts);
+    if (p->notice)
+        p->notice(p->notice_ctx, msg);
 }
 
 int nv_probe_start_on(nv_child *c, const nv_run_plan *p, nv_run_side side, const char *probe,
@@ -33,39 +58,47 @@ int nv_probe_start_on(nv_child *c, const nv_run_plan *p, nv_run_side side, const
     for (size_t i = 0; i < nargs; i++)
         cmd[n++] = args[i];
     cmd[n++] = "--announce";
-    char **argv = nv_run_argv_on(p, side, p->probe_tasks_per_node, cmd, n);
     /* a load placed on real hosts is not split into pseudo-nodes */
     int fake = p->launcher == NV_LAUNCHER_MPIRUN && p->fake_nodes &&
                !(side == NV_SIDE_LOAD && p->n_load_nodes > 0);
-    int rc = nv_child_start(c, p->work_dir, argv, name, fake ? nv_run_side_nodes(p, side) : 0,
-                            err, errlen);
-    nv_argv_free(argv);
-    if (rc)
-        return -1;
-    /* wait until every rank can be stopped by a signal: a stop sent before
+    /* ready when every rank can be stopped by a signal: a stop sent before
      * that would kill the probe without output */
     char marker[96];
     const char *base = strrchr(probe, '/');
     snprintf(marker, sizeof marker, "netvar: %s: started:", base ? base + 1 : probe);
-    int st = 0;
-    int w = nv_child_wait_marker(c, marker, p->launch_timeout_s, &st);
-    if (w == NV_WAIT_READY)
-        return 0;
-    char line[300], how[48];
-    nv_child_last_line(c, line, sizeof line);
-    if (w == NV_WAIT_EXITED) {
-        nv_status_text(st, how, sizeof how);
-        nv_err(err, errlen, "%s ended before it started measuring (%s): %s", name, how,
-               line[0] ? line : "no message");
-    } else if (w == NV_WAIT_INTERRUPTED) {
-        nv_child_stop(c, 5);
-        nv_err(err, errlen, "interrupted while %s was starting; stopped it", name);
-    } else {
-        nv_child_stop(c, 5);
-        nv_err(err, errlen, "%s did not start within %.0f s (stopped it): %s", name,
-               p->launch_timeout_s, line[0] ? line : "no message");
+    for (int attempt = 1;; attempt++) {
+        char **argv = nv_run_argv_on(p, side, p->probe_tasks_per_node, cmd, n);
+        int rc = nv_child_start(c, p->work_dir, argv, name, fake ? nv_run_side_nodes(p, side) : 0,
+                                err, errlen);
+        nv_argv_free(argv);
+        if (rc)
+            return -1;
+        int st = 0;
+        int w = nv_child_wait_marker(c, marker, p->launch_timeout_s, &st);
+        if (w == NV_WAIT_READY)
+            return 0;
+        if (w == NV_WAIT_EXITED && nv_status_crashed(st) && attempt < p->launch_attempts &&
+            !nv_run_interrupted()) {
+            retry_notice(p, name, "before it started measuring", st, c, attempt + 1);
+            retry_pause();
+            continue;
+        }
+        char line[300], how[48];
+        nv_child_last_line(c, line, sizeof line);
+        if (w == NV_WAIT_EXITED) {
+            nv_status_text(st, how, sizeof how);
+            nv_err(err, errlen, "%s ended before it started measuring (%s%s): %s", name, how,
+                   attempt > 1 ? ", the last of its attempts" : "", line[0] ? line : "no message");
+        } else if (w == NV_WAIT_INTERRUPTED) {
+            nv_child_stop(c, 5);
+            nv_err(err, errlen, "interrupted while %s was starting; stopped it", name);
+        } else {
+            nv_child_stop(c, 5);
+            nv_err(err, errlen, "%s did not start within %.0f s (stopped it): %s", name,
+                   p->launch_timeout_s, line[0] ? line : "no message");
+        }
+        return -1;
     }
-    return -1;
 }
 
 char *nv_probe_finish(nv_child *c, const nv_run_plan *p, int stop_now, double timeout_s,
@@ -100,25 +133,35 @@ char *nv_probe_finish(nv_child *c, const nv_run_plan *p, int stop_now, double ti
 int nv_run_command(const nv_run_plan *p, const char *const *cmd, size_t ncmd, const char *name,
                    double timeout_s, double *wall_s, char *err, size_t errlen)
 {
-    char **argv = nv_run_argv(p, p->app_tasks_per_node, cmd, ncmd);
     nv_child c;
-    int rc = nv_child_start(&c, p->work_dir, argv, name, 0, err, errlen);
-    nv_argv_free(argv);
-    if (rc)
-        return -1;
-    /* the command does not handle SIGUSR1; on SIGTERM both launchers end
-     * the whole job (mpirun forwarding SIGUSR1 and leaving could orphan ranks) */
-    c.stop_signal = SIGTERM;
     int st = 0;
-    int w = nv_child_wait(&c, timeout_s, &st, wall_s);
-    if (w != NV_WAIT_EXITED) {
-        nv_child_stop(&c, 5);
-        if (w == NV_WAIT_TIMEOUT)
-            nv_err(err, errlen, "%s did not finish within --timeout-s %.0f s; stopped it", name,
-                   timeout_s);
-        else
-            nv_err(err, errlen, "interrupted while %s ran; stopped it", name);
-        return -1;
+    for (int attempt = 1;; attempt++) {
+        char **argv = nv_run_argv(p, p->app_tasks_per_node, cmd, ncmd);
+        int rc = nv_child_start(&c, p->work_dir, argv, name, 0, err, errlen);
+        nv_argv_free(argv);
+        if (rc)
+            return -1;
+        /* the command does not handle SIGUSR1; on SIGTERM both launchers end
+         * the whole job (mpirun forwarding SIGUSR1 and leaving could orphan ranks) */
+        c.stop_signal = SIGTERM;
+        int w = nv_child_wait(&c, timeout_s, &st, wall_s);
+        if (w != NV_WAIT_EXITED) {
+            nv_child_stop(&c, 5);
+            if (w == NV_WAIT_TIMEOUT)
+                nv_err(err, errlen, "%s did not finish within --timeout-s %.0f s; stopped it",
+                       name, timeout_s);
+            else
+                nv_err(err, errlen, "interrupted while %s ran; stopped it", name);
+            return -1;
+        }
+        /* a crash is made again (its runtime is not kept); a command that
+         * failed by itself is not */
+        if (nv_status_crashed(st) && attempt < p->launch_attempts && !nv_run_interrupted()) {
+            retry_notice(p, name, "", st, &c, attempt + 1);
+            retry_pause();
+            continue;
+        }
+        break;
     }
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         char line[300], how[48];

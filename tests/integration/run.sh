@@ -2,7 +2,7 @@
 # run.sh - runs every tests/integration/test_*.sh (or those named in $TESTS)
 # with BUILD and ROOT in the environment.  Exit 0 pass, 77 skip, else fail.
 # Each test's output goes to $BUILD/test-logs/<name>.log; a failure prints
-# its tail.  Ends with the plain line "N passed, N failed, N skipped".
+# its failed checks (NOT OK lines) and its tail.  Ends with the plain line "N passed, N failed, N skipped".
 #
 # Two lanes run side by side (INTEGRATION_LANES=1 runs one after another):
 # the tests marked '# lane: netlab' (each brings up a namespaced network lab
@@ -35,7 +35,9 @@ run_lane() {
         case $rc in
         0) line="PASS $name (${secs} s)" ;;
         77) line="SKIP $name: $(tail -n 1 "$logs/$name.log")" ;;
-        *) line="FAIL $name (exit $rc, ${secs} s); last lines of $logs/$name.log:
+        *) line="FAIL $name (exit $rc, ${secs} s); its failed checks, then the last lines of $logs/$name.log:
+$(grep -m 10 -A 3 '^NOT OK' "$logs/$name.log" | cut -c 1-600 | sed 's/^/    /')
+    ...
 $(tail -n 40 "$logs/$name.log" | sed 's/^/    /')" ;;
         esac
         echo "$line"

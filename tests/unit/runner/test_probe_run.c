@@ -1,6 +1,7 @@
 /* test_probe_run.c - probe runs and the command under test (lib/runner/
  * probe_run.h): --runtime-key reads the runtime the command prints, and
- * nv_run_command through a stand-in srun; the model helpers (run_model.h):
+ * nv_run_command through a stand-in srun, and a launch that crashed made
+ * again (--launch-attempts); the model helpers (run_model.h):
  * a utilization from ImpactB's samples, loading a model file if any. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -130,12 +131,153 @@ static void runtime_key_reads_the_printed_runtime(void **state)
     nv_run_work_dir_cleanup(&p, 0);
 }
 
+/* the notices of launches made again, kept for the test */
+static char notices[4][700];
+static int n_notices;
+static void keep_notice(const void *ctx, const char *line)
+{
+    assert_string_equal((const char *)ctx, "unit");
+    if (n_notices < 4)
+        snprintf(notices[n_notices], sizeof notices[0], "%s", line);
+    n_notices++;
+}
+
+static void write_script(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(path, 0755), 0);
+}
+
+/* A launch that crashed (a signal, or a launcher's 128 + signal) is made
+ * again up to --launch-attempts times, one notice each; one that failed by
+ * itself is not.  A probe is made again only when it crashed before it
+ * announced that it measures. */
+static void a_crashed_launch_is_made_again(void **state)
+{
+    (void)state;
+    nv_run_plan p;
+    const char *keep = NULL;
+    char err[600];
+    unsetenv("SLURM_JOB_ID");
+    nv_run_plan_defaults(&p);
+    assert_int_equal(p.launch_attempts, 2);
+    assert_ptr_equal(p.notice, nv_run_notice_stderr);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "0", &keep, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--launch-attempts"));
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "11", &keep, err, sizeof err), -1);
+    assert_int_equal(p.launch_attempts, 2);
+    p.notice = keep_notice;
+    p.notice_ctx = "unit";
+    assert_int_equal(nv_run_work_dir(&p, NULL, "unit", err, sizeof err), 0);
+    char bindir[NV_RUN_PATH_MAX + 16], fake[NV_RUN_PATH_MAX + 32], probe[NV_RUN_PATH_MAX + 32];
+    snprintf(bindir, sizeof bindir, "%s/bin", p.work_dir);
+    assert_int_equal(mkdir(bindir, 0755), 0);
+    snprintf(fake, sizeof fake, "%s/srun", bindir);
+    write_script(fake, "#!/bin/sh\nwhile case $1 in --*) true;; *) false;; esac; do shift; done\n"
+                       "exec \"$@\"\n");
+    const char *old = getenv("PATH");
+    char *saved = strdup(old ? old : "/usr/bin:/bin");
+    char path[2 * NV_RUN_PATH_MAX];
+    snprintf(path, sizeof path, "%s:%s", bindir, saved);
+    setenv("PATH", path, 1);
+    char once[NV_RUN_PATH_MAX + 32], script[3 * NV_RUN_PATH_MAX];
+    snprintf(once, sizeof once, "%s/once", p.work_dir);
+
+    /* killed by a signal the first time: made again, and the second
+     * attempt's runtime counts */
+    snprintf(script, sizeof script,
+             "if [ -e %s ]; then echo runtime_s=1.5; else touch %s; echo boom >&2; kill -SEGV $$; fi",
+             once, once);
+    const char *crash_once[] = {"/bin/sh", "-c", script};
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_RUNTIME_KEY, "runtime_s", &keep, err, sizeof err), 0);
+    double t = -1;
+    n_notices = 0;
+    assert_int_equal(nv_run_command(&p, crash_once, 3, "cmd", 10, &t, err, sizeof err), 0);
+    assert_true(t == 1.5);
+    assert_int_equal(n_notices, 1);
+    assert_non_null(strstr(notices[0], "cmd crashed (killed by signal 11): boom; launching it again "
+                                       "(attempt 2 of 2)"));
+    /* a launcher's exit 139 (a rank killed by SIGSEGV) is a crash too; the
+     * last attempt's failure is the error */
+    const char *srun_139[] = {"/bin/sh", "-c", "echo rank died >&2; exit 139"};
+    n_notices = 0;
+    assert_int_equal(nv_run_command(&p, srun_139, 3, "cmd", 10, &t, err, sizeof err), -1);
+    assert_int_equal(n_notices, 1);
+    assert_non_null(strstr(err, "cmd failed (exit 139): rank died"));
+    /* failing by itself (exit 1..128) is not a crash */
+    const char *fails[] = {"/bin/sh", "-c", "echo bad input >&2; exit 3"};
+    n_notices = 0;
+    assert_int_equal(nv_run_command(&p, fails, 3, "cmd", 10, &t, err, sizeof err), -1);
+    assert_int_equal(n_notices, 0);
+    assert_non_null(strstr(err, "cmd failed (exit 3): bad input"));
+    /* --launch-attempts 1: a crash is the error at once */
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "1", &keep, err, sizeof err), 0);
+    unlink(once);
+    n_notices = 0;
+    assert_int_equal(nv_run_command(&p, crash_once, 3, "cmd", 10, &t, err, sizeof err), -1);
+    assert_int_equal(n_notices, 0);
+    assert_non_null(strstr(err, "cmd failed (killed by signal 11)"));
+
+    /* a probe that crashed before it announced: made again; stopped by its
+     * stop signal, it writes its output */
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "3", &keep, err, sizeof err), 0);
+    snprintf(probe, sizeof probe, "%s/fakeprobe", bindir);
+    unlink(once);
+    snprintf(script, sizeof script,
+             "#!/bin/sh\nif [ ! -e %s ]; then touch %s; kill -SEGV $$; fi\n"
+             "trap 'echo done-output; exit 0' USR1 TERM\n"
+             "echo 'netvar: fakeprobe: started: 1 rank' >&2\n"
+             "while :; do sleep 0.05; done\n",
+             once, once);
+    write_script(probe, script);
+    nv_child c;
+    n_notices = 0;
+    assert_int_equal(nv_probe_start(&c, &p, probe, "probe-1", NULL, 0, err, sizeof err), 0);
+    assert_int_equal(n_notices, 1);
+    assert_non_null(strstr(notices[0], "probe-1 crashed before it started measuring (killed by "
+                                       "signal 11)"));
+    assert_non_null(strstr(notices[0], "(attempt 2 of 3)"));
+    size_t len = 0;
+    char *out = nv_probe_finish(&c, &p, 1, 0, &len, err, sizeof err);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "done-output"));
+    free(out);
+    /* a probe that ends by itself before it announces is not made again */
+    write_script(probe, "#!/bin/sh\necho 'fakeprobe: bad option' >&2\nexit 2\n");
+    n_notices = 0;
+    assert_int_equal(nv_probe_start(&c, &p, probe, "probe-2", NULL, 0, err, sizeof err), -1);
+    assert_int_equal(n_notices, 0);
+    assert_non_null(strstr(err, "probe-2 ended before it started measuring (exit 2): fakeprobe: "
+                                "bad option"));
+    /* one that crashes every time: each attempt told, then the error */
+    write_script(probe, "#!/bin/sh\nkill -SEGV $$\n");
+    n_notices = 0;
+    assert_int_equal(nv_probe_start(&c, &p, probe, "probe-3", NULL, 0, err, sizeof err), -1);
+    assert_int_equal(n_notices, 2);
+    assert_non_null(strstr(notices[1], "(attempt 3 of 3)"));
+    assert_non_null(strstr(err, "probe-3 ended before it started measuring (killed by signal 11, "
+                                "the last of its attempts)"));
+    assert_null(strchr(err, '\n'));
+
+    setenv("PATH", saved, 1);
+    free(saved);
+    unlink(once);
+    unlink(probe);
+    unlink(fake);
+    rmdir(bindir);
+    nv_run_work_dir_cleanup(&p, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(impactb_samples_give_a_utilization),
         cmocka_unit_test(model_is_loaded_if_any),
         cmocka_unit_test(runtime_key_reads_the_printed_runtime),
+        cmocka_unit_test(a_crashed_launch_is_made_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
