@@ -300,6 +300,10 @@ def run_waits(cnt, runtime_s=None, trim_s=1.0, window_s=None):
 # (chosen on 2026-11-28e to 2026-11-29c) before 2026-11-29d measured a pair.
 NEAREST = "counters nearest U,W (physics)"
 NEAREST_H = "counters nearest U,W+history"
+# netvar's own answer by the same rule (lib/model/model_bottleneck.c, from
+# the model file's joint_windows and each configuration's queue_wait_us)
+NEAREST_C = "netvar nearest U,W+history"
+NEAREST_C_PHYS = "netvar nearest U,W (physics)"
 NEAREST_K = 2            # configurations averaged, by inverse distance
 NEAREST_WINDOW_S = 0.5   # a neighbour's windows (its phases)
 
@@ -341,6 +345,32 @@ def nearest_model(ds, cm):
     wins = {a: ds.alone_values(a, lambda c, t: joint_windows(joint_series(c, t), NEAREST_WINDOW_S))
             for a in ds.apps}
     return cfg, wmax, wins
+
+
+def nearest_netvar_model(wm, nm):
+    """the wait|share model file plus each app's joint windows (U, W over
+    NEAREST_WINDOW_S windows of its alone runs, at most 512) and every
+    configuration's (U, queue_wait_us) point as nearest_model has it: netvar's
+    nearest-configurations mechanism answers from it; None without windows"""
+    if not nm:
+        return None
+    m = json.loads(json.dumps(wm))
+    cfg, _wmax, wins = nm
+    # the configurations' points as the exploration places them (the mean
+    # of the same passes as their U; wait_model's mean trims by the wait
+    # series' own ends, a few us apart)
+    for tr in m["training_set"]:
+        if tr["id"] in cfg:
+            tr["utilization"], tr["queue_wait_us"] = cfg[tr["id"]][0], cfg[tr["id"]][1]
+    for app in m["apps"]:
+        w = wins.get(app["key"]) or []
+        if len(w) > 512:
+            w = [w[i * len(w) // 512] for i in range(512)]
+        if w:
+            app["joint_windows"] = {"window_s": NEAREST_WINDOW_S,
+                                    "utilization": [x[0] for x in w],
+                                    "queue_wait_us": [x[1] for x in w]}
+    return m
 
 
 def nearest_predict(nm, a, b):
@@ -989,10 +1019,14 @@ def main(argv):
                                                [x["uplink_queue_wait_us"] for x in probe])
     results["routes"] = routes
 
+    nm = nearest_model(ds, cm)
+    nvm = nearest_netvar_model(wm, nm)
     with tempfile.TemporaryDirectory(prefix="netvar-score-") as tmp:
         P = Predictor(netvar, tmp)
         # (name, model, predictor, uses history)
-        variants = [("counters wait|share+history", wm, "queue", True),
+        variants = ([(NEAREST_C, nvm, "queue", True), (NEAREST_C_PHYS, nvm, "queue", False)]
+                    if nvm else [])
+        variants += [("counters wait|share+history", wm, "queue", True),
                     ("counters wait|share (physics)", wm, "queue", False),
                     ("counters queue+history", cm, "queue", True),
                     ("counters queue (physics)", cm, "queue", False),
@@ -1002,6 +1036,8 @@ def main(argv):
                     ("latency pdflt", ds.model, "pdflt", False)]
         no_table = {id(cm): P.write(with_table(cm, [])), id(wm): P.write(with_table(wm, [])),
                     id(ds.model): P.write(with_table(ds.model, []))}
+        if nvm:
+            no_table[id(nvm)] = P.write(with_table(nvm, []))
         pair_held = {}  # (a, b): the wait|share model with that pair held out
         # (model, app): that model with no pair involving the app, written
         # once and read by the app and neighbour hold-outs of every pair
@@ -1015,7 +1051,7 @@ def main(argv):
 
         for (a, b), meas in sorted(measured.items()):
             held = {}
-            for mdl in (cm, wm):
+            for mdl in (cm, wm) + ((nvm,) if nvm else ()):
                 held[(id(mdl), "pair")] = P.write(with_table(
                     mdl, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
                 held[(id(mdl), "app")] = without_app(mdl, a)
@@ -1047,7 +1083,6 @@ def main(argv):
                 if v is None:
                     results["failures"].append(row)
         # the exploration: nearest configurations in (U, W), physics only
-        nm = nearest_model(ds, cm)
         nm_phys = {}  # each pair's physics, shared by every fold's history fit
         for (a, b), meas in sorted(measured.items()):
             v, src = nearest_predict(nm, a, b) if nm else (None, "a configuration has no counter file")

@@ -159,6 +159,10 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->pressure_samples = a->press_n;
     out->neighbour_pressures_apply = nv_pressure_applies(m, a);
     out->share_weight = nv_share_weight(m, a);
+    out->joint = a->n_jwin ? m->jraw + a->jwin_off : NULL;
+    out->n_joint = a->n_jwin;
+    out->joint_window_s = a->n_jwin ? a->jwin_s : 0;
+    out->nearest_victim = m->nearest && a->nearest_victim;
     return 0;
 }
 
@@ -178,6 +182,7 @@ int nv_model_config(const nv_model *m, int32_t idx, nv_config_view *out)
     out->partners = c->partners;
     out->messages = c->messages;
     out->utilization = c->utilization;
+    out->queue_wait_us = c->wait_us;
     out->latency = &m->cfg_lat[idx];
     out->n_slowdowns = c->n_slow;
     return 0;
@@ -235,6 +240,8 @@ void nv_model_free(nv_model *m)
     free(m->cfg_by_util);
     free(m->slow);
     free(m->slow_by_config);
+    free(m->jraw);
+    free(m->jwin);
     nv_ve_free(m->ve);
     nv_alloc_free(m->alloc);
     free(m);

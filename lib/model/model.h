@@ -93,6 +93,14 @@ const nv_calibration *nv_model_calibration(const nv_model *m);
  * pack or the mapping failed (its arrays then stay where they are). */
 size_t nv_model_hot_bytes(const nv_model *m);
 
+/* One window of an app's joint reading at the bottleneck: its U and its
+ * queue wait, each averaged over the same few tenths of a second of its
+ * timed alone run (the nearest-configurations mechanism's neighbour side). */
+typedef struct nv_joint_window {
+    float u, w_us;
+} nv_joint_window;
+#define NV_JOINT_MAX 512 /* windows of one app */
+
 typedef struct nv_app_view {
     const char *key;
     double utilization;                 /* U_A in [0, 1] */
@@ -143,6 +151,16 @@ typedef struct nv_app_view {
     /* the bandwidth-share mechanism's weight of this app as a victim: its
      * own U above the idle bottleneck's, in [0, 1] (model_bottleneck.c) */
     double share_weight;
+    /* optional "joint_windows": the app's (U, W) over n_joint windows of
+     * joint_window_s seconds, in time order (0 = none) */
+    const nv_joint_window *joint;
+    size_t n_joint;
+    double joint_window_s;
+    /* as a victim: it has a slowdown under every configuration of a model
+     * whose configurations all carry their queue wait, so the
+     * nearest-configurations mechanism answers beside a neighbour with
+     * joint windows (model_bottleneck.c) */
+    int nearest_victim;
 } nv_app_view;
 
 #define NV_PROFILE_MAX 8 /* values in an app's utilization_profile (octiles) */
@@ -187,6 +205,7 @@ typedef struct nv_config_view {
     uint32_t partners;     /* P */
     uint32_t messages;     /* M */
     double utilization;    /* U of the configuration in [0, 1] */
+    double queue_wait_us;  /* its mean queue wait at the bottleneck, alone; NAN: not given */
     const nv_latency_summary *latency;
     size_t n_slowdowns;    /* apps measured under it; see nv_model_config_slowdown */
 } nv_config_view;

@@ -224,6 +224,118 @@ static inline double share_mean(const struct nv_seg *c, size_t n, const struct n
     return sum / (double)K;
 }
 
+/* ------------------------------------------- nearest configurations in (U, W)
+ * The seed's AverageLT matched a neighbour to the CompressionB configuration
+ * of the nearest mean latency.  At the bottleneck both axes are measured, so
+ * this matches each window of the neighbour to the configurations nearest
+ * it in utilization and queue wait at once: the two nearest points among
+ * the configurations (their mean U and W alone) and the idle point (idle U,
+ * 0 us, where every victim is at 0 %), in (U, W / the largest
+ * configuration's W).  A window's slowdown is the victim's campaign
+ * slowdowns at those two points weighted by inverse distance (at least 0);
+ * the windows average as progress rates, as the queueing mechanism's reads
+ * do.  Where a window lies is the neighbour's alone, so it is found once
+ * here at load; a prediction is then two look-ups, a multiply-add and a
+ * division per window.  (DESIGN 4.11: fixed on 2026-11-29 from the kept lab
+ * runs, before the twentieth measured a pair.) */
+static int nearest_setup(nv_model *m, char *err, size_t errlen)
+{
+    m->nearest = 0;
+    for (size_t i = 0; i < m->n_apps; i++)
+        m->apps[i].nearest_victim = 0;
+    size_t nc = m->n_configs;
+    if (!m->n_jraw || !nc || nc > NV_NEAREST_MAX_CONFIGS)
+        return 0;
+    double wmax = 0;
+    for (size_t c = 0; c < nc; c++) {
+        if (!isfinite(m->configs[c].wait_us))
+            return 0; /* a configuration without its queue wait: not this mechanism */
+        if (m->configs[c].wait_us > wmax)
+            wmax = m->configs[c].wait_us;
+    }
+    double scale = wmax > 0 ? 1 / wmax : 1;
+    if (!(m->jwin = malloc(m->n_jraw * sizeof *m->jwin))) {
+        snprintf(err, errlen, "model: out of memory for %zu joint windows", m->n_jraw);
+        return -1;
+    }
+    double idle = m->bn.idle_utilization;
+    for (size_t i = 0; i < m->n_apps; i++) {
+        const struct nv_app_rec *b = &m->apps[i];
+        for (size_t k = 0; k < b->n_jwin; k++) {
+            const nv_joint_window *x = &m->jraw[b->jwin_off + k];
+            double ub = x->u, wb = x->w_us * scale;
+            double d1 = INFINITY, d2 = INFINITY;
+            size_t i1 = nc, i2 = nc;
+            for (size_t c = 0; c <= nc; c++) { /* c == nc: the idle point */
+                double du = (c < nc ? m->configs[c].utilization : idle) - ub;
+                double dw = (c < nc ? m->configs[c].wait_us * scale : 0) - wb;
+                double d = hypot(du, dw);
+                if (d < d1) {
+                    d2 = d1, i2 = i1;
+                    d1 = d, i1 = c;
+                } else if (d < d2) {
+                    d2 = d, i2 = c;
+                }
+            }
+            struct nv_jwin *o = &m->jwin[b->jwin_off + k];
+            o->i1 = (uint8_t)i1;
+            if (d1 < 1e-12) { /* on a point */
+                o->i2 = (uint8_t)i1;
+                o->w1 = 1;
+            } else { /* (1/d1) / (1/d1 + 1/d2) */
+                o->i2 = (uint8_t)i2;
+                o->w1 = (float)(d2 / (d1 + d2));
+            }
+        }
+    }
+    /* a victim's slowdowns are sorted by configuration, one each at most:
+     * all of them is one under every configuration, at index slow_off + c */
+    for (size_t i = 0; i < m->n_apps; i++)
+        m->apps[i].nearest_victim = m->apps[i].n_slow == nc;
+    m->nearest_wscale = scale;
+    m->nearest = 1;
+    return 0;
+}
+
+/* whether the nearest-configurations mechanism answers for A beside B */
+static inline int nearest_applies(const nv_model *m, const struct nv_app_rec *A,
+                                  const struct nv_app_rec *B)
+{
+    return m->nearest && A->nearest_victim && B->n_jwin;
+}
+
+static inline double nearest_answer(const nv_model *m, const struct nv_app_rec *A,
+                                    const struct nv_app_rec *B)
+{
+    const struct nv_slow_rec *y = m->slow + A->slow_off;
+    const struct nv_jwin *w = m->jwin + B->jwin_off;
+    const size_t nc = m->n_configs, K = B->n_jwin;
+    double rate = 0;
+    for (size_t k = 0; k < K; k++) {
+        double y1 = w[k].i1 < nc ? y[w[k].i1].pct : 0, y2 = w[k].i2 < nc ? y[w[k].i2].pct : 0;
+        double p = y2 + (double)w[k].w1 * (y1 - y2);
+        rate += 100 / (100 + (p > 0 ? p : 0));
+    }
+    return ((double)K / rate - 1) * 100;
+}
+
+double nv_model_nearest_physics(const nv_model *m, int32_t a, int32_t b, double *u_mean,
+                                double *w_mean_us)
+{
+    const struct nv_app_rec *A = &m->apps[a], *B = &m->apps[b];
+    *u_mean = *w_mean_us = NAN;
+    if (!nearest_applies(m, A, B))
+        return NAN;
+    double su = 0, sw = 0;
+    for (size_t k = 0; k < B->n_jwin; k++) {
+        su += m->jraw[B->jwin_off + k].u;
+        sw += m->jraw[B->jwin_off + k].w_us;
+    }
+    *u_mean = su / B->n_jwin;
+    *w_mean_us = sw / B->n_jwin;
+    return nearest_answer(m, A, B);
+}
+
 double nv_model_queue_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
                               double *u_mean, int *capped)
 {
@@ -312,8 +424,33 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
     return wait_answer(c, A->n_wanc, grid_of(m, a, A->n_wanc, 1), w, K);
 }
 
+static double two_mechanisms(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
+                             int answer_only, nv_phys *ph);
+
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
                                    size_t n_with, int answer_only, nv_phys *ph)
+{
+    if (n_with != 1 || !nearest_applies(m, &m->apps[a], &m->apps[with[0]]))
+        return two_mechanisms(m, a, with, n_with, answer_only, ph);
+    /* one neighbour with its joint windows, a victim with every
+     * configuration: the nearest configurations answer; the full path still
+     * gives the two mechanisms' figures beside it */
+    if (answer_only) {
+        ph->wait_pct = ph->share_pct = ph->wait_us = ph->utilization = NAN;
+    } else {
+        (void)two_mechanisms(m, a, with, 1, 0, ph);
+        double u, w;
+        (void)nv_model_nearest_physics(m, a, with[0], &u, &w);
+        ph->utilization = u;
+        ph->wait_us = w;
+    }
+    ph->mechanism = NV_MECH_NEAREST;
+    ph->capped = 0;
+    return nearest_answer(m, &m->apps[a], &m->apps[with[0]]);
+}
+
+static double two_mechanisms(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
+                             int answer_only, nv_phys *ph)
 {
     const struct nv_app_rec *A = &m->apps[a];
     int wcap = 0, ucap = 0;
@@ -368,6 +505,8 @@ double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *
 double nv_model_pair_physics(const nv_model *m, int32_t a, int32_t b)
 {
     const struct nv_app_rec *A = &m->apps[a], *B = &m->apps[b];
+    if (nearest_applies(m, A, B))
+        return nearest_answer(m, A, B);
     double wait = NAN;
     if (A->n_wanc && B->n_wprof) {
         const struct nv_seg *c = m->acurve + A->wanc_off;
@@ -512,7 +651,7 @@ static void profile_span(const struct nv_app_rec *a, struct nv_app_where *w)
 
 int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
 {
-    if (anchor_curves(m, err, errlen))
+    if (anchor_curves(m, err, errlen) || nearest_setup(m, err, errlen))
         return -1;
     m->where = malloc((m->n_apps ? m->n_apps : 1) * sizeof *m->where);
     if (!m->where) {

@@ -261,6 +261,10 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
         if (!(in->wait_profile_us[k] >= 0 && in->wait_profile_us[k] <= NV_WAIT_MAX_US))
             return berr(b, "app %s: queue wait %g us is not in [0, %g]", in->key,
                         in->wait_profile_us[k], NV_WAIT_MAX_US);
+    if (in->n_joint > NV_JOINT_MAX || (in->n_joint && !in->joint) ||
+        (in->n_joint && !(in->joint_window_s > 0)))
+        return berr(b, "app %s: joint windows: 1 to %d of them, and a window length > 0 s",
+                    in->key, NV_JOINT_MAX);
 
     nv_curve_point *fitted = NULL;
     const nv_curve_point *fit = in->fit;
@@ -330,6 +334,26 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
                        "wait outside [0, %g] us, samples <= 0) or memory ran out", in->key,
                     NV_WAIT_MAX_US);
     }
+    if (in->n_joint) {
+        json_object *jw = json_object_new_object(), *ju = json_object_new_array(),
+                    *jq = json_object_new_array();
+        for (size_t k = 0; ju && jq && k < in->n_joint; k++) {
+            if (json_object_array_add(ju, nv_json_new_num_or_nan(in->joint[k].u)))
+                ok = 0;
+            if (json_object_array_add(jq, nv_json_new_num_or_nan(in->joint[k].w_us)))
+                ok = 0;
+        }
+        if (!jw) {
+            json_object_put(ju);
+            json_object_put(jq);
+            ok = 0;
+        } else {
+            put(jw, "window_s", nv_json_new_num_or_nan(in->joint_window_s), &ok);
+            put(jw, "utilization", ju, &ok);
+            put(jw, "queue_wait_us", jq, &ok);
+            put(o, "joint_windows", jw, &ok);
+        }
+    }
     if (in->has_provenance) {
         json_object *pv = json_object_new_object();
         if (!pv)
@@ -378,6 +402,8 @@ int nv_builder_add_config(nv_model_builder *b, const nv_config_input *in)
     put(o, "partners", json_object_new_int64(in->partners), &ok);
     put(o, "messages", json_object_new_int64(in->messages), &ok);
     put(o, "utilization", nv_json_new_num_or_nan(in->utilization), &ok);
+    if (in->has_queue_wait)
+        put(o, "queue_wait_us", nv_json_new_num_or_nan(in->queue_wait_us), &ok);
     put(o, "latency", jlatency(in->latency, &ok), &ok);
     for (size_t i = 0; i < in->n_slowdowns; i++) {
         json_object *s = json_object_new_object();
@@ -604,7 +630,8 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
             .counter_rho = v.counter_rho, .counter_runs = v.counter_runs,
             .history_runs = v.history_runs, .profile = v.profile, .n_profile = v.n_profile,
             .wait_points = v.wait_points, .n_wait_points = v.n_wait_points,
-            .wait_profile_us = v.wait_profile_us, .n_wait_profile = v.n_wait_profile};
+            .wait_profile_us = v.wait_profile_us, .n_wait_profile = v.n_wait_profile,
+            .joint = v.joint, .n_joint = v.n_joint, .joint_window_s = v.joint_window_s};
         if (nv_builder_add_app(b, &in))
             goto fail;
     }
@@ -627,8 +654,10 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
         }
         nv_config_input in = {
             .id = v.id, .bubble_cycles = v.bubble_cycles, .partners = v.partners,
-            .messages = v.messages, .utilization = v.utilization, .latency = v.latency,
-            .n_slowdowns = v.n_slowdowns, .slowdown_apps = apps, .slowdown_pct = pct};
+            .messages = v.messages, .utilization = v.utilization,
+            .has_queue_wait = isfinite(v.queue_wait_us), .queue_wait_us = v.queue_wait_us,
+            .latency = v.latency, .n_slowdowns = v.n_slowdowns, .slowdown_apps = apps,
+            .slowdown_pct = pct};
         int rc = nv_builder_add_config(b, &in);
         free(apps);
         free(pct);

@@ -46,6 +46,11 @@ typedef struct nv_app_input {
     size_t n_wait_points;
     const double *wait_profile_us;
     size_t n_wait_profile;
+    /* optional "joint_windows" (1..NV_JOINT_MAX windows, U in [0,1], wait
+     * in [0, NV_WAIT_MAX_US] us, each averaged over joint_window_s > 0 s) */
+    const nv_joint_window *joint;
+    size_t n_joint;
+    double joint_window_s;
 } nv_app_input;
 
 typedef struct nv_config_input {
@@ -57,6 +62,8 @@ typedef struct nv_config_input {
     size_t n_slowdowns;                  /* apps measured under it */
     const char *const *slowdown_apps;
     const double *slowdown_pct;
+    int has_queue_wait;                  /* 1: queue_wait_us is written */
+    double queue_wait_us;                /* mean queue wait alone, us (0..NV_WAIT_MAX_US) */
 } nv_config_input;
 
 typedef struct nv_pair_input {

@@ -42,6 +42,13 @@ struct nv_app_rec {
     uint32_t wfit_off, n_wfit;   /* queue-wait fit, into m->curve */
     double wresidual_pct;        /* weighted RMS of the wait points about their fit */
     int prefer_wait;             /* the wait axis explains A's campaign at least as well */
+    /* the nearest-configurations mechanism (model_bottleneck.c): as a
+     * neighbour, its joint (U, W) windows, into m->jraw and m->jwin; as a
+     * victim, whether it has a slowdown under every configuration (its
+     * slowdowns, by configuration index, are then m->slow[slow_off + i]) */
+    uint32_t jwin_off, n_jwin;
+    int nearest_victim;
+    double jwin_s;               /* the windows' length, seconds */
 };
 
 #include <stddef.h>
@@ -124,8 +131,20 @@ struct nv_config_rec {
     double bubble_cycles;
     uint32_t partners, messages;
     double utilization;
+    double wait_us; /* optional queue_wait_us: mean queue wait alone, NAN when absent */
     uint32_t by_cfg_off, n_slow; /* into m->slow_by_config */
 };
+
+/* where a window of a neighbour's joint (U, W) reading (nv_joint_window)
+ * lies among the configurations, found at load: the two
+ * nearest points in (U, W / the largest configuration's W), configuration
+ * indexes (n_configs: the idle point, 0 %), and the first one's
+ * inverse-distance weight; a window on a point has i1 == i2, w1 1 */
+struct nv_jwin {
+    uint8_t i1, i2;
+    float w1;
+};
+#define NV_NEAREST_MAX_CONFIGS 254 /* configurations the nearest mechanism indexes */
 
 struct nv_model {
     nv_calibration cal;
@@ -167,6 +186,13 @@ struct nv_model {
     struct nv_seg_grid *sgrid;  /* per app: [2i] its U curve's grid, [2i+1] its wait
                                    curve's (filled where nv_seg_gridded); NULL
                                    in a model without a curve that long */
+    nv_joint_window *jraw;      /* every app's joint windows (jwin_off, n_jwin) */
+    struct nv_jwin *jwin;     /* ... each placed among the configurations, or NULL
+                                 when the model cannot use them (nearest 0) */
+    size_t n_jraw;
+    int nearest;              /* the nearest-configurations mechanism can answer:
+                                 1..254 configurations, each with its queue wait */
+    double nearest_wscale;    /* 1 / the largest configuration's queue wait (us) */
     /* apps, where, sgrid, acurve, profile, pair_tab and pairs packed in one
      * mapping of hot_len bytes (model_hot.c), or NULL: each array is its
      * own allocation */
@@ -230,7 +256,7 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
  * The larger answers.  Without a queue gauge (A's wait curve, every
  * neighbour's wait profile) p_A(U) answers alone, as the latency route
  * does.  Allocation-free. */
-enum nv_mechanism { NV_MECH_UTILIZATION, NV_MECH_WAIT, NV_MECH_SHARE };
+enum nv_mechanism { NV_MECH_UTILIZATION, NV_MECH_WAIT, NV_MECH_SHARE, NV_MECH_NEAREST };
 typedef struct nv_phys {
     enum nv_mechanism mechanism; /* which one answered */
     double wait_pct;             /* queueing mechanism's answer, NAN without it */
@@ -245,6 +271,20 @@ typedef struct nv_phys {
  * mechanism and capped are the same either way (job_submit's path). */
 double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
                                    size_t n_with, int answer_only, nv_phys *ph);
+
+/* The nearest-configurations mechanism for A beside one neighbour B
+ * (model_bottleneck.c): for each of B's joint windows, A's campaign
+ * slowdowns at the two points nearest it among the configurations and the
+ * idle point, in (U, W / the largest configuration's W), weighted by
+ * inverse distance, at least 0; the windows averaged as progress rates.
+ * NAN unless the model has every configuration's queue wait, A a slowdown
+ * under every configuration and B joint windows.  *u_mean, *w_mean_us:
+ * B's mean window.  Allocation-free.  When it can answer it is the
+ * physics for one neighbour (nv_model_bottleneck_physics, mechanism
+ * NV_MECH_NEAREST); several neighbours are the two mechanisms' (their
+ * windows are not aligned in time). */
+double nv_model_nearest_physics(const nv_model *m, int32_t a, int32_t b, double *u_mean,
+                                double *w_mean_us);
 
 /* The same answer for one neighbour b, alone (answer_only, nothing else
  * filled): job_submit's loop, through nv_predict_pair_pct.  NAN where the

@@ -62,6 +62,17 @@
  *   campaign's configurations), and the app's own queue wait over its
  *   timed run (what it makes others wait).  Sorted here.
  *
+ * Optional per app (older files without it still load): the neighbour's
+ * side of the nearest-configurations mechanism (model_bottleneck.c):
+ *   "joint_windows": {"window_s": 0.5 (> 0),
+ *                     "utilization": [0.31, ...],     1..512 values in [0,1]
+ *                     "queue_wait_us": [812, ...]}     as many, in [0, 1e7]
+ *   the app's U and queue wait at the bottleneck, both averaged over each
+ *   window of its timed alone runs (the same windows, in order).
+ * Optional per training_set entry: "queue_wait_us": 2419.5 (in [0, 1e7]),
+ *   the configuration's mean queue wait at the bottleneck, alone; with it
+ *   on every configuration the nearest-configurations mechanism answers.
+ *
  * Optional at the top (older files without it still load; defaults shown):
  *   "bottleneck": {"idle_utilization": 0 (in [0,1]),   U of the idle
  *                  bottleneck: p_A is anchored at (idle, 0 %) and idle is
@@ -356,6 +367,8 @@ struct load_state {
     struct curve_buf curve;
     double *prof;
     size_t n_prof, prof_cap;
+    nv_joint_window *jraw;
+    size_t n_jraw, jraw_cap;
     size_t scal_cap;
     size_t slow_cap;
 };
@@ -424,6 +437,26 @@ static int provenance(nv_jcheck *L, struct nv_app_rec *a, json_object *o, const 
     return 0;
 }
 
+/* element k of array arr (path q) as a number in [0, max], or -1 with the
+ * element named: "q[k]: value V is not NOUN in [0, max]" */
+static int bounded_element(nv_jcheck *L, json_object *arr, size_t k, const char *q,
+                           const char *noun, double max, double *out)
+{
+    json_object *v = json_object_array_get_idx(arr, k);
+    double d = v && (json_object_is_type(v, json_type_double) ||
+                     json_object_is_type(v, json_type_int))
+                   ? json_object_get_double(v)
+                   : NAN;
+    if (!(d >= 0 && d <= max)) {
+        char buf[64];
+        nv_jcheck_show(v, buf, sizeof buf);
+        nv_jcheck_fail(L, "%s[%zu]: value %s is not %s in [0, %g]", q, k, buf, noun, max);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
 /* an optional profile array (name) of an app: 1..NV_PROFILE_MAX values in
  * [0, max], sorted into S->prof at *off */
 static int profile_values(nv_jcheck *L, struct load_state *S, json_object *o, const char *p,
@@ -450,20 +483,9 @@ static int profile_values(nv_jcheck *L, struct load_state *S, json_object *o, co
         nv_jcheck_fail(L, "%s: out of memory", q);
         return -1;
     }
-    for (size_t k = 0; k < n; k++) {
-        json_object *v = json_object_array_get_idx(arr, k);
-        double d = v && (json_object_is_type(v, json_type_double) ||
-                         json_object_is_type(v, json_type_int))
-                       ? json_object_get_double(v)
-                       : NAN;
-        if (!(d >= 0 && d <= max)) {
-            char buf[64];
-            nv_jcheck_show(v, buf, sizeof buf);
-            nv_jcheck_fail(L, "%s[%zu]: value %s is not %s in [0, %g]", q, k, buf, noun, max);
+    for (size_t k = 0; k < n; k++)
+        if (bounded_element(L, arr, k, q, noun, max, &S->prof[S->n_prof + k]))
             return -1;
-        }
-        S->prof[S->n_prof + k] = d;
-    }
     qsort(S->prof + S->n_prof, n, sizeof *S->prof, nv_cmp_double);
     *off = (uint32_t)S->n_prof;
     *count = (uint32_t)n;
@@ -509,6 +531,71 @@ static int queue_wait(nv_jcheck *L, struct load_state *S, struct nv_app_rec *a, 
     }
     return profile_values(L, S, qw, q, "profile_us", "a queue wait in us", NV_WAIT_MAX_US,
                           &a->wprof_off, &a->n_wprof);
+}
+
+/* one array of the joint windows (path q, member name): n values in
+ * [0, max] into dst's u or (is_wait) w_us */
+static int joint_values(nv_jcheck *L, json_object *arr, const char *q, const char *name,
+                        const char *noun, double max, nv_joint_window *dst, int is_wait)
+{
+    char e[PATH_MAX_LEN];
+    subpath(e, sizeof e, q, ".");
+    size_t el = strlen(e);
+    snprintf(e + el, sizeof e - el, "%s", name);
+    for (size_t k = 0; k < json_object_array_length(arr); k++) {
+        double d;
+        if (bounded_element(L, arr, k, e, noun, max, &d))
+            return -1;
+        if (is_wait)
+            dst[k].w_us = (float)d;
+        else
+            dst[k].u = (float)d;
+    }
+    return 0;
+}
+
+/* the optional "joint_windows" object of an app: its (U, W) over windows of
+ * its alone runs, for the nearest-configurations mechanism */
+static int joint_windows(nv_jcheck *L, struct load_state *S, struct nv_app_rec *a, json_object *o,
+                         const char *p)
+{
+    json_object *jw;
+    if (!json_object_object_get_ex(o, "joint_windows", &jw))
+        return 0;
+    char q[PATH_MAX_LEN];
+    subpath(q, sizeof q, p, ".joint_windows");
+    if (!json_object_is_type(jw, json_type_object)) {
+        nv_jcheck_fail(L, "%s: expected an object, got %s", q, nv_jcheck_type_name(jw));
+        return -1;
+    }
+    double win;
+    json_object *u = nv_jcheck_member(L, jw, "utilization", q, json_type_array);
+    json_object *w = u ? nv_jcheck_member(L, jw, "queue_wait_us", q, json_type_array) : NULL;
+    if (!w || number(L, jw, "window_s", q, R_POSITIVE, &win))
+        return -1;
+    size_t n = json_object_array_length(u);
+    if (n != json_object_array_length(w)) {
+        nv_jcheck_fail(L, "%s: %zu utilization values but %zu queue_wait_us values; each window "
+                          "has both", q, n, json_object_array_length(w));
+        return -1;
+    }
+    if (n == 0 || n > NV_JOINT_MAX) {
+        nv_jcheck_fail(L, "%s: %zu windows; an app has 1 to %d", q, n, NV_JOINT_MAX);
+        return -1;
+    }
+    if (grow((void **)&S->jraw, &S->jraw_cap, S->n_jraw + n, sizeof *S->jraw)) {
+        nv_jcheck_fail(L, "%s: out of memory", q);
+        return -1;
+    }
+    if (joint_values(L, u, q, "utilization", "a utilization", 1, S->jraw + S->n_jraw, 0) ||
+        joint_values(L, w, q, "queue_wait_us", "a queue wait in us", NV_WAIT_MAX_US,
+                     S->jraw + S->n_jraw, 1))
+        return -1;
+    a->jwin_off = (uint32_t)S->n_jraw;
+    a->n_jwin = (uint32_t)n;
+    a->jwin_s = win;
+    S->n_jraw += n;
+    return 0;
 }
 
 /* optional bottleneck.KEY, one of two words: *out 0 for w0, 1 for w1
@@ -711,7 +798,7 @@ static int one_app(nv_jcheck *L, nv_model *m, struct load_state *S, json_object 
         a->pick[r] = -1;
     if (profile_values(L, S, o, p, "utilization_profile", "a utilization", 1, &a->prof_off,
                        &a->n_prof) ||
-        queue_wait(L, S, a, o, p))
+        queue_wait(L, S, a, o, p) || joint_windows(L, S, a, o, p))
         return -1;
     return provenance(L, a, o, p);
 }
@@ -849,6 +936,16 @@ static int training_set(nv_jcheck *L, nv_model *m, struct load_state *S, struct 
             number(L, o, "utilization", p, R_FRACTION, &c->utilization) ||
             latency(L, o, p, &m->cfg_lat[i]))
             goto out;
+        c->wait_us = NAN; /* optional: the configuration's mean queue wait alone */
+        if (json_object_object_get_ex(o, "queue_wait_us", NULL)) {
+            if (number(L, o, "queue_wait_us", p, R_NONNEG, &c->wait_us))
+                goto out;
+            if (c->wait_us > NV_WAIT_MAX_US) {
+                nv_jcheck_fail(L, "%s.queue_wait_us: value %g is over %g us (not a measurement)",
+                               p, c->wait_us, NV_WAIT_MAX_US);
+                goto out;
+            }
+        }
         c->partners = (uint32_t)partners;
         c->messages = (uint32_t)messages;
         json_object *sl = nv_jcheck_member(L, o, "slowdowns", p, json_type_array);
@@ -1104,6 +1201,8 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
     m->n_curve = S.curve.n;
     m->profile = S.prof;
     m->n_profile = S.n_prof;
+    m->jraw = S.jraw;
+    m->n_jraw = S.n_jraw;
     if (!L.failed)
         training_set(&L, m, &S, &D);
     if (!L.failed)

@@ -16,11 +16,13 @@ static const char *const model_labels[NV_PREDICTOR_COUNT] = {
     "model:queue", "model:averagelt", "model:averagestdevlt", "model:pdflt"};
 /* the queue route by mechanism (enum nv_mechanism): physics alone, and
  * with the history corrections */
-static const char *const mechanism_names[] = {"utilization", "queue-wait", "bandwidth-share"};
+static const char *const mechanism_names[] = {"utilization", "queue-wait", "bandwidth-share",
+                                              "nearest-configurations"};
 static const char *const physics_labels[] = {"model:queue", "model:queue-wait",
-                                             "model:queue-share"};
+                                             "model:queue-share", "model:queue-nearest"};
 static const char *const history_labels[] = {"model:queue+history", "model:queue-wait+history",
-                                             "model:queue-share+history"};
+                                             "model:queue-share+history",
+                                             "model:queue-nearest+history"};
 
 const char *nv_predictor_name(nv_predictor p)
 {

@@ -81,6 +81,14 @@ static int build_and_save(const char *path)
     /* NV_BENCH_NO_WAIT=1: without the queueing mechanism's data, to compare */
     const char *nw_env = getenv("NV_BENCH_NO_WAIT");
     int no_wait = nw_env && *nw_env == '1';
+    /* NV_BENCH_JOINT=K: every app with K joint windows and every
+     * configuration with its queue wait, so the nearest configurations
+     * answer one-neighbour queries (K windows read per pair) */
+    const char *jw_env = getenv("NV_BENCH_JOINT");
+    long n_joint = jw_env ? atol(jw_env) : 0;
+    if (n_joint < 0 || n_joint > NV_JOINT_MAX)
+        n_joint = 0;
+    static nv_joint_window joint[NV_JOINT_MAX];
     nv_model_builder *b = nv_builder_new();
     double idle[1000];
     for (int i = 0; i < 1000; i++)
@@ -111,7 +119,11 @@ static int build_and_save(const char *path)
             wpts[k] = (nv_curve_point){100.0 * (k + 1), scale * 0.1 * (k + 1) + 3 * unif(), 2};
         for (int k = 0; k < NV_PROFILE_MAX; k++)
             wprof[k] = 900 * u * k / (double)NV_PROFILE_MAX;
+        for (long k = 0; k < n_joint; k++)
+            joint[k] = (nv_joint_window){(float)unif(), (float)(4000 * unif() * unif())};
         nv_app_input in = {.key = keys[i], .utilization = u, .latency = &l,
+                           .joint = n_joint ? joint : NULL, .n_joint = (size_t)n_joint,
+                           .joint_window_s = 0.5,
                            .points = pts, .n_points = 8, .scaling = sc, .n_scaling = 3,
                            .profile = prof, .n_profile = NV_PROFILE_MAX,
                            .wait_points = no_wait ? NULL : wpts, .n_wait_points = no_wait ? 0 : 8,
@@ -136,7 +148,8 @@ static int build_and_save(const char *path)
         nv_config_input in = {.id = id, .bubble_cycles = 25000 << (c % 4), .partners = 1 + c / 8,
                               .messages = c % 2 ? 10 : 1, .utilization = 0.26 + 0.66 * c / 39.0,
                               .latency = &l, .n_slowdowns = NV_BENCH_APPS, .slowdown_apps = apps,
-                              .slowdown_pct = pct};
+                              .slowdown_pct = pct, .has_queue_wait = n_joint > 0,
+                              .queue_wait_us = 100.0 * (c + 1)};
         if (nv_builder_add_config(b, &in)) {
             fprintf(stderr, "bench: %s\n", nv_builder_error(b));
             return -1;
@@ -158,8 +171,9 @@ static int build_and_save(const char *path)
     }
     struct stat st;
     stat(path, &st);
-    printf("model file: %d apps, %d configurations, %d x %d training slowdowns, %d table pairs\n",
-           NV_BENCH_APPS, NV_BENCH_CONFIGS, NV_BENCH_CONFIGS, NV_BENCH_APPS, NV_BENCH_PAIRS);
+    printf("model file: %d apps, %d configurations, %d x %d training slowdowns, %d table pairs, "
+           "%ld joint windows per app\n",
+           NV_BENCH_APPS, NV_BENCH_CONFIGS, NV_BENCH_CONFIGS, NV_BENCH_APPS, NV_BENCH_PAIRS, n_joint);
     printf("  size %.1f MiB, validate+save %.0f ms\n", (double)st.st_size / 1048576.0,
            (t1 - t0) * 1e3);
     return 0;
@@ -256,7 +270,7 @@ int main(int argc, char **argv)
     double sink = 0;
     for (int nw = 1; nw <= 4; nw += 3)
         for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++) {
-            long hits = 0, failed = 0, waits = 0;
+            long hits = 0, failed = 0, waits = 0, nearest = 0;
             allocations = 0;
             counting = 1;
             double t0 = now_s();
@@ -268,13 +282,15 @@ int main(int argc, char **argv)
                     sink += p.slowdown_pct;
                     hits += p.source == NV_SOURCE_TABLE;
                     waits += !strcmp(p.mechanism, "queue-wait") || !strcmp(p.mechanism, "bandwidth-share");
+                    nearest += !strcmp(p.mechanism, "nearest-configurations");
                 }
             }
             double dt = now_s() - t0;
             counting = 0;
-            printf("  %-15s %-12d %10.1f %12ld %12ld%s%s\n", nv_predictor_name((nv_predictor)pr), nw,
+            printf("  %-15s %-12d %10.1f %12ld %12ld%s%s%s\n", nv_predictor_name((nv_predictor)pr), nw,
                    dt * 1e9 / (double)n_pred, hits, allocations,
-                   waits ? "  (wait and share mechanisms)" : "", failed ? "  (some failed!)" : "");
+                   waits ? "  (wait and share mechanisms)" : "",
+                   nearest ? "  (nearest configurations)" : "", failed ? "  (some failed!)" : "");
         }
     /* job_submit's own path: apps already resolved to model indexes (the
      * running-jobs index holds them), so no key is hashed in the call */

@@ -1,8 +1,8 @@
 /* test_model_bottleneck.c - the queue route at the bottleneck: no single-
  * neighbour cap below the curve's top, the idle anchor, idle counted once,
  * time-resolved neighbours (utilization profiles) and the history
- * corrections fitted from the co-location table, and the queueing
- * mechanism (model_bottleneck.c). */
+ * corrections fitted from the co-location table, the queueing
+ * mechanism and the nearest configurations in (U, W) (model_bottleneck.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -907,12 +907,15 @@ static void the_answer_alone_is_the_full_answer(void **state)
     char lab[4096], js[4096];
     snprintf(lab, sizeof lab, "%s/tests/fixtures/model/netlab-queue-wait.json", root && *root ? root : ".");
     snprintf(js, sizeof js, "%s/tests/fixtures/jobsubmit/model.json", root && *root ? root : ".");
-    nv_model *ms[5] = {core_model(0), core_model(4000), nv_model_load(lab, err, sizeof err),
-                       nv_model_load(js, err, sizeof err), varied_model(160)};
-    for (int i = 0; i < 5; i++)
+    char near[4096];
+    snprintf(near, sizeof near, "%s/tests/fixtures/model/netlab-nearest.json", root && *root ? root : ".");
+    nv_model *ms[6] = {core_model(0), core_model(4000), nv_model_load(lab, err, sizeof err),
+                       nv_model_load(js, err, sizeof err), varied_model(160),
+                       nv_model_load(near, err, sizeof err)};
+    for (int i = 0; i < 6; i++)
         assert_non_null(ms[i]);
-    int answered[5] = {0}, nan_answers = 0;
-    for (int i = 0; i < 5; i++) {
+    int answered[6] = {0}, nan_answers = 0;
+    for (int i = 0; i < 6; i++) {
         const nv_model *m = ms[i];
         int32_t n = (int32_t)nv_model_app_count(m), step = n > 200 ? 37 : 1;
         for (int32_t a = 0; a < n; a += step)
@@ -924,8 +927,15 @@ static void the_answer_alone_is_the_full_answer(void **state)
                         nan_answers += !ok;
                     }
     }
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         assert_true(answered[i] > 0);
+    /* the lab's nearest-configurations model answers every pair so */
+    for (int32_t a = 0; a < (int32_t)nv_model_app_count(ms[5]); a++)
+        for (int32_t b = 0; b < (int32_t)nv_model_app_count(ms[5]); b++) {
+            nv_prediction p;
+            assert_int_equal(nv_predict_idx(ms[5], a, &b, 1, NV_PREDICT_QUEUE, 100, &p), 0);
+            assert_string_equal(p.mechanism, "nearest-configurations");
+        }
     /* the varied model has long curves of both kinds (read through grids) */
     int long_u = 0, long_w = 0;
     for (size_t i = 0; i < nv_model_app_count(ms[4]); i++) {
@@ -943,8 +953,188 @@ static void the_answer_alone_is_the_full_answer(void **state)
     assert_true(isnan(nv_predict_pair_pct(ms[0], -1, 0, NV_PREDICT_QUEUE, 1)));
     assert_true(isnan(nv_predict_pair_pct(ms[0], 0, n, NV_PREDICT_QUEUE, 1)));
     assert_true(isnan(nv_predict_pair_pct(ms[0], 0, 1, (nv_predictor)NV_PREDICTOR_COUNT, 1)));
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         nv_model_free(ms[i]);
+}
+
+/* --------------------------------------------- nearest configurations in (U, W)
+ * Configurations c0 (U 0.5, 1000 us) and c1 (U 1.0, 2000 us); victim "v"
+ * slowed 40 % and 100 % there; neighbours with joint windows. */
+static void add_config(nv_model_builder *b, const char *id, double u, int has_w, double w,
+                       const char *const *apps, const double *pct, size_t n)
+{
+    nv_config_input c = {.id = id, .bubble_cycles = 1e6, .partners = 1, .messages = 1,
+                         .utilization = u, .latency = &lat, .n_slowdowns = n,
+                         .slowdown_apps = apps, .slowdown_pct = pct, .has_queue_wait = has_w,
+                         .queue_wait_us = w};
+    if (nv_builder_add_config(b, &c))
+        fail_msg("config %s: %s", id, nv_builder_error(b));
+}
+
+static void add_joint(nv_model_builder *b, const char *key, const nv_joint_window *w, size_t n)
+{
+    nv_app_input a = {.key = key, .utilization = 0.5, .utilization_source = NV_USRC_COUNTERS,
+                      .latency = &lat, .joint = w, .n_joint = n, .joint_window_s = 0.5};
+    if (nv_builder_add_app(b, &a))
+        fail_msg("app %s: %s", key, nv_builder_error(b));
+}
+
+static nv_model_builder *nearest_base(int c1_wait, int pair)
+{
+    nv_model_builder *b = base(0, 1);
+    static const nv_curve_point wfit[] = {{0.4, 30, 1}};
+    nv_app_input w = {.key = "w", .utilization = 0.2, .utilization_source = NV_USRC_COUNTERS,
+                      .latency = &lat, .points = wfit, .n_points = 1, .fit = wfit, .n_fit = 1};
+    assert_int_equal(nv_builder_add_app(b, &w), 0);
+    static const nv_joint_window on_c0[] = {{0.5f, 1000}}, halfway[] = {{0.25f, 500}},
+                                 both[] = {{0.5f, 1000}, {0.25f, 500}},
+                                 three_quarters[] = {{0.875f, 1750}};
+    add_joint(b, "n", on_c0, 1);
+    add_joint(b, "h", halfway, 1);
+    add_joint(b, "two", both, 2);
+    add_joint(b, "q", three_quarters, 1);
+    static const char *const vw[] = {"v", "w"}, *const v[] = {"v"};
+    static const double p0[] = {40, 35}, p1[] = {100};
+    add_config(b, "c0", 0.5, 1, 1000, vw, p0, 2);
+    add_config(b, "c1", 1.0, c1_wait, 2000, v, p1, 1); /* w was not measured under c1 */
+    if (pair) { /* v beside q measured at twice its physics */
+        nv_pair_input pr = {"v", "q", 170, 3, 2};
+        assert_int_equal(nv_builder_add_pair(b, &pr), 0);
+    }
+    return b;
+}
+
+static double nearest_pct(const nv_model *m, const char *a, const char *with, nv_prediction *p)
+{
+    const char *w[] = {with};
+    double v = queue(m, a, w, 1, p);
+    /* job_submit's answer alone is the same number */
+    double alone = nv_predict_pair_pct(m, nv_model_app_index(m, a), nv_model_app_index(m, with),
+                                       NV_PREDICT_QUEUE, 3);
+    assert_true(alone == v);
+    return v;
+}
+
+static void the_nearest_configurations_answer(void **state)
+{
+    (void)state;
+    nv_model *m = build(nearest_base(1, 0));
+    nv_prediction p;
+    /* on a configuration: its slowdown */
+    NEAR(nearest_pct(m, "v", "n", &p), 40);
+    assert_string_equal(p.mechanism, "nearest-configurations");
+    assert_string_equal(p.source_label, "model:queue-nearest");
+    NEAR(p.utilization_used, 0.5);
+    NEAR(p.wait_used_us, 1000);
+    /* as far from idle (0, 0 us: 0 %) as from c0: half of 40 % */
+    NEAR(nearest_pct(m, "v", "h", &p), 20);
+    /* three quarters of the way from c0 to c1: 0.75 * 100 + 0.25 * 40 */
+    assert_true(fabs(nearest_pct(m, "v", "q", &p) - 85) < 1e-4); /* windows are floats */
+    /* two windows average as progress rates, not as slowdowns */
+    double both = (2 / (100 / 140.0 + 100 / 120.0) - 1) * 100;
+    NEAR(nearest_pct(m, "v", "two", &p), both);
+    assert_true(both < 30);
+    NEAR(p.utilization_used, 0.375);
+    NEAR(p.wait_used_us, 750);
+    /* a victim without a slowdown under c1, and two neighbours at once:
+     * the two mechanisms answer (w: its p(U) alone, no queue gauge) */
+    queue(m, "w", (const char *[]){"n"}, 1, &p);
+    assert_string_equal(p.mechanism, "utilization");
+    queue(m, "v", (const char *[]){"n", "h"}, 2, &p);
+    assert_string_not_equal(p.mechanism, "nearest-configurations");
+    nv_app_view av;
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "v"), &av), 0);
+    assert_true(av.nearest_victim);
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "w"), &av), 0);
+    assert_false(av.nearest_victim);
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "two"), &av), 0);
+    assert_int_equal(av.n_joint, 2);
+    assert_true(av.joint_window_s == 0.5 && av.joint[1].w_us == 500);
+
+    /* the windows and the configurations' waits survive a rebuild */
+    nv_model_builder *b = nv_builder_from_model(m);
+    assert_non_null(b);
+    nv_model *m2 = build(b);
+    NEAR(nearest_pct(m2, "v", "two", &p), both);
+    nv_config_view cv;
+    assert_int_equal(nv_model_config(m2, 1, &cv), 0);
+    assert_true(cv.queue_wait_us == 2000);
+    nv_model_free(m2);
+    nv_model_free(m);
+
+    /* a configuration without its queue wait: not this mechanism */
+    m = build(nearest_base(0, 0));
+    assert_int_equal(nv_model_config(m, 1, &cv), 0);
+    assert_true(isnan(cv.queue_wait_us));
+    nearest_pct(m, "v", "n", &p);
+    assert_string_not_equal(p.mechanism, "nearest-configurations");
+    nv_model_free(m);
+
+    /* history: v beside q measured at twice its physics raises v's
+     * sensitivity, which corrects v beside n, never measured */
+    m = build(nearest_base(1, 1));
+    double v_n = nearest_pct(m, "v", "n", &p);
+    assert_string_equal(p.source_label, "model:queue-nearest+history");
+    NEAR(p.physics_pct, 40);
+    assert_true(v_n > 45);
+    nv_model_free(m);
+}
+
+static void bad_joint_windows_are_named(void **state)
+{
+    (void)state;
+    char many[8000] = "{\"window_s\": 0.5, \"utilization\": [0";
+    for (int i = 1; i <= NV_JOINT_MAX; i++)
+        strcat(many, ", 0");
+    strcat(many, "], \"queue_wait_us\": [0");
+    for (int i = 1; i <= NV_JOINT_MAX; i++)
+        strcat(many, ", 0");
+    strcat(many, "]}");
+    const char *bad[][2] = {
+        {"3", "joint_windows: expected an object"},
+        {"{\"window_s\": 0.5, \"utilization\": [0.1], \"queue_wait_us\": [1, 2]}",
+         "1 utilization values but 2 queue_wait_us values"},
+        {"{\"window_s\": 0.5, \"utilization\": [], \"queue_wait_us\": []}", "0 windows; an app has 1 to 512"},
+        {many, "513 windows; an app has 1 to 512"},
+        {"{\"window_s\": 0.5, \"utilization\": [1.5], \"queue_wait_us\": [1]}",
+         "joint_windows.utilization[0]: value 1.5 is not a utilization in [0, 1]"},
+        {"{\"window_s\": 0.5, \"utilization\": [0.5], \"queue_wait_us\": [-1]}",
+         "joint_windows.queue_wait_us[0]: value -1 is not a queue wait in us in [0, 1e+07]"},
+        {"{\"window_s\": 0, \"utilization\": [0.5], \"queue_wait_us\": [1]}", "window_s: value 0 is not allowed"},
+        {"{\"utilization\": [0.5], \"queue_wait_us\": [1]}", "window_s"},
+        {"{\"window_s\": 0.5, \"queue_wait_us\": [1]}", "utilization"},
+    };
+    char path[] = "/tmp/netvar-test-jw-XXXXXX", err[512];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    nv_model_builder *b = nearest_base(1, 0);
+    assert_int_equal(nv_builder_save(b, path, err, sizeof err), 0);
+    nv_builder_free(b);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0] + 2; i++) {
+        json_object *o = json_object_from_file(path), *arr;
+        assert_non_null(o);
+        if (i < sizeof bad / sizeof bad[0]) {
+            json_object *jw = json_tokener_parse(bad[i][0]);
+            assert_non_null(jw);
+            assert_true(json_object_object_get_ex(o, "apps", &arr));
+            json_object_object_add(json_object_array_get_idx(arr, 0), "joint_windows", jw);
+        } else { /* a configuration's queue wait below 0 or beyond 10 s */
+            assert_true(json_object_object_get_ex(o, "training_set", &arr));
+            json_object_object_add(json_object_array_get_idx(arr, 0), "queue_wait_us",
+                                   json_object_new_double(i == sizeof bad / sizeof bad[0] ? -1 : 2e7));
+        }
+        const char *want = i < sizeof bad / sizeof bad[0] ? bad[i][1]
+                           : i == sizeof bad / sizeof bad[0] ? "training_set[0].queue_wait_us: value -1 is negative"
+                                                             : "training_set[0].queue_wait_us: value 2e+07 is over";
+        const char *text = json_object_to_json_string(o);
+        err[0] = 0;
+        nv_model *m = nv_model_load_buffer(text, strlen(text), err, sizeof err);
+        json_object_put(o);
+        if (m || !strstr(err, want))
+            fail_msg("case %zu: %s: got '%s'", i, want, m ? "loaded" : err);
+    }
+    unlink(path);
 }
 
 int main(void)
@@ -965,6 +1155,8 @@ int main(void)
         cmocka_unit_test(the_wait_gauge_round_trips),
         cmocka_unit_test(a_large_model_packed_for_huge_pages_predicts_the_same),
         cmocka_unit_test(the_answer_alone_is_the_full_answer),
+        cmocka_unit_test(the_nearest_configurations_answer),
+        cmocka_unit_test(bad_joint_windows_are_named),
         cmocka_unit_test(a_long_curve_is_entered_through_its_grid),
         cmocka_unit_test(a_forty_point_campaign_reads_as_its_curve),
     };
