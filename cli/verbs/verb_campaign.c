@@ -149,7 +149,11 @@ static void usage(FILE *out)
         "qdisc, \"stall_per_word\" for InfiniBand, \"paused_cycles_per_packet\" for a\n"
         "Slingshot NIC, \"stall_per_flit\" for an Aries tile, \"none\" for netdev); where the\n"
         "ports have a queue gauge, app_queue_wait_us and app_queue_wait_profile_us\n"
-        "(octiles, us).  On InfiniBand the gauge is port_xmit_wait ticks per 4-byte\n"
+        "(octiles, us), and app_joint_windows {window_s, measured, kept}: the\n"
+        "command's U and gauge averaged over each half second of its timed runs,\n"
+        "which the model keeps (every k-th beyond 512) with each configuration's\n"
+        "queue wait, so that the nearest configurations answer beside this app\n"
+        "(netvar predict --help).  On InfiniBand the gauge is port_xmit_wait ticks per 4-byte\n"
         "word sent, and the keys are stall_per_word, app_stall_per_word and\n"
         "app_stall_profile; on a Slingshot NIC it is the cycles the transmit path was\n"
         "paused per packet sent (paused_cycles_per_packet, app_paused_cycles_per_packet,\n"
@@ -306,6 +310,11 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
                                                                         : "app_stall_per_word",
                                    nv_json_new_num_g(r->app_wait, 6));
             json_object_object_add(o, us ? "app_queue_wait_profile_us" : "app_stall_profile", jw);
+            json_object *jj = json_object_new_object();
+            json_object_object_add(jj, "window_s", nv_json_new_num_g(NV_CAMPAIGN_JOINT_WINDOW_S, 6));
+            json_object_object_add(jj, "measured", json_object_new_int64((int64_t)r->n_app_joint_measured));
+            json_object_object_add(jj, "kept", json_object_new_int64((int64_t)r->n_app_joint));
+            json_object_object_add(o, "app_joint_windows", jj);
         }
         json_object_object_add(o, "bottleneck_read_errors",
                                json_object_new_int64((int64_t)r->bottleneck_read_errors));

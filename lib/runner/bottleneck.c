@@ -177,6 +177,62 @@ static inline int step_in(const nv_bn_step *s, nv_bn_value which, uint64_t t0, u
     return s->t_ns >= t0 && s->t_ns <= t1 && !isnan(step_value(s, which));
 }
 
+long nv_bn_joint_stats(const nv_bn_step *st, size_t n_st, uint64_t t0, uint64_t t1,
+                       uint64_t win_ns, nv_joint_window **v, size_t *n)
+{
+    if (!win_ns)
+        return 0;
+    /* the first step in range, and how many windows the range spans */
+    size_t first = n_st;
+    uint64_t last_t = 0;
+    for (size_t i = 0; i < n_st; i++)
+        if (step_in(&st[i], NV_BN_U, t0, t1) && step_in(&st[i], NV_BN_WAIT, t0, t1)) {
+            if (first == n_st)
+                first = i;
+            last_t = st[i].t_ns;
+        }
+    if (first == n_st)
+        return 0;
+    uint64_t start = st[first].t_ns;
+    size_t nwin = (size_t)((last_t - start) / win_ns) + 1;
+    double *su = calloc(nwin, sizeof *su), *sw = calloc(nwin, sizeof *sw);
+    size_t *cnt = calloc(nwin, sizeof *cnt);
+    if (!su || !sw || !cnt) {
+        free(su);
+        free(sw);
+        free(cnt);
+        return -1;
+    }
+    size_t most = 0, kept = 0;
+    for (size_t i = first; i < n_st; i++) {
+        if (!step_in(&st[i], NV_BN_U, t0, t1) || !step_in(&st[i], NV_BN_WAIT, t0, t1))
+            continue;
+        size_t w = (size_t)((st[i].t_ns - start) / win_ns);
+        su[w] += st[i].u;
+        sw[w] += st[i].wait;
+        if (++cnt[w] > most)
+            most = cnt[w];
+    }
+    for (size_t w = 0; w < nwin; w++)
+        kept += cnt[w] && 2 * cnt[w] >= most;
+    nv_joint_window *g = kept ? realloc(*v, (*n + kept) * sizeof *g) : *v;
+    if (kept && !g) {
+        free(su);
+        free(sw);
+        free(cnt);
+        return -1;
+    }
+    *v = g;
+    for (size_t w = 0; w < nwin; w++)
+        if (cnt[w] && 2 * cnt[w] >= most)
+            g[(*n)++] = (nv_joint_window){(float)(su[w] / (double)cnt[w]),
+                                          (float)(sw[w] / (double)cnt[w])};
+    free(su);
+    free(sw);
+    free(cnt);
+    return (long)kept;
+}
+
 size_t nv_bn_window_stats(const nv_bn_step *s, size_t n, nv_bn_value which, uint64_t t0,
                           uint64_t t1, double *mean, double *profile, size_t nprof,
                           size_t *n_profile)
@@ -590,6 +646,15 @@ size_t nv_bn_window(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t
 {
     pthread_mutex_lock(&s->mu);
     size_t k = nv_bn_window_stats(s->steps, s->n, which, t0, t1, mean, profile, nprof, n_profile);
+    pthread_mutex_unlock(&s->mu);
+    return k;
+}
+
+long nv_bn_joint_windows(nv_bn_sampler *s, uint64_t t0, uint64_t t1, uint64_t win_ns,
+                         nv_joint_window **v, size_t *n)
+{
+    pthread_mutex_lock(&s->mu);
+    long k = nv_bn_joint_stats(s->steps, s->n, t0, t1, win_ns, v, n);
     pthread_mutex_unlock(&s->mu);
     return k;
 }

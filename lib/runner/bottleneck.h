@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "model.h"
 
 #define NV_BN_MAX_PORTS 8
 #define NV_BN_MAX_STEPS (1u << 20) /* ~29 h at 100 ms; later steps are dropped */
@@ -171,6 +172,19 @@ size_t nv_bn_window(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t
  * appended, or -1 when memory ran out (*v and *n unchanged). */
 long nv_bn_collect(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t1, double **v,
                    size_t *n);
+
+/* The joint windows of [t0, t1] (CLOCK_MONOTONIC ns): the steps whose end
+ * lies there and that read both U and the gauge, cut into consecutive
+ * windows of win_ns from the first of them; each window holding at least
+ * half as many steps as the fullest one gives the mean U and the mean gauge
+ * of its steps (the nearest-configurations mechanism's neighbour side,
+ * model_bottleneck.c).  Appends them to *v (grown with realloc; *n counts);
+ * returns how many, or -1 when memory ran out (*v and *n unchanged).  The
+ * sampler's form locks; nv_bn_joint_stats is the pure part (tests). */
+long nv_bn_joint_windows(nv_bn_sampler *s, uint64_t t0, uint64_t t1, uint64_t win_ns,
+                         nv_joint_window **v, size_t *n);
+long nv_bn_joint_stats(const nv_bn_step *st, size_t n_st, uint64_t t0, uint64_t t1,
+                       uint64_t win_ns, nv_joint_window **v, size_t *n);
 
 /* Steps that failed to read (a port vanished, tc failed); 0 when all read. */
 size_t nv_bn_read_errors(nv_bn_sampler *s);

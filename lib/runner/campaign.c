@@ -198,6 +198,8 @@ typedef struct campaign {
     size_t n_app_u;
     double *app_w;     /* and their gauge readings */
     size_t n_app_w;
+    nv_joint_window *joint; /* and both, over NV_CAMPAIGN_JOINT_WINDOW_S windows */
+    size_t n_joint;
     double app_port_sum[NV_BN_MAX_PORTS]; /* each port's U summed over those windows */
     size_t app_port_n;                    /* ... over this many windows */
 } campaign;
@@ -265,7 +267,9 @@ static int run_baseline(campaign *cp, int r, double *runtime_s, double **samples
         uint64_t w = (uint64_t)(*runtime_s * 1e9);
         uint64_t t0 = t_end > w ? t_end - w : 0;
         if (nv_bn_collect(cp->bn, NV_BN_U, t0, t_end, &cp->app_u, &cp->n_app_u) < 0 ||
-            nv_bn_collect(cp->bn, NV_BN_WAIT, t0, t_end, &cp->app_w, &cp->n_app_w) < 0) {
+            nv_bn_collect(cp->bn, NV_BN_WAIT, t0, t_end, &cp->app_w, &cp->n_app_w) < 0 ||
+            nv_bn_joint_windows(cp->bn, t0, t_end, (uint64_t)(NV_CAMPAIGN_JOINT_WINDOW_S * 1e9),
+                                &cp->joint, &cp->n_joint) < 0) {
             free(text);
             return nv_err(err, errlen, "out of memory for the bottleneck samples");
         }
@@ -480,7 +484,11 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
                        .wait_points = waits ? wpts : NULL,
                        .n_wait_points = waits ? wkeep + ncfg : 0,
                        .wait_profile_us = waits ? r->app_wait_profile : NULL,
-                       .n_wait_profile = waits ? r->n_app_wait_profile : 0};
+                       .n_wait_profile = waits ? r->n_app_wait_profile : 0,
+                       /* the neighbour's side of the nearest configurations */
+                       .joint = waits && r->n_app_joint ? r->app_joint : NULL,
+                       .n_joint = waits ? r->n_app_joint : 0,
+                       .joint_window_s = NV_CAMPAIGN_JOINT_WINDOW_S};
     if (counters) {
         nv_bottleneck bn = *nv_model_bottleneck(model);
         bn.route = NV_USRC_COUNTERS;
@@ -544,7 +552,10 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
                                  .messages = (uint32_t)cfg[i].messages,
                                  .utilization = counters ? res[i].u_counters : res[i].u.rho,
                                  .latency = &res[i].lat,
-                                 .n_slowdowns = n, .slowdown_apps = apps, .slowdown_pct = pct};
+                                 .n_slowdowns = n, .slowdown_apps = apps, .slowdown_pct = pct,
+                                 /* where every configuration's wait was read, the
+                                  * nearest configurations can place them */
+                                 .has_queue_wait = waits, .queue_wait_us = res[i].wait};
         if (nv_builder_add_config(b, &ci_in)) {
             nv_err(err, errlen, "%s", nv_builder_error(b));
             goto done;
@@ -704,6 +715,13 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
         nv_bn_values_stats(cp.app_w, cp.n_app_w, &r->app_wait, r->app_wait_profile,
                            NV_PROFILE_MAX, &r->n_app_wait_profile);
         r->n_app_wait = cp.n_app_w;
+        /* the joint windows, where the ports have a gauge: every k-th of
+         * them when there were more than a model keeps */
+        r->n_app_joint_measured = cp.n_app_w ? cp.n_joint : 0;
+        r->n_app_joint = r->n_app_joint_measured < NV_JOINT_MAX ? r->n_app_joint_measured
+                                                                : NV_JOINT_MAX;
+        for (size_t k = 0; k < r->n_app_joint; k++)
+            r->app_joint[k] = cp.joint[k * r->n_app_joint_measured / r->n_app_joint];
         r->bottleneck_read_errors = nv_bn_read_errors(cp.bn);
         for (size_t i = 0; i < o->ncfg; i++)
             if (!r->configs[i].counter_steps) {
@@ -727,6 +745,7 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
     rc = 0;
 out:
     nv_bn_stop(cp.bn);
+    free(cp.joint);
     free(cp.app_u);
     free(cp.app_w);
     if (plan->work_dir[0]) {

@@ -22,6 +22,7 @@
 
 #define NV_CAMPAIGN_MAX_CONFIGS 512
 #define NV_CAMPAIGN_MAX_REPEAT 100
+#define NV_CAMPAIGN_JOINT_WINDOW_S 0.5 /* the joint windows' length, seconds */
 
 /* One CompressionB configuration. */
 typedef struct nv_campaign_config {
@@ -151,6 +152,11 @@ typedef struct nv_campaign_result {
     double app_wait;              /* the command's mean gauge reading at the bottleneck, alone */
     double app_wait_profile[NV_PROFILE_MAX]; /* its quantiles, in the gauge's unit */
     size_t n_app_wait_profile, n_app_wait;
+    /* its joint windows (U and gauge over NV_CAMPAIGN_JOINT_WINDOW_S of the
+     * baseline runs' timed windows; every k-th when there were more than
+     * NV_JOINT_MAX), where the ports have a gauge */
+    nv_joint_window app_joint[NV_JOINT_MAX];
+    size_t n_app_joint, n_app_joint_measured;
     size_t bottleneck_read_errors;
     nv_campaign_config_result *configs; /* [opts->ncfg] */
     nv_curve_point *fit;          /* the app's p_A(U) fit as saved */

@@ -206,10 +206,12 @@ static int add_history_app(nv_model_builder *b, const nv_train_set *s, const nv_
         a.utilization = counter_runs ? counter_rho : 0;
         a.utilization_source = NV_USRC_COUNTERS;
     }
-    /* the queueing mechanism comes only from campaigns: kept as measured */
+    /* the queueing mechanism and the joint windows come only from
+     * campaigns: kept as measured */
     if (have_in) {
         a.wait_points = iv.wait_points, a.n_wait_points = iv.n_wait_points;
         a.wait_profile_us = iv.wait_profile_us, a.n_wait_profile = iv.n_wait_profile;
+        a.joint = iv.joint, a.n_joint = iv.n_joint, a.joint_window_s = iv.joint_window_s;
     }
     /* p_A(U): a campaign curve wins; else production history */
     if (have_in && iv.n_fit && iv.curve_origin == NV_CURVE_CAMPAIGN) {

@@ -6,7 +6,8 @@
 # "counters", the app's U, utilization profile and queue-wait profile from
 # the uplink, each configuration's U from the uplink (a saturating load
 # reads higher than a light one, and queues longer), the wait points of the
-# queueing mechanism; netvar predict then answers with a mechanism.  A port
+# queueing mechanism, the app's joint windows and each configuration's
+# queue wait; netvar predict then answers by the nearest configurations.  A port
 # that does not exist is refused before anything runs, naming --bottleneck,
 # and the model file is left as it was.  Env: BUILD, ROOT.  Exit 0 pass, 77
 # skip, 1 fail.
@@ -71,10 +72,25 @@ qw = app["queue_wait"]
 check(len(qw["points"]) == 2 and len(qw["fit"]) >= 1 and len(qw["profile_us"]) >= 1, "queue_wait")
 us = {t["id"]: t["utilization"] for t in m["training_set"]}
 check(abs(us[hi["id"]] - hi["utilization_counters"]) < 1e-6, "configuration U is the counters'")
+# the nearest configurations' data: the app's joint windows (U and wait over
+# half seconds of its timed run) and each configuration's queue wait
+jw = app["joint_windows"]
+cj = c["app_joint_windows"]
+check(jw["window_s"] == 0.5 == cj["window_s"], "joint windows of 0.5 s")
+check(1 <= len(jw["utilization"]) == len(jw["queue_wait_us"]) == cj["kept"] <= cj["measured"],
+      "joint windows kept: %s" % cj)
+check(all(0 <= u <= 1 for u in jw["utilization"]) and all(w >= 0 for w in jw["queue_wait_us"]),
+      "joint windows in range")
+qws = {t["id"]: t["queue_wait_us"] for t in m["training_set"]}
+check(abs(qws[hi["id"]] - hi["queue_wait_us"]) < 1e-3 * max(1, hi["queue_wait_us"]),
+      "configuration queue_wait_us is the campaign's")
 PY
 "$NV" predict --model "$M" --app cg --with cg >"$OUT/pred.json" 2>"$OUT/pred.err" ||
     bad "predict: $(cat "$OUT/pred.err")"
-grep -Eq '"mechanism":"(queue-wait|bandwidth-share|utilization)"' "$OUT/pred.json" || bad "predict names no mechanism: $(cat "$OUT/pred.json")"
+# one neighbour with joint windows, a victim measured under every
+# configuration: the nearest configurations answer
+grep -q '"mechanism":"nearest-configurations"' "$OUT/pred.json" || bad "predict: not the nearest configurations: $(cat "$OUT/pred.json")"
+grep -q '"source":"model:queue-nearest' "$OUT/pred.json" || bad "predict: source not model:queue-nearest: $(cat "$OUT/pred.json")"
 grep -q '"wait_gauge":"queue_us"' "$OUT/pred.json" || bad "predict names no wait gauge: $(cat "$OUT/pred.json")"
 # the app's report shows what the two mechanisms read of it
 "$NV" report --app cg --model "$M" --json >"$OUT/rep.json" 2>"$OUT/rep.err" || bad "report --app: $(cat "$OUT/rep.err")"

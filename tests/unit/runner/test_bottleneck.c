@@ -92,6 +92,38 @@ static void window_takes_only_its_steps(void **state)
     assert_int_equal(np, 0);
 }
 
+/* The joint windows: U and gauge averaged over the same consecutive windows
+ * of the steps that read both; a window with under half the fullest's
+ * steps is left out. */
+static void joint_windows_average_both_over_the_same_steps(void **state)
+{
+    (void)state;
+    nv_bn_step st[13];
+    for (int i = 0; i < 13; i++) /* steps every 0.1 s from 1.0 s: U i/100, wait 10 i us */
+        st[i] = (nv_bn_step){.t_ns = 1000000000u + (uint64_t)i * 100000000u, .u = i / 100.0,
+                             .wait = 10.0 * i};
+    st[3].wait = NAN; /* a step without a gauge reading is left out of both */
+    nv_joint_window *v = NULL;
+    size_t n = 0;
+    /* windows of 0.5 s from the first step: steps 0-4 (without 3), 5-9, 10-12 */
+    assert_int_equal(nv_bn_joint_stats(st, 13, 0, UINT64_MAX, 500000000u, &v, &n), 3);
+    assert_int_equal(n, 3);
+    assert_true(fabs(v[0].u - (0 + 1 + 2 + 4) / 400.0) < 1e-6);
+    assert_true(fabs(v[0].w_us - 10 * (0 + 1 + 2 + 4) / 4.0) < 1e-4);
+    assert_true(fabs(v[1].u - 0.07) < 1e-6 && fabs(v[1].w_us - 70) < 1e-4);
+    assert_true(fabs(v[2].u - 0.11) < 1e-6 && fabs(v[2].w_us - 110) < 1e-4);
+    /* appended after what was there; a range of steps 5..10 (0.5 to 1.0 s
+     * after 1.0 s): 5-9, and 10 alone (under half of 5 steps) is left out */
+    assert_int_equal(nv_bn_joint_stats(st, 13, 1500000000u, 2000000000u, 500000000u, &v, &n), 1);
+    assert_int_equal(n, 4);
+    assert_true(fabs(v[3].u - 0.07) < 1e-6);
+    /* nothing in range, or a window of 0: nothing appended */
+    assert_int_equal(nv_bn_joint_stats(st, 13, 9000000000u, UINT64_MAX, 500000000u, &v, &n), 0);
+    assert_int_equal(nv_bn_joint_stats(st, 13, 0, UINT64_MAX, 0, &v, &n), 0);
+    assert_int_equal(n, 4);
+    free(v);
+}
+
 static void put(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w"); /* in place: the reader keeps its descriptors */
@@ -347,6 +379,7 @@ int main(void)
         cmocka_unit_test(spec_parses_kinds_and_ports),
         cmocka_unit_test(spec_rejects_bad_input),
         cmocka_unit_test(window_takes_only_its_steps),
+        cmocka_unit_test(joint_windows_average_both_over_the_same_steps),
         cmocka_unit_test(live_sampler_reads_a_netdev_port),
         cmocka_unit_test(live_sampler_reads_infiniband_stalls),
         cmocka_unit_test(live_sampler_reads_slingshot_pauses),

@@ -343,8 +343,10 @@ static void campaign_curve_and_impactb_kept(void **state)
     double l[] = {2.0, 2.5, 3.0};
     nv_latency_summary_of(l, 3, &lat);
     nv_curve_point pts[] = {{0.2, 3, 1}, {0.6, 12, 1}};
+    nv_joint_window jw[] = {{0.25f, 300}, {0.75f, 900}};
     nv_app_input ai = {.key = "appA", .utilization = 0.5, .utilization_source = NV_USRC_LATENCY,
-                       .latency = &lat, .points = pts, .n_points = 2};
+                       .latency = &lat, .points = pts, .n_points = 2, .joint = jw, .n_joint = 2,
+                       .joint_window_s = 0.5};
     assert_int_equal(nv_builder_add_app(in, &ai), 0);
     nv_pair_input keep = {"appA", "appZ", 7, 4, 1};
     nv_app_input zi = {.key = "appZ", .utilization = 0.1, .latency = &lat};
@@ -372,6 +374,9 @@ static void campaign_curve_and_impactb_kept(void **state)
     assert_float_equal(av.points[1].slowdown_pct, 12, 1e-12);
     assert_int_equal(av.latency_origin, NV_LATENCY_IMPACTB);
     assert_float_equal(av.latency->mean_us, 2.5, 1e-12);
+    /* the campaign's joint windows too */
+    assert_int_equal(av.n_joint, 2);
+    assert_true(av.joint[1].w_us == 900 && av.joint_window_s == 0.5);
     /* an input-only app and its table entry survive */
     nv_pair_view pv;
     assert_int_equal(nv_model_pair_find(m, nv_model_app_index(m, "appA"),
