@@ -73,7 +73,7 @@ repetition's steal explains its distance from its pair's median, and marks
 the figures UNRELIABLE when more than a tenth of the measured runs lost
 over 5 % of the CPU time to steal.  Older datasets say "not recorded".
 
-An exploration, not netvar's rule: "counters nearest U,W" matches the
+The nearest configurations: "counters nearest U,W" matches the
 neighbour to CompressionB configurations in both counter axes at once, as
 the seed's AverageLT matched it by mean latency: each 0.5 s window of the
 neighbour's alone runs is placed in (U, W / the largest configuration's W),
@@ -83,7 +83,12 @@ one of the points), and the windows' progress rates are averaged.  Scored as phy
 held out) and corrected by the history fit (fit_history, a Python copy of
 netvar's, checked against netvar's answers by test_netlab_eval_smoke), pair
 or neighbour held out.  Fixed before the 2026-11-29d run measured a pair;
-chosen on the runs before it.
+chosen on the runs before it.  Since 2026-11-29 netvar answers it itself
+(lib/model/model_bottleneck.c, from the model file's joint windows and each
+configuration's queue_wait_us): "netvar nearest U,W (physics)" and "netvar
+nearest U,W+history" are netvar's answers from the same inputs (the
+configurations placed as nearest_model places them), the headline route
+when the dataset has every configuration's counter file.
 
 Placement: the confounder's in-leaf runs (the neighbour on one node under
 leaf s1, the app across both leaves: no shared port) are scored twice,
@@ -293,7 +298,8 @@ def run_waits(cnt, runtime_s=None, trim_s=1.0, window_s=None):
 
 
 # ------------------------------------------- nearest configurations in (U, W)
-# An exploration, not netvar's rule (netvar predict does not answer it): the
+# The scorer's own copy of the rule netvar answers since 2026-11-29 (model_
+# bottleneck.c; the NEAREST_C rows are netvar's answers): the
 # seed's AverageLT matched a neighbour to the CompressionB configuration of
 # the nearest mean latency; at the bottleneck both axes are measured, so the
 # neighbour is matched in (U, W).  Fixed on 2026-11-29 from the kept runs
@@ -1166,7 +1172,11 @@ def main(argv):
         print(f"  FAILED: {f['variant']} ({f['holdout']}): {f['app']} beside {f['with']}: "
               f"{f['source']}")
 
-    best = "counters wait|share+history"
+    # netvar's answer: the nearest configurations where the model file can
+    # carry them (every configuration with a counter file), else the two
+    # mechanisms
+    best = NEAREST_C if nvm else "counters wait|share+history"
+    two = "counters wait|share+history"
     print(f"\nmeasured | predicted slowdown (%), {best}, leave-one-pair-out; "
           "row: the app, column: its neighbour")
     pred = {(r["app"], r["with"]): r["predicted_pct"] for r in results["rows"]
@@ -1182,52 +1192,55 @@ def main(argv):
                 cells.append("-")
         print("  %-11s" % a + "".join("%-17s" % c for c in cells))
 
-    print(f"\nworst five pairs, {best}, leave-one-pair-out")
-    worst = sorted((r for r in results["rows"] if r["variant"] == best and r["holdout"] == "pair"
-                    and r["predicted_pct"] is not None),
-                   key=lambda r: -abs(r["predicted_pct"] - r["measured_pct"]))[:5]
-    for r in worst:
+    def reason_two(r):
+        """what the two mechanisms read of the pair"""
         ub = next((x["u_counters"] for x in routes["apps"] if x["app"] == r["with"]), float("nan"))
         nb = next((x for x in wm["apps"] if x["key"] == r["with"]), {})
         wprof = nb.get("queue_wait", {}).get("profile_us") or [float("nan")]
         curve = next((x for x in wm["apps"] if x["key"] == r["app"]), {})
         top = curve.get("queue_wait", {}).get("fit", [{}])[-1:] or [{}]
         ua = next((x["u_counters"] for x in routes["apps"] if x["app"] == r["app"]), float("nan"))
-        reason = (f"{r['app']} itself offers U {ua:.2f} (its share weight); "
-                  f"{r['with']} offers U {ub:.2f} at the uplink and makes it wait "
-                  f"{st.mean(wprof):.0f} us on average (octiles up to {max(wprof):.0f} us); "
-                  f"{r['app']}'s wait curve tops out at "
-                  f"{top[0].get('wait_us', float('nan')):.0f} us: "
-                  f"{top[0].get('slowdown_pct', float('nan')):+.1f} %; alone, {r['with']} "
-                  f"loses {ds.app_loss(r['with'])[1] * 100:.2f} % of the uplink's packets")
-        reps = sorted(x for _, x in ds.pairs[(r["app"], r["with"])])
-        r["repetitions_pct"] = reps
-        print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} % (median of "
-              f"{'/'.join('%+.1f' % x for x in reps)}: {reps[-1] - reps[0]:.1f} pp apart), "
-              f"predicted {r['predicted_pct']:+.1f} % ({r['source']}); {reason}")
-        r["reason"] = reason
-    results["worst"] = worst
-    # the exploration's worst: where the neighbour lies in (U, W), and the
-    # configurations nearest its mean
-    nw = sorted((r for r in results["rows"] if r["variant"] == NEAREST_H and r["holdout"] == "pair"
-                 and r["predicted_pct"] is not None),
-                key=lambda r: -abs(r["predicted_pct"] - r["measured_pct"]))[:3]
-    if nw and nm:
+        return (f"{r['app']} itself offers U {ua:.2f} (its share weight); "
+                f"{r['with']} offers U {ub:.2f} at the uplink and makes it wait "
+                f"{st.mean(wprof):.0f} us on average (octiles up to {max(wprof):.0f} us); "
+                f"{r['app']}'s wait curve tops out at "
+                f"{top[0].get('wait_us', float('nan')):.0f} us: "
+                f"{top[0].get('slowdown_pct', float('nan')):+.1f} %; alone, {r['with']} "
+                f"loses {ds.app_loss(r['with'])[1] * 100:.2f} % of the uplink's packets")
+
+    def reason_nearest(r):
+        """where the neighbour lies in (U, W), and the configurations nearest its mean"""
         cfg, wmax, wins = nm
-        print(f"\nworst three pairs, {NEAREST_H} (an exploration: netvar does not answer it), "
-              "leave-one-pair-out")
-        for r in nw:
-            wb = wins.get(r["with"]) or [(float("nan"), float("nan"))]
-            ub, mw = st.mean(x[0] for x in wb), st.mean(x[1] for x in wb)
-            near = sorted((math.hypot(u - ub, (w - mw) / wmax), c, u, w, sl.get(r["app"]))
-                          for c, (u, w, sl) in cfg.items())[:NEAREST_K]
-            print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} %, predicted "
-                  f"{r['predicted_pct']:+.1f} %; {r['with']} alone: U {ub:.2f}, W {mw:.0f} us over "
-                  f"{len(wb)} windows of {NEAREST_WINDOW_S:g} s; nearest its mean: " +
-                  ", ".join(f"{c} (U {u:.2f}, W {w:.0f} us: {r['app']} "
-                            + ("%+.1f %%" % y if y is not None else "not measured") + ")"
-                            for _, c, u, w, y in near))
-        results["nearest_worst"] = nw
+        wb = wins.get(r["with"]) or [(float("nan"), float("nan"))]
+        ub, mw = st.mean(x[0] for x in wb), st.mean(x[1] for x in wb)
+        near = sorted((math.hypot(u - ub, (w - mw) / wmax), c, u, w, sl.get(r["app"]))
+                      for c, (u, w, sl) in cfg.items())[:NEAREST_K]
+        return (f"{r['with']} alone: U {ub:.2f}, W {mw:.0f} us over {len(wb)} windows of "
+                f"{NEAREST_WINDOW_S:g} s; nearest its mean: " +
+                ", ".join(f"{c} (U {u:.2f}, W {w:.0f} us: {r['app']} "
+                          + ("%+.1f %%" % y if y is not None else "not measured") + ")"
+                          for _, c, u, w, y in near))
+
+    def print_worst(variant, n, why):
+        rows = sorted((r for r in results["rows"] if r["variant"] == variant
+                       and r["holdout"] == "pair" and r["predicted_pct"] is not None),
+                      key=lambda r: -abs(r["predicted_pct"] - r["measured_pct"]))[:n]
+        for r in rows:
+            r = dict(r)
+            reps = sorted(x for _, x in ds.pairs[(r["app"], r["with"])])
+            r["repetitions_pct"] = reps
+            r["reason"] = why(r)
+            print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} % (median of "
+                  f"{'/'.join('%+.1f' % x for x in reps)}: {reps[-1] - reps[0]:.1f} pp apart), "
+                  f"predicted {r['predicted_pct']:+.1f} % ({r['source']}); {r['reason']}")
+            yield r
+
+    print(f"\nworst five pairs, {best}, leave-one-pair-out")
+    results["worst"] = list(print_worst(best, 5, reason_nearest if best == NEAREST_C else reason_two))
+    if best != two:
+        print(f"\nworst three pairs, {two} (the two mechanisms: several neighbours, and a "
+              "model without joint windows), leave-one-pair-out")
+        results["worst_two_mechanisms"] = list(print_worst(two, 3, reason_two))
     # how far apart a pair's own repetitions lie: the measurement's own
     # noise, beside which the max error is read
     spread = sorted((max(x for _, x in v) - min(x for _, x in v), a, b)

@@ -44,7 +44,9 @@ for p in "counters wait\\|share\\+history +pair" "counters wait\\|share\\+histor
     "counters queue \(physics\)" "latency queue" "latency averagelt" "latency averagestdevlt" \
     "latency pdflt" "table \(repeatability\)" "in-leaf, placement known" "in-leaf, placement unknown" \
     "counters nearest U,W \(physics\)" "counters nearest U,W\+history +pair" \
-    "counters nearest U,W\+history +neighbour"; do
+    "counters nearest U,W\+history +neighbour" "netvar nearest U,W\+history +pair" \
+    "netvar nearest U,W\+history +app" "netvar nearest U,W\+history +neighbour" \
+    "netvar nearest U,W \(physics\)"; do
     grep -Eq "^  $p " "$OUT/log" || bad "no error row for $p"
 done
 # the offline scorer read the dataset: every ordered pair under each hold-out,
@@ -71,6 +73,18 @@ ok = ok and n("counters nearest U,W (physics)", "pair and app") == 4 and all(
     r["predicted_pct"] is not None and r["predicted_pct"] >= 0 for r in rows
     if r["variant"].startswith("counters nearest")) and n("counters nearest U,W+history", "pair") == 4 \
     and n("counters nearest U,W+history", "neighbour") == 4
+# netvar answers the same rule itself (joint windows in the model file): every
+# pair by the nearest configurations, within 0.01 pp of the scorer's copy
+got = {(r["variant"], r["holdout"], r["app"], r["with"]): r for r in rows}
+for (v, h, a, b), r in got.items():
+    if v.startswith("netvar nearest"):
+        ok = ok and r["predicted_pct"] is not None and r["source"].startswith("model:queue-nearest")
+        py = got.get(("counters nearest U,W (physics)" if "physics" in v else "counters nearest U,W+history",
+                      h, a, b))
+        if py is not None:
+            ok = ok and abs(py["predicted_pct"] - r["predicted_pct"]) <= 0.01
+ok = ok and n("netvar nearest U,W+history", "pair") == 4 and n("netvar nearest U,W (physics)", "pair and app") == 4
+ok = ok and s["worst"] and all(w["variant"] == "netvar nearest U,W+history" for w in s["worst"])
 # every measured run's counter file carries the host's CPU (steal gates)
 h = s["host_cpu"]
 ok = ok and h["recorded"] == h["runs"] > 0 and isinstance(h["reliable"], bool) and (
