@@ -58,7 +58,11 @@ static void usage(FILE *out)
         "           profile (in the gauge's unit: us for a queue), its bandwidth-share\n"
         "           weight (own U above idle) and its history corrections (and\n"
         "           whether the neighbours' pressures apply to it: not on the\n"
-        "           counters route while it has no pair of its own).\n"
+        "           counters route while it has no pair of its own), its joint\n"
+        "           windows (U and wait over each half second of its runs, which\n"
+        "           the nearest configurations read beside it) and whether the\n"
+        "           nearest configurations answer for it as a victim (measured\n"
+        "           under every configuration, each with its queue wait).\n"
         "           --plot: p_A(U), measured points and the fitted curve (\"Queue-\n"
         "           theory interference model\", Fig. 12); --plot-latency: its ImpactB latency histogram against\n"
         "           the idle one (Fig. 3).\n"
@@ -416,6 +420,21 @@ static void mechanisms_json(json_object *o, const nv_app_report *r)
         json_object_object_add(qw, "fits_at_least_as_well_as_u", json_object_new_boolean(a->prefers_wait));
     }
     json_object_object_add(o, "queue_wait", qw);
+    /* the nearest configurations: its joint windows as a neighbour, and
+     * whether it is answered so as a victim */
+    json_object *jw = NULL;
+    if (a->n_joint) {
+        double su = 0, sw = 0;
+        for (size_t k = 0; k < a->n_joint; k++)
+            su += a->joint[k].u, sw += a->joint[k].w_us;
+        jw = json_object_new_object();
+        json_object_object_add(jw, "count", json_object_new_int64((int64_t)a->n_joint));
+        json_object_object_add(jw, "window_s", nv_json_new_num_g(a->joint_window_s, DIGITS));
+        json_object_object_add(jw, "mean_utilization", nv_json_new_num_g(su / (double)a->n_joint, DIGITS));
+        json_object_object_add(jw, "mean_wait", nv_json_new_num_g(sw / (double)a->n_joint, DIGITS));
+    }
+    json_object_object_add(o, "joint_windows", jw);
+    json_object_object_add(o, "nearest_victim", json_object_new_boolean(a->nearest_victim));
     json_object_object_add(o, "share_weight", nv_json_new_num_g(a->share_weight, DIGITS));
     json_object *h = json_object_new_object();
     json_object_object_add(h, "sensitivity", nv_json_new_num_g(a->sensitivity, DIGITS));
@@ -460,6 +479,19 @@ static void mechanisms_text(const nv_app_report *r)
     for (size_t i = 0; i < a->n_wait_profile; i++)
         printf(" %.4g", a->wait_profile_us[i]);
     printf("%s%s\n", a->n_wait_profile ? " " : "", a->n_wait_profile ? unit : "");
+    if (a->n_joint) {
+        double su = 0, sw = 0;
+        for (size_t k = 0; k < a->n_joint; k++)
+            su += a->joint[k].u, sw += a->joint[k].w_us;
+        printf("  %-30s %zu of %g s, mean U %.1f %%, mean wait %.4g %s\n", "joint windows (U, W)",
+               a->n_joint, a->joint_window_s, su / (double)a->n_joint * 100, sw / (double)a->n_joint,
+               unit);
+    } else
+        printf("  %-30s none (beside it the two mechanisms answer)\n", "joint windows (U, W)");
+    printf("  %-30s %s\n", "nearest configurations",
+           a->nearest_victim ? "answer for it beside a neighbour with joint windows"
+                             : "do not answer for it (not measured under every configuration, or "
+                               "a configuration without its queue wait)");
     printf("  %-30s %.3f  (own U above idle %.1f %%)\n", "bandwidth-share weight",
            a->share_weight, r->bottleneck.idle_utilization * 100);
     printf("  %-30s sensitivity %.3f (%u samples), pressure %.3f (%u samples)\n",

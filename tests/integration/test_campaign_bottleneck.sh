@@ -110,6 +110,11 @@ check(abs(r["share_weight"] - min(1, max(0, app["utilization"] - idle))) < 1e-4,
 # a campaign adds no pair: on the counters route cg is answered from its physics
 check(r["history_corrections"]["sensitivity_samples"] == 0
       and r["history_corrections"]["neighbour_pressures_apply"] is False, "no pair: no neighbour pressures")
+jw = app["joint_windows"]
+check(r["joint_windows"]["count"] == len(jw["utilization"]) and r["nearest_victim"] is True,
+      "report's joint windows and nearest victim")
+check(abs(r["joint_windows"]["mean_utilization"] - sum(jw["utilization"]) / len(jw["utilization"])) < 1e-4,
+      "report's mean window U")
 PY
 "$NV" report --app cg --model "$M" >"$OUT/rep.txt" 2>&1
 grep -q "queue-wait curve p_A(W)" "$OUT/rep.txt" || bad "report --app text shows no wait curve"
