@@ -3,10 +3,22 @@
 
 #include <stdio.h>
 
+/* an error or a log line is one line, whatever a file or a user put in
+ * the values it quotes: control characters (a newline, a terminal escape)
+ * become '?' */
+static void one_line(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 int nv_verr(char *err, size_t errlen, const char *fmt, va_list ap)
 {
-    if (err && errlen)
+    if (err && errlen) {
         vsnprintf(err, errlen, fmt, ap);
+        one_line(err);
+    }
     return -1;
 }
 
@@ -25,6 +37,7 @@ void nv_vlogf(nv_log_fn log, void *arg, const char *fmt, va_list ap)
         return;
     char line[NV_LOG_LINE_MAX];
     vsnprintf(line, sizeof line, fmt, ap);
+    one_line(line);
     log(arg, line);
 }
 

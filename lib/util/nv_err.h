@@ -12,7 +12,8 @@
 #include <stddef.h>
 
 /* Formats into err (truncated, always terminated) and returns -1, so a
- * caller can write `return nv_err(err, errlen, "x: %s", why);`. */
+ * caller can write `return nv_err(err, errlen, "x: %s", why);`.  Control
+ * characters in the result (from a quoted value) become '?': one line. */
 int nv_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int nv_verr(char *err, size_t errlen, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));

@@ -124,6 +124,10 @@ static void errors_go_into_the_buffer(void **state)
     assert_int_equal(nv_err(err, sizeof err, "bad %s: %d", "value", 12345678), -1);
     assert_string_equal(err, "bad value: 1234");
     assert_int_equal(nv_err(NULL, 0, "ignored %d", 1), -1);
+    /* a quoted value cannot break the line or reach a terminal as an escape */
+    char line[64];
+    assert_int_equal(nv_err(line, sizeof line, "value \"%s\"", "a\nb\x1b[2Jc\x7f"), -1);
+    assert_string_equal(line, "value \"a?b?[2Jc?\"");
 }
 
 /* the validating reader: the first problem, named by its path */
@@ -182,6 +186,8 @@ static void log_lines_go_to_the_callback(void **state)
     assert_string_equal(got, "job 7: skipped");
     nv_logf(NULL, got, "nobody hears %d", 1); /* no callback: nothing, no crash */
     assert_string_equal(got, "job 7: skipped");
+    nv_logf(keep_line, got, "app %s", "x\ny");
+    assert_string_equal(got, "app x?y");
 }
 
 static void json_files_are_written_whole(void **state)
