@@ -185,6 +185,10 @@ contains "the stall is one line on stderr" "$(cat stall.err)" \
     "netvar: campaign: stall under B2.5e6-P1-M1: round 2 took 10 s, 10 times round 1's 1 s (over --stall-ratio 3): left out of the median as a stall (kept in runtime_s)"
 jcheck "the stalled point's weight is the rounds kept" stall-model.json \
     '[p["samples"] for a in d["apps"] if a["key"] == "stall" for p in a["compression"]["points"]] == [1]'
+# a launch made again after a crash (--launch-attempts) says so on stderr
+for f in cal.err camp.err imp.err stall.err; do
+    grep -h "launching it again" "$f" 2>/dev/null | sed "s/^/# $f: /"
+done
 echo "# workflows took $(( $(date +%s) - t0 )) s"
 echo "# calibration: $(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["calibration"]; print("service %.3g us, mu %.3g /us, Var(S) %.3g us^2, %d samples" % (c["service_us"], c["mu_per_us"], c["var_s_us2"], c["samples"]))' cal.json)"
 echo "# campaign: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join("%s U=%.3f slowdown %.1f %%" % (c["id"], c["utilization"], c["slowdown_pct"]) for c in d["configs"]))' camp.json)"
