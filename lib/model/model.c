@@ -242,6 +242,7 @@ void nv_model_free(nv_model *m)
     free(m->slow_by_config);
     free(m->jraw);
     free(m->jwin);
+    free(m->nrow);
     nv_ve_free(m->ve);
     nv_alloc_free(m->alloc);
     free(m);

@@ -281,17 +281,28 @@ static int nearest_setup(nv_model *m, char *err, size_t errlen)
             o->i1 = (uint8_t)i1;
             if (d1 < 1e-12) { /* on a point */
                 o->i2 = (uint8_t)i1;
-                o->w1 = 1;
+                o->w1q = (uint16_t)NV_JWIN_WSCALE;
             } else { /* (1/d1) / (1/d1 + 1/d2) */
                 o->i2 = (uint8_t)i2;
-                o->w1 = (float)(d2 / (d1 + d2));
+                o->w1q = (uint16_t)lround(d2 / (d1 + d2) * NV_JWIN_WSCALE);
             }
         }
     }
     /* a victim's slowdowns are sorted by configuration, one each at most:
-     * all of them is one under every configuration, at index slow_off + c */
-    for (size_t i = 0; i < m->n_apps; i++)
-        m->apps[i].nearest_victim = m->apps[i].n_slow == nc;
+     * all of them is one under every configuration; its row holds them by
+     * configuration index, then the idle point's 0 % (a window's two
+     * points are then read without a test) */
+    if (!(m->nrow = malloc(m->n_apps * (nc + 1) * sizeof *m->nrow))) {
+        snprintf(err, errlen, "model: out of memory for %zu apps' slowdown rows", m->n_apps);
+        return -1;
+    }
+    for (size_t i = 0; i < m->n_apps; i++) {
+        struct nv_app_rec *a = &m->apps[i];
+        a->nearest_victim = a->n_slow == nc;
+        float *row = m->nrow + i * (nc + 1);
+        for (size_t c = 0; c <= nc; c++)
+            row[c] = a->nearest_victim && c < nc ? (float)m->slow[a->slow_off + c].pct : 0;
+    }
     m->nearest_wscale = scale;
     m->nearest = 1;
     return 0;
@@ -307,13 +318,13 @@ static inline int nearest_applies(const nv_model *m, const struct nv_app_rec *A,
 static inline double nearest_answer(const nv_model *m, const struct nv_app_rec *A,
                                     const struct nv_app_rec *B)
 {
-    const struct nv_slow_rec *y = m->slow + A->slow_off;
+    const float *y = m->nrow + (size_t)(A - m->apps) * (m->n_configs + 1);
     const struct nv_jwin *w = m->jwin + B->jwin_off;
-    const size_t nc = m->n_configs, K = B->n_jwin;
+    const size_t K = B->n_jwin;
     double rate = 0;
     for (size_t k = 0; k < K; k++) {
-        double y1 = w[k].i1 < nc ? y[w[k].i1].pct : 0, y2 = w[k].i2 < nc ? y[w[k].i2].pct : 0;
-        double p = y2 + (double)w[k].w1 * (y1 - y2);
+        double y1 = y[w[k].i1], y2 = y[w[k].i2];
+        double p = y2 + w[k].w1q * (1 / NV_JWIN_WSCALE) * (y1 - y2);
         rate += 100 / (100 + (p > 0 ? p : 0));
     }
     return ((double)K / rate - 1) * 100;
@@ -670,7 +681,8 @@ int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
     }
     for (size_t i = 0; i < m->n_apps; i++) {
         const struct nv_app_rec *a = &m->apps[i];
-        m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc + a->n_wanc, 0, 0};
+        m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc + a->n_wanc, 0, 0, a->jwin_off,
+                                            m->jwin ? a->n_jwin : 0};
         profile_span(a, &m->where[i]);
         if (m->sgrid) {
             nv_seg_grid_build(m->acurve + a->anc_off, a->n_anc, &m->sgrid[2 * i]);

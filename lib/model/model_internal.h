@@ -119,6 +119,7 @@ struct nv_pair_slot {
 struct nv_app_where {
     uint32_t curves_off, n_curves; /* both anchored curves, into m->acurve */
     uint32_t profs_off, n_profs;   /* both profiles, into m->profile */
+    uint32_t jwin_off, n_jwin;     /* its placed joint windows, into m->jwin */
 };
 
 struct nv_slow_rec {
@@ -142,8 +143,11 @@ struct nv_config_rec {
  * inverse-distance weight; a window on a point has i1 == i2, w1 1 */
 struct nv_jwin {
     uint8_t i1, i2;
-    float w1;
+    uint16_t w1q; /* w1 * NV_JWIN_WSCALE, rounded: p moves by at most
+                     |y1 - y2| / (2 NV_JWIN_WSCALE), 0.005 pp for 650 pp */
 };
+#define NV_JWIN_WSCALE 65535.0
+_Static_assert(sizeof(struct nv_jwin) == 4, "a placed window is 4 bytes");
 #define NV_NEAREST_MAX_CONFIGS 254 /* configurations the nearest mechanism indexes */
 
 struct nv_model {
@@ -189,6 +193,9 @@ struct nv_model {
     nv_joint_window *jraw;      /* every app's joint windows (jwin_off, n_jwin) */
     struct nv_jwin *jwin;     /* ... each placed among the configurations, or NULL
                                  when the model cannot use them (nearest 0) */
+    float *nrow;              /* per app, n_configs + 1 slowdowns by configuration
+                                 index, the last the idle point's 0 % (rows of
+                                 apps that are not nearest victims unused) */
     size_t n_jraw;
     int nearest;              /* the nearest-configurations mechanism can answer:
                                  1..254 configurations, each with its queue wait */

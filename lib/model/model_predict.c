@@ -291,6 +291,12 @@ static inline void prefetch_pair(const nv_model *m, int32_t app, int32_t b, int 
             __builtin_prefetch(&m->sgrid[2 * (size_t)app]);
             __builtin_prefetch(&m->sgrid[2 * (size_t)app + 1]);
         }
+        if (m->nearest && wb->n_jwin) { /* the nearest configurations: the
+                                           victim's row, the neighbour's windows */
+            prefetch_span(m->nrow, (size_t)app * (m->n_configs + 1), m->n_configs + 1,
+                          sizeof *m->nrow);
+            prefetch_span(m->jwin, wb->jwin_off, wb->n_jwin, sizeof *m->jwin);
+        }
     }
 }
 
