@@ -258,7 +258,8 @@ static int readd_input_app(nv_model_builder *b, const nv_model *in, int32_t ia, 
                       .history_runs = v.history_runs, .profile = v.profile,
                       .n_profile = v.n_profile, .wait_points = v.wait_points,
                       .n_wait_points = v.n_wait_points, .wait_profile_us = v.wait_profile_us,
-                      .n_wait_profile = v.n_wait_profile};
+                      .n_wait_profile = v.n_wait_profile, .joint = v.joint,
+                      .n_joint = v.n_joint, .joint_window_s = v.joint_window_s};
     if (nv_builder_add_app(b, &a)) {
         nv_err(err, errlen, "%s", nv_builder_error(b));
         return -1;

@@ -349,7 +349,8 @@ static void campaign_curve_and_impactb_kept(void **state)
                        .joint_window_s = 0.5};
     assert_int_equal(nv_builder_add_app(in, &ai), 0);
     nv_pair_input keep = {"appA", "appZ", 7, 4, 1};
-    nv_app_input zi = {.key = "appZ", .utilization = 0.1, .latency = &lat};
+    nv_app_input zi = {.key = "appZ", .utilization = 0.1, .latency = &lat, .joint = jw,
+                       .n_joint = 1, .joint_window_s = 0.5};
     assert_int_equal(nv_builder_add_app(in, &zi), 0);
     assert_int_equal(nv_builder_add_pair(in, &keep), 0);
     nv_model *im = nv_builder_build(in, err, sizeof err);
@@ -374,9 +375,14 @@ static void campaign_curve_and_impactb_kept(void **state)
     assert_float_equal(av.points[1].slowdown_pct, 12, 1e-12);
     assert_int_equal(av.latency_origin, NV_LATENCY_IMPACTB);
     assert_float_equal(av.latency->mean_us, 2.5, 1e-12);
-    /* the campaign's joint windows too */
+    /* the campaign's joint windows too, of an app with history and of an
+     * input-only one */
     assert_int_equal(av.n_joint, 2);
     assert_true(av.joint[1].w_us == 900 && av.joint_window_s == 0.5);
+    nv_app_view zv;
+    nv_model_app(m, nv_model_app_index(m, "appZ"), &zv);
+    assert_int_equal(zv.n_joint, 1);
+    assert_true(zv.joint[0].u == 0.25f);
     /* an input-only app and its table entry survive */
     nv_pair_view pv;
     assert_int_equal(nv_model_pair_find(m, nv_model_app_index(m, "appA"),
