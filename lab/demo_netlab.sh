@@ -31,7 +31,7 @@ netlab_session_up 4 "$ROOT/lab/demo/netvar.conf" "netvar demo"
 # uplink for milliseconds at a time
 VICTIM=cg NEIGHBOUR=alltoall
 VCMD="$BUILD/bin/netvar-proxy-cg --compute sleep --iters 2500"
-NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 40"
+NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 200"
 LONG_NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 600"
 
 say "A 4-node Slurm cluster in network namespaces: h1,h2 on leaf s1, h3,h4 on leaf s2; one ${NETVAR_NETLAB_RATE} uplink between the leaves"
