@@ -303,7 +303,6 @@ static int nearest_setup(nv_model *m, char *err, size_t errlen)
         for (size_t c = 0; c <= nc; c++)
             row[c] = a->nearest_victim && c < nc ? (float)m->slow[a->slow_off + c].pct : 0;
     }
-    m->nearest_wscale = scale;
     m->nearest = 1;
     return 0;
 }
@@ -446,18 +445,17 @@ double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *
     /* one neighbour with its joint windows, a victim with every
      * configuration: the nearest configurations answer; the full path still
      * gives the two mechanisms' figures beside it */
+    double v;
     if (answer_only) {
         ph->wait_pct = ph->share_pct = ph->wait_us = ph->utilization = NAN;
+        v = nearest_answer(m, &m->apps[a], &m->apps[with[0]]);
     } else {
         (void)two_mechanisms(m, a, with, 1, 0, ph);
-        double u, w;
-        (void)nv_model_nearest_physics(m, a, with[0], &u, &w);
-        ph->utilization = u;
-        ph->wait_us = w;
+        v = nv_model_nearest_physics(m, a, with[0], &ph->utilization, &ph->wait_us);
     }
     ph->mechanism = NV_MECH_NEAREST;
     ph->capped = 0;
-    return nearest_answer(m, &m->apps[a], &m->apps[with[0]]);
+    return v;
 }
 
 static double two_mechanisms(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,

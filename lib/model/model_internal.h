@@ -109,7 +109,7 @@ struct nv_pair_slot {
     int32_t idx;  /* into pairs, -1 = empty */
 };
 
-/* where an app's curves and profiles are, in a small array of its own (160
+/* where an app's curves, profiles and joint windows are, in a small array of its own (240
  * KiB for 10 000 apps, so it stays in cache across a burst of predictions):
  * job_submit's path reads it to start loading a pair's curves and profiles
  * together with the two apps' records, instead of after them.  An app's two
@@ -199,7 +199,6 @@ struct nv_model {
     size_t n_jraw;
     int nearest;              /* the nearest-configurations mechanism can answer:
                                  1..254 configurations, each with its queue wait */
-    double nearest_wscale;    /* 1 / the largest configuration's queue wait (us) */
     /* apps, where, sgrid, acurve, profile, pair_tab and pairs packed in one
      * mapping of hot_len bytes (model_hot.c), or NULL: each array is its
      * own allocation */

@@ -66,6 +66,15 @@ static void model_is_loaded_if_any(void **state)
     assert_int_equal(nv_test_rmtree(dir), 0);
 }
 
+static void write_script(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(path, 0755), 0);
+}
+
 /* --runtime-key: the runtime the command prints, not its wall time. */
 static void runtime_key_reads_the_printed_runtime(void **state)
 {
@@ -103,11 +112,8 @@ static void runtime_key_reads_the_printed_runtime(void **state)
     snprintf(bindir, sizeof bindir, "%s/bin", p.work_dir);
     assert_int_equal(mkdir(bindir, 0755), 0);
     snprintf(fake, sizeof fake, "%s/srun", bindir);
-    FILE *f = fopen(fake, "w");
-    assert_non_null(f);
-    fputs("#!/bin/sh\nwhile case $1 in --*) true;; *) false;; esac; do shift; done\nexec \"$@\"\n", f);
-    fclose(f);
-    assert_int_equal(chmod(fake, 0755), 0);
+    write_script(fake, "#!/bin/sh\nwhile case $1 in --*) true;; *) false;; esac; do shift; done\n"
+                       "exec \"$@\"\n");
     const char *old = getenv("PATH");
     char *saved = strdup(old ? old : "/usr/bin:/bin");
     char path[2 * NV_RUN_PATH_MAX];
@@ -140,15 +146,6 @@ static void keep_notice(const void *ctx, const char *line)
     if (n_notices < 4)
         snprintf(notices[n_notices], sizeof notices[0], "%s", line);
     n_notices++;
-}
-
-static void write_script(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    assert_int_equal(chmod(path, 0755), 0);
 }
 
 /* A launch that crashed (a signal, or a launcher's 128 + signal) is made
