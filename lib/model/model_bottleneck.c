@@ -238,11 +238,24 @@ static inline double share_mean(const struct nv_seg *c, size_t n, const struct n
  * here at load; a prediction is then two look-ups, a multiply-add and a
  * division per window.  (DESIGN 4.11: fixed on 2026-11-29 from the kept lab
  * runs, before the twentieth measured a pair.) */
+struct jwin_tmp {
+    uint32_t key; /* i1 << 24 | i2 << 16 | w1's bin: windows merged share it */
+    double w1;
+};
+
+static int jwin_tmp_cmp(const void *x, const void *y)
+{
+    const struct jwin_tmp *a = x, *b = y;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
 static int nearest_setup(nv_model *m, char *err, size_t errlen)
 {
     m->nearest = 0;
-    for (size_t i = 0; i < m->n_apps; i++)
+    for (size_t i = 0; i < m->n_apps; i++) {
         m->apps[i].nearest_victim = 0;
+        m->apps[i].pjw_off = m->apps[i].n_pjw = 0;
+    }
     size_t nc = m->n_configs;
     if (!m->n_jraw || !nc || nc > NV_NEAREST_MAX_CONFIGS)
         return 0;
@@ -254,13 +267,20 @@ static int nearest_setup(nv_model *m, char *err, size_t errlen)
             wmax = m->configs[c].wait_us;
     }
     double scale = wmax > 0 ? 1 / wmax : 1;
-    if (!(m->jwin = malloc(m->n_jraw * sizeof *m->jwin))) {
+    size_t most = 0;
+    for (size_t i = 0; i < m->n_apps; i++)
+        if (m->apps[i].n_jwin > most)
+            most = m->apps[i].n_jwin;
+    struct jwin_tmp *t = malloc((most ? most : 1) * sizeof *t);
+    if (!t || !(m->jwin = malloc(m->n_jraw * sizeof *m->jwin))) {
+        free(t);
         snprintf(err, errlen, "model: out of memory for %zu joint windows", m->n_jraw);
         return -1;
     }
     double idle = m->bn.idle_utilization;
+    size_t n_placed = 0;
     for (size_t i = 0; i < m->n_apps; i++) {
-        const struct nv_app_rec *b = &m->apps[i];
+        struct nv_app_rec *b = &m->apps[i];
         for (size_t k = 0; k < b->n_jwin; k++) {
             const nv_joint_window *x = &m->jraw[b->jwin_off + k];
             double ub = x->u, wb = x->w_us * scale;
@@ -277,17 +297,38 @@ static int nearest_setup(nv_model *m, char *err, size_t errlen)
                     d2 = d, i2 = c;
                 }
             }
-            struct nv_jwin *o = &m->jwin[b->jwin_off + k];
-            o->i1 = (uint8_t)i1;
-            if (d1 < 1e-12) { /* on a point */
-                o->i2 = (uint8_t)i1;
-                o->w1q = (uint16_t)NV_JWIN_WSCALE;
-            } else { /* (1/d1) / (1/d1 + 1/d2) */
-                o->i2 = (uint8_t)i2;
-                o->w1q = (uint16_t)lround(d2 / (d1 + d2) * NV_JWIN_WSCALE);
+            double w1 = 1; /* on a point */
+            if (d1 >= 1e-12) { /* (1/d1) / (1/d1 + 1/d2) */
+                w1 = d2 / (d1 + d2);
+                if (i1 > i2) { /* the lower index first: one pair, one order */
+                    size_t s = i1;
+                    i1 = i2, i2 = s, w1 = 1 - w1;
+                }
+            } else {
+                i2 = i1;
             }
+            long bin = lround(floor(w1 * NV_JWIN_BINS));
+            t[k] = (struct jwin_tmp){(uint32_t)(i1 << 24 | i2 << 16 | (bin < NV_JWIN_BINS ? bin
+                                                                       : NV_JWIN_BINS - 1)),
+                                     w1};
         }
+        qsort(t, b->n_jwin, sizeof *t, jwin_tmp_cmp);
+        b->pjw_off = (uint32_t)n_placed;
+        for (size_t k = 0; k < b->n_jwin;) {
+            size_t e = k;
+            double sw = 0;
+            for (; e < b->n_jwin && t[e].key == t[k].key; e++)
+                sw += t[e].w1;
+            struct nv_jwin *o = &m->jwin[n_placed++];
+            o->i1 = (uint8_t)(t[k].key >> 24);
+            o->i2 = (uint8_t)(t[k].key >> 16);
+            o->w1q = (uint16_t)lround(sw / (double)(e - k) * NV_JWIN_WSCALE);
+            o->share = (float)((double)(e - k) / (double)b->n_jwin);
+            k = e;
+        }
+        b->n_pjw = (uint32_t)(n_placed - b->pjw_off);
     }
+    free(t);
     /* a victim's slowdowns are sorted by configuration, one each at most:
      * all of them is one under every configuration; its row holds them by
      * configuration index, then the idle point's 0 % (a window's two
@@ -318,15 +359,16 @@ static inline double nearest_answer(const nv_model *m, const struct nv_app_rec *
                                     const struct nv_app_rec *B)
 {
     const float *y = m->nrow + (size_t)(A - m->apps) * (m->n_configs + 1);
-    const struct nv_jwin *w = m->jwin + B->jwin_off;
-    const size_t K = B->n_jwin;
-    double rate = 0;
+    const struct nv_jwin *w = m->jwin + B->pjw_off;
+    const size_t K = B->n_pjw;
+    double rate = 0, all = 0; /* all: the shares' sum, 1 but for rounding */
     for (size_t k = 0; k < K; k++) {
         double y1 = y[w[k].i1], y2 = y[w[k].i2];
         double p = y2 + w[k].w1q * (1 / NV_JWIN_WSCALE) * (y1 - y2);
-        rate += 100 / (100 + (p > 0 ? p : 0));
+        rate += w[k].share * (100 / (100 + (p > 0 ? p : 0)));
+        all += w[k].share;
     }
-    return ((double)K / rate - 1) * 100;
+    return (all / rate - 1) * 100;
 }
 
 double nv_model_nearest_physics(const nv_model *m, int32_t a, int32_t b, double *u_mean,
@@ -679,8 +721,8 @@ int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
     }
     for (size_t i = 0; i < m->n_apps; i++) {
         const struct nv_app_rec *a = &m->apps[i];
-        m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc + a->n_wanc, 0, 0, a->jwin_off,
-                                            m->jwin ? a->n_jwin : 0};
+        m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc + a->n_wanc, 0, 0, a->pjw_off,
+                                            m->jwin ? a->n_pjw : 0};
         profile_span(a, &m->where[i]);
         if (m->sgrid) {
             nv_seg_grid_build(m->acurve + a->anc_off, a->n_anc, &m->sgrid[2 * i]);

@@ -47,6 +47,7 @@ struct nv_app_rec {
      * victim, whether it has a slowdown under every configuration (its
      * slowdowns, by configuration index, are then m->slow[slow_off + i]) */
     uint32_t jwin_off, n_jwin;
+    uint32_t pjw_off, n_pjw;     /* its windows placed and merged, into m->jwin */
     int nearest_victim;
     double jwin_s;               /* the windows' length, seconds */
 };
@@ -136,18 +137,24 @@ struct nv_config_rec {
     uint32_t by_cfg_off, n_slow; /* into m->slow_by_config */
 };
 
-/* where a window of a neighbour's joint (U, W) reading (nv_joint_window)
- * lies among the configurations, found at load: the two
- * nearest points in (U, W / the largest configuration's W), configuration
- * indexes (n_configs: the idle point, 0 %), and the first one's
- * inverse-distance weight; a window on a point has i1 == i2, w1 1 */
+/* where windows of a neighbour's joint (U, W) reading (nv_joint_window)
+ * lie among the configurations, found at load: the two nearest points in
+ * (U, W / the largest configuration's W), configuration indexes (n_configs:
+ * the idle point, 0 %), i1 < i2, and the first one's inverse-distance
+ * weight; a window on a point has i1 == i2, w1 1.  Windows between the same
+ * two points whose w1 falls in the same NV_JWIN_BINS-th of [0, 1] are one
+ * placed window at their mean w1, standing for their share of the
+ * neighbour's windows: p is linear in w1, so only 1 / (1 + p)'s curvature
+ * over a bin moves the answer (DESIGN 4.4). */
 struct nv_jwin {
     uint8_t i1, i2;
     uint16_t w1q; /* w1 * NV_JWIN_WSCALE, rounded: p moves by at most
                      |y1 - y2| / (2 NV_JWIN_WSCALE), 0.005 pp for 650 pp */
+    float share;  /* the windows it stands for / all the neighbour's windows */
 };
 #define NV_JWIN_WSCALE 65535.0
-_Static_assert(sizeof(struct nv_jwin) == 4, "a placed window is 4 bytes");
+#define NV_JWIN_BINS 8
+_Static_assert(sizeof(struct nv_jwin) == 8, "a placed window is 8 bytes");
 #define NV_NEAREST_MAX_CONFIGS 254 /* configurations the nearest mechanism indexes */
 
 struct nv_model {

@@ -88,6 +88,14 @@ static int build_and_save(const char *path)
     long n_joint = jw_env ? atol(jw_env) : 0;
     if (n_joint < 0 || n_joint > NV_JOINT_MAX)
         n_joint = 0;
+    /* NV_BENCH_JOINT_PHASES=P: each app's windows lie about P phases of
+     * its own (within 0.01 of U and 2 % of W), as a real app's do, instead
+     * of scattered over the whole plane (the default, the worst case: no
+     * two windows share their placement) */
+    const char *ph_env = getenv("NV_BENCH_JOINT_PHASES");
+    long n_phases = ph_env ? atol(ph_env) : 0;
+    if (n_phases < 0 || n_phases > 64)
+        n_phases = 0;
     static nv_joint_window joint[NV_JOINT_MAX];
     nv_model_builder *b = nv_builder_new();
     double idle[1000];
@@ -119,8 +127,19 @@ static int build_and_save(const char *path)
             wpts[k] = (nv_curve_point){100.0 * (k + 1), scale * 0.1 * (k + 1) + 3 * unif(), 2};
         for (int k = 0; k < NV_PROFILE_MAX; k++)
             wprof[k] = 900 * u * k / (double)NV_PROFILE_MAX;
-        for (long k = 0; k < n_joint; k++)
-            joint[k] = (nv_joint_window){(float)unif(), (float)(4000 * unif() * unif())};
+        nv_joint_window phase[64];
+        for (long k = 0; k < n_phases; k++)
+            phase[k] = (nv_joint_window){(float)unif(), (float)(4000 * unif() * unif())};
+        for (long k = 0; k < n_joint; k++) {
+            if (n_phases) {
+                const nv_joint_window *c = &phase[rnd() % (uint64_t)n_phases];
+                double ju = c->u + 0.02 * (unif() - 0.5);
+                joint[k] = (nv_joint_window){(float)(ju < 0 ? 0 : ju > 1 ? 1 : ju),
+                                             (float)(c->w_us * (0.98 + 0.04 * unif()))};
+            } else {
+                joint[k] = (nv_joint_window){(float)unif(), (float)(4000 * unif() * unif())};
+            }
+        }
         nv_app_input in = {.key = keys[i], .utilization = u, .latency = &l,
                            .joint = n_joint ? joint : NULL, .n_joint = (size_t)n_joint,
                            .joint_window_s = 0.5,
@@ -172,8 +191,9 @@ static int build_and_save(const char *path)
     struct stat st;
     stat(path, &st);
     printf("model file: %d apps, %d configurations, %d x %d training slowdowns, %d table pairs, "
-           "%ld joint windows per app\n",
-           NV_BENCH_APPS, NV_BENCH_CONFIGS, NV_BENCH_CONFIGS, NV_BENCH_APPS, NV_BENCH_PAIRS, n_joint);
+           "%ld joint windows per app%s\n",
+           NV_BENCH_APPS, NV_BENCH_CONFIGS, NV_BENCH_CONFIGS, NV_BENCH_APPS, NV_BENCH_PAIRS, n_joint,
+           n_joint && n_phases ? " (about its phases)" : n_joint ? " (scattered)" : "");
     printf("  size %.1f MiB, validate+save %.0f ms\n", (double)st.st_size / 1048576.0,
            (t1 - t0) * 1e3);
     return 0;

@@ -1138,6 +1138,44 @@ static void bad_joint_windows_are_named(void **state)
     unlink(path);
 }
 
+/* Windows between the same two points whose weights fall in the same
+ * eighth are one placed window at their mean weight, standing for their
+ * share (model_bottleneck.c nearest_setup): the answer is the windows'
+ * progress-rate average all the same, to the curvature of 1 / (1 + p)
+ * over an eighth, and exactly so for windows that coincide. */
+static void merged_windows_answer_as_every_window(void **state)
+{
+    (void)state;
+    nv_model_builder *b = nearest_base(1, 0);
+    /* 140 windows from 30 % to 100 % of the way from c0 to c1 (c0 and c1
+     * nearest, idle farther): c1's weight is the fraction, so v's p is 40
+     * + 60 f there */
+    nv_joint_window many[140], same[50];
+    double rate = 0;
+    for (int k = 0; k < 140; k++) {
+        double f = 0.3 + 0.7 * k / 139.0;
+        many[k] = (nv_joint_window){(float)(0.5 + 0.5 * f), (float)(1000 + 1000 * f)};
+        rate += 100 / (140 + 60 * ((many[k].u - 0.5) / 0.5));
+    }
+    double every = (140 / rate - 1) * 100;
+    for (int k = 0; k < 50; k++)
+        same[k] = (nv_joint_window){0.875f, 1750};
+    add_joint(b, "many", many, 140);
+    add_joint(b, "same", same, 50);
+    nv_model *m = build(b);
+    nv_prediction p;
+    double got = nearest_pct(m, "v", "many", &p);
+    assert_string_equal(p.mechanism, "nearest-configurations");
+    if (!(fabs(got - every) < 0.05))
+        fail_msg("140 windows: %.4f %%, every window's answer %.4f %%", got, every);
+    /* the same window fifty times: one window's answer */
+    assert_true(fabs(nearest_pct(m, "v", "same", &p) - 85) < 1e-3);
+    nv_app_view av;
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "many"), &av), 0);
+    assert_int_equal(av.n_joint, 140); /* the view keeps every window as measured */
+    nv_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1157,6 +1195,7 @@ int main(void)
         cmocka_unit_test(a_large_model_packed_for_huge_pages_predicts_the_same),
         cmocka_unit_test(the_answer_alone_is_the_full_answer),
         cmocka_unit_test(the_nearest_configurations_answer),
+        cmocka_unit_test(merged_windows_answer_as_every_window),
         cmocka_unit_test(bad_joint_windows_are_named),
         cmocka_unit_test(a_long_curve_is_entered_through_its_grid),
         cmocka_unit_test(a_forty_point_campaign_reads_as_its_curve),
