@@ -1172,6 +1172,22 @@ def main(argv):
         print(f"  FAILED: {f['variant']} ({f['holdout']}): {f['app']} beside {f['with']}: "
               f"{f['source']}")
 
+    # netvar merges a neighbour's windows that lie alike (an eighth of the
+    # weight between the same two points) at load; the scorer's copy reads
+    # every window: how far that moved netvar's answers here
+    ref = {(r["variant"], r["holdout"], r["app"], r["with"]): r["predicted_pct"]
+           for r in results["rows"] if r["variant"] in (NEAREST, NEAREST_H)}
+    moved = [abs(r["predicted_pct"] - ref[k]) for r in results["rows"]
+             if r["variant"] in (NEAREST_C, NEAREST_C_PHYS) and r["predicted_pct"] is not None
+             for k in [(NEAREST if r["variant"] == NEAREST_C_PHYS else NEAREST_H, r["holdout"],
+                        r["app"], r["with"])] if ref.get(k) is not None]
+    if moved:
+        results["nearest_agreement"] = {"answers": len(moved), "max_abs_pp": max(moved),
+                                        "median_abs_pp": st.median(moved)}
+        print(f"  netvar's nearest answers against the scorer's copy over every window: "
+              f"|difference| median {st.median(moved):.3f} pp, max {max(moved):.3f} pp "
+              f"({len(moved)} answers; netvar merges windows that lie alike)")
+
     # netvar's answer: the nearest configurations where the model file can
     # carry them (every configuration with a counter file), else the two
     # mechanisms
