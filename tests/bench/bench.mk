@@ -5,7 +5,12 @@
 #   make bench-model-memory bytes a loaded model keeps per app and per co-location entry
 #   make bench-jobsubmit    200 000 calls, 10 000 apps, 10 000 running jobs; then
 #                           with the alloc section; then 20 000 calls with the
-#                           caches swept (8 MiB) before each, as inside slurmctld.
+#                           caches swept (8 MiB) before each, as inside slurmctld;
+#                           then (built-in model only) with 40 configurations and 100
+#                           joint windows per app, so the nearest configurations
+#                           answer every pair (BENCH_JS_JOINT).
+#                           bench-model: NV_BENCH_JOINT=K gives every app K joint
+#                           windows (scattered; NV_BENCH_JOINT_PHASES=P: about P phases)
 #                           BENCH_JS_MODEL=FILE runs them on that model (the
 #                           site-scale one of bench-train: BENCH_JS_ARGS="200000 5000 10000")
 #                           (BENCH_JS_ARGS="20000 1000 1000" for a smaller run)
@@ -26,6 +31,7 @@ BENCH_JS       := $(BUILD)/bin/bench_job_submit
 BENCH_COUNTERS := $(BUILD)/bin/bench_counters
 BENCH_JS_ARGS  ?= 200000 10000 10000
 BENCH_ALLOC_TREES ?= 50
+BENCH_JS_JOINT ?= 100
 
 $(BUILD)/obj/tests/bench/%.o: NV_CFLAGS += $(ALL_INCS)
 # the benchmark hands the plugin job_desc_msg_t's: the same headers as it
@@ -67,6 +73,7 @@ bench-jobsubmit: $(BENCH_JS) $(JS_SO)
 	$(BENCH_JS_ENV) $(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
 	$(BENCH_JS_ENV) NETVAR_BENCH_ALLOC=$(BENCH_ALLOC_TREES) $(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS)
 	$(BENCH_JS_ENV) NETVAR_BENCH_COLD=8 $(BENCH_JS) $(JS_SO) 20000 $(wordlist 2,3,$(BENCH_JS_ARGS))
+	$(if $(BENCH_JS_MODEL),,NETVAR_BENCH_JOINT=$(BENCH_JS_JOINT) $(BENCH_JS) $(JS_SO) $(BENCH_JS_ARGS))
 
 valgrind-jobsubmit: $(BENCH_JS) $(JS_SO)
 	valgrind --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \

@@ -17,6 +17,10 @@
  *
  * NETVAR_BENCH_MODEL=FILE loads that model (a copy) instead of building
  * one; NETVAR_BENCH_ENV and NETVAR_BENCH_COLD are described below.
+ * NETVAR_BENCH_JOINT=K gives the built model 40 CompressionB
+ * configurations with their queue waits, every app a slowdown under each
+ * and K joint windows about NETVAR_BENCH_JOINT_PHASES (default 3) phases
+ * of its own, so the nearest configurations answer every pair.
  *
  * usage: bench_job_submit PLUGIN.so [CALLS] [APPS] [RUNNING_JOBS] [THREADS] */
 #include <dlfcn.h>
@@ -38,6 +42,7 @@
 #include "lookup.h"
 #include "alloc_model.h"
 #include "model_builder.h"
+#include "predict.h"
 #include "registry.h"
 
 /* ---- the libslurmfull symbols the plugin resolves at load time ---- */
@@ -180,6 +185,8 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
+#define BENCH_MAX_APPS 100000
+
 static int build_model(const char *path, int napps)
 {
     nv_model_builder *b = nv_builder_new();
@@ -189,9 +196,18 @@ static int build_model(const char *path, int napps)
     nv_calibration cal;
     nv_calibrate(idle, 256, NV_CAL_MINIMUM, 0, &cal);
     nv_builder_set_calibration(b, &cal);
+    /* NETVAR_BENCH_JOINT=K: the nearest configurations' data (see the top) */
+    long n_joint = getenv("NETVAR_BENCH_JOINT") ? atol(getenv("NETVAR_BENCH_JOINT")) : 0;
+    long n_phases = getenv("NETVAR_BENCH_JOINT_PHASES") ? atol(getenv("NETVAR_BENCH_JOINT_PHASES")) : 3;
+    if (n_joint < 0 || n_joint > NV_JOINT_MAX)
+        n_joint = 0;
+    if (n_phases < 1 || n_phases > 64)
+        n_phases = 3;
+    static nv_joint_window joint[NV_JOINT_MAX];
+    static char keys[BENCH_MAX_APPS][24];
     for (int i = 0; i < napps; i++) {
-        char key[24];
-        snprintf(key, sizeof key, "app-%05d", i);
+        char *key = keys[i];
+        snprintf(key, 24, "app-%05d", i);
         double lat[32];
         for (int k = 0; k < 32; k++)
             lat[k] = 1.5 + 4 * unif();
@@ -207,11 +223,47 @@ static int build_model(const char *path, int napps)
         double u = 0.9 * unif(), prof[NV_PROFILE_MAX];
         for (int k = 0; k < NV_PROFILE_MAX; k++)
             prof[k] = u * (0.5 + k / (double)NV_PROFILE_MAX) / 1.5;
+        nv_joint_window phase[64];
+        for (long k = 0; k < n_phases; k++)
+            phase[k] = (nv_joint_window){(float)unif(), (float)(4000 * unif() * unif())};
+        for (long k = 0; k < n_joint; k++) { /* within 0.01 of U and 2 % of W of a phase */
+            const nv_joint_window *c = &phase[rnd() % (uint64_t)n_phases];
+            double ju = c->u + 0.02 * (unif() - 0.5);
+            joint[k] = (nv_joint_window){(float)(ju < 0 ? 0 : ju > 1 ? 1 : ju),
+                                         (float)(c->w_us * (0.98 + 0.04 * unif()))};
+        }
         nv_app_input in = {.key = key, .utilization = u, .latency = &l, .points = pts,
                            .n_points = 6, .scaling = sc, .n_scaling = 3,
-                           .profile = prof, .n_profile = NV_PROFILE_MAX};
+                           .profile = prof, .n_profile = NV_PROFILE_MAX,
+                           .joint = n_joint ? joint : NULL, .n_joint = (size_t)n_joint,
+                           .joint_window_s = 0.5};
         if (nv_builder_add_app(b, &in))
             return fprintf(stderr, "bench: %s\n", nv_builder_error(b)), -1;
+    }
+    if (n_joint) {
+        static const char *apps[BENCH_MAX_APPS];
+        static double pct[BENCH_MAX_APPS];
+        for (int i = 0; i < napps; i++)
+            apps[i] = keys[i];
+        nv_latency_summary l;
+        double lat[32];
+        for (int k = 0; k < 32; k++)
+            lat[k] = 2 + 6 * unif();
+        nv_latency_summary_of(lat, 32, &l);
+        for (int c = 0; c < 40; c++) {
+            char id[32];
+            snprintf(id, sizeof id, "B%d-P%d-M%d", 25000 << (c % 4), 1 + c / 8, c % 2 ? 10 : 1);
+            for (int i = 0; i < napps; i++)
+                pct[i] = 200 * unif();
+            nv_config_input in = {.id = id, .bubble_cycles = 25000 << (c % 4),
+                                  .partners = 1 + c / 8, .messages = c % 2 ? 10 : 1,
+                                  .utilization = 0.26 + 0.66 * c / 39.0, .latency = &l,
+                                  .n_slowdowns = (size_t)napps, .slowdown_apps = apps,
+                                  .slowdown_pct = pct, .has_queue_wait = 1,
+                                  .queue_wait_us = 100.0 * (c + 1)};
+            if (nv_builder_add_config(b, &in))
+                return fprintf(stderr, "bench: %s\n", nv_builder_error(b)), -1;
+        }
     }
     for (int p = 0; p < napps; p++) {
         char a[24], w[24];
@@ -367,8 +419,10 @@ int main(int argc, char **argv)
     int napps = argc > 3 ? atoi(argv[3]) : 10000;
     int njobs = argc > 4 ? atoi(argv[4]) : 10000;
     int nthreads = argc > 5 ? atoi(argv[5]) : 1;
-    if (calls < 1 || napps < 1 || njobs < 0 || nthreads < 1 || nthreads > 64)
-        return fprintf(stderr, "bench: CALLS and APPS >= 1, RUNNING_JOBS >= 0, THREADS 1..64\n"), 2;
+    if (calls < 1 || napps < 1 || napps > BENCH_MAX_APPS || njobs < 0 || nthreads < 1 ||
+        nthreads > 64)
+        return fprintf(stderr, "bench: CALLS >= 1, APPS 1..%d, RUNNING_JOBS >= 0, THREADS 1..64\n",
+                       BENCH_MAX_APPS), 2;
     char tmpl[] = "/tmp/netvar-bench-js.XXXXXX";
     char *dir = mkdtemp(tmpl);
     if (!dir)
@@ -395,6 +449,18 @@ int main(int argc, char **argv)
     const char *given_model = getenv("NETVAR_BENCH_MODEL");
     if (given_model ? copy_file(given_model, model) : build_model(model, napps))
         return 1;
+    if (!given_model && getenv("NETVAR_BENCH_JOINT") && napps > 1) {
+        /* which mechanism answers a pair of this model (the library's own
+         * prediction, outside the timed calls) */
+        char err[512];
+        nv_model *m = nv_model_load(model, err, sizeof err);
+        nv_prediction p;
+        const char *with[] = {"app-00001"};
+        if (!m || nv_predict(m, "app-00000", with, 1, NV_PREDICT_QUEUE, 3, &p, NULL))
+            return fprintf(stderr, "bench: the built model: %s\n", m ? "no prediction" : err), 1;
+        printf("a pair of the built model is answered by: %s\n", p.mechanism ? p.mechanism : "-");
+        nv_model_free(m);
+    }
     if (build_registry(running, njobs, napps))
         return 1;
     printf("setup: %s model of %d apps%s%s and registry of %d running jobs in %.1f s\n",

@@ -10,6 +10,11 @@ make -s --no-print-directory BUILD="$BUILD" "$BUILD/bin/bench_job_submit" || exi
 out=$("$BUILD/bin/bench_job_submit" "$BUILD/plugins/job_submit_netvar.so" 3000 200 200 2>&1)
 echo "$out"
 echo "$out" | grep -Eq "job_submit\(\): 3000 calls, 200 apps, 200 running jobs, 60 environment variables and a [0-9]+-byte script each: median" || fail=1
+# with the nearest configurations' data: they answer, and the calls are timed
+out=$(NETVAR_BENCH_JOINT=100 "$BUILD/bin/bench_job_submit" "$BUILD/plugins/job_submit_netvar.so" 3000 200 200 2>&1)
+echo "$out"
+echo "$out" | grep -q "^a pair of the built model is answered by: nearest-configurations$" || fail=1
+echo "$out" | grep -Eq "job_submit\(\): 3000 calls, 200 apps, .* median" || fail=1
 # the model benchmark (10 000 apps, few predictions): its rows, and no
 # allocation inside any prediction (that one is a property, not a timing)
 make -s --no-print-directory BUILD="$BUILD" "$BUILD/bin/bench_model" || exit 1
