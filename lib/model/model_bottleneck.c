@@ -329,6 +329,9 @@ static int nearest_setup(nv_model *m, char *err, size_t errlen)
         b->n_pjw = (uint32_t)(n_placed - b->pjw_off);
     }
     free(t);
+    struct nv_jwin *fit = realloc(m->jwin, (n_placed ? n_placed : 1) * sizeof *m->jwin);
+    if (fit) /* keep only the placed windows (a failed shrink keeps the larger block) */
+        m->jwin = fit;
     /* a victim's slowdowns are sorted by configuration, one each at most:
      * all of them is one under every configuration; its row holds them by
      * configuration index, then the idle point's 0 % (a window's two
