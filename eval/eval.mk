@@ -65,7 +65,7 @@ NETLAB_HELDOUT_BBR ?= 2026-11-25c 2026-11-25d 2026-11-27 2026-11-27b 2026-11-27c
 NETLAB_HELDOUT ?= 2026-11-28e 2026-11-28f 2026-11-29
 # since 2026-11-29b Open MPI sends up to 512 KiB eagerly in the lab (netlab
 # up --mpi-eager): a third lab, held out for every rule
-NETLAB_HELDOUT_EAGER ?= 2026-11-29b 2026-11-29c 2026-11-29d 2026-11-29e
+NETLAB_HELDOUT_EAGER ?= 2026-11-29b 2026-11-29c 2026-11-29d 2026-11-29e 2026-11-29f
 eval-netlab-pool:
 	@echo "== the lab with cubic and Open MPI's tcp BTL eager up to 512 KiB (netlab's default since 2026-11-29b)"
 	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT_EAGER),eval/results/netlab-$(r).summary.json)
