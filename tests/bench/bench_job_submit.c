@@ -224,7 +224,8 @@ static int build_model(const char *path, int napps)
         for (int k = 0; k < NV_PROFILE_MAX; k++)
             prof[k] = u * (0.5 + k / (double)NV_PROFILE_MAX) / 1.5;
         nv_joint_window phase[64];
-        for (long k = 0; k < n_phases; k++)
+        for (long k = 0; n_joint && k < n_phases; k++) /* (no draw without windows: the
+                                                          default model stays as it was) */
             phase[k] = (nv_joint_window){(float)unif(), (float)(4000 * unif() * unif())};
         for (long k = 0; k < n_joint; k++) { /* within 0.01 of U and 2 % of W of a phase */
             const nv_joint_window *c = &phase[rnd() % (uint64_t)n_phases];

@@ -128,7 +128,7 @@ static int build_and_save(const char *path)
         for (int k = 0; k < NV_PROFILE_MAX; k++)
             wprof[k] = 900 * u * k / (double)NV_PROFILE_MAX;
         nv_joint_window phase[64];
-        for (long k = 0; k < n_phases; k++)
+        for (long k = 0; n_joint && k < n_phases; k++)
             phase[k] = (nv_joint_window){(float)unif(), (float)(4000 * unif() * unif())};
         for (long k = 0; k < n_joint; k++) {
             if (n_phases) {
