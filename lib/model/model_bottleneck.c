@@ -224,20 +224,7 @@ static inline double share_mean(const struct nv_seg *c, size_t n, const struct n
     return sum / (double)K;
 }
 
-/* ------------------------------------------- nearest configurations in (U, W)
- * The seed's AverageLT matched a neighbour to the CompressionB configuration
- * of the nearest mean latency.  At the bottleneck both axes are measured, so
- * this matches each window of the neighbour to the configurations nearest
- * it in utilization and queue wait at once: the two nearest points among
- * the configurations (their mean U and W alone) and the idle point (idle U,
- * 0 us, where every victim is at 0 %), in (U, W / the largest
- * configuration's W).  A window's slowdown is the victim's campaign
- * slowdowns at those two points weighted by inverse distance (at least 0);
- * the windows average as progress rates, as the queueing mechanism's reads
- * do.  Where a window lies is the neighbour's alone, so it is found once
- * here at load; a prediction is then two look-ups, a multiply-add and a
- * division per window.  (DESIGN 4.11: fixed on 2026-11-29 from the kept lab
- * runs, before the twentieth measured a pair.) */
+/* a window placed at load, before the windows that lie alike are merged */
 struct jwin_tmp {
     uint32_t key; /* i1 << 24 | i2 << 16 | w1's bin: windows merged share it */
     double w1;
@@ -249,6 +236,21 @@ static int jwin_tmp_cmp(const void *x, const void *y)
     return a->key < b->key ? -1 : a->key > b->key;
 }
 
+/* ------------------------------------------- nearest configurations in (U, W)
+ * The seed's AverageLT matched a neighbour to the CompressionB configuration
+ * of the nearest mean latency.  At the bottleneck both axes are measured, so
+ * this matches each window of the neighbour to the configurations nearest
+ * it in utilization and queue wait at once: the two nearest points among
+ * the configurations (their mean U and W alone) and the idle point (idle U,
+ * 0 us, where every victim is at 0 %), in (U, W / the largest
+ * configuration's W).  A window's slowdown is the victim's campaign
+ * slowdowns at those two points weighted by inverse distance (at least 0);
+ * the windows average as progress rates, as the queueing mechanism's reads
+ * do.  Where a window lies is the neighbour's alone, so it is found once
+ * here at load, and windows that lie alike are merged (struct nv_jwin); a
+ * prediction is then two look-ups, a multiply-add and a division per placed
+ * window.  (DESIGN 4.11: fixed on 2026-11-29 from the kept lab
+ * runs, before the twentieth measured a pair.) */
 static int nearest_setup(nv_model *m, char *err, size_t errlen)
 {
     m->nearest = 0;

@@ -43,7 +43,8 @@ struct nv_app_rec {
     double wresidual_pct;        /* weighted RMS of the wait points about their fit */
     int prefer_wait;             /* the wait axis explains A's campaign at least as well */
     /* the nearest-configurations mechanism (model_bottleneck.c): as a
-     * neighbour, its joint (U, W) windows, into m->jraw and m->jwin; as a
+     * neighbour, its joint (U, W) windows as measured, into m->jraw, and
+     * placed and merged, into m->jwin (pjw_off, n_pjw); as a
      * victim, whether it has a slowdown under every configuration (its
      * slowdowns, by configuration index, are then m->slow[slow_off + i]) */
     uint32_t jwin_off, n_jwin;
@@ -198,8 +199,9 @@ struct nv_model {
                                    curve's (filled where nv_seg_gridded); NULL
                                    in a model without a curve that long */
     nv_joint_window *jraw;      /* every app's joint windows (jwin_off, n_jwin) */
-    struct nv_jwin *jwin;     /* ... each placed among the configurations, or NULL
-                                 when the model cannot use them (nearest 0) */
+    struct nv_jwin *jwin;     /* ... placed among the configurations and merged
+                                 (pjw_off, n_pjw), or NULL when the model cannot
+                                 use them (nearest 0) */
     float *nrow;              /* per app, n_configs + 1 slowdowns by configuration
                                  index, the last the idle point's 0 % (rows of
                                  apps that are not nearest victims unused) */
