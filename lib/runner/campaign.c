@@ -155,6 +155,17 @@ double nv_campaign_median(const double *v, size_t n)
     return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
 }
 
+double nv_campaign_fastest(const double *v, size_t n)
+{
+    if (n == 0 || n > NV_CAMPAIGN_MAX_REPEAT)
+        return 0;
+    double f = v[0];
+    for (size_t k = 1; k < n; k++)
+        if (v[k] < f)
+            f = v[k];
+    return f;
+}
+
 double nv_campaign_median_kept(const double *v, size_t n, double stall_ratio,
                                unsigned char *stalled, size_t *n_stalled)
 {
@@ -163,10 +174,7 @@ double nv_campaign_median_kept(const double *v, size_t n, double stall_ratio,
     *n_stalled = 0;
     if (n == 0 || n > NV_CAMPAIGN_MAX_REPEAT)
         return 0;
-    double fastest = v[0];
-    for (size_t k = 1; k < n; k++)
-        if (v[k] < fastest)
-            fastest = v[k];
+    double fastest = nv_campaign_fastest(v, n);
     for (size_t k = 0; k < n; k++) {
         /* the fastest run is always kept, so at least one is */
         stalled[k] = stall_ratio > 0 && fastest > 0 && v[k] > stall_ratio * fastest;
@@ -176,6 +184,11 @@ double nv_campaign_median_kept(const double *v, size_t n, double stall_ratio,
             kept[nk++] = v[k];
     }
     return nv_campaign_median(kept, nk);
+}
+
+const char *nv_campaign_point_name(nv_campaign_point_rule r)
+{
+    return r == NV_CAMPAIGN_POINT_MEDIAN ? "median" : "fastest";
 }
 
 double nv_campaign_slowdown_pct(double t_alone, double t_with)
@@ -691,11 +704,15 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
     r->baseline_median_s = nv_campaign_median_kept(r->baseline_s, (size_t)o->repeat,
                                                    o->stall_ratio, r->baseline_stalled,
                                                    &r->n_baseline_stalled);
+    int fastest = o->point == NV_CAMPAIGN_POINT_FASTEST;
+    r->baseline_point_s = fastest ? nv_campaign_fastest(r->baseline_s, (size_t)o->repeat)
+                                  : r->baseline_median_s;
     for (size_t i = 0; i < o->ncfg; i++) {
         nv_campaign_config_result *c = &r->configs[i];
         c->median_s = nv_campaign_median_kept(c->runtime_s, (size_t)o->repeat, o->stall_ratio,
                                               c->stalled, &c->n_stalled);
-        c->slowdown_pct = nv_campaign_slowdown_pct(r->baseline_median_s, c->median_s);
+        c->point_s = fastest ? nv_campaign_fastest(c->runtime_s, (size_t)o->repeat) : c->median_s;
+        c->slowdown_pct = nv_campaign_slowdown_pct(r->baseline_point_s, c->point_s);
         c->injected_bytes_per_s = c->bw_runs ? c->bytes_per_s_sum / c->bw_runs : 0;
     }
     if (nv_run_app_utilization(cp.cal, app_samples, n_app_samples, &r->app_lat, &r->app_u)) {

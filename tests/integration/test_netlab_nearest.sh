@@ -10,6 +10,8 @@
 # Python copy of netvar's history fit that corrects it: with no pair it
 # changes nothing, and a victim measured at twice its physics beside two
 # neighbours gets a sensitivity above 1 (pulled toward 1 by the ridge).
+# And the campaign point rule (restall, --campaign-point): fastest rounds
+# against the fastest alone round, or the medians without the stalls.
 # Seconds; no lab.  Env: ROOT.
 set -u
 ROOT=$(readlink -f "${ROOT:-.}")
@@ -55,5 +57,35 @@ entries = [{"app": "A", "with": "B", "slowdown_pct": 100.0, "samples": 3, "sd_pc
 sens, press, victims = s.fit_history(entries, lambda a, b: phys.get((a, b)))
 check(victims == {"A"} and 1.0 < sens["A"] * press["B"] < 2.0 and 1.0 < sens["A"] * press["C"] < 2.0,
       f"measured twice the physics: s_A q_B {sens['A'] * press['B']:.3f}, in (1, 2): the ridge pulls toward 1")
+# the campaign point rule, on a campaign of three rounds
+import json, os, tempfile, types
+with tempfile.TemporaryDirectory() as tmp:
+    camp = {"baseline": {"runtime_s": [10.0, 12.0, 11.0]},
+            "configs": [{"id": "c1", "runtime_s": [30.0, 20.0, 25.0], "slowdown_pct": 127.27},
+                        {"id": "c2", "runtime_s": [11.0, 100.0, 12.0], "slowdown_pct": 0.0}]}
+    with open(os.path.join(tmp, "campaign_A.json"), "w") as f:
+        json.dump(camp, f)
+    def ds():
+        return types.SimpleNamespace(apps=["A"], dir=tmp, model={"training_set": [
+            {"id": "c1", "slowdowns": [{"app": "A", "slowdown_pct": 127.27}]},
+            {"id": "c2", "slowdowns": [{"app": "A", "slowdown_pct": 0.0}]}]})
+    def pts(d):
+        return [t["slowdowns"][0]["slowdown_pct"] for t in d.model["training_set"]]
+    d = ds()
+    moved = s.restall(d, 0, "fastest")
+    got = pts(d)
+    check(abs(got[0] - 100.0) < 1e-9 and abs(got[1] - 10.0) < 1e-9 and len(moved) == 2,
+          f"fastest rounds: 20 s against 10 s alone is +100 %, 11 s +10 % ({got}; {moved})")
+    d = ds()
+    s.restall(d, 3.0, "median")
+    got = pts(d)
+    check(abs(got[0] - (25.0 / 11 - 1) * 100) < 1e-9 and abs(got[1] - (11.5 / 11 - 1) * 100) < 1e-9,
+          f"medians, the 100 s round a stall: +127.3 % and +4.5 % ({got})")
+    d = ds()
+    check(s.campaign_point_rules(d) == "median", "a campaign that wrote no rule made medians")
+    camp["point_rule"] = "fastest"
+    with open(os.path.join(tmp, "campaign_A.json"), "w") as f:
+        json.dump(camp, f)
+    check(s.campaign_point_rules(d) == "fastest", "a campaign's point_rule is read")
 sys.exit(fail)
 PY

@@ -185,6 +185,33 @@ contains "the stall is one line on stderr" "$(cat stall.err)" \
     "netvar: campaign: stall under B2.5e6-P1-M1: round 2 took 10 s, 10 times round 1's 1 s (over --stall-ratio 3): left out of the median as a stall (kept in runtime_s)"
 jcheck "the stalled point's weight is the rounds kept" stall-model.json \
     '[p["samples"] for a in d["apps"] if a["key"] == "stall" for p in a["compression"]["points"]] == [1]'
+# the point rule: a stand-in that says 1 s alone and 2 s, then 1.5 s under
+# the configuration (launches 2 and 4); the fastest rounds give +50 %, the
+# medians +75 %
+cat >point.sh <<'EOF'
+#!/bin/sh
+sleep 1
+[ "${SLURM_PROCID:-0}" = 0 ] || exit 0
+n=$(( $(cat "$1" 2>/dev/null || echo 0) + 1 ))
+echo $n >"$1"
+case $n in 2) echo runtime_s=2 ;; 4) echo runtime_s=1.5 ;; *) echo runtime_s=1 ;; esac
+EOF
+for rule in fastest median; do
+    cp "$M" "point-$rule-model.json"
+    salloc -N4 "$NV" campaign --model "$PWD/point-$rule-model.json" --app pt --configs 2.5e6:1:1 \
+        --repeat 2 --duration-s 1 --interval-us 20000 --runtime-key runtime_s --point "$rule" \
+        -- sh "$PWD/point.sh" "$PWD/point-$rule.count" >"point-$rule.json" 2>"point-$rule.err"
+    ran "netvar campaign --point $rule exits 0" $? "point-$rule.err"
+done
+jcheck "--point fastest: the fastest rounds give the slowdown" point-fastest.json \
+    'd["point_rule"] == "fastest" and d["configs"][0]["runtime_s"] == [2, 1.5]' \
+    'd["configs"][0]["point_s"] == 1.5 and d["configs"][0]["median_s"] == 1.75' \
+    'd["baseline"]["point_s"] == 1 and abs(d["configs"][0]["slowdown_pct"] - 50) < 1e-9'
+jcheck "--point median: the medians give the slowdown" point-median.json \
+    'd["point_rule"] == "median" and d["configs"][0]["point_s"] == 1.75' \
+    'abs(d["configs"][0]["slowdown_pct"] - 75) < 1e-9'
+jcheck "the model holds the fastest rounds' slowdown" point-fastest-model.json \
+    '[round(p["slowdown_pct"], 6) for a in d["apps"] if a["key"] == "pt" for p in a["compression"]["points"]] == [50]'
 # a launch made again after a crash (--launch-attempts) says so on stderr
 for f in cal.err camp.err imp.err stall.err; do
     grep -h "launching it again" "$f" 2>/dev/null | sed "s/^/# $f: /"
