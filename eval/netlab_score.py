@@ -3,7 +3,8 @@
 
 Usage: netlab_score.py DATASET_DIR [--netvar BIN] [--out FILE.json] [--summary FILE.json]
                         [--wait-window-s S] [--stall-ratio R] [--alone-stall-ratio R]
-                        [--pair-stall-ratio R] [--campaign-point fastest|median]
+                        [--pair-stall-ratio R] [--pair-entry mean|median]
+                        [--campaign-point fastest|median]
 
 --wait-window-s S (default 0.1, the sampler's step) builds each app's
 queue-wait profile from S-second means instead of single 100 ms steps: a
@@ -53,6 +54,14 @@ R 1.5 the nearest route's pair held out went from 18.8 / 229.7 to 5.7 /
 on 2026-11-28f and from 10.4 / 37.8 to 11.0 / 55.1 on 2026-11-29: with
 five apps the history fit moves several pairs by tens of pp when one
 entry moves, whichever way (DESIGN 4.4).
+
+--pair-entry median (default mean, as netvar train writes an entry) makes
+each co-location entry the median of the pair's runs.  An exploration tried
+on 2026-11-29 with the fastest-round campaign points, on the eight runs
+2026-11-28e to 2026-11-29f, and not kept: on the five eager runs, pooled,
+the nearest route with history, pair held out, went from 1.6 / 6.5 / 172.6
+to 1.9 / 4.3 / 38.5 pp (median / mean / max), on the three cubic runs
+before them from 4.1 / 12.2 / 58.1 to 3.9 / 12.4 / 123.7 pp (DESIGN 4.4).
 
 DATASET_DIR is what `make eval-netlab` (eval/netlab_eval.sh) measured:
 dataset.json, runs.txt, the counter samples of every alone, pair and
@@ -958,6 +967,7 @@ def with_table(model, entries):
 
 
 PAIR_STALL_RATIO = 0.0  # --pair-stall-ratio
+PAIR_ENTRY = "mean"     # --pair-entry
 
 
 def table_entries(ds, keep):
@@ -972,7 +982,8 @@ def table_entries(ds, keep):
             lo = min(xs)
             xs = [x for x in xs if 100 + x <= PAIR_STALL_RATIO * (100 + lo)]
         if xs:
-            out.append({"app": a, "with": b, "slowdown_pct": max(-100.0, st.mean(xs)),
+            val = st.median(xs) if PAIR_ENTRY == "median" else st.mean(xs)
+            out.append({"app": a, "with": b, "slowdown_pct": max(-100.0, val),
                         # the sample standard deviation, as netvar train writes it
                         "samples": len(xs), "sd_pct": st.stdev(xs) if len(xs) > 1 else 0.0})
     return out
@@ -1026,6 +1037,12 @@ def main(argv):
             stall_ratio = ratio_arg(args[i], args[i + 1])
             stall_given = True
             i += 2
+        elif args[i] == "--pair-entry" and i + 1 < len(args):
+            global PAIR_ENTRY
+            PAIR_ENTRY = args[i + 1]
+            if PAIR_ENTRY not in ("mean", "median"):
+                die(f"--pair-entry {PAIR_ENTRY}: not mean or median")
+            i += 2
         elif args[i] == "--campaign-point" and i + 1 < len(args):
             point = args[i + 1]
             if point not in ("fastest", "median"):
@@ -1055,7 +1072,7 @@ def main(argv):
                "stall_ratio": stall_ratio, "stalls": stalls,
                "campaign_point": point or campaign_point_rules(ds),
                "alone_stall_ratio": alone_ratio, "alone_left_out": ds.alone_left_out,
-               "pair_stall_ratio": PAIR_STALL_RATIO,
+               "pair_stall_ratio": PAIR_STALL_RATIO, "pair_entry": PAIR_ENTRY,
                "alone_baseline_s": ds.base,
                "apps": ds.apps, "pairs": len(measured),
                "repetitions": ds.meta.get("repetitions"), "uplink_reads": ds.uplink_reads(),
@@ -1433,7 +1450,7 @@ def main(argv):
                                         "alone_left_out", "alone_baseline_s", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc", "mpi_eager", "errors", "routes",
                                         "confounder", "loss", "host_cpu")}
         summ["worst"] = results["worst"]
-        for k in ("pair_stall_ratio", "nearest_agreement", "campaign_point"):
+        for k in ("pair_stall_ratio", "pair_entry", "nearest_agreement", "campaign_point"):
             if k in results:
                 summ[k] = results[k]
         summ["failures"] = len(results["failures"])
