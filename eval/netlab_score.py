@@ -441,20 +441,13 @@ def fit_history(entries, phys):
     entry explained as measured = s_A q_B physics, factors by alternating
     weighted least squares with the ridge toward 1 (shrink_samples 2,
     never under the table's noise over NV_CORRECTION_PRIOR_SD 0.5), 25
-    rounds, kept in [0, 10]; an entry weighs samples x v0 / max(sd^2, v0),
-    v0 the median of the entries' variances, at least 1 pp^2 (since
-    2026-11-29).  phys(a, b): the physics' answer or None."""
+    rounds, kept in [0, 10].  phys(a, b): the physics' answer or None."""
     rows = []
     vn = vd = 0.0
-    var = sorted(e["sd_pct"] ** 2 for e in entries
-                 if e["samples"] >= 2 and math.isfinite(e["sd_pct"]))
-    v0 = max(var[len(var) // 2], 1.0) if var else 1.0
     for e in entries:
         x = phys(e["app"], e["with"])
         if x is not None:
-            v = e["sd_pct"] ** 2 if e["samples"] >= 2 and math.isfinite(e["sd_pct"]) else 0.0
-            rows.append((e["app"], e["with"], x, e["slowdown_pct"],
-                         e["samples"] * (v0 / v if v > v0 else 1.0)))
+            rows.append((e["app"], e["with"], x, e["slowdown_pct"], e["samples"]))
         if e["samples"] >= 2:
             vn += (e["samples"] - 1) * e["sd_pct"] ** 2
             vd += e["samples"] - 1

@@ -15,19 +15,12 @@
  *    than its curve says) and B's pressure (it hurts more or less than its
  *    utilization says).  Factors, not offsets: a neighbour that leaves the
  *    link idle slows nobody however sensitive the victim.  The two are
- *    fitted by alternating weighted least squares with a ridge toward 1
- *    worth `shrink_samples` typical samples: an app with
+ *    fitted by alternating weighted least squares (weights: samples) with
+ *    a ridge toward 1 worth `shrink_samples` typical samples: an app with
  *    one sample moves little, one with many moves to what its pairs say.
  *    The ridge is never weaker than the table's own noise (the pooled
  *    variance of the pairs' repetitions) over a factor's prior spread, so
  *    pairs whose physics is within that noise hardly move a factor.
- *    An entry weighs its samples, less where its own repetitions spread
- *    more than the table's typical entry: samples x v0 / max(sd^2, v0),
- *    v0 the median of the entries' variances (at least 1 pp^2), so the
- *    mean of a pair whose runs include a stall (the lab's cg beside the
- *    all-to-all, +292, +301 and +1567 %) moves the factors as much as its
- *    spread says it is worth, not as three tight samples (since
- *    2026-11-29; DESIGN 4.4).
  *    Factors are kept in [0, 10].  So "A beside C" and
  *    "D beside B" inform "A beside B", which was never measured.  Only
  *    files with a "bottleneck" object (every file netvar writes now) get
@@ -59,7 +52,6 @@
 #include <string.h>
 
 #include "model_internal.h"
-#include "sort_cmp.h"
 
 #define ALS_ROUNDS 25
 #define NV_CORRECTION_MAX 10.0 /* a factor beyond this is not a correction */
@@ -617,12 +609,11 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
     /* files from before the "bottleneck" object get the physics alone */
     if (!m->bn.present || !m->n_pairs || !m->n_apps)
         return 0;
-    double *phys = malloc(m->n_pairs * sizeof *phys), *wt = malloc(m->n_pairs * sizeof *wt);
+    double *phys = malloc(m->n_pairs * sizeof *phys);
     double *num = calloc(m->n_apps, sizeof *num), *den = calloc(m->n_apps, sizeof *den),
            *cnt = calloc(m->n_apps, sizeof *cnt);
-    if (!phys || !wt || !num || !den || !cnt) {
+    if (!phys || !num || !den || !cnt) {
         free(phys);
-        free(wt);
         free(num);
         free(den);
         free(cnt);
@@ -652,23 +643,6 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
         }
     }
     double noise_var = vden > 0 ? vnum / vden : 0;
-    /* each entry's weight: its samples, scaled down by its own variance
-     * over v0, the median entry's (at least 1 pp^2) */
-    size_t nv = 0;
-    for (size_t p = 0; p < m->n_pairs; p++)
-        if (m->pairs[p].samples >= 2 && isfinite(m->pairs[p].sd_pct))
-            wt[nv++] = m->pairs[p].sd_pct * m->pairs[p].sd_pct;
-    double v0 = 1;
-    if (nv) {
-        qsort(wt, nv, sizeof *wt, nv_cmp_double);
-        if (wt[nv / 2] > v0)
-            v0 = wt[nv / 2];
-    }
-    for (size_t p = 0; p < m->n_pairs; p++) {
-        const nv_pair_view *pv = &m->pairs[p];
-        double var = pv->samples >= 2 && isfinite(pv->sd_pct) ? pv->sd_pct * pv->sd_pct : 0;
-        wt[p] = pv->samples * (var > v0 ? v0 / var : 1.0);
-    }
     m->bn.table_noise_sd_pct = isfinite(noise_var) ? sqrt(noise_var) : INFINITY;
     double noise_lambda = noise_var / (NV_CORRECTION_PRIOR_SD * NV_CORRECTION_PRIOR_SD);
     for (int round = 0; round < ALS_ROUNDS; round++) {
@@ -685,9 +659,9 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
                 const nv_pair_view *pv = &m->pairs[p];
                 int32_t me = side ? pv->with : pv->app, other = side ? pv->app : pv->with;
                 double x = phys[p] * (side ? m->apps[other].sens : m->apps[other].press);
-                num[me] += wt[p] * pv->slowdown_pct * x;
-                den[me] += wt[p] * x * x;
-                cnt[me] += wt[p];
+                num[me] += pv->samples * pv->slowdown_pct * x;
+                den[me] += pv->samples * x * x;
+                cnt[me] += pv->samples;
             }
             for (size_t i = 0; i < m->n_apps; i++) {
                 double f = 1;
@@ -708,7 +682,6 @@ static int fit_corrections(nv_model *m, char *err, size_t errlen)
         }
     }
     free(phys);
-    free(wt);
     free(num);
     free(den);
     free(cnt);

@@ -247,45 +247,6 @@ static void a_factor_is_not_fitted_from_noise(void **state)
     }
 }
 
-/* an entry weighs as its own spread says: v measures 4 times its physics
- * beside "a" and "c" (50 runs each, 1 pp apart) and 20 times beside "d"
- * (4 runs).  Runs of "d" 1 pp apart pull v's sensitivity up; the same mean
- * from runs 30 pp apart (a stall among them) hardly moves it from what "a"
- * and "c" say alone */
-static void a_spread_entry_weighs_less(void **state)
-{
-    (void)state;
-    double sens[3], got[3];
-    for (int k = 0; k < 3; k++) { /* d's runs: 1 pp apart, 30 pp apart, absent */
-        nv_model_builder *b = base(0, 1);
-        add(b, "a", 0.2, NULL, 0);
-        add(b, "c", 0.2, NULL, 0);
-        add(b, "d", 0.2, NULL, 0);
-        add(b, "unseen", 0.2, NULL, 0);
-        nv_pair_input pa = {"v", "a", 40, 50, 1}, pc = {"v", "c", 40, 50, 1},
-                      pd = {"v", "d", 200, 4, k ? 30 : 1};
-        assert_int_equal(nv_builder_add_pair(b, &pa), 0);
-        assert_int_equal(nv_builder_add_pair(b, &pc), 0);
-        if (k < 2)
-            assert_int_equal(nv_builder_add_pair(b, &pd), 0);
-        nv_model *m = build(b);
-        nv_prediction p;
-        const char *u[] = {"unseen"};
-        got[k] = queue(m, "v", u, 1, &p);
-        NEAR(p.physics_pct, 10);
-        nv_app_view v;
-        assert_int_equal(nv_model_app(m, nv_model_app_index(m, "v"), &v), 0);
-        sens[k] = v.sensitivity;
-        assert_int_equal(v.sensitivity_samples, k < 2 ? 104 : 100); /* samples, as before */
-        nv_model_free(m);
-    }
-    print_message("v's sensitivity: d tight %.4f, d spread %.4f, no d %.4f; unseen %.2f %.2f %.2f %%\n",
-                  sens[0], sens[1], sens[2], got[0], got[1], got[2]);
-    assert_true(sens[0] > sens[1] + 0.2);
-    assert_true(fabs(sens[1] - sens[2]) < 0.05);
-    assert_true(got[0] > got[1] + 2);
-}
-
 /* the pairs fix s_v q_a, not q_a alone: on the counters route a victim
  * with no pair of its own gets its physics beside a neighbour whose
  * pressure was fitted on other victims, one neighbour or several, through
@@ -1225,7 +1186,6 @@ int main(void)
         cmocka_unit_test(a_phased_neighbour_is_not_its_mean),
         cmocka_unit_test(history_corrects_unseen_pairs),
         cmocka_unit_test(a_factor_is_not_fitted_from_noise),
-        cmocka_unit_test(a_spread_entry_weighs_less),
         cmocka_unit_test(a_victim_without_pairs_gets_its_physics),
         cmocka_unit_test(bad_profiles_and_bottlenecks_are_named),
         cmocka_unit_test(the_queueing_mechanism_averages_progress_rates),
