@@ -88,7 +88,10 @@ def load_run(path):
     return {"run": run_name(path), "uplink_reads": s.get("uplink_reads", "unknown"),
             "tcp_cc": tcp_cc_named(s.get("tcp_cc")), "mpi_eager": mpi_eager_named(s.get("mpi_eager")),
             "lab": lab_named(tcp_cc_named(s.get("tcp_cc")), mpi_eager_named(s.get("mpi_eager"))),
-            "rows": rows, "spread": spread, "host": host_named(s.get("host_cpu"))}
+            "rows": rows, "spread": spread, "host": host_named(s.get("host_cpu")),
+            # how its campaign points were made (summaries before 2026-11-29g
+            # name none: the medians)
+            "points": s.get("campaign_point") or "median"}
 
 
 def figures(err, failed, bar):
@@ -148,9 +151,10 @@ def main(argv):
             if k not in keys:
                 keys.append(k)
     result = {"bar_pp": bar, "tcp_cc": runs[0]["tcp_cc"], "mpi_eager": runs[0]["mpi_eager"],
-              "lab": labs[0], "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"], "host": r["host"]}
+              "lab": labs[0], "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"], "host": r["host"],
+                                                     "campaign_point": r["points"]}
                                       for r in runs], "predictors": []}
-    print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads; {r['host']})"
+    print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads; {r['points']} campaign points; {r['host']})"
                                             for r in runs)
           + f"; lab: TCP {labs[0]}")
     print(f"absolute error, percentage points; 'over' counts answers over {bar:g} pp and "
