@@ -29,7 +29,11 @@ rule before.
 Chosen after the 2026-11-29f run, on the five eager runs 2026-11-29b to
 2026-11-29f: cg's point under the all-to-all's configuration read +294,
 +410, +463 and +296 % by its medians in four of them and +266 to +304 % by
-its fastest rounds, beside +274 to +304 % for the pair itself.
+its fastest rounds, beside +274 to +304 % for the pair itself.  Held out:
+2026-11-29g (measured after the rule was committed, its campaigns by the
+build before): the nearest configurations with history, pair held out,
+0.9 / 4.5 / 22.5 pp with it and 0.9 / 4.1 / 26.6 without; the app held out
+1.2 / 3.6 / 22.3 and 1.2 / 6.5 / 61.1.
 
 --alone-stall-ratio R (default 1.5; 0 keeps every run) sets each app's
 alone baseline, against which every pair and in-leaf run is measured: the

@@ -381,8 +381,8 @@ static void print_result_text(const nv_campaign_opts *co, const nv_run_plan *pla
            plan->load_nodes[0] ? plan->load_nodes : "on the command's nodes",
            plan->runtime_key ? plan->runtime_key : "wall time");
     printf("baseline: %s %.6g s; ImpactB beside it: mean %.6g us, sd %.6g us, %zu samples; "
-           "utilization %.6g\n", nv_campaign_point_name(co->point), r->baseline_point_s, r->app_lat.mean_us, r->app_lat.sd_us,
-           r->app_samples, r->app_u.rho);
+           "utilization %.6g\n", nv_campaign_point_name(co->point), r->baseline_point_s,
+           r->app_lat.mean_us, r->app_lat.sd_us, r->app_samples, r->app_u.rho);
     printf("  %-18s %10s %12s %11s %14s %12s %11s\n", "configuration",
            co->point == NV_CAMPAIGN_POINT_MEDIAN ? "median s" : "fastest s", "slowdown %",
            "utilization", "injected B/s", "latency us", "sd us");
