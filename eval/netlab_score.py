@@ -806,22 +806,18 @@ def restall(ds, ratio, point=None):
                    for x in c["configs"]}
             found += [f"{a} under {x['id']}: {x['slowdown_pct']:+.0f} % -> {new[x['id']]:+.0f} %"
                       for x in c["configs"] if abs(new[x["id"]] - x["slowdown_pct"]) > 1]
-            for tr in ds.model["training_set"]:
-                for sl in tr["slowdowns"]:
-                    if sl["app"] == a and tr["id"] in new:
-                        sl["slowdown_pct"] = new[tr["id"]]
-            continue
-        base, nb = median_kept(c["baseline"]["runtime_s"], ratio)
-        if nb:
-            found.append(f"{a} alone: {nb} round(s) left out")
-        new = {}
-        for x in c["configs"]:
-            med, n = median_kept(x["runtime_s"], ratio)
-            if n or nb or point == "median":
-                new[x["id"]] = max(-100.0, (med - base) / base * 100)
-            if n:
-                found.append(f"{a} under {x['id']}: {n} round(s) left out "
-                             f"({x['slowdown_pct']:+.0f} % -> {new[x['id']]:+.0f} %)")
+        else:
+            base, nb = median_kept(c["baseline"]["runtime_s"], ratio)
+            if nb:
+                found.append(f"{a} alone: {nb} round(s) left out")
+            new = {}
+            for x in c["configs"]:
+                med, n = median_kept(x["runtime_s"], ratio)
+                if n or nb or point == "median":
+                    new[x["id"]] = max(-100.0, (med - base) / base * 100)
+                if n:
+                    found.append(f"{a} under {x['id']}: {n} round(s) left out "
+                                 f"({x['slowdown_pct']:+.0f} % -> {new[x['id']]:+.0f} %)")
         for tr in ds.model["training_set"]:
             for sl in tr["slowdowns"]:
                 if sl["app"] == a and tr["id"] in new:

@@ -129,8 +129,7 @@ typedef struct nv_campaign_opts {
 
 /* timeout 3600 s, duration 5 s, 2.6 GHz (the paper's Cab), interval
  * 20000 us, 40960-byte messages, repeat 1, stall ratio 3, the fastest round;
- * no model, app, command or
- * configurations. */
+ * no model, app, command or configurations. */
 void nv_campaign_opts_defaults(nv_campaign_opts *o);
 
 /* What one configuration gave. */
