@@ -91,7 +91,10 @@ def load_run(path):
             "rows": rows, "spread": spread, "host": host_named(s.get("host_cpu")),
             # how its campaign points were made (summaries before 2026-11-29g
             # name none: the medians)
-            "points": s.get("campaign_point") or "median"}
+            "points": s.get("campaign_point") or "median",
+            # how its co-location entries were made (summaries before the
+            # scorer had --pair-entry name none: the means)
+            "entries": s.get("pair_entry") or "mean"}
 
 
 def figures(err, failed, bar):
@@ -152,9 +155,9 @@ def main(argv):
                 keys.append(k)
     result = {"bar_pp": bar, "tcp_cc": runs[0]["tcp_cc"], "mpi_eager": runs[0]["mpi_eager"],
               "lab": labs[0], "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"], "host": r["host"],
-                                                     "campaign_point": r["points"]}
+                                                     "campaign_point": r["points"], "pair_entry": r["entries"]}
                                       for r in runs], "predictors": []}
-    print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads; {r['points']} campaign points; {r['host']})"
+    print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads; {r['points']} campaign points; {r['entries']} entries; {r['host']})"
                                             for r in runs)
           + f"; lab: TCP {labs[0]}")
     print(f"absolute error, percentage points; 'over' counts answers over {bar:g} pp and "

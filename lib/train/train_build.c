@@ -94,7 +94,7 @@ static void derived_latency(const nv_calibration *cal, double u, nv_latency_summ
 
 struct pair_acc {
     const char *app, *with;
-    double mean, sd;
+    double pct, sd; /* pct: one run's slowdown, then the entry (their median) */
     uint32_t samples;
 };
 
@@ -351,13 +351,13 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
         if (j->n_neighbours && j->neighbour_app >= 0 && isfinite(j->slowdown_pct)) {
             p[n].app = s->apps[j->app];
             p[n].with = s->apps[j->neighbour_app];
-            p[n].mean = j->slowdown_pct;
+            p[n].pct = j->slowdown_pct;
             n++;
         }
     }
     qsort(p, n, sizeof *p, cmp_pair); /* stable enough: ties hold equal keys */
     /* reduce runs of equal keys in place; the samples of one key keep job
-     * order inside qsort's output only up to ties, so sum them sorted */
+     * order inside qsort's output only up to ties, so sort them first */
     size_t m = 0;
     for (size_t g0 = 0; g0 < n;) {
         size_t g1 = g0;
@@ -365,7 +365,7 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
             g1++;
         size_t c = g1 - g0;
         for (size_t g = g0; g < g1; g++)
-            x[g - g0] = p[g].mean;
+            x[g - g0] = p[g].pct;
         qsort(x, c, sizeof *x, cmp_double);
         double sum = 0, ss = 0;
         for (size_t g = 0; g < c; g++)
@@ -373,10 +373,14 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
         double mean = sum / (double)c;
         for (size_t g = 0; g < c; g++)
             ss += (x[g] - mean) * (x[g] - mean);
+        /* the entry is the median run, as a pair is measured (DESIGN 4.4):
+         * one stalled run out of three moves a mean by hundreds of pp and,
+         * through the history fit, every pair of its two apps */
+        double median = c % 2 ? x[c / 2] : 0.5 * (x[c / 2 - 1] + x[c / 2]);
         if (c >= o->min_runs) {
             p[m].app = p[g0].app;
             p[m].with = p[g0].with;
-            p[m].mean = fmax(-100.0, mean);
+            p[m].pct = fmax(-100.0, median);
             p[m].sd = c > 1 ? sqrt(ss / (double)(c - 1)) : 0;
             p[m].samples = (uint32_t)(c > UINT32_MAX ? UINT32_MAX : c);
             m++;
@@ -403,7 +407,7 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
     qsort(p, m, sizeof *p, cmp_pair);
     int rc = 0;
     for (size_t i = 0; i < m && !rc; i++) {
-        nv_pair_input pi = {p[i].app, p[i].with, p[i].mean, p[i].samples, p[i].sd};
+        nv_pair_input pi = {p[i].app, p[i].with, p[i].pct, p[i].samples, p[i].sd};
         if (nv_builder_add_pair(b, &pi)) {
             nv_err(err, errlen, "%s", nv_builder_error(b));
             rc = -1;

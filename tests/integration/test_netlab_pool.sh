@@ -18,13 +18,14 @@ python3 "$ROOT/eval/netlab_pool.py" $runs --bar 25 --json "$T/pool.json" >"$T/ou
 grep -q "^counters wait|share+history, held out: pair$" "$T/out" || bad "no pair hold-out section"
 grep -Eq "^  pooled +50 " "$T/out" || bad "the pooled row does not hold 2 x 25 answers"
 # runs measured before the sampler recorded the host's CPU say so, and
-# summaries that name no campaign point rule made medians
-grep -q "^2 runs: netlab-2026-11-25c (fixed reads; median campaign points; host CPU not recorded), netlab-2026-11-27c (" "$T/out" ||
+# summaries that name no campaign point rule made medians, and those that
+# name no entry rule, mean entries
+grep -q "^2 runs: netlab-2026-11-25c (fixed reads; median campaign points; mean entries; host CPU not recorded), netlab-2026-11-27c (" "$T/out" ||
     bad "the runs line does not name each run's host record: $(head -n 1 "$T/out")"
 python3 "$ROOT/eval/netlab_pool.py" "$ROOT/eval/results/netlab-2026-11-29f.summary.json" \
     "$ROOT/eval/results/netlab-2026-11-29g.summary.json" --bar 25 >"$T/out2" 2>"$T/err2" ||
     bad "pool of 2026-11-29f and g exited $?: $(cat "$T/err2")"
-grep -q "netlab-2026-11-29g (jittered reads; fastest campaign points; " "$T/out2" ||
+grep -q "netlab-2026-11-29g (jittered reads; fastest campaign points; mean entries; " "$T/out2" ||
     bad "the runs line does not say 2026-11-29g's points are the fastest rounds: $(head -n 1 "$T/out2")"
 python3 - "$ROOT/eval" <<'PY' || bad "host_named"
 import sys

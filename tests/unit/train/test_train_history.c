@@ -290,6 +290,45 @@ static void baseline_and_pair_from_shared_switch(void **state)
     nv_train_set_free(&s);
 }
 
+/* A pair's entry is its median run, not the mean: A beside B three times,
+ * +10, +12 and +100 % (the last run stalled) against A's 102 s baseline,
+ * gives +12 % over 3 samples, their standard deviation beside it. */
+static void pair_entry_is_the_median_run(void **state)
+{
+    (void)state;
+    char spool[400], err[256];
+    snprintf(spool, sizeof spool, "%s/med", root);
+    history(spool, 0);
+    rec(spool, 20, "appA", 4, "leaf1", 10000, 114.24, 0.30);
+    rec(spool, 21, "appB", 4, "leaf1", 9990, 205, 0.20);
+    rec(spool, 22, "appA", 4, "leaf1", 12000, 204, 0.30);
+    rec(spool, 23, "appB", 4, "leaf1", 11990, 205, 0.20);
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    nv_train_set s;
+    scan(spool, &s, &o);
+    assert_int_equal(s.stats.pair_samples, 6);
+    nv_model_builder *b = nv_train_build(&s, NULL, &o, NULL, err, sizeof err);
+    assert_non_null(b);
+    nv_model *m = nv_builder_build(b, err, sizeof err);
+    assert_non_null(m);
+    nv_pair_view pv;
+    int32_t A = nv_model_app_index(m, "appA"), B = nv_model_app_index(m, "appB");
+    assert_int_equal(nv_model_pair_find(m, A, B, &pv), 0);
+    assert_int_equal(pv.samples, 3);
+    assert_float_equal(pv.slowdown_pct, 12.0, 1e-9);
+    double mean = (10.0 + 12.0 + 100.0) / 3;
+    double sd = sqrt(((10 - mean) * (10 - mean) + (12 - mean) * (12 - mean) +
+                      (100 - mean) * (100 - mean)) / 2);
+    assert_float_equal(pv.sd_pct, sd, 1e-6);
+    /* an even count: the mean of the middle two (B ran 205 s each time) */
+    assert_int_equal(nv_model_pair_find(m, B, A, &pv), 0);
+    assert_float_equal(pv.slowdown_pct, 2.5, 1e-9);
+    nv_model_free(m);
+    nv_builder_free(b);
+    nv_train_set_free(&s);
+}
+
 static void byte_identical_whatever_the_order(void **state)
 {
     (void)state;
@@ -456,6 +495,7 @@ int main(void)
         cmocka_unit_test(cap_is_a_clear_error),
         cmocka_unit_test(apps_are_hashed_and_capped),
         cmocka_unit_test(baseline_and_pair_from_shared_switch),
+        cmocka_unit_test(pair_entry_is_the_median_run),
         cmocka_unit_test(neighbours_are_jobs_whose_paths_meet),
         cmocka_unit_test(byte_identical_whatever_the_order),
         cmocka_unit_test(campaign_curve_and_impactb_kept),
