@@ -259,13 +259,8 @@ static json_object *stalled_json(const unsigned char *stalled, int n)
 static void warn_stalls(const char *app, const char *what, const double *v,
                         const unsigned char *stalled, int n, double ratio)
 {
-    double fastest = v[0];
-    int fk = 0;
-    for (int k = 1; k < n; k++)
-        if (v[k] < fastest) {
-            fastest = v[k];
-            fk = k;
-        }
+    int fk = n > 0 ? (int)nv_campaign_fastest_index(v, (size_t)n) : 0;
+    double fastest = n > 0 ? v[fk] : 0;
     for (int k = 0; k < n; k++)
         if (stalled[k])
             fprintf(stderr, "netvar: campaign: %s %s: round %d took %.4g s, %.3g times round %d's "

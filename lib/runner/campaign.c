@@ -155,15 +155,22 @@ double nv_campaign_median(const double *v, size_t n)
     return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
 }
 
+size_t nv_campaign_fastest_index(const double *v, size_t n)
+{
+    size_t f = 0;
+    if (n == 0 || n > NV_CAMPAIGN_MAX_REPEAT)
+        return 0;
+    for (size_t k = 1; k < n; k++)
+        if (v[k] < v[f])
+            f = k;
+    return f;
+}
+
 double nv_campaign_fastest(const double *v, size_t n)
 {
     if (n == 0 || n > NV_CAMPAIGN_MAX_REPEAT)
         return 0;
-    double f = v[0];
-    for (size_t k = 1; k < n; k++)
-        if (v[k] < f)
-            f = v[k];
-    return f;
+    return v[nv_campaign_fastest_index(v, n)];
 }
 
 double nv_campaign_median_kept(const double *v, size_t n, double stall_ratio,

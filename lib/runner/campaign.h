@@ -91,8 +91,10 @@ typedef enum { NV_CAMPAIGN_POINT_FASTEST = 0, NV_CAMPAIGN_POINT_MEDIAN } nv_camp
 /* "fastest" or "median" */
 const char *nv_campaign_point_name(nv_campaign_point_rule r);
 
-/* The fastest of n values, 0 < n <= NV_CAMPAIGN_MAX_REPEAT; 0 otherwise. */
+/* The fastest of n values, 0 < n <= NV_CAMPAIGN_MAX_REPEAT; 0 otherwise.
+ * _index: where it is (the first of equals), 0 when n is out of range. */
 double nv_campaign_fastest(const double *v, size_t n);
+size_t nv_campaign_fastest_index(const double *v, size_t n);
 
 /* (T_with - T_alone) / T_alone in percent, at least -100; 0 when T_alone
  * is not > 0 or T_with is not finite. */

@@ -115,6 +115,10 @@ static void medians_and_slowdowns(void **state)
     assert_true(nv_campaign_fastest(one, 1) == 7);
     assert_true(nv_campaign_fastest(one, 0) == 0);
     assert_true(nv_campaign_fastest(one, NV_CAMPAIGN_MAX_REPEAT + 1) == 0);
+    assert_int_equal(nv_campaign_fastest_index(rounds, 3), 2);
+    double tie[] = {5, 4, 4};
+    assert_int_equal(nv_campaign_fastest_index(tie, 3), 1); /* the first of equals */
+    assert_int_equal(nv_campaign_fastest_index(one, 0), 0);
     assert_true(rounds[0] == 69.086); /* input untouched */
     assert_string_equal(nv_campaign_point_name(NV_CAMPAIGN_POINT_FASTEST), "fastest");
     assert_string_equal(nv_campaign_point_name(NV_CAMPAIGN_POINT_MEDIAN), "median");
