@@ -64,11 +64,13 @@ eval-netlab: all
 NETLAB_HELDOUT_BBR ?= 2026-11-25c 2026-11-25d 2026-11-27 2026-11-27b 2026-11-27c 2026-11-27d 2026-11-27e 2026-11-28 2026-11-28b 2026-11-28c 2026-11-28d
 NETLAB_HELDOUT ?= 2026-11-28e 2026-11-28f 2026-11-29
 # since 2026-11-29b Open MPI sends up to 512 KiB eagerly in the lab (netlab
-# up --mpi-eager): a third lab, held out for every rule.  2026-11-29g's
-# summary is scored with the fastest-round campaign points (--campaign-point
-# fastest, netvar campaign's rule since fdc9d39); the earlier ones as
-# archived, with their median points (the pool names each run's rule)
-NETLAB_HELDOUT_EAGER ?= 2026-11-29b 2026-11-29c 2026-11-29d 2026-11-29e 2026-11-29f 2026-11-29g
+# up --mpi-eager): a third lab.  Its summaries are scored with today's
+# rules: the fastest-round campaign points (netvar campaign's rule since
+# fdc9d39; 2026-11-29b to g re-derived with --campaign-point fastest) and
+# median table entries (netvar train's since ace7224).  2026-11-29g and h
+# are held out for both; the earlier ones are the runs they were chosen on
+# (the pool names each run's rules)
+NETLAB_HELDOUT_EAGER ?= 2026-11-29b 2026-11-29c 2026-11-29d 2026-11-29e 2026-11-29f 2026-11-29g 2026-11-29h
 eval-netlab-pool:
 	@echo "== the lab with cubic and Open MPI's tcp BTL eager up to 512 KiB (netlab's default since 2026-11-29b)"
 	@python3 eval/netlab_pool.py $(foreach r,$(NETLAB_HELDOUT_EAGER),eval/results/netlab-$(r).summary.json)

@@ -215,7 +215,8 @@ int nv_model_config(const nv_model *m, int32_t idx, nv_config_view *out);
 int nv_model_config_slowdown(const nv_model *m, int32_t idx, size_t k, int32_t *app,
                              double *slowdown_pct);
 
-/* One co-location table entry: measured slowdown of app beside with. */
+/* One co-location table entry: measured slowdown of app beside with (netvar
+ * train writes the median of the pair's runs, their count and spread). */
 typedef struct nv_pair_view {
     int32_t app, with;
     double slowdown_pct;

@@ -22,11 +22,13 @@ grep -Eq "^  pooled +50 " "$T/out" || bad "the pooled row does not hold 2 x 25 a
 # name no entry rule, mean entries
 grep -q "^2 runs: netlab-2026-11-25c (fixed reads; median campaign points; mean entries; host CPU not recorded), netlab-2026-11-27c (" "$T/out" ||
     bad "the runs line does not name each run's host record: $(head -n 1 "$T/out")"
+# a summary that names its rules: 2026-11-29h's campaigns wrote the
+# fastest rounds and it is scored with median entries
 python3 "$ROOT/eval/netlab_pool.py" "$ROOT/eval/results/netlab-2026-11-29f.summary.json" \
-    "$ROOT/eval/results/netlab-2026-11-29g.summary.json" --bar 25 >"$T/out2" 2>"$T/err2" ||
-    bad "pool of 2026-11-29f and g exited $?: $(cat "$T/err2")"
-grep -q "netlab-2026-11-29g (jittered reads; fastest campaign points; mean entries; " "$T/out2" ||
-    bad "the runs line does not say 2026-11-29g's points are the fastest rounds: $(head -n 1 "$T/out2")"
+    "$ROOT/eval/results/netlab-2026-11-29h.summary.json" --bar 25 >"$T/out2" 2>"$T/err2" ||
+    bad "pool of 2026-11-29f and h exited $?: $(cat "$T/err2")"
+grep -q "netlab-2026-11-29h (jittered reads; fastest campaign points; median entries; " "$T/out2" ||
+    bad "the runs line does not name 2026-11-29h's rules: $(head -n 1 "$T/out2")"
 python3 - "$ROOT/eval" <<'PY' || bad "host_named"
 import sys
 sys.dont_write_bytecode = True
