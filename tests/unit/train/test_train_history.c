@@ -321,9 +321,25 @@ static void pair_entry_is_the_median_run(void **state)
     double sd = sqrt(((10 - mean) * (10 - mean) + (12 - mean) * (12 - mean) +
                       (100 - mean) * (100 - mean)) / 2);
     assert_float_equal(pv.sd_pct, sd, 1e-6);
-    /* an even count: the mean of the middle two (B ran 205 s each time) */
     assert_int_equal(nv_model_pair_find(m, B, A, &pv), 0);
-    assert_float_equal(pv.slowdown_pct, 2.5, 1e-9);
+    assert_float_equal(pv.slowdown_pct, 2.5, 1e-9); /* B ran 205 s each time */
+    nv_model_free(m);
+    nv_builder_free(b);
+    nv_train_set_free(&s);
+    /* a fourth run, +14 %: an even count takes the mean of the middle two,
+     * (12 + 14) / 2, where the mean of the four would be 34 */
+    rec(spool, 24, "appA", 4, "leaf1", 14000, 116.28, 0.30);
+    rec(spool, 25, "appB", 4, "leaf1", 13990, 205, 0.20);
+    scan(spool, &s, &o);
+    b = nv_train_build(&s, NULL, &o, NULL, err, sizeof err);
+    assert_non_null(b);
+    m = nv_builder_build(b, err, sizeof err);
+    assert_non_null(m);
+    A = nv_model_app_index(m, "appA");
+    B = nv_model_app_index(m, "appB");
+    assert_int_equal(nv_model_pair_find(m, A, B, &pv), 0);
+    assert_int_equal(pv.samples, 4);
+    assert_float_equal(pv.slowdown_pct, 13.0, 1e-9);
     nv_model_free(m);
     nv_builder_free(b);
     nv_train_set_free(&s);
