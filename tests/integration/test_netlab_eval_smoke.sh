@@ -53,55 +53,83 @@ done
 # the counters route moved the configurations onto the uplink's axis, and
 # a failed prediction would be counted, not dropped, and the sampler read
 # the uplink at jittered instants (the scorer says which)
-python3 - "$R/score.json" <<'PY' || bad "score.json does not hold the expected rows"
+why=$(python3 - "$R/score.json" 2>&1 <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 rows = s["rows"]
+missed = []
+def need(name, cond):
+    """one named check; the failed ones are printed, so a failure says which"""
+    if not cond:
+        missed.append(name)
 def n(v, h): return sum(1 for r in rows if r["variant"] == v and r["holdout"] == h)
-ok = (s["pairs"] == 4 and n("counters queue+history", "pair") == 4 and n("counters queue+history", "app") == 4
-      and n("counters wait|share+history", "pair") == 4 and n("counters wait|share (physics)", "pair and app") == 4
-      and n("counters wait|share+history", "neighbour") == 4 and n("counters queue+history", "neighbour") == 4
-      and n("table (repeatability)", "repetition") == 8 and s["routes"]["configs_moved"] == 2
-      and all("failed" in e for e in s["errors"]) and isinstance(s["confounder"]["reliable"], bool)
-      and all(len(w["repetitions_pct"]) == 2 for w in s["worst"])
-      and s["repetition_spread"]["max_pp"] >= s["repetition_spread"]["median_pp"] >= 0
-      and all(r["predicted_pct"] is not None or r in s["failures"] for r in rows)
-      and s["uplink_reads"] == "jittered")
+need("4 pairs", s["pairs"] == 4)
+for v, h, k in (("counters queue+history", "pair", 4), ("counters queue+history", "app", 4),
+                ("counters wait|share+history", "pair", 4), ("counters wait|share (physics)", "pair and app", 4),
+                ("counters wait|share+history", "neighbour", 4), ("counters queue+history", "neighbour", 4),
+                ("table (repeatability)", "repetition", 8)):
+    need(f"{k} rows of {v} / {h} (got {n(v, h)})", n(v, h) == k)
+need(f"both configurations moved (got {s['routes']['configs_moved']})", s["routes"]["configs_moved"] == 2)
+need("every error row counts failures", all("failed" in e for e in s["errors"]))
+need("the confounder says reliable or not", isinstance(s["confounder"]["reliable"], bool))
+need("the worst pairs name 2 repetitions each", all(len(w["repetitions_pct"]) == 2 for w in s["worst"]))
+need("the repetition spread is ordered",
+     s["repetition_spread"]["max_pp"] >= s["repetition_spread"]["median_pp"] >= 0)
+need("a missing answer is a failure", all(r["predicted_pct"] is not None or r in s["failures"] for r in rows))
+need("the uplink read at jittered instants", s["uplink_reads"] == "jittered")
 # the exploration (nearest configurations in U and W) answered every pair:
 # both configurations have counter files, so none may fail
-ok = ok and n("counters nearest U,W (physics)", "pair and app") == 4 and all(
+need("4 rows of counters nearest physics", n("counters nearest U,W (physics)", "pair and app") == 4)
+need("every counters nearest answer is >= 0", all(
     r["predicted_pct"] is not None and r["predicted_pct"] >= 0 for r in rows
-    if r["variant"].startswith("counters nearest")) and n("counters nearest U,W+history", "pair") == 4 \
-    and n("counters nearest U,W+history", "neighbour") == 4
+    if r["variant"].startswith("counters nearest")))
+need("4 + 4 rows of counters nearest + history", n("counters nearest U,W+history", "pair") == 4
+     and n("counters nearest U,W+history", "neighbour") == 4)
 # netvar answers the same rule itself (joint windows in the model file): every
-# pair by the nearest configurations, within 0.5 pp of the scorer's copy
-# (netvar merges windows that lie alike at load; the copy reads each; the
-# seven lab runs re-scored moved by at most 0.34 pp), and the summary says
-# how far
+# pair by the nearest configurations, within 0.5 pp or a thousandth of the
+# answer of the scorer's copy (netvar merges windows that lie alike at load
+# and averages their weights; the copy reads each window, and the two
+# differ in proportion to the slowdowns between the two configurations: the
+# lab runs re-scored moved by at most 0.34 pp, a smoke run's cg beside the
+# all-to-all read +997.9 % against +997.2 %), and the summary says how far
 got = {(r["variant"], r["holdout"], r["app"], r["with"]): r for r in rows}
 for (v, h, a, b), r in got.items():
     if v.startswith("netvar nearest"):
-        ok = ok and r["predicted_pct"] is not None and r["source"].startswith("model:queue-nearest")
+        need(f"{v} / {h} {a} beside {b} answered by the nearest configurations ({r['source']})",
+             r["predicted_pct"] is not None and r["source"].startswith("model:queue-nearest"))
         py = got.get(("counters nearest U,W (physics)" if "physics" in v else "counters nearest U,W+history",
                       h, a, b))
-        if py is not None:
-            ok = ok and abs(py["predicted_pct"] - r["predicted_pct"]) <= 0.5
-ok = ok and 0 <= s["nearest_agreement"]["max_abs_pp"] <= 0.5 and s["nearest_agreement"]["answers"] >= 8
-ok = ok and n("netvar nearest U,W+history", "pair") == 4 and n("netvar nearest U,W (physics)", "pair and app") == 4
-ok = ok and s["worst"] and all(w["variant"] == "netvar nearest U,W+history" for w in s["worst"])
+        if py is not None and r["predicted_pct"] is not None:
+            tol = max(0.5, 1e-3 * abs(py["predicted_pct"]))
+            need(f"{v} / {h} {a} beside {b}: netvar {r['predicted_pct']} within {tol:.2f} pp of the "
+                 f"copy's {py['predicted_pct']}", abs(py["predicted_pct"] - r["predicted_pct"]) <= tol)
+top = max([abs(r["predicted_pct"]) for r in rows if r["variant"].startswith("counters nearest")
+           and r["predicted_pct"] is not None] or [0])
+need(f"nearest agreement over >= 8 answers, within the largest answer's bound ({s['nearest_agreement']})",
+     0 <= s["nearest_agreement"]["max_abs_pp"] <= max(0.5, 1e-3 * top)
+     and s["nearest_agreement"]["answers"] >= 8)
+need("4 + 4 netvar nearest rows", n("netvar nearest U,W+history", "pair") == 4
+     and n("netvar nearest U,W (physics)", "pair and app") == 4)
+need("the worst pairs are netvar's", bool(s["worst"]) and all(
+    w["variant"] == "netvar nearest U,W+history" for w in s["worst"]))
 # every measured run's counter file carries the host's CPU (steal gates)
 h = s["host_cpu"]
-ok = ok and h["recorded"] == h["runs"] > 0 and isinstance(h["reliable"], bool) and (
-    0 <= h["steal_pct"]["median"] <= h["steal_pct"]["max"] <= 100) and h["over"] <= h["recorded"]
+need(f"every run's host CPU recorded and in range ({h.get('recorded')} of {h.get('runs')})",
+     h["recorded"] == h["runs"] > 0 and isinstance(h["reliable"], bool) and (
+         0 <= h["steal_pct"]["median"] <= h["steal_pct"]["max"] <= 100) and h["over"] <= h["recorded"])
 # the in-leaf runs scored as placements: known, the path answers 0 % for
 # each app; unknown, the model answers as for a shared uplink
 placed = [r for r in rows if r["variant"] == "in-leaf, placement known"]
 blind = [r for r in rows if r["variant"] == "in-leaf, placement unknown"]
-ok = ok and len(placed) == 2 and len(blind) == 2 and all(
-    r["predicted_pct"] == 0 and r["source"] == "path: under one leaf switch" for r in placed) and all(
-    r["predicted_pct"] is not None and r["source"] != "path: under one leaf switch" for r in blind)
-sys.exit(0 if ok else 1)
+need("2 + 2 in-leaf rows", len(placed) == 2 and len(blind) == 2)
+need("placement known: 0 % from the path", all(
+    r["predicted_pct"] == 0 and r["source"] == "path: under one leaf switch" for r in placed))
+need("placement unknown: the model answers", all(
+    r["predicted_pct"] is not None and r["source"] != "path: under one leaf switch" for r in blind))
+print("; ".join(missed))
+sys.exit(1 if missed else 0)
 PY
+) || bad "score.json does not hold the expected rows: $why"
 # the scorer's Python copy of the history fit (fit_history, which corrects
 # the exploration) gives netvar's own +history answers from netvar's physics
 python3 - "$ROOT/eval" "$R" <<'PY' || bad "fit_history does not reproduce netvar's +history answers"
