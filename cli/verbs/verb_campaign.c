@@ -259,14 +259,13 @@ static json_object *stalled_json(const unsigned char *stalled, int n)
 static void warn_stalls(const char *app, const char *what, const double *v,
                         const unsigned char *stalled, int n, double ratio)
 {
-    int fk = n > 0 ? (int)nv_campaign_fastest_index(v, (size_t)n) : 0;
-    double fastest = n > 0 ? v[fk] : 0;
+    size_t fk = nv_campaign_fastest_index(v, (size_t)n); /* read only when a round stalled */
     for (int k = 0; k < n; k++)
         if (stalled[k])
             fprintf(stderr, "netvar: campaign: %s %s: round %d took %.4g s, %.3g times round %d's "
                             "%.4g s (over --stall-ratio %g): left out of the median as a "
                             "stall (kept in runtime_s)\n",
-                    app, what, k + 1, v[k], v[k] / fastest, fk + 1, fastest, ratio);
+                    app, what, k + 1, v[k], v[k] / v[fk], (int)fk + 1, v[fk], ratio);
 }
 
 static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *plan,

@@ -366,17 +366,17 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
         size_t c = g1 - g0;
         for (size_t g = g0; g < g1; g++)
             x[g - g0] = p[g].pct;
-        qsort(x, c, sizeof *x, cmp_double);
+        /* the entry is the median run, as a pair is measured (DESIGN 4.4):
+         * one stalled run out of three moves a mean by hundreds of pp and,
+         * through the history fit, every pair of its two apps; x is sorted
+         * from here, so the sums below do not depend on job order */
+        double median = median_inplace(x, c);
         double sum = 0, ss = 0;
         for (size_t g = 0; g < c; g++)
             sum += x[g];
         double mean = sum / (double)c;
         for (size_t g = 0; g < c; g++)
             ss += (x[g] - mean) * (x[g] - mean);
-        /* the entry is the median run, as a pair is measured (DESIGN 4.4):
-         * one stalled run out of three moves a mean by hundreds of pp and,
-         * through the history fit, every pair of its two apps */
-        double median = c % 2 ? x[c / 2] : 0.5 * (x[c / 2 - 1] + x[c / 2]);
         if (c >= o->min_runs) {
             p[m].app = p[g0].app;
             p[m].with = p[g0].with;
