@@ -9,7 +9,7 @@
  *
  * To make a model (calibrate/campaign/train), use model_builder.h.
  * To predict, use predict.h.  The file format is documented in
- * model_load.c's header comment. */
+ * docs/model-format.md. */
 #ifndef NETVAR_MODEL_H
 #define NETVAR_MODEL_H
 

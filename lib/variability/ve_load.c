@@ -1,7 +1,7 @@
 /* ve_load.c - parse and validate the model file's optional "variability"
  * section into an nv_ve, and free one.  Pure json-c (no libsvm calls), so
- * the model loader and its fuzzer stay free of -lsvm.  Format: see the
- * header comment of model_load.c, plus the forest's interval calibration
+ * the model loader and its fuzzer stay free of -lsvm.  Format: see
+ * docs/model-format.md, including the forest's interval calibration
  * (ve_calibrate.h), optional so that files written before it still load:
  *   "forest": {..., "calibration": {
  *       "method": "oob-conformal-sd",      required; the only one known

@@ -60,7 +60,7 @@ typedef struct nv_ve {
     nv_ve_training training;
 } nv_ve;
 
-/* The model file's "variability" section (format in model_load.c). */
+/* The model file's "variability" section (format: docs/model-format.md). */
 json_object *nv_ve_to_json(const nv_ve *ve);
 /* Parses and validates it; path prefixes error lines ("variability").
  * Returns the VE or NULL with one line in err naming the field. */
