@@ -124,6 +124,8 @@ import subprocess
 import sys
 import tempfile
 
+from netlab_stats import against_baselines
+
 # an alone run over this many times the app's fastest alone run is its own
 # slow state and is left out of its baseline (--alone-stall-ratio)
 ALONE_STALL_RATIO = 1.5
@@ -1108,6 +1110,7 @@ def main(argv):
         table.append(ent)
     results["errors"] = table
     print("  (seed paper's Queue on its testbed: median 3.8 pp, mean 9.6 pp)")
+    results["baselines"] = against_baselines([{"run": d, "rows": results["rows"]}], list(groups))
 
     for f in results["failures"][:10]:
         print(f"  FAILED: {f['variant']} ({f['holdout']}): {f['app']} beside {f['with']}: "
@@ -1277,7 +1280,7 @@ def main(argv):
                                         "alone_left_out", "alone_baseline_s", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc", "mpi_eager", "errors", "routes",
                                         "confounder", "loss", "host_cpu")}
         summ["worst"] = results["worst"]
-        for k in ("pair_entry", "campaign_point"):
+        for k in ("pair_entry", "campaign_point", "baselines"):
             if k in results:
                 summ[k] = results[k]
         summ["failures"] = len(results["failures"])

@@ -45,5 +45,16 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(tmp, "campaign_A.json"), "w") as f:
         json.dump(camp, f)
     check(s.campaign_point_rules(d) == "fastest", "a campaign's point_rule is read")
+# the intervals reported beside the figures (netlab_stats)
+import netlab_stats as ns
+m, lo, hi = ns.bootstrap([1.0, 2.0, 3.0, 4.0, 100.0])
+check(m == 22.0 and lo < m < hi and lo >= 1.0 and hi <= 100.0,
+      f"a mean's bootstrap interval brackets it within the data's range ({m}, [{lo}, {hi}])")
+check(ns.bootstrap([1.0, 2.0, 3.0, 4.0, 100.0]) == (m, lo, hi), "the same data, the same interval")
+d = ns.paired([5.0, 6.0, 7.0], [5.0, 6.0, 7.0])
+check(d == (0.0, 0.0, 0.0), f"a predictor against itself differs by 0 [0, 0] ({d})")
+d = ns.paired([1.0, 2.0, 1.5, 1.0], [10.0, 12.0, 9.0, 11.0])
+check(d[2] < 0, f"always better: the whole interval below 0 ({d})")
+check(ns.bootstrap([]) == (None, None, None), "no pairs: no figure")
 sys.exit(fail)
 PY
