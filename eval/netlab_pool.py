@@ -37,6 +37,7 @@ sys.dont_write_bytecode = True  # nothing written beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # the scorer's quartiles (the same figures) and its reading of a run's lab
 from netlab_score import lab_named, mpi_eager_named, quart, tcp_cc_named  # noqa: E402
+from netlab_stats import against_baselines  # noqa: E402
 
 
 def die(msg, code=1):
@@ -211,6 +212,7 @@ def main(argv):
                   f"({o['error_pp']:.1f} pp; its repetitions "
                   + (f"{apart:.1f} pp apart)" if apart is not None else "not repeated)"))
         result["predictors"].append(ent)
+    result["baselines"] = against_baselines(runs, keys)
     if out:
         try:
             with open(out, "w") as f:

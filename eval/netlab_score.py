@@ -3,7 +3,6 @@
 
 Usage: netlab_score.py DATASET_DIR [--netvar BIN] [--out FILE.json] [--summary FILE.json]
                         [--wait-window-s S] [--stall-ratio R] [--alone-stall-ratio R]
-                        [--pair-stall-ratio R] [--pair-entry median|mean|min]
                         [--campaign-point fastest|median]
 
 --wait-window-s S (default 0.1, the sampler's step) builds each app's
@@ -48,27 +47,11 @@ small.  Each run left out is printed.  Chosen after that run; scored runs
 measured before it changed nowhere else (no other alone run over 1.27
 times its fastest in 18 kept runs).
 
---pair-stall-ratio R (default 0: every run) leaves a pair run out of the
-co-location table the history is fitted from when its runtime is over R
-times the pair's fastest kept run.  An exploration tried on 2026-11-29
-after the twenty-first run (cg beside the all-to-all stalled at +1567 %
-there, and its mean entry pushed cg's sensitivity up) and not kept: with
-R 1.5 the nearest route's pair held out went from 18.8 / 229.7 to 5.7 /
-22.0 pp (mean / max) on that run, but from 10.7 / 49.6 to 14.4 / 130.1
-on 2026-11-28f and from 10.4 / 37.8 to 11.0 / 55.1 on 2026-11-29: with
-five apps the history fit moves several pairs by tens of pp when one
-entry moves, whichever way (DESIGN 4.4).
-
---pair-entry median|mean|min (default median, as netvar train writes an
-entry since 2026-11-29) makes each co-location entry the median, the mean
-or the least of the pair's runs.  The median was chosen with the
-fastest-round campaign points on the eight runs 2026-11-28e to 2026-11-29g
-(2026-11-29g held it out as an exploration): on the six eager runs,
-pooled, the nearest route with history, pair held out, reads 1.8 / 4.3 /
-38.5 pp (median / mean / max) against the mean entries' 1.6 / 6.2 /
-172.6, on the three cubic runs before them 3.9 / 12.4 / 123.7 against 4.1
-/ 12.2 / 58.1 (DESIGN 4.4); the least run (min) reads 1.9 / 4.8 / 56.7
-and 3.2 / 11.6 / 129.5.
+Co-location tables: netvar builds every table an answer reads (`netvar
+holdout`, from the dataset's pair runs, with what the answer predicts held
+out), by netvar train's rule: an entry is the median of its pair's runs.
+The explorations of other entry rules and of leaving stalled pair runs
+out are in docs/lab-notes/.
 
 DATASET_DIR is what `make eval-netlab` (eval/netlab_eval.sh) measured:
 dataset.json, runs.txt, the counter samples of every alone, pair and
@@ -76,9 +59,11 @@ CompressionB run, the impact and campaign outputs and model.json (the
 latency route, as `netvar campaign` wrote it).  Nothing here touches the
 lab: a model change is re-scored in seconds.
 
-Every prediction is made by netvar itself (`netvar predict` on a model file
-this script writes for each fold), so what is scored is the code job_submit
-runs.  Two model files are scored:
+Every prediction and every fitted history factor is netvar's own (`netvar
+holdout` for the held-out answers, `netvar predict` for the placement), so
+what is scored is the code job_submit runs; this script reads the lab's
+files, places the measured utilizations, waits and windows in the model
+files it asks netvar about, and summarizes the errors.  Two model files are scored:
 
   latency route   model.json as measured: U of apps and CompressionB
                   configurations from ImpactB latency through inverse P-K
@@ -113,22 +98,14 @@ repetition's steal explains its distance from its pair's median, and marks
 the figures UNRELIABLE when more than a tenth of the measured runs lost
 over 5 % of the CPU time to steal.  Older datasets say "not recorded".
 
-The nearest configurations: "counters nearest U,W" matches the
-neighbour to CompressionB configurations in both counter axes at once, as
-the seed's AverageLT matched it by mean latency: each 0.5 s window of the
-neighbour's alone runs is placed in (U, W / the largest configuration's W),
-the victim's campaign slowdowns at the two nearest configurations are
-averaged by inverse distance (the idle point, U 0 and W 0 at 0 %, is
-one of the points), and the windows' progress rates are averaged.  Scored as physics (pair and app
-held out) and corrected by the history fit (fit_history, a Python copy of
-netvar's, checked against netvar's answers by test_netlab_eval_smoke), pair
-or neighbour held out.  Fixed before the 2026-11-29d run measured a pair;
-chosen on the runs before it.  Since 2026-11-29 netvar answers it itself
-(lib/model/model_bottleneck.c, from the model file's joint windows and each
-configuration's queue_wait_us): "netvar nearest U,W (physics)" and "netvar
-nearest U,W+history" are netvar's answers from the same inputs (the
-configurations placed as nearest_model places them), the headline route
-when the dataset has every configuration's counter file.
+The nearest configurations ("netvar nearest U,W", netvar's mechanism in
+lib/model/model_bottleneck.c) match the neighbour to CompressionB
+configurations in both counter axes at once, as the seed's AverageLT
+matched it by mean latency.  The scorer places each configuration's mean
+(U, W) and each app's 0.5 s joint windows of its alone runs in the model
+file; netvar answers as physics (pair and app held out) and corrected by
+its history fit (pair, app or neighbour held out).  It is the headline
+route when the dataset has every configuration's counter file.
 
 Placement: the confounder's in-leaf runs (the neighbour on one node under
 leaf s1, the app across both leaves: no shared port) are scored twice,
@@ -138,6 +115,7 @@ pair held out, as for a shared uplink).
 
 Exit 0 when scored, 1 on a dataset problem (one line on stderr).
 """
+import argparse
 import json
 import math
 import os
@@ -145,6 +123,8 @@ import statistics as st
 import subprocess
 import sys
 import tempfile
+
+from netlab_stats import against_baselines
 
 # an alone run over this many times the app's fastest alone run is its own
 # slow state and is left out of its baseline (--alone-stall-ratio)
@@ -338,19 +318,12 @@ def run_waits(cnt, runtime_s=None, trim_s=1.0, window_s=None):
 
 
 # ------------------------------------------- nearest configurations in (U, W)
-# The scorer's own copy of the rule netvar answers since 2026-11-29 (model_
-# bottleneck.c; the NEAREST_C rows are netvar's answers): the
-# seed's AverageLT matched a neighbour to the CompressionB configuration of
-# the nearest mean latency; at the bottleneck both axes are measured, so the
-# neighbour is matched in (U, W).  Fixed on 2026-11-29 from the kept runs
-# (chosen on 2026-11-28e to 2026-11-29c) before 2026-11-29d measured a pair.
-NEAREST = "counters nearest U,W (physics)"
-NEAREST_H = "counters nearest U,W+history"
-# netvar's own answer by the same rule (lib/model/model_bottleneck.c, from
-# the model file's joint_windows and each configuration's queue_wait_us)
+# netvar's nearest-configurations mechanism (lib/model/model_bottleneck.c)
+# answers from each app's joint windows and each configuration's
+# queue_wait_us, which the scorer reads off the counter files and places in
+# the model file; the answers are netvar's (netvar holdout)
 NEAREST_C = "netvar nearest U,W+history"
 NEAREST_C_PHYS = "netvar nearest U,W (physics)"
-NEAREST_K = 2            # configurations averaged, by inverse distance
 NEAREST_WINDOW_S = 0.5   # a neighbour's windows (its phases)
 
 
@@ -418,86 +391,6 @@ def nearest_netvar_model(wm, nm):
                                     "queue_wait_us": [x[1] for x in w]}
     return m
 
-
-def nearest_predict(nm, a, b):
-    """(A's slowdown % beside B, "nearest U,W") or (None, why): for each of
-    B's windows, A's campaign slowdowns at the NEAREST_K points nearest it
-    in (U, W / the largest configuration's W), weighted by inverse
-    distance, among the configurations and the idle anchor (U 0, W 0: 0 %);
-    the windows' progress rates averaged (1 + s = 1 / E[1 / (1 + p)])"""
-    cfg, wmax, wins = nm
-    pts = [(u, w, sl[a]) for u, w, sl in cfg.values() if a in sl]
-    if not pts:
-        return None, f"{a}: no campaign slowdown"
-    if not wins.get(b):
-        return None, f"{b}: no counter window of an alone run"
-    pts.append((0.0, 0.0, 0.0))
-    rates = []
-    for ub, wb in wins[b]:
-        d = sorted((math.hypot(u - ub, (w - wb) / wmax), y) for u, w, y in pts)[:NEAREST_K]
-        if d[0][0] < 1e-12:
-            p = d[0][1]
-        else:
-            p = sum(y / x for x, y in d) / sum(1 / x for x, _ in d)
-        rates.append(1.0 / (1.0 + max(0.0, p) / 100.0))
-    return (1.0 / st.mean(rates) - 1.0) * 100.0, "nearest U,W"
-
-
-def fit_history(entries, phys):
-    """a Python copy of lib/model/model_bottleneck.c fit_corrections: each
-    entry explained as measured = s_A q_B physics, factors by alternating
-    weighted least squares with the ridge toward 1 (shrink_samples 2,
-    never under the table's noise over NV_CORRECTION_PRIOR_SD 0.5), 25
-    rounds, kept in [0, 10].  phys(a, b): the physics' answer or None."""
-    rows = []
-    vn = vd = 0.0
-    for e in entries:
-        x = phys(e["app"], e["with"])
-        if x is not None:
-            rows.append((e["app"], e["with"], x, e["slowdown_pct"], e["samples"]))
-        if e["samples"] >= 2:
-            vn += (e["samples"] - 1) * e["sd_pct"] ** 2
-            vd += e["samples"] - 1
-    noise = (vn / vd if vd else 0.0) / 0.5 ** 2
-    sens, press = {}, {}
-    for _ in range(25):
-        for side in (0, 1):
-            num, den, cnt = {}, {}, {}
-            for a, b, x0, y, n in rows:
-                me = b if side else a
-                x = x0 * (sens.get(a, 1.0) if side else press.get(b, 1.0))
-                num[me] = num.get(me, 0.0) + n * y * x
-                den[me] = den.get(me, 0.0) + n * x * x
-                cnt[me] = cnt.get(me, 0) + n
-            for k in num:
-                f = 1.0
-                if cnt[k] > 0 and den[k] > 0:
-                    lam = max(2.0 * den[k] / cnt[k], noise)
-                    f = (num[k] + lam) / (den[k] + lam)
-                (press if side else sens)[k] = min(max(f, 0.0), 10.0)
-    victims = {a for a, _, _, _, _ in rows}
-    return sens, press, victims
-
-
-def nearest_history_predict(nm, entries, a, b, cache=None):
-    """the nearest-configuration physics corrected by the history fitted
-    from entries, as the queue route corrects its physics (a victim with no
-    pair gets its physics: nv_pressure_applies on the counters route);
-    cache: a dict kept across calls on the same nm, so that each pair's
-    physics is computed once for every fold"""
-    cache = {} if cache is None else cache
-
-    def phys(x, y):
-        if (x, y) not in cache:
-            cache[(x, y)] = nearest_predict(nm, x, y)[0]
-        return cache[(x, y)]
-    v = phys(a, b)
-    if v is None:
-        return nearest_predict(nm, a, b)
-    sens, press, victims = fit_history(entries, phys)
-    if a not in victims:
-        return v, "nearest U,W (no history)"
-    return max(0.0, v * sens.get(a, 1.0) * press.get(b, 1.0)), "nearest U,W+history"
 
 # ------------------------------------------------------------ isotonic fit
 def host_cpu(cnt):
@@ -938,10 +831,21 @@ def wait_model(ds, cm):
 
 # ------------------------------------------------------------ predicting
 class Predictor:
-    def __init__(self, netvar, tmp):
+    """netvar answers every prediction and every fitted factor: the model
+    variants are written here, the co-location tables are built by
+    `netvar holdout` from the dataset's pair runs, with what each answer
+    predicts held out"""
+
+    def __init__(self, netvar, tmp, ds):
         self.netvar = netvar
         self.tmp = tmp
         self.n = 0
+        # every pair run, as measured: netvar builds each table from these
+        self.runs = os.path.join(tmp, "pairs.runs")
+        with open(self.runs, "w") as f:
+            for (a, b), v in sorted(ds.pairs.items()):
+                for r, x in v:
+                    f.write(f"{a} {b} {r} {x!r}\n")
 
     def write(self, model):
         self.n += 1
@@ -950,10 +854,31 @@ class Predictor:
             json.dump(model, f)
         return p
 
-    def predict(self, path, a, b, predictor, min_samples=1, extra=()):
+    def holdout(self, path, hold, predictor, ask=None):
+        """netvar holdout's answers: [{app, with, [rep], measured_pct,
+        predicted_pct or None, source, ...}]; dies when netvar cannot"""
+        cmd = [self.netvar, "holdout", "--model", path, "--runs", self.runs, "--hold-out", hold,
+               "--predictor", predictor, "--min-samples", "1"]
+        if ask:
+            self.n += 1
+            p = os.path.join(self.tmp, f"ask{self.n}.txt")
+            with open(p, "w") as f:
+                f.writelines(f"{a} {b} {x!r}\n" for a, b, x in ask)
+            cmd += ["--ask", p]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            die(f"netvar holdout --hold-out {hold} --predictor {predictor} failed: "
+                + (r.stderr.strip().splitlines() or ["no output"])[-1])
+        try:
+            return json.loads(r.stdout)["answers"]
+        except (ValueError, KeyError, TypeError) as e:
+            die(f"netvar holdout: unreadable answer: {e}")
+
+    def predict(self, path, a, b, predictor, extra=()):
+        """one netvar predict answer: (slowdown %, source) or (None, why)"""
         r = subprocess.run([self.netvar, "predict", "--model", path, "--app", a, "--with", b,
-                            "--predictor", predictor, "--min-samples", str(min_samples),
-                            *extra], capture_output=True, text=True)
+                            "--predictor", predictor, "--min-samples", "1", *extra],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             return None, (r.stderr.strip().splitlines() or ["no output"])[-1]
         try:
@@ -963,104 +888,76 @@ class Predictor:
             return None, f"unreadable answer: {e}"
 
 
-def with_table(model, entries):
-    m = dict(model)
-    m["colocation"] = entries
-    return m
+# what a row keeps of netvar's answer beside the prediction: the physics
+# and the history factors netvar fitted on the answer's table
+ANSWER_DETAIL = ("physics_pct", "sensitivity", "pressure", "utilization_used", "wait_used_us")
 
 
-PAIR_STALL_RATIO = 0.0  # --pair-stall-ratio
-PAIR_ENTRY = "median"   # --pair-entry
+def answer_row(variant, holdout, ans):
+    row = {"variant": variant, "holdout": holdout, "app": ans["app"], "with": ans["with"],
+           "measured_pct": ans["measured_pct"], "predicted_pct": ans["predicted_pct"],
+           "source": ans.get("error") if ans["predicted_pct"] is None else ans["source"]}
+    if "rep" in ans:
+        row["rep"] = ans["rep"]
+    for k in ANSWER_DETAIL:
+        if ans.get(k) is not None:
+            row[k] = ans[k]
+    return row
 
 
-def table_entries(ds, keep):
-    """co-location entries from the dataset's pair runs that keep(a, b, rep)
-    allows; with --pair-stall-ratio R, a run whose runtime is over R times
-    the pair's fastest kept run's (1 + s over R (1 + the least s)) is left
-    out, as netvar train leaves it out"""
-    out = []
-    for (a, b), v in sorted(ds.pairs.items()):
-        xs = [x for r, x in v if keep(a, b, r)]
-        if xs and PAIR_STALL_RATIO > 0:
-            lo = min(xs)
-            xs = [x for x in xs if 100 + x <= PAIR_STALL_RATIO * (100 + lo)]
-        if xs:
-            val = (st.median(xs) if PAIR_ENTRY == "median" else
-                   min(xs) if PAIR_ENTRY == "min" else st.mean(xs))
-            out.append({"app": a, "with": b, "slowdown_pct": max(-100.0, val),
-                        # the sample standard deviation, as netvar train writes it
-                        "samples": len(xs), "sd_pct": st.stdev(xs) if len(xs) > 1 else 0.0})
-    return out
-
-
-def ratio_arg(opt, text):
+def ratio_arg(text):
     """a stall ratio option's value: 0 (keep every run) or 1.5..1000"""
     try:
         v = float(text)
     except ValueError:
         v = float("nan")
     if not (v == 0 or 1.5 <= v <= 1000):
-        die(f"{opt} {text}: not 0 or a ratio in [1.5, 1000]")
+        raise argparse.ArgumentTypeError(f"{text}: not 0 or a ratio in [1.5, 1000]")
     return v
 
 
+def window_arg(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 0.1 <= v <= 60:
+        raise argparse.ArgumentTypeError(f"{text}: not a number of seconds in [0.1, 60]")
+    return v
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="netlab_score.py", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__.split("\n\n", 1)[1],
+        usage="%(prog)s DATASET_DIR [options]")
+    p.add_argument("dataset", metavar="DATASET_DIR", help="what make eval-netlab measured")
+    p.add_argument("--netvar", default=os.environ.get("NETVAR", "build/bin/netvar"),
+                   help="the netvar binary that answers (default $NETVAR or build/bin/netvar)")
+    p.add_argument("--out", help="every answer, JSON (default DATASET_DIR/score.json)")
+    p.add_argument("--summary", help="also write the summary the pool reads (eval/results/)")
+    p.add_argument("--wait-window-s", type=window_arg, default=0.1, metavar="S",
+                   help="queue-wait profiles from S-second means (0.1..60, default 0.1)")
+    p.add_argument("--stall-ratio", type=ratio_arg, default=None, metavar="R",
+                   help="re-derive campaign medians leaving out rounds over R times the fastest")
+    p.add_argument("--alone-stall-ratio", type=ratio_arg, default=ALONE_STALL_RATIO,
+                   metavar="R", help="alone baselines leave out runs over R times the fastest "
+                   "(default 1.5; 0 keeps every run)")
+    p.add_argument("--campaign-point", choices=("fastest", "median"),
+                   help="re-derive every campaign point from its rounds by this rule")
+    return p.parse_args(argv)
+
+
 def main(argv):
-    args = argv[1:]
-    if not args or args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0
-    d = args[0]
-    netvar = os.environ.get("NETVAR", "build/bin/netvar")
-    out_path = os.path.join(d, "score.json")
-    summary_path = None
-    stall_ratio = 0.0
-    point = None
-    stall_given = False
-    alone_ratio = ALONE_STALL_RATIO
-    i = 1
-    while i < len(args):
-        if args[i] == "--netvar" and i + 1 < len(args):
-            netvar = args[i + 1]
-            i += 2
-        elif args[i] == "--out" and i + 1 < len(args):
-            out_path = args[i + 1]
-            i += 2
-        elif args[i] == "--summary" and i + 1 < len(args):
-            summary_path = args[i + 1]
-            i += 2
-        elif args[i] == "--wait-window-s" and i + 1 < len(args):
-            global WAIT_WINDOW_S
-            try:
-                WAIT_WINDOW_S = float(args[i + 1])
-            except ValueError:
-                WAIT_WINDOW_S = float("nan")
-            if not 0.1 <= WAIT_WINDOW_S <= 60:
-                die(f"--wait-window-s {args[i + 1]}: not a number of seconds in [0.1, 60]")
-            i += 2
-        elif args[i] == "--stall-ratio" and i + 1 < len(args):
-            stall_ratio = ratio_arg(args[i], args[i + 1])
-            stall_given = True
-            i += 2
-        elif args[i] == "--pair-entry" and i + 1 < len(args):
-            global PAIR_ENTRY
-            PAIR_ENTRY = args[i + 1]
-            if PAIR_ENTRY not in ("mean", "median", "min"):
-                die(f"--pair-entry {PAIR_ENTRY}: not median, mean or min")
-            i += 2
-        elif args[i] == "--campaign-point" and i + 1 < len(args):
-            point = args[i + 1]
-            if point not in ("fastest", "median"):
-                die(f"--campaign-point {point}: not fastest or median")
-            i += 2
-        elif args[i] == "--alone-stall-ratio" and i + 1 < len(args):
-            alone_ratio = ratio_arg(args[i], args[i + 1])
-            i += 2
-        elif args[i] == "--pair-stall-ratio" and i + 1 < len(args):
-            global PAIR_STALL_RATIO
-            PAIR_STALL_RATIO = ratio_arg(args[i], args[i + 1])
-            i += 2
-        else:
-            die(f"unknown argument '{args[i]}' (see --help)")
+    args = parse_args(argv[1:])
+    global WAIT_WINDOW_S
+    WAIT_WINDOW_S = args.wait_window_s
+    d, netvar, point = args.dataset, args.netvar, args.campaign_point
+    out_path = args.out or os.path.join(d, "score.json")
+    summary_path = args.summary
+    stall_ratio = args.stall_ratio or 0.0
+    alone_ratio = args.alone_stall_ratio
+    stall_given = args.stall_ratio is not None
     if not os.access(netvar, os.X_OK):
         die(f"{netvar}: not executable (build netvar, or give --netvar)")
     ds = Dataset(d, alone_ratio)
@@ -1076,7 +973,7 @@ def main(argv):
                "stall_ratio": stall_ratio, "stalls": stalls,
                "campaign_point": point or campaign_point_rules(ds),
                "alone_stall_ratio": alone_ratio, "alone_left_out": ds.alone_left_out,
-               "pair_stall_ratio": PAIR_STALL_RATIO, "pair_entry": PAIR_ENTRY,
+               "pair_entry": "median",  # netvar holdout builds tables by netvar train's rule
                "alone_baseline_s": ds.base,
                "apps": ds.apps, "pairs": len(measured),
                "repetitions": ds.meta.get("repetitions"), "uplink_reads": ds.uplink_reads(),
@@ -1125,101 +1022,44 @@ def main(argv):
     nm = nearest_model(ds, cm)
     nvm = nearest_netvar_model(wm, nm)
     with tempfile.TemporaryDirectory(prefix="netvar-score-") as tmp:
-        P = Predictor(netvar, tmp)
-        # (name, model, predictor, uses history)
+        P = Predictor(netvar, tmp, ds)
+        # (name, model, predictor, uses history): with history, each answer's
+        # table holds out the pair, its app or its neighbour; without, the
+        # table is empty and every hold-out is the same
         variants = ([(NEAREST_C, nvm, "queue", True), (NEAREST_C_PHYS, nvm, "queue", False)]
                     if nvm else [])
         variants += [("counters wait|share+history", wm, "queue", True),
-                    ("counters wait|share (physics)", wm, "queue", False),
-                    ("counters queue+history", cm, "queue", True),
-                    ("counters queue (physics)", cm, "queue", False),
-                    ("latency queue", ds.model, "queue", False),
-                    ("latency averagelt", ds.model, "averagelt", False),
-                    ("latency averagestdevlt", ds.model, "averagestdevlt", False),
-                    ("latency pdflt", ds.model, "pdflt", False)]
-        no_table = {id(cm): P.write(with_table(cm, [])), id(wm): P.write(with_table(wm, [])),
-                    id(ds.model): P.write(with_table(ds.model, []))}
-        if nvm:
-            no_table[id(nvm)] = P.write(with_table(nvm, []))
-        pair_held = {}  # (a, b): the wait|share model with that pair held out
-        # (model, app): that model with no pair involving the app, written
-        # once and read by the app and neighbour hold-outs of every pair
-        without = {}
-
-        def without_app(mdl, x):
-            if (id(mdl), x) not in without:
-                without[(id(mdl), x)] = P.write(with_table(
-                    mdl, table_entries(ds, lambda y, z, r: x not in (y, z))))
-            return without[(id(mdl), x)]
-
-        for (a, b), meas in sorted(measured.items()):
-            held = {}
-            for mdl in (cm, wm) + ((nvm,) if nvm else ()):
-                held[(id(mdl), "pair")] = P.write(with_table(
-                    mdl, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
-                held[(id(mdl), "app")] = without_app(mdl, a)
-                held[(id(mdl), "neighbour")] = without_app(mdl, b)
-            pair_held[(a, b)] = held[(id(wm), "pair")]
-            for name, model, pred, hist in variants:
-                for hold in ("pair", "app", "neighbour"):
-                    if hist:
-                        path = held[(id(model), hold)]
-                    else:
-                        if hold != "pair":
-                            continue  # without the table, every hold-out is the same
-                        path = no_table[id(model)]
-                    v, src = P.predict(path, a, b, pred)
-                    row = {"variant": name, "holdout": hold if hist else "pair and app",
-                           "app": a, "with": b, "measured_pct": meas,
-                           "predicted_pct": v, "source": src}
-                    results["rows"].append(row)
-                    if v is None:
-                        results["failures"].append(row)
-            # repeatability: the table from the other repetitions answers
-            for r, x in ds.pairs[(a, b)]:
-                path = P.write(with_table(cm, table_entries(
-                    ds, lambda x2, y2, r2: (x2, y2) != (a, b) or r2 != r)))
-                v, src = P.predict(path, a, b, "queue")
-                row = {"variant": "table (repeatability)", "holdout": "repetition", "app": a,
-                       "with": b, "rep": r, "measured_pct": x, "predicted_pct": v, "source": src}
-                results["rows"].append(row)
-                if v is None:
-                    results["failures"].append(row)
-        # the exploration: nearest configurations in (U, W), physics only
-        nm_phys = {}  # each pair's physics, shared by every fold's history fit
-        for (a, b), meas in sorted(measured.items()):
-            v, src = nearest_predict(nm, a, b) if nm else (None, "a configuration has no counter file")
-            row = {"variant": NEAREST, "holdout": "pair and app", "app": a, "with": b,
-                   "measured_pct": meas, "predicted_pct": v, "source": src}
-            results["rows"].append(row)
-            if v is None:
-                results["failures"].append(row)
-            for hold, keep in (("pair", lambda x, y, r: (x, y) != (a, b)),
-                               ("neighbour", lambda x, y, r: b not in (x, y))):
-                v, src = (nearest_history_predict(nm, table_entries(ds, keep), a, b, nm_phys) if nm
-                          else (None, "a configuration has no counter file"))
-                row = {"variant": NEAREST_H, "holdout": hold, "app": a, "with": b,
-                       "measured_pct": meas, "predicted_pct": v, "source": src}
-                results["rows"].append(row)
-                if v is None:
-                    results["failures"].append(row)
+                     ("counters wait|share (physics)", wm, "queue", False),
+                     ("counters queue+history", cm, "queue", True),
+                     ("counters queue (physics)", cm, "queue", False),
+                     ("latency queue", ds.model, "queue", False),
+                     ("latency averagelt", ds.model, "averagelt", False),
+                     ("latency averagestdevlt", ds.model, "averagestdevlt", False),
+                     ("latency pdflt", ds.model, "pdflt", False)]
+        paths = {}
+        for name, model, pred, hist in variants:
+            path = paths.setdefault(id(model), P.write(model))
+            for hold in (("pair", "app", "neighbour") if hist else ("all",)):
+                for ans in P.holdout(path, hold, pred):
+                    results["rows"].append(answer_row(name, hold if hist else "pair and app", ans))
+        # repeatability: each run answered by the table of the others
+        for ans in P.holdout(paths[id(cm)], "repetition", "queue"):
+            results["rows"].append(answer_row("table (repeatability)", "repetition", ans))
         # placement: the in-leaf runs kept the neighbour on one node under
         # leaf s1 while the app spanned both leaves, so the two shared no
         # port.  netvar told so (--with-leaves 1) answers from the path;
-        # told nothing, it answers as for a shared uplink (the best route,
-        # the pair held out), which is what job_submit answered before it
-        # knew the running jobs' leaf switches
-        for (a, b), v in sorted(ds.inleaf.items()):
-            meas = st.median(x for _, x in v)
-            path = pair_held.get((a, b)) or P.write(
-                with_table(wm, table_entries(ds, lambda x, y, r: (x, y) != (a, b))))
-            for name, extra in ((PLACED, ("--with-leaves", "1")), (BLIND, ())):
-                pv, src = P.predict(path, a, b, "queue", extra=extra)
-                row = {"variant": name, "holdout": "pair", "app": a, "with": b,
-                       "measured_pct": meas, "predicted_pct": pv, "source": src}
-                results["rows"].append(row)
-                if pv is None:
-                    results["failures"].append(row)
+        # told nothing, it answers as for a shared uplink (the wait|share
+        # route, the pair held out), which is what job_submit answered
+        # before it knew the running jobs' leaf switches
+        inleaf = [(a, b, st.median(x for _, x in v)) for (a, b), v in sorted(ds.inleaf.items())]
+        for a, b, meas in inleaf:
+            pv, src = P.predict(paths[id(wm)], a, b, "queue", extra=("--with-leaves", "1"))
+            results["rows"].append({"variant": PLACED, "holdout": "pair", "app": a, "with": b,
+                                    "measured_pct": meas, "predicted_pct": pv, "source": src})
+        if inleaf:
+            for ans in P.holdout(paths[id(wm)], "pair", "queue", ask=inleaf):
+                results["rows"].append(answer_row(BLIND, "pair", ans))
+        results["failures"] = [r for r in results["rows"] if r["predicted_pct"] is None]
 
     # error tables
     groups = {}
@@ -1270,26 +1110,11 @@ def main(argv):
         table.append(ent)
     results["errors"] = table
     print("  (seed paper's Queue on its testbed: median 3.8 pp, mean 9.6 pp)")
+    results["baselines"] = against_baselines([{"run": d, "rows": results["rows"]}], list(groups))
 
     for f in results["failures"][:10]:
         print(f"  FAILED: {f['variant']} ({f['holdout']}): {f['app']} beside {f['with']}: "
               f"{f['source']}")
-
-    # netvar merges a neighbour's windows that lie alike (an eighth of the
-    # weight between the same two points) at load; the scorer's copy reads
-    # every window: how far that moved netvar's answers here
-    ref = {(r["variant"], r["holdout"], r["app"], r["with"]): r["predicted_pct"]
-           for r in results["rows"] if r["variant"] in (NEAREST, NEAREST_H)}
-    moved = [abs(r["predicted_pct"] - ref[k]) for r in results["rows"]
-             if r["variant"] in (NEAREST_C, NEAREST_C_PHYS) and r["predicted_pct"] is not None
-             for k in [(NEAREST if r["variant"] == NEAREST_C_PHYS else NEAREST_H, r["holdout"],
-                        r["app"], r["with"])] if ref.get(k) is not None]
-    if moved:
-        results["nearest_agreement"] = {"answers": len(moved), "max_abs_pp": max(moved),
-                                        "median_abs_pp": st.median(moved)}
-        print(f"  netvar's nearest answers against the scorer's copy over every window: "
-              f"|difference| median {st.median(moved):.3f} pp, max {max(moved):.3f} pp "
-              f"({len(moved)} answers; netvar merges windows that lie alike)")
 
     # netvar's answer: the nearest configurations where the model file can
     # carry them (every configuration with a counter file), else the two
@@ -1328,17 +1153,18 @@ def main(argv):
                 f"loses {ds.app_loss(r['with'])[1] * 100:.2f} % of the uplink's packets")
 
     def reason_nearest(r):
-        """where the neighbour lies in (U, W), and the configurations nearest its mean"""
-        cfg, wmax, wins = nm
-        wb = wins.get(r["with"]) or [(float("nan"), float("nan"))]
-        ub, mw = st.mean(x[0] for x in wb), st.mean(x[1] for x in wb)
-        near = sorted((math.hypot(u - ub, (w - mw) / wmax), c, u, w, sl.get(r["app"]))
-                      for c, (u, w, sl) in cfg.items())[:NEAREST_K]
-        return (f"{r['with']} alone: U {ub:.2f}, W {mw:.0f} us over {len(wb)} windows of "
-                f"{NEAREST_WINDOW_S:g} s; nearest its mean: " +
-                ", ".join(f"{c} (U {u:.2f}, W {w:.0f} us: {r['app']} "
-                          + ("%+.1f %%" % y if y is not None else "not measured") + ")"
-                          for _, c, u, w, y in near))
+        """what netvar read of the neighbour, and what its history fit made
+        of the pair (the factors fitted on the table without the pair)"""
+        _cfg, _wmax, wins = nm
+        n = len(wins.get(r["with"]) or [])
+
+        def num(k, f):
+            return f % r[k] if r.get(k) is not None else "-"
+        return (f"{r['with']} alone over {n} windows of {NEAREST_WINDOW_S:g} s: netvar read "
+                f"U {num('utilization_used', '%.2f')}, W {num('wait_used_us', '%.0f')} us; "
+                f"physics {num('physics_pct', '%+.1f')} %, {r['app']}'s sensitivity "
+                f"{num('sensitivity', '%.2f')} and {r['with']}'s pressure "
+                f"{num('pressure', '%.2f')}")
 
     def print_worst(variant, n, why):
         rows = sorted((r for r in results["rows"] if r["variant"] == variant
@@ -1454,7 +1280,7 @@ def main(argv):
                                         "alone_left_out", "alone_baseline_s", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc", "mpi_eager", "errors", "routes",
                                         "confounder", "loss", "host_cpu")}
         summ["worst"] = results["worst"]
-        for k in ("pair_stall_ratio", "pair_entry", "nearest_agreement", "campaign_point"):
+        for k in ("pair_entry", "campaign_point", "baselines"):
             if k in results:
                 summ[k] = results[k]
         summ["failures"] = len(results["failures"])

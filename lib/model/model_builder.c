@@ -456,6 +456,16 @@ int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *in)
     return 0;
 }
 
+int nv_builder_clear_pairs(nv_model_builder *b)
+{
+    json_object *o = json_object_new_object();
+    if (!o)
+        return berr(b, "pairs: out of memory");
+    json_object_put(b->pairs);
+    b->pairs = o;
+    return 0;
+}
+
 int nv_builder_set_variability(nv_model_builder *b, const struct nv_ve *ve)
 {
     if (!b)

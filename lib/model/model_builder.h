@@ -84,6 +84,9 @@ int nv_builder_set_calibration(nv_model_builder *b, const nv_calibration *cal);
 int nv_builder_add_app(nv_model_builder *b, const nv_app_input *app);
 int nv_builder_add_config(nv_model_builder *b, const nv_config_input *cfg);
 int nv_builder_add_pair(nv_model_builder *b, const nv_pair_input *pair);
+/* Removes every co-location entry (a table rebuilt from other runs);
+ * 0, or -1 out of memory with the builder unchanged. */
+int nv_builder_clear_pairs(nv_model_builder *b);
 /* Sets (replaces) the optional Variability Estimate section; NULL removes it. */
 struct nv_ve;
 int nv_builder_set_variability(nv_model_builder *b, const struct nv_ve *ve);

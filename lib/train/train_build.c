@@ -24,6 +24,22 @@ static double median_inplace(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* the entry is the median run, as a pair is measured (DESIGN 4.4): one
+ * stalled run out of three moves a mean by hundreds of pp and, through the
+ * history fit, every pair of its two apps; runs are sorted first, so the
+ * sums do not depend on job order */
+void nv_train_pair_entry(double *runs, size_t n, double *pct, double *sd_pct)
+{
+    double median = median_inplace(runs, n), sum = 0, ss = 0;
+    for (size_t g = 0; g < n; g++)
+        sum += runs[g];
+    double mean = n ? sum / (double)n : NAN;
+    for (size_t g = 0; g < n; g++)
+        ss += (runs[g] - mean) * (runs[g] - mean);
+    *pct = fmax(-100.0, median);
+    *sd_pct = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+}
+
 static const nv_train_set *sort_set;
 
 static int cmp_app_nodes(const void *a, const void *b)
@@ -366,22 +382,13 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
         size_t c = g1 - g0;
         for (size_t g = g0; g < g1; g++)
             x[g - g0] = p[g].pct;
-        /* the entry is the median run, as a pair is measured (DESIGN 4.4):
-         * one stalled run out of three moves a mean by hundreds of pp and,
-         * through the history fit, every pair of its two apps; x is sorted
-         * from here, so the sums below do not depend on job order */
-        double median = median_inplace(x, c);
-        double sum = 0, ss = 0;
-        for (size_t g = 0; g < c; g++)
-            sum += x[g];
-        double mean = sum / (double)c;
-        for (size_t g = 0; g < c; g++)
-            ss += (x[g] - mean) * (x[g] - mean);
+        double median, sd;
+        nv_train_pair_entry(x, c, &median, &sd);
         if (c >= o->min_runs) {
             p[m].app = p[g0].app;
             p[m].with = p[g0].with;
-            p[m].pct = fmax(-100.0, median);
-            p[m].sd = c > 1 ? sqrt(ss / (double)(c - 1)) : 0;
+            p[m].pct = median;
+            p[m].sd = sd;
             p[m].samples = (uint32_t)(c > UINT32_MAX ? UINT32_MAX : c);
             m++;
         }

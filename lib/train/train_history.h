@@ -187,6 +187,13 @@ long nv_train_find_job(const nv_train_set *s, int64_t job_id);
  * indexes into out, sorted by job id; returns how many there are in all. */
 size_t nv_train_neighbours(const nv_train_set *s, size_t i, size_t *out, size_t max);
 
+/* One co-location entry from a pair's n >= 1 runs (slowdowns, percent):
+ * the median run (the mean of the middle two for an even count; at least
+ * -100 %), and the runs' sample standard deviation (0 for one run).  The
+ * rule netvar train writes an entry by, and the one `netvar holdout`
+ * builds its tables with.  Sorts runs in place. */
+void nv_train_pair_entry(double *runs, size_t n, double *pct, double *sd_pct);
+
 /* Build the model: start from `in` (may be NULL), replace the history's
  * apps and pairs.  Returns a builder (caller frees) or NULL with
  * err set.  *pairs_out (if not NULL) receives the pairs written.  Without

@@ -153,7 +153,8 @@ assert h["rerun"] == [{"kind": "pair", "app": "a", "with": "a", "rep": 2, "steal
                       {"kind": "alone", "app": "a", "with": "-", "rep": 1, "steal_pct": 11.0,
                        "first_runtime_s": 20.5}], h["rerun"]
 PY
+# a bad option value is a usage error (exit 2), named with its bounds
 python3 "$ROOT/eval/netlab_score.py" "$T" --alone-stall-ratio 1.2 >/dev/null 2>"$T/e6"; rc=$?
-[ $rc = 1 ] && grep -q "not 0 or a ratio in \[1.5, 1000\]" "$T/e6" || bad "--alone-stall-ratio 1.2: exit $rc, $(cat "$T/e6")"
+[ $rc = 2 ] && grep -q "not 0 or a ratio in \[1.5, 1000\]" "$T/e6" || bad "--alone-stall-ratio 1.2: exit $rc, $(cat "$T/e6")"
 [ $fail = 0 ] && echo "ok - pooled 2 kept runs: $(grep -A4 '^counters wait|share+history, held out: pair$' "$T/out" | tail -n 1 | tr -s ' ')"
 exit $fail
