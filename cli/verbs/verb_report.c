@@ -187,6 +187,10 @@ static json_object *job_json(const nv_job_report *r)
         /* the action changed where the job ran: the prediction is for the
          * placement it prevented, not one to score against observed_pct */
         json_object_object_add(sub, "action_moved_job", json_object_new_boolean(nv_report_action_moved(an)));
+        json_object_object_add(sub, "predicted_against", an->against_app[0] ? json_object_new_string(an->against_app) : NULL);
+        /* kept apart: the job ran beside none of the app it was predicted
+         * against, so observed_pct does not score the prediction */
+        json_object_object_add(sub, "kept_apart", json_object_new_boolean(nv_job_report_kept_apart(r)));
         /* the prolog reads it from SLURM_JOB_COMMENT: the user may have edited it */
         json_object_object_add(sub, "from", json_object_new_string("Comment (user-editable, unverified)"));
     }
@@ -264,14 +268,21 @@ static void job_text(const nv_job_report *r)
                    an->advice_nodes, an->advice_nodes == 1 ? "" : "s", r->nodes,
                    an->advice_nodes == r->nodes ? " (followed)" : " (not followed)");
         if (isfinite(an->own_pct) && isfinite(r->observed_pct) && r->n_neighbours) {
-            if (nv_report_action_moved(an))
-                printf("  %-34s predicted %+.1f %% beside the jobs the action (%s) kept it from, "
-                       "observed %+.1f %% where it ran: no prediction error\n",
-                       "own slowdown vs observed", an->own_pct, an->action, r->observed_pct);
-            else
+            if (nv_job_report_kept_apart(r))
+                printf("  %-34s predicted %+.1f %% beside %s, which the action (%s) kept it "
+                       "from; observed %+.1f %% where it ran: no prediction error\n",
+                       "own slowdown vs observed", an->own_pct, an->against_app, an->action,
+                       r->observed_pct);
+            else {
                 printf("  %-34s predicted %+.1f %%, observed %+.1f %% (error %+.1f pp)\n",
                        "own slowdown vs observed", an->own_pct, r->observed_pct,
                        an->own_pct - r->observed_pct);
+                if (nv_report_action_moved(an))
+                    printf("  %-34s the action (%s) did not keep it apart: %s\n", "", an->action,
+                           !an->against_app[0] ? "the annotation does not name the app predicted against"
+                           : r->n_listed < r->n_neighbours ? "not every neighbour is listed"
+                           : "it ran beside the app predicted against");
+            }
         }
     } else
         printf("  %-34s not recorded\n", "at submission");

@@ -105,6 +105,12 @@ int nv_job_report_build(const char *spool, int64_t job_id, const nv_model *m,
                         nv_predictor predictor, nv_job_report *r, char *err, size_t errlen);
 void nv_job_report_free(nv_job_report *r);
 
+/* nv_report_kept_apart over the neighbours the record lists: 1 when the
+ * recorded action kept the job from the app its prediction was against
+ * (so the prediction's difference from observed_pct is no error), 0 when
+ * it ran beside that app or the record cannot say. */
+int nv_job_report_kept_apart(const nv_job_report *r);
+
 /* The profile's segments over time, for the "segment durations, interfered
  * marked" plot of the "Single-run interference estimate" paper (Fig. 2). */
 typedef struct nv_seg_timeline {

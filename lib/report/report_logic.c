@@ -96,6 +96,17 @@ int nv_report_action_moved(const nv_report_annotation *an)
     return 0;
 }
 
+int nv_report_kept_apart(const nv_report_annotation *an, const char *const *neighbour_apps,
+                         size_t n, int complete)
+{
+    if (!nv_report_action_moved(an) || !an->against_app[0] || !complete)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (neighbour_apps[i] && !strcmp(neighbour_apps[i], an->against_app))
+            return 0;
+    return 1;
+}
+
 int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out, char *err,
                                      size_t errlen)
 {
@@ -137,6 +148,11 @@ int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out
     copy_str(a, "src", out->source, sizeof out->source);
     copy_str(a, "action", out->action, sizeof out->action);
     copy_str(a, "mode", out->mode, sizeof out->mode);
+    copy_str(a, "vs", out->against_app, sizeof out->against_app);
+    if (out->against_app[0] && !nv_model_key_valid(out->against_app))
+        out->against_app[0] = '\0'; /* not an app key: names nothing */
+    double vj = nv_json_num(a, "vs_job");
+    out->against_job = isfinite(vj) && vj >= 1 && vj < 4294967296.0 ? (int64_t)vj : 0;
     json_object_put(parsed);
     return 0;
 }

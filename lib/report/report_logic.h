@@ -30,6 +30,8 @@ typedef struct nv_report_annotation {
     char source[32];         /* "table", "model:queue", or "" */
     char action[32];         /* policy action, or "" */
     char mode[16];
+    char against_app[NV_MODEL_KEY_MAX + 1]; /* the neighbour app own_pct was against; "" */
+    int64_t against_job;     /* a running job of it at submission; 0 when not recorded */
 } nv_report_annotation;
 
 /* Reads the annotation from a job record: its "annotation" field (the
@@ -45,6 +47,16 @@ int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out
  * difference from the observed slowdown is no prediction error.  message,
  * annotate and resize (the node count, not the neighbours) do not. */
 int nv_report_action_moved(const nv_report_annotation *an);
+
+/* Whether the recorded own prediction is no prediction error because the
+ * action kept the job apart from what it was predicted against: the
+ * action moved it (nv_report_action_moved), the annotation names the
+ * neighbour app, and none of the n apps the job ran beside (all of them:
+ * complete 0 says the list was cut, and so proves nothing) is that app.
+ * 0 otherwise: the job ran beside it, whatever the action, or the record
+ * cannot say. */
+int nv_report_kept_apart(const nv_report_annotation *an, const char *const *neighbour_apps,
+                         size_t n, int complete);
 
 /* One ordered pair among running jobs: predicted slowdown of a beside b. */
 typedef struct nv_report_pair {

@@ -81,6 +81,12 @@ int nv_annotation_format(char *buf, size_t cap, const struct nv_annotation *a)
     }
     if (a->source)
         put_text(&o, ",\"src\":\"", a->source);
+    if (a->against_app && nv_app_key_valid(a->against_app, NULL))
+        put_text(&o, ",\"vs\":\"", a->against_app);
+    if (a->against_job) {
+        put(&o, ",\"vs_job\":");
+        put_uint(&o, a->against_job);
+    }
     if (a->advice_nodes) {
         put(&o, ",\"advice_nodes\":");
         put_uint(&o, a->advice_nodes);
@@ -146,8 +152,9 @@ int nv_annotation_fit(const char *current, const struct nv_annotation *a, size_t
         case 1: t.source = NULL; break;
         case 2: t.advice_nodes = 0; break;
         case 3: t.inflicted_pct = NAN; break;
-        case 4: t.own_slowdown_pct = NAN; break;
-        case 5: t.app = NULL; break;
+        case 4: t.against_app = NULL, t.against_job = 0; break;
+        case 5: t.own_slowdown_pct = NAN; break;
+        case 6: t.app = NULL; break;
         default:
             if (cap)
                 note[0] = '\0';

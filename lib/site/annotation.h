@@ -21,6 +21,11 @@ struct nv_annotation {
     const char *source;        /* "table", "model:queue", ... or NULL */
     unsigned advice_nodes;     /* 0 when no advice */
     const char *action;        /* the policy action taken, or NULL */
+    /* the running job, and its app, behind own_slowdown_pct (the neighbour
+     * the prediction was against), so a report can tell whether the job
+     * then ran beside it; NULL / 0 when none */
+    const char *against_app;
+    unsigned against_job;
 };
 
 /* Writes NV_ANNOTATION_PREFIX + compact JSON into buf. Returns the length,

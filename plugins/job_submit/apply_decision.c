@@ -113,6 +113,8 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
             .source = d->own_source[0] ? d->own_source : NULL,
             .advice_nodes = d->advice ? d->advice_nodes : 0,
             .action = main_action(a & ~(unsigned)NV_ACT_ANNOTATE),
+            .against_app = isfinite(d->own_pct) ? d->own_with : NULL,
+            .against_job = isfinite(d->own_pct) ? d->own_jobid : 0,
         };
         int admin = c->annotate_field == NV_ANNOTATE_ADMIN_COMMENT;
         annotate(admin ? &job->admin_comment : &job->comment, &an, !admin, err_msg);

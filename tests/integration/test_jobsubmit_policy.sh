@@ -71,6 +71,8 @@ contains "inflicted slowdown names the victim and the source" "$out" \
     "would slow job $span (fftw) by 108 % (model:queue)"
 contains "own slowdown predicted beside the running job" "$out" "predicted slowdown 1 % beside job $span"
 contains "annotation carries the prediction" "$(job_field "$j" Comment)" '"inflicted_pct":107.5,"src":"model:queue"'
+contains "annotation names the neighbour the prediction was against" "$(job_field "$j" Comment)" \
+    "\"vs\":\"fftw\",\"vs_job\":$span"
 contains "avoid adds contain beside a job under two leaf switches" "$out" \
     "netvar: policy rule 'noisy' applied: message,contain,avoid"
 contains "and says why" "$out" \

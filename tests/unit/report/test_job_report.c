@@ -336,9 +336,48 @@ static void actions_that_moved_the_job(void **state)
     assert_false(nv_report_action_moved(NULL));
 }
 
+/* "no prediction error" only when the action kept the job from the app it
+ * was predicted against: beside that app, the prediction is scored
+ * whatever the action; a record that cannot say (no neighbour named, the
+ * neighbour list cut) proves nothing either */
+static void kept_apart_only_from_the_app_predicted_against(void **state)
+{
+    (void)state;
+    nv_report_annotation an = {.recorded = 1, .action = "avoid", .against_app = "alltoall"};
+    const char *beside_it[] = {"cg", "alltoall"}, *beside_others[] = {"cg", "stencil"};
+    assert_false(nv_report_kept_apart(&an, beside_it, 2, 1));
+    assert_true(nv_report_kept_apart(&an, beside_others, 2, 1));
+    assert_true(nv_report_kept_apart(&an, NULL, 0, 1)); /* ran beside nobody */
+    assert_false(nv_report_kept_apart(&an, beside_others, 2, 0)); /* list cut */
+    snprintf(an.action, sizeof an.action, "message");
+    assert_false(nv_report_kept_apart(&an, beside_others, 2, 1)); /* nothing moved it */
+    snprintf(an.action, sizeof an.action, "avoid");
+    an.against_app[0] = '\0';
+    assert_false(nv_report_kept_apart(&an, beside_others, 2, 1)); /* names nothing */
+
+    /* read back from a record */
+    json_object *rec = json_tokener_parse(
+        "{\"annotation\":\"netvar:{\\\"v\\\":1,\\\"mode\\\":\\\"full\\\",\\\"own_pct\\\":423.3,"
+        "\\\"vs\\\":\\\"alltoall\\\",\\\"vs_job\\\":6,\\\"action\\\":\\\"avoid\\\"}\"}");
+    assert_non_null(rec);
+    char err[128];
+    nv_report_annotation got;
+    assert_int_equal(nv_report_annotation_from_record(rec, &got, err, sizeof err), 0);
+    assert_string_equal(got.against_app, "alltoall");
+    assert_int_equal(got.against_job, 6);
+    assert_false(nv_report_kept_apart(&got, beside_it, 2, 1));
+    json_object_put(rec);
+    rec = json_tokener_parse("{\"annotation\":{\"v\":1,\"vs\":\"a b\\u001b\",\"vs_job\":-3}}");
+    assert_int_equal(nv_report_annotation_from_record(rec, &got, err, sizeof err), 0);
+    assert_string_equal(got.against_app, ""); /* not an app key */
+    assert_int_equal(got.against_job, 0);
+    json_object_put(rec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kept_apart_only_from_the_app_predicted_against),
         cmocka_unit_test(job_beside_a_neighbour),
         cmocka_unit_test(actions_that_moved_the_job),
         cmocka_unit_test(without_a_model_nothing_is_predicted),

@@ -38,6 +38,36 @@ static void every_field_in_order(void **state)
     assert_int_equal(n, (int)strlen(FULL_TEXT));
 }
 
+/* the neighbour app (and a running job of it) the own prediction was
+ * against, so a report can tell whether the job then ran beside it; cut
+ * before the prediction itself when the field is short */
+static void the_neighbour_predicted_against_is_named(void **state)
+{
+    (void)state;
+    char buf[NV_ANNOTATION_MAX];
+    struct nv_annotation a = full;
+    a.against_app = "alltoall";
+    a.against_job = 6;
+    nv_annotation_format(buf, sizeof buf, &a);
+    assert_non_null(strstr(buf, ",\"src\":\"model:queue\",\"vs\":\"alltoall\",\"vs_job\":6,"));
+    a.against_app = "bad key;";
+    nv_annotation_format(buf, sizeof buf, &a);
+    assert_null(strstr(buf, "\"vs\""));
+    assert_non_null(strstr(buf, "\"vs_job\":6"));
+    /* a field with room for the prediction but not its neighbour */
+    a.against_app = "alltoall";
+    struct nv_annotation t = a;
+    t.model = NULL, t.source = NULL, t.advice_nodes = 0, t.inflicted_pct = NAN,
+    t.against_app = NULL, t.against_job = 0;
+    char want[NV_ANNOTATION_MAX], note[NV_ANNOTATION_MAX];
+    int w = nv_annotation_format(want, sizeof want, &t);
+    size_t keep = 0;
+    int n = nv_annotation_fit("", &a, (size_t)w, &keep, note, sizeof note);
+    assert_int_equal(n, w);
+    assert_string_equal(note, want);
+    assert_non_null(strstr(note, "own_pct"));
+}
+
 static void nan_null_and_zero_fields_are_omitted(void **state)
 {
     (void)state;
@@ -231,6 +261,10 @@ static int by_printf(char *buf, size_t cap, const struct nv_annotation *a)
         PIECE(",\"inflicted_pct\":%.1f", a->inflicted_pct);
     if (a->source)
         PIECE(",\"src\":\"%s\"", a->source);
+    if (a->against_app)
+        PIECE(",\"vs\":\"%s\"", a->against_app);
+    if (a->against_job)
+        PIECE(",\"vs_job\":%u", a->against_job);
     if (a->advice_nodes)
         PIECE(",\"advice_nodes\":%u", a->advice_nodes);
     if (a->action)
@@ -281,6 +315,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_field_in_order),
+        cmocka_unit_test(the_neighbour_predicted_against_is_named),
         cmocka_unit_test(nan_null_and_zero_fields_are_omitted),
         cmocka_unit_test(invalid_app_keys_never_reach_the_json),
         cmocka_unit_test(output_is_json_that_reads_back),
