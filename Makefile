@@ -295,7 +295,7 @@ NV_SUBST = sed -e 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g' -e 's|@PREFIX@|$(PREFIX
   -e 's|@NETVAR_ACCT@|$(LIBEXECDIR)/netvar-acct|g'
 NV_MAN1 := man/netvar.1 man/impactb.1 man/compressionb.1
 NV_MAN5 := conf/netvar.conf.5
-NV_MAN8 := man/spank_netvar.8 man/netvar-acct.8
+NV_MAN8 := man/spank_netvar.8 man/netvar-acct.8 man/job_submit_netvar.8
 
 # what install and the packages ship; 'make programs' builds only these
 NV_INSTALL_BINS := $(NETVAR_BIN) $(SPANK_SO) $(JS_SO) $(BUILD)/bin/impactb $(BUILD)/bin/compressionb $(PMPI_SO) \

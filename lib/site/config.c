@@ -202,6 +202,15 @@ static void report_rule(void *ctx, int line, const char *why)
     report(p, "%s", why);
 }
 
+static void warn_rule(void *ctx, int line, const char *why)
+{
+    struct parse_ctx *p = ctx;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s:%d: warning: %s", p->name, line, why);
+    if (p->err)
+        p->err(p->ctx, msg);
+}
+
 static char *trim(char *s)
 {
     while (isspace((unsigned char)*s))
@@ -273,6 +282,7 @@ int nv_config_parse(const char *name, const char *text, struct nv_config *c,
         s = nl ? nl + 1 : NULL;
     }
     nv_policy_check(&c->policy, report_rule, &p);
+    nv_policy_warn(&c->policy, warn_rule, &p);
     return p.errors;
 }
 

@@ -282,6 +282,18 @@ int nv_policy_check(const struct nv_policy *p, void (*report)(void *ctx, int lin
                     void *ctx)
 {
     int problems = 0;
+    /* a deny that matches every job refuses every submission, whatever
+     * netvar predicts: not a co-scheduling rule (to close a cluster, Slurm
+     * has its own means); the plugin stays passive rather than deny all */
+    for (int i = 0; i < p->n; i++)
+        if ((p->rule[i].actions & NV_ACT_DENY) && matches_everything(&p->rule[i])) {
+            char why[256];
+            snprintf(why, sizeof why, "rule '%s' denies every job: it has no condition (add "
+                     "own_slowdown, inflicted_slowdown, utilization or a list to match)",
+                     p->rule[i].name);
+            report(ctx, p->rule[i].line, why);
+            problems++;
+        }
     for (int i = 0; i < p->n; i++) {
         if (!matches_everything(&p->rule[i]))
             continue;
@@ -295,6 +307,21 @@ int nv_policy_check(const struct nv_policy *p, void (*report)(void *ctx, int lin
         break;
     }
     return problems;
+}
+
+int nv_policy_warn(const struct nv_policy *p, void (*report)(void *ctx, int line, const char *why),
+                   void *ctx)
+{
+    int n = 0;
+    for (int i = 0; i < p->n; i++)
+        if ((p->rule[i].actions & NV_ACT_DENY) && !p->rule[i].reason[0]) {
+            char why[256];
+            snprintf(why, sizeof why, "rule '%s' denies with no reason=: a refused user is told only "
+                     "\"predicted network interference\"", p->rule[i].name);
+            report(ctx, p->rule[i].line, why);
+            n++;
+        }
+    return n;
 }
 
 static bool list_matches(const struct nv_policy_list *l, const char *s)

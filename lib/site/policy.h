@@ -66,10 +66,15 @@ struct nv_policy {
  * -1 with the reason in why (no FILE:LINE prefix) and p unchanged. */
 int nv_policy_parse_rule(struct nv_policy *p, const char *value, int line, char *why, size_t cap);
 
-/* Checks the whole rule list (rules shadowed by an earlier catch-all).
+/* Checks the whole rule list (a deny that matches every job; rules
+ * shadowed by an earlier catch-all).
  * Returns the number of problems, each given to report(). */
 int nv_policy_check(const struct nv_policy *p, void (*report)(void *ctx, int line, const char *why),
                     void *ctx);
+/* What is valid but likely not meant (a deny with no reason=): each given
+ * to report(); returns how many.  Not errors: the rules stay in force. */
+int nv_policy_warn(const struct nv_policy *p, void (*report)(void *ctx, int line, const char *why),
+                   void *ctx);
 
 /* What a rule sees of a submission.  NULL strings match nothing but "*". */
 struct nv_policy_query {

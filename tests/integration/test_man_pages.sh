@@ -6,7 +6,8 @@ set -u
 cd "$ROOT" || exit 1
 source "$ROOT/tests/integration/lab_lib.sh"
 command -v groff >/dev/null || { echo "groff not installed"; exit 77; }
-pages="man/netvar.1 man/impactb.1 man/compressionb.1 conf/netvar.conf.5 man/spank_netvar.8 man/netvar-acct.8"
+pages="man/netvar.1 man/impactb.1 man/compressionb.1 conf/netvar.conf.5 man/spank_netvar.8 man/netvar-acct.8
+    man/job_submit_netvar.8"
 total=0
 for p in $pages; do
     w=$(groff -ww -z -man -Tutf8 "$p" 2>&1)
@@ -16,6 +17,10 @@ for p in $pages; do
     total=$((total + $(printf %s "$w" | grep -c .)))
 done
 echo "figure: man page render warnings: $total"
+# each page names the release it documents, the one VERSION holds
+for p in $pages; do
+    contains "$p names netvar $(cat VERSION)" "$(sed -n '1,/^\.TH /{/^\.TH /p}' "$p")" "\"netvar $(cat VERSION)\""
+done
 # the check can fail: a broken page warns
 printf '.TH X 1\n.SH NAME\nx \\- y\n.NOSUCHMACRO\n' >"$BUILD/test-logs/broken.1"
 check "groff -ww warns about a broken page" test -n "$(groff -ww -z -man "$BUILD/test-logs/broken.1" 2>&1)"

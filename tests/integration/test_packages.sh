@@ -43,7 +43,8 @@ expect_files netvar /usr/bin/netvar /usr/bin/impactb /usr/bin/compressionb \
 expect_files netvar-spank "/usr/lib/$ma/slurm-wlm/spank_netvar.so" "/usr/lib/$ma/netvar/libnetvar_pmpi.so" \
     /etc/netvar/plugstack.conf /usr/share/man/man8/spank_netvar.8.gz
 expect_files netvar-jobsubmit "/usr/lib/$ma/slurm-wlm/job_submit_netvar.so" /usr/libexec/netvar/netvar-acct \
-    /usr/libexec/netvar/epilog-slurmctld /usr/share/man/man8/netvar-acct.8.gz
+    /usr/libexec/netvar/epilog-slurmctld /usr/share/man/man8/netvar-acct.8.gz \
+    /usr/share/man/man8/job_submit_netvar.8.gz
 check "netvar owns the spool and model directories" test -d "$T/root-netvar/var/spool/netvar" -a -d "$T/root-netvar/var/lib/netvar"
 
 ctl() { dpkg-deb -f "$(deb_of "$1")" "$2"; }
@@ -86,7 +87,8 @@ contains "netvar-spank: spank_netvar(8)" "$files" /usr/share/man/man8/spank_netv
 files=$(rpm -qpl "$(rpm_of netvar-jobsubmit)")
 check "netvar-jobsubmit: the job_submit plugin and the accounting writer" test "$files" = \
     "$(printf '%s\n' /usr/lib64/slurm/job_submit_netvar.so /usr/libexec/netvar/epilog-slurmctld \
-       /usr/libexec/netvar/netvar-acct /usr/share/man/man8/netvar-acct.8.gz)"
+       /usr/libexec/netvar/netvar-acct /usr/share/man/man8/job_submit_netvar.8.gz \
+       /usr/share/man/man8/netvar-acct.8.gz)"
 files=$(rpm -qpl "$(rpm_of netvar)")
 for f in /usr/bin/netvar /usr/bin/impactb /usr/bin/compressionb /usr/lib/systemd/system/netvar-train.timer \
     /usr/lib/systemd/system/netvar-train.service /usr/share/man/man1/netvar.1 /usr/share/man/man5/netvar.conf.5 \

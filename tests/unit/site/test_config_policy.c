@@ -321,6 +321,37 @@ static void rule_lines_through_the_config(void **state)
     free(c);
 }
 
+/* A deny that matches every job refuses every submission whatever netvar
+ * predicts: an error, so the plugin stays passive instead.  A deny with
+ * no reason= is valid, but its users are told nothing: a warning, which
+ * is said and not counted. */
+static void a_deny_of_every_job_is_an_error_one_without_reason_a_warning(void **state)
+{
+    (void)state;
+    struct nv_config *c = cfg_new();
+    struct errors e = {0};
+    assert_int_equal(nv_config_parse("p.conf", "Rule=x action=deny\n", c, capture, &e), 1);
+    assert_int_equal(e.n, 2);
+    assert_string_equal(e.line[0], "p.conf:1: rule 'x' denies every job: it has no condition (add "
+                                   "own_slowdown, inflicted_slowdown, utilization or a list to match)");
+    assert_string_equal(e.line[1], "p.conf:1: warning: rule 'x' denies with no reason=: a refused "
+                                   "user is told only \"predicted network interference\"");
+    e.n = 0;
+    assert_int_equal(nv_config_parse("p.conf", "Rule=y user=* qos=* action=deny reason=\"closed\"\n",
+                                     c, capture, &e), 1);
+    assert_int_equal(e.n, 1); /* wildcards only: still every job */
+    e.n = 0;
+    assert_int_equal(nv_config_parse("p.conf", "Rule=z own_slowdown>=50 action=deny\n", c, capture, &e),
+                     0);
+    assert_int_equal(e.n, 1); /* valid, with its warning */
+    assert_non_null(strstr(e.line[0], "warning: rule 'z' denies with no reason="));
+    e.n = 0;
+    assert_int_equal(nv_config_parse("p.conf", "Rule=w own_slowdown>=50 action=deny reason=\"r\"\n", c,
+                                     capture, &e), 0);
+    assert_int_equal(e.n, 0);
+    free(c);
+}
+
 static void unreachable_rules_after_a_catch_all_are_errors(void **state)
 {
     (void)state;
@@ -330,7 +361,7 @@ static void unreachable_rules_after_a_catch_all_are_errors(void **state)
                             "Rule=first app=amg action=avoid\n"
                             "# everyone\n"
                             "Rule=all partition=* action=annotate\n"
-                            "Rule=late app=fftw action=deny\n"
+                            "Rule=late app=fftw action=deny reason=\"fftw is noisy\"\n"
                             "\n"
                             "Rule=later action=hold\n",
                             c, capture, &e);
@@ -846,6 +877,7 @@ int main(void)
         cmocka_unit_test(errors_without_a_callback_are_still_counted),
         cmocka_unit_test(rule_lines_through_the_config),
         cmocka_unit_test(unreachable_rules_after_a_catch_all_are_errors),
+        cmocka_unit_test(a_deny_of_every_job_is_an_error_one_without_reason_a_warning),
         cmocka_unit_test_setup_teardown(load_from_file_missing_and_too_big, make_tmpdir, remove_tmpdir),
         cmocka_unit_test(rule_parsing_fields_lists_and_conditions),
         cmocka_unit_test(rule_load_time_errors),
