@@ -56,6 +56,30 @@ static void take_app(struct nv_submit_options *o, const char *v, const char *src
     o->app_source = src;
 }
 
+/* "show" or "apply", as the option's callback takes them */
+static void take_advise(struct nv_submit_options *o, const char *v, const char *src)
+{
+    if (strcmp(v, "show") && strcmp(v, "apply")) {
+        reject(o, src, "is not 'show' or 'apply'");
+        return;
+    }
+    o->advise_apply = !strcmp(v, "apply");
+    o->advise_source = src;
+}
+
+/* 0..86400 whole seconds */
+static void take_interval(struct nv_submit_options *o, const char *v, const char *src)
+{
+    char *end;
+    long s = strtol(v, &end, 10);
+    if (!*v || *end || s < 0 || s > 86400 || v[0] == '+' || v[0] == ' ') {
+        reject(o, src, "is not 0..86400 seconds");
+        return;
+    }
+    o->interval_s = (int)s;
+    o->interval_source = src;
+}
+
 static bool too_long(const char *v)
 {
     return strnlen(v, NV_ENV_VALUE_MAX + 1) > NV_ENV_VALUE_MAX;
@@ -69,6 +93,8 @@ void nv_submit_options_parse(const char *prefix, const char *const *spank_env, u
     o->mode = NV_MODE_UNSET;
     o->mode_source = "none";
     o->app_source = "none";
+    o->advise_source = "none";
+    o->interval_source = "none";
     o->interval_s = -1;
 
     const char *v;
@@ -77,15 +103,9 @@ void nv_submit_options_parse(const char *prefix, const char *const *spank_env, u
     if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_app")))
         too_long(v) ? reject(o, "--netvar-app", "is too long") : take_app(o, v, "--netvar-app");
     if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_advise")))
-        o->advise_apply = strcmp(v, "apply") == 0;
-    if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_interval"))) {
-        char *end;
-        long s = strtol(v, &end, 10);
-        if (*v && !*end && s >= 0 && s <= 86400)
-            o->interval_s = (int)s;
-        else
-            reject(o, "--netvar-interval", "is not 0..86400 seconds");
-    }
+        take_advise(o, v, "--netvar-advise");
+    if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_interval")))
+        take_interval(o, v, "--netvar-interval");
     /* user defaults apply only where no option did */
     if (o->mode == NV_MODE_UNSET && ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_MODE")) ||
                                      (v = env_lookup(job_env, job_env_n, "NETVAR_MODE"))))
@@ -93,6 +113,13 @@ void nv_submit_options_parse(const char *prefix, const char *const *spank_env, u
     if (!o->app[0] && ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_APP")) ||
                        (v = env_lookup(job_env, job_env_n, "NETVAR_APP"))))
         too_long(v) ? reject(o, "NETVAR_APP", "is too long") : take_app(o, v, "NETVAR_APP");
+    if (!strcmp(o->advise_source, "none") &&
+        ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_ADVISE")) ||
+         (v = env_lookup(job_env, job_env_n, "NETVAR_ADVISE"))))
+        take_advise(o, v, "NETVAR_ADVISE");
+    if (o->interval_s < 0 && ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_INTERVAL")) ||
+                              (v = env_lookup(job_env, job_env_n, "NETVAR_INTERVAL"))))
+        take_interval(o, v, "NETVAR_INTERVAL");
 }
 
 nv_mode nv_effective_mode(const struct nv_submit_options *o, nv_mode site_default, bool allow_off)

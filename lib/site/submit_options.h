@@ -1,7 +1,9 @@
 /* submit_options.h - reads a job's --netvar options out of the strings
  * Slurm hands a plugin: spank_job_env entries
  * "<prefix>_SLURM_SPANK_OPTION_netvar_<opt>=<val>" first, then the user
- * defaults NETVAR_MODE / NETVAR_APP (in spank_job_env, as
+ * defaults NETVAR_MODE, NETVAR_APP, NETVAR_INTERVAL and NETVAR_ADVISE,
+ * each only where its option was not given, with the option's validation
+ * (in spank_job_env, as
  * "<prefix>NETVAR_MODE", put there by the submit side, or else in the
  * job's environment).  The prefix is "" in job_submit, "SPANK_" in the
  * prolog/epilog environment.  Pure, bounded, allocation-free. */
@@ -22,7 +24,9 @@ struct nv_submit_options {
     char app[NV_APP_KEY_MAX + 1]; /* "" when not given */
     const char *app_source;
     bool advise_apply;
+    const char *advise_source;  /* "--netvar-advise", "NETVAR_ADVISE" or "none" */
     int interval_s;             /* -1 when not given */
+    const char *interval_source; /* "--netvar-interval", "NETVAR_INTERVAL" or "none" */
     int rejected;               /* values ignored as invalid */
     char note[160];             /* why the first rejected value was ignored */
 };

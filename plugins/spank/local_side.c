@@ -3,6 +3,7 @@
  * user about anything the site overrides.  Never fails the command for an
  * environment default; only a bad --netvar option (options.c) does that. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "spank_state.h"
 
@@ -30,6 +31,25 @@ int nv_spank_local_post_opt(spank_t sp)
             slurm_error("netvar: NETVAR_APP in your environment %s; ignoring it", why);
         else
             spank_job_control_setenv(sp, "NETVAR_APP", app, 1);
+    }
+    /* the other two defaults, checked as their options are (the same
+     * rules job_submit applies: lib/site/submit_options.c) */
+    const char *iv = getenv("NETVAR_INTERVAL");
+    if (nv_spank.opt_interval_s < 0 && iv) {
+        int s;
+        if (nv_spank_parse_interval(iv, &s))
+            slurm_error("netvar: NETVAR_INTERVAL='%.32s' in your environment is not a whole "
+                        "number of seconds from 0 to 86400; ignoring it", iv);
+        else
+            spank_job_control_setenv(sp, "NETVAR_INTERVAL", iv, 1);
+    }
+    const char *adv = getenv("NETVAR_ADVISE");
+    if (!nv_spank.opt_advise_set && adv) {
+        if (strcmp(adv, "show") && strcmp(adv, "apply"))
+            slurm_error("netvar: NETVAR_ADVISE='%.32s' in your environment is not 'show' or "
+                        "'apply'; ignoring it", adv);
+        else
+            spank_job_control_setenv(sp, "NETVAR_ADVISE", adv, 1);
     }
     return 0;
 }

@@ -31,6 +31,7 @@ struct nv_spank_state {
     bool opt_app_set;
     int opt_interval_s;          /* -1 if not given */
     bool opt_advise_apply;
+    bool opt_advise_set;         /* --netvar-advise given */
 };
 
 extern struct nv_spank_state nv_spank;
@@ -47,6 +48,8 @@ void nv_spank_slurmd_start(int ac, char **av);
 
 /* options.c */
 int nv_spank_register_options(spank_t sp);
+/* "0".."86400" whole seconds into *out: 0, or -1 (the --netvar-interval rule) */
+int nv_spank_parse_interval(const char *v, int *out);
 
 /* remote_side.c: slurmstepd behaviour */
 int nv_spank_remote_post_opt(spank_t sp);

@@ -73,6 +73,18 @@ jid=$(sbatch --parsable -N1 --netvar=counters --netvar-interval=1 --wrap "srun s
 check "sampled job finished" wait_job "$jid" 60
 win=$(grep -c '"end_unix_s"' "$spool/jobs/$jid/node-n1.json" 2>/dev/null)
 check "--netvar-interval=1 over 4 s gives at least 3 windows (got ${win:-0})" test "${win:-0}" -ge 3
+# the same from the environment: every option has a NETVAR_* form (for
+# submissions without srun, sbatch or salloc), with the option's checks
+jid=$(NETVAR_INTERVAL=1 sbatch --parsable -N1 --netvar=counters --wrap "srun sleep 4" 2>/dev/null)
+check "job sampled by NETVAR_INTERVAL finished" wait_job "$jid" 60
+win=$(grep -c '"end_unix_s"' "$spool/jobs/$jid/node-n1.json" 2>/dev/null)
+check "NETVAR_INTERVAL=1 over 4 s gives at least 3 windows (got ${win:-0})" test "${win:-0}" -ge 3
+out=$(NETVAR_INTERVAL=5s NETVAR_ADVISE=yes sbatch --parsable -N1 --netvar=counters --wrap true 2>&1)
+contains "a bad NETVAR_INTERVAL is named and ignored" "$out" \
+    "NETVAR_INTERVAL='5s' in your environment is not a whole number of seconds"
+contains "a bad NETVAR_ADVISE is named and ignored" "$out" "NETVAR_ADVISE='yes' in your environment is not"
+jid=$(printf %s "$out" | tail -n 1)
+check "the job with bad defaults was still submitted ($jid)" wait_job "$jid" 60
 
 # segments: the profiler is preloaded and told where to write
 out=$(srun -N1 --netvar=segments sh -c 'echo "LD=$LD_PRELOAD"; echo "DIR=$NETVAR_PROFILE_DIR"' 2>&1)

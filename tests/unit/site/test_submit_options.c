@@ -245,7 +245,60 @@ static void advise_is_apply_only_for_the_word_apply(void **state)
         struct nv_submit_options o;
         nv_submit_options_parse("", spank, 1, NULL, 0, &o);
         assert_int_equal(o.advise_apply, i == 0);
+        assert_int_equal(o.rejected, i >= 2); /* only show and apply are words */
     }
+}
+
+/* NETVAR_INTERVAL and NETVAR_ADVISE: every option has an environment
+ * form (for jobs submitted without srun, sbatch or salloc: slurmrestd),
+ * with the option's validation, and the option wins where both are given */
+static void interval_and_advise_have_environment_forms(void **state)
+{
+    (void)state;
+    struct nv_submit_options o;
+    const char *job[] = {"NETVAR_INTERVAL=30", "NETVAR_ADVISE=apply"};
+    nv_submit_options_parse("", NULL, 0, job, N(job), &o);
+    assert_int_equal(o.interval_s, 30);
+    assert_string_equal(o.interval_source, "NETVAR_INTERVAL");
+    assert_true(o.advise_apply);
+    assert_string_equal(o.advise_source, "NETVAR_ADVISE");
+    assert_int_equal(o.rejected, 0);
+
+    /* the prolog sees the submit side's copy as SPANK_NETVAR_... */
+    const char *prolog[] = {"SPANK_NETVAR_INTERVAL=5", "SPANK_NETVAR_ADVISE=show"};
+    nv_submit_options_parse("SPANK_", prolog, N(prolog), NULL, 0, &o);
+    assert_int_equal(o.interval_s, 5);
+    assert_false(o.advise_apply);
+    assert_string_equal(o.advise_source, "NETVAR_ADVISE");
+
+    /* the options win */
+    const char *spank[] = {OPT "netvar_interval=0", OPT "netvar_advise=show"};
+    nv_submit_options_parse("", spank, N(spank), job, N(job), &o);
+    assert_int_equal(o.interval_s, 0);
+    assert_string_equal(o.interval_source, "--netvar-interval");
+    assert_false(o.advise_apply);
+    assert_string_equal(o.advise_source, "--netvar-advise");
+
+    /* the same bounds, the same one-line note */
+    const char *bad[] = {"NETVAR_INTERVAL=86401", "NETVAR_ADVISE=yes"};
+    nv_submit_options_parse("", NULL, 0, bad, N(bad), &o);
+    assert_int_equal(o.rejected, 2);
+    assert_int_equal(o.interval_s, -1);
+    assert_false(o.advise_apply);
+    assert_string_equal(o.advise_source, "none");
+    assert_string_equal(o.note, "NETVAR_ADVISE is not 'show' or 'apply'; ignored it");
+    const char *plus[] = {"NETVAR_INTERVAL=+5"};
+    nv_submit_options_parse("", NULL, 0, plus, N(plus), &o);
+    assert_int_equal(o.rejected, 1);
+    assert_string_equal(o.note, "NETVAR_INTERVAL is not 0..86400 seconds; ignored it");
+
+    /* a bad option falls back to the environment, as for the mode */
+    const char *badopt[] = {OPT "netvar_advise=APPLY"};
+    nv_submit_options_parse("", badopt, N(badopt), job, N(job), &o);
+    assert_true(o.advise_apply);
+    assert_string_equal(o.advise_source, "NETVAR_ADVISE");
+    assert_int_equal(o.rejected, 1);
+    assert_string_equal(o.note, "--netvar-advise is not 'show' or 'apply'; ignored it");
 }
 
 /* builds "NAME=" + n copies of c */
@@ -364,6 +417,7 @@ static void effective_mode_default_and_allow_off(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(interval_and_advise_have_environment_forms),
         cmocka_unit_test(empty_and_null_arrays_give_nothing),
         cmocka_unit_test(spank_options_with_empty_prefix),
         cmocka_unit_test(entry_order_does_not_matter_and_names_do_not_bleed),
