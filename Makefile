@@ -239,7 +239,7 @@ $(BUILD)/obj/%.o: %.c
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 .DEFAULT_GOAL := all
-.PHONY: all deps unit asan integration check check-layers demo install clean deb rpm programs
+.PHONY: all deps unit asan integration check check-layers lint demo install clean deb rpm programs
 
 all: $(ALL_TARGETS) $(UNIT_BINS)
 
@@ -248,6 +248,28 @@ deps:
 
 check-layers:
 	@python3 tests/check_layers.py
+
+# Linters (settings in .shellcheckrc and .flake8; Debian: shellcheck,
+# python3-flake8).  shellcheck reads the shell scripts under LINT_SH_DIRS:
+# every *.sh and every file whose first line runs sh or bash, found anew
+# each time, so a new script is checked.  flake8 reads eval/*.py and every
+# .py under tests/ but LINT_PY_SKIP.  Debian's flake8 is a module of the
+# system python3.
+LINT_SH_DIRS := lab eval packaging tests
+LINT_PY_SKIP := eval/netlab_score.py
+LINT_PY = $(filter-out $(LINT_PY_SKIP),$(sort $(wildcard eval/*.py) $(shell find tests -name '*.py')))
+FLAKE8 ?= $(firstword $(wildcard /usr/bin/python3) python3) -m flake8
+lint:
+	@command -v shellcheck >/dev/null || { echo "netvar: lint: shellcheck not installed (make deps)" >&2; exit 1; }
+	@$(FLAKE8) --version >/dev/null 2>&1 || { echo "netvar: lint: $(FLAKE8) does not run (make deps)" >&2; exit 1; }
+	@sh=$$(find $(LINT_SH_DIRS) -type f \( -name '*.sh' -print -o -exec awk \
+	    'FNR == 1 && /^#!.*[\/ ](ba|da)?sh( |$$)/ { print FILENAME } { nextfile }' {} + \) | LC_ALL=C sort); \
+	rc=0; \
+	shellcheck -x $$sh || rc=1; \
+	echo "netvar: lint: shellcheck $$(shellcheck --version | sed -n 's/^version: //p') on $$(echo $$sh | wc -w) scripts"; \
+	$(FLAKE8) $(LINT_PY) || rc=1; \
+	echo "netvar: lint: flake8 $$($(FLAKE8) --version | sed -n '1s/ .*//p') on $(words $(LINT_PY)) Python files"; \
+	exit $$rc
 
 unit: all
 	@sh tests/run-unit.sh $(BUILD)
@@ -266,6 +288,7 @@ integration: all
 
 check: deps
 	@$(MAKE) --no-print-directory check-layers
+	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory check-slurm
 	@$(MAKE) --no-print-directory WERROR=-Werror all
 	@$(MAKE) --no-print-directory WERROR=-Werror unit

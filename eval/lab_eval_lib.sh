@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034
+# shellcheck shell=bash disable=SC2034 # its variables are for the scripts that source it
 # lab_eval_lib.sh - sourced by the network-lab evaluations that run the
 # latency-bound CG proxy beside an all-to-all under job_submit/netvar
 # (eval/contain_eval.sh, eval/paths_eval.sh).  The caller sets ROOT and
@@ -62,7 +62,7 @@ lab_eval_model() {
         --interval-us 5000 --text >"$OUT/calibrate.txt"
     for a in cg alltoall; do
         case $a in cg) cmd=$VCMD ;; *) cmd=$NCMD ;; esac
-        # shellcheck disable=SC2086
+        # shellcheck disable=SC2086 # cmd: the command and its options, one word each
         salloc -Q -N"$n" -w "$camp" --exclusive "$NV" campaign --model "$MODEL" --app "$a" \
             --configs "$CONFIGS" --repeat 1 --duration-s "$DUR" --ghz 2.6 \
             --interval-us 5000 --load-nodes "$load" --runtime-key runtime_s \

@@ -94,7 +94,7 @@ if [ "$SHORT" = 1 ]; then
     # B cycles at 2.6 GHz: 2.6e7 = 10 ms between 40 KB messages (~0.3 of 100 Mbit/s
     # per direction), 250 cycles with M=10: as fast as it goes (saturated)
     CONFIGS="2.6e7:1:1,250:1:10"
-    IB_S=3 CAL_S=3 BLEND_MIN=1
+    IB_S=3 CAL_S=3
     # the CI size: short runs of the proxies
     declare -A SHORT_ARGS=(
         [alltoall]="--iters 40" [stencil]="--iters 200" [cg]="--iters 600"
@@ -113,16 +113,17 @@ else
     # to 2026-11-29b had none between 1.7 and 3.5 ms of queue wait, where the
     # all-to-all on the eager lab keeps the uplink (2.6 ms on average).
     CONFIGS=${EVAL_CONFIGS:-8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,2.6e8:1:10,1.3e8:1:10,6.5e7:1:10,250:1:10}
-    IB_S=8 CAL_S=15 BLEND_MIN=2
+    IB_S=8 CAL_S=15
 fi
 proxy_cmd() { echo "${CMD[$1]}"; }
 rt_args() { [ "${RTKEY[$1]}" = wall ] || echo "--runtime-key ${RTKEY[$1]}"; }
 APP_NODES=h1,h3  # the measured app (h1 on leaf s1, h3 on leaf s2)
 LOAD_NODES=h2,h4 # the load and the neighbour: across the same uplink
-ALL_NODES=h[1-4]
+ALL_NODES='h[1-4]'
 
 LAB=""
 BGPIDS=""
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
     local p
     for p in $BGPIDS; do kill "$p" 2>/dev/null; done
@@ -136,6 +137,7 @@ trap 'exit 130' INT TERM
 # before the lab comes up)
 RESUMED=""
 if [ "${EVAL_RESUME:-0}" = 1 ]; then
+    # shellcheck disable=SC2086 # APPS: app names (A-Za-z0-9._-), one argument each
     RESUMED=$(python3 - "$M" "$CONFIGS" $APPS <<'PY'
 import json, os, sys, time
 path, configs, apps = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
@@ -198,7 +200,7 @@ print('service time 1/mu %.1f us, Var(S) %.1f us^2, idle mean %.1f us, %d sample
 # ------------------------------------------- 2. per app: impact, campaign
 for a in $APPS; do
     step "2. app $a on $APP_NODES: ImpactB beside it on $LOAD_NODES, then the CompressionB sweep on $LOAD_NODES"
-    # shellcheck disable=SC2046
+    # shellcheck disable=SC2046 # the app's command and options, one word each
     usample "$OUT/impact_$a.counters.json" -- salloc -N4 -w "$ALL_NODES" --exclusive "$NV" impact --model "$M" \
         --app "$a" --interval-us 5000 --load-nodes "$LOAD_NODES" $(rt_args "$a") -- $(proxy_cmd "$a") >"$OUT/impact_$a.json" 2>"$OUT/impact_$a.err" ||
         { tail -n 5 "$OUT/impact_$a.err"; die "impact $a failed"; }
@@ -211,7 +213,7 @@ print("  runtime %.2f s (runtime_s); ImpactB beside it: mean %.1f us, sd %.1f us
       (d["runtime_s"], d["latency"]["mean_us"], d["latency"]["sd_us"], d["latency"]["samples"],
        d["utilization"]["rho"], d["utilization"]["source"], u))
 PY
-    # shellcheck disable=SC2046
+    # shellcheck disable=SC2046 # the app's command and options, one word each
     usample "$OUT/campaign_$a.counters.json" --coarse -- \
     salloc -N4 -w "$ALL_NODES" --exclusive "$NV" campaign --model "$M" --app "$a" --configs "$CONFIGS" \
         --repeat "$REPS" --duration-s "$IB_S" --ghz 2.6 --interval-us 5000 \
@@ -272,10 +274,11 @@ PY
 # -------------------------------------------- 3. every ordered pair
 # run_app A NODES OUT: one timed run of A; prints its runtime_s (the same
 # figure the campaign records with --runtime-key runtime_s)
+# shellcheck disable=SC2317 # run through usample and measured
 run_app() {
     local t0 t1 key=${RTKEY[$1]}
     t0=$(date +%s.%N)
-    # shellcheck disable=SC2046
+    # shellcheck disable=SC2046 # the app's command and options, one word each
     timeout 600 srun -N2 -w "$2" --exclusive --mpi=pmix $(proxy_cmd "$1") >"$3" 2>"$3.err" || return 1
     t1=$(date +%s.%N)
     if [ "$key" = wall ]; then
@@ -286,11 +289,12 @@ run_app() {
 }
 # beside A B NODES_B N_B OUT: A on $APP_NODES while B loops on NODES_B
 # (N_B nodes, two ranks in all)
+# shellcheck disable=SC2317 # run through measured
 beside() {
     local a=$1 b=$2 nb=$3 nn=$4 out=$5 stop=$OUT/.stop.$$
     rm -f "$stop"
     ( while [ ! -e "$stop" ]; do
-          # shellcheck disable=SC2046
+          # shellcheck disable=SC2046 # the app's command and options, one word each
           timeout 600 srun -N"$nn" -n2 -w "$nb" --exclusive --mpi=pmix --job-name=nveval-bg $(proxy_cmd "$b") >/dev/null 2>&1 || sleep 0.5
       done ) &
     local loop=$!
@@ -303,7 +307,7 @@ beside() {
     scancel --name=nveval-bg --quiet 2>/dev/null
     wait "$loop" 2>/dev/null
     rm -f "$stop"
-    [ $rc = 0 ] && echo "$t"
+    [ "$rc" = 0 ] && echo "$t"
 }
 
 # A measured run during which the hypervisor took more than STEAL_RERUN %
@@ -355,7 +359,7 @@ progress() { # done total
 
 step "3. every ordered pair sharing the uplink (A on $APP_NODES, B on $LOAD_NODES), $REPS repetitions; runtimes: the proxy's runtime_s"
 : >"$OUT/runs.txt" # kind app with rep runtime_s
-n_apps=$(echo $APPS | wc -w)
+n_apps=$(wc -w <<<"$APPS")
 p_total=$((REPS * n_apps * (n_apps + 2))) p_done=0 P_T0=$(date +%s)
 for r in $(seq 1 "$REPS"); do
     for a in $APPS; do
@@ -387,6 +391,7 @@ done
 # ------------------------------------------- the dataset's manifest
 # Everything above is measurement; everything below only reads these files,
 # so a model change is re-scored offline: eval/netlab_score.py OUT.
+# shellcheck disable=SC2086 # APPS: app names (A-Za-z0-9._-), one argument each
 python3 - "$OUT/dataset.json" "$APPS_FILE" "$CONFIGS" "$REPS" "$IB_S" "$CAL_S" "$SHORT" "$RESUMED" $APPS <<'PY'
 import json, os, sys, time
 out, apps_file, configs, reps, ib_s, cal_s, short, resumed = sys.argv[1:9]

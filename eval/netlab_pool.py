@@ -58,7 +58,8 @@ def host_named(h):
     if not isinstance(med, (int, float)):
         return "host CPU not recorded"
     return (f"steal median {med:.1f} %, {h.get('over')} of {h['recorded']} runs over "
-            f"{h.get('steal_run_pct', 5):g} %" + ("" if h.get("reliable") is True else ": UNRELIABLE"))
+            f"{h.get('steal_run_pct', 5):g} %"
+            + ("" if h.get("reliable") is True else ": UNRELIABLE"))
 
 
 def load_run(path):
@@ -87,7 +88,8 @@ def load_run(path):
             reps.setdefault((r["app"], r["with"]), []).append(r["measured_pct"])
     spread = {k: max(v) - min(v) for k, v in reps.items() if len(v) > 1}
     return {"run": run_name(path), "uplink_reads": s.get("uplink_reads", "unknown"),
-            "tcp_cc": tcp_cc_named(s.get("tcp_cc")), "mpi_eager": mpi_eager_named(s.get("mpi_eager")),
+            "tcp_cc": tcp_cc_named(s.get("tcp_cc")),
+            "mpi_eager": mpi_eager_named(s.get("mpi_eager")),
             "lab": lab_named(tcp_cc_named(s.get("tcp_cc")), mpi_eager_named(s.get("mpi_eager"))),
             "rows": rows, "spread": spread, "host": host_named(s.get("host_cpu")),
             # how its campaign points were made (summaries before 2026-11-29g
@@ -155,11 +157,15 @@ def main(argv):
             if k not in keys:
                 keys.append(k)
     result = {"bar_pp": bar, "tcp_cc": runs[0]["tcp_cc"], "mpi_eager": runs[0]["mpi_eager"],
-              "lab": labs[0], "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"], "host": r["host"],
-                                                     "campaign_point": r["points"], "pair_entry": r["entries"]}
-                                      for r in runs], "predictors": []}
-    print(f"{len(runs)} runs: " + ", ".join(f"{r['run']} ({r['uplink_reads']} reads; {r['points']} campaign points; {r['entries']} entries; {r['host']})"
-                                            for r in runs)
+              "lab": labs[0],
+              "runs": [{"run": r["run"], "uplink_reads": r["uplink_reads"], "host": r["host"],
+                        "campaign_point": r["points"], "pair_entry": r["entries"]}
+                       for r in runs],
+              "predictors": []}
+    print(f"{len(runs)} runs: "
+          + ", ".join(f"{r['run']} ({r['uplink_reads']} reads; {r['points']} campaign points; "
+                      f"{r['entries']} entries; {r['host']})"
+                      for r in runs)
           + f"; lab: TCP {labs[0]}")
     print(f"absolute error, percentage points; 'over' counts answers over {bar:g} pp and "
           "failures (each run's answers were held out inside that run)")

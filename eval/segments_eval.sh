@@ -28,7 +28,7 @@ else
     LEVELS=${LEVELS:-"0 0 0.005 0.01 0.02 0.03 0.05 0.07 0.1 0.15"}
 fi
 out=$(mktemp -d /tmp/nv_seg_eval.XXXXXX)
-[ "${KEEP:-0}" = 1 ] && echo "netvar: keeping run files in $out" || trap 'rm -rf "$out"' EXIT
+if [ "${KEEP:-0}" = 1 ]; then echo "netvar: keeping run files in $out"; else trap 'rm -rf "$out"' EXIT; fi
 i=0
 for p in $LEVELS; do
     d=$out/run$i; mkdir "$d"

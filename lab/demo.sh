@@ -63,6 +63,7 @@ done
 # a pair shares the uplinks: each job across both leaf switches (a job
 # under one leaf switch crosses no uplink and is no job's neighbour)
 for pair in "alltoall stencil" "alltoall montecarlo" "stencil alltoall"; do
+    # shellcheck disable=SC2086 # two app names: into $1 $2
     set -- $pair
     nodes=n1,n3
     for app in "$1" "$2"; do
@@ -77,15 +78,18 @@ printf '%-12s %-26s %s\n' app run "runtime (s)"
 for f in alltoall-*.out stencil-*.out montecarlo-*.out pair-*.out; do
     [ -f "$f" ] || continue
     rt=$(sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$f" | head -n 1)
+    # shellcheck disable=SC2001 # two groups of the name; no expansion does that
     case $f in pair-*) what="beside $(echo "$f" | sed 's/pair-\([a-z]*\)-\([a-z]*\)-\([a-z]*\).out/\1+\2/')"
                      app=${f##*-}; app=${app%.out} ;;
                *) what="alone"; app=${f%%-*} ;; esac
     printf '%-12s %-26s %s\n' "$app" "$what" "${rt:-?}"
 done
+# shellcheck disable=SC2012 # names netvar makes: job ids and job.json
 printf 'job records written by spank_netvar: %s\n' "$(ls "$SPOOL"/jobs/*/job.json | wc -l)"
 
 say "   a tiny CompressionB campaign for alltoall (2 configurations)"
 printf '$ salloc -N4 netvar campaign --model model.json --app alltoall --configs 2500000:1:1,25000:3:10 -- netvar-proxy-alltoall ...\n'
+# shellcheck disable=SC2086 # A2A: the proxy and its options, one word each
 salloc -Q -N4 "$NV" campaign --model "$MODEL" --app alltoall --configs 2500000:1:1,25000:3:10 \
     --repeat 1 --duration-s 2 --nodes 4 -- $A2A >campaign.json
 grep -E '"(id|utilization|slowdown_pct)"' campaign.json | tr -d ' ,' | paste -sd' ' | fold -w 120 | sed 's/^/  /' 
@@ -111,6 +115,7 @@ job=${job:-1}
 run "$NV" report "$job" --spool "$SPOOL" --model "$MODEL" || true
 alone=$(grep -l '"mode":"full"' "$SPOOL"/jobs/*/job.json 2>/dev/null | head -n 1 | xargs -r dirname)
 if [ -n "$alone" ] && ls "$alone"/profiles/*.json >/dev/null 2>&1; then
+    # shellcheck disable=SC2012 # the first profile by name; netvar names them
     run "$NV" estimate "$(ls "$alone"/profiles/*.json | head -n 1)" || true
 fi
 run "$NV" report --app alltoall --spool "$SPOOL" --model "$MODEL" || true

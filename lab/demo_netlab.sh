@@ -48,7 +48,7 @@ for a in $VICTIM $NEIGHBOUR; do
     case $a in "$VICTIM") cmd=$VCMD ;; *) cmd=$NCMD ;; esac
     printf '$ salloc -N4 netvar campaign --model model.json --app %s --configs 2.6e7:1:1,8.7e6:1:1,250:1:10 --load-nodes h2,h4 --bottleneck %s -- %s\n' \
         "$a" "$BOTTLENECK" "${cmd#"$BUILD"/bin/}"
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2086 # cmd: the command and its options, one word each
     salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" campaign --model "$MODEL" --app "$a" \
         --configs 2.6e7:1:1,8.7e6:1:1,250:1:10 --repeat 1 --duration-s 2 --ghz 2.6 \
         --interval-us 5000 --load-nodes h2,h4 --runtime-key runtime_s \
@@ -58,7 +58,6 @@ echo "(at $(since))"
 
 say "3. $VICTIM alone twice on h1,h3 (spank_netvar records every job), then train"
 for rep in 1 2; do
-    # shellcheck disable=SC2086
     run sbatch -Q -W -N2 -w h1,h3 -J "$VICTIM" --netvar=counters --netvar-app="$VICTIM" \
         -o "$VICTIM-alone-$rep.out" --wrap "srun --mpi=pmix $VCMD" >/dev/null
 done
@@ -67,13 +66,11 @@ run "$NV" train --spool "$SPOOL" --model "$MODEL" --out "$MODEL" --window-s 1 --
 sleep 1.5 # job_submit/netvar reloads a changed model within a second
 
 say "4. $NEIGHBOUR runs on h2,h4; $VICTIM is submitted beside it on h1,h3 (they share the uplink)"
-# shellcheck disable=SC2086
 NEIGHBOUR_JOB=$(sbatch --parsable -N2 -w h2,h4 -J "$NEIGHBOUR" --netvar=counters \
     --netvar-app="$NEIGHBOUR" -o "$NEIGHBOUR-long.out" --wrap "srun --mpi=pmix $LONG_NCMD")
 for _ in $(seq 1 100); do [ -e "$SPOOL/running/$NEIGHBOUR_JOB.json" ] && break; sleep 0.1; done
 sleep 2 # past the neighbour's launch
 printf '$ sbatch -N2 -w h1,h3 --netvar-app=%s --netvar-advise=show ... %s\n' "$VICTIM" "${VCMD#"$BUILD"/bin/}"
-# shellcheck disable=SC2086
 victim=$(sbatch --parsable -N2 -w h1,h3 -J "$VICTIM" --netvar=counters --netvar-app="$VICTIM" \
     --netvar-advise=show -o "$VICTIM-beside.out" --wrap "srun --mpi=pmix $VCMD" 2>sbatch.err) || true
 sed 's/^/  /' sbatch.err

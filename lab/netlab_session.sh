@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034
+# shellcheck shell=bash disable=SC2034 # its variables are for the scripts that source it
 # netlab_session.sh - sourced by the scripts that run a scenario on a
 # throwaway network lab (lab/demo_netlab.sh, eval/contain_eval.sh).  Needs
 # NETLAB (lab/netlab) and BUILD.  netlab_session_up NODES CONF WHO [LEAVES]
@@ -38,7 +38,7 @@ netlab_session_up() {
     cd "$LAB" || exit 1
     MODEL=$LAB/netvar/model.json
     SPOOL=$LAB/netvar/spool
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2086 # netlab sets it to "NAMESPACE DEVICE": split into $1 $2
     set -- $NETVAR_NETLAB_UPLINK
     BOTTLENECK="qdisc:$1,$2"
 }

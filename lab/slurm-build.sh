@@ -38,7 +38,7 @@ case ${1:-} in -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;
 [ $# -le 1 ] || { echo "slurm-build: usage: slurm-build.sh [SRC]" >&2; exit 2; }
 
 if [ -d "$SRC" ]; then
-    # shellcheck disable=SC2012
+    # shellcheck disable=SC2012 # counts release tarballs: names without blanks
     n=$(ls "$SRC"/slurm-*.tar.* 2>/dev/null | wc -l)
     [ "$n" -eq 1 ] || die "$SRC: expected exactly one slurm-X.Y.Z.tar.* file, found $n"
     SRC=$(ls "$SRC"/slurm-*.tar.*)

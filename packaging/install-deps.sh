@@ -1,14 +1,16 @@
 #!/bin/sh
 # install-deps.sh - installs the Debian 12 packages netvar needs to build,
-# test and run its lab, but only those missing: dpkg-query first, then one
-# apt-get update, then one apt-get install.  Used by 'make deps'.
+# lint and test it and run its lab, but only those missing: dpkg-query
+# first, then one apt-get update, then one apt-get install.  Used by
+# 'make deps'.
 set -eu
 
 PKGS="gcc make pkg-config clang gfortran valgrind iproute2 procps bc python3
 slurmctld slurmd slurm-client libslurm-dev munge
 libpapi-dev papi-tools libopenmpi-dev openmpi-bin libpmix-dev
 libjson-c-dev libcmocka-dev libsvm-dev libxgboost-dev jq libxml2-utils
-rpm rpmlint lintian gnupg mariadb-server slurmdbd"
+rpm rpmlint lintian gnupg mariadb-server slurmdbd
+shellcheck python3-flake8"
 # Optional sets named as arguments, installed only by the targets that need
 # them: lammps (make bench-profiler and its smoke test in make check),
 # real-apps (lammps and NetPIPE for EVAL_APPS=eval/apps/real.apps).
@@ -27,7 +29,7 @@ for p in $PKGS; do
     fi
 done
 if [ -z "$missing" ]; then
-    echo "netvar: deps: all $(echo $PKGS | wc -w) Debian packages present"
+    echo "netvar: deps: all $(echo "$PKGS" | wc -w) Debian packages present"
     exit 0
 fi
 
@@ -43,6 +45,6 @@ fi
 echo "netvar: deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # SUDO and the package names: one word each
 $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 echo "netvar: deps: installed:$missing"

@@ -59,6 +59,7 @@ take netvar-jobsubmit "$PLUGIN_DIR/job_submit_netvar.so" usr/libexec/netvar/netv
 take netvar usr/bin etc/netvar/netvar.conf etc/netvar/train.env usr/share/man/man1 usr/share/man/man5 \
     lib/systemd usr/libexec/netvar var/lib/netvar var/spool/netvar
 left=$(cd "$STAGE/all" && find . ! -type d | sort)
+# shellcheck disable=SC2086 # $left unquoted: the file list on one line
 [ -z "$left" ] || { echo "mkdeb: installed files no package takes:" $left >&2; exit 1; }
 
 # what dpkg-shlibdeps needs: a debian/control naming the packages
@@ -89,7 +90,7 @@ build_pkg() {
     shlibs=""
     if [ -n "$elves" ]; then
         # the Slurm plugins resolve slurm_* from the daemon that loads them
-        # shellcheck disable=SC2086
+        # shellcheck disable=SC2046 # one argument per ELF file (staged paths have no blanks)
         shlibs=$(cd "$STAGE" && dpkg-shlibdeps -O --ignore-missing-info -e $(echo "$elves" | sed "s|^$STAGE/||") 2>/dev/null |
                  sed -n 's/^shlibs:Depends=//p' |
                  sed "s/libslurm[0-9]* ([^)]*)/& | slurm-smd (>= $SMM~)/")

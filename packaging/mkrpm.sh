@@ -23,6 +23,7 @@ command -v rpmbuild >/dev/null || { echo "mkrpm: rpmbuild not found (Debian pack
 SLURM_NUM=$(sed -n 's/^#define SLURM_VERSION_NUMBER \(0x[0-9a-fA-F]*\).*/\1/p' /usr/include/slurm/slurm_version.h)
 [ -n "$SLURM_NUM" ] || { echo "mkrpm: no SLURM_VERSION_NUMBER in /usr/include/slurm/slurm_version.h" >&2; exit 1; }
 SLURM_VER=$(printf '%02d.%02d.%d' $(( (SLURM_NUM >> 16) & 255 )) $(( (SLURM_NUM >> 8) & 255 )) $(( SLURM_NUM & 255 )))
+# shellcheck disable=SC2012 # library file names: no blank or newline
 SOVER=$(ls /usr/lib/"$MULTIARCH"/libslurm.so.* 2>/dev/null | sed -n 's/.*libslurm[.]so[.]\([0-9]*\)$/\1/p' | head -n 1)
 [ -n "$SOVER" ] || { echo "mkrpm: libslurm.so.N not found in /usr/lib/$MULTIARCH" >&2; exit 1; }
 

@@ -27,6 +27,7 @@ LOOPS=${LOOPS:-8}
 JOBS=${JOBS:-2000}
 FIX=$ROOT/tests/fixtures/jobsubmit
 current="" work=""
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
     [ -z "$current" ] || "$LAB" down "$current" >/dev/null 2>&1 || true
     [ -z "$work" ] || rm -rf "$work"

@@ -12,6 +12,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LAB=$ROOT/lab/lab
 RUNS=${RUNS:-100}
 with="" without=""
+# shellcheck disable=SC2154 # d is the loop's own variable
 trap 'for d in $with $without; do "$LAB" down "$d" >/dev/null 2>&1 || true; done' EXIT
 with=$("$LAB" up --build "$BUILD" --nodes 2 --no-jobsubmit 2>/dev/null)
 without=$("$LAB" up --build "$BUILD" --nodes 2 --no-jobsubmit --no-spank 2>/dev/null)
@@ -30,7 +31,7 @@ step_ms() { # lab job -> ms
     echo "scale=3; ($t1 - $t0) / 1000000" | bc
 }
 : >/tmp/netvar-spank-bench.$$
-for i in $(seq 1 "$RUNS"); do
+for _ in $(seq 1 "$RUNS"); do
     a=$(step_ms "$with" "$jw"); b=$(step_ms "$without" "$jo")
     echo "$a $b" >>/tmp/netvar-spank-bench.$$
 done

@@ -111,6 +111,7 @@ PY
 export NP
 results=()
 for setting in "100 $LOW_STEPS" "1 $HIGH_STEPS"; do
+    # shellcheck disable=SC2086 # "THERMO STEPS": into $1 $2
     set -- $setting
     thermo=$1 steps=$2
     echo "== LAMMPS LJ melt, 4000 atoms, $NP ranks: thermo $thermo, $steps steps, $PAIRS pairs"

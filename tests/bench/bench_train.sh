@@ -67,7 +67,7 @@ print(len(m["apps"]), len(m.get("colocation", [])))' "$model")
     # a day's new records on top, then the retrain
     "$GEN" "$spool" --records 3000 --first-id $((n + 1)) --start-unix "$end" --seed 8 >/dev/null || exit 1
     read -r inc_s inc_kib inc_rc < <(measure "$NV" train --spool "$spool" --out "$model.inc" --quiet --state "$state")
-    read -r re_s re_kib re_rc < <(measure "$NV" train --spool "$spool" --out "$model.day" --quiet)
+    read -r re_s re_kib _ < <(measure "$NV" train --spool "$spool" --out "$model.day" --quiet)
     same=false
     cmp -s "$model.inc" "$model.day" && same=true
     rate=$(python3 -c "print('%.0f' % ($n / $train_s))")

@@ -5,7 +5,12 @@ of several sizes (apps shaped as `netvar train` writes them: latency
 histogram, compression curve and fit, scaling points, an 8-value
 utilization profile), runs bench_model_memory on each, and fits
 kept = a * apps + b * entries + c.  Usage: model_memory.py BENCH_BINARY."""
-import json, os, subprocess, sys, tempfile
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
 
 def model(apps, pairs):
     hist = [0] * 96
@@ -17,7 +22,8 @@ def model(apps, pairs):
           "latency": {"mean_us": 2.5, "sd_us": 1.0,
                       "histogram": {"bins_per_decade": 16, "first_edge_us": 1, "counts": hist}},
           "compression": {"points": pts, "fit": pts, "residual_pct": 0.0},
-          "scaling": [{"nodes": n, "median_runtime_s": 100.0 / n + 10, "count": 3} for n in (1, 2, 4)],
+          "scaling": [{"nodes": n, "median_runtime_s": 100.0 / n + 10, "count": 3}
+                      for n in (1, 2, 4)],
           "utilization_profile": [0.02, 0.1, 0.2, 0.3, 0.3, 0.4, 0.5, 0.6]}
          for i in range(apps)]
     c = []
@@ -37,9 +43,11 @@ def model(apps, pairs):
             "calibration": {"service_us": 1.5, "mean_us": 2.0, "sd_us": 0.5, "utilization": 0.0},
             "apps": a, "colocation": out}, len(out)
 
+
 def main():
     bench = sys.argv[1]
-    base = json.load(open(os.path.join(os.path.dirname(__file__), "../fixtures/jobsubmit/model.json")))
+    base_path = os.path.join(os.path.dirname(__file__), "../fixtures/jobsubmit/model.json")
+    base = json.load(open(base_path))
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for apps, pairs in ((1000, 0), (5000, 0), (5000, 115000), (5000, 500000)):
@@ -59,14 +67,18 @@ def main():
             print("apps %6d entries %7d: file %6.1f MiB, kept %6.1f MiB, load peak +%6.1f MiB"
                   % (r["apps"], r["pairs"], r["file_bytes"] / 2**20, r["kept_bytes"] / 2**20,
                      r["peak_extra_kib"] / 1024))
-    per_app = (rows[1]["kept_bytes"] - rows[0]["kept_bytes"]) / (rows[1]["apps"] - rows[0]["apps"])
-    per_entry = (rows[3]["kept_bytes"] - rows[2]["kept_bytes"]) / (rows[3]["pairs"] - rows[2]["pairs"])
-    file_app = (rows[1]["file_bytes"] - rows[0]["file_bytes"]) / (rows[1]["apps"] - rows[0]["apps"])
-    file_entry = (rows[3]["file_bytes"] - rows[2]["file_bytes"]) / (rows[3]["pairs"] - rows[2]["pairs"])
+
+    def slope(a, b, y, x):  # the change in y per unit of x from row a to row b
+        return (rows[b][y] - rows[a][y]) / (rows[b][x] - rows[a][x])
+    per_app = slope(0, 1, "kept_bytes", "apps")
+    per_entry = slope(2, 3, "kept_bytes", "pairs")
+    file_app = slope(0, 1, "file_bytes", "apps")
+    file_entry = slope(2, 3, "file_bytes", "pairs")
     print("kept per app %.0f bytes, per co-location entry %.0f bytes" % (per_app, per_entry))
     print("file per app %.0f bytes, per entry %.0f bytes" % (file_app, file_entry))
     print(json.dumps({"kept_bytes_per_app": per_app, "kept_bytes_per_entry": per_entry,
                       "file_bytes_per_app": file_app, "file_bytes_per_entry": file_entry,
                       "rows": rows}))
+
 
 main()

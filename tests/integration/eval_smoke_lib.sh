@@ -1,4 +1,4 @@
-# shellcheck shell=bash disable=SC2034
+# shellcheck shell=bash disable=SC2034 # its variables are for the scripts that source it
 # eval_smoke_lib.sh - sourced by the smoke tests of the network-lab
 # evaluations that set CG beside an all-to-all (test_contain_eval_smoke.sh,
 # test_paths_eval_smoke.sh).  eval_smoke_run VAR SCRIPT runs the evaluation

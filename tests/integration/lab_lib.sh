@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # its variables are for the scripts that source it
 # lab_lib.sh - sourced by integration tests that need the lab cluster.
 # Provides lab_start (brings a lab up and arranges its teardown on any exit),
 # check/ok/not_ok assertion helpers that count, and finish (exit status).

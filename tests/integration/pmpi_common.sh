@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # pmpi_common.sh - sourced by the profiler's stacking and communicator tests:
 # BUILD, ROOT and LIB, skips (exit 77) without the library, mpirun or mpicc,
 # Open MPI settings for one machine, a temporary directory $tmp removed on

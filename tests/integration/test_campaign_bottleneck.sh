@@ -19,6 +19,7 @@ case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 NV=$BUILD/bin/netvar
 OUT=$(mktemp -d /tmp/nvcampbn.XXXXXX)
 LAB=""
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
     [ -n "$LAB" ] && "$ROOT/lab/netlab" down "$LAB" >/dev/null 2>&1
     rm -rf "$OUT"
@@ -32,12 +33,13 @@ eval "$("$ROOT/lab/netlab" env "$LAB")"
 fail=0
 bad() { echo "NOT OK - $*"; fail=1; }
 M=$OUT/model.json
+# shellcheck disable=SC2086 # netlab sets it to "NAMESPACE DEVICE": split into $1 $2
 set -- $NETVAR_NETLAB_UPLINK
 BN="qdisc:$1,$2"
 timeout 120 salloc -Q -N2 -w h1,h3 --exclusive "$NV" calibrate --model "$M" --duration-s 2 \
     --interval-us 5000 >"$OUT/cal.json" 2>"$OUT/cal.err" || bad "calibrate: $(tail -n 3 "$OUT/cal.err")"
 CMD="$BUILD/bin/netvar-proxy-cg --compute sleep --iters 600"
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # CMD: the proxy and its options, one word each
 timeout 300 salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" campaign --model "$M" --app cg \
     --configs 2.6e7:1:1,250:1:10 --repeat 1 --duration-s 2 --ghz 2.6 --interval-us 5000 \
     --load-nodes h2,h4 --runtime-key runtime_s --bottleneck "$BN" --json -- $CMD \
@@ -122,6 +124,7 @@ grep -q "no pair of its own: as a victim it is answered from its physics" "$OUT/
     bad "report --app text does not say cg, without pairs, gets its physics"
 # a port that is not there: refused before anything runs, model unchanged
 sum=$(md5sum <"$M")
+# shellcheck disable=SC2086 # CMD: the proxy and its options, one word each
 timeout 120 salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" campaign --model "$M" --app cg \
     --configs 2.6e7:1:1 --load-nodes h2,h4 --bottleneck qdisc:nosuchdev0 -- $CMD \
     >"$OUT/bad.json" 2>"$OUT/bad.err"

@@ -20,7 +20,6 @@ check "jobs run in the second lab" test $? -eq 0
 while read -r pid _; do kill -KILL "$pid" 2>/dev/null; done <"$first/pids"
 sleep 1
 lab_start --nodes 2
-third=$NETVAR_LAB
 out=$(srun -N2 hostname 2>&1)
 check "a new lab works beside a crashed one" test $? -eq 0
 check "down cleans up the crashed lab" "$LAB" down "$first"

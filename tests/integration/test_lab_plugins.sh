@@ -67,9 +67,9 @@ sleep 1
 alive=""
 for p in $pids; do
     # gone, a zombie, or gone while it was read: not running
-    st=$(awk '/^State:/ {print $2; exit}' /proc/$p/status 2>/dev/null)
+    st=$(awk '/^State:/ {print $2; exit}' "/proc/$p/status" 2>/dev/null)
     case $st in Z | X | "") continue ;; esac
-    alive="$alive $p($(cat /proc/$p/comm 2>/dev/null), state $st)"
+    alive="$alive $p($(cat "/proc/$p/comm" 2>/dev/null), state $st)"
 done
 [ -z "$alive" ] || echo "# still running after down:$alive"
 check "no lab daemon left after down" test -z "$alive"

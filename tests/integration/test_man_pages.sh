@@ -32,6 +32,7 @@ for v in $verbs; do
     if grep -Eq "^ {7}$v( |$)" <<<"$page"; then ok "netvar(1) documents '$v'"; else not_ok "netvar(1) lacks verb '$v'"; fi
 done
 page=$(man -l -Tutf8 man/spank_netvar.8 2>/dev/null | col -b)
+# shellcheck disable=SC2013 # option names: one a line, no blanks
 for o in $(sed -n 's/^ *{"\(netvar[a-z-]*\)", ".*/\1/p' plugins/spank/options.c); do
     contains "spank_netvar(8) documents --$o" "$page" "--$o="
 done

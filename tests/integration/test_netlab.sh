@@ -47,9 +47,11 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 # CG: the lab's cgroup (empty: none was made)
 leftovers() {
     local p=$1 dir=$2 cg=${3:-}
+    # shellcheck disable=SC2010 # netns names: no blank or newline
     ls /run/netns 2>/dev/null | grep "^$p" | sed 's/^/netns /'
     [ -n "$cg" ] && [ -e "$cg" ] && echo "cgroup $cg: $(cat "$cg"/h*/cgroup.procs 2>/dev/null | tr '\n' ' ')"
     awk -v p="$p" '$1 == p "sysfs" || index($2, "/" p) {print "mount " $2}' /proc/mounts
+    # shellcheck disable=SC2012 # registry entries are lab ids
     ls "$NETVAR_NETLAB_REGISTRY" 2>/dev/null | while read -r e; do
         [ "$(cat "$NETVAR_NETLAB_REGISTRY/$e/dir" 2>/dev/null)" = "$dir" ] && echo "registry $e"
     done
@@ -108,11 +110,14 @@ check "10.212.x.254 is in $NS" test -n "$(ip -n "$NS" -o addr show dev "${P}mg" 
 check "sinfo is the lab's wrapper ($(command -v sinfo))" test "$(command -v sinfo)" = "$D/bin/sinfo"
 n=$(sinfo -h -o '%D' 2>"$T/sinfo.err")
 check "slurmctld answers sinfo through the wrapper ($n nodes) $(head -c 200 "$T/sinfo.err")" test "$n" = 6
+# shellcheck disable=SC2154 # OMPI_MCA_*: from the lab's env, eval'd above
 check "env: MPI data on the data subnet" test "$OMPI_MCA_btl_tcp_if_include" = "$NETVAR_NETLAB_DATA_CIDR"
+# shellcheck disable=SC2154 # OMPI_MCA_*: from the lab's env, eval'd above
 check "env: MPI out-of-band on the management subnet" test "$OMPI_MCA_oob_tcp_if_include" = "$NETVAR_NETLAB_MGMT_CIDR"
 # messages up to 512 KiB go eagerly (no rendezvous control fragment queued
 # behind data in the TCP stream): in netlab.conf, env, up's line, and what a
 # job's Open MPI reads
+# shellcheck disable=SC2154 # OMPI_MCA_*: from the lab's env, eval'd above
 check "mpi_eager=524288 in netlab.conf and env, said on up's line" \
     test "$(sed -n 's/^mpi_eager=//p' "$D/netlab.conf")" = 524288 -a "$NETVAR_NETLAB_MPI_EAGER" = 524288 -a \
     "$OMPI_MCA_btl_tcp_eager_limit" = 524288 -a "$OMPI_MCA_btl_tcp_rndv_eager_limit" = 524288 -a \
@@ -121,6 +126,7 @@ idle=$(sinfo -h -N -o '%N %t' | awk '$2=="idle"' | wc -l)
 check "6 nodes idle" test "$idle" = 6
 e=$(timeout 60 srun -N1 -w h1 ompi_info --param btl tcp --level 4 --parsable 2>/dev/null | sed -n 's/^mca:btl:tcp:param:btl_tcp_eager_limit:value://p')
 check "a job's Open MPI reads the lab's eager limit ($e)" test "$e" = 524288
+# shellcheck disable=SC2010 # netns names: no blank or newline
 n=$(ls /run/netns | grep -c "^${P}h")
 check "6 namespaces ${P}h1..6" test "$n" = 6
 # the MPI traffic's congestion control is the lab's (cubic), not the host's

@@ -15,6 +15,7 @@ case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 [ "$(id -u)" = 0 ] || { echo "skip: the network lab needs root"; exit 77; }
 OUT=$(mktemp -d /tmp/nvevalsmoke.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
+# shellcheck disable=SC2097,SC2098 # ROOT=$ROOT passes the same value on
 EVAL_SHORT=1 EVAL_STEAL_RERUN_PCT=0 EVAL_OUT=$OUT/r BUILD=$BUILD ROOT=$ROOT bash "$ROOT/eval/netlab_eval.sh" >"$OUT/log" 2>&1
 rc=$?
 [ $rc = 77 ] && { echo "skip: $(tail -n 1 "$OUT/log")"; exit 77; }
@@ -137,6 +138,7 @@ grep -q "^  stolen by the hypervisor, percent of all CPU time: median" "$OUT/log
 grep -Eq "^  runs measured once more after a burst of steal: [0-9]+" "$OUT/log" || bad "the scores do not count the runs measured once more"
 grep -q "^uplink reads: at jittered instants" "$OUT/log" || bad "the scores do not say the uplink was read at jittered instants"
 grep -q "^== done" "$OUT/log" || bad "eval did not reach the end"
+# shellcheck disable=SC2010 # netns names: no blank or newline
 ls /run/netns 2>/dev/null | grep -q "^nv[0-9]" && [ -z "$(ls /run/netvar-netlab 2>/dev/null)" ] &&
     bad "a lab namespace is left: $(ls /run/netns)"
 [ $fail = 0 ] && echo "ok - netlab eval (short) ran end to end: $(grep -A6 '^absolute error' "$OUT/log" | tr -s ' ' | tr '\n' ';' | head -c 600)"

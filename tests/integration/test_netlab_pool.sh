@@ -13,6 +13,7 @@ trap 'rm -rf "$T"' EXIT
 fail=0
 bad() { echo "NOT OK - $*"; fail=1; }
 runs=$(ls "$ROOT"/eval/results/netlab-2026-11-25c.summary.json "$ROOT"/eval/results/netlab-2026-11-27c.summary.json)
+# shellcheck disable=SC2086 # runs: two summary paths from ls, one word each
 python3 "$ROOT/eval/netlab_pool.py" $runs --bar 25 --json "$T/pool.json" >"$T/out" 2>"$T/err" ||
     bad "pool exited $?: $(cat "$T/err")"
 grep -q "^counters wait|share+history, held out: pair$" "$T/out" || bad "no pair hold-out section"
@@ -41,6 +42,7 @@ assert host_named({"recorded": 20, "over": 9, "steal_pct": {"median": 7.25}, "st
                    "reliable": False}).endswith("9 of 20 runs over 5 %: UNRELIABLE")
 assert host_named({"recorded": 3, "steal_pct": {"median": "x"}}) == "host CPU not recorded"
 PY
+# shellcheck disable=SC2086 # runs: two summary paths from ls, one word each
 python3 - "$T/pool.json" $runs <<'PY' || bad "pooled figures disagree with the scorer's own"
 import json, sys
 pool = json.load(open(sys.argv[1]))
@@ -64,6 +66,7 @@ sys.exit(0 if ok else 1)
 PY
 # a lower bar lists more answers, never fewer
 a=$(grep -c "^  over: " "$T/out")
+# shellcheck disable=SC2086 # runs: two summary paths from ls, one word each
 python3 "$ROOT/eval/netlab_pool.py" $runs --bar 5 >"$T/out5" 2>&1 || bad "--bar 5 failed"
 b=$(grep -c "^  over: " "$T/out5")
 [ "$b" -gt "$a" ] || bad "--bar 5 lists $b answers, --bar 25 $a"
@@ -77,6 +80,7 @@ head -c 300 "$ROOT/eval/results/netlab-2026-11-27c.summary.json" >"$T/cut.json"
 python3 "$ROOT/eval/netlab_pool.py" "$T/cut.json" >/dev/null 2>"$T/e2"; rc=$?
 [ $rc = 1 ] && [ "$(wc -l <"$T/e2")" = 1 ] && grep -q "^netlab_pool: .*cut.json: " "$T/e2" ||
     bad "a cut summary: exit $rc, $(cat "$T/e2")"
+# shellcheck disable=SC2086 # runs: two summary paths from ls, one word each
 python3 "$ROOT/eval/netlab_pool.py" $runs --bar -3 >/dev/null 2>"$T/e3"; rc=$?
 [ $rc = 2 ] && grep -q "must be 0 or more pp" "$T/e3" || bad "--bar -3: exit $rc, $(cat "$T/e3")"
 # two labs (a summary that says it ran under cubic beside one from before the

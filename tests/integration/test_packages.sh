@@ -6,6 +6,7 @@
 # no error, and that the installed snippet and units point at installed
 # files.  Prints the packages' sizes and the linters' counts.
 set -u
+# shellcheck disable=SC2153 # ROOT comes from run.sh
 cd "$ROOT" || exit 1
 source "$ROOT/tests/integration/lab_lib.sh"
 for t in dpkg-deb rpmbuild rpmlint lintian; do
@@ -67,6 +68,7 @@ contains "the snippet names the installed profiler" "$snippet" "profiler=/usr/li
 contains "the service runs the installed script" "$(cat "$T/root-netvar/lib/systemd/system/netvar-train.service")" \
     "ExecStart=/usr/libexec/netvar/netvar-train-run"
 check "the packaged netvar runs" "$T/root-netvar/usr/bin/netvar" version
+# shellcheck disable=SC2086 # debs: package paths from make deb, one word each
 lint=$(lintian --pedantic $debs 2>&1 | grep -v 'running with root privileges')
 echo "$lint"
 lint_e=$(echo "$lint" | grep -c '^E:') lint_w=$(echo "$lint" | grep -c '^W:')
@@ -96,6 +98,7 @@ for f in /usr/bin/netvar /usr/bin/impactb /usr/bin/compressionb /usr/lib/systemd
     contains "netvar: $f" "$files" "$f"
 done
 lacks "netvar: no plugin in the CLI package" "$files" "/slurm/"
+# shellcheck disable=SC2012 # library file names: no blank or newline
 soname=$(ls /usr/lib/"$ma"/libslurm.so.* | sed -n 's/.*libslurm[.]so[.]\([0-9]*\)$/\1/p' | head -n 1)
 contains "netvar-spank requires libslurm's soname (Slurm major.minor)" "$(rpm -qpR "$(rpm_of netvar-spank)")" \
     "libslurm.so.$soname()(64bit)"
@@ -108,6 +111,7 @@ contains "netvar.conf is %config(noreplace)" "$flags" "/etc/netvar/netvar.conf c
 contains "the plugstack snippet is %config(noreplace)" "$flags" "/etc/netvar/plugstack.conf cn"
 contains "train.env is %config(noreplace)" "$flags" "/etc/netvar/train.env cn"
 
+# shellcheck disable=SC2086 # rpms: package paths from make rpm, one word each
 lint=$(rpmlint -c packaging/rpm/rpmlint.toml $rpms packaging/rpm/netvar.spec 2>&1)
 echo "$lint"
 errs=$(echo "$lint" | grep ': E: ' | grep -vc ': E: no-signature$')
@@ -120,6 +124,7 @@ if command -v gpg >/dev/null && command -v rpmsign >/dev/null; then
     mkdir -m 0700 "$GNUPGHOME" "$T/signed" "$T/home" "$T/rpmdb"
     gpg --batch --quiet --passphrase '' --quick-gen-key "netvar test <test@example.org>" rsa2048 sign 1d
     gpg --batch --armor --export test@example.org >"$T/key.asc"
+    # shellcheck disable=SC2086 # rpms: package paths from make rpm, one word each
     cp $rpms "$T/signed/"
     rpmsign --define "__gpg $(command -v gpg)" --define "_gpg_name test@example.org" --addsign "$T"/signed/*.rpm >/dev/null 2>&1
     echo "%_dbpath $T/rpmdb" >"$T/home/.rpmmacros"

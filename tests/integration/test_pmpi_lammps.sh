@@ -41,7 +41,9 @@ check(s[1]["segments"] / s[1]["steps"] > 2 * s[100]["segments"] / s[100]["steps"
 print("json ok")
 ' || exit 1
 # the profiled runs left no partial files, the unprofiled ones no profile
+# shellcheck disable=SC2010 # names the profiler writes: no blank or newline
 ls "$tmp/keep"/prof-*/ | grep -q partial && fail "partial files left"
+# shellcheck disable=SC2012 # names the profiler writes: no blank or newline
 [ "$(ls "$tmp/keep"/prof-*/*.json | wc -l)" = 2 ] || fail "want 2 profiles (one per setting)"
 ls "$tmp/keep"/*.json >/dev/null 2>&1 && fail "an unprofiled run wrote a profile"
 echo "PASS"

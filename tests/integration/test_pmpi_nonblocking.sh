@@ -33,6 +33,7 @@ profiled() {
     timeout 60 mpirun -np 2 --bind-to none -x LD_PRELOAD="$LIB" -x NETVAR_PROFILE_DIR="$d" -x SLURM_JOB_ID=77 \
         -x SLURM_STEP_ID=0 "${xs[@]}" "$@" >"$d.out" 2>&1 || { cat "$d.out"; fail "$name: run failed"; }
     [ -f "$d/profile-77.0.json" ] || { ls -la "$d"; cat "$d.out"; fail "$name: no profile"; }
+    # shellcheck disable=SC2010 # names the profiler writes: no blank or newline
     ls "$d" | grep -q partial && fail "$name: partial files left after MPI_Finalize"
     "$NETVAR" estimate "$d/profile-77.0.json" >"$d.txt" || fail "$name: netvar estimate refused the profile"
     "$NETVAR" estimate --json "$d/profile-77.0.json" >"$d.est" || fail "$name: netvar estimate --json"

@@ -22,6 +22,7 @@ timeout 60 mpirun -np 3 -x LD_PRELOAD="$LIB" -x NETVAR_PROFILE_DIR="$tmp/spool" 
 rc=$?
 [ $rc -eq 0 ] || { cat "$tmp/out"; fail "profiled run exit $rc"; }
 [ -f "$tmp/spool/profile-42.0.json" ] || { ls -la "$tmp/spool"; fail "no profile-42.0.json"; }
+# shellcheck disable=SC2010 # names the profiler writes: no blank or newline
 ls "$tmp/spool" | grep -q partial && fail "partial files left after MPI_Finalize"
 "$NETVAR" estimate --json "$tmp/spool/profile-42.0.json" >"$tmp/est.json" || fail "estimate failed"
 python3 - "$tmp/est.json" "$tmp/spool/profile-42.0.json" <<'PY' || exit 1
@@ -55,6 +56,7 @@ done
 mkdir "$tmp/cwd"
 (cd "$tmp/cwd" && timeout 60 mpirun -np 2 -x LD_PRELOAD="$LIB" "$PROXY" --iters 5 --work 10 >"$tmp/out" 2>&1) \
     || fail "cwd run failed"
+# shellcheck disable=SC2010 # names the profiler writes: no blank or newline
 n=$(ls "$tmp/cwd" | grep -c '^netvar-profile-[0-9]*\.json$')
 [ "$n" = 1 ] || { ls -la "$tmp/cwd"; fail "want one netvar-profile-<pid>.json, found $n"; }
 [ "$(grep -c '^netvar: NETVAR_PROFILE_DIR is not set' "$tmp/out")" = 1 ] || { cat "$tmp/out"; fail "fallback not announced once"; }

@@ -69,10 +69,11 @@ NETVAR_PROBE_FAKE_NODES=2 mpirun -n 2 "$IMPACTB" --interval-us 20000 --output "$
 MPIRUN_PID=$!
 sleep 2
 kill -TERM "$MPIRUN_PID"
-for i in $(seq 1 100); do kill -0 "$MPIRUN_PID" 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq 1 100); do kill -0 "$MPIRUN_PID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$MPIRUN_PID" 2>/dev/null && fail "impactb still running 10 s after SIGTERM"
 wait "$MPIRUN_PID"; MPIRUN_PID=
 [ -s "$T/sig.json" ] || { cat "$T/sig.out"; fail "no output after SIGTERM"; }
+# shellcheck disable=SC2010 # names impactb writes: no blank or newline
 ls "$T" | grep -q 'sig.json.tmp' && fail "temporary file left behind"
 python3 - "$T/sig.json" <<'PY' || fail "impactb JSON after SIGTERM"
 import json, sys

@@ -71,11 +71,11 @@ for p in alltoall stencil cg montecarlo phased; do
     if [ $rc -eq 2 ] && grep -q "needs an integer" "$T/bad.out"; then ok "$p --iters 0 -> exit 2"
     else not_ok "$p --iters 0: rc $rc, $(head -c 200 "$T/bad.out")"; fi
     "$BUILD/bin/netvar-proxy-$p" --compute gpu >"$T/bad.out" 2>&1; rc=$?
-    [ $rc -eq 2 ] && ok "$p --compute gpu -> exit 2" || not_ok "$p --compute gpu: rc $rc"
+    if [ $rc -eq 2 ]; then ok "$p --compute gpu -> exit 2"; else not_ok "$p --compute gpu: rc $rc"; fi
 done
 "$BUILD/bin/netvar-proxy-montecarlo" --phase-iters 3 >"$T/bad.out" 2>&1; rc=$?
-[ $rc -eq 2 ] && grep -q "unknown option" "$T/bad.out" && ok "montecarlo rejects phased's option" ||
-    not_ok "montecarlo --phase-iters: rc $rc $(head -c 200 "$T/bad.out")"
+if [ $rc -eq 2 ] && grep -q "unknown option" "$T/bad.out"; then ok "montecarlo rejects phased's option"
+else not_ok "montecarlo --phase-iters: rc $rc $(head -c 200 "$T/bad.out")"; fi
 
 echo "# $failures failed"
 [ $failures -eq 0 ]

@@ -12,6 +12,7 @@ trap 'touch "$T/stop" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 "$BUILD/bin/netvar-train-gen" "$T/g" --seed 5 >/dev/null || { echo "generator failed"; exit 1; }
 S=$T/g/spool
 mkdir -p "$S/running"
+# shellcheck disable=SC2012 # job ids: digits
 ids=$(ls "$S/jobs" | sort -n)
 n=$(echo "$ids" | wc -l)
 old=$(echo "$ids" | head -n $((n / 2)))
@@ -22,6 +23,7 @@ echo '{}' >"$S/running/$running.json"
 out=$("$NV" prune --spool "$S" --older-than 365 --dry-run --json)
 echo "$out"
 check "dry run counts the old half but the running job" test "$(jq .removed <<<"$out")" -eq $((n / 2 - 1))
+# shellcheck disable=SC2012 # job ids: digits
 check "dry run removes nothing" test "$(ls "$S/jobs" | wc -l)" -eq "$n"
 
 # train in a loop while the prune runs.  Each finished run appends one byte
@@ -46,6 +48,7 @@ echo "$out"
 check "prune exits 0" test $rc -eq 0
 check "prune removed the old half but the running job" test "$(jq .removed <<<"$out")" -eq $((n / 2 - 1))
 check "the running job's record stays" test -d "$S/jobs/$running"
+# shellcheck disable=SC2012 # job ids: digits
 check "the young half stays" test "$(ls "$S/jobs" | wc -l)" -eq $((n - n / 2 + 1))
 check "nothing is left in .pruning" test -z "$(ls -A "$S/.pruning")"
 check "the training loop ran across the prune ($before runs before it, $runs in all)" test "$before" -ge 1 -a "$runs" -ge $((before + 2))

@@ -13,6 +13,7 @@ jid=$(sbatch --parsable -N4 -n4 --netvar=counters --netvar-app=volume -o vol.out
       --wrap "srun --mpi=pmix $BUILD/tests/mpi/mpi_volume 24" 2>/dev/null)
 check "counters job finished" wait_job "$jid" 120
 contains "MPI job sent its volume" "$(cat vol.out)" "sent_bytes 25165824"
+# shellcheck disable=SC2012 # names spank_netvar writes: no blank or newline
 check "one record per node" test "$(ls "$spool/jobs/$jid"/node-*.json 2>/dev/null | wc -l)" -eq 4
 check "n1 reads blade b1" grep -q '"blade_reader":true' "$spool/jobs/$jid/node-n1.json"
 check "n2 shares b1 and does not count it" grep -q '"blade_reader":false' "$spool/jobs/$jid/node-n2.json"
@@ -87,6 +88,7 @@ jid=$(printf %s "$out" | tail -n 1)
 check "the job with bad defaults was still submitted ($jid)" wait_job "$jid" 60
 
 # segments: the profiler is preloaded and told where to write
+# shellcheck disable=SC2016 # expanded by the job's sh
 out=$(srun -N1 --netvar=segments sh -c 'echo "LD=$LD_PRELOAD"; echo "DIR=$NETVAR_PROFILE_DIR"' 2>&1)
 if [ -f "$BUILD/lib/libnetvar_pmpi.so" ]; then
     contains "segments mode preloads the profiler" "$out" "libnetvar_pmpi.so"

@@ -37,9 +37,11 @@ contains "it says where the model went" "$out" "installed $T/var/lib/netvar/mode
 M=$T/var/lib/netvar/model.json
 check "the model is installed" test -s "$M"
 check "the model answers" sh -c "'$BUILD/bin/netvar' predict --model '$M' --app alltoall-fft --with halo-stencil >/dev/null"
+# shellcheck disable=SC2010 # names netvar-train writes: no blank or newline
 check "no temporary file is left" test -z "$(ls -A "$T/var/lib/netvar" | grep '^\.model-new')"
 cp "$M" "$T/first.json"
 sleep 1.1; "$run" >/dev/null 2>&1
+# shellcheck disable=SC2012 # names netvar-train writes: no blank or newline
 check "the replaced model is kept in models/" test "$(ls "$T/var/lib/netvar/models" | wc -l)" -eq 1
 check "the kept model is the one it replaced" cmp -s "$T/first.json" "$T/var/lib/netvar/models/$(ls "$T/var/lib/netvar/models")"
 check "retraining the same spool gives the same model" cmp -s "$T/first.json" "$M"
@@ -53,6 +55,7 @@ sleep 1.1; out=$(NETVAR_TRAIN_ARGS=--json "$run" 2>&1); rc=$?
 check "a damaged state does not fail the training" test $rc -eq 0
 contains "it says what it did instead" "$out" "reading every record instead"
 check "the model is the same" cmp -s "$T/first.json" "$M"
+# shellcheck disable=SC2012 # names netvar-train writes: no blank or newline
 check "only NETVAR_KEEP_MODELS=2 earlier models are kept" test "$(ls "$T/var/lib/netvar/models" | wc -l)" -eq 2
 # the allocation advice retrained from the records and a sweep data set
 printf 'SwitchName=leaf0 Nodes=n[1-2]\nSwitchName=leaf1 Nodes=n[3-4]\nSwitchName=top Switches=leaf[0-1]\n' >"$T/topology.conf"
@@ -71,5 +74,6 @@ echo "not json" >"$T/bad-base.json"
 NETVAR_BASE_MODEL=$T/bad-base.json "$run" >"$T/bad.out" 2>&1; rc=$?
 check "a failed training fails the service" test $rc -ne 0
 check "a failed training leaves the live model alone" cmp -s "$T/first.json" "$M"
+# shellcheck disable=SC2010 # names netvar-train writes: no blank or newline
 check "and no temporary file" test -z "$(ls -A "$T/var/lib/netvar" | grep '^\.model-new')"
 finish

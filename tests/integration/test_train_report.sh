@@ -43,7 +43,7 @@ expect "... named in with_local, path shared" \
 expect "... and the two together answer differently" \
     [ "$(printf %s "$two" | jq -r '.slowdown_pct')" != "$(printf %s "$p" | jq -r '.slowdown_pct')" ]
 for a in "--with-leaves 1,1" "--leaves 1"; do
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2086 # $a: an option and its value, two words
     z=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,alltoall-fft $a 2>/dev/null)
     expect "$a: 0 % from the path" \
         [ "$(printf %s "$z" | jq -c '[.slowdown_pct, .source, .path]')" = '[0,"path: under one leaf switch","local"]' ]
@@ -70,7 +70,7 @@ z=$("$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil --
 expect "a count cannot be apart from names: shared" [ "$(printf %s "$z" | jq -r '.path')" = shared ]
 for a in "--with-leaves 1,1,1" "--with-leaves 1,x!" "--with-leaves ,1" "--leaves -1" \
          "--leaves s1+s1" "--leaves s1+" "--with-leaves 2,s2++s3"; do
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2086 # $a: an option and its value, two words
     "$NV" predict --model "$T/m1.json" --app alltoall-fft --with halo-stencil,alltoall-fft $a \
         >/dev/null 2>"$T/perr"
     rc=$?
@@ -123,7 +123,7 @@ c=$("$NV" report --cluster --spool "$S" --model "$T/m1.json" --json)
 expect "cluster: 3 running, 2 ordered pairs (the job under one leaf is in none)" \
     [ "$(printf %s "$c" | jq -r '"\(.pairs_predicted) \(.running_jobs | length)"')" = "2 3" ]
 expect "cluster: worst pair first" [ "$(printf %s "$c" | jq '.worst_pairs[0].slowdown_pct >= .worst_pairs[1].slowdown_pct')" = true ]
-"$NV" report --cluster --spool "$S" --model "$T/m1.json" | grep -q "worst first" && ok "cluster table" || bad "cluster table"
+if "$NV" report --cluster --spool "$S" --model "$T/m1.json" | grep -q "worst first"; then ok "cluster table"; else bad "cluster table"; fi
 "$NV" report 999999 --spool "$S" --model "$T/m1.json" 2>/dev/null; expect "missing job: exit 1" [ $? -eq 1 ]
 "$NV" report --app x --cluster 2>/dev/null; expect "two modes: exit 2" [ $? -eq 2 ]
 

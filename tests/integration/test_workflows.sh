@@ -82,7 +82,7 @@ for attempt in 1 2; do
     [ "$rc" -gt 128 ] && [ "$attempt" = 1 ] || break
     echo "# srun impactb crashed (exit $rc; $(grep -m 1 -i -e segmentation -e signal sig.err | head -c 200)); launching it once more"
 done
-check "srun impactb stopped by SIGUSR1 exits 0" test $rc -eq 0
+check "srun impactb stopped by SIGUSR1 exits 0" test "$rc" -eq 0
 jcheck "impactb stopped by SIGUSR1 still writes its JSON" sig.json \
     'd["stopped_by"] == "signal"' 'd["count"] >= 10' 'd["duration_s"] is None'
 
