@@ -61,9 +61,10 @@ lab: a model change is re-scored in seconds.
 
 Every prediction and every fitted history factor is netvar's own (`netvar
 holdout` for the held-out answers, `netvar predict` for the placement), so
-what is scored is the code job_submit runs; this script reads the lab's
-files, places the measured utilizations, waits and windows in the model
-files it asks netvar about, and summarizes the errors.  Two model files are scored:
+what is scored is the code job_submit runs; netvar also builds the model
+variants from the lab's counter files (`netvar labmodel`, on model.json as
+the campaign options below leave it), and this script summarizes the
+errors.  Two model files are scored:
 
   latency route   model.json as measured: U of apps and CompressionB
                   configurations from ImpactB latency through inverse P-K
@@ -101,9 +102,9 @@ over 5 % of the CPU time to steal.  Older datasets say "not recorded".
 The nearest configurations ("netvar nearest U,W", netvar's mechanism in
 lib/model/model_bottleneck.c) match the neighbour to CompressionB
 configurations in both counter axes at once, as the seed's AverageLT
-matched it by mean latency.  The scorer places each configuration's mean
-(U, W) and each app's 0.5 s joint windows of its alone runs in the model
-file; netvar answers as physics (pair and app held out) and corrected by
+matched it by mean latency.  netvar labmodel places each configuration's
+mean (U, W) and each app's 0.5 s joint windows of its alone runs in the
+model file; netvar answers as physics (pair and app held out) and corrected by
 its history fit (pair, app or neighbour held out).  It is the headline
 route when the dataset has every configuration's counter file.
 
