@@ -24,6 +24,7 @@ static const struct nv_verb verbs[] = {
     {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
     {"holdout", verb_holdout, "predict measured pairs with runs held out of the table (JSON)"},
     {"impact", verb_impact, "ImpactB beside a command: its latency and utilization into the model"},
+    {"labmodel", verb_labmodel, "a network-lab dataset's model variants, through the builder"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},
     {"prune", verb_prune, "remove the records of jobs that ended more than N days ago"},
     {"report", verb_report, "what netvar measured and concluded: a job, an app, the cluster"},

@@ -61,9 +61,10 @@ lab: a model change is re-scored in seconds.
 
 Every prediction and every fitted history factor is netvar's own (`netvar
 holdout` for the held-out answers, `netvar predict` for the placement), so
-what is scored is the code job_submit runs; this script reads the lab's
-files, places the measured utilizations, waits and windows in the model
-files it asks netvar about, and summarizes the errors.  Two model files are scored:
+what is scored is the code job_submit runs; netvar also builds the model
+variants from the lab's counter files (`netvar labmodel`, on model.json as
+the campaign options below leave it), and this script summarizes the
+errors.  Two model files are scored:
 
   latency route   model.json as measured: U of apps and CompressionB
                   configurations from ImpactB latency through inverse P-K
@@ -101,9 +102,9 @@ over 5 % of the CPU time to steal.  Older datasets say "not recorded".
 The nearest configurations ("netvar nearest U,W", netvar's mechanism in
 lib/model/model_bottleneck.c) match the neighbour to CompressionB
 configurations in both counter axes at once, as the seed's AverageLT
-matched it by mean latency.  The scorer places each configuration's mean
-(U, W) and each app's 0.5 s joint windows of its alone runs in the model
-file; netvar answers as physics (pair and app held out) and corrected by
+matched it by mean latency.  netvar labmodel places each configuration's
+mean (U, W) and each app's 0.5 s joint windows of its alone runs in the
+model file; netvar answers as physics (pair and app held out) and corrected by
 its history fit (pair, app or neighbour held out).  It is the headline
 route when the dataset has every configuration's counter file.
 
@@ -129,7 +130,6 @@ from netlab_stats import against_baselines
 # an alone run over this many times the app's fastest alone run is its own
 # slow state and is left out of its baseline (--alone-stall-ratio)
 ALONE_STALL_RATIO = 1.5
-PROFILE_N = 8  # values in a utilization profile (NV_PROFILE_MAX)
 # the in-leaf runs scored as predictions: with the placement, and without
 # the host-CPU gate: a run that lost more than STEAL_RUN_PCT % of the
 # machine's CPU time to the hypervisor was measured on a busy host; more
@@ -151,13 +151,6 @@ def load(path):
             return json.load(f)
     except (OSError, ValueError) as e:
         die(f"{path}: {e}")
-
-
-def quantiles(v, n):
-    v = sorted(v)
-    if not v:
-        return []
-    return [v[min(len(v) - 1, int((i + 0.5) * len(v) / n))] for i in range(n)]
 
 
 def quart(v):
@@ -186,82 +179,6 @@ def pearson(x, y):
 
 
 # ------------------------------------------------------------ counters
-def sampler_passes(cnt):
-    """the sampler's series as passes: [(t_s, rows)], one pass per read of
-    every device (a row's device index does not rise: a new pass).  Reads
-    are at jittered instants since the sampler stopped reading every fixed
-    interval (a periodic load aliased), so a pass is not a 100 ms slot.  A
-    pass closer than 0.45 interval to the one before (the final read
-    the sampler takes when it is stopped) is left out: its step is too short
-    to rate, and gaps are at least half an interval otherwise."""
-    out, rows, last = [], [], None
-    gap = (cnt.get("interval_ms") or 100) * 0.45e-3
-
-    def close(rows):
-        if not out or rows[0][0] - out[-1][0] >= gap:
-            out.append((rows[0][0], rows))
-    for row in cnt.get("series") or []:
-        if len(row) < 5:
-            continue
-        if rows and row[1] <= last:
-            close(rows)
-            rows = []
-        rows.append(row)
-        last = row[1]
-    if rows:
-        close(rows)
-    return out
-
-
-def uplink_series(cnt):
-    """[(t_s, U_sent)] per step, the busier direction, and the run's
-    offered/sent ratio (drops are known only for the whole run)."""
-    ups = cnt.get("uplink") or []
-    if not ups:
-        return [], 1.0
-    rate = {i: u.get("rate_bytes_per_s") or 0 for i, u in enumerate(ups)}
-    ratio = 1.0
-    for u in ups:
-        sent = u.get("bytes_per_s") or 0
-        drops = (u.get("drops") or 0) * (u.get("mean_packet_bytes") or 0)
-        dt = (cnt.get("elapsed_s") or 0)
-        if sent > 0 and dt > 0:
-            ratio = max(ratio, (sent + drops / dt) / sent)
-    prev, steps = {}, []
-    for t0, rows in sampler_passes(cnt):
-        u = None
-        for t, dev, b in ((r[0], r[1], r[4]) for r in rows):
-            if dev in prev and rate.get(dev) and t > prev[dev][0]:
-                ui = (b - prev[dev][1]) / (t - prev[dev][0]) / rate[dev]
-                u = ui if u is None or ui > u else u
-            prev[dev] = (t, b)
-        if u is not None:
-            steps.append((t0, u))
-    return steps, ratio
-
-
-def run_profile(cnt, runtime_s=None, trim_s=1.0):
-    """U samples (offered) of one run: the app's timed window (the runtime_s
-    seconds that end at the last busy step), or without a runtime the run
-    minus trim_s at each end."""
-    s, ratio = uplink_series(cnt)
-    if not s:
-        return []
-    lo, hi = timed_window(s, runtime_s, trim_s)
-    return [min(1.0, u * ratio) for t, u in s if lo <= t <= hi]
-
-
-def timed_window(s, runtime_s, trim_s):
-    """(lo, hi) seconds of a run's U series s: the runtime_s seconds that
-    end at its last busy step, or without a runtime the run minus trim_s at
-    each end"""
-    if runtime_s:
-        busy = [t for t, u in s if u > 0.02]
-        end = busy[-1] if busy else s[-1][0]
-        return end - runtime_s, end
-    return s[0][0] + trim_s, s[-1][0] - trim_s
-
-
 def uplink_loss(cnt):
     """(drops per second, fraction of packets dropped) at the uplink over a
     whole run, the lossier direction: the lab's TCP loses packets when the
@@ -278,121 +195,16 @@ def uplink_loss(cnt):
     return best
 
 
-def wait_series(cnt):
-    """[(t_s, W_us)] per step: the uplink's queue wait, backlog bytes over the
-    shaper's rate, the longer of the two ends (a gauge read at each step)"""
-    ups = cnt.get("uplink") or []
-    rate = {i: u.get("rate_bytes_per_s") or 0 for i, u in enumerate(ups)}
-    steps = []
-    for t0, rows in sampler_passes(cnt):
-        w = [r[2] / rate[r[1]] * 1e6 for r in rows if rate.get(r[1])]
-        if w:
-            steps.append((t0, max(w)))
-    return steps
-
-
-WAIT_WINDOW_S = 0.1  # --wait-window-s
-
-
-def run_waits(cnt, runtime_s=None, trim_s=1.0, window_s=None):
-    """W samples (us) of one run, in the same window as run_profile; with
-    window_s above the sampler's step, the means of consecutive windows"""
-    w = wait_series(cnt)
-    if not w:
-        return []
-    if runtime_s:
-        s, _ = uplink_series(cnt)
-        busy = [t for t, u in s if u > 0.02]
-        end = busy[-1] if busy else w[-1][0]
-        lo, hi = end - runtime_s, end
-    else:
-        lo, hi = w[0][0] + trim_s, w[-1][0] - trim_s
-    kept = [(t, x) for t, x in w if lo <= t <= hi]
-    if not window_s or window_s <= 0.1 + 1e-9 or not kept:
-        return [x for _, x in kept]
-    bins = {}
-    for t, x in kept:
-        bins.setdefault(int((t - kept[0][0]) / window_s), []).append(x)
-    return [st.mean(v) for _, v in sorted(bins.items())]
-
-
-
 # ------------------------------------------- nearest configurations in (U, W)
 # netvar's nearest-configurations mechanism (lib/model/model_bottleneck.c)
 # answers from each app's joint windows and each configuration's
-# queue_wait_us, which the scorer reads off the counter files and places in
-# the model file; the answers are netvar's (netvar holdout)
+# queue_wait_us, which netvar labmodel reads off the counter files into the
+# model file; the answers are netvar's (netvar holdout)
 NEAREST_C = "netvar nearest U,W+history"
 NEAREST_C_PHYS = "netvar nearest U,W (physics)"
-NEAREST_WINDOW_S = 0.5   # a neighbour's windows (its phases)
 
 
-def joint_series(cnt, runtime_s=None, trim_s=1.0):
-    """[(t_s, U, W_us)] per sampler pass, in run_profile's window"""
-    us, ratio = uplink_series(cnt)
-    ws = dict(wait_series(cnt))
-    if not us:
-        return []
-    lo, hi = timed_window(us, runtime_s, trim_s)
-    return [(t, min(1.0, u * ratio), ws[t]) for t, u in us if lo <= t <= hi and t in ws]
-
-
-def joint_windows(j, win):
-    """means of (U, W) over consecutive windows of win seconds (at least
-    two passes each)"""
-    if not j:
-        return []
-    bins = {}
-    for t, u, w in j:
-        bins.setdefault(int((t - j[0][0]) / win), []).append((u, w))
-    need = max(1, int(win / 0.1 * 0.5))
-    return [(st.mean(x[0] for x in v), st.mean(x[1] for x in v))
-            for _, v in sorted(bins.items()) if len(v) >= need]
-
-
-def nearest_model(ds, cm):
-    """({config id: (U, W_us, {app: slowdown %})}, W scale, {app: [(U, W_us)]})
-    or None when a configuration has no counter file"""
-    cfg = {}
-    for c, tr in zip(ds.meta["configs"], cm["training_set"]):
-        j = joint_series(ds.counters(f"cb_{c}.counters.json") or {})
-        if not j:
-            return None
-        cfg[tr["id"]] = (st.mean(x[1] for x in j), st.mean(x[2] for x in j),
-                         {x["app"]: x["slowdown_pct"] for x in tr["slowdowns"]})
-    wmax = max(w for _, w, _ in cfg.values()) or 1.0
-    wins = {a: ds.alone_values(a, lambda c, t: joint_windows(joint_series(c, t), NEAREST_WINDOW_S))
-            for a in ds.apps}
-    return cfg, wmax, wins
-
-
-def nearest_netvar_model(wm, nm):
-    """the wait|share model file plus each app's joint windows (U, W over
-    NEAREST_WINDOW_S windows of its alone runs, at most 512) and every
-    configuration's (U, queue_wait_us) point as nearest_model has it: netvar's
-    nearest-configurations mechanism answers from it; None without windows"""
-    if not nm:
-        return None
-    m = json.loads(json.dumps(wm))
-    cfg, _wmax, wins = nm
-    # the configurations' points as the exploration places them (the mean
-    # of the same passes as their U; wait_model's mean trims by the wait
-    # series' own ends, a few us apart)
-    for tr in m["training_set"]:
-        if tr["id"] in cfg:
-            tr["utilization"], tr["queue_wait_us"] = cfg[tr["id"]][0], cfg[tr["id"]][1]
-    for app in m["apps"]:
-        w = wins.get(app["key"]) or []
-        if len(w) > 512:
-            w = [w[i * len(w) // 512] for i in range(512)]
-        if w:
-            app["joint_windows"] = {"window_s": NEAREST_WINDOW_S,
-                                    "utilization": [x[0] for x in w],
-                                    "queue_wait_us": [x[1] for x in w]}
-    return m
-
-
-# ------------------------------------------------------------ isotonic fit
+# ------------------------------------------------------------ host CPU
 def host_cpu(cnt):
     """(steal %, busy %, the busiest node cgroup's throttled ms per second)
     of a counter file's host record; None without one (older datasets) or
@@ -515,33 +327,6 @@ def print_host_report(h):
               "runtimes carry time the network did not take; read the figures above with that margin")
 
 
-def isotonic(points):
-    """Weighted pool-adjacent-violators: points [(u, pct, w)] -> fit."""
-    pts = sorted(points)
-    merged = []
-    for u, y, w in pts:
-        if merged and abs(merged[-1][0] - u) < 1e-12:
-            u0, y0, w0 = merged[-1]
-            merged[-1] = (u0, (y0 * w0 + y * w) / (w0 + w), w0 + w)
-        else:
-            merged.append((u, y, w))
-    blocks = []  # [sum_wy, sum_w, first, last]
-    for i, (u, y, w) in enumerate(merged):
-        blocks.append([y * w, w, i, i])
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
-            b = blocks.pop()
-            blocks[-1][0] += b[0]
-            blocks[-1][1] += b[1]
-            blocks[-1][3] = b[3]
-    fit = []
-    for swy, sw, a, b in blocks:
-        y = swy / sw
-        for i in range(a, b + 1):
-            fit.append({"utilization": merged[i][0], "slowdown_pct": max(-100.0, y),
-                        "samples": merged[i][2]})
-    return fit
-
-
 # ------------------------------------------------------------ dataset
 class Dataset:
     def __init__(self, d, alone_ratio=0.0):
@@ -574,16 +359,6 @@ class Dataset:
             self._counters[name] = load(p) if os.path.exists(p) else None
         return self._counters[name]
 
-    def alone_values(self, a, reader):
-        """reader(counters, runtime_s) over each alone run of a, joined"""
-        v = []
-        for k, x, _b, r, t in self.runs:
-            if k == "alone" and x == a:
-                c = self.counters(f"alone_{a}_{r}.counters.json")
-                if c:
-                    v += reader(c, t)
-        return v
-
     def app_loss(self, a):
         """uplink_loss over a's alone runs: their means (NaN: none)"""
         got = []
@@ -598,12 +373,6 @@ class Dataset:
             return float("nan"), float("nan")
         return st.mean(g[0] for g in got), st.mean(g[1] for g in got)
 
-    def app_profile(self, a):
-        return self.alone_values(a, run_profile)
-
-    def app_waits(self, a):
-        return self.alone_values(a, lambda c, t: run_waits(c, t, window_s=WAIT_WINDOW_S))
-
     def uplink_reads(self):
         """how the sampler read the uplink in this dataset's counter files:
         "jittered", "fixed" (before the jitter: a periodic load can alias),
@@ -614,17 +383,6 @@ class Dataset:
                 c = self.counters(name)
                 kinds.add("jittered" if (c or {}).get("gaps") else "fixed")
         return "none" if not kinds else kinds.pop() if len(kinds) == 1 else "mixed"
-
-    def config_counter_u(self):
-        out = {}
-        for c in self.meta["configs"]:
-            cnt = self.counters(f"cb_{c}.counters.json")
-            if cnt:
-                u = run_profile(cnt)
-                if u:
-                    out[c] = st.mean(u)
-        return out
-
 
 def tcp_cc_named(v):
     """the lab's TCP congestion control for the MPI traffic as a dataset or a
@@ -735,98 +493,35 @@ def campaign_point_rules(ds):
     return rules.pop() if len(rules) == 1 else "mixed"
 
 
-def config_key(tr):
-    """model training_set entry -> the dataset's 'B:P:M' form (B as written)."""
-    return tr["bubble_cycles"], tr["partners"], tr["messages"]
-
-
-def counters_model(ds):
-    """The latency-route model with its U axis moved to the bottleneck counters."""
-    m = json.loads(json.dumps(ds.model))
-    cu = ds.config_counter_u()
-    by_bpm = {}
-    for c, u in cu.items():
-        b, p, mm = c.split(":")
-        by_bpm[(float(b), int(p), int(mm))] = u
-    moved = 0
-    for tr in m["training_set"]:
-        b, p, mm = config_key(tr)
-        u = next((v for (bb, pp, q), v in by_bpm.items()
-                  if pp == p and q == mm and abs(bb - b) <= 1e-6 * max(b, 1)), None)
-        if u is not None:
-            tr["utilization"] = u
-            moved += 1
-    cfg_u = {tr["id"]: tr["utilization"] for tr in m["training_set"]}
-    # each app's campaign slowdowns, re-placed on the counter axis
-    slow = {}
-    for tr in m["training_set"]:
-        for s in tr["slowdowns"]:
-            slow.setdefault(s["app"], []).append((cfg_u[tr["id"]], s["slowdown_pct"], 1.0))
-    profiles = {}
-    for app in m["apps"]:
-        a = app["key"]
-        prof = ds.app_profile(a)
-        if prof:
-            q = quantiles(prof, PROFILE_N)
-            app["utilization_profile"] = q
-            app["utilization"] = sum(q) / len(q)
-            app["utilization_source"] = "counters"
-            profiles[a] = q
-        pts = [{"utilization": u, "slowdown_pct": y, "samples": w} for u, y, w in slow.get(a, [])]
-        app["compression"] = {"points": pts, "fit": isotonic(slow.get(a, [])),
-                              "residual_pct": 0.0}
-    # a dataset without counter files moves nothing: its U stay the
-    # latency route's, and the model file says so
-    m["bottleneck"] = {"idle_utilization": 0.0, "route": "counters" if moved else "latency",
-                       "shrink_samples": 2}
-    return m, moved, profiles
-
-
 def cfg_u_of(cm, cid):
     return next((tr["utilization"] for tr in cm["training_set"] if tr["id"] == cid),
                 float("nan"))
 
 
-def wait_model(ds, cm):
-    """The counters route plus the queueing mechanism: each app's campaign
-    slowdowns against each configuration's mean queue wait at the uplink,
-    and each app's own queue-wait profile (octiles over its timed runs)."""
-    m = json.loads(json.dumps(cm))
-    cw = {}
-    for c in ds.meta["configs"]:
-        cnt = ds.counters(f"cb_{c}.counters.json")
-        w = run_waits(cnt) if cnt else []
-        if w:
-            b, p, mm = c.split(":")
-            cw[(float(b), int(p), int(mm))] = st.mean(w)
-    wait_of = {}
-    for tr in m["training_set"]:
-        b, p, mm = config_key(tr)
-        w = next((v for (bb, pp, q), v in cw.items()
-                  if pp == p and q == mm and abs(bb - b) <= 1e-6 * max(b, 1)), None)
-        if w is not None:
-            tr["queue_wait_us"] = w
-            wait_of[tr["id"]] = w
-    pts = {}
-    for tr in m["training_set"]:
-        if tr["id"] in wait_of:
-            for s in tr["slowdowns"]:
-                pts.setdefault(s["app"], []).append((wait_of[tr["id"]] / 1e7, s["slowdown_pct"], 1.0))
-    for app in m["apps"]:
-        a = app["key"]
-        qw = {}
-        if pts.get(a):
-            fit = isotonic(pts[a])
-            qw["points"] = [{"wait_us": u * 1e7, "slowdown_pct": y, "samples": w}
-                            for u, y, w in pts[a]]
-            qw["fit"] = [{"wait_us": f["utilization"] * 1e7, "slowdown_pct": f["slowdown_pct"],
-                          "samples": f["samples"]} for f in fit]
-        w = ds.app_waits(a)
-        if w:
-            qw["profile_us"] = quantiles(w, PROFILE_N)
-        if qw:
-            app["queue_wait"] = qw
-    return m
+def netvar_models(ds, netvar, wait_window_s):
+    """the model variants netvar builds from the dataset's counter files
+    (netvar labmodel) on ds.model as restall left it: (counters, wait,
+    nearest or None when a configuration has no counter file, and what
+    netvar measured: its --json-summary)"""
+    with tempfile.TemporaryDirectory(prefix="netvar-labmodel-") as tmp:
+        base, measured = os.path.join(tmp, "base.json"), os.path.join(tmp, "measured.json")
+        with open(base, "w") as f:
+            json.dump(ds.model, f)
+        got = {}
+        for v in ("counters", "wait", "nearest"):
+            if v == "nearest" and not load(measured)["nearest"]["available"]:
+                got[v] = None
+                continue
+            path = os.path.join(tmp, v + ".json")
+            r = subprocess.run([netvar, "labmodel", "--dataset", ds.dir, "--model", base,
+                                "--variant", v, "--out", path, "--wait-window-s",
+                                repr(wait_window_s), "--json-summary", measured],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                die(f"netvar labmodel --variant {v} failed: "
+                    + (r.stderr.strip().splitlines() or ["no output"])[-1])
+            got[v] = load(path)
+        return got["counters"], got["wait"], got["nearest"], load(measured)
 
 
 # ------------------------------------------------------------ predicting
@@ -950,8 +645,6 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv[1:])
-    global WAIT_WINDOW_S
-    WAIT_WINDOW_S = args.wait_window_s
     d, netvar, point = args.dataset, args.netvar, args.campaign_point
     out_path = args.out or os.path.join(d, "score.json")
     summary_path = args.summary
@@ -966,10 +659,12 @@ def main(argv):
     stalls = restall(ds, stall_ratio, point) if stall_ratio or point else []
     for line in stalls:
         print(f"{'campaign point' if point == 'fastest' else 'stall'}: {line}", file=sys.stderr)
-    cm, moved, profiles = counters_model(ds)
-    wm = wait_model(ds, cm)
+    cm, wm, nvm, lab = netvar_models(ds, netvar, args.wait_window_s)
+    moved = lab["configs_moved"]
+    lab_cfg = {x["config"]: x for x in lab["configs"]}
+    lab_app = {x["app"]: x for x in lab["apps"]}
     measured = {k: st.median(x for _, x in v) for k, v in ds.pairs.items()}
-    results = {"dataset": os.path.abspath(d), "wait_window_s": WAIT_WINDOW_S,
+    results = {"dataset": os.path.abspath(d), "wait_window_s": args.wait_window_s,
                "stall_ratio": stall_ratio, "stalls": stalls,
                "campaign_point": point or campaign_point_rules(ds),
                "alone_stall_ratio": alone_ratio, "alone_left_out": ds.alone_left_out,
@@ -1019,8 +714,6 @@ def main(argv):
                                                [x["uplink_queue_wait_us"] for x in probe])
     results["routes"] = routes
 
-    nm = nearest_model(ds, cm)
-    nvm = nearest_netvar_model(wm, nm)
     with tempfile.TemporaryDirectory(prefix="netvar-score-") as tmp:
         P = Predictor(netvar, tmp, ds)
         # (name, model, predictor, uses history): with history, each answer's
@@ -1155,12 +848,11 @@ def main(argv):
     def reason_nearest(r):
         """what netvar read of the neighbour, and what its history fit made
         of the pair (the factors fitted on the table without the pair)"""
-        _cfg, _wmax, wins = nm
-        n = len(wins.get(r["with"]) or [])
+        n = (lab_app.get(r["with"]) or {}).get("joint_windows", 0)
 
         def num(k, f):
             return f % r[k] if r.get(k) is not None else "-"
-        return (f"{r['with']} alone over {n} windows of {NEAREST_WINDOW_S:g} s: netvar read "
+        return (f"{r['with']} alone over {n} windows of {lab['joint_window_s']:g} s: netvar read "
                 f"U {num('utilization_used', '%.2f')}, W {num('wait_used_us', '%.0f')} us; "
                 f"physics {num('physics_pct', '%+.1f')} %, {r['app']}'s sensitivity "
                 f"{num('sensitivity', '%.2f')} and {r['with']}'s pressure "
@@ -1225,17 +917,17 @@ def main(argv):
         cnt = ds.counters(f"cb_{c}.counters.json")
         if cnt:
             ps, frac = uplink_loss(cnt)
-            w = run_waits(cnt)
+            w = lab_cfg[c]["queue_wait_us"]
             loss.append({"what": "config " + tr["id"], "u_counters": cfg_u_of(cm, tr["id"]),
-                         "wait_us_mean": st.mean(w) if w else float("nan"),
+                         "wait_us_mean": float("nan") if w is None else w,
                          "drops_per_s": ps, "loss_pct": frac * 100})
     for a in ds.apps:
         ps, frac = ds.app_loss(a)
         if frac == frac:
-            w = ds.app_waits(a)
+            w = (lab_app.get(a) or {}).get("queue_wait_mean_us")
             loss.append({"what": "app " + a, "u_counters": next(
                 (x["u_counters"] for x in routes["apps"] if x["app"] == a), float("nan")),
-                "wait_us_mean": st.mean(w) if w else float("nan"),
+                "wait_us_mean": float("nan") if w is None else w,
                 "drops_per_s": ps, "loss_pct": frac * 100})
     results["loss"] = loss
     print("\nloss at the uplink (whole runs; an app alone: mean over its runs)")

@@ -21,6 +21,7 @@
 
 #include "counters.h"
 #include "ctr_hostcpu.h"
+#include "ctr_netlab.h"
 #include "ctr_qdisc.h"
 #include "ctr_record.h"
 #include "jitter.h"
@@ -454,8 +455,8 @@ int main(int argc, char **argv)
     }
     double elapsed = (double)(s1->t_ns - s0->t_ns) / 1e9;
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "schema", json_object_new_string("netvar-netlab-counters"));
-    json_object_object_add(o, "version", json_object_new_int(1));
+    json_object_object_add(o, "schema", json_object_new_string(NV_NETLAB_COUNTERS_SCHEMA));
+    json_object_object_add(o, "version", json_object_new_int(NV_NETLAB_COUNTERS_VERSION));
     json_object_object_add(o, "interval_ms", json_object_new_double(interval_ms));
     json_object_object_add(o, "gaps", json_object_new_string("uniform in [interval/2, 3 interval/2)"));
     json_object_object_add(o, "elapsed_s", json_object_new_double(elapsed));

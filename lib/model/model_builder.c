@@ -614,6 +614,26 @@ int nv_builder_save_last(nv_model_builder *b, const char *path, char *err, size_
     return check_and_write(text, len, path, err, errlen);
 }
 
+void nv_app_input_from_view(const nv_app_view *v, nv_app_input *in)
+{
+    *in = (nv_app_input){
+        .key = v->key, .utilization = v->utilization,
+        .utilization_source = v->utilization_source, .latency = v->latency,
+        .points = v->points, .n_points = v->n_points,
+        .fit = v->fit, .n_fit = v->n_fit, .fit_residual_pct = v->fit_residual_pct,
+        .scaling = v->scaling, .n_scaling = v->n_scaling,
+        /* keep a trained app's provenance through calibrate/campaign edits */
+        .has_provenance = v->curve_origin == NV_CURVE_PRODUCTION ||
+                          v->latency_origin == NV_LATENCY_DERIVED || v->counter_runs ||
+                          v->history_runs,
+        .curve_origin = v->curve_origin, .latency_origin = v->latency_origin,
+        .counter_rho = v->counter_rho, .counter_runs = v->counter_runs,
+        .history_runs = v->history_runs, .profile = v->profile, .n_profile = v->n_profile,
+        .wait_points = v->wait_points, .n_wait_points = v->n_wait_points,
+        .wait_profile_us = v->wait_profile_us, .n_wait_profile = v->n_wait_profile,
+        .joint = v->joint, .n_joint = v->n_joint, .joint_window_s = v->joint_window_s};
+}
+
 nv_model_builder *nv_builder_from_model(const nv_model *m)
 {
     if (!m)
@@ -626,22 +646,8 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
     for (size_t i = 0; i < nv_model_app_count(m); i++) {
         nv_app_view v;
         nv_model_app(m, (int32_t)i, &v);
-        nv_app_input in = {
-            .key = v.key, .utilization = v.utilization,
-            .utilization_source = v.utilization_source, .latency = v.latency,
-            .points = v.points, .n_points = v.n_points,
-            .fit = v.fit, .n_fit = v.n_fit, .fit_residual_pct = v.fit_residual_pct,
-            .scaling = v.scaling, .n_scaling = v.n_scaling,
-            /* keep a trained app's provenance through calibrate/campaign edits */
-            .has_provenance = v.curve_origin == NV_CURVE_PRODUCTION ||
-                              v.latency_origin == NV_LATENCY_DERIVED || v.counter_runs ||
-                              v.history_runs,
-            .curve_origin = v.curve_origin, .latency_origin = v.latency_origin,
-            .counter_rho = v.counter_rho, .counter_runs = v.counter_runs,
-            .history_runs = v.history_runs, .profile = v.profile, .n_profile = v.n_profile,
-            .wait_points = v.wait_points, .n_wait_points = v.n_wait_points,
-            .wait_profile_us = v.wait_profile_us, .n_wait_profile = v.n_wait_profile,
-            .joint = v.joint, .n_joint = v.n_joint, .joint_window_s = v.joint_window_s};
+        nv_app_input in;
+        nv_app_input_from_view(&v, &in);
         if (nv_builder_add_app(b, &in))
             goto fail;
     }

@@ -77,6 +77,9 @@ nv_model_builder *nv_builder_new(void);
 /* A builder holding everything in m (to add to an existing model). */
 nv_model_builder *nv_builder_from_model(const nv_model *m);
 void nv_builder_free(nv_model_builder *b);
+/* The input that adds app v again as the model holds it (its arrays point
+ * into the model, which must outlive the add): to change a few fields. */
+void nv_app_input_from_view(const nv_app_view *v, nv_app_input *in);
 
 /* Each returns 0, or -1 with nv_builder_error() saying why (bad key,
  * failed fit, out of memory); the builder is unchanged on error. */
