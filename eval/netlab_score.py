@@ -232,7 +232,8 @@ def host_report(ds):
     runs = []   # (kind, label, steal, busy, throttled ms/s, deviation pp or None)
     pair_med = {k: st.median(x for _, x in v) for k, v in ds.pairs.items()}
     for k, a, b, r, t in ds.runs:
-        name = {"alone": f"alone_{a}_{r}.counters.json", "pair": f"pair_{a}_{b}_{r}.out.counters.json",
+        name = {"alone": f"alone_{a}_{r}.counters.json",
+                "pair": f"pair_{a}_{b}_{r}.out.counters.json",
                 "inleaf": f"inleaf_{a}_{r}.out.counters.json"}.get(k)
         h = host_cpu(ds.counters(name)) if name else None
         dev = None
@@ -242,11 +243,22 @@ def host_report(ds):
             dev = (t - ds.base[a]) / ds.base[a] * 100 - pair_med[(a, b)]
         runs.append((k, f"{k} {a}" + (f" beside {b}" if k == "pair" else "") + f" #{r}", h, dev))
     for a in ds.apps:
-        runs.append(("impact", f"impact {a} (ImpactB beside it)", host_cpu(ds.counters(f"impact_{a}.counters.json")), None))
+        runs.append(
+            ("impact",
+             f"impact {a} (ImpactB beside it)",
+             host_cpu(
+                 ds.counters(f"impact_{a}.counters.json")),
+                None))
     for a in ds.apps:
-        runs.append(("campaign", f"campaign {a} (every round)", host_cpu(ds.counters(f"campaign_{a}.counters.json")), None))
+        runs.append(("campaign", f"campaign {a} (every round)", host_cpu(
+            ds.counters(f"campaign_{a}.counters.json")), None))
     for c in ds.meta["configs"]:
-        runs.append(("config", f"config {c} (CompressionB, ImpactB)", host_cpu(ds.counters(f"cb_{c}.counters.json")), None))
+        runs.append(
+            ("config",
+             f"config {c} (CompressionB, ImpactB)",
+             host_cpu(
+                 ds.counters(f"cb_{c}.counters.json")),
+                None))
     have = [x for x in runs if x[2] is not None]
     out = {"runs": len(runs), "recorded": len(have), "steal_run_pct": STEAL_RUN_PCT,
            "steal_runs_frac": STEAL_RUNS_FRAC, "rerun": rerun_list(ds.dir)}
@@ -256,7 +268,8 @@ def host_report(ds):
     steal = [x[2][0] for x in have]
     over = [x for x in have if x[2][0] > STEAL_RUN_PCT]
     q1, q2, q3 = quart(steal)
-    out.update({"steal_pct": {"median": q2, "q1": q1, "q3": q3, "max": max(steal), "mean": st.mean(steal)},
+    out.update({"steal_pct": {"median": q2, "q1": q1, "q3": q3, "max": max(steal),
+                              "mean": st.mean(steal)},
                 "busy_pct_median": st.median(x[2][1] for x in have),
                 "throttled_ms_per_s_median": st.median(x[2][2] for x in have),
                 "over": len(over),
@@ -265,9 +278,11 @@ def host_report(ds):
                 "reliable": len(over) <= STEAL_RUNS_FRAC * len(have)})
     # does steal explain a repetition's distance from its pair's median?
     pr = [(x[2][0], abs(x[3])) for x in have if x[0] == "pair" and x[3] is not None]
-    out["pearson_steal_vs_pair_spread"] = pearson([p[0] for p in pr], [p[1] for p in pr]) if len(pr) > 2 else float("nan")
+    out["pearson_steal_vs_pair_spread"] = pearson(
+        [p[0] for p in pr], [p[1] for p in pr]) if len(pr) > 2 else float("nan")
     al = [(x[2][0], x[3]) for x in have if x[0] == "alone"]
-    out["pearson_steal_vs_alone_excess"] = pearson([p[0] for p in al], [p[1] for p in al]) if len(al) > 2 else float("nan")
+    out["pearson_steal_vs_alone_excess"] = pearson(
+        [p[0] for p in al], [p[1] for p in al]) if len(al) > 2 else float("nan")
     return out
 
 
@@ -294,11 +309,13 @@ def rerun_list(d):
 def print_host_report(h):
     print("\nthe host's CPU during the measured runs (/proc/stat in each run's counter file)")
     if h.get("rerun") is None:
-        print("  runs measured once more after a burst of steal: none (measured before the eval did so)")
+        print("  runs measured once more after a burst of steal: none "
+              "(measured before the eval did so)")
     else:
         print(f"  runs measured once more after a burst of steal: {len(h['rerun'])}" + "".join(
             f"; {x['kind']} {x['app']}" + (f" beside {x['with']}" if x["kind"] == "pair" else "")
-            + f" #{x['rep']} (first attempt {x['steal_pct']:.1f} % stolen, {x['first_runtime_s']:.2f} s)"
+            + f" #{x['rep']} (first attempt {x['steal_pct']:.1f} % stolen, "
+            f"{x['first_runtime_s']:.2f} s)"
             for x in h["rerun"][:5]) + ("; ..." if len(h["rerun"]) > 5 else ""))
     if not h["recorded"]:
         print(f"  not recorded: none of the {h['runs']} runs' counter files has the host's CPU "
@@ -312,8 +329,9 @@ def print_host_report(h):
     print(f"  the busiest node cgroup throttled for its CPU quota: median "
           f"{h['throttled_ms_per_s_median']:.1f} ms per s")
     for w in h["worst"]:
-        dv = "" if w["deviation_pp"] is None else f" (runtime {w['deviation_pp']:+.1f} pp from its "\
-            f"{'baseline' if w['run'].startswith('alone') else 'pair median'})"
+        dv = "" if w["deviation_pp"] is None else (
+            f" (runtime {w['deviation_pp']:+.1f} pp from its "
+            f"{'baseline' if w['run'].startswith('alone') else 'pair median'})")
         print(f"  {w['run']}: steal {w['steal_pct']:.1f} %{dv}")
     print(f"  Pearson, a pair repetition's steal against its distance from the pair's median: "
           f"{h['pearson_steal_vs_pair_spread']:.2f}; an alone run's steal against its excess over "
@@ -322,9 +340,10 @@ def print_host_report(h):
         print(f"  {h['over']} of {h['recorded']} runs lost over {h['steal_run_pct']:g} % to steal "
               f"(at most a tenth): the host did not confound the figures")
     else:
-        print(f"  UNRELIABLE: {h['over']} of {h['recorded']} runs lost over {h['steal_run_pct']:g} % "
-              "of the machine's CPU time to the hypervisor (more than a tenth of the runs): their "
-              "runtimes carry time the network did not take; read the figures above with that margin")
+        print(f"  UNRELIABLE: {h['over']} of {h['recorded']} runs lost over "
+              f"{h['steal_run_pct']:g} % of the machine's CPU time to the hypervisor (more than a "
+              "tenth of the runs): their runtimes carry time the network did not take; read the "
+              "figures above with that margin")
 
 
 # ------------------------------------------------------------ dataset
@@ -383,6 +402,7 @@ class Dataset:
                 c = self.counters(name)
                 kinds.add("jittered" if (c or {}).get("gaps") else "fixed")
         return "none" if not kinds else kinds.pop() if len(kinds) == 1 else "mixed"
+
 
 def tcp_cc_named(v):
     """the lab's TCP congestion control for the MPI traffic as a dataset or a
@@ -673,7 +693,8 @@ def main(argv):
                "apps": ds.apps, "pairs": len(measured),
                "repetitions": ds.meta.get("repetitions"), "uplink_reads": ds.uplink_reads(),
                "tcp_cc": tcp_cc_of(ds.meta),
-               "mpi_eager": mpi_eager_named(((ds.meta or {}).get("lab") or {}).get("mpi_eager_limit")),
+               "mpi_eager": mpi_eager_named(
+                   ((ds.meta or {}).get("lab") or {}).get("mpi_eager_limit")),
                "rows": [], "failures": []}
 
     # the two routes' agreement
@@ -690,6 +711,7 @@ def main(argv):
               "configs_moved": moved}
     # the probe's view against the queue the sampler saw (phase-locking check):
     # ImpactB's mean one-way latency vs the uplink's mean queue wait
+
     def qwait(cnt):
         return max((u.get("queue_wait_us_mean") or 0 for u in (cnt or {}).get("uplink") or []),
                    default=float("nan"))
@@ -699,7 +721,9 @@ def main(argv):
                       "uplink_queue_wait_us": qwait(ds.counters(f"cb_{c}.counters.json"))})
     # beside an app, ImpactB runs on the load nodes at the same time as the
     # sampler: what the host did to those nodes is read from the same window
-    probe_nodes = [n for n in str(((ds.meta or {}).get("lab") or {}).get("load_nodes") or "").split(",") if n]
+    probe_nodes = [
+        n for n in str(
+            ((ds.meta or {}).get("lab") or {}).get("load_nodes") or "").split(",") if n]
     for a in ds.apps:
         imp = ds.counters(f"impact_{a}.json") or {}
         cnt = ds.counters(f"impact_{a}.counters.json")
@@ -766,8 +790,9 @@ def main(argv):
                       "uplink queue's loss)"}.get(results["tcp_cc"], results["tcp_cc"]))
     print("uplink reads: " + {
         "jittered": "at jittered instants (each gap uniform in [interval/2, 3 interval/2))",
-        "fixed": "every fixed interval (the sampler before f5ca35f: a load that bursts with a "
-                 "period near it is read at one phase, so a bursty configuration's wait may be off)",
+        "fixed": "every fixed interval (the sampler before f5ca35f: a load that bursts with "
+                 "a period near it is read at one phase, so a bursty configuration's wait may "
+                 "be off)",
         "mixed": "some files jittered, some every fixed interval",
         "none": "no counter file"}[results["uplink_reads"]])
     print("Open MPI's tcp BTL eager limit: " + (
@@ -824,7 +849,8 @@ def main(argv):
         for b in ds.apps:
             if (a, b) in measured:
                 p = pred.get((a, b))
-                cells.append("%6.1f | %-8s" % (measured[(a, b)], "fail" if p is None else "%.1f" % p))
+                cells.append("%6.1f | %-8s" %
+                             (measured[(a, b)], "fail" if p is None else "%.1f" % p))
             else:
                 cells.append("-")
         print("  %-11s" % a + "".join("%-17s" % c for c in cells))
@@ -867,13 +893,18 @@ def main(argv):
             reps = sorted(x for _, x in ds.pairs[(r["app"], r["with"])])
             r["repetitions_pct"] = reps
             r["reason"] = why(r)
-            print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} % (median of "
+            print(f"  {r['app']} beside {r['with']}: measured {r['measured_pct']:+.1f} % "
+                  "(median of "
                   f"{'/'.join('%+.1f' % x for x in reps)}: {reps[-1] - reps[0]:.1f} pp apart), "
                   f"predicted {r['predicted_pct']:+.1f} % ({r['source']}); {r['reason']}")
             yield r
 
     print(f"\nworst five pairs, {best}, leave-one-pair-out")
-    results["worst"] = list(print_worst(best, 5, reason_nearest if best == NEAREST_C else reason_two))
+    results["worst"] = list(
+        print_worst(
+            best,
+            5,
+            reason_nearest if best == NEAREST_C else reason_two))
     if best != two:
         print(f"\nworst three pairs, {two} (the two mechanisms: several neighbours, and a "
               "model without joint windows), leave-one-pair-out")
@@ -905,7 +936,12 @@ def main(argv):
         if x.get("probe_nodes_throttled_ms_per_s") is not None:
             extra = "   probe's nodes throttled %5.1f ms/s, steal %4.1f %%" % (
                 x["probe_nodes_throttled_ms_per_s"], x["steal_pct"] or 0)
-        print("  %-28s %16.1f %20.1f%s" % (x["what"], x["impactb_mean_us"], x["uplink_queue_wait_us"], extra))
+        print(
+            "  %-28s %16.1f %20.1f%s" %
+            (x["what"],
+             x["impactb_mean_us"],
+                x["uplink_queue_wait_us"],
+                extra))
     print("  Pearson correlation: %.3f" % routes["pearson_probe_vs_queue"])
 
     # what the wait axis does not show: loss.  A smooth configuration queues
@@ -934,8 +970,8 @@ def main(argv):
     print("  %-28s %8s %14s %10s %8s" % ("", "U", "mean wait (us)", "drops/s", "loss %"))
     for x in loss:
         print("  %-28s %8.2f %14.0f %10.0f %8.2f" % (x["what"], x["u_counters"],
-                                                  x["wait_us_mean"], x["drops_per_s"],
-                                                  x["loss_pct"]))
+                                                     x["wait_us_mean"], x["drops_per_s"],
+                                                     x["loss_pct"]))
 
     results["host_cpu"] = host_report(ds)
     print_host_report(results["host_cpu"])
@@ -968,9 +1004,10 @@ def main(argv):
         json.dump(results, f, indent=1)
     print(f"\nresults: {out_path}")
     if summary_path:
-        summ = {k: results[k] for k in ("wait_window_s", "stall_ratio", "stalls", "alone_stall_ratio",
-                                        "alone_left_out", "alone_baseline_s", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc", "mpi_eager", "errors", "routes",
-                                        "confounder", "loss", "host_cpu")}
+        summ = {k: results[k] for k in (
+            "wait_window_s", "stall_ratio", "stalls", "alone_stall_ratio", "alone_left_out",
+            "alone_baseline_s", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc",
+            "mpi_eager", "errors", "routes", "confounder", "loss", "host_cpu")}
         summ["worst"] = results["worst"]
         for k in ("pair_entry", "campaign_point", "baselines"):
             if k in results:

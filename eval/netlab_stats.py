@@ -50,7 +50,8 @@ def against_baselines(runs, keys):
                 if (x["variant"], x["holdout"]) == (variant, hold)
                 and x["predicted_pct"] is not None and x["measured_pct"] is not None}
     seed = errors(*SEED_QUEUE)
-    print("\nbeside the baselines (every run given, pooled): mean absolute error [95 % bootstrap interval over "
+    print("\nbeside the baselines (every run given, pooled): mean absolute error "
+          "[95 % bootstrap interval over "
           "pairs]; the differences are this predictor's error minus the baseline's on the same "
           "pairs (below 0: better; apart when the interval excludes 0)")
     print("  %-44s %-6s %5s %-22s %-24s %-24s" % ("predictor, held out", "pairs", "n", "mean error",
@@ -60,7 +61,8 @@ def against_baselines(runs, keys):
         if hold == "repetition" or variant.startswith("in-leaf"):
             continue
         e = errors(variant, hold)
-        for subset, keep in (("all", lambda m: True), (f">={SLOWED_PCT:g}%", lambda m: m >= SLOWED_PCT)):
+        for subset, keep in (("all", lambda m: True),
+                             (f">={SLOWED_PCT:g}%", lambda m: m >= SLOWED_PCT)):
             ks = sorted(k for k, (_, m) in e.items() if keep(m))
             if not ks:
                 continue
@@ -69,14 +71,16 @@ def against_baselines(runs, keys):
             both = [k for k in ks if k in seed and (variant, hold) != SEED_QUEUE]
             ent = {"variant": variant, "holdout": hold, "pairs": subset, "n": len(ks),
                    "mean_pp": bootstrap(mine), "minus_zero_pp": paired(mine, zero),
-                   "minus_seed_queue_pp": paired([e[k][0] for k in both], [seed[k][0] for k in both]),
+                   "minus_seed_queue_pp": paired([e[k][0] for k in both],
+                                                 [seed[k][0] for k in both]),
                    "seed_pairs": len(both)}
             out.append(ent)
             print("  %-44s %-6s %5d %-22s %-24s %-24s" % (
                 f"{variant} ({hold})"[:44], subset, len(ks), interval(*ent["mean_pp"]),
                 interval(*ent["minus_zero_pp"]), interval(*ent["minus_seed_queue_pp"])))
     # the baselines themselves on every pair the seed's Queue answered
-    for subset, keep in (("all", lambda m: True), (f">={SLOWED_PCT:g}%", lambda m: m >= SLOWED_PCT)):
+    for subset, keep in (("all", lambda m: True),
+                         (f">={SLOWED_PCT:g}%", lambda m: m >= SLOWED_PCT)):
         ks = sorted(k for k, (_, m) in seed.items() if keep(m))
         if ks:
             print("  %-44s %-6s %5d %-22s" % ("predict 0 %", subset, len(ks),

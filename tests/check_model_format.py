@@ -135,7 +135,8 @@ def check(doc_text, sources):
         compare(parts[part], keys, path, problems)
     written = loader_keys(sources["writer"], {"put", "jcurve"})
     for k in sorted(written - parts["core"]):
-        problems.append(f"lib/model/model_builder.c: writes '{k}', which the document does not name")
+        problems.append(f"lib/model/model_builder.c: writes '{k}', which the document "
+                        "does not name")
     return problems, paths
 
 
