@@ -131,7 +131,8 @@ def check(doc_text, sources):
     for part, path in files.items():
         keys = loader_keys(sources[part])
         if len(keys) < 10:
-            problems.append(f"{path}: only {len(keys)} field names found; the look-up calls changed?")
+            problems.append(f"{path}: only {len(keys)} field names found; "
+                            "the look-up calls changed?")
         compare(parts[part], keys, path, problems)
     written = loader_keys(sources["writer"], {"put", "jcurve"})
     for k in sorted(written - parts["core"]):
