@@ -27,6 +27,7 @@ out=$(python3 tests/check_model_format.py --root "$ROOT" --loader "$T/loader.c" 
 contains "a new loader field is named" "$out" "reads 'shrink_samples_new', which the document does not name"
 
 # the example loads and answers from its co-location entry
+# shellcheck disable=SC2016 # sed addresses: the $ anchors lines, no shell expansion meant
 sed -n '/^```json$/,/^```$/p' docs/model-format.md | sed '1d;$d' >"$T/example.json"
 check "the document has an example model" test -s "$T/example.json"
 out=$("$NV" predict --model "$T/example.json" --app cg --with alltoall 2>&1)
