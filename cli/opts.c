@@ -10,7 +10,8 @@
 #include "launch_plan.h" /* nv_parse_count, nv_parse_seconds */
 #include "nv_err.h"
 
-#define HELP_COL 21   /* where an option's help text starts */
+#define HELP_COL 21   /* the least column where an option's help text starts */
+#define HELP_NAME_MAX 21 /* a longer "--NAME ARG" puts its help on the next line */
 #define HELP_WIDTH 79 /* the longest line --help prints */
 #define CODE_BASE 256 /* getopt_long's value of the k-th option: above any character */
 
@@ -133,29 +134,49 @@ static void wrap(FILE *out, const char *text, int at, int col)
     fputc('\n', out);
 }
 
-static void help_option(FILE *out, const nv_opt *o)
+static int name_len(const nv_opt *o)
+{
+    return 2 + (int)strlen(o->name) + (o->arg ? 1 + (int)strlen(o->arg) : 0);
+}
+
+static void help_option(FILE *out, const nv_opt *o, int col)
 {
     int at = fprintf(out, "  --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
-    if (at + 1 > HELP_COL) {
+    if (at + 1 > col) {
         fputc('\n', out);
         at = 0;
     }
-    wrap(out, o->help ? o->help : "", at, HELP_COL);
+    wrap(out, o->help ? o->help : "", at, col);
+}
+
+/* the help column of every group: two spaces after the longest
+ * "--NAME ARG" that fits (HELP_NAME_MAX), at least HELP_COL */
+static int help_col(const nv_opt_spec *s)
+{
+    int col = HELP_COL;
+    for (int g = 0; g < NV_OPT_GROUPS_MAX && s->group[g].opt; g++)
+        for (size_t k = 0; k < s->group[g].n; k++) {
+            int len = name_len(&s->group[g].opt[k]);
+            if (len <= HELP_NAME_MAX && 2 + len + 2 > col)
+                col = 2 + len + 2;
+        }
+    return col;
 }
 
 void nv_opts_help(FILE *out, const nv_opt_spec *s)
 {
     if (s->head)
         fputs(s->head, out);
+    int col = help_col(s);
     for (int g = 0; g < NV_OPT_GROUPS_MAX && s->group[g].opt; g++) {
         const nv_opt_group *grp = &s->group[g];
         if (g)
             fputc('\n', out);
         fprintf(out, "%s\n", grp->title ? grp->title : "Options:");
         for (size_t k = 0; k < grp->n; k++)
-            help_option(out, &grp->opt[k]);
+            help_option(out, &grp->opt[k], col);
         if (g == 0)
-            wrap(out, "show this help", fprintf(out, "  -h, --help"), HELP_COL);
+            wrap(out, "show this help", fprintf(out, "  -h, --help"), col);
     }
     if (s->tail)
         fputs(s->tail, out);
