@@ -70,39 +70,24 @@ static const char help_tail[] =
     "  netvar train --spool /var/spool/netvar --model /etc/netvar/model.json \\\n"
     "               --out /etc/netvar/model.json --window-s 30\n";
 
-/* --min-runs and --max-jobs: a whole number from lo to hi, which may be
- * written as a float (1e6) */
-static int whole(const char *opt, const char *arg, double lo, double hi, double *v, char *err,
-                 size_t errlen)
+/* --min-runs (ival 0, a uint32_t from 1 to 1e9) and --max-jobs (ival 1, a
+ * size_t from 1 to 1e8): a whole number, which may be written as 1e6 */
+static int set_whole(void *to, int ival, const char *arg, char *err, size_t errlen)
 {
+    const char *opt = ival ? "--max-jobs" : "--min-runs";
+    double hi = ival ? 1e8 : 1e9;
     char *end;
     errno = 0;
-    *v = strtod(arg, &end);
-    if (errno || end == arg || *end || !isfinite(*v) || *v < lo || *v > hi)
-        return snprintf(err, errlen, "%s '%.40s': must be a number from %g to %g", opt, arg, lo,
-                        hi), -1;
-    if (*v != floor(*v))
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !isfinite(v) || v < 1 || v > hi)
+        return snprintf(err, errlen, "%s '%.40s': must be a number from 1 to %g", opt, arg, hi),
+               -1;
+    if (v != floor(v))
         return snprintf(err, errlen, "%s '%.40s': not a whole number", opt, arg), -1;
-    return 0;
-}
-
-static int set_min_runs(void *to, int ival, const char *arg, char *err, size_t errlen)
-{
-    (void)ival;
-    double v;
-    if (whole("--min-runs", arg, 1, 1e9, &v, err, errlen))
-        return -1;
-    *(uint32_t *)to = (uint32_t)v;
-    return 0;
-}
-
-static int set_max_jobs(void *to, int ival, const char *arg, char *err, size_t errlen)
-{
-    (void)ival;
-    double v;
-    if (whole("--max-jobs", arg, 1, 1e8, &v, err, errlen))
-        return -1;
-    *(size_t *)to = (size_t)v;
+    if (ival)
+        *(size_t *)to = (size_t)v;
+    else
+        *(uint32_t *)to = (uint32_t)v;
     return 0;
 }
 
@@ -201,7 +186,7 @@ int verb_train(int argc, char **argv)
          .help = "... and least fraction of A's runtime (0..1, default 0.5)"},
         {"low-rho", "R", NV_CLI_DOUBLE, &o.low_rho, 0, 1,
          .help = "background rho of a baseline run, at most (0..1, default 0.05)"},
-        {"min-runs", "N", NV_CLI_CALL, &o.min_runs, .call = set_min_runs,
+        {"min-runs", "N", NV_CLI_CALL, &o.min_runs, .ival = 0, .call = set_whole,
          .help = "samples for a table entry or a learned curve (1..1e9, default 1)"},
         {"u-bucket", "U", NV_CLI_DOUBLE, &o.u_bucket, 0.002, 1,
          .help = "width of the background-U buckets of a learned curve, fraction of the switch "
@@ -216,7 +201,7 @@ int verb_train(int argc, char **argv)
         {"window-days", "D", NV_CLI_DOUBLE, &window_days, 0.001, 1e5,
          .help = "train on the jobs that ended within D days of the newest one (0.001..1e5, "
                  "default: all)"},
-        {"max-jobs", "N", NV_CLI_CALL, &o.max_jobs, .call = set_max_jobs,
+        {"max-jobs", "N", NV_CLI_CALL, &o.max_jobs, .ival = 1, .call = set_whole,
          .help = "most job records held (1..1e8, default 8000000, about 1 GiB of summaries at "
                  "130 bytes a job; more is an error)"},
         {"quiet", NULL, NV_CLI_FLAG, &quiet, .ival = 1,
