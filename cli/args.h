@@ -32,6 +32,13 @@ typedef struct nv_cli_launch {
 nv_opt_group nv_cli_launch_options(nv_cli_launch *l);
 nv_opt_group nv_cli_placement_options(nv_cli_launch *l);
 
+/* --spool and --config of the verbs that read the site's spool */
+#define NV_CLI_OPT_SPOOL(to)                                                              \
+    {"spool", "DIR", NV_CLI_STR, to, .help = "spool directory (default: SpoolDir of netvar.conf)"}
+#define NV_CLI_OPT_CONFIG(to)                                                             \
+    {"config", "FILE", NV_CLI_STR, to,                                                    \
+     .help = "netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)"}
+
 /* Parses a workflow verb's options (who "netvar VERB"): its own, then with
  * placement the placement options, then the launch options; a COMMAND may
  * follow them.  Returns what nv_opts_parse returns. */

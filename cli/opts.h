@@ -83,6 +83,11 @@ static inline int nv_opts_exit(int parsed)
      .help = "print the result as JSON on stdout (the default)"},                         \
     {"text", NULL, NV_CLI_FLAG, text, .ival = 1, .help = "print a short summary for people instead"}
 
+/* --json where JSON is the only output */
+#define NV_OPT_JSON_ONLY(flag)                                                            \
+    {"json", NULL, NV_CLI_FLAG, flag, .ival = 1,                                          \
+     .help = "JSON output (the only form; accepted for uniformity)"}
+
 /* The help: head, each group's title and options, tail. */
 void nv_opts_help(FILE *out, const nv_opt_spec *s);
 
