@@ -7,6 +7,7 @@
 #ifndef NETVAR_CLI_OPTS_H
 #define NETVAR_CLI_OPTS_H
 
+#include <getopt.h> /* optind: the first operand after a parse */
 #include <stddef.h>
 #include <stdio.h>
 
