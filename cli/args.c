@@ -43,10 +43,10 @@ void nv_cli_print_json(json_object *o)
 }
 
 /* one launch option into the plan (lib/runner/launch_plan.h checks it) */
-static int launch_option(void *to, int code, const char *arg, char *err, size_t errlen)
+static int launch_option(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
     nv_cli_launch *l = to;
-    return nv_run_plan_option(l->plan, code, arg, l->keep_dir, err, errlen) ? -1 : 0;
+    return nv_run_plan_option(l->plan, o->ival, arg, l->keep_dir, err, errlen) ? -1 : 0;
 }
 
 #define LAUNCH(name, arg, code, help)                                                   \

@@ -97,7 +97,7 @@ int nv_opt_apply(const nv_opt *o, void *group_to, const char *arg, char *err, si
         return 0;
     }
     case NV_CLI_CALL:
-        return o->call(to, o->ival, arg, err, errlen) ? -1 : 0;
+        return o->call(o, to, arg, err, errlen) ? -1 : 0;
     }
     return nv_err(err, errlen, "%s: no parser for this option", flag);
 }

@@ -23,12 +23,14 @@ typedef enum nv_opt_kind {
     NV_CLI_SECONDS, /* a duration, 0 < S <= 1e6 seconds, into *(double *)to */
     NV_CLI_DOUBLE,  /* a number from lo to hi (or 0 with zero_ok) into *(double *)to */
     NV_CLI_CHOICE,  /* one of choices ("a|b|c") into *(int *)to: its position */
-    NV_CLI_CALL,    /* call(to, ival, arg, err, errlen): 0, or -1 with err set */
+    NV_CLI_CALL,    /* call(opt, to, arg, err, errlen): 0, or -1 with err set */
 } nv_opt_kind;
 
-typedef int (*nv_opt_call)(void *to, int ival, const char *arg, char *err, size_t errlen);
+typedef struct nv_opt nv_opt;
+/* a CALL option's parser: the entry (name, bounds, ival), its target */
+typedef int (*nv_opt_call)(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen);
 
-typedef struct nv_opt {
+struct nv_opt {
     const char *name;  /* the long option without "--" */
     const char *arg;   /* the argument's name in --help (FILE, S); NULL: takes none */
     nv_opt_kind kind;
@@ -39,10 +41,10 @@ typedef struct nv_opt {
     const char *bad;   /* DOUBLE, CHOICE: what an error says after "--NAME 'ARG': "
                           (default: the bounds, or the choices) */
     const char *choices; /* CHOICE: the names, '|' between them */
-    int ival;          /* FLAG: the value stored; CALL: passed on */
+    int ival;          /* FLAG: the value stored; CALL: its own use */
     int zero_ok;       /* DOUBLE: 0 is accepted besides lo..hi */
     nv_opt_call call;  /* CALL */
-} nv_opt;
+};
 
 /* Options that --help shows under one heading. */
 typedef struct nv_opt_group {

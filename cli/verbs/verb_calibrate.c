@@ -53,9 +53,9 @@ static const char help_tail[] =
     "  salloc -N 4 netvar calibrate --model /etc/netvar/model.json --duration-s 60\n"
     "  netvar calibrate --launcher mpirun --nodes 2 --model model.json\n";
 
-static int set_method(void *to, int ival, const char *arg, char *err, size_t errlen)
+static int set_method(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
-    (void)ival;
+    (void)o;
     if (nv_cal_method_from_name(arg, to))
         return nv_err(err, errlen, "--method '%.40s': must be minimum, low-quantile or mean", arg);
     return 0;

@@ -149,14 +149,14 @@ static void diagnosis_text(const nv_job_diagnosis *d)
     }
 }
 
-/* --line-rate (ival 0) and --uplink-rate (1): Gbit/s into bytes/s */
-static int set_rate(void *to, int ival, const char *arg, char *err, size_t errlen)
+/* --line-rate and --uplink-rate: Gbit/s into bytes/s */
+static int set_rate(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
     char *end;
     double g = strtod(arg, &end);
     if (end == arg || *end || !(g > 0) || g > 1e5)
-        return snprintf(err, errlen, "--%s '%.40s': expected Gbit/s > 0 (at most 1e5)",
-                        ival ? "uplink-rate" : "line-rate", arg), -1;
+        return snprintf(err, errlen, "--%s '%.40s': expected Gbit/s > 0 (at most 1e5)", o->name,
+                        arg), -1;
     *(double *)to = g * 1e9 / 8;
     return 0;
 }
@@ -178,7 +178,7 @@ int verb_diagnose(int argc, char **argv)
         {"line-rate", "GBPS", NV_CLI_CALL, &o.node_Bps, .call = set_rate,
          .help = "node link line rate, Gbit/s (> 0, at most 1e5; default: sysfs of this host: "
                  "InfiniBand `rate`, netdev `speed`, for the same port name)"},
-        {"uplink-rate", "GBPS", NV_CLI_CALL, &o.uplink_Bps, .ival = 1, .call = set_rate,
+        {"uplink-rate", "GBPS", NV_CLI_CALL, &o.uplink_Bps, .call = set_rate,
          .help = "network (switch/router) port line rate, Gbit/s (> 0, at most 1e5)"},
         {"sysfs-root", "DIR", NV_CLI_STR, &o.sysfs_root,
          .help = "prefix for the sysfs reads (test fixtures)"},

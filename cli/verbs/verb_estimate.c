@@ -43,15 +43,16 @@ static const char help_tail[] =
     "  netvar estimate /var/spool/netvar/job123/profile-123.0.json --json\n";
 
 /* --threshold (ival 0), --min-group (1), --high-rate (2) into the options */
-static int set_estimate(void *to, int ival, const char *arg, char *err, size_t errlen)
+static int set_estimate(const nv_opt *o, void *to, const char *arg, char *err,
+                        size_t errlen)
 {
-    nv_seg_estimate_opts *o = to;
-    static const char *const name[] = {"--threshold", "--min-group", "--high-rate"};
+    int ival = o->ival;
+    nv_seg_estimate_opts *so = to;
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
     if (end == arg || *end || errno == ERANGE || !isfinite(v))
-        return snprintf(err, errlen, "%s '%.40s': needs a number", name[ival], arg), -1;
+        return snprintf(err, errlen, "--%s '%.40s': needs a number", o->name, arg), -1;
     if (ival == 0 && !(v > 0 && v < 10))
         return snprintf(err, errlen, "--threshold %g is outside (0, 10)", v), -1;
     if (ival == 1 && (!(v >= 1 && v <= 1e9) || v != floor(v)))
@@ -59,11 +60,11 @@ static int set_estimate(void *to, int ival, const char *arg, char *err, size_t e
     if (ival == 2 && !(v > 0))
         return snprintf(err, errlen, "--high-rate %g must be > 0 segments/s", v), -1;
     if (ival == 0)
-        o->rel_threshold = v;
+        so->rel_threshold = v;
     else if (ival == 1)
-        o->min_group = (size_t)v;
+        so->min_group = (size_t)v;
     else
-        o->high_rate_hz = v;
+        so->high_rate_hz = v;
     return 0;
 }
 

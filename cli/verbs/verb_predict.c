@@ -111,9 +111,9 @@ static int parse_count(const char *text, uint32_t *out)
     return 0;
 }
 
-static int set_predictor(void *to, int ival, const char *arg, char *err, size_t errlen)
+static int set_predictor(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
-    (void)ival;
+    (void)o;
     if (nv_predictor_from_name(arg, to))
         return snprintf(err, errlen, "--predictor '%.40s' is not one of queue, averagelt, "
                         "averagestdevlt, pdflt", arg), -1;
@@ -121,9 +121,9 @@ static int set_predictor(void *to, int ival, const char *arg, char *err, size_t 
 }
 
 _Static_assert(NV_DEFAULT_MIN_SAMPLES == 3, "the --min-samples help says 3");
-static int set_min_samples(void *to, int ival, const char *arg, char *err, size_t errlen)
+static int set_min_samples(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
-    (void)ival;
+    (void)o;
     if (parse_count(arg, to))
         return snprintf(err, errlen, "--min-samples '%.40s' is not a count (0..%u)", arg,
                         UINT32_MAX), -1;

@@ -70,21 +70,19 @@ static const char help_tail[] =
     "  netvar train --spool /var/spool/netvar --model /etc/netvar/model.json \\\n"
     "               --out /etc/netvar/model.json --window-s 30\n";
 
-/* --min-runs (ival 0, a uint32_t from 1 to 1e9) and --max-jobs (ival 1, a
- * size_t from 1 to 1e8): a whole number, which may be written as 1e6 */
-static int set_whole(void *to, int ival, const char *arg, char *err, size_t errlen)
+/* a whole number from lo to hi, which may be written as 1e6, into a
+ * uint32_t (--min-runs, ival 0) or a size_t (--max-jobs, ival 1) */
+static int set_whole(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
-    const char *opt = ival ? "--max-jobs" : "--min-runs";
-    double hi = ival ? 1e8 : 1e9;
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
-    if (errno || end == arg || *end || !isfinite(v) || v < 1 || v > hi)
-        return snprintf(err, errlen, "%s '%.40s': must be a number from 1 to %g", opt, arg, hi),
-               -1;
+    if (errno || end == arg || *end || !isfinite(v) || v < o->lo || v > o->hi)
+        return snprintf(err, errlen, "--%s '%.40s': must be a number from %g to %g", o->name,
+                        arg, o->lo, o->hi), -1;
     if (v != floor(v))
-        return snprintf(err, errlen, "%s '%.40s': not a whole number", opt, arg), -1;
-    if (ival)
+        return snprintf(err, errlen, "--%s '%.40s': not a whole number", o->name, arg), -1;
+    if (o->ival)
         *(size_t *)to = (size_t)v;
     else
         *(uint32_t *)to = (uint32_t)v;
@@ -186,7 +184,7 @@ int verb_train(int argc, char **argv)
          .help = "... and least fraction of A's runtime (0..1, default 0.5)"},
         {"low-rho", "R", NV_CLI_DOUBLE, &o.low_rho, 0, 1,
          .help = "background rho of a baseline run, at most (0..1, default 0.05)"},
-        {"min-runs", "N", NV_CLI_CALL, &o.min_runs, .ival = 0, .call = set_whole,
+        {"min-runs", "N", NV_CLI_CALL, &o.min_runs, 1, 1e9, .ival = 0, .call = set_whole,
          .help = "samples for a table entry or a learned curve (1..1e9, default 1)"},
         {"u-bucket", "U", NV_CLI_DOUBLE, &o.u_bucket, 0.002, 1,
          .help = "width of the background-U buckets of a learned curve, fraction of the switch "
@@ -201,7 +199,7 @@ int verb_train(int argc, char **argv)
         {"window-days", "D", NV_CLI_DOUBLE, &window_days, 0.001, 1e5,
          .help = "train on the jobs that ended within D days of the newest one (0.001..1e5, "
                  "default: all)"},
-        {"max-jobs", "N", NV_CLI_CALL, &o.max_jobs, .ival = 1, .call = set_whole,
+        {"max-jobs", "N", NV_CLI_CALL, &o.max_jobs, 1, 1e8, .ival = 1, .call = set_whole,
          .help = "most job records held (1..1e8, default 8000000, about 1 GiB of summaries at "
                  "130 bytes a job; more is an error)"},
         {"quiet", NULL, NV_CLI_FLAG, &quiet, .ival = 1,

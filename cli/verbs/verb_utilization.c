@@ -29,16 +29,14 @@ static const char help_tail[] =
     "Example:\n"
     "  netvar utilization --service-us 1.0 --var-us2 0.04 --latency-us 2.5\n";
 
-/* a number into *to: --service-us (ival 0), --var-us2 (1), --latency-us
- * (2, which also takes inf) */
-static int set_num(void *to, int ival, const char *arg, char *err, size_t errlen)
+/* a number into *to; with ival 1 also inf */
+static int set_num(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
-    static const char *const name[] = {"--service-us", "--var-us2", "--latency-us"};
     char *end;
     errno = 0;
     double v = strtod(arg, &end);
-    if (end == arg || *end || errno == ERANGE || isnan(v) || (ival != 2 && isinf(v)))
-        return snprintf(err, errlen, "%s '%.60s' is not a finite number", name[ival], arg), -1;
+    if (end == arg || *end || errno == ERANGE || isnan(v) || (!o->ival && isinf(v)))
+        return snprintf(err, errlen, "--%s '%.60s' is not a finite number", o->name, arg), -1;
     *(double *)to = v;
     return 0;
 }
@@ -50,9 +48,9 @@ int verb_utilization(int argc, char **argv)
     const nv_opt opts[] = {
         {"service-us", "S", NV_CLI_CALL, &s, .call = set_num,
          .help = "service time 1/mu of the idle switch, microseconds (> 0)"},
-        {"var-us2", "V", NV_CLI_CALL, &v, .ival = 1, .call = set_num,
+        {"var-us2", "V", NV_CLI_CALL, &v, .call = set_num,
          .help = "variance of the idle service times, us^2 (>= 0)"},
-        {"latency-us", "W", NV_CLI_CALL, &w, .ival = 2, .call = set_num,
+        {"latency-us", "W", NV_CLI_CALL, &w, .ival = 1, .call = set_num,
          .help = "mean probe latency under load, microseconds (>= 0; 'inf' means no probe came "
                  "back: saturated)"},
         NV_OPT_JSON_ONLY(&json),

@@ -16,12 +16,12 @@
 #include "opts.h"
 
 static int call_seen;
-static int record_call(void *to, int ival, const char *arg, char *err, size_t errlen)
+static int record_call(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
     (void)to;
     if (!strcmp(arg, "no"))
         return snprintf(err, errlen, "--call 'no': refused"), -1;
-    call_seen = ival;
+    call_seen = o->ival;
     return 0;
 }
 
