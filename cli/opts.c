@@ -243,7 +243,7 @@ int nv_opts_parse(const nv_opt_spec *s, int argc, char **argv)
      * ':': a missing argument is told apart from an unknown option */
     while ((c = getopt_long(argc, argv, s->stop_at_operand ? "+:h" : ":h", lo, NULL)) != -1) {
         if (c == CODE_HELP) {
-            nv_opts_help(stdout, s);
+            nv_opts_help(stdout, s->help ? s->help : s);
             return 1;
         }
         if (c == CODE_LIST) {

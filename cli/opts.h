@@ -65,6 +65,8 @@ typedef struct nv_opt_spec {
     const char *tail;     /* --help after them: output, exit status, examples */
     int stop_at_operand;  /* the first operand ends the options (a COMMAND follows) */
     nv_opt_group group[NV_OPT_GROUPS_MAX];
+    /* --help prints this one instead (a verb whose actions share one help) */
+    const struct nv_opt_spec *help;
 } nv_opt_spec;
 
 /* Parses argv[1..] (argv[0] is the verb) with the spec's options; -h and
