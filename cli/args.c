@@ -49,8 +49,8 @@ static int launch_option(const nv_opt *o, void *to, const char *arg, char *err, 
     return nv_run_plan_option(l->plan, o->ival, arg, l->keep_dir, err, errlen) ? -1 : 0;
 }
 
-#define LAUNCH(name, arg, code, help)                                                   \
-    {name, arg, NV_CLI_CALL, NULL, 0, 0, help, NULL, NULL, code, 0, launch_option}
+#define LAUNCH(name, arg, code, text)                                                   \
+    {name, arg, NV_CLI_CALL, NULL, .help = text, .ival = code, .call = launch_option}
 
 static const nv_opt launch_opts[] = {
     LAUNCH("nodes", "N", NV_OPT_NODES,

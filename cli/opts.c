@@ -75,7 +75,7 @@ int nv_opt_apply(const nv_opt *o, void *group_to, const char *arg, char *err, si
         errno = 0;
         double v = strtod(arg, &end);
         if (end == arg || *end || errno == ERANGE || !isfinite(v) ||
-            !((o->zero_ok && v == 0) || (v >= o->lo && v <= o->hi))) {
+            !((o->zero_ok && v == 0) || ((o->open_lo ? v > o->lo : v >= o->lo) && v <= o->hi))) {
             if (o->bad)
                 return nv_err(err, errlen, "%s '%.40s': %s", flag, arg, o->bad);
             return nv_err(err, errlen, "%s '%.40s': must be a number from %g to %g", flag, arg,

@@ -43,6 +43,7 @@ struct nv_opt {
     const char *choices; /* CHOICE: the names, '|' between them */
     int ival;          /* FLAG: the value stored; CALL: its own use */
     int zero_ok;       /* DOUBLE: 0 is accepted besides lo..hi */
+    int open_lo;       /* DOUBLE: lo itself is refused (more than lo) */
     nv_opt_call call;  /* CALL */
 };
 
