@@ -70,6 +70,8 @@ static const char help_tail[] =
     "  netvar train --spool /var/spool/netvar --model /etc/netvar/model.json \\\n"
     "               --out /etc/netvar/model.json --window-s 30\n";
 
+_Static_assert(NV_TRAIN_DEFAULT_MAX_JOBS == 8000000, "the --max-jobs help says 8000000");
+
 /* a whole number from lo to hi, which may be written as 1e6, into a
  * uint32_t (--min-runs, ival 0) or a size_t (--max-jobs, ival 1) */
 static int set_whole(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
