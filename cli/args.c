@@ -1,6 +1,7 @@
 /* args.c - what the verbs share (args.h). */
 #include "args.h"
 #include "nv_err.h"
+#include "predict.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,4 +126,13 @@ int nv_cli_workflow_parse(const char *who, const char *head, const char *tail, c
         spec.group[g++] = nv_cli_placement_options(l);
     spec.group[g] = nv_cli_launch_options(l);
     return nv_opts_parse(&spec, argc, argv);
+}
+
+int nv_cli_set_predictor(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
+{
+    (void)o;
+    if (nv_predictor_from_name(arg, to))
+        return nv_err(err, errlen, "--predictor '%.40s' is not one of queue, averagelt, "
+                      "averagestdevlt, pdflt", arg);
+    return 0;
 }

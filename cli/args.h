@@ -39,6 +39,12 @@ nv_opt_group nv_cli_placement_options(nv_cli_launch *l);
     {"config", "FILE", NV_CLI_STR, to,                                                    \
      .help = "netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)"}
 
+/* --predictor NAME (predict, report): a predictor of predict.h into *to */
+int nv_cli_set_predictor(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen);
+#define NV_CLI_OPT_PREDICTOR(to)                                                          \
+    {"predictor", "NAME", NV_CLI_CALL, to, .call = nv_cli_set_predictor,                  \
+     .help = "queue (default), averagelt, averagestdevlt or pdflt"}
+
 /* Parses a workflow verb's options (who "netvar VERB"): its own, then with
  * placement the placement options, then the launch options; a COMMAND may
  * follow them.  Returns what nv_opts_parse returns. */

@@ -111,15 +111,6 @@ static int parse_count(const char *text, uint32_t *out)
     return 0;
 }
 
-static int set_predictor(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
-{
-    (void)o;
-    if (nv_predictor_from_name(arg, to))
-        return snprintf(err, errlen, "--predictor '%.40s' is not one of queue, averagelt, "
-                        "averagestdevlt, pdflt", arg), -1;
-    return 0;
-}
-
 _Static_assert(NV_DEFAULT_MIN_SAMPLES == 3, "the --min-samples help says 3");
 static int set_min_samples(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
@@ -238,8 +229,7 @@ int verb_predict(int argc, char **argv)
         {"app", "A", NV_CLI_STR, &app, .help = "app key to predict for"},
         {"with", "B[,C...]", NV_CLI_STR, &with_arg,
          .help = "comma-separated app keys of the neighbours (up to " NV_STR(MAX_WITH) ")"},
-        {"predictor", "NAME", NV_CLI_CALL, &predictor, .call = set_predictor,
-         .help = "queue (default), averagelt, averagestdevlt or pdflt"},
+        NV_CLI_OPT_PREDICTOR(&predictor),
         {"min-samples", "N", NV_CLI_CALL, &min_samples, .call = set_min_samples,
          .help = "table samples needed to answer from the table (0..4294967295, default 3)"},
         {"leaves", "L", NV_CLI_STR, &leaves_arg,

@@ -718,15 +718,6 @@ static int report_cluster(struct ctx *c)
     return 0;
 }
 
-static int set_predictor(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
-{
-    (void)o;
-    if (nv_predictor_from_name(arg, to))
-        return snprintf(err, errlen, "--predictor %.40s: not queue, averagelt, averagestdevlt or "
-                        "pdflt", arg), -1;
-    return 0;
-}
-
 int verb_report(int argc, char **argv)
 {
     struct nv_config conf;
@@ -742,8 +733,7 @@ int verb_report(int argc, char **argv)
          .help = "netvar spool (default: netvar.conf's, /var/spool/netvar)"},
         {"model", "FILE", NV_CLI_STR, &c.model_path,
          .help = "model file (default /var/lib/netvar/model.json)"},
-        {"predictor", "NAME", NV_CLI_CALL, &c.predictor, .call = set_predictor,
-         .help = "queue (default), averagelt, averagestdevlt, pdflt"},
+        NV_CLI_OPT_PREDICTOR(&c.predictor),
         {"json", NULL, NV_CLI_FLAG, &c.json, .ival = 1,
          .help = "JSON instead of the table; names carry their unit (_s seconds, _us "
                  "microseconds, _pct percent); rho, utilization, p_high and counter_rho are "
