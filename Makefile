@@ -217,6 +217,8 @@ $(BUILD)/tests/unit/pmpi/test_pmpi_pending: $(BUILD)/obj/probes/pmpi/nvp_pending
 # js_state test injects an allocation failure into the index build
 $(BUILD)/tests/unit/spank/test_spool: $(BUILD)/obj/plugins/spank/spool.o
 $(BUILD)/tests/unit/job_submit/test_js_state: $(BUILD)/obj/plugins/job_submit/js_state.o
+# tests/unit/cli/ links the CLI's option tables (cli/opts.c, cli/args.c)
+$(BUILD)/tests/unit/cli/test_opts: $(BUILD)/obj/cli/opts.o $(BUILD)/obj/cli/args.o
 $(BUILD)/tests/unit/job_submit/test_js_state: NV_LDFLAGS += -Wl,--wrap=nv_running_index_build
 # the Aries sampler test runs against a stand-in for PAPI's Aries component
 # (tests/fixtures/papi/fake_papi.c), found first on LD_LIBRARY_PATH

@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 
 #include "args.h"
+#include "opts.h"
 #include "verbs.h"
 
 #ifndef NETVAR_VERSION
@@ -49,17 +50,18 @@ static void usage(FILE *out)
 int verb_version(int argc, char **argv)
 {
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("Usage: netvar version [--json]\n\nPrint the netvar version.\n\n"
-                   "Options:\n  --json       {\"version\": \"...\"} instead\n");
-            return 0;
-        }
-        if (strcmp(argv[i], "--json")) {
-            fprintf(stderr, "netvar version: unexpected argument '%.60s'; see --help\n", argv[i]);
-            return 2;
-        }
-        json = 1;
+    const nv_opt opts[] = {
+        {"json", NULL, NV_CLI_FLAG, &json, .ival = 1, .help = "{\"version\": \"...\"} instead"},
+    };
+    const nv_opt_spec spec = {"netvar version", NULL,
+                              "Usage: netvar version [--json]\n\nPrint the netvar version.\n\n",
+                              NULL, 0, {{"Options:", "version", opts, 1}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
+    if (optind < argc) {
+        fprintf(stderr, "netvar version: unexpected argument '%.60s'; see --help\n", argv[optind]);
+        return 2;
     }
     if (json) {
         json_object *o = json_object_new_object();

@@ -4,7 +4,6 @@
  * set file in lib/alloctrain; this file runs the sweep benchmark through
  * lib/runner's child processes and glues the rest together. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,114 +22,279 @@
 #include "model_builder.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "opts.h"
 #include "verbs.h"
 
 #define LIST_MAX 32
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar alloc sweep --out FILE (--topology FILE | --blade-map FILE)\n"
-        "                          [--nodes LIST] [--ppn LIST] [--bytes LIST] [--placement LIST]\n"
-        "                          [--dims D] [--phases K] [--reps R] [--launcher srun|mpirun]\n"
-        "                          [--bin PATH] [--timeout S] [--source TEXT] [--json]\n"
-        "       netvar alloc records --spool DIR --out FILE (--topology FILE | --blade-map FILE)\n"
-        "                          [--json]\n"
-        "       netvar alloc train (--dataset FILE... | --records SPOOL) --model FILE [--out FILE]\n"
-        "                          [--learner xgboost|extra-trees] [--trees N] [--depth D]\n"
-        "                          [--partition BYTES|none] [--topology FILE | --blade-map FILE]\n"
-        "                          [--app-halo KEY:DIMS:BYTES:RANKS:PHASES:COMPUTE_CORE_S]\n"
-        "                          [--app-profile KEY=PROFILE.json] [--json]\n"
-        "       netvar alloc advise --model FILE --app KEY --nodes MIN[-MAX] [--ppn N]\n"
-        "                          [--interference PCT] [--json]\n"
-        "\n"
-        "Predicts an application's communication time at N nodes x PPN ranks per node\n"
-        "on a placement from features of its communication pattern, the mapping and\n"
-        "the topology (Apostolakis, *Communication time prediction*: classes A = app\n"
-        "and size, B = + mapping, C = + topology), with regression trees exported into\n"
-        "the model file's \"alloc\" section, which job_submit/netvar uses to advise a\n"
-        "node count within --nodes=MIN-MAX.\n"
-        "\n"
-        "sweep   runs the training benchmark netvar-sweep-stencil (a halo exchange, the\n"
-        "        paper's §3.4) for every N x PPN x message size x placement and appends\n"
-        "        one row per run to the data set FILE (netvar-alloc-dataset; written\n"
-        "        after every run, so an interrupted sweep keeps what it measured).\n"
-        "        Placement \"pack\" fills switches in the topology's order; \"spread\"\n"
-        "        takes one node of each switch in turn (across the uplink).  Features\n"
-        "        come from the halo's matrix on the nodes the ranks reported.\n"
-        "records turns production jobs into training rows (a data set FILE, source\n"
-        "        \"job records\"): every job of the spool whose record names an app and\n"
-        "        whose segment profile (libnetvar_pmpi.so, segments or full mode) holds a\n"
-        "        traffic matrix and placement gives one row: features from the matrix per\n"
-        "        phase (bytes / segments, one message per rank pair) on the nodes that\n"
-        "        ran, and the target communication seconds per phase = mean over segments\n"
-        "        of (wall time - CPU time outside MPI), medians over ranks.  A job without\n"
-        "        such a profile is counted; one that cannot be used is named on stderr\n"
-        "        with the reason.  Profiles are read as the user's files (owner checked,\n"
-        "        no link followed, size bounded).  FILE is replaced (atomically).\n"
-        "train   trains one tree ensemble per class and message-size partition on the\n"
-        "        data sets (target: ln seconds per phase), adds the app profiles and the\n"
-        "        switches, and writes the section into the model (atomically; the rest\n"
-        "        of the file is kept).  An app profile from a segment profile takes its\n"
-        "        traffic matrix as the pattern per phase (one phase per segment) and its\n"
-        "        compute as ranks x (runtime - predicted communication).\n"
-        "advise  prints the advice job_submit would give (without interference unless\n"
-        "        --interference is given).\n"
-        "\n"
-        "Options:\n"
-        "  --out FILE        data set (sweep) or model (train; default --model) to write\n"
-        "  --topology FILE   Slurm topology.conf: switches (SwitchName=... Nodes=...)\n"
-        "  --blade-map FILE  netvar's blade map (lines 'n[1-4] switch=s1 group=g0')\n"
-        "  --nodes LIST      node counts, comma-separated (sweep default 1,2,4); for\n"
-        "                    advise MIN or MIN-MAX\n"
-        "  --ppn LIST        ranks per node (sweep default 1,2; advise default 1)\n"
-        "  --bytes LIST      message sizes, bytes (default 1024,16384,262144)\n"
-        "  --placement LIST  pack,spread (default both)\n"
-        "  --dims D          halo dimensions 1-3 (default 3)\n"
-        "  --phases K        timed phases per run (default 200)\n"
-        "  --reps R          repetitions of every configuration (default 1)\n"
-        "  --launcher L      srun (default; inside a Slurm allocation or lab) or mpirun\n"
-        "                    (this host only: N must be 1)\n"
-        "  --bin PATH        the benchmark (default netvar-sweep-stencil beside netvar)\n"
-        "  --timeout S       per run, seconds (default 300)\n"
-        "  --source TEXT     the data set's \"source\" (default \"sweep\")\n"
-        "  --spool DIR       netvar's spool (records: DIR/jobs/ID/job.json and profiles/)\n"
-        "  --dataset FILE    a data set to learn from; repeatable\n"
-        "  --records SPOOL   train: also learn from the spool's job records (as `records`\n"
-        "                    makes them; needs --topology or --blade-map), and add each\n"
-        "                    profiled app from its newest job (pattern, phases, ranks,\n"
-        "                    measured compute) unless --app-halo/--app-profile names it\n"
-        "  --model FILE      model file (schema netvar-model)\n"
-        "  --learner L       xgboost (default; libxgboost) or extra-trees (netvar's own)\n"
-        "  --trees N         boosting rounds or forest size, 1-4096 (default 50; extra trees 100)\n"
-        "  --depth D         tree depth, 1-30 (default 4 xgboost, 12 extra trees)\n"
-        "  --partition B     split by largest message size at B bytes (default 4096);\n"
-        "                    none: one model per class\n"
-        "  --app-halo SPEC   an app described as a halo: key, dimensions, message bytes,\n"
-        "                    ranks, phases per run, compute core-seconds per run\n"
-        "  --app-profile KEY=FILE  an app from a segment profile with a traffic matrix\n"
-        "  --app KEY         app to advise\n"
-        "  --interference P  predicted slowdown beside running jobs, %% (paid across switches)\n"
-        "  --json            machine-readable output\n");
-}
+static const char help_head[] =
+    "Usage: netvar alloc sweep --out FILE (--topology FILE | --blade-map FILE)\n"
+    "                          [--nodes LIST] [--ppn LIST] [--bytes LIST] [--placement LIST]\n"
+    "                          [--dims D] [--phases K] [--reps R] [--launcher srun|mpirun]\n"
+    "                          [--bin PATH] [--timeout S] [--source TEXT] [--json]\n"
+    "       netvar alloc records --spool DIR --out FILE (--topology FILE | --blade-map FILE)\n"
+    "                          [--json]\n"
+    "       netvar alloc train (--dataset FILE... | --records SPOOL) --model FILE [--out FILE]\n"
+    "                          [--learner xgboost|extra-trees] [--trees N] [--depth D]\n"
+    "                          [--partition BYTES|none] [--topology FILE | --blade-map FILE]\n"
+    "                          [--app-halo KEY:DIMS:BYTES:RANKS:PHASES:COMPUTE_CORE_S]\n"
+    "                          [--app-profile KEY=PROFILE.json] [--json]\n"
+    "       netvar alloc advise --model FILE --app KEY --nodes MIN[-MAX] [--ppn N]\n"
+    "                          [--interference PCT] [--json]\n"
+    "\n"
+    "Predicts an application's communication time at N nodes x PPN ranks per node\n"
+    "on a placement from features of its communication pattern, the mapping and\n"
+    "the topology (Apostolakis, *Communication time prediction*: classes A = app\n"
+    "and size, B = + mapping, C = + topology), with regression trees exported into\n"
+    "the model file's \"alloc\" section, which job_submit/netvar uses to advise a\n"
+    "node count within --nodes=MIN-MAX.\n"
+    "\n"
+    "sweep   runs the training benchmark netvar-sweep-stencil (a halo exchange, the\n"
+    "        paper's §3.4) for every N x PPN x message size x placement and appends\n"
+    "        one row per run to the data set FILE (netvar-alloc-dataset; written\n"
+    "        after every run, so an interrupted sweep keeps what it measured).\n"
+    "        Placement \"pack\" fills switches in the topology's order; \"spread\"\n"
+    "        takes one node of each switch in turn (across the uplink).  Features\n"
+    "        come from the halo's matrix on the nodes the ranks reported.\n"
+    "records turns production jobs into training rows (a data set FILE, source\n"
+    "        \"job records\"): every job of the spool whose record names an app and\n"
+    "        whose segment profile (libnetvar_pmpi.so, segments or full mode) holds a\n"
+    "        traffic matrix and placement gives one row: features from the matrix per\n"
+    "        phase (bytes / segments, one message per rank pair) on the nodes that\n"
+    "        ran, and the target communication seconds per phase = mean over segments\n"
+    "        of (wall time - CPU time outside MPI), medians over ranks.  A job without\n"
+    "        such a profile is counted; one that cannot be used is named on stderr\n"
+    "        with the reason.  Profiles are read as the user's files (owner checked,\n"
+    "        no link followed, size bounded).  FILE is replaced (atomically).\n"
+    "train   trains one tree ensemble per class and message-size partition on the\n"
+    "        data sets (target: ln seconds per phase), adds the app profiles and the\n"
+    "        switches, and writes the section into the model (atomically; the rest\n"
+    "        of the file is kept).  An app profile from a segment profile takes its\n"
+    "        traffic matrix as the pattern per phase (one phase per segment) and its\n"
+    "        compute as ranks x (runtime - predicted communication).\n"
+    "advise  prints the advice job_submit would give (without interference unless\n"
+    "        --interference is given).\n"
+    "\n";
 
-static int parse_list(const char *s, uint32_t *out, size_t *n, uint32_t lo, uint32_t hi)
+/* ---- options: one table per action, their values in these ---- */
+
+typedef struct u32_list {
+    uint32_t v[LIST_MAX];
+    size_t n;
+} u32_list;
+typedef struct str_list {
+    const char *v[64];
+    size_t n;
+} str_list;
+
+static struct {
+    const char *out, *topology, *blade_map, *bin, *source;
+    int mpirun, json, place[2]; /* place: pack, spread */
+    u32_list nodes, ppn, bytes;
+    long dims, phases, reps;
+    double timeout;
+} sweep = {.source = "sweep", .place = {1, 1}, .nodes = {{1, 2, 4}, 3}, .ppn = {{1, 2}, 2},
+           .bytes = {{1024, 16384, 262144}, 3}, .dims = 3, .phases = 200, .reps = 1,
+           .timeout = 300};
+
+static struct {
+    const char *out, *topology, *blade_map, *spool;
+    int json;
+} recs;
+
+static struct {
+    str_list datasets, halos, profiles;
+    const char *model, *out, *topology, *blade_map, *records;
+    int json, learner; /* learner: nv_alloc_learner */
+    long trees, depth; /* 0: the learner's default */
+    double partition;
+} train = {.learner = NV_LEARN_XGBOOST, .partition = 4096};
+
+static struct {
+    const char *model, *app;
+    uint32_t range[2]; /* --nodes MIN[-MAX] */
+    int ppn, json;
+    double interference;
+} advise = {.ppn = 1, .interference = NAN};
+
+/* a comma-separated list of up to LIST_MAX whole numbers from lo to hi */
+static int set_list(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
-    *n = 0;
+    u32_list *l = to, got = {{0}, 0};
     char buf[512];
-    if (!s || strlen(s) >= sizeof buf)
-        return -1;
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int ok = strlen(arg) < sizeof buf;
+    snprintf(buf, sizeof buf, "%s", arg);
+    for (char *save = NULL, *t = ok ? strtok_r(buf, ",", &save) : NULL; t && ok;
+         t = strtok_r(NULL, ",", &save)) {
         char *end = NULL;
         errno = 0;
         unsigned long v = strtoul(t, &end, 10);
-        if (errno || !end || *end || v < lo || v > hi || *n >= LIST_MAX)
-            return -1;
-        out[(*n)++] = (uint32_t)v;
+        ok = !errno && end && !*end && v >= o->lo && v <= o->hi && got.n < LIST_MAX;
+        if (ok)
+            got.v[got.n++] = (uint32_t)v;
     }
-    return *n ? 0 : -1;
+    if (!ok || !got.n)
+        return snprintf(err, errlen, "--%s '%.60s': expected up to %d whole numbers from %.0f "
+                        "to %.0f, comma-separated", o->name, arg, LIST_MAX, o->lo, o->hi), -1;
+    *l = got;
+    return 0;
 }
+
+/* --placement: pack, spread or both */
+static int set_placement(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
+{
+    int *place = to;
+    place[0] = strstr(arg, "pack") != NULL;
+    place[1] = strstr(arg, "spread") != NULL;
+    if (!place[0] && !place[1])
+        return snprintf(err, errlen, "--%s '%.60s': expected pack, spread or pack,spread",
+                        o->name, arg), -1;
+    return 0;
+}
+
+/* a repeatable option: one more value (up to 64) */
+static int add_value(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
+{
+    str_list *l = to;
+    if (l->n == sizeof l->v / sizeof l->v[0])
+        return snprintf(err, errlen, "--%s: at most %zu of them", o->name,
+                        sizeof l->v / sizeof l->v[0]), -1;
+    l->v[l->n++] = arg;
+    return 0;
+}
+
+/* --partition BYTES, or none */
+static int set_partition(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    double v = !strcmp(arg, "none") ? INFINITY : strtod(arg, &end);
+    if (strcmp(arg, "none") && (end == arg || *end))
+        v = NAN;
+    if (!(v > 0))
+        return snprintf(err, errlen, "--%s '%.40s': expected a number of bytes > 0 or none",
+                        o->name, arg), -1;
+    *(double *)to = v;
+    return 0;
+}
+
+/* --nodes MIN or MIN-MAX (1 <= MIN <= MAX) */
+static int set_range(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
+{
+    uint32_t *r = to;
+    char *end = NULL;
+    errno = 0;
+    unsigned long lo = strtoul(arg, &end, 10), hi = lo;
+    if (end != arg && *end == '-')
+        hi = strtoul(end + 1, &end, 10);
+    if (errno || end == arg || *end || lo < 1 || hi < lo || hi > UINT32_MAX)
+        return snprintf(err, errlen, "--%s '%.40s': expected MIN or MIN-MAX, 1 <= MIN <= MAX",
+                        o->name, arg), -1;
+    r[0] = (uint32_t)lo;
+    r[1] = (uint32_t)hi;
+    return 0;
+}
+
+#define OPT_TOPOLOGY(to)                                                                  \
+    {"topology", "FILE", NV_CLI_STR, to,                                                  \
+     .help = "Slurm topology.conf: switches (SwitchName=... Nodes=...)"}
+#define OPT_BLADE_MAP(to)                                                                 \
+    {"blade-map", "FILE", NV_CLI_STR, to,                                                 \
+     .help = "netvar's blade map (lines 'n[1-4] switch=s1 group=g0')"}
+#define OPT_JSON(to) {"json", NULL, NV_CLI_FLAG, to, .ival = 1, .help = "machine-readable output"}
+
+static const nv_opt sweep_opts[] = {
+    {"out", "FILE", NV_CLI_STR, &sweep.out, .help = "data set to append to (required)"},
+    OPT_TOPOLOGY(&sweep.topology),
+    OPT_BLADE_MAP(&sweep.blade_map),
+    {"nodes", "LIST", NV_CLI_CALL, &sweep.nodes, 1, 4096, .call = set_list,
+     .help = "node counts, comma-separated, 1..4096 (default 1,2,4)"},
+    {"ppn", "LIST", NV_CLI_CALL, &sweep.ppn, 1, 1024, .call = set_list,
+     .help = "ranks per node, 1..1024 (default 1,2)"},
+    {"bytes", "LIST", NV_CLI_CALL, &sweep.bytes, 1, 64u << 20, .call = set_list,
+     .help = "message sizes, bytes, 1..67108864 (default 1024,16384,262144)"},
+    {"placement", "LIST", NV_CLI_CALL, sweep.place, .call = set_placement,
+     .help = "pack,spread (default both)"},
+    {"dims", "D", NV_CLI_LONG, &sweep.dims, 1, 3, .help = "halo dimensions 1-3 (default 3)"},
+    {"phases", "K", NV_CLI_LONG, &sweep.phases, 1, 1000000,
+     .help = "timed phases per run, 1..1000000 (default 200)"},
+    {"reps", "R", NV_CLI_LONG, &sweep.reps, 1, 1000,
+     .help = "repetitions of every configuration, 1..1000 (default 1)"},
+    {"launcher", "L", NV_CLI_CHOICE, &sweep.mpirun, .choices = "srun|mpirun",
+     .help = "srun (default; inside a Slurm allocation or lab) or mpirun (this host only: N "
+             "must be 1)"},
+    {"bin", "PATH", NV_CLI_STR, &sweep.bin,
+     .help = "the benchmark (default netvar-sweep-stencil beside netvar)"},
+    {"timeout", "S", NV_CLI_DOUBLE, &sweep.timeout, 0, 86400, .open_lo = 1,
+     .bad = "must be more than 0 and at most 86400 seconds",
+     .help = "per run, seconds (at most 86400, default 300)"},
+    {"source", "TEXT", NV_CLI_STR, &sweep.source,
+     .help = "the data set's \"source\" (default \"sweep\")"},
+    OPT_JSON(&sweep.json),
+};
+
+static const nv_opt records_opts[] = {
+    {"spool", "DIR", NV_CLI_STR, &recs.spool,
+     .help = "netvar's spool (records: DIR/jobs/ID/job.json and profiles/; required)"},
+    {"out", "FILE", NV_CLI_STR, &recs.out, .help = "data set to write (required)"},
+    OPT_TOPOLOGY(&recs.topology),
+    OPT_BLADE_MAP(&recs.blade_map),
+    OPT_JSON(&recs.json),
+};
+
+static const nv_opt train_opts[] = {
+    {"dataset", "FILE", NV_CLI_CALL, &train.datasets, .call = add_value,
+     .help = "a data set to learn from; repeatable (up to 64)"},
+    {"records", "SPOOL", NV_CLI_STR, &train.records,
+     .help = "also learn from the spool's job records (as `records` makes them; needs "
+             "--topology or --blade-map), and add each profiled app from its newest job "
+             "(pattern, phases, ranks, measured compute) unless --app-halo/--app-profile names "
+             "it"},
+    {"model", "FILE", NV_CLI_STR, &train.model,
+     .help = "model file (schema netvar-model; required)"},
+    {"out", "FILE", NV_CLI_STR, &train.out, .help = "model to write (default --model)"},
+    {"learner", "L", NV_CLI_CHOICE, &train.learner, .choices = "xgboost|extra-trees",
+     .help = "xgboost (default; libxgboost) or extra-trees (netvar's own)"},
+    {"trees", "N", NV_CLI_LONG, &train.trees, 1, NV_ALLOC_MAX_TREES,
+     .help = "boosting rounds or forest size, 1-" NV_STR(NV_ALLOC_MAX_TREES) " (default 50; "
+             "extra trees 100)"},
+    {"depth", "D", NV_CLI_LONG, &train.depth, 1, 30,
+     .help = "tree depth, 1-30 (default 4 xgboost, 12 extra trees)"},
+    {"partition", "B", NV_CLI_CALL, &train.partition, .call = set_partition,
+     .help = "split by largest message size at B bytes (default 4096); none: one model per "
+             "class"},
+    OPT_TOPOLOGY(&train.topology),
+    OPT_BLADE_MAP(&train.blade_map),
+    {"app-halo", "SPEC", NV_CLI_CALL, &train.halos, .call = add_value,
+     .help = "an app described as a halo, KEY:DIMS:BYTES:RANKS:PHASES:COMPUTE_CORE_S: key, "
+             "dimensions, message bytes, ranks, phases per run, compute core-seconds per run; "
+             "repeatable"},
+    {"app-profile", "KEY=FILE", NV_CLI_CALL, &train.profiles, .call = add_value,
+     .help = "an app from a segment profile with a traffic matrix; repeatable"},
+    OPT_JSON(&train.json),
+};
+
+static const nv_opt advise_opts[] = {
+    {"model", "FILE", NV_CLI_STR, &advise.model,
+     .help = "model file (schema netvar-model; required)"},
+    {"app", "KEY", NV_CLI_STR, &advise.app, .help = "app to advise (required)"},
+    {"nodes", "MIN[-MAX]", NV_CLI_CALL, advise.range, .call = set_range,
+     .help = "the node counts the job accepts (required)"},
+    {"ppn", "N", NV_CLI_INT, &advise.ppn, 1, 1024, .help = "ranks per node, 1..1024 (default 1)"},
+    {"interference", "P", NV_CLI_DOUBLE, &advise.interference, -100, HUGE_VAL,
+     .bad = "must be a number of percent >= -100",
+     .help = "predicted slowdown beside running jobs, % (at least -100; paid across "
+             "switches)"},
+    OPT_JSON(&advise.json),
+};
+
+#define GROUP(title, man, opts) {title, man, opts, sizeof opts / sizeof opts[0]}
+static const nv_opt_spec alloc_spec = {
+    "netvar alloc", NULL, help_head, NULL, 0,
+    {GROUP("Options of sweep:", "alloc sweep", sweep_opts),
+     GROUP("Options of records:", "alloc records", records_opts),
+     GROUP("Options of train:", "alloc train", train_opts),
+     GROUP("Options of advise:", "alloc advise", advise_opts)},
+};
 
 /* ---- topology: dense switch and group ids ---- */
 
@@ -220,53 +384,16 @@ static int pick_nodes(const topo_ix *x, uint32_t n, int spread, char *list, size
     return 0;
 }
 
-static int run_sweep(int argc, char **argv)
+static int run_sweep(void)
 {
-    const char *out = NULL, *topology = NULL, *blade_map = NULL, *bin = NULL, *source = "sweep";
-    const char *launcher = "srun";
-    uint32_t nodes[LIST_MAX] = {1, 2, 4}, ppn[LIST_MAX] = {1, 2}, bytes[LIST_MAX] = {1024, 16384, 262144};
-    size_t nn = 3, np = 2, nb = 3;
-    int place[2] = {1, 1}, json = 0;
-    long dims = 3, phases = 200, reps = 1;
-    double timeout = 300;
-    static const struct option opts[] = {
-        {"out", 1, 0, 'o'}, {"topology", 1, 0, 't'}, {"blade-map", 1, 0, 'm'}, {"nodes", 1, 0, 'N'},
-        {"ppn", 1, 0, 'p'}, {"bytes", 1, 0, 'b'}, {"placement", 1, 0, 'P'}, {"dims", 1, 0, 'd'},
-        {"phases", 1, 0, 'k'}, {"reps", 1, 0, 'r'}, {"launcher", 1, 0, 'l'}, {"bin", 1, 0, 'B'},
-        {"timeout", 1, 0, 'T'}, {"source", 1, 0, 's'}, {"json", 0, 0, 'j'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 't': topology = optarg; break;
-        case 'm': blade_map = optarg; break;
-        case 'N': bad = parse_list(optarg, nodes, &nn, 1, 4096); break;
-        case 'p': bad = parse_list(optarg, ppn, &np, 1, 1024); break;
-        case 'b': bad = parse_list(optarg, bytes, &nb, 1, 64u << 20); break;
-        case 'P':
-            place[0] = strstr(optarg, "pack") != NULL;
-            place[1] = strstr(optarg, "spread") != NULL;
-            bad = !place[0] && !place[1];
-            break;
-        case 'd': dims = strtol(optarg, NULL, 10); bad = dims < 1 || dims > 3; break;
-        case 'k': phases = strtol(optarg, NULL, 10); bad = phases < 1 || phases > 1000000; break;
-        case 'r': reps = strtol(optarg, NULL, 10); bad = reps < 1 || reps > 1000; break;
-        case 'l': launcher = optarg; bad = strcmp(optarg, "srun") && strcmp(optarg, "mpirun"); break;
-        case 'B': bin = optarg; break;
-        case 'T': timeout = strtod(optarg, NULL); bad = !(timeout > 0 && timeout <= 86400); break;
-        case 's': source = optarg; break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-        if (bad) {
-            fprintf(stderr, "netvar alloc sweep: bad value '%s' for %s (see --help)\n", optarg, argv[optind - 1]);
-            return 2;
-        }
-    }
-    int mpirun = !strcmp(launcher, "mpirun");
+    const char *out = sweep.out, *topology = sweep.topology, *blade_map = sweep.blade_map,
+               *bin = sweep.bin, *source = sweep.source;
+    const uint32_t *nodes = sweep.nodes.v, *ppn = sweep.ppn.v, *bytes = sweep.bytes.v;
+    size_t nn = sweep.nodes.n, np = sweep.ppn.n, nb = sweep.bytes.n;
+    const int *place = sweep.place;
+    int json = sweep.json, mpirun = sweep.mpirun;
+    long dims = sweep.dims, phases = sweep.phases, reps = sweep.reps;
+    double timeout = sweep.timeout;
     if (!out || (!mpirun && !topology && !blade_map)) {
         fprintf(stderr, "netvar alloc sweep: --out and (with srun) --topology or --blade-map are required\n");
         return 2;
@@ -545,63 +672,23 @@ out:
     return rc;
 }
 
-static int run_train(int argc, char **argv)
+static int run_train(void)
 {
-    const char *datasets[64], *model = NULL, *out = NULL, *topology = NULL, *blade_map = NULL;
-    const char *halos[64], *profiles[64], *records = NULL;
-    size_t nd = 0, nh = 0, npr = 0;
-    int json = 0;
-    double partition = 4096;
-    nv_alloc_train_params p;
-    nv_alloc_train_defaults(&p, NV_LEARN_XGBOOST);
-    long trees = 0, depth = 0;
-    static const struct option opts[] = {
-        {"dataset", 1, 0, 'D'}, {"model", 1, 0, 'M'}, {"out", 1, 0, 'o'}, {"learner", 1, 0, 'L'},
-        {"trees", 1, 0, 'n'}, {"depth", 1, 0, 'd'}, {"partition", 1, 0, 'P'}, {"topology", 1, 0, 't'},
-        {"blade-map", 1, 0, 'm'}, {"app-halo", 1, 0, 'H'}, {"app-profile", 1, 0, 'R'}, {"json", 0, 0, 'j'},
-        {"records", 1, 0, 'S'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case 'D': bad = nd >= 64; if (!bad) datasets[nd++] = optarg; break;
-        case 'M': model = optarg; break;
-        case 'o': out = optarg; break;
-        case 'L':
-            if (!strcmp(optarg, "xgboost"))
-                p.learner = NV_LEARN_XGBOOST;
-            else if (!strcmp(optarg, "extra-trees"))
-                p.learner = NV_LEARN_EXTRA_TREES;
-            else
-                bad = 1;
-            break;
-        case 'n': trees = strtol(optarg, NULL, 10); bad = trees < 1 || trees > NV_ALLOC_MAX_TREES; break;
-        case 'd': depth = strtol(optarg, NULL, 10); bad = depth < 1 || depth > 30; break;
-        case 'P':
-            partition = !strcmp(optarg, "none") ? INFINITY : strtod(optarg, NULL);
-            bad = !(partition > 0);
-            break;
-        case 't': topology = optarg; break;
-        case 'm': blade_map = optarg; break;
-        case 'H': bad = nh >= 64; if (!bad) halos[nh++] = optarg; break;
-        case 'R': bad = npr >= 64; if (!bad) profiles[npr++] = optarg; break;
-        case 'S': records = optarg; break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-        if (bad) {
-            fprintf(stderr, "netvar alloc train: bad value '%s' for %s (see --help)\n", optarg, argv[optind - 1]);
-            return 2;
-        }
-    }
+    const char *const *datasets = train.datasets.v, *const *halos = train.halos.v,
+                      *const *profiles = train.profiles.v;
+    const char *model = train.model, *out = train.out, *topology = train.topology,
+               *blade_map = train.blade_map, *records = train.records;
+    size_t nd = train.datasets.n, nh = train.halos.n, npr = train.profiles.n;
+    int json = train.json;
+    double partition = train.partition;
+    long trees = train.trees, depth = train.depth;
     if ((!nd && !records) || !model || (records && !topology && !blade_map)) {
         fprintf(stderr, "netvar alloc train: --model, and --dataset or --records (which needs --topology or "
                         "--blade-map) are required (see --help)\n");
         return 2;
     }
-    nv_alloc_train_defaults(&p, p.learner); /* the learner's own defaults */
+    nv_alloc_train_params p;
+    nv_alloc_train_defaults(&p, (nv_alloc_learner)train.learner); /* the learner's own defaults */
     if (trees)
         p.trees = (uint32_t)trees;
     if (depth)
@@ -735,41 +822,12 @@ out:
 
 /* ---- advise ---- */
 
-static int run_advise(int argc, char **argv)
+static int run_advise(void)
 {
-    const char *model = NULL, *app = NULL;
-    uint32_t lo = 0, hi = 0, ppn = 1;
-    double interference = NAN;
-    int json = 0;
-    static const struct option opts[] = {{"model", 1, 0, 'M'}, {"app", 1, 0, 'a'}, {"nodes", 1, 0, 'N'},
-                                         {"ppn", 1, 0, 'p'}, {"interference", 1, 0, 'i'}, {"json", 0, 0, 'j'},
-                                         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        int bad = 0;
-        char *end = NULL;
-        switch (c) {
-        case 'M': model = optarg; break;
-        case 'a': app = optarg; break;
-        case 'N':
-            lo = (uint32_t)strtoul(optarg, &end, 10);
-            hi = lo;
-            if (end && *end == '-')
-                hi = (uint32_t)strtoul(end + 1, &end, 10);
-            bad = !end || *end || lo < 1 || hi < lo;
-            break;
-        case 'p': ppn = (uint32_t)strtoul(optarg, &end, 10); bad = !end || *end || ppn < 1 || ppn > 1024; break;
-        case 'i': interference = strtod(optarg, &end); bad = !end || *end || !(interference >= -100); break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-        if (bad) {
-            fprintf(stderr, "netvar alloc advise: bad value '%s' for %s (see --help)\n", optarg, argv[optind - 1]);
-            return 2;
-        }
-    }
+    const char *model = advise.model, *app = advise.app;
+    uint32_t lo = advise.range[0], hi = advise.range[1], ppn = (uint32_t)advise.ppn;
+    double interference = advise.interference;
+    int json = advise.json;
     if (!model || !app || !lo) {
         fprintf(stderr, "netvar alloc advise: --model, --app and --nodes are required (see --help)\n");
         return 2;
@@ -820,27 +878,13 @@ static int run_advise(int argc, char **argv)
 
 /* ---- records ---- */
 
-static int run_records(int argc, char **argv)
+/* records, with `operands` arguments left after the options (a usage error) */
+static int run_records(int operands)
 {
-    const char *out = NULL, *topology = NULL, *blade_map = NULL, *spool = NULL;
-    int json = 0;
-    static const struct option opts[] = {
-        {"out", 1, 0, 'o'}, {"topology", 1, 0, 't'}, {"blade-map", 1, 0, 'm'}, {"spool", 1, 0, 's'},
-        {"json", 0, 0, 'j'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 't': topology = optarg; break;
-        case 'm': blade_map = optarg; break;
-        case 's': spool = optarg; break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind < argc || !out || !spool || (!topology == !blade_map)) {
+    const char *out = recs.out, *topology = recs.topology, *blade_map = recs.blade_map,
+               *spool = recs.spool;
+    int json = recs.json;
+    if (operands || !out || !spool || (!topology == !blade_map)) {
         fprintf(stderr, "netvar alloc records: --spool, --out and one of --topology or --blade-map are "
                         "required (see --help)\n");
         return 2;
@@ -886,17 +930,31 @@ static int run_records(int argc, char **argv)
 int verb_alloc(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
+        nv_opts_help(argc < 2 ? stderr : stdout, &alloc_spec);
         return argc < 2 ? 2 : 0;
     }
-    if (!strcmp(argv[1], "sweep"))
-        return run_sweep(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "train"))
-        return run_train(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "records"))
-        return run_records(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "advise"))
-        return run_advise(argc - 1, argv + 1);
-    fprintf(stderr, "netvar alloc: unknown subcommand '%s' (sweep, records, train or advise; see --help)\n", argv[1]);
-    return 2;
+    if (!strcmp(argv[1], "--list-options")) {
+        nv_opts_list(stdout, &alloc_spec);
+        return 0;
+    }
+    static const char *const action[] = {"sweep", "records", "train", "advise"};
+    int k = 0;
+    while (k < 4 && strcmp(argv[1], action[k]))
+        k++;
+    if (k == 4) {
+        fprintf(stderr, "netvar alloc: unknown subcommand '%s' (sweep, records, train or advise; see --help)\n", argv[1]);
+        return 2;
+    }
+    char who[32];
+    snprintf(who, sizeof who, "netvar alloc %s", action[k]);
+    const nv_opt_spec one = {who, NULL, NULL, NULL, 0, {alloc_spec.group[k]}, &alloc_spec};
+    int parsed = nv_opts_parse(&one, argc - 1, argv + 1);
+    if (parsed)
+        return nv_opts_exit(parsed);
+    switch (k) {
+    case 0: return run_sweep();
+    case 1: return run_records(optind < argc - 1);
+    case 2: return run_train();
+    default: return run_advise();
+    }
 }

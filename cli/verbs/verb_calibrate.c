@@ -2,7 +2,6 @@
  * the calibration (service time 1/mu, Var(S), idle histogram) into a model
  * file, keeping everything else the model already holds.  The verb parses
  * the options and prints; lib/runner/calibrate.h does the work. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,60 +14,51 @@
 #include "nv_err.h"
 #include "nv_json.h"
 #include "args.h"
+#include "opts.h"
 #include "verbs.h"
 
 #define VERB "netvar calibrate"
 
-static void usage(FILE *out)
+static const char help_head[] =
+    "Usage: netvar calibrate --model FILE [--duration-s S] [--interval-us US]\n"
+    "                        [--method NAME] [--quantile Q] [--from-json FILE]\n"
+    "                        [--json | --text] [launch options]\n"
+    "\n"
+    "Measure the network's service rate on idle nodes and store it in a model\n"
+    "file.  ImpactB (1 KB ping-pongs between paired nodes) runs for S seconds on\n"
+    "nodes that nothing else uses: an idle allocation (inside salloc or sbatch;\n"
+    "srun otherwise allocates N nodes itself), or locally with --launcher mpirun.\n"
+    "From its one-way latencies netvar computes (Queue-theory interference model, section 4.2):\n"
+    "  service time 1/mu  the minimum idle latency (or a low quantile, or the mean),\n"
+    "  Var(S)             the variance of the idle latencies,\n"
+    "  histogram          the idle latencies on netvar's shared log bins.\n"
+    "The model file's apps, training set and co-location table are kept; a\n"
+    "missing file is created.  Utilizations already in the model were computed\n"
+    "with the previous calibration: re-run `netvar impact` / `netvar campaign`\n"
+    "to refresh them.  The file is replaced atomically, and only when the new\n"
+    "model loads.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Output (JSON on stdout; --text prints the same as a summary): model,\n"
+    "calibration {method, service_us (us), mu_per_us (packets per us), var_s_us2\n"
+    "(us^2), idle_mean_us (us), samples, rejected}, probe {source, nodes,\n"
+    "node_names, samples, elapsed_s (s)}.\n"
+    "\n"
+    "Exit status: 0 calibrated and saved, 1 the run or the save failed (the\n"
+    "model file is unchanged), 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  salloc -N 4 netvar calibrate --model /etc/netvar/model.json --duration-s 60\n"
+    "  netvar calibrate --launcher mpirun --nodes 2 --model model.json\n";
+
+static int set_method(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
-    fprintf(out,
-        "Usage: netvar calibrate --model FILE [--duration-s S] [--interval-us US]\n"
-        "                        [--method NAME] [--quantile Q] [--from-json FILE]\n"
-        "                        [--json | --text] [launch options]\n"
-        "\n"
-        "Measure the network's service rate on idle nodes and store it in a model\n"
-        "file.  ImpactB (1 KB ping-pongs between paired nodes) runs for S seconds on\n"
-        "nodes that nothing else uses: an idle allocation (inside salloc or sbatch;\n"
-        "srun otherwise allocates N nodes itself), or locally with --launcher mpirun.\n"
-        "From its one-way latencies netvar computes (Queue-theory interference model, section 4.2):\n"
-        "  service time 1/mu  the minimum idle latency (or a low quantile, or the mean),\n"
-        "  Var(S)             the variance of the idle latencies,\n"
-        "  histogram          the idle latencies on netvar's shared log bins.\n"
-        "The model file's apps, training set and co-location table are kept; a\n"
-        "missing file is created.  Utilizations already in the model were computed\n"
-        "with the previous calibration: re-run `netvar impact` / `netvar campaign`\n"
-        "to refresh them.  The file is replaced atomically, and only when the new\n"
-        "model loads.\n"
-        "\n"
-        "Options:\n"
-        "  --model FILE       model file to create or update (required)\n"
-        "  --duration-s S     how long ImpactB measures, in seconds (> 0, default 5)\n"
-        "  --interval-us US   pause between ping-pongs, in microseconds (default 20000;\n"
-        "                     the paper's 100000 gives 5x fewer samples per second;\n"
-        "                     1 KB per 20 ms is about 51 KB/s per pair, negligible)\n"
-        "  --method NAME      minimum (default, the paper's), low-quantile or mean:\n"
-        "                     which idle latency is the service time (calibration.h)\n"
-        "  --quantile Q       the quantile for low-quantile, 0..0.5 (default 0.01)\n"
-        "  --from-json FILE   use an ImpactB output written with --samples instead of\n"
-        "                     running ImpactB (e.g. from an earlier sbatch job)\n"
-        "  --json             print the result as JSON on stdout (the default)\n"
-        "  --text             print a short summary for people instead\n"
-        "  -h, --help         show this help\n"
-        "\n");
-    fputs(nv_run_options_help, out);
-    fprintf(out,
-        "\n"
-        "Output (JSON on stdout; --text prints the same as a summary): model,\n"
-        "calibration {method, service_us (us), mu_per_us (packets per us), var_s_us2\n"
-        "(us^2), idle_mean_us (us), samples, rejected}, probe {source, nodes,\n"
-        "node_names, samples, elapsed_s (s)}.\n"
-        "\n"
-        "Exit status: 0 calibrated and saved, 1 the run or the save failed (the\n"
-        "model file is unchanged), 2 bad usage.\n"
-        "\n"
-        "Example:\n"
-        "  salloc -N 4 netvar calibrate --model /etc/netvar/model.json --duration-s 60\n"
-        "  netvar calibrate --launcher mpirun --nodes 2 --model model.json\n");
+    (void)o;
+    if (nv_cal_method_from_name(arg, to))
+        return nv_err(err, errlen, "--method '%.40s': must be minimum, low-quantile or mean", arg);
+    return 0;
 }
 
 static void print_json(const char *model_path, const char *source, const nv_calibrate_result *r)
@@ -121,63 +111,37 @@ static void print_text(const char *model_path, const char *source, const nv_cali
 
 int verb_calibrate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"duration-s", required_argument, NULL, 'd'},
-        {"interval-us", required_argument, NULL, 'i'},
-        {"method", required_argument, NULL, 'M'},
-        {"quantile", required_argument, NULL, 'q'},
-        {"from-json", required_argument, NULL, 'j'},
-        {"json", no_argument, NULL, 'J'},
-        {"text", no_argument, NULL, 'X'},
-        {"help", no_argument, NULL, 'h'},
-        NV_RUN_LONG_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     nv_run_plan plan;
     nv_run_plan_defaults(&plan);
     plan.notice_ctx = "calibrate";
     nv_calibrate_opts co;
     nv_calibrate_opts_defaults(&co);
     int text = 0;
+    const nv_opt opts[] = {
+        {"model", "FILE", NV_CLI_STR, &co.model_path,
+         .help = "model file to create or update (required)"},
+        {"duration-s", "S", NV_CLI_SECONDS, &co.duration_s,
+         .help = "how long ImpactB measures, in seconds (> 0, default 5)"},
+        NV_CLI_OPT_INTERVAL_US(&co.interval_us,
+                               "; the paper's 100000 gives 5x fewer samples per second; 1 KB "
+                               "per 20 ms is about 51 KB/s per pair, negligible"),
+        {"method", "NAME", NV_CLI_CALL, &co.method, .call = set_method,
+         .help = "minimum (default, the paper's), low-quantile or mean: which idle latency is "
+                 "the service time (calibration.h)"},
+        {"quantile", "Q", NV_CLI_DOUBLE, &co.quantile, 0, 0.5,
+         .bad = "must be a number from 0 to 0.5",
+         .help = "the quantile for low-quantile, 0..0.5 (default 0.01)"},
+        {"from-json", "FILE", NV_CLI_STR, &co.from_json,
+         .help = "use an ImpactB output written with --samples instead of running ImpactB "
+                 "(e.g. from an earlier sbatch job)"},
+        NV_OPT_JSON_TEXT(&text),
+    };
+    nv_cli_launch launch = {&plan, &co.keep_dir};
+    int parsed = nv_cli_workflow_parse(VERB, help_head, help_tail, opts,
+                                       sizeof opts / sizeof opts[0], &launch, 0, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     char err[600] = "";
-    int c;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case 'm': co.model_path = optarg; break;
-        case 'd': bad = nv_parse_seconds("--duration-s", optarg, &co.duration_s, err, sizeof err); break;
-        case 'i': bad = nv_parse_count("--interval-us", optarg, 0, 60000000L, &co.interval_us, err, sizeof err); break;
-        case 'M':
-            if (nv_cal_method_from_name(optarg, &co.method)) {
-                bad = nv_err(err, sizeof err,
-                             "--method '%.40s': must be minimum, low-quantile or mean", optarg);
-            }
-            break;
-        case 'q': {
-            char *end;
-            co.quantile = strtod(optarg, &end);
-            if (end == optarg || *end || !(co.quantile >= 0 && co.quantile <= 0.5)) {
-                bad = nv_err(err, sizeof err,
-                             "--quantile '%.40s': must be a number from 0 to 0.5", optarg);
-            }
-            break;
-        }
-        case 'j': co.from_json = optarg; break;
-        case 'J': text = 0; break;
-        case 'X': text = 1; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            bad = nv_cli_plan_option(&plan, c, optarg, &co.keep_dir, argv[optind - 1], err,
-                                     sizeof err);
-        }
-        if (bad) {
-            fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
-            return 2;
-        }
-    }
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument '%.60s'; see --help\n", VERB, argv[optind]);
         return 2;

@@ -3,7 +3,6 @@
  * slowdown under each configuration (the app's compression points p_A(U))
  * and each configuration's utilization measured by ImpactB beside it.  The
  * verb parses the options and prints; lib/runner/campaign.h does the work. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,179 +17,105 @@
 #include "nv_err.h"
 #include "nv_json.h"
 #include "args.h"
+#include "opts.h"
 #include "progress.h"
 #include "verbs.h"
 
 #define VERB "netvar campaign"
 
-enum { OPT_BOTTLENECK = 1900, OPT_BN_RATE, OPT_BN_INTERVAL, OPT_STALL_RATIO, OPT_POINT };
-
 /* --------------------------------------------------------------- help */
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar campaign --model FILE --app KEY (--set NAME | --configs B:P:M,...)\n"
-        "                       [--repeat N] [--duration-s S] [--ghz G] [--interval-us US]\n"
-        "                       [--msg-bytes N] [--tasks-per-node T] [--timeout-s S]\n"
-        "                       [--replace-points] [--point fastest|median]\n"
-        "                       [--stall-ratio R] [--dry-run]\n"
-        "                       [--load-nodes LIST]\n"
-        "                       [--runtime-key KEY] [--json | --text] [launch options]\n"
-        "                       [--] COMMAND [ARGS...]\n"
-        "\n"
-        "Measure an application's sensitivity to network load (Queue-theory interference model, sections\n"
-        "4.3-4.4).  COMMAND runs alone (the baseline, with ImpactB beside it for the\n"
-        "app's own latency) and under each CompressionB configuration (B, P, M):\n"
-        "every rank sends M messages of 40 KB to each of P partners on preceding\n"
-        "nodes, sleeping B CPU cycles between partners.  Each round of --repeat\n"
-        "runs the baseline and then every configuration, so alone and loaded runs\n"
-        "alternate.  Then each configuration runs once more for S seconds with\n"
-        "ImpactB beside it (and without COMMAND): its latency summary and its\n"
-        "utilization U through the inverse Pollaczek-Khinchine formula.\n"
-        "netvar launches COMMAND itself (N nodes x T tasks; give the program, not\n"
-        "an srun line).  With srun every launch is a step of the surrounding\n"
-        "allocation (--overlap, its first N nodes): run netvar in salloc or sbatch.\n"
-        "By default the probes run on COMMAND's own nodes, so their load competes\n"
-        "at COMMAND's own ports; --load-nodes puts CompressionB and the baseline's\n"
-        "ImpactB on other nodes and COMMAND on the rest, so the load crosses the\n"
-        "links COMMAND uses, as in Queue-theory interference model (CompressionB on other nodes of the same\n"
-        "switch); a configuration's ImpactB then runs on COMMAND's nodes.\n"
-        "\n"
-        "Recorded in the model file (which must hold a calibration):\n"
-        "  training_set  one entry per configuration: B, P, M, U, ImpactB latency,\n"
-        "                and the slowdown of KEY under it (other apps' kept);\n"
-        "  apps[KEY]     latency and utilization from the baseline's ImpactB, and the\n"
-        "                compression points (U, slowdown %%, samples = repeats)\n"
-        "                added to those it had; the p_A(U) fit is redone (isotonic).\n"
-        "The slowdown is (T_loaded - T_alone) / T_alone x 100 %%, T being COMMAND's\n"
-        "wall time as launched, in seconds (or with --runtime-key the runtime it\n"
-        "prints itself), and by default the fastest of the rounds, alone and under\n"
-        "the configuration (--point).  Small noisy runs can give negative\n"
-        "slowdowns; the fit keeps the curve non-decreasing.\n"
-        "\n"
-        "Options:\n"
-        "  --model FILE       model file with a calibration (required; updated in place)\n"
-        "  --app KEY          app key, 1-%d of A-Z a-z 0-9 . _ + : / @ = - (required)\n"
-        "  --set NAME         set1 .. set12 (Queue-theory interference model, Table 2: B from 2.5e9 down to\n"
-        "                     2.5e2 cycles, P in 1..14,16,17, M in 1,10) or paper40\n"
-        "                     (section 4.3: B 2.5e4..2.5e7, P 1,4,7,14,17, M 1,10);\n"
-        "                     configurations whose P exceeds nodes-1 are skipped\n"
-        "  --configs LIST     custom set, B:P:M[,B:P:M...]: B sleep in CPU cycles,\n"
-        "                     P partners (1..nodes-1; nodes of --load-nodes when given),\n"
-        "                     M messages per partner (1..1000)\n"
-        "  --repeat N         runs of COMMAND per configuration and alone (1..%d,\n"
-        "                     default 1)\n"
-        "  --point RULE       which of a configuration's rounds (and the baseline's)\n"
-        "                     its slowdown is computed from: fastest (the default)\n"
-        "                     or median (of the rounds that are not stalls, the\n"
-        "                     rule before 2026-11-29).  What the load does not cause\n"
-        "                     (a retransmission timeout, a preempted rank) only adds\n"
-        "                     time: on the network lab, cg under one configuration\n"
-        "                     read +294 to +463 %% by the median over four runs and\n"
-        "                     +266 to +304 %% by the fastest round, beside the pair it\n"
-        "                     stands for at +274 to +304 %%\n"
-        "  --stall-ratio R    a run that took more than R times the fastest run of\n"
-        "                     the same configuration (or of the baseline) is a stall\n"
-        "                     and is left out of median_s (the point with --point\n"
-        "                     median) and of the point's weight, with a warning on\n"
-        "                     stderr and its round in stalled_rounds (1.5..1000,\n"
-        "                     default 3; 0 keeps every run).  On the network lab\n"
-        "                     3 of 744 campaign runs stalled: CG took about 211 s\n"
-        "                     under a lossy load, against 25 to 41 s in the other\n"
-        "                     round; with two rounds the median is their mean\n"
-        "  --duration-s S     ImpactB measurement per configuration, seconds (default 5)\n"
-        "  --ghz G            clock rate turning B cycles into sleep time, GHz (default\n"
-        "                     2.6, the paper's Cab): sleep_us = B / (G x 1000)\n"
-        "  --msg-bytes N      CompressionB message size in bytes (default 40960)\n"
-        "  --interval-us US   pause between ImpactB ping-pongs, microseconds (default 20000)\n"
-        "  --tasks-per-node T tasks per node of COMMAND (default 1)\n"
-        "  --timeout-s S      longest one run of COMMAND may take, seconds (default 3600)\n"
-        "  --replace-points   drop the app's earlier compression points instead of\n"
-        "                     adding to them\n"
-        "  --bottleneck KIND:PORT[,PORT...]\n"
-        "                     the counters route: read U at the shared port itself\n"
-        "                     (bytes sent per second / the port's rate, the busier\n"
-        "                     port and direction) every --bottleneck-interval-ms\n"
-        "                     while the baseline runs (inside its timed window) and\n"
-        "                     while ImpactB measures each configuration.  KIND qdisc\n"
-        "                     (a Linux qdisc: the network lab's uplink ends; rate =\n"
-        "                     its shaper's), netdev (sysfs statistics; rate = speed),\n"
-        "                     infiniband (DEV/PORT; rate = the port's rate), cxi\n"
-        "                     (an HPE Slingshot NIC, cxi0; rate = its Ethernet\n"
-        "                     function's speed) or aries (ROW_COL: a network tile of\n"
-        "                     the Aries router this node reads, through PAPI's Aries\n"
-        "                     component; incoming flits over the eight virtual\n"
-        "                     channels, so --bottleneck-rate in flits/s).  The\n"
-        "                     model's U axis is then the counters': the app's U, its\n"
-        "                     utilization profile (octiles) and every configuration's\n"
-        "                     U; the latency route is kept and both are printed\n"
-        "  --bottleneck-rate B  the port's rate in bytes/s when it cannot be read\n"
-        "                     (flits/s for aries, which has no rate to read)\n"
-        "  --bottleneck-interval-ms MS  sampling step (10..10000, default 100); a\n"
-        "                     qdisc's queue is a gauge, read at instants jittered\n"
-        "                     uniformly in [MS/2, 3 MS/2) so that a load whose\n"
-        "                     period is near MS is not read at one phase\n"
-        "  --dry-run          print the configurations that would run and exit\n"
-        "  --json             print the result as JSON on stdout (the default)\n"
-        "  --text             print a short summary for people instead\n"
-        "  -h, --help         show this help\n"
-        "\n",
-        NV_MODEL_KEY_MAX, NV_CAMPAIGN_MAX_REPEAT);
-    fputs(nv_run_placement_help, out);
-    fputs("\n", out);
-    fputs(nv_run_options_help, out);
-    fprintf(out,
-        "\n"
-        "Output (JSON on stdout; --text prints the same as a table): app, model,\n"
-        "load_nodes (\"\" = on COMMAND's nodes), runtime_source (\"wall\" or the\n"
-        "--runtime-key), baseline {runtime_s [s], stalled_rounds [1-based rounds\n"
-        "left out], median_s, point_s}, point_rule (\"fastest\" or \"median\"),\n"
-        "app_latency {mean_us, sd_us (us), samples},\n"
-        "app_utilization (0..1), configs [{id, bubble_cycles, sleep_us (us),\n"
-        "partners, messages, runtime_s [s], stalled_rounds, median_s, point_s [s],\n"
-        "slowdown_pct\n"
-        "(%%), injected_bytes_per_s (bytes/s per node), utilization (0..1),\n"
-        "latency_mean_us, latency_sd_us (us), latency_samples}], fit [{utilization,\n"
-        "slowdown_pct}], route (\"latency\" or \"counters\": the model's U axis).  With\n"
-        "--bottleneck also: app_utilization_counters (0..1), app_utilization_profile\n"
-        "(octiles, 0..1), app_counter_steps, route_agreement (Pearson r of the two\n"
-        "routes' U over the configurations), bottleneck_read_errors, and per\n"
-        "configuration utilization_counters (0..1), counter_steps, port_utilization\n"
-        "(each named port's U, 0..1) and queue_wait_us (us; null without a gauge);\n"
-        "ports (the names), app_port_utilization, wait_gauge (\"queue_us\" for a\n"
-        "qdisc, \"stall_per_word\" for InfiniBand, \"paused_cycles_per_packet\" for a\n"
-        "Slingshot NIC, \"stall_per_flit\" for an Aries tile, \"none\" for netdev); where the\n"
-        "ports have a queue gauge, app_queue_wait_us and app_queue_wait_profile_us\n"
-        "(octiles, us), and app_joint_windows {window_s, measured, kept}: the\n"
-        "command's U and gauge averaged over each half second of its timed runs,\n"
-        "which the model keeps (every k-th beyond 512) with each configuration's\n"
-        "queue wait, so that the nearest configurations answer beside this app\n"
-        "(netvar predict --help).  On InfiniBand the gauge is port_xmit_wait ticks per 4-byte\n"
-        "word sent, and the keys are stall_per_word, app_stall_per_word and\n"
-        "app_stall_profile; on a Slingshot NIC it is the cycles the transmit path was\n"
-        "paused per packet sent (paused_cycles_per_packet, app_paused_cycles_per_packet,\n"
-        "app_stall_profile); on an Aries network tile it is the row-bus stall flit\n"
-        "times per flit the tile took in, the stall-to-flit ratio (stall_per_flit,\n"
-        "app_stall_per_flit, app_stall_profile).  With --dry-run: the configurations [{id, bubble_cycles,\n"
-        "sleep_us, partners, messages}].\n"
-        "\n"
-        "Exit status: 0 measured and saved, 1 a run failed or the model could not be\n"
-        "read or written (the model file is unchanged), 2 bad usage (e.g. P larger\n"
-        "than nodes-1, a duration of 0, no command).\n"
-        "\n"
-        "Example:\n"
-        "  salloc -N 18 netvar campaign --model model.json --app lulesh --set set1 \\\n"
-        "      --repeat 3 -- ./lulesh -s 30\n"
-        "  salloc -N 4 netvar campaign --model model.json --app bsp \\\n"
-        "      --configs 2.5e6:1:1,2.5e4:3:10 -- netvar-proxy-bsp --iters 400\n"
-        "  # network lab (lab/netlab: h1,h2 on leaf s1, h3,h4 on leaf s2): the app on\n"
-        "  # h1+h3, CompressionB (and ImpactB beside the app) on h2+h4, so the load\n"
-        "  # and the app share the uplink between the leaves, not the app's ports\n"
-        "  salloc -N 4 -w h[1-4] --exclusive netvar campaign --model model.json \\\n"
-        "      --app cg --configs 2.6e7:1:1,250:1:10 --ghz 2.6 --load-nodes h2,h4 \\\n"
-        "      --runtime-key runtime_s -- netvar-proxy-cg --compute sleep\n");
-}
+static const char help_head[] =
+    "Usage: netvar campaign --model FILE --app KEY (--set NAME | --configs B:P:M,...)\n"
+    "                       [--repeat N] [--duration-s S] [--ghz G] [--interval-us US]\n"
+    "                       [--msg-bytes N] [--tasks-per-node T] [--timeout-s S]\n"
+    "                       [--replace-points] [--point fastest|median]\n"
+    "                       [--stall-ratio R] [--dry-run]\n"
+    "                       [--load-nodes LIST]\n"
+    "                       [--runtime-key KEY] [--json | --text] [launch options]\n"
+    "                       [--] COMMAND [ARGS...]\n"
+    "\n"
+    "Measure an application's sensitivity to network load (Queue-theory interference model, sections\n"
+    "4.3-4.4).  COMMAND runs alone (the baseline, with ImpactB beside it for the\n"
+    "app's own latency) and under each CompressionB configuration (B, P, M):\n"
+    "every rank sends M messages of 40 KB to each of P partners on preceding\n"
+    "nodes, sleeping B CPU cycles between partners.  Each round of --repeat\n"
+    "runs the baseline and then every configuration, so alone and loaded runs\n"
+    "alternate.  Then each configuration runs once more for S seconds with\n"
+    "ImpactB beside it (and without COMMAND): its latency summary and its\n"
+    "utilization U through the inverse Pollaczek-Khinchine formula.\n"
+    "netvar launches COMMAND itself (N nodes x T tasks; give the program, not\n"
+    "an srun line).  With srun every launch is a step of the surrounding\n"
+    "allocation (--overlap, its first N nodes): run netvar in salloc or sbatch.\n"
+    "By default the probes run on COMMAND's own nodes, so their load competes\n"
+    "at COMMAND's own ports; --load-nodes puts CompressionB and the baseline's\n"
+    "ImpactB on other nodes and COMMAND on the rest, so the load crosses the\n"
+    "links COMMAND uses, as in Queue-theory interference model (CompressionB on other nodes of the same\n"
+    "switch); a configuration's ImpactB then runs on COMMAND's nodes.\n"
+    "\n"
+    "Recorded in the model file (which must hold a calibration):\n"
+    "  training_set  one entry per configuration: B, P, M, U, ImpactB latency,\n"
+    "                and the slowdown of KEY under it (other apps' kept);\n"
+    "  apps[KEY]     latency and utilization from the baseline's ImpactB, and the\n"
+    "                compression points (U, slowdown %, samples = repeats)\n"
+    "                added to those it had; the p_A(U) fit is redone (isotonic).\n"
+    "The slowdown is (T_loaded - T_alone) / T_alone x 100 %, T being COMMAND's\n"
+    "wall time as launched, in seconds (or with --runtime-key the runtime it\n"
+    "prints itself), and by default the fastest of the rounds, alone and under\n"
+    "the configuration (--point).  Small noisy runs can give negative\n"
+    "slowdowns; the fit keeps the curve non-decreasing.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Output (JSON on stdout; --text prints the same as a table): app, model,\n"
+    "load_nodes (\"\" = on COMMAND's nodes), runtime_source (\"wall\" or the\n"
+    "--runtime-key), baseline {runtime_s [s], stalled_rounds [1-based rounds\n"
+    "left out], median_s, point_s}, point_rule (\"fastest\" or \"median\"),\n"
+    "app_latency {mean_us, sd_us (us), samples},\n"
+    "app_utilization (0..1), configs [{id, bubble_cycles, sleep_us (us),\n"
+    "partners, messages, runtime_s [s], stalled_rounds, median_s, point_s [s],\n"
+    "slowdown_pct\n"
+    "(%), injected_bytes_per_s (bytes/s per node), utilization (0..1),\n"
+    "latency_mean_us, latency_sd_us (us), latency_samples}], fit [{utilization,\n"
+    "slowdown_pct}], route (\"latency\" or \"counters\": the model's U axis).  With\n"
+    "--bottleneck also: app_utilization_counters (0..1), app_utilization_profile\n"
+    "(octiles, 0..1), app_counter_steps, route_agreement (Pearson r of the two\n"
+    "routes' U over the configurations), bottleneck_read_errors, and per\n"
+    "configuration utilization_counters (0..1), counter_steps, port_utilization\n"
+    "(each named port's U, 0..1) and queue_wait_us (us; null without a gauge);\n"
+    "ports (the names), app_port_utilization, wait_gauge (\"queue_us\" for a\n"
+    "qdisc, \"stall_per_word\" for InfiniBand, \"paused_cycles_per_packet\" for a\n"
+    "Slingshot NIC, \"stall_per_flit\" for an Aries tile, \"none\" for netdev); where the\n"
+    "ports have a queue gauge, app_queue_wait_us and app_queue_wait_profile_us\n"
+    "(octiles, us), and app_joint_windows {window_s, measured, kept}: the\n"
+    "command's U and gauge averaged over each half second of its timed runs,\n"
+    "which the model keeps (every k-th beyond 512) with each configuration's\n"
+    "queue wait, so that the nearest configurations answer beside this app\n"
+    "(netvar predict --help).  On InfiniBand the gauge is port_xmit_wait ticks per 4-byte\n"
+    "word sent, and the keys are stall_per_word, app_stall_per_word and\n"
+    "app_stall_profile; on a Slingshot NIC it is the cycles the transmit path was\n"
+    "paused per packet sent (paused_cycles_per_packet, app_paused_cycles_per_packet,\n"
+    "app_stall_profile); on an Aries network tile it is the row-bus stall flit\n"
+    "times per flit the tile took in, the stall-to-flit ratio (stall_per_flit,\n"
+    "app_stall_per_flit, app_stall_profile).  With --dry-run: the configurations [{id, bubble_cycles,\n"
+    "sleep_us, partners, messages}].\n"
+    "\n"
+    "Exit status: 0 measured and saved, 1 a run failed or the model could not be\n"
+    "read or written (the model file is unchanged), 2 bad usage (e.g. P larger\n"
+    "than nodes-1, a duration of 0, no command).\n"
+    "\n"
+    "Example:\n"
+    "  salloc -N 18 netvar campaign --model model.json --app lulesh --set set1 \\\n"
+    "      --repeat 3 -- ./lulesh -s 30\n"
+    "  salloc -N 4 netvar campaign --model model.json --app bsp \\\n"
+    "      --configs 2.5e6:1:1,2.5e4:3:10 -- netvar-proxy-bsp --iters 400\n"
+    "  # network lab (lab/netlab: h1,h2 on leaf s1, h3,h4 on leaf s2): the app on\n"
+    "  # h1+h3, CompressionB (and ImpactB beside the app) on h2+h4, so the load\n"
+    "  # and the app share the uplink between the leaves, not the app's ports\n"
+    "  salloc -N 4 -w h[1-4] --exclusive netvar campaign --model model.json \\\n"
+    "      --app cg --configs 2.6e7:1:1,250:1:10 --ghz 2.6 --load-nodes h2,h4 \\\n"
+    "      --runtime-key runtime_s -- netvar-proxy-cg --compute sleep\n";
 
 /* each named port's U, in the spec's order */
 static json_object *ports_json(const double *u, int n)
@@ -443,32 +368,6 @@ static void show_progress(void *ctx, size_t done, size_t total)
 
 int verb_campaign(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"app", required_argument, NULL, 'a'},
-        {"set", required_argument, NULL, 's'},
-        {"configs", required_argument, NULL, 'c'},
-        {"repeat", required_argument, NULL, 'r'},
-        {"duration-s", required_argument, NULL, 'd'},
-        {"ghz", required_argument, NULL, 'g'},
-        {"msg-bytes", required_argument, NULL, 'b'},
-        {"interval-us", required_argument, NULL, 'i'},
-        {"tasks-per-node", required_argument, NULL, 't'},
-        {"timeout-s", required_argument, NULL, 'T'},
-        {"replace-points", no_argument, NULL, 'R'},
-        {"stall-ratio", required_argument, NULL, OPT_STALL_RATIO},
-        {"point", required_argument, NULL, OPT_POINT},
-        {"dry-run", no_argument, NULL, 'n'},
-        {"json", no_argument, NULL, 'J'},
-        {"text", no_argument, NULL, 'X'},
-        {"help", no_argument, NULL, 'h'},
-        {"bottleneck", required_argument, NULL, OPT_BOTTLENECK},
-        {"bottleneck-rate", required_argument, NULL, OPT_BN_RATE},
-        {"bottleneck-interval-ms", required_argument, NULL, OPT_BN_INTERVAL},
-        NV_RUN_LONG_OPTIONS,
-        NV_RUN_PLACEMENT_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     static nv_campaign_config cfg[NV_CAMPAIGN_MAX_CONFIGS];
     nv_run_plan plan;
     nv_run_plan_defaults(&plan);
@@ -478,86 +377,83 @@ int verb_campaign(int argc, char **argv)
     const char *set = NULL, *configs = NULL, *bn_spec = NULL;
     static nv_bn_spec bn;
     double bn_rate = 0;
-    long repeat = 1, tpn = 1;
     int dry_run = 0, text = 0;
+    const nv_opt opts[] = {
+        NV_CLI_OPT_MODEL_APP(&co.model_path, &co.app),
+        {"set", "NAME", NV_CLI_STR, &set,
+         .help = "set1 .. set12 (Queue-theory interference model, Table 2: B from 2.5e9 down to "
+                 "2.5e2 cycles, P in 1..14,16,17, M in 1,10) or paper40 (section 4.3: B "
+                 "2.5e4..2.5e7, P 1,4,7,14,17, M 1,10); configurations whose P exceeds nodes-1 "
+                 "are skipped"},
+        {"configs", "LIST", NV_CLI_STR, &configs,
+         .help = "custom set, B:P:M[,B:P:M...]: B sleep in CPU cycles, P partners (1..nodes-1; "
+                 "nodes of --load-nodes when given), M messages per partner (1..1000)"},
+        {"repeat", "N", NV_CLI_INT, &co.repeat, 1, NV_CAMPAIGN_MAX_REPEAT,
+         .help = "runs of COMMAND per configuration and alone (1.." NV_STR(
+             NV_CAMPAIGN_MAX_REPEAT) ", default 1)"},
+        {"point", "RULE", NV_CLI_CHOICE, &co.point, .choices = "fastest|median",
+         .help = "which of a configuration's rounds (and the baseline's) its slowdown is "
+                 "computed from: fastest (the default) or median (of the rounds that are not "
+                 "stalls, the rule before 2026-11-29).  What the load does not cause (a "
+                 "retransmission timeout, a preempted rank) only adds time: on the network lab, "
+                 "cg under one configuration read +294 to +463 % by the median over four runs "
+                 "and +266 to +304 % by the fastest round, beside the pair it stands for at +274 "
+                 "to +304 %"},
+        {"stall-ratio", "R", NV_CLI_DOUBLE, &co.stall_ratio, 1.5, 1000, .zero_ok = 1,
+         .bad = "must be 0 (keep every run) or a ratio from 1.5 to 1000",
+         .help = "a run that took more than R times the fastest run of the same configuration "
+                 "(or of the baseline) is a stall and is left out of median_s (the point with "
+                 "--point median) and of the point's weight, with a warning on stderr and its "
+                 "round in stalled_rounds (1.5..1000, default 3; 0 keeps every run).  On the "
+                 "network lab 3 of 744 campaign runs stalled: CG took about 211 s under a lossy "
+                 "load, against 25 to 41 s in the other round; with two rounds the median is "
+                 "their mean"},
+        {"duration-s", "S", NV_CLI_SECONDS, &co.duration_s,
+         .help = "ImpactB measurement per configuration, seconds (default 5)"},
+        {"ghz", "G", NV_CLI_DOUBLE, &co.ghz, 0.01, 100,
+         .bad = "must be a clock rate from 0.01 to 100 GHz",
+         .help = "clock rate turning B cycles into sleep time, GHz (0.01..100, default 2.6, the "
+                 "paper's Cab): sleep_us = B / (G x 1000)"},
+        {"msg-bytes", "N", NV_CLI_LONG, &co.msg_bytes, 1, 64L << 20,
+         .help = "CompressionB message size in bytes (1..67108864, default 40960)"},
+        NV_CLI_OPT_INTERVAL_US(&co.interval_us, ""),
+        NV_CLI_OPT_TASKS_PER_NODE(&plan.app_tasks_per_node),
+        {"timeout-s", "S", NV_CLI_SECONDS, &co.timeout_s,
+         .help = "longest one run of COMMAND may take, seconds (default 3600)"},
+        {"replace-points", NULL, NV_CLI_FLAG, &co.replace_points, .ival = 1,
+         .help = "drop the app's earlier compression points instead of adding to them"},
+        {"bottleneck", "KIND:PORT[,PORT...]", NV_CLI_STR, &bn_spec,
+         .help = "the counters route: read U at the shared port itself (bytes sent per second "
+                 "/ the port's rate, the busier port and direction) every "
+                 "--bottleneck-interval-ms while the baseline runs (inside its timed window) "
+                 "and while ImpactB measures each configuration.  KIND qdisc (a Linux qdisc: the "
+                 "network lab's uplink ends; rate = its shaper's), netdev (sysfs statistics; "
+                 "rate = speed), infiniband (DEV/PORT; rate = the port's rate), cxi (an HPE "
+                 "Slingshot NIC, cxi0; rate = its Ethernet function's speed) or aries (ROW_COL: "
+                 "a network tile of the Aries router this node reads, through PAPI's Aries "
+                 "component; incoming flits over the eight virtual channels, so "
+                 "--bottleneck-rate in flits/s).  The model's U axis is then the counters': the "
+                 "app's U, its utilization profile (octiles) and every configuration's U; the "
+                 "latency route is kept and both are printed"},
+        {"bottleneck-rate", "B", NV_CLI_DOUBLE, &bn_rate, 1e3, 1e13,
+         .bad = "must be a port rate from 1e3 to 1e13 bytes/s (flits/s for aries)",
+         .help = "the port's rate in bytes/s (1e3..1e13) when it cannot be read (flits/s for "
+                 "aries, which has no rate to read)"},
+        {"bottleneck-interval-ms", "MS", NV_CLI_DOUBLE, &co.bottleneck_interval_ms, 10, 10000,
+         .bad = "must be 10 to 10000 ms",
+         .help = "sampling step (10..10000, default 100); a qdisc's queue is a gauge, read at "
+                 "instants jittered uniformly in [MS/2, 3 MS/2) so that a load whose period is "
+                 "near MS is not read at one phase"},
+        {"dry-run", NULL, NV_CLI_FLAG, &dry_run, .ival = 1,
+         .help = "print the configurations that would run and exit"},
+        NV_OPT_JSON_TEXT(&text),
+    };
+    nv_cli_launch launch = {&plan, &co.keep_dir};
+    int parsed = nv_cli_workflow_parse(VERB, help_head, help_tail, opts,
+                                       sizeof opts / sizeof opts[0], &launch, 1, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     char err[700] = "";
-    int c;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case 'm': co.model_path = optarg; break;
-        case 'a': co.app = optarg; break;
-        case 's': set = optarg; break;
-        case 'c': configs = optarg; break;
-        case 'r': bad = nv_parse_count("--repeat", optarg, 1, NV_CAMPAIGN_MAX_REPEAT, &repeat, err, sizeof err); break;
-        case 'd': bad = nv_parse_seconds("--duration-s", optarg, &co.duration_s, err, sizeof err); break;
-        case 'g': {
-            char *end;
-            co.ghz = strtod(optarg, &end);
-            if (end == optarg || *end || !(co.ghz >= 0.01 && co.ghz <= 100)) {
-                bad = nv_err(err, sizeof err,
-                             "--ghz '%.40s': must be a clock rate from 0.01 to 100 GHz", optarg);
-            }
-            break;
-        }
-        case 'b': bad = nv_parse_count("--msg-bytes", optarg, 1, 64L << 20, &co.msg_bytes, err, sizeof err); break;
-        case 'i': bad = nv_parse_count("--interval-us", optarg, 0, 60000000L, &co.interval_us, err, sizeof err); break;
-        case 't': bad = nv_parse_count("--tasks-per-node", optarg, 1, 1024, &tpn, err, sizeof err); break;
-        case 'T': bad = nv_parse_seconds("--timeout-s", optarg, &co.timeout_s, err, sizeof err); break;
-        case 'R': co.replace_points = 1; break;
-        case 'n': dry_run = 1; break;
-        case 'J': text = 0; break;
-        case 'X': text = 1; break;
-        case 'h': usage(stdout); return 0;
-        case OPT_BOTTLENECK: bn_spec = optarg; break;
-        case OPT_BN_RATE: {
-            char *end;
-            bn_rate = strtod(optarg, &end);
-            if (end == optarg || *end || !(bn_rate >= 1e3 && bn_rate <= 1e13))
-                bad = nv_err(err, sizeof err, "--bottleneck-rate '%.40s': must be a port rate from "
-                             "1e3 to 1e13 bytes/s (flits/s for aries)", optarg);
-            break;
-        }
-        case OPT_BN_INTERVAL: {
-            char *end;
-            co.bottleneck_interval_ms = strtod(optarg, &end);
-            if (end == optarg || *end || !(co.bottleneck_interval_ms >= 10 &&
-                                            co.bottleneck_interval_ms <= 10000))
-                bad = nv_err(err, sizeof err, "--bottleneck-interval-ms '%.40s': must be 10 to "
-                             "10000 ms", optarg);
-            break;
-        }
-        case OPT_STALL_RATIO: {
-            char *end;
-            co.stall_ratio = strtod(optarg, &end);
-            if (end == optarg || *end ||
-                !(co.stall_ratio == 0 || (co.stall_ratio >= 1.5 && co.stall_ratio <= 1000)))
-                bad = nv_err(err, sizeof err, "--stall-ratio '%.40s': must be 0 (keep every run) "
-                             "or a ratio from 1.5 to 1000", optarg);
-            break;
-        }
-        case OPT_POINT:
-            if (!strcmp(optarg, "fastest"))
-                co.point = NV_CAMPAIGN_POINT_FASTEST;
-            else if (!strcmp(optarg, "median"))
-                co.point = NV_CAMPAIGN_POINT_MEDIAN;
-            else
-                bad = nv_err(err, sizeof err, "--point '%.40s': must be fastest or median",
-                             optarg);
-            break;
-        default:
-            bad = nv_cli_plan_option(&plan, c, optarg, &co.keep_dir, argv[optind - 1], err,
-                                     sizeof err);
-        }
-        if (bad) {
-            fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
-            return 2;
-        }
-    }
-    plan.app_tasks_per_node = (int)tpn;
-    co.repeat = (int)repeat;
     if (!!set == !!configs) {
         fprintf(stderr, "%s: give exactly one of --set NAME and --configs B:P:M,...; nothing run\n", VERB);
         return 2;

@@ -1,6 +1,5 @@
 /* verb_collect.c - `netvar collect JOBID`: merge a job's node records into
  * one job record (metrics over blades, utilization per port). */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,41 +7,33 @@
 
 #include "atomic_file.h"
 #include "args.h"
+#include "opts.h"
 #include "config.h"
 #include "job_record.h"
 #include "model.h"
 #include "nv_json.h"
 #include "verbs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: netvar collect JOBID [--spool DIR] [--config FILE] [--model FILE]\n"
-            "                      [--write] [--compact] [--json]\n"
-            "\n"
-            "Merges the per-node records that spank_netvar wrote for job JOBID\n"
-            "(SPOOL/jobs/JOBID/node-*.json) into one job record, printed as JSON:\n"
-            "runtime (s), nodes, blades and switches, the application key, the\n"
-            "counter metrics of Chunduri et al. (processor-side traffic per second,\n"
-            "network stall-to-traffic ratio, network-to-processor traffic ratio,\n"
-            "total stalls, total traffic), each as mean, variance, p75, p95 and p99\n"
-            "over the blades the job touched (one reading per blade), and the\n"
-            "utilization rho = lambda/mu of every port, lambda in packets/s from the\n"
-            "counters and mu from the model file's calibration. Every number names\n"
-            "its source. Corrupt node records are skipped with one line each.\n"
-            "\n"
-            "Options:\n"
-            "  --spool DIR    spool directory (default: SpoolDir of netvar.conf)\n"
-            "  --config FILE  netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)\n"
-            "  --model FILE   model file for the calibrated service rate mu\n"
-            "                 (default: ModelFile of netvar.conf; none: rho unavailable)\n"
-            "  --write        also write SPOOL/jobs/JOBID/job.json atomically\n"
-            "  --compact      one-line JSON\n"
-            "  --json         JSON output (the only form; accepted for uniformity)\n"
-            "\n"
-            "Exit status: 0 record written, 1 no records or I/O error, 2 bad usage.\n"
-            "Example: netvar collect 4711 --spool /var/spool/netvar --write\n");
-}
+static const char help_head[] =
+    "Usage: netvar collect JOBID [--spool DIR] [--config FILE] [--model FILE]\n"
+    "                      [--write] [--compact] [--json]\n"
+    "\n"
+    "Merges the per-node records that spank_netvar wrote for job JOBID\n"
+    "(SPOOL/jobs/JOBID/node-*.json) into one job record, printed as JSON:\n"
+    "runtime (s), nodes, blades and switches, the application key, the\n"
+    "counter metrics of Chunduri et al. (processor-side traffic per second,\n"
+    "network stall-to-traffic ratio, network-to-processor traffic ratio,\n"
+    "total stalls, total traffic), each as mean, variance, p75, p95 and p99\n"
+    "over the blades the job touched (one reading per blade), and the\n"
+    "utilization rho = lambda/mu of every port, lambda in packets/s from the\n"
+    "counters and mu from the model file's calibration. Every number names\n"
+    "its source. Corrupt node records are skipped with one line each.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Exit status: 0 record written, 1 no records or I/O error, 2 bad usage.\n"
+    "Example: netvar collect 4711 --spool /var/spool/netvar --write\n";
 
 static void log_stderr(void *arg, const char *line)
 {
@@ -55,26 +46,23 @@ int verb_collect(int argc, char **argv)
 {
     const char *spool = NULL, *config = getenv("NETVAR_CONF"), *model_path = NULL;
     int write = 0, compact = 0;
-    static const struct option opts[] = {
-        {"spool", required_argument, 0, 's'}, {"config", required_argument, 0, 'c'},
-        {"model", required_argument, 0, 'm'}, {"write", no_argument, 0, 'w'},
-        {"compact", no_argument, 0, 'C'},     {"help", no_argument, 0, 'h'},
-        {"json", no_argument, 0, 'j'},
-        {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 's': spool = optarg; break;
-        case 'c': config = optarg; break;
-        case 'm': model_path = optarg; break;
-        case 'w': write = 1; break;
-        case 'C': compact = 1; break;
-        case 'j': break; /* JSON is the only output */
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
+    int json = 1;
+    const nv_opt opts[] = {
+        NV_CLI_OPT_SPOOL(&spool),
+        NV_CLI_OPT_CONFIG(&config),
+        {"model", "FILE", NV_CLI_STR, &model_path,
+         .help = "model file for the calibrated service rate mu (default: ModelFile of "
+                 "netvar.conf; none: rho unavailable)"},
+        {"write", NULL, NV_CLI_FLAG, &write, .ival = 1,
+         .help = "also write SPOOL/jobs/JOBID/job.json atomically"},
+        {"compact", NULL, NV_CLI_FLAG, &compact, .ival = 1, .help = "one-line JSON"},
+        NV_OPT_JSON_ONLY(&json),
+    };
+    const nv_opt_spec spec = {"netvar: collect", NULL, help_head, help_tail, 0,
+                              {{"Options:", "collect", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     unsigned long jobid = nv_cli_jobid("netvar: collect", argc, argv, optind);
     if (!jobid)
         return 2;

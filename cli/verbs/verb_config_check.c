@@ -9,32 +9,24 @@
 #include "args.h"
 #include "config.h"
 #include "nv_json.h"
+#include "opts.h"
 #include "verbs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "Usage: netvar config-check [FILE] [--json]\n"
-            "\n"
-            "Validates netvar.conf exactly as job_submit/netvar and spank_netvar do\n"
-            "when they load it, and prints one line per problem as FILE:LINE: reason\n"
-            "(unknown keys, bad values, rules that can match nothing, contradictory\n"
-            "actions such as deny with resize, rules never reached after a catch-all).\n"
-            "With no problems it prints a summary of the effective settings and rules.\n"
-            "FILE defaults to $NETVAR_CONF, then /etc/netvar/netvar.conf.\n"
-            "\n"
-            "Options:\n"
-            "  --json       one JSON object instead: file, valid (true/false), problems\n"
-            "               (the lines above), and when valid the settings (model_file,\n"
-            "               spool_dir, default_mode, enabled, allow_off, predictor,\n"
-            "               min_pair_samples, interference_threshold_pct,\n"
-            "               contain_wait_s, avoid_uplinks, max_neighbour_apps) and the\n"
-            "               rules (index, line, name, actions)\n"
-            "  -h, --help   show this help\n"
-            "\n"
-            "Exit status: 0 valid, 1 problems found or file unreadable, 2 bad usage.\n"
-            "Example: netvar config-check /etc/netvar/netvar.conf\n");
-}
+static const char help_head[] =
+    "Usage: netvar config-check [FILE] [--json]\n"
+    "\n"
+    "Validates netvar.conf exactly as job_submit/netvar and spank_netvar do\n"
+    "when they load it, and prints one line per problem as FILE:LINE: reason\n"
+    "(unknown keys, bad values, rules that can match nothing, contradictory\n"
+    "actions such as deny with resize, rules never reached after a catch-all).\n"
+    "With no problems it prints a summary of the effective settings and rules.\n"
+    "FILE defaults to $NETVAR_CONF, then /etc/netvar/netvar.conf.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Exit status: 0 valid, 1 problems found or file unreadable, 2 bad usage.\n"
+    "Example: netvar config-check /etc/netvar/netvar.conf\n";
 
 static void print_error(void *ctx, const char *line)
 {
@@ -88,18 +80,25 @@ int verb_config_check(int argc, char **argv)
 {
     const char *path = NULL;
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (argv[i][0] == '-' || path) {
-            usage(stderr);
-            return 2;
-        } else
-            path = argv[i];
+    const nv_opt opts[] = {
+        {"json", NULL, NV_CLI_FLAG, &json, .ival = 1,
+         .help = "one JSON object instead: file, valid (true/false), problems (the lines "
+                 "above), and when valid the settings (model_file, spool_dir, default_mode, "
+                 "enabled, allow_off, predictor, min_pair_samples, interference_threshold_pct, "
+                 "contain_wait_s, avoid_uplinks, max_neighbour_apps) and the rules (index, "
+                 "line, name, actions)"},
+    };
+    const nv_opt_spec spec = {"netvar: config-check", NULL, help_head, help_tail, 0,
+                              {{"Options:", "config-check", opts, 1}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
+    if (optind < argc)
+        path = argv[optind++];
+    if (optind < argc) {
+        fprintf(stderr, "netvar: config-check: unexpected argument '%.60s'; give one FILE (see "
+                        "--help)\n", argv[optind]);
+        return 2;
     }
     if (!path)
         path = getenv("NETVAR_CONF");

@@ -1,7 +1,6 @@
 /* verb_counters.c - `netvar counters`: two counter snapshots an interval
  * apart, printed as per-port deltas (JSON, every number with its unit). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,39 +12,30 @@
 #include "args.h"
 #include "counters.h"
 #include "nv_json.h"
+#include "opts.h"
 #include "verbs.h"
 
-static void counters_usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar counters [--backend B] [--sysfs-root DIR] [--iface GLOB]\n"
-        "                       [--interval-s S] [--papi-events LIST] [--json]\n\n"
-        "Reads the network counters of this node twice, S seconds apart, and\n"
-        "prints the increase of every port as JSON (schema netvar-counters,\n"
-        "version 1): bytes and packets out and in, stall/wait units and discards,\n"
-        "each with its unit, a validity flag, a lower_bound flag (a 32-bit counter\n"
-        "saturated or was reset) and a wrapped flag (a 64-bit counter wrapped), plus\n"
-        "the rate per second.  This is the reader the SPANK plugin uses.\n\n"
-        "Options:\n"
-        "  --backend B        auto (default: papi, then infiniband, then cxi where\n"
-        "                     /sys/class/cxi exists, then netdev), papi, infiniband,\n"
-        "                     cxi (HPE Slingshot NICs: device/telemetry, stall = the\n"
-        "                     cycles the transmit path was paused) or netdev\n"
-        "  --sysfs-root DIR   read DIR/sys/... instead of /sys (fixture trees)\n"
-        "  --iface GLOB       netdev: interface name or glob (default: all but lo);\n"
-        "                     infiniband: device or device/port glob (default: all);\n"
-        "                     cxi: NIC name or glob (cxi0, cxi*; default: all)\n"
-        "  --interval-s S     seconds between the snapshots, 0.001..3600 (default 1)\n"
-        "  --papi-events LIST comma-separated PAPI event names (Aries AR_RTR_*,\n"
-        "                     infiniband:::..., net:::...); without it papi is skipped\n"
-        "  --json             JSON output (the only form; accepted for uniformity)\n"
-        "  --help             this text\n\n"
-        "Diagnostics (missing or non-numeric counter files, backend fallbacks) go\n"
-        "to stderr as single lines starting with 'netvar:'.\n\n"
-        "Exit status: 0 success, 1 no backend could be opened or read, 2 bad usage.\n\n"
-        "Example:\n"
-        "  netvar counters --backend netdev --iface 'eth*' --interval-s 5\n");
-}
+static const char help_head[] =
+    "Usage: netvar counters [--backend B] [--sysfs-root DIR] [--iface GLOB]\n"
+    "                       [--interval-s S] [--papi-events LIST] [--json]\n"
+    "\n"
+    "Reads the network counters of this node twice, S seconds apart, and\n"
+    "prints the increase of every port as JSON (schema netvar-counters,\n"
+    "version 1): bytes and packets out and in, stall/wait units and discards,\n"
+    "each with its unit, a validity flag, a lower_bound flag (a 32-bit counter\n"
+    "saturated or was reset) and a wrapped flag (a 64-bit counter wrapped), plus\n"
+    "the rate per second.  This is the reader the SPANK plugin uses.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Diagnostics (missing or non-numeric counter files, backend fallbacks) go\n"
+    "to stderr as single lines starting with 'netvar:'.\n"
+    "\n"
+    "Exit status: 0 success, 1 no backend could be opened or read, 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar counters --backend netdev --iface 'eth*' --interval-s 5\n";
 
 static void log_stderr(void *arg, const char *line)
 {
@@ -94,44 +84,33 @@ static json_object *delta_json(const nv_ctr_delta *d, double dt_s)
 
 int verb_counters(int argc, char **argv)
 {
-    static const struct option lo[] = {
-        {"backend", required_argument, 0, 'b'},    {"sysfs-root", required_argument, 0, 'r'},
-        {"iface", required_argument, 0, 'i'},      {"interval-s", required_argument, 0, 's'},
-        {"papi-events", required_argument, 0, 'p'}, {"help", no_argument, 0, 'h'},
-        {"json", no_argument, 0, 'j'},
-        {0, 0, 0, 0},
-    };
     nv_ctr_config cfg = {.log = log_stderr};
     double interval = 1.0;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-        switch (c) {
-        case 'b': cfg.backend = optarg; break;
-        case 'r': cfg.sysfs_root = optarg; break;
-        case 'i': cfg.iface_glob = optarg; break;
-        case 'p': cfg.papi_events = optarg; break;
-        case 's': {
-            char *end;
-            errno = 0;
-            interval = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !isfinite(interval) || interval < 0.001 ||
-                interval > 3600) {
-                fprintf(stderr, "netvar: counters: --interval-s '%.30s' must be a number of seconds "
-                        "from 0.001 to 3600\n", optarg);
-                return 2;
-            }
-            break;
-        }
-        case 'j': break; /* JSON is the only output */
-        case 'h': counters_usage(stdout); return 0;
-        default:
-            fprintf(stderr, "netvar: counters: unknown option '%.40s'; see netvar counters --help\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
+    int json = 1;
+    const nv_opt opts[] = {
+        {"backend", "B", NV_CLI_STR, &cfg.backend,
+         .help = "auto (default: papi, then infiniband, then cxi where /sys/class/cxi exists, "
+                 "then netdev), papi, infiniband, cxi (HPE Slingshot NICs: device/telemetry, "
+                 "stall = the cycles the transmit path was paused) or netdev"},
+        {"sysfs-root", "DIR", NV_CLI_STR, &cfg.sysfs_root,
+         .help = "read DIR/sys/... instead of /sys (fixture trees)"},
+        {"iface", "GLOB", NV_CLI_STR, &cfg.iface_glob,
+         .help = "netdev: interface name or glob (default: all but lo); infiniband: device or "
+                 "device/port glob (default: all); cxi: NIC name or glob (cxi0, cxi*; default: "
+                 "all)"},
+        {"interval-s", "S", NV_CLI_DOUBLE, &interval, 0.001, 3600,
+         .bad = "must be a number of seconds from 0.001 to 3600",
+         .help = "seconds between the snapshots, 0.001..3600 (default 1)"},
+        {"papi-events", "LIST", NV_CLI_STR, &cfg.papi_events,
+         .help = "comma-separated PAPI event names (Aries AR_RTR_*, infiniband:::..., "
+                 "net:::...); without it papi is skipped"},
+        NV_OPT_JSON_ONLY(&json),
+    };
+    const nv_opt_spec spec = {"netvar: counters", NULL, help_head, help_tail, 0,
+                              {{"Options:", "counters", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     if (optind < argc) {
         fprintf(stderr, "netvar: counters: unexpected argument '%.40s'; see netvar counters --help\n",
                 argv[optind]);

@@ -3,7 +3,6 @@
  * mapping metrics when a traffic matrix is recorded, as text or JSON.  The
  * diagnosis is computed by lib/report/job_diagnose.h; this file parses the
  * options and renders it. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,61 +12,45 @@
 #include <json-c/json.h>
 
 #include "args.h"
+#include "opts.h"
 #include "config.h"
 #include "job_diagnose.h"
 #include "nv_json.h"
 #include "verbs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar diagnose JOBID [--spool DIR] [--config FILE] [--topology FILE]\n"
-        "                       [--blade-map FILE] [--line-rate GBPS] [--uplink-rate GBPS]\n"
-        "                       [--sysfs-root DIR] [--traffic-matrix FILE] [--json]\n"
-        "\n"
-        "Diagnoses the network congestion a finished job met, after Taffet's thesis\n"
-        "(ch. 4).  For every port and time window (the --netvar-interval samples where\n"
-        "recorded, else the whole job) it computes the traffic and the congested\n"
-        "fraction (stall or wait units over traffic bytes), finds the congested ports,\n"
-        "locates the root on the topology (a node's own link, or inside the network),\n"
-        "and names the cause:\n"
-        "  communication pattern    endpoint congestion, node link near line rate;\n"
-        "  mapping                  network congestion, the job's own traffic near line rate;\n"
-        "  background interference  congested links carry little of the job's own traffic;\n"
-        "  inconclusive             with the reason (too little data, rates unknown, ...).\n"
-        "Node links are taken to carry only this job's traffic (whole nodes).  The job's\n"
-        "traffic on network links needs a traffic matrix; without one, congestion inside\n"
-        "the network is reported inconclusive.  With a traffic matrix it also prints the\n"
-        "placement's hop-bytes and Hoefler-Snir worst-case link load.\n"
-        "\n"
-        "Options:\n"
-        "  --spool DIR          spool directory (default: SpoolDir of netvar.conf)\n"
-        "  --config FILE        netvar.conf (default $NETVAR_CONF or the built-in path)\n"
-        "  --topology FILE      Slurm topology.conf (default /etc/slurm/topology.conf)\n"
-        "  --blade-map FILE     netvar blade map (node blade= switch= group=)\n"
-        "  --line-rate GBPS     node link line rate, Gbit/s (default: sysfs of this host:\n"
-        "                       InfiniBand `rate`, netdev `speed`, for the same port name)\n"
-        "  --uplink-rate GBPS   network (switch/router) port line rate, Gbit/s\n"
-        "  --sysfs-root DIR     prefix for the sysfs reads (test fixtures)\n"
-        "  --traffic-matrix FILE  {\"ranks\": [node per rank], \"bytes\": [[sender x receiver]]}\n"
-        "                       (default SPOOL/jobs/JOBID/traffic-matrix.json if present,\n"
-        "                       else the \"traffic_matrix\" and \"placement\" the segment\n"
-        "                       profiler wrote into SPOOL/jobs/JOBID/profiles/*.json: the\n"
-        "                       step with the most bytes)\n"
-        "  --json               machine-readable output\n"
-        "  --help               this text\n"
-        "\n"
-        "Units: traffic in bytes and bytes/s, utilization and shares in %% of line rate\n"
-        "(a fraction 0..1 in --json), congested fraction in stall units per byte,\n"
-        "windows in seconds; JSON names carry their unit (window_s, traffic_bytes,\n"
-        "hop_bytes, worst_link_seconds).\n"
-        "\n"
-        "Exit status: 0 diagnosed (inconclusive is a diagnosis), 1 no records, no\n"
-        "counters, or a node outside the topology (nothing is guessed), 2 usage.\n"
-        "\n"
-        "Example:\n"
-        "  netvar diagnose 4711 --topology /etc/slurm/topology.conf --line-rate 100\n");
-}
+static const char help_head[] =
+    "Usage: netvar diagnose JOBID [--spool DIR] [--config FILE] [--topology FILE]\n"
+    "                       [--blade-map FILE] [--line-rate GBPS] [--uplink-rate GBPS]\n"
+    "                       [--sysfs-root DIR] [--traffic-matrix FILE] [--json]\n"
+    "\n"
+    "Diagnoses the network congestion a finished job met, after Taffet's thesis\n"
+    "(ch. 4).  For every port and time window (the --netvar-interval samples where\n"
+    "recorded, else the whole job) it computes the traffic and the congested\n"
+    "fraction (stall or wait units over traffic bytes), finds the congested ports,\n"
+    "locates the root on the topology (a node's own link, or inside the network),\n"
+    "and names the cause:\n"
+    "  communication pattern    endpoint congestion, node link near line rate;\n"
+    "  mapping                  network congestion, the job's own traffic near line rate;\n"
+    "  background interference  congested links carry little of the job's own traffic;\n"
+    "  inconclusive             with the reason (too little data, rates unknown, ...).\n"
+    "Node links are taken to carry only this job's traffic (whole nodes).  The job's\n"
+    "traffic on network links needs a traffic matrix; without one, congestion inside\n"
+    "the network is reported inconclusive.  With a traffic matrix it also prints the\n"
+    "placement's hop-bytes and Hoefler-Snir worst-case link load.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Units: traffic in bytes and bytes/s, utilization and shares in % of line rate\n"
+    "(a fraction 0..1 in --json), congested fraction in stall units per byte,\n"
+    "windows in seconds; JSON names carry their unit (window_s, traffic_bytes,\n"
+    "hop_bytes, worst_link_seconds).\n"
+    "\n"
+    "Exit status: 0 diagnosed (inconclusive is a diagnosis), 1 no records, no\n"
+    "counters, or a node outside the topology (nothing is guessed), 2 usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar diagnose 4711 --topology /etc/slurm/topology.conf --line-rate 100\n";
 
 
 static void log_stderr(void *ctx, const char *line)
@@ -166,44 +149,51 @@ static void diagnosis_text(const nv_job_diagnosis *d)
     }
 }
 
+/* --line-rate and --uplink-rate: Gbit/s into bytes/s */
+static int set_rate(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    double g = strtod(arg, &end);
+    if (end == arg || *end || !(g > 0) || g > 1e5)
+        return snprintf(err, errlen, "--%s '%.40s': expected Gbit/s > 0 (at most 1e5)", o->name,
+                        arg), -1;
+    *(double *)to = g * 1e9 / 8;
+    return 0;
+}
+
 int verb_diagnose(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"spool", required_argument, 0, 's'}, {"config", required_argument, 0, 'c'},
-        {"topology", required_argument, 0, 't'}, {"blade-map", required_argument, 0, 'b'},
-        {"line-rate", required_argument, 0, 'r'}, {"uplink-rate", required_argument, 0, 'u'},
-        {"sysfs-root", required_argument, 0, 'S'}, {"traffic-matrix", required_argument, 0, 'M'},
-        {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *spool = NULL, *config = getenv("NETVAR_CONF");
     nv_job_diagnose_opts o;
     nv_job_diagnose_opts_default(&o);
-    int json = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case 's': spool = optarg; break;
-        case 'c': config = optarg; break;
-        case 't': o.topology = optarg; break;
-        case 'b': o.blade_map = optarg; break;
-        case 'S': o.sysfs_root = optarg; break;
-        case 'M': o.traffic_matrix = optarg; break;
-        case 'j': json = 1; break;
-        case 'r':
-        case 'u': {
-            double g = strtod(optarg, &end);
-            if (*end || !(g > 0) || g > 1e5) {
-                fprintf(stderr, "netvar diagnose: --%s '%s': expected Gbit/s > 0\n",
-                        c == 'r' ? "line-rate" : "uplink-rate", optarg);
-                return 2;
-            }
-            *(c == 'r' ? &o.node_Bps : &o.uplink_Bps) = g * 1e9 / 8;
-            break;
-        }
-        case 'h': usage(stdout); return 0;
-        default: return 2;
-        }
-    }
+    int json = 0;
+    const nv_opt opts[] = {
+        NV_CLI_OPT_SPOOL(&spool),
+        {"config", "FILE", NV_CLI_STR, &config,
+         .help = "netvar.conf (default $NETVAR_CONF or the built-in path)"},
+        {"topology", "FILE", NV_CLI_STR, &o.topology,
+         .help = "Slurm topology.conf (default /etc/slurm/topology.conf)"},
+        {"blade-map", "FILE", NV_CLI_STR, &o.blade_map,
+         .help = "netvar blade map (node blade= switch= group=)"},
+        {"line-rate", "GBPS", NV_CLI_CALL, &o.node_Bps, .call = set_rate,
+         .help = "node link line rate, Gbit/s (> 0, at most 1e5; default: sysfs of this host: "
+                 "InfiniBand `rate`, netdev `speed`, for the same port name)"},
+        {"uplink-rate", "GBPS", NV_CLI_CALL, &o.uplink_Bps, .call = set_rate,
+         .help = "network (switch/router) port line rate, Gbit/s (> 0, at most 1e5)"},
+        {"sysfs-root", "DIR", NV_CLI_STR, &o.sysfs_root,
+         .help = "prefix for the sysfs reads (test fixtures)"},
+        {"traffic-matrix", "FILE", NV_CLI_STR, &o.traffic_matrix,
+         .help = "{\"ranks\": [node per rank], \"bytes\": [[sender x receiver]]} (default "
+                 "SPOOL/jobs/JOBID/traffic-matrix.json if present, else the \"traffic_matrix\" "
+                 "and \"placement\" the segment profiler wrote into "
+                 "SPOOL/jobs/JOBID/profiles/*.json: the step with the most bytes)"},
+        {"json", NULL, NV_CLI_FLAG, &json, .ival = 1, .help = "machine-readable output"},
+    };
+    const nv_opt_spec spec = {"netvar diagnose", NULL, help_head, help_tail, 0,
+                              {{"Options:", "diagnose", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     unsigned long jobid = nv_cli_jobid("netvar diagnose", argc, argv, optind);
     if (!jobid)
         return 2;

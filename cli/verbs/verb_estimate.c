@@ -1,6 +1,7 @@
 /* verb_estimate.c - `netvar estimate`: the single-run interference estimate
  * of a segment profile ("Single-run interference estimate"), as a readable
  * summary or JSON. */
+#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,46 +10,61 @@
 
 #include "args.h"
 #include "nv_json.h"
+#include "opts.h"
 #include "safe_open.h"
 #include "segment_estimate.h"
 #include "segment_profile.h"
 #include "verbs.h"
 
-static void help(void)
-{
-    printf("Usage: netvar estimate PROFILE [PROFILE...] [--json] [--threshold R] [--min-group N]\n"
-           "                       [--high-rate HZ]\n\n"
-           "Estimate, from one run's segment profile, how much of the run was lost to\n"
-           "instantaneous interference (\"Single-run interference estimate\").  Segments\n"
-           "(cut at blocking all-to-all collectives by libnetvar_pmpi.so) are clustered\n"
-           "by work with relative distance, split by exact communication/I-O\n"
-           "signature; a segment is interfered when its time exceeds median + 4 x MAD\n"
-           "of its group, and the summed excess is reported in %% of the runtime.\n"
-           "Classes: low < 7.5 %% <= medium <= 15 %% < high;\n"
-           "P(high) = 1/(1+exp(-0.35 x (x - 11.25))).  Continuous interference (each used\n"
-           "group's median above its fastest decile, times its size) is reported apart.\n\n"
-           "PROFILE is the JSON written at MPI_Finalize (profile-<job>.<step>.json or\n"
-           "netvar-profile-<pid>.json), or the per-rank partial files (*.rank<N>.partial)\n"
-           "a run leaves when it never reached MPI_Finalize; give all ranks' files.\n\n"
-           "Options:\n"
-           "  --json           print the result as one JSON object\n"
-           "  --threshold R    relative-distance clustering threshold (default 0.1, > 0)\n"
-           "  --min-group N    ignore groups with fewer than N segments (default 5)\n"
-           "  --high-rate HZ   warn when segments per second exceed HZ (default 100;\n"
-           "                   the paper's estimates failed at ~300 collectives/s)\n"
-           "  --help           this text\n\n"
-           "Exit status: 0 estimate printed, 1 unreadable or corrupt profile, 2 bad usage.\n\n"
-           "Example:\n"
-           "  netvar estimate /var/spool/netvar/job123/profile-123.0.json --json\n");
-}
+static const char help_head[] =
+    "Usage: netvar estimate PROFILE [PROFILE...] [--json] [--threshold R] [--min-group N]\n"
+    "                       [--high-rate HZ]\n"
+    "\n"
+    "Estimate, from one run's segment profile, how much of the run was lost to\n"
+    "instantaneous interference (\"Single-run interference estimate\").  Segments\n"
+    "(cut at blocking all-to-all collectives by libnetvar_pmpi.so) are clustered\n"
+    "by work with relative distance, split by exact communication/I-O\n"
+    "signature; a segment is interfered when its time exceeds median + 4 x MAD\n"
+    "of its group, and the summed excess is reported in % of the runtime.\n"
+    "Classes: low < 7.5 % <= medium <= 15 % < high;\n"
+    "P(high) = 1/(1+exp(-0.35 x (x - 11.25))).  Continuous interference (each used\n"
+    "group's median above its fastest decile, times its size) is reported apart.\n"
+    "\n"
+    "PROFILE is the JSON written at MPI_Finalize (profile-<job>.<step>.json or\n"
+    "netvar-profile-<pid>.json), or the per-rank partial files (*.rank<N>.partial)\n"
+    "a run leaves when it never reached MPI_Finalize; give all ranks' files.\n"
+    "\n";
 
-static int parse_double(const char *s, double *out)
+static const char help_tail[] =
+    "\n"
+    "Exit status: 0 estimate printed, 1 unreadable or corrupt profile, 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar estimate /var/spool/netvar/job123/profile-123.0.json --json\n";
+
+/* --threshold (ival 0), --min-group (1), --high-rate (2) into the options */
+static int set_estimate(const nv_opt *o, void *to, const char *arg, char *err,
+                        size_t errlen)
 {
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (!end || *end || !isfinite(v))
-        return -1;
-    *out = v;
+    int ival = o->ival;
+    nv_seg_estimate_opts *so = to;
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || errno == ERANGE || !isfinite(v))
+        return snprintf(err, errlen, "--%s '%.40s': needs a number", o->name, arg), -1;
+    if (ival == 0 && !(v > 0 && v < 10))
+        return snprintf(err, errlen, "--threshold %g is outside (0, 10)", v), -1;
+    if (ival == 1 && (!(v >= 1 && v <= 1e9) || v != floor(v)))
+        return snprintf(err, errlen, "--min-group %g is not an integer >= 1", v), -1;
+    if (ival == 2 && !(v > 0))
+        return snprintf(err, errlen, "--high-rate %g must be > 0 segments/s", v), -1;
+    if (ival == 0)
+        so->rel_threshold = v;
+    else if (ival == 1)
+        so->min_group = (size_t)v;
+    else
+        so->high_rate_hz = v;
     return 0;
 }
 
@@ -149,65 +165,33 @@ int verb_estimate(int argc, char **argv)
     nv_seg_estimate_opts opts;
     nv_seg_estimate_opts_default(&opts);
     int json = 0;
-    const char **files = calloc((size_t)argc, sizeof *files);
-    size_t nfiles = 0;
-    if (!files) {
-        fprintf(stderr, "netvar: estimate: out of memory\n");
-        return 1;
-    }
-    int rc = 2;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        double v;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            help();
-            rc = 0;
-            goto out;
-        } else if (!strcmp(a, "--json")) {
-            json = 1;
-        } else if (!strcmp(a, "--threshold") || !strcmp(a, "--min-group") || !strcmp(a, "--high-rate")) {
-            if (i + 1 >= argc || parse_double(argv[i + 1], &v) != 0) {
-                fprintf(stderr, "netvar: estimate: %s needs a number\n", a);
-                goto out;
-            }
-            i++;
-            if (!strcmp(a, "--threshold")) {
-                if (!(v > 0 && v < 10)) {
-                    fprintf(stderr, "netvar: estimate: --threshold %g is outside (0, 10)\n", v);
-                    goto out;
-                }
-                opts.rel_threshold = v;
-            } else if (!strcmp(a, "--min-group")) {
-                if (!(v >= 1 && v <= 1e9) || v != floor(v)) {
-                    fprintf(stderr, "netvar: estimate: --min-group %g is not an integer >= 1\n", v);
-                    goto out;
-                }
-                opts.min_group = (size_t)v;
-            } else {
-                if (!(v > 0)) {
-                    fprintf(stderr, "netvar: estimate: --high-rate %g must be > 0 segments/s\n", v);
-                    goto out;
-                }
-                opts.high_rate_hz = v;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "netvar: estimate: unknown option '%s'; see 'netvar estimate --help'\n", a);
-            goto out;
-        } else {
-            files[nfiles++] = a;
-        }
-    }
+    const nv_opt table[] = {
+        {"json", NULL, NV_CLI_FLAG, &json, .ival = 1, .help = "print the result as one JSON object"},
+        {"threshold", "R", NV_CLI_CALL, &opts, .ival = 0, .call = set_estimate,
+         .help = "relative-distance clustering threshold (default 0.1, > 0 and < 10)"},
+        {"min-group", "N", NV_CLI_CALL, &opts, .ival = 1, .call = set_estimate,
+         .help = "ignore groups with fewer than N segments (1..1e9, default 5)"},
+        {"high-rate", "HZ", NV_CLI_CALL, &opts, .ival = 2, .call = set_estimate,
+         .help = "warn when segments per second exceed HZ (> 0, default 100; the paper's "
+                 "estimates failed at ~300 collectives/s)"},
+    };
+    const nv_opt_spec spec = {"netvar: estimate", NULL, help_head, help_tail, 0,
+                              {{"Options:", "estimate", table, sizeof table / sizeof table[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
+    const char **files = (const char **)argv + optind;
+    size_t nfiles = (size_t)(argc - optind);
     if (nfiles == 0) {
         fprintf(stderr, "netvar: estimate: no PROFILE given; see 'netvar estimate --help'\n");
-        goto out;
+        return 2;
     }
     nv_seg_profile prof;
     char err[1024];
     if (nv_seg_profile_load(files, nfiles, &prof, err, sizeof err) != 0) {
         char shown[1100];
         fprintf(stderr, "netvar: estimate: %s\n", nv_printable(err, shown, sizeof shown));
-        rc = 1;
-        goto out;
+        return 1;
     }
     nv_seg_estimate est;
     if (nv_seg_estimate_run(prof.work, prof.time_us, prof.signature, prof.n, prof.meta.runtime_us, &opts,
@@ -216,16 +200,12 @@ int verb_estimate(int argc, char **argv)
         fprintf(stderr, "netvar: estimate: %s: cannot estimate (out of memory)\n",
                 nv_printable(files[0], shown, sizeof shown));
         nv_seg_profile_free(&prof);
-        rc = 1;
-        goto out;
+        return 1;
     }
     if (json)
         print_json(&prof, &est, &opts);
     else
         print_text(files[0], &prof, &est, &opts);
     nv_seg_profile_free(&prof);
-    rc = 0;
-out:
-    free(files);
-    return rc;
+    return 0;
 }

@@ -3,7 +3,6 @@
  * model" (median, quartiles, max and mean of the absolute error) plus
  * relative error, R^2 and RCC. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "args.h"
 #include "metrics.h"
 #include "nv_json.h"
+#include "opts.h"
 #include "predict.h"
 #include "verbs.h"
 
@@ -25,47 +25,39 @@
 #define MAX_WITH 64
 #define MAX_LINE 4096
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar evaluate --model FILE --pairs FILE [--json] [--use-table]\n"
-        "\n"
-        "Predict every measured pair of the pairs file with each of the four\n"
-        "predictors (queue, averagelt, averagestdevlt, pdflt) and summarize their\n"
-        "errors as in \"Queue-theory interference model\": median, first and third\n"
-        "quartile, maximum and mean of the absolute error in percentage points;\n"
-        "also the mean relative error, R^2 and the rank correlation coefficient\n"
-        "RCC (Communication time prediction, ties count 0).\n"
-        "\n"
-        "Pairs file: plain text, one measured pair per line,\n"
-        "    APP  WITH[,WITH2...]  SLOWDOWN_PCT\n"
-        "separated by spaces or tabs: the app, its neighbour(s) (comma-separated,\n"
-        "up to %d), and the slowdown of APP measured beside them in percent\n"
-        "((T_together - T_alone) / T_alone * 100).  Blank lines and lines starting\n"
-        "with '#' are ignored.  At most %u pairs.  Example:\n"
-        "    # app   with    slowdown_pct\n"
-        "    FFTW    MILC    11\n"
-        "    MILC    FFTW    25\n"
-        "\n"
-        "Options:\n"
-        "  --model FILE   model file (schema netvar-model, version 1)\n"
-        "  --pairs FILE   measured pairs, format above\n"
-        "  --json         print JSON instead of the table\n"
-        "  --use-table    let co-location table entries answer (default: predictors\n"
-        "                 only, since the table may hold the very pairs evaluated)\n"
-        "  -h, --help     show this help\n"
-        "\n"
-        "Pairs whose apps the model does not know, or that a predictor cannot answer,\n"
-        "are skipped and counted per predictor; an answer that is not a number is\n"
-        "counted as failed and named, never left out silently.\n"
-        "\n"
-        "Exit status: 0 evaluated, 1 model or pairs file unreadable or malformed,\n"
-        "2 bad usage.\n"
-        "\n"
-        "Example:\n"
-        "  netvar evaluate --model model.json --pairs table1.pairs --json\n",
-        MAX_WITH, MAX_PAIRS);
-}
+_Static_assert(MAX_PAIRS == 100000, "the help says at most 100000 pairs");
+static const char help_head[] =
+    "Usage: netvar evaluate --model FILE --pairs FILE [--json] [--use-table]\n"
+    "\n"
+    "Predict every measured pair of the pairs file with each of the four\n"
+    "predictors (queue, averagelt, averagestdevlt, pdflt) and summarize their\n"
+    "errors as in \"Queue-theory interference model\": median, first and third\n"
+    "quartile, maximum and mean of the absolute error in percentage points;\n"
+    "also the mean relative error, R^2 and the rank correlation coefficient\n"
+    "RCC (Communication time prediction, ties count 0).\n"
+    "\n"
+    "Pairs file: plain text, one measured pair per line,\n"
+    "    APP  WITH[,WITH2...]  SLOWDOWN_PCT\n"
+    "separated by spaces or tabs: the app, its neighbour(s) (comma-separated,\n"
+    "up to " NV_STR(MAX_WITH) "), and the slowdown of APP measured beside them in percent\n"
+    "((T_together - T_alone) / T_alone * 100).  Blank lines and lines starting\n"
+    "with '#' are ignored.  At most 100000 pairs.  Example:\n"
+    "    # app   with    slowdown_pct\n"
+    "    FFTW    MILC    11\n"
+    "    MILC    FFTW    25\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Pairs whose apps the model does not know, or that a predictor cannot answer,\n"
+    "are skipped and counted per predictor; an answer that is not a number is\n"
+    "counted as failed and named, never left out silently.\n"
+    "\n"
+    "Exit status: 0 evaluated, 1 model or pairs file unreadable or malformed,\n"
+    "2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar evaluate --model model.json --pairs table1.pairs --json\n";
 
 struct pair {
     char *app;
@@ -165,30 +157,22 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
 
 int verb_evaluate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"pairs", required_argument, NULL, 'p'},
-        {"json", no_argument, NULL, 'j'},
-        {"use-table", no_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *model_path = NULL, *pairs_path = NULL;
-    int as_json = 0, use_table = 0, c;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm': model_path = optarg; break;
-        case 'p': pairs_path = optarg; break;
-        case 'j': as_json = 1; break;
-        case 't': use_table = 1; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "netvar evaluate: unknown or incomplete option '%s'; see --help\n", argv[optind - 1]);
-            return 2;
-        }
-    }
+    int as_json = 0, use_table = 0;
+    const nv_opt opts[] = {
+        {"model", "FILE", NV_CLI_STR, &model_path,
+         .help = "model file (schema netvar-model, version 1)"},
+        {"pairs", "FILE", NV_CLI_STR, &pairs_path, .help = "measured pairs, format above"},
+        {"json", NULL, NV_CLI_FLAG, &as_json, .ival = 1, .help = "print JSON instead of the table"},
+        {"use-table", NULL, NV_CLI_FLAG, &use_table, .ival = 1,
+         .help = "let co-location table entries answer (default: predictors only, since the "
+                 "table may hold the very pairs evaluated)"},
+    };
+    const nv_opt_spec spec = {"netvar evaluate", NULL, help_head, help_tail, 0,
+                              {{"Options:", "evaluate", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     if (optind < argc) {
         fprintf(stderr, "netvar evaluate: unexpected argument '%.60s'; see --help\n", argv[optind]);
         return 2;

@@ -2,7 +2,6 @@
  * nodes and record the command's latency summary and switch utilization in
  * its app profile of the model file.  The verb parses the options and
  * prints; lib/runner/impact.h does the work. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,75 +14,59 @@
 #include "model.h"
 #include "nv_json.h"
 #include "args.h"
+#include "opts.h"
 #include "verbs.h"
 
 #define VERB "netvar impact"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar impact --model FILE --app KEY [--interval-us US] [--timeout-s S]\n"
-        "                     [--tasks-per-node T] [--load-nodes LIST]\n"
-        "                     [--runtime-key KEY] [--json | --text] [launch options]\n"
-        "                     [--] COMMAND [ARGS...]\n"
-        "\n"
-        "Measure how much of the network an application uses.  ImpactB (1 KB\n"
-        "ping-pongs between paired nodes) runs beside COMMAND on the same nodes,\n"
-        "or with --load-nodes on other nodes, so it measures the links COMMAND's\n"
-        "traffic crosses (a shared uplink) instead of COMMAND's own ports: with\n"
-        "srun both are steps of the surrounding allocation started with --overlap\n"
-        "(on its first N nodes, or ImpactB on --load-nodes and COMMAND on the rest;\n"
-        "run netvar inside salloc or sbatch); with --launcher mpirun both run\n"
-        "locally.  netvar launches COMMAND itself (N nodes x T tasks): give the\n"
-        "program, not an srun line.  ImpactB starts first; once every rank of it\n"
-        "is measuring, COMMAND starts; when COMMAND ends, ImpactB is stopped\n"
-        "(SIGUSR1 through srun) and its latencies are read.\n"
-        "\n"
-        "The app profile KEY in the model gets (Queue-theory interference model, section 4.2):\n"
-        "  latency      mean, standard deviation and histogram of ImpactB's one-way\n"
-        "               latency beside the app, in microseconds;\n"
-        "  utilization  rho of the app from that mean latency through the inverse\n"
-        "               Pollaczek-Khinchine formula and the model's calibration\n"
-        "               (source \"latency\").\n"
-        "The app's compression curve and scaling history are kept, as is the rest\n"
-        "of the model.  The model must hold a calibration (netvar calibrate).  The\n"
-        "samples include ImpactB's rounds during COMMAND's launch, which read as\n"
-        "idle: run COMMAND for many intervals.\n"
-        "\n"
-        "Options:\n"
-        "  --model FILE       model file with a calibration (required; updated in place)\n"
-        "  --app KEY          app key, 1-%d of A-Z a-z 0-9 . _ + : / @ = - (required)\n"
-        "  --tasks-per-node T tasks per node of COMMAND (default 1)\n"
-        "  --interval-us US   pause between ImpactB ping-pongs, microseconds (default 20000)\n"
-        "  --timeout-s S      longest COMMAND may run, in seconds (default 3600); it is\n"
-        "                     stopped after that and nothing is recorded\n"
-        "  --json             print the result as JSON on stdout (the default)\n"
-        "  --text             print a short summary for people instead\n"
-        "  -h, --help         show this help\n"
-        "\n",
-        NV_MODEL_KEY_MAX);
-    fputs(nv_run_placement_help, out);
-    fputs("\n", out);
-    fputs(nv_run_options_help, out);
-    fprintf(out,
-        "\n"
-        "Output (JSON on stdout; --text prints the same as a summary): app, model,\n"
-        "runtime_s (COMMAND's wall time, or with --runtime-key the seconds it\n"
-        "printed, s), load_nodes (\"\" = beside it), latency {mean_us, sd_us (us),\n"
-        "samples}, utilization {rho (0..1), lambda_per_us (packets per us),\n"
-        "saturated, source}.\n"
-        "\n"
-        "Exit status: 0 measured and saved, 1 a run failed or the model could not\n"
-        "be read or written (the model file is unchanged), 2 bad usage.\n"
-        "\n"
-        "Example:\n"
-        "  salloc -N 4 netvar impact --model model.json --app lulesh -- ./lulesh -s 30\n"
-        "  # network lab (lab/netlab: h1,h2 on leaf s1, h3,h4 on leaf s2): the app on\n"
-        "  # h1+h3, ImpactB on h2+h4, so both cross the uplink between the leaves\n"
-        "  salloc -N 4 -w h[1-4] --exclusive netvar impact --model model.json --app cg \\\n"
-        "      --load-nodes h2,h4 --runtime-key runtime_s \\\n"
-        "      -- netvar-proxy-cg --compute sleep\n");
-}
+static const char help_head[] =
+    "Usage: netvar impact --model FILE --app KEY [--interval-us US] [--timeout-s S]\n"
+    "                     [--tasks-per-node T] [--load-nodes LIST]\n"
+    "                     [--runtime-key KEY] [--json | --text] [launch options]\n"
+    "                     [--] COMMAND [ARGS...]\n"
+    "\n"
+    "Measure how much of the network an application uses.  ImpactB (1 KB\n"
+    "ping-pongs between paired nodes) runs beside COMMAND on the same nodes,\n"
+    "or with --load-nodes on other nodes, so it measures the links COMMAND's\n"
+    "traffic crosses (a shared uplink) instead of COMMAND's own ports: with\n"
+    "srun both are steps of the surrounding allocation started with --overlap\n"
+    "(on its first N nodes, or ImpactB on --load-nodes and COMMAND on the rest;\n"
+    "run netvar inside salloc or sbatch); with --launcher mpirun both run\n"
+    "locally.  netvar launches COMMAND itself (N nodes x T tasks): give the\n"
+    "program, not an srun line.  ImpactB starts first; once every rank of it\n"
+    "is measuring, COMMAND starts; when COMMAND ends, ImpactB is stopped\n"
+    "(SIGUSR1 through srun) and its latencies are read.\n"
+    "\n"
+    "The app profile KEY in the model gets (Queue-theory interference model, section 4.2):\n"
+    "  latency      mean, standard deviation and histogram of ImpactB's one-way\n"
+    "               latency beside the app, in microseconds;\n"
+    "  utilization  rho of the app from that mean latency through the inverse\n"
+    "               Pollaczek-Khinchine formula and the model's calibration\n"
+    "               (source \"latency\").\n"
+    "The app's compression curve and scaling history are kept, as is the rest\n"
+    "of the model.  The model must hold a calibration (netvar calibrate).  The\n"
+    "samples include ImpactB's rounds during COMMAND's launch, which read as\n"
+    "idle: run COMMAND for many intervals.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Output (JSON on stdout; --text prints the same as a summary): app, model,\n"
+    "runtime_s (COMMAND's wall time, or with --runtime-key the seconds it\n"
+    "printed, s), load_nodes (\"\" = beside it), latency {mean_us, sd_us (us),\n"
+    "samples}, utilization {rho (0..1), lambda_per_us (packets per us),\n"
+    "saturated, source}.\n"
+    "\n"
+    "Exit status: 0 measured and saved, 1 a run failed or the model could not\n"
+    "be read or written (the model file is unchanged), 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  salloc -N 4 netvar impact --model model.json --app lulesh -- ./lulesh -s 30\n"
+    "  # network lab (lab/netlab: h1,h2 on leaf s1, h3,h4 on leaf s2): the app on\n"
+    "  # h1+h3, ImpactB on h2+h4, so both cross the uplink between the leaves\n"
+    "  salloc -N 4 -w h[1-4] --exclusive netvar impact --model model.json --app cg \\\n"
+    "      --load-nodes h2,h4 --runtime-key runtime_s \\\n"
+    "      -- netvar-proxy-cg --compute sleep\n";
 
 static void print_json(const char *app, const char *model_path, const nv_run_plan *plan,
                        const nv_impact_result *r)
@@ -123,52 +106,27 @@ static void print_text(const char *app, const char *model_path, const nv_run_pla
 
 int verb_impact(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"app", required_argument, NULL, 'a'},
-        {"tasks-per-node", required_argument, NULL, 't'},
-        {"interval-us", required_argument, NULL, 'i'},
-        {"timeout-s", required_argument, NULL, 'T'},
-        {"json", no_argument, NULL, 'J'},
-        {"text", no_argument, NULL, 'X'},
-        {"help", no_argument, NULL, 'h'},
-        NV_RUN_LONG_OPTIONS,
-        NV_RUN_PLACEMENT_OPTIONS,
-        {NULL, 0, NULL, 0},
-    };
     nv_run_plan plan;
     nv_run_plan_defaults(&plan);
     plan.notice_ctx = "impact";
     nv_impact_opts io;
     nv_impact_opts_defaults(&io);
-    long tpn = 1;
     int text = 0;
+    const nv_opt opts[] = {
+        NV_CLI_OPT_MODEL_APP(&io.model_path, &io.app),
+        NV_CLI_OPT_TASKS_PER_NODE(&plan.app_tasks_per_node),
+        NV_CLI_OPT_INTERVAL_US(&io.interval_us, ""),
+        {"timeout-s", "S", NV_CLI_SECONDS, &io.timeout_s,
+         .help = "longest COMMAND may run, in seconds (default 3600); it is stopped after that "
+                 "and nothing is recorded"},
+        NV_OPT_JSON_TEXT(&text),
+    };
+    nv_cli_launch launch = {&plan, &io.keep_dir};
+    int parsed = nv_cli_workflow_parse(VERB, help_head, help_tail, opts,
+                                       sizeof opts / sizeof opts[0], &launch, 1, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     char err[600] = "";
-    int c;
-    optind = 0;
-    opterr = 0;
-    /* '+': stop at the command, whose own options are not ours */
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        int bad = 0;
-        switch (c) {
-        case 'm': io.model_path = optarg; break;
-        case 'a': io.app = optarg; break;
-        case 't': bad = nv_parse_count("--tasks-per-node", optarg, 1, 1024, &tpn, err, sizeof err); break;
-        case 'i': bad = nv_parse_count("--interval-us", optarg, 0, 60000000L, &io.interval_us, err, sizeof err); break;
-        case 'T': bad = nv_parse_seconds("--timeout-s", optarg, &io.timeout_s, err, sizeof err); break;
-        case 'J': text = 0; break;
-        case 'X': text = 1; break;
-        case 'h': usage(stdout); return 0;
-        default:
-            bad = nv_cli_plan_option(&plan, c, optarg, &io.keep_dir, argv[optind - 1], err,
-                                     sizeof err);
-        }
-        if (bad) {
-            fprintf(stderr, "%s: %s; nothing run\n", VERB, err);
-            return 2;
-        }
-    }
-    plan.app_tasks_per_node = (int)tpn;
     if (!io.model_path || !io.app) {
         fprintf(stderr, "%s: --model FILE and --app KEY are required; nothing run\n", VERB);
         return 2;

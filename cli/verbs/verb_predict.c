@@ -1,7 +1,6 @@
 /* verb_predict.c - `netvar predict`: predicted slowdown of one app beside
  * one or more neighbours, from a model file. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "args.h"
+#include "opts.h"
 #include "nv_json.h"
 #include "predict.h"
 #include "verbs.h"
@@ -20,97 +20,83 @@
 
 #define MAX_WITH 1024
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar predict --model FILE --app A --with B[,C...] [--predictor NAME]\n"
-        "                      [--min-samples N] [--leaves L] [--with-leaves L[,L...]]\n"
-        "                      [--json]\n"
-        "\n"
-        "Predict the slowdown of app A when it shares the network with B (and C...).\n"
-        "With one neighbour and a co-location table entry of at least N samples the\n"
-        "measured value answers (source \"table\"); otherwise the predictor does\n"
-        "(source \"model:NAME\", or \"model:queue+history\" when corrections fitted on\n"
-        "the co-location table add to the queue physics).  Several neighbours add\n"
-        "their load above the idle bottleneck; beyond the top of A's curve its top\n"
-        "point answers (capped).  A beside B is not B beside A.\n"
-        "The queue predictor has two mechanisms.  Where A's campaign measured its\n"
-        "slowdown against the queue wait at the bottleneck and every neighbour's\n"
-        "own queue wait is known (a campaign with --bottleneck), both are computed\n"
-        "and the larger answers: queueing (source \"model:queue-wait\"), A's curve\n"
-        "read over the neighbours' summed wait profiles, averaged as progress\n"
-        "rates; and bandwidth share (\"model:queue-share\"), the share a neighbour\n"
-        "takes even when it builds no queue: p_A(U) over the neighbours'\n"
-        "utilization, times A's own mean utilization of the port.  Without a queue\n"
-        "gauge p_A(U) answers alone (\"model:queue\").\n"
-        "For one neighbour with joint windows (a model whose configurations all\n"
-        "carry their queue wait, and a victim measured under every one of them)\n"
-        "the nearest configurations answer instead (\"model:queue-nearest\"): each\n"
-        "window of the neighbour's alone runs (its U and queue wait over half a\n"
-        "second) reads A's slowdowns at the two configurations nearest it in (U,\n"
-        "wait / the largest configuration's wait), the idle bottleneck at 0 %%\n"
-        "among them, weighted by inverse distance, and the windows average as\n"
-        "progress rates; the two mechanisms' figures are still printed beside it.\n"
-        "Several neighbours are the two mechanisms' (their windows are not\n"
-        "aligned in time).\n"
-        "The paths answer first.  The model's bottleneck is a port between switches\n"
-        "(a leaf switch's uplink); a job whose nodes all lie under one leaf switch\n"
-        "sends nothing through it.  With --leaves 1, A shares no such port: 0 %%\n"
-        "(source \"path: under one leaf switch\").  A neighbour given 1 in\n"
-        "--with-leaves loads none, so it is left out of the sum; when every\n"
-        "neighbour is, the answer is 0 %% from the path.  0 (the default) means\n"
-        "unknown: the placement is taken to share the bottleneck.  A placement\n"
-        "may name its leaf switches instead, joined by '+' (s1+s2): two jobs that\n"
-        "both span leaf switches share an uplink only where they name a common\n"
-        "leaf, so a neighbour whose leaves A's all miss is left out too (source\n"
-        "\"path: no shared uplink\"), as job_submit does for a job that names its\n"
-        "nodes.\n"
-        "\n"
-        "Options:\n"
-        "  --model FILE       model file (schema netvar-model, version 1)\n"
-        "  --app A            app key to predict for\n"
-        "  --with B[,C...]    comma-separated app keys of the neighbours (up to %d)\n"
-        "  --predictor NAME   queue (default), averagelt, averagestdevlt or pdflt\n"
-        "  --min-samples N    table samples needed to answer from the table (default %u)\n"
-        "  --leaves L         A's placement: how many leaf switches its job spans (0:\n"
-        "                     unknown, the default), or their names joined by '+'\n"
-        "  --with-leaves L,.. each neighbour's placement, in --with's order, the same\n"
-        "                     way (missing entries are 0: unknown)\n"
-        "  --json             JSON output (the only form; accepted for uniformity)\n"
-        "  -h, --help         show this help\n"
-        "\n"
-        "Output (JSON on stdout): slowdown_pct (percent), source, predictor,\n"
-        "utilization_sum and utilization_used (fractions 0..1), capped,\n"
-        "with_utilization (per neighbour), config (training configuration used by\n"
-        "a look-up predictor, or null), curve_fallback, table_samples, table_sd_pct;\n"
-        "queue: physics_pct (the bottleneck physics alone), correction_pp (A's\n"
-        "sensitivity plus the neighbours' pressure, percentage points; on the\n"
-        "counters route the pressures apply only to a victim with pairs of its\n"
-        "own, so a new app gets its physics) and history_samples (table\n"
-        "samples behind them), mechanism (\"nearest-configurations\", \"queue-wait\",\n"
-        "\"bandwidth-share\" or \"utilization\"), wait_pct and share_pct (the two\n"
-        "mechanisms' answers, percent; null where a mechanism has no data), wait_gauge (what the model's queue-wait figures read:\n"
-        "\"queue_us\", \"stall_per_word\" on InfiniBand, \"paused_cycles_per_packet\" on\n"
-        "a Slingshot NIC, \"stall_per_flit\" on an Aries tile) and wait_used_us (the\n"
-        "mean summed queue wait read, us, or the neighbour's mean window wait for\n"
-        "the nearest configurations; named wait_used, in the gauge's own unit,\n"
-        "with the other three; null without a\n"
-        "queue gauge).  utilization_used is null when A has no p_A(U) curve.\n"
-        "path: \"shared\" (the predictor answered), \"local\" or \"apart\" (0 %% from\n"
-        "the paths); with_local and with_apart: the neighbours left out as under\n"
-        "one leaf switch and as on other leaf switches.\n"
-        "\n"
-        "Exit status: 0 predicted, 1 model not loadable or no prediction possible\n"
-        "(unknown app, no data), 2 bad usage.\n"
-        "\n"
-        "Example:\n"
-        "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg\n"
-        "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg \\\n"
-        "                 --with-leaves 2,1     # amg's job under one leaf: milc alone\n"
-        "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg \\\n"
-        "                 --leaves s1+s2 --with-leaves s3+s4,s2+s5  # milc apart: amg alone\n",
-        MAX_WITH, NV_DEFAULT_MIN_SAMPLES);
-}
+static const char help_head[] =
+    "Usage: netvar predict --model FILE --app A --with B[,C...] [--predictor NAME]\n"
+    "                      [--min-samples N] [--leaves L] [--with-leaves L[,L...]]\n"
+    "                      [--json]\n"
+    "\n"
+    "Predict the slowdown of app A when it shares the network with B (and C...).\n"
+    "With one neighbour and a co-location table entry of at least N samples the\n"
+    "measured value answers (source \"table\"); otherwise the predictor does\n"
+    "(source \"model:NAME\", or \"model:queue+history\" when corrections fitted on\n"
+    "the co-location table add to the queue physics).  Several neighbours add\n"
+    "their load above the idle bottleneck; beyond the top of A's curve its top\n"
+    "point answers (capped).  A beside B is not B beside A.\n"
+    "The queue predictor has two mechanisms.  Where A's campaign measured its\n"
+    "slowdown against the queue wait at the bottleneck and every neighbour's\n"
+    "own queue wait is known (a campaign with --bottleneck), both are computed\n"
+    "and the larger answers: queueing (source \"model:queue-wait\"), A's curve\n"
+    "read over the neighbours' summed wait profiles, averaged as progress\n"
+    "rates; and bandwidth share (\"model:queue-share\"), the share a neighbour\n"
+    "takes even when it builds no queue: p_A(U) over the neighbours'\n"
+    "utilization, times A's own mean utilization of the port.  Without a queue\n"
+    "gauge p_A(U) answers alone (\"model:queue\").\n"
+    "For one neighbour with joint windows (a model whose configurations all\n"
+    "carry their queue wait, and a victim measured under every one of them)\n"
+    "the nearest configurations answer instead (\"model:queue-nearest\"): each\n"
+    "window of the neighbour's alone runs (its U and queue wait over half a\n"
+    "second) reads A's slowdowns at the two configurations nearest it in (U,\n"
+    "wait / the largest configuration's wait), the idle bottleneck at 0 %\n"
+    "among them, weighted by inverse distance, and the windows average as\n"
+    "progress rates; the two mechanisms' figures are still printed beside it.\n"
+    "Several neighbours are the two mechanisms' (their windows are not\n"
+    "aligned in time).\n"
+    "The paths answer first.  The model's bottleneck is a port between switches\n"
+    "(a leaf switch's uplink); a job whose nodes all lie under one leaf switch\n"
+    "sends nothing through it.  With --leaves 1, A shares no such port: 0 %\n"
+    "(source \"path: under one leaf switch\").  A neighbour given 1 in\n"
+    "--with-leaves loads none, so it is left out of the sum; when every\n"
+    "neighbour is, the answer is 0 % from the path.  0 (the default) means\n"
+    "unknown: the placement is taken to share the bottleneck.  A placement\n"
+    "may name its leaf switches instead, joined by '+' (s1+s2): two jobs that\n"
+    "both span leaf switches share an uplink only where they name a common\n"
+    "leaf, so a neighbour whose leaves A's all miss is left out too (source\n"
+    "\"path: no shared uplink\"), as job_submit does for a job that names its\n"
+    "nodes.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Output (JSON on stdout): slowdown_pct (percent), source, predictor,\n"
+    "utilization_sum and utilization_used (fractions 0..1), capped,\n"
+    "with_utilization (per neighbour), config (training configuration used by\n"
+    "a look-up predictor, or null), curve_fallback, table_samples, table_sd_pct;\n"
+    "queue: physics_pct (the bottleneck physics alone), correction_pp (A's\n"
+    "sensitivity plus the neighbours' pressure, percentage points; on the\n"
+    "counters route the pressures apply only to a victim with pairs of its\n"
+    "own, so a new app gets its physics) and history_samples (table\n"
+    "samples behind them), mechanism (\"nearest-configurations\", \"queue-wait\",\n"
+    "\"bandwidth-share\" or \"utilization\"), wait_pct and share_pct (the two\n"
+    "mechanisms' answers, percent; null where a mechanism has no data), wait_gauge (what the model's queue-wait figures read:\n"
+    "\"queue_us\", \"stall_per_word\" on InfiniBand, \"paused_cycles_per_packet\" on\n"
+    "a Slingshot NIC, \"stall_per_flit\" on an Aries tile) and wait_used_us (the\n"
+    "mean summed queue wait read, us, or the neighbour's mean window wait for\n"
+    "the nearest configurations; named wait_used, in the gauge's own unit,\n"
+    "with the other three; null without a\n"
+    "queue gauge).  utilization_used is null when A has no p_A(U) curve.\n"
+    "path: \"shared\" (the predictor answered), \"local\" or \"apart\" (0 % from\n"
+    "the paths); with_local and with_apart: the neighbours left out as under\n"
+    "one leaf switch and as on other leaf switches.\n"
+    "\n"
+    "Exit status: 0 predicted, 1 model not loadable or no prediction possible\n"
+    "(unknown app, no data), 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg\n"
+    "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg \\\n"
+    "                 --with-leaves 2,1     # amg's job under one leaf: milc alone\n"
+    "  netvar predict --model /etc/netvar/model.json --app lulesh --with milc,amg \\\n"
+    "                 --leaves s1+s2 --with-leaves s3+s4,s2+s5  # milc apart: amg alone\n";
 
 /* a decimal count 0..UINT32_MAX, the whole string: 0, or -1 */
 static int parse_count(const char *text, uint32_t *out)
@@ -122,6 +108,16 @@ static int parse_count(const char *text, uint32_t *out)
         text[0] == ' ')
         return -1;
     *out = (uint32_t)v;
+    return 0;
+}
+
+_Static_assert(NV_DEFAULT_MIN_SAMPLES == 3, "the --min-samples help says 3");
+static int set_min_samples(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
+{
+    (void)o;
+    if (parse_count(arg, to))
+        return snprintf(err, errlen, "--min-samples '%.40s' is not a count (0..%u)", arg,
+                        UINT32_MAX), -1;
     return 0;
 }
 
@@ -222,54 +218,34 @@ static void print_path_answer(const char *app, const char *const *with, size_t n
 
 int verb_predict(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},
-        {"app", required_argument, NULL, 'a'},
-        {"with", required_argument, NULL, 'w'},
-        {"predictor", required_argument, NULL, 'p'},
-        {"min-samples", required_argument, NULL, 'n'},
-        {"leaves", required_argument, NULL, 'l'},
-        {"with-leaves", required_argument, NULL, 'L'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     const char *model_path = NULL, *app = NULL, *with_arg = NULL, *with_leaves_arg = NULL,
                *leaves_arg = NULL;
     nv_predictor predictor = NV_PREDICT_QUEUE;
     uint32_t min_samples = NV_DEFAULT_MIN_SAMPLES;
-    int c;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm': model_path = optarg; break;
-        case 'a': app = optarg; break;
-        case 'w': with_arg = optarg; break;
-        case 'p':
-            if (nv_predictor_from_name(optarg, &predictor)) {
-                fprintf(stderr, "netvar predict: --predictor '%.40s' is not one of queue, "
-                                "averagelt, averagestdevlt, pdflt; nothing predicted\n", optarg);
-                return 2;
-            }
-            break;
-        case 'n':
-            if (parse_count(optarg, &min_samples)) {
-                fprintf(stderr, "netvar predict: --min-samples '%.40s' is not a count (0..%u); "
-                                "nothing predicted\n", optarg, UINT32_MAX);
-                return 2;
-            }
-            break;
-        case 'l': leaves_arg = optarg; break;
-        case 'L': with_leaves_arg = optarg; break;
-        case 'j': break; /* JSON is the only output */
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "netvar predict: unknown or incomplete option '%s'; see --help\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
+    int json = 1;
+    const nv_opt opts[] = {
+        {"model", "FILE", NV_CLI_STR, &model_path,
+         .help = "model file (schema netvar-model, version 1)"},
+        {"app", "A", NV_CLI_STR, &app, .help = "app key to predict for"},
+        {"with", "B[,C...]", NV_CLI_STR, &with_arg,
+         .help = "comma-separated app keys of the neighbours (up to " NV_STR(MAX_WITH) ")"},
+        NV_CLI_OPT_PREDICTOR(&predictor),
+        {"min-samples", "N", NV_CLI_CALL, &min_samples, .call = set_min_samples,
+         .help = "table samples needed to answer from the table (0..4294967295, default 3)"},
+        {"leaves", "L", NV_CLI_STR, &leaves_arg,
+         .help = "A's placement: how many leaf switches its job spans (0: unknown, the "
+                 "default), or their names joined by '+'"},
+        {"with-leaves", "L[,L...]", NV_CLI_STR, &with_leaves_arg,
+         .help = "each neighbour's placement, in --with's order, the same way (missing "
+                 "entries are 0: unknown)"},
+        {"json", NULL, NV_CLI_FLAG, &json, .ival = 1,
+         .help = "JSON output (the only form; accepted for uniformity)"},
+    };
+    const nv_opt_spec spec = {"netvar predict", "; nothing predicted", help_head, help_tail, 0,
+                              {{"Options:", "predict", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     if (optind < argc) {
         fprintf(stderr, "netvar predict: unexpected argument '%.60s'; see --help\n", argv[optind]);
         return 2;

@@ -1,8 +1,5 @@
 /* verb_prune.c - `netvar prune --older-than DAYS`: removes old job records
  * from the spool (lib/upkeep/prune.h). */
-#include <errno.h>
-#include <getopt.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,46 +9,37 @@
 #include <json-c/json.h>
 
 #include "args.h"
+#include "opts.h"
 #include "prune.h"
 #include "verbs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar prune --older-than DAYS [--spool DIR] [--config FILE]\n"
-        "                    [--dry-run] [--json]\n"
-        "\n"
-        "Removes the records of jobs that ended more than DAYS days ago:\n"
-        "SPOOL/jobs/JOBID/ with its node records, job record and profiles.\n"
-        "A job directory's age is its modification time, which the epilog's\n"
-        "last record write sets.  Only directories named by a job id that are\n"
-        "real directories owned by root are removed; anything else there is\n"
-        "left alone with one line.  Symbolic links are never followed, and a\n"
-        "job still listed in SPOOL/running/ is kept whatever its age.\n"
-        "\n"
-        "Each job directory is first renamed into SPOOL/.pruning/ and then\n"
-        "removed there, so `netvar train`, reports and job_submit/netvar (which\n"
-        "reads only SPOOL/running/) keep working during a prune and see a job\n"
-        "whole or not at all.  A prune that was interrupted is finished by the\n"
-        "next one.  Records are removed, not summarized: a model trained before\n"
-        "keeps what it learned from them.\n"
-        "\n"
-        "Options:\n"
-        "  --older-than DAYS  age in days, 0 to 36500 (fractions allowed); required\n"
-        "  --spool DIR        spool directory (default: SpoolDir of netvar.conf)\n"
-        "  --config FILE      netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)\n"
-        "  --dry-run          count what would go; remove nothing\n"
-        "  --json             one JSON object: spool, older_than_days, dry_run,\n"
-        "                     examined, removed, kept_recent, kept_running, skipped,\n"
-        "                     failed, files_removed, bytes_removed, elapsed_s\n"
-        "  -h, --help         show this help\n"
-        "\n"
-        "Exit status: 0 done (skipped entries are not failures), 1 the spool is\n"
-        "unreadable or a job directory could not be removed, 2 bad usage.\n"
-        "\n"
-        "Example:\n"
-        "  netvar prune --older-than 365 --dry-run\n");
-}
+static const char help_head[] =
+    "Usage: netvar prune --older-than DAYS [--spool DIR] [--config FILE]\n"
+    "                    [--dry-run] [--json]\n"
+    "\n"
+    "Removes the records of jobs that ended more than DAYS days ago:\n"
+    "SPOOL/jobs/JOBID/ with its node records, job record and profiles.\n"
+    "A job directory's age is its modification time, which the epilog's\n"
+    "last record write sets.  Only directories named by a job id that are\n"
+    "real directories owned by root are removed; anything else there is\n"
+    "left alone with one line.  Symbolic links are never followed, and a\n"
+    "job still listed in SPOOL/running/ is kept whatever its age.\n"
+    "\n"
+    "Each job directory is first renamed into SPOOL/.pruning/ and then\n"
+    "removed there, so `netvar train`, reports and job_submit/netvar (which\n"
+    "reads only SPOOL/running/) keep working during a prune and see a job\n"
+    "whole or not at all.  A prune that was interrupted is finished by the\n"
+    "next one.  Records are removed, not summarized: a model trained before\n"
+    "keeps what it learned from them.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Exit status: 0 done (skipped entries are not failures), 1 the spool is\n"
+    "unreadable or a job directory could not be removed, 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar prune --older-than 365 --dry-run\n";
 
 static void log_stderr(void *arg, const char *line)
 {
@@ -68,40 +56,33 @@ static double mono_s(void)
 
 int verb_prune(int argc, char **argv)
 {
-    const char *spool = NULL, *config = getenv("NETVAR_CONF"), *days_arg = NULL;
+    const char *spool = NULL, *config = getenv("NETVAR_CONF");
     int json = 0, dry = 0;
-    static const struct option opts[] = {
-        {"older-than", required_argument, 0, 'o'}, {"spool", required_argument, 0, 's'},
-        {"config", required_argument, 0, 'c'},     {"dry-run", no_argument, 0, 'n'},
-        {"json", no_argument, 0, 'j'},             {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o': days_arg = optarg; break;
-        case 's': spool = optarg; break;
-        case 'c': config = optarg; break;
-        case 'n': dry = 1; break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
+    double days = -1;
+    const nv_opt opts[] = {
+        {"older-than", "DAYS", NV_CLI_DOUBLE, &days, 0, 36500,
+         .bad = "not a number of days in [0, 36500]",
+         .help = "age in days, 0 to 36500 (fractions allowed); required"},
+        NV_CLI_OPT_SPOOL(&spool),
+        NV_CLI_OPT_CONFIG(&config),
+        {"dry-run", NULL, NV_CLI_FLAG, &dry, .ival = 1,
+         .help = "count what would go; remove nothing"},
+        {"json", NULL, NV_CLI_FLAG, &json, .ival = 1,
+         .help = "one JSON object: spool, older_than_days, dry_run, examined, removed, "
+                 "kept_recent, kept_running, skipped, failed, files_removed, bytes_removed, "
+                 "elapsed_s"},
+    };
+    const nv_opt_spec spec = {"netvar: prune", NULL, help_head, help_tail, 0,
+                              {{"Options:", "prune", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     if (optind < argc) {
         fprintf(stderr, "netvar: prune: unexpected argument '%.60s'; see --help\n", argv[optind]);
         return 2;
     }
-    if (!days_arg) {
+    if (days < 0) {
         fprintf(stderr, "netvar: prune: --older-than DAYS is required; see --help\n");
-        return 2;
-    }
-    char *end;
-    errno = 0;
-    double days = strtod(days_arg, &end);
-    if (errno || end == days_arg || *end || !isfinite(days) || days < 0 || days > 36500) {
-        fprintf(stderr, "netvar: prune: --older-than %.60s: not a number of days in [0, 36500]\n",
-                days_arg);
         return 2;
     }
     if (!spool)

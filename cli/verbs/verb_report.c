@@ -3,7 +3,6 @@
  * an aligned table with units or JSON, and SVG plots (--plot).  The
  * figures come from lib/report (job_report.h, app_report.h,
  * cluster_report.h); this file parses the options and renders them. */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,78 +19,66 @@
 #include "model.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "opts.h"
 #include "predict.h"
 #include "svg_plot.h"
 #include "verbs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar report JOBID [--spool DIR] [--model FILE] [--json] [--plot FILE.svg]\n"
-        "       netvar report --app NAME [--model FILE] [--json] [--plot FILE.svg]\n"
-        "                     [--plot-latency FILE.svg]\n"
-        "       netvar report --cluster [--spool DIR] [--model FILE] [--json]\n"
-        "\n"
-        "Show what netvar measured and concluded.\n"
-        "\n"
-        "JOBID      from the job record (DIR/jobs/JOBID/job.json, `netvar collect`):\n"
-        "           runtime, counter metrics with units, utilization, the segment\n"
-        "           interference estimate and class when the job was profiled\n"
-        "           (DIR/jobs/JOBID/profiles/*.json), its neighbours (jobs overlapping\n"
-        "           it whose path meets its own: both across several leaf switches\n"
-        "           with one in common, or several groups with one in common; a job\n"
-        "           under one leaf switch crosses no uplink), the\n"
-        "           slowdown predicted beside them and the one observed (runtime\n"
-        "           against the app's baseline), the advice and prediction made at\n"
-        "           submission (the record's netvar annotation, taken from the job's\n"
-        "           Comment, which its user can edit: shown as the Comment's claim, not\n"
-        "           as job_submit's decision; \"not recorded\" when it holds none)\n"
-        "           against what happened, and the Variability\n"
-        "           Estimate when the model has one.\n"
-        "           --plot: segment durations over time, interfered ones marked\n"
-        "           (\"Single-run interference estimate\", Fig. 2).\n"
-        "--app      the app's profile in the model: U_A and where it came from, the\n"
-        "           latency summary, p_A(U) points and fit, scaling, its\n"
-        "           neighbours in the co-location table, and what the queue route's\n"
-        "           two mechanisms read of it: its utilization profile (as a\n"
-        "           neighbour), its curve against the queue wait with its own wait\n"
-        "           profile (in the gauge's unit: us for a queue), its bandwidth-share\n"
-        "           weight (own U above idle) and its history corrections (and\n"
-        "           whether the neighbours' pressures apply to it: not on the\n"
-        "           counters route while it has no pair of its own), its joint\n"
-        "           windows (U and wait over each half second of its runs, which\n"
-        "           the nearest configurations read beside it) and whether the\n"
-        "           nearest configurations answer for it as a victim (measured\n"
-        "           under every configuration, each with its queue wait).\n"
-        "           --plot: p_A(U), measured points and the fitted curve (\"Queue-\n"
-        "           theory interference model\", Fig. 12); --plot-latency: its ImpactB latency histogram against\n"
-        "           the idle one (Fig. 3).\n"
-        "--cluster  running jobs (DIR/running), predicted slowdowns among those whose\n"
-        "           paths meet at an uplink (both across several leaf switches with\n"
-        "           one in common; a job under one leaf switch crosses none), worst\n"
-        "           pairs first.\n"
-        "\n"
-        "Options:\n"
-        "  --spool DIR          netvar spool (default: netvar.conf's, /var/spool/netvar)\n"
-        "  --model FILE         model file (default /var/lib/netvar/model.json)\n"
-        "  --predictor NAME     queue (default), averagelt, averagestdevlt, pdflt\n"
-        "  --json               JSON instead of the table; names carry their unit\n"
-        "                       (_s seconds, _us microseconds, _pct percent); rho,\n"
-        "                       utilization, p_high and counter_rho are fractions\n"
-        "                       0..1; curve points are [U (fraction), slowdown %%,\n"
-        "                       samples]\n"
-        "  --plot FILE.svg      write the plot described above (atomically)\n"
-        "  --plot-latency FILE.svg  (--app) the latency histogram plot\n"
-        "  -h, --help           show this help\n"
-        "\n"
-        "Exit status: 0 reported, 1 record, model or spool unreadable (or nothing\n"
-        "to plot), 2 bad usage.\n"
-        "\n"
-        "Examples:\n"
-        "  netvar report 4242 --spool /var/spool/netvar\n"
-        "  netvar report --app lulesh --plot lulesh-curve.svg\n"
-        "  netvar report --cluster --json\n");
-}
+static const char help_head[] =
+    "Usage: netvar report JOBID [--spool DIR] [--model FILE] [--json] [--plot FILE.svg]\n"
+    "       netvar report --app NAME [--model FILE] [--json] [--plot FILE.svg]\n"
+    "                     [--plot-latency FILE.svg]\n"
+    "       netvar report --cluster [--spool DIR] [--model FILE] [--json]\n"
+    "\n"
+    "Show what netvar measured and concluded.\n"
+    "\n"
+    "JOBID      from the job record (DIR/jobs/JOBID/job.json, `netvar collect`):\n"
+    "           runtime, counter metrics with units, utilization, the segment\n"
+    "           interference estimate and class when the job was profiled\n"
+    "           (DIR/jobs/JOBID/profiles/*.json), its neighbours (jobs overlapping\n"
+    "           it whose path meets its own: both across several leaf switches\n"
+    "           with one in common, or several groups with one in common; a job\n"
+    "           under one leaf switch crosses no uplink), the\n"
+    "           slowdown predicted beside them and the one observed (runtime\n"
+    "           against the app's baseline), the advice and prediction made at\n"
+    "           submission (the record's netvar annotation, taken from the job's\n"
+    "           Comment, which its user can edit: shown as the Comment's claim, not\n"
+    "           as job_submit's decision; \"not recorded\" when it holds none)\n"
+    "           against what happened, and the Variability\n"
+    "           Estimate when the model has one.\n"
+    "           --plot: segment durations over time, interfered ones marked\n"
+    "           (\"Single-run interference estimate\", Fig. 2).\n"
+    "--app      the app's profile in the model: U_A and where it came from, the\n"
+    "           latency summary, p_A(U) points and fit, scaling, its\n"
+    "           neighbours in the co-location table, and what the queue route's\n"
+    "           two mechanisms read of it: its utilization profile (as a\n"
+    "           neighbour), its curve against the queue wait with its own wait\n"
+    "           profile (in the gauge's unit: us for a queue), its bandwidth-share\n"
+    "           weight (own U above idle) and its history corrections (and\n"
+    "           whether the neighbours' pressures apply to it: not on the\n"
+    "           counters route while it has no pair of its own), its joint\n"
+    "           windows (U and wait over each half second of its runs, which\n"
+    "           the nearest configurations read beside it) and whether the\n"
+    "           nearest configurations answer for it as a victim (measured\n"
+    "           under every configuration, each with its queue wait).\n"
+    "           --plot: p_A(U), measured points and the fitted curve (\"Queue-\n"
+    "           theory interference model\", Fig. 12); --plot-latency: its ImpactB latency histogram against\n"
+    "           the idle one (Fig. 3).\n"
+    "--cluster  running jobs (DIR/running), predicted slowdowns among those whose\n"
+    "           paths meet at an uplink (both across several leaf switches with\n"
+    "           one in common; a job under one leaf switch crosses none), worst\n"
+    "           pairs first.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Exit status: 0 reported, 1 record, model or spool unreadable (or nothing\n"
+    "to plot), 2 bad usage.\n"
+    "\n"
+    "Examples:\n"
+    "  netvar report 4242 --spool /var/spool/netvar\n"
+    "  netvar report --app lulesh --plot lulesh-curve.svg\n"
+    "  netvar report --cluster --json\n";
 
 struct ctx {
     const char *spool, *model_path, *plot, *plot_latency;
@@ -744,43 +731,38 @@ static int report_cluster(struct ctx *c)
 
 int verb_report(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"spool", required_argument, 0, 's'},  {"model", required_argument, 0, 'm'},
-        {"app", required_argument, 0, 'a'},    {"cluster", no_argument, 0, 'c'},
-        {"json", no_argument, 0, 'j'},         {"plot", required_argument, 0, 'p'},
-        {"plot-latency", required_argument, 0, 'l'}, {"predictor", required_argument, 0, 'P'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     struct nv_config conf;
     nv_config_defaults(&conf);
     struct ctx c = {.spool = NULL, .model_path = NULL, .predictor = NV_PREDICT_QUEUE};
     const char *app = NULL;
     int cluster = 0;
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 's': c.spool = optarg; break;
-        case 'm': c.model_path = optarg; break;
-        case 'a': app = optarg; break;
-        case 'c': cluster = 1; break;
-        case 'j': c.json = 1; break;
-        case 'p': c.plot = optarg; break;
-        case 'l': c.plot_latency = optarg; break;
-        case 'P':
-            if (nv_predictor_from_name(optarg, &c.predictor)) {
-                fprintf(stderr, "netvar: report: --predictor %.40s: not queue, averagelt, "
-                                "averagestdevlt or pdflt\n", optarg);
-                return 2;
-            }
-            break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
+    const nv_opt opts[] = {
+        {"app", "NAME", NV_CLI_STR, &app, .help = "report on the app NAME (above) instead of a job"},
+        {"cluster", NULL, NV_CLI_FLAG, &cluster, .ival = 1,
+         .help = "report on the whole cluster (above) instead of a job"},
+        {"spool", "DIR", NV_CLI_STR, &c.spool,
+         .help = "netvar spool (default: netvar.conf's, /var/spool/netvar)"},
+        {"model", "FILE", NV_CLI_STR, &c.model_path,
+         .help = "model file (default /var/lib/netvar/model.json)"},
+        NV_CLI_OPT_PREDICTOR(&c.predictor),
+        {"json", NULL, NV_CLI_FLAG, &c.json, .ival = 1,
+         .help = "JSON instead of the table; names carry their unit (_s seconds, _us "
+                 "microseconds, _pct percent); rho, utilization, p_high and counter_rho are "
+                 "fractions 0..1; curve points are [U (fraction), slowdown %, samples]"},
+        {"plot", "FILE.svg", NV_CLI_STR, &c.plot,
+         .help = "write the plot described above (atomically)"},
+        {"plot-latency", "FILE.svg", NV_CLI_STR, &c.plot_latency,
+         .help = "(--app) the latency histogram plot"},
+    };
+    const nv_opt_spec spec = {"netvar: report", NULL, help_head, help_tail, 0,
+                              {{"Options:", "report", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     const char *jobid = optind < argc ? argv[optind] : NULL;
     if ((jobid != NULL) + (app != NULL) + cluster != 1 || argc - optind > 1) {
-        fprintf(stderr, "netvar: report: give exactly one of JOBID, --app NAME, --cluster\n");
-        usage(stderr);
+        fprintf(stderr, "netvar: report: give exactly one of JOBID, --app NAME, --cluster; see "
+                        "--help\n");
         return 2;
     }
     if (c.plot_latency && !app) {

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "args.h"
+#include "opts.h"
 #include "job_record.h"
 #include "model.h"
 #include "model_builder.h"
@@ -22,114 +22,72 @@
 #include "train_state.h"
 #include "verbs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar train --spool DIR --out FILE [--model IN] [--window-s S]\n"
-        "                    [--from-sacct SINCE | --sacct-file FILE] [--topology FILE]\n"
-        "                    [--min-overlap-frac F] [--low-rho R] [--min-runs N]\n"
-        "                    [--u-bucket U] [--max-jobs N] [--state FILE]\n"
-        "                    [--window-days D] [--quiet | --json]\n"
-        "\n"
-        "Learn a model file from production history: the job records that\n"
-        "`netvar collect` wrote to DIR/jobs/<jobid>/job.json, on top of an input\n"
-        "model holding the calibration and campaign results (calibrate, impact,\n"
-        "campaign).  Records are streamed one at a time; only a ~300-byte summary\n"
-        "per job is kept.  Corrupt records are skipped with one line each and\n"
-        "counted.  The same input gives a byte-identical model.\n"
-        "\n"
-        "Per app:\n"
-        "  U_A        median over its runs of the counter-derived rho; an ImpactB\n"
-        "             U from the input model answers where a campaign measured it\n"
-        "             (utilization_source says which; both are kept)\n"
-        "  p_A(U)     the campaign curve of the input model when there is one,\n"
-        "             else learned from history: slowdown of each run against the\n"
-        "             app's baseline vs the background rho its switches saw\n"
-        "             (neighbours' counter rho weighted by overlap, or the record's\n"
-        "             switch_rho minus its own rho), bucketed, isotonic fit;\n"
-        "             flagged provenance.curve = \"production\"\n"
-        "  scaling    median runtime per node count (baseline runs where known), counts\n"
-        "  latency    ImpactB summary from the input model, else derived (P-K at U_A)\n"
-        "Co-location table: a run of A whose only neighbours (jobs overlapping it\n"
-        "for at least the window whose path meets A's: both across several leaf\n"
-        "switches with one in common, or several groups with one in common; a job\n"
-        "under one leaf switch crosses no uplink) run app B is one\n"
-        "sample of (A, B): its runtime against A's baseline, the median runtime of\n"
-        "A's runs at the same node count with background rho <= --low-rho.  The\n"
-        "entry is the samples' median (a stalled run does not move it), with their\n"
-        "count and standard deviation.\n"
-        "\n"
-        "Options:\n"
-        "  --spool DIR              spool holding jobs/<jobid>/job.json (required\n"
-        "                           unless accounting gives the history)\n"
-        "  --from-sacct SINCE       also learn from Slurm accounting: the COMPLETED jobs\n"
-        "                           since SINCE (sacct -S: 2024-01-01, now-365days) with\n"
-        "                           their start, end, nodes and app (a netvar entry in\n"
-        "                           Comment/AdminComment, else a job name that is a valid\n"
-        "                           app key); no counters, so no own rho.  Jobs the spool\n"
-        "                           holds keep their spool record\n"
-        "  --sacct-file FILE        the same from saved output ('-': stdin) of\n"
-        "                           SLURM_TIME_FORMAT=%%s sacct -a -X -n -P --delimiter=$'\\x1f'\n"
-        "                             -o " NV_SACCT_FIELDS "\n"
-        "  --topology FILE          Slurm topology.conf naming the accounting jobs' leaf\n"
-        "                           switches (default: none, so they have no neighbours)\n"
-        "  --out FILE               model file to write, atomically (required)\n"
-        "  --model IN               input model (calibration, campaigns); without it\n"
-        "                           the calibration is the records' median 1/mu\n"
-        "  --window-s S             least overlap of a pair, seconds (default 10)\n"
-        "  --min-overlap-frac F     ... and least fraction of A's runtime (default 0.5)\n"
-        "  --low-rho R              background rho of a baseline run, at most (0.05)\n"
-        "  --min-runs N             samples for a table entry or a learned curve (1)\n"
-        "  --u-bucket U             width of the background-U buckets of a learned\n"
-        "                           curve, fraction of the switch (0.05)\n"
-        "  --state FILE             incremental training: keep the job summaries in\n"
-        "                           FILE (binary, mode 0600) and read only the records\n"
-        "                           that are new since the run that wrote it.  The\n"
-        "                           model is the same as from reading every record.\n"
-        "                           A summary outlives its record (netvar prune) until\n"
-        "                           it leaves --window-days.  A state of another spool\n"
-        "                           or calibration, or one that fails a check, is not\n"
-        "                           used: every record is read, and a line says why\n"
-        "  --window-days D          train on the jobs that ended within D days of the\n"
-        "                           newest one (default: all)\n"
-        "  --max-jobs N             most job records held (default %u, about 1 GiB of\n"
-        "                           summaries at 130 bytes a job; more is an error)\n"
-        "  --quiet                  no summary on stdout, no progress line on stderr\n"
-        "                           (the line - records read, rate, time left - is only\n"
-        "                           drawn when stderr is a terminal)\n"
-        "  --json                   the summary as one JSON object: model, records_read,\n"
-        "                           used, corrupt_skipped, without_app_key, apps,\n"
-        "                           baseline_runs, pair_samples, several_neighbours,\n"
-        "                           no_baseline, colocation_entries, calibration_source\n"
-        "                           (\"input model\" or \"records\"), and the options used:\n"
-        "                           window_s, min_overlap_frac and low_rho (fractions),\n"
-        "                           min_runs, u_bucket; with --state or --window-days\n"
-        "                           also state, from_state (summaries not read again)\n"
-        "                           and out_of_window (summaries left out)\n"
-        "  -h, --help               show this help\n"
-        "\n"
-        "job_submit/netvar notices the new file by itself (it re-reads the model\n"
-        "when the file changes).\n"
-        "\n"
-        "Exit status: 0 written, 1 unreadable spool or model, cap reached or write\n"
-        "failed, 2 bad usage.\n"
-        "\n"
-        "Example:\n"
-        "  netvar train --spool /var/spool/netvar --model /etc/netvar/model.json \\\n"
-        "               --out /etc/netvar/model.json --window-s 30\n",
-        NV_TRAIN_DEFAULT_MAX_JOBS);
-}
+static const char help_head[] =
+    "Usage: netvar train --spool DIR --out FILE [--model IN] [--window-s S]\n"
+    "                    [--from-sacct SINCE | --sacct-file FILE] [--topology FILE]\n"
+    "                    [--min-overlap-frac F] [--low-rho R] [--min-runs N]\n"
+    "                    [--u-bucket U] [--max-jobs N] [--state FILE]\n"
+    "                    [--window-days D] [--quiet | --json]\n"
+    "\n"
+    "Learn a model file from production history: the job records that\n"
+    "`netvar collect` wrote to DIR/jobs/<jobid>/job.json, on top of an input\n"
+    "model holding the calibration and campaign results (calibrate, impact,\n"
+    "campaign).  Records are streamed one at a time; only a ~300-byte summary\n"
+    "per job is kept.  Corrupt records are skipped with one line each and\n"
+    "counted.  The same input gives a byte-identical model.\n"
+    "\n"
+    "Per app:\n"
+    "  U_A        median over its runs of the counter-derived rho; an ImpactB\n"
+    "             U from the input model answers where a campaign measured it\n"
+    "             (utilization_source says which; both are kept)\n"
+    "  p_A(U)     the campaign curve of the input model when there is one,\n"
+    "             else learned from history: slowdown of each run against the\n"
+    "             app's baseline vs the background rho its switches saw\n"
+    "             (neighbours' counter rho weighted by overlap, or the record's\n"
+    "             switch_rho minus its own rho), bucketed, isotonic fit;\n"
+    "             flagged provenance.curve = \"production\"\n"
+    "  scaling    median runtime per node count (baseline runs where known), counts\n"
+    "  latency    ImpactB summary from the input model, else derived (P-K at U_A)\n"
+    "Co-location table: a run of A whose only neighbours (jobs overlapping it\n"
+    "for at least the window whose path meets A's: both across several leaf\n"
+    "switches with one in common, or several groups with one in common; a job\n"
+    "under one leaf switch crosses no uplink) run app B is one\n"
+    "sample of (A, B): its runtime against A's baseline, the median runtime of\n"
+    "A's runs at the same node count with background rho <= --low-rho.  The\n"
+    "entry is the samples' median (a stalled run does not move it), with their\n"
+    "count and standard deviation.\n"
+    "\n";
 
-static int parse_double(const char *opt, const char *s, double lo, double hi, double *out)
+static const char help_tail[] =
+    "\n"
+    "job_submit/netvar notices the new file by itself (it re-reads the model\n"
+    "when the file changes).\n"
+    "\n"
+    "Exit status: 0 written, 1 unreadable spool or model, cap reached or write\n"
+    "failed, 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar train --spool /var/spool/netvar --model /etc/netvar/model.json \\\n"
+    "               --out /etc/netvar/model.json --window-s 30\n";
+
+_Static_assert(NV_TRAIN_DEFAULT_MAX_JOBS == 8000000, "the --max-jobs help says 8000000");
+
+/* a whole number from lo to hi, which may be written as 1e6, into a
+ * uint32_t (--min-runs, ival 0) or a size_t (--max-jobs, ival 1) */
+static int set_whole(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi) {
-        fprintf(stderr, "netvar: train: %s %s: not a number in [%g, %g]\n", opt, s, lo, hi);
-        return -1;
-    }
-    *out = v;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !isfinite(v) || v < o->lo || v > o->hi)
+        return snprintf(err, errlen, "--%s '%.40s': must be a number from %g to %g", o->name,
+                        arg, o->lo, o->hi), -1;
+    if (v != floor(v))
+        return snprintf(err, errlen, "--%s '%.40s': not a whole number", o->name, arg), -1;
+    if (o->ival)
+        *(size_t *)to = (size_t)v;
+    else
+        *(uint32_t *)to = (uint32_t)v;
     return 0;
 }
 
@@ -195,16 +153,6 @@ static size_t count_jobs(const char *spool)
 
 int verb_train(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"spool", required_argument, 0, 's'},       {"out", required_argument, 0, 'o'},
-        {"model", required_argument, 0, 'm'},       {"window-s", required_argument, 0, 'w'},
-        {"min-overlap-frac", required_argument, 0, 'f'}, {"low-rho", required_argument, 0, 'r'},
-        {"min-runs", required_argument, 0, 'n'},    {"u-bucket", required_argument, 0, 'u'},
-        {"max-jobs", required_argument, 0, 'x'},    {"quiet", no_argument, 0, 'q'},
-        {"json", no_argument, 0, 'j'},              {"help", no_argument, 0, 'h'},
-        {"from-sacct", required_argument, 0, 'S'},  {"sacct-file", required_argument, 0, 'F'},
-        {"topology", required_argument, 0, 'T'},   {"state", required_argument, 0, 'A'},
-        {"window-days", required_argument, 0, 'D'}, {0, 0, 0, 0}};
     const char *spool = NULL, *out = NULL, *in_path = NULL;
     const char *sacct_since = NULL, *sacct_file = NULL, *topology = NULL, *state = NULL;
     double window_days = 0;
@@ -212,60 +160,66 @@ int verb_train(int argc, char **argv)
     int quiet = 0, json = 0;
     nv_train_opts o;
     nv_train_opts_default(&o);
-    double d;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's': spool = optarg; break;
-        case 'o': out = optarg; break;
-        case 'm': in_path = optarg; break;
-        case 'w':
-            if (parse_double("--window-s", optarg, 0, 1e9, &o.window_s))
-                return 2;
-            break;
-        case 'f':
-            if (parse_double("--min-overlap-frac", optarg, 0, 1, &o.min_overlap_frac))
-                return 2;
-            break;
-        case 'r':
-            if (parse_double("--low-rho", optarg, 0, 1, &o.low_rho))
-                return 2;
-            break;
-        case 'n':
-            if (parse_double("--min-runs", optarg, 1, 1e9, &d) || d != floor(d)) {
-                if (d != floor(d))
-                    fprintf(stderr, "netvar: train: --min-runs %s: not a whole number\n", optarg);
-                return 2;
-            }
-            o.min_runs = (uint32_t)d;
-            break;
-        case 'u':
-            if (parse_double("--u-bucket", optarg, 0.002, 1, &o.u_bucket))
-                return 2;
-            break;
-        case 'x':
-            if (parse_double("--max-jobs", optarg, 1, 1e8, &d) || d != floor(d)) {
-                if (d != floor(d))
-                    fprintf(stderr, "netvar: train: --max-jobs %s: not a whole number\n", optarg);
-                return 2;
-            }
-            o.max_jobs = (size_t)d;
-            break;
-        case 'S': sacct_since = optarg; break;
-        case 'F': sacct_file = optarg; break;
-        case 'T': topology = optarg; break;
-        case 'A': state = optarg; break;
-        case 'D':
-            if (parse_double("--window-days", optarg, 0.001, 1e5, &window_days))
-                return 2;
-            break;
-        case 'q': quiet = 1; break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
+    const nv_opt opts[] = {
+        {"spool", "DIR", NV_CLI_STR, &spool,
+         .help = "spool holding jobs/<jobid>/job.json (required unless accounting gives the "
+                 "history)"},
+        {"from-sacct", "SINCE", NV_CLI_STR, &sacct_since,
+         .help = "also learn from Slurm accounting: the COMPLETED jobs since SINCE (sacct -S: "
+                 "2024-01-01, now-365days) with their start, end, nodes and app (a netvar entry "
+                 "in Comment/AdminComment, else a job name that is a valid app key); no "
+                 "counters, so no own rho.  Jobs the spool holds keep their spool record"},
+        {"sacct-file", "FILE", NV_CLI_STR, &sacct_file,
+         .help = "the same from saved output ('-': stdin) of\n"
+                 "SLURM_TIME_FORMAT=%s sacct -a -X -n -P --delimiter=$'\\x1f'\n"
+                 "--format=JobIDRaw,JobName,NNodes,Start,End,State,NodeList,Comment,AdminComment"},
+        {"topology", "FILE", NV_CLI_STR, &topology,
+         .help = "Slurm topology.conf naming the accounting jobs' leaf switches (default: none, "
+                 "so they have no neighbours)"},
+        {"out", "FILE", NV_CLI_STR, &out, .help = "model file to write, atomically (required)"},
+        {"model", "IN", NV_CLI_STR, &in_path,
+         .help = "input model (calibration, campaigns); without it the calibration is the "
+                 "records' median 1/mu"},
+        {"window-s", "S", NV_CLI_DOUBLE, &o.window_s, 0, 1e9,
+         .help = "least overlap of a pair, seconds (0..1e9, default 10)"},
+        {"min-overlap-frac", "F", NV_CLI_DOUBLE, &o.min_overlap_frac, 0, 1,
+         .help = "... and least fraction of A's runtime (0..1, default 0.5)"},
+        {"low-rho", "R", NV_CLI_DOUBLE, &o.low_rho, 0, 1,
+         .help = "background rho of a baseline run, at most (0..1, default 0.05)"},
+        {"min-runs", "N", NV_CLI_CALL, &o.min_runs, 1, 1e9, .ival = 0, .call = set_whole,
+         .help = "samples for a table entry or a learned curve (1..1e9, default 1)"},
+        {"u-bucket", "U", NV_CLI_DOUBLE, &o.u_bucket, 0.002, 1,
+         .help = "width of the background-U buckets of a learned curve, fraction of the switch "
+                 "(0.002..1, default 0.05)"},
+        {"state", "FILE", NV_CLI_STR, &state,
+         .help = "incremental training: keep the job summaries in FILE (binary, mode 0600) and "
+                 "read only the records that are new since the run that wrote it.  The model is "
+                 "the same as from reading every record.  A summary outlives its record (netvar "
+                 "prune) until it leaves --window-days.  A state of another spool or "
+                 "calibration, or one that fails a check, is not used: every record is read, and "
+                 "a line says why"},
+        {"window-days", "D", NV_CLI_DOUBLE, &window_days, 0.001, 1e5,
+         .help = "train on the jobs that ended within D days of the newest one (0.001..1e5, "
+                 "default: all)"},
+        {"max-jobs", "N", NV_CLI_CALL, &o.max_jobs, 1, 1e8, .ival = 1, .call = set_whole,
+         .help = "most job records held (1..1e8, default 8000000, about 1 GiB of summaries at "
+                 "130 bytes a job; more is an error)"},
+        {"quiet", NULL, NV_CLI_FLAG, &quiet, .ival = 1,
+         .help = "no summary on stdout, no progress line on stderr (the line - records read, "
+                 "rate, time left - is only drawn when stderr is a terminal)"},
+        {"json", NULL, NV_CLI_FLAG, &json, .ival = 1,
+         .help = "the summary as one JSON object: model, records_read, used, corrupt_skipped, "
+                 "without_app_key, apps, baseline_runs, pair_samples, several_neighbours, "
+                 "no_baseline, colocation_entries, calibration_source (\"input model\" or "
+                 "\"records\"), and the options used: window_s, min_overlap_frac and low_rho "
+                 "(fractions), min_runs, u_bucket; with --state or --window-days also state, "
+                 "from_state (summaries not read again) and out_of_window (summaries left out)"},
+    };
+    const nv_opt_spec spec = {"netvar: train", NULL, help_head, help_tail, 0,
+                              {{"Options:", "train", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     if (quiet && json) {
         fprintf(stderr, "netvar: train: --quiet and --json exclude each other\n");
         return 2;
@@ -276,10 +230,9 @@ int verb_train(int argc, char **argv)
     }
     int from_acct = sacct_since || sacct_file;
     if (optind < argc || (!spool && !from_acct) || !out) {
-        fprintf(stderr, "netvar: train: %s\n",
+        fprintf(stderr, "netvar: train: %s; see --help\n",
                 optind < argc ? "unexpected argument"
                               : "--out, and --spool or --from-sacct/--sacct-file, are required");
-        usage(stderr);
         return 2;
     }
     if (state && !spool) {

@@ -1,84 +1,65 @@
 /* verb_utilization.c - `netvar utilization`: switch utilization from a mean
  * probe latency through the inverse Pollaczek-Khinchine formula. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "opts.h"
 #include "queue.h"
 #include "verbs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar utilization --service-us S --var-us2 V --latency-us W [--json]\n"
-        "\n"
-        "Compute the utilization rho of a switch port, modelled as an M/G/1 queue,\n"
-        "from the mean latency W of probe packets (ImpactB) measured while a job\n"
-        "runs (\"Queue-theory interference model\", eq. 3, the inverse of\n"
-        "Pollaczek-Khinchine).  S and V come from calibrating the idle switch.\n"
-        "\n"
-        "Options:\n"
-        "  --service-us S   service time 1/mu of the idle switch, microseconds (> 0)\n"
-        "  --var-us2 V      variance of the idle service times, us^2 (>= 0)\n"
-        "  --latency-us W   mean probe latency under load, microseconds (>= 0;\n"
-        "                   'inf' means no probe came back: saturated)\n"
-        "  --json           JSON output (the only form; accepted for uniformity)\n"
-        "  -h, --help       show this help\n"
-        "\n"
-        "Output (JSON on stdout): rho (fraction 0..1), lambda_per_us (packets per us),\n"
-        "saturated (true when rho >= %.2f), and the inputs.  W <= S gives rho = 0.\n"
-        "\n"
-        "Exit status: 0 computed, 2 bad or missing argument (one line on stderr).\n"
-        "\n"
-        "Example:\n"
-        "  netvar utilization --service-us 1.0 --var-us2 0.04 --latency-us 2.5\n",
-        NV_RHO_CAP);
-}
+static const char help_head[] =
+    "Usage: netvar utilization --service-us S --var-us2 V --latency-us W [--json]\n"
+    "\n"
+    "Compute the utilization rho of a switch port, modelled as an M/G/1 queue,\n"
+    "from the mean latency W of probe packets (ImpactB) measured while a job\n"
+    "runs (\"Queue-theory interference model\", eq. 3, the inverse of\n"
+    "Pollaczek-Khinchine).  S and V come from calibrating the idle switch.\n"
+    "\n";
 
-static int parse_num(const char *opt, const char *s, int allow_inf, double *out)
+static const char help_tail[] =
+    "\n"
+    "Output (JSON on stdout): rho (fraction 0..1), lambda_per_us (packets per us),\n"
+    "saturated (true when rho >= " NV_STR(NV_RHO_CAP) "), and the inputs.  W <= S gives rho = 0.\n"
+    "\n"
+    "Exit status: 0 computed, 2 bad or missing argument (one line on stderr).\n"
+    "\n"
+    "Example:\n"
+    "  netvar utilization --service-us 1.0 --var-us2 0.04 --latency-us 2.5\n";
+
+/* a number into *to; with ival 1 also inf */
+static int set_num(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
     char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || isnan(v) || (!allow_inf && isinf(v))) {
-        fprintf(stderr, "netvar utilization: %s '%.60s' is not a finite number; nothing computed\n",
-                opt, s);
-        return -1;
-    }
-    *out = v;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || errno == ERANGE || isnan(v) || (!o->ival && isinf(v)))
+        return snprintf(err, errlen, "--%s '%.60s' is not a finite number", o->name, arg), -1;
+    *(double *)to = v;
     return 0;
 }
 
 int verb_utilization(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"service-us", required_argument, NULL, 's'},
-        {"var-us2", required_argument, NULL, 'v'},
-        {"latency-us", required_argument, NULL, 'w'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     double s = NAN, v = NAN, w = NAN;
-    int c;
-    optind = 0;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's': if (parse_num("--service-us", optarg, 0, &s)) return 2; break;
-        case 'v': if (parse_num("--var-us2", optarg, 0, &v)) return 2; break;
-        case 'w': if (parse_num("--latency-us", optarg, 1, &w)) return 2; break;
-        case 'j': break; /* JSON is the only output */
-        case 'h': usage(stdout); return 0;
-        default:
-            fprintf(stderr, "netvar utilization: unknown or incomplete option '%s'; see --help\n",
-                    argv[optind - 1]);
-            return 2;
-        }
-    }
+    int json = 1;
+    const nv_opt opts[] = {
+        {"service-us", "S", NV_CLI_CALL, &s, .call = set_num,
+         .help = "service time 1/mu of the idle switch, microseconds (> 0)"},
+        {"var-us2", "V", NV_CLI_CALL, &v, .call = set_num,
+         .help = "variance of the idle service times, us^2 (>= 0)"},
+        {"latency-us", "W", NV_CLI_CALL, &w, .ival = 1, .call = set_num,
+         .help = "mean probe latency under load, microseconds (>= 0; 'inf' means no probe came "
+                 "back: saturated)"},
+        NV_OPT_JSON_ONLY(&json),
+    };
+    const nv_opt_spec spec = {"netvar utilization", "; nothing computed", help_head, help_tail, 0,
+                              {{"Options:", "utilization", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
     if (optind < argc) {
         fprintf(stderr, "netvar utilization: unexpected argument '%.60s'; see --help\n", argv[optind]);
         return 2;

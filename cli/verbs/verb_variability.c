@@ -2,7 +2,6 @@
  * Estimate ("Variability Estimate": router counters -> how far a run's runtime sat
  * from its app's mean, in standard deviations).  Thin: the logic is in
  * lib/train/ve_records.h and lib/variability/ve_model.h. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,66 +11,50 @@
 #include "model.h"
 #include "model_builder.h"
 #include "nv_json.h"
+#include "opts.h"
 #include "ve_records.h"
 #include "verbs.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar variability train --records DIR [--records DIR...] --model FILE\n"
-        "                                [--folds N] [--seed N] [--min-group N] [--trees N]\n"
-        "                                [--min-leaf N] [--max-features N]\n"
-        "                                [--C-grid LIST] [--gamma-grid LIST] [--dry-run] [--json]\n"
-        "       netvar variability estimate --model FILE [--json] JOBRECORD.json\n"
-        "\n"
-        "The Variability Estimate (VE): from a job's router/port counter metrics\n"
-        "(Table III of Chunduri et al., as `netvar collect` records them), how many\n"
-        "standard deviations its runtime lay from the mean runtime of its app at its\n"
-        "node count, i.e. whether it ran in heavy or light network congestion.\n"
-        "\n"
-        "train   reads DIR/jobs/<id>/job.json of every --records spool (or DIR/<id>/job.json\n"
-        "        when DIR is a jobs directory; only files owned by that directory's owner,\n"
-        "        never anything under a job's profiles/), computes each\n"
-        "        job's runtime z-score within its (app, node count) group, takes the 7\n"
-        "        features (6 counter statistics and the node count), scales them by\n"
-        "        median and interquartile range, grid-searches an RBF SVR's C and gamma\n"
-        "        (libsvm) by k-fold cross-validation, and grows a random forest.  It\n"
-        "        prints the cross-validated R^2, the abstention fraction and the\n"
-        "        coverage of the intervals, and writes the VE into the model file's\n"
-        "        \"variability\" section (atomically; the rest of the file is kept).\n"
-        "estimate  reads one job record and prints e.g.\n"
-        "        \"+1.3 σ (± 0.6): ran in heavy congestion\"; the ± is a 90 %% error\n"
-        "        bound calibrated on held-out residuals; when the forest's estimate lies\n"
-        "        outside SVR ± that bound the two models disagree and it abstains:\n"
-        "        \"no estimate: outside training data\".\n"
-        "\n"
-        "Options:\n"
-        "  --records DIR    a spool, or its jobs/ directory, holding job records; repeatable\n"
-        "  --model FILE     model file (schema netvar-model); train needs an existing one\n"
-        "                   (from netvar calibrate/campaign) and adds the section to it\n"
-        "  --folds N        cross-validation folds, 2-100 (default 10)\n"
-        "  --seed N         seed for the folds and the forest (default 1)\n"
-        "  --min-group N    fewest runs of one app at one node count to use them (default 5)\n"
-        "  --trees N        forest size, 1-1000 (default 100)\n"
-        "  --min-leaf N     fewest jobs in a forest leaf (default 2)\n"
-        "  --max-features N features tried per forest split, 1-7 (default 3)\n"
-        "  --C-grid LIST    comma-separated SVR C values (default 1,10,100)\n"
-        "  --gamma-grid LIST  comma-separated RBF gamma values, 1/scaled-unit^2\n"
-        "                   (default 0.001,0.003,0.01,0.03,0.1)\n"
-        "  --dry-run        train and report, but do not write the model file\n"
-        "  --json           machine-readable output\n"
-        "  --help           this text\n"
-        "\n"
-        "Units: estimates are in σ, standard deviations of the app's runtime at that node\n"
-        "count; R^2, abstention and coverage are fractions (0..1 in --json, %% in the text).\n"
-        "\n"
-        "Exit status: 0 trained / estimated (an abstention is a result), 1 failure (no\n"
-        "usable records, unreadable model or record, record without counters), 2 usage.\n"
-        "\n"
-        "Example:\n"
-        "  netvar variability train --records /var/spool/netvar/jobs --model /etc/netvar/model.json\n"
-        "  netvar variability estimate --model /etc/netvar/model.json /var/spool/netvar/jobs/42/job.json\n");
-}
+static const char help_head[] =
+    "Usage: netvar variability train --records DIR [--records DIR...] --model FILE\n"
+    "                                [--folds N] [--seed N] [--min-group N] [--trees N]\n"
+    "                                [--min-leaf N] [--max-features N]\n"
+    "                                [--C-grid LIST] [--gamma-grid LIST] [--dry-run] [--json]\n"
+    "       netvar variability estimate --model FILE [--json] JOBRECORD.json\n"
+    "\n"
+    "The Variability Estimate (VE): from a job's router/port counter metrics\n"
+    "(Table III of Chunduri et al., as `netvar collect` records them), how many\n"
+    "standard deviations its runtime lay from the mean runtime of its app at its\n"
+    "node count, i.e. whether it ran in heavy or light network congestion.\n"
+    "\n"
+    "train   reads DIR/jobs/<id>/job.json of every --records spool (or DIR/<id>/job.json\n"
+    "        when DIR is a jobs directory; only files owned by that directory's owner,\n"
+    "        never anything under a job's profiles/), computes each\n"
+    "        job's runtime z-score within its (app, node count) group, takes the 7\n"
+    "        features (6 counter statistics and the node count), scales them by\n"
+    "        median and interquartile range, grid-searches an RBF SVR's C and gamma\n"
+    "        (libsvm) by k-fold cross-validation, and grows a random forest.  It\n"
+    "        prints the cross-validated R^2, the abstention fraction and the\n"
+    "        coverage of the intervals, and writes the VE into the model file's\n"
+    "        \"variability\" section (atomically; the rest of the file is kept).\n"
+    "estimate  reads one job record and prints e.g.\n"
+    "        \"+1.3 σ (± 0.6): ran in heavy congestion\"; the ± is a 90 % error\n"
+    "        bound calibrated on held-out residuals; when the forest's estimate lies\n"
+    "        outside SVR ± that bound the two models disagree and it abstains:\n"
+    "        \"no estimate: outside training data\".\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Units: estimates are in σ, standard deviations of the app's runtime at that node\n"
+    "count; R^2, abstention and coverage are fractions (0..1 in --json, % in the text).\n"
+    "\n"
+    "Exit status: 0 trained / estimated (an abstention is a result), 1 failure (no\n"
+    "usable records, unreadable model or record, record without counters), 2 usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar variability train --records /var/spool/netvar/jobs --model /etc/netvar/model.json\n"
+    "  netvar variability estimate --model /etc/netvar/model.json /var/spool/netvar/jobs/42/job.json\n";
 
 static void log_line(void *arg, const char *line)
 {
@@ -79,84 +62,79 @@ static void log_line(void *arg, const char *line)
     fprintf(stderr, "%s\n", line);
 }
 
-static int parse_grid(const char *s, double *out, size_t *n, const char *name)
-{
-    *n = 0;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        char *end;
-        double v = strtod(t, &end);
-        if (*end || !(v > 0) || v > 1e9 || *n >= NV_VE_MAX_GRID) {
-            fprintf(stderr, "netvar variability: %s '%s': expected up to %d positive numbers "
-                            "separated by commas\n", name, s, NV_VE_MAX_GRID);
-            return -1;
-        }
-        out[(*n)++] = v;
-    }
-    return *n ? 0 : -1;
-}
+/* the arguments of the two actions */
+struct train_args {
+    const char *dirs[64];
+    size_t ndirs;
+    const char *model_path;
+    int json, dry;
+    size_t min_group;
+    nv_ve_train_opts o;
+};
+struct estimate_args {
+    const char *model_path;
+    int json;
+};
 
-static int parse_ulong(const char *s, unsigned long min, unsigned long max, const char *name,
-                       unsigned long *out)
+/* --records: one more directory (up to 64) */
+static int add_records(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (!*s || *end || v < min || v > max) {
-        fprintf(stderr, "netvar variability: %s '%s': expected an integer in [%lu, %lu]\n", name,
-                s, min, max);
-        return -1;
-    }
-    *out = v;
+    (void)o;
+    struct train_args *t = to;
+    if (t->ndirs == sizeof t->dirs / sizeof t->dirs[0])
+        return snprintf(err, errlen, "more than 64 --records directories"), -1;
+    t->dirs[t->ndirs++] = arg;
     return 0;
 }
 
-static int train(int argc, char **argv)
+/* --C-grid (ival 0) and --gamma-grid (1): up to NV_VE_MAX_GRID numbers */
+static int set_grid(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
-    static const struct option opts[] = {
-        {"records", required_argument, NULL, 'r'}, {"model", required_argument, NULL, 'm'},
-        {"folds", required_argument, NULL, 'k'}, {"seed", required_argument, NULL, 's'},
-        {"min-group", required_argument, NULL, 'g'}, {"trees", required_argument, NULL, 't'},
-        {"C-grid", required_argument, NULL, 'C'}, {"gamma-grid", required_argument, NULL, 'G'},
-        {"min-leaf", required_argument, NULL, 'L'}, {"max-features", required_argument, NULL, 'F'},
-        {"dry-run", no_argument, NULL, 'n'}, {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *dirs[64];
-    size_t ndirs = 0;
-    const char *model_path = NULL;
-    int json = 0, dry = 0;
-    unsigned long v, min_group = 5;
-    nv_ve_train_opts o = {.folds = 10, .seed = 1};
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if (ndirs == 64) {
-                fprintf(stderr, "netvar variability: more than 64 --records directories\n");
-                return 2;
-            }
-            dirs[ndirs++] = optarg;
+    nv_ve_train_opts *t = to;
+    double *out = o->ival ? t->gamma_grid : t->C_grid;
+    size_t *n = o->ival ? &t->n_gamma : &t->n_C;
+    *n = 0;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", arg);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *end;
+        double v = strtod(tok, &end);
+        if (*end || !(v > 0) || v > 1e9 || *n >= NV_VE_MAX_GRID)
             break;
-        case 'm': model_path = optarg; break;
-        case 'k': if (parse_ulong(optarg, 2, 100, "--folds", &v)) return 2; o.folds = v; break;
-        case 's': if (parse_ulong(optarg, 0, ~0ul, "--seed", &v)) return 2; o.seed = v; break;
-        case 'g': if (parse_ulong(optarg, 2, 1000000, "--min-group", &v)) return 2; min_group = v; break;
-        case 't': if (parse_ulong(optarg, 1, NV_FOREST_MAX_TREES, "--trees", &v)) return 2;
-                  o.forest.n_trees = v; break;
-        case 'C': if (parse_grid(optarg, o.C_grid, &o.n_C, "--C-grid")) return 2; break;
-        case 'G': if (parse_grid(optarg, o.gamma_grid, &o.n_gamma, "--gamma-grid")) return 2; break;
-        case 'L': if (parse_ulong(optarg, 1, 1000, "--min-leaf", &v)) return 2;
-                  o.forest.min_leaf = v; break;
-        case 'F': if (parse_ulong(optarg, 1, NV_VE_NFEAT, "--max-features", &v)) return 2;
-                  o.forest.max_features = v; break;
-        case 'n': dry = 1; break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: return 2;
-        }
+        out[(*n)++] = v;
+        if (!save || !*save)
+            return 0;
     }
-    if (!ndirs || (!model_path && !dry) || optind < argc) {
+    *n = 0;
+    return snprintf(err, errlen, "--%s '%.60s': expected up to %d positive numbers separated by "
+                    "commas", o->name, arg, NV_VE_MAX_GRID), -1;
+}
+
+/* a whole number from lo to hi into a size_t (ival 0) or a uint64_t (1,
+ * the seed: any unsigned long; strtoul's, so -1 is the largest) */
+static int set_count(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
+{
+    unsigned long lo = (unsigned long)o->lo, hi = o->ival ? ~0ul : (unsigned long)o->hi;
+    char *end;
+    unsigned long v = strtoul(arg, &end, 10);
+    if (!*arg || *end || v < lo || v > hi)
+        return snprintf(err, errlen, "--%s '%.40s': expected an integer in [%lu, %lu]", o->name,
+                        arg, lo, hi), -1;
+    if (o->ival)
+        *(uint64_t *)to = v;
+    else
+        *(size_t *)to = v;
+    return 0;
+}
+
+/* train with operands left after the options: a usage error */
+static int train(struct train_args *ta, int operands)
+{
+    nv_ve_train_opts o = ta->o;
+    const char *model_path = ta->model_path;
+    int json = ta->json, dry = ta->dry;
+    if (!ta->ndirs || (!model_path && !dry) || operands) {
         fprintf(stderr, "netvar variability train: --records and --model are required (or "
                         "--dry-run); see --help\n");
         return 2;
@@ -170,14 +148,14 @@ static int train(int argc, char **argv)
     }
     o.progress = json ? NULL : log_line;
     nv_ve_job *jobs = NULL;
-    long n = nv_ve_load_dirs(dirs, ndirs, &jobs, log_line, NULL, err, sizeof err);
+    long n = nv_ve_load_dirs(ta->dirs, ta->ndirs, &jobs, log_line, NULL, err, sizeof err);
     if (n < 0) {
         fprintf(stderr, "netvar variability train: %s; nothing trained\n", err);
         nv_model_free(m);
         return 1;
     }
     size_t used = 0;
-    nv_ve *ve = nv_ve_train_jobs(jobs, (size_t)n, min_group, &o, &used, err, sizeof err);
+    nv_ve *ve = nv_ve_train_jobs(jobs, (size_t)n, ta->min_group, &o, &used, err, sizeof err);
     free(jobs);
     if (!ve) {
         fprintf(stderr, "netvar variability train: %s (%ld records read)\n", err, n);
@@ -230,23 +208,10 @@ static int train(int argc, char **argv)
     return rc;
 }
 
-static int estimate(int argc, char **argv)
+static int estimate(const struct estimate_args *e, int argc, char **argv)
 {
-    static const struct option opts[] = {{"model", required_argument, NULL, 'm'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *model_path = NULL;
-    int json = 0, c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm': model_path = optarg; break;
-        case 'j': json = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: return 2;
-        }
-    }
+    const char *model_path = e->model_path;
+    int json = e->json;
     if (!model_path || optind + 1 != argc) {
         fprintf(stderr, "netvar variability estimate: --model FILE and one JOBRECORD.json are "
                         "required; see --help\n");
@@ -292,15 +257,67 @@ static int estimate(int argc, char **argv)
 
 int verb_variability(int argc, char **argv)
 {
+    struct train_args t = {.min_group = 5, .o = {.folds = 10, .seed = 1}};
+    struct estimate_args e = {0};
+    const nv_opt train_opts[] = {
+        {"records", "DIR", NV_CLI_CALL, &t, .call = add_records,
+         .help = "a spool, or its jobs/ directory, holding job records; repeatable (up to 64)"},
+        {"model", "FILE", NV_CLI_STR, &t.model_path,
+         .help = "model file (schema netvar-model) to add the section to; it must exist (from "
+                 "netvar calibrate/campaign)"},
+        {"folds", "N", NV_CLI_CALL, &t.o.folds, 2, 100, .call = set_count,
+         .help = "cross-validation folds, 2-100 (default 10)"},
+        {"seed", "N", NV_CLI_CALL, &t.o.seed, .ival = 1, .call = set_count,
+         .help = "seed for the folds and the forest (default 1)"},
+        {"min-group", "N", NV_CLI_CALL, &t.min_group, 2, 1000000, .call = set_count,
+         .help = "fewest runs of one app at one node count to use them (2..1000000, default 5)"},
+        {"trees", "N", NV_CLI_CALL, &t.o.forest.n_trees, 1, NV_FOREST_MAX_TREES,
+         .call = set_count,
+         .help = "forest size, 1-" NV_STR(NV_FOREST_MAX_TREES) " (default 100)"},
+        {"min-leaf", "N", NV_CLI_CALL, &t.o.forest.min_leaf, 1, 1000, .call = set_count,
+         .help = "fewest jobs in a forest leaf (1..1000, default 2)"},
+        {"max-features", "N", NV_CLI_CALL, &t.o.forest.max_features, 1, NV_VE_NFEAT,
+         .call = set_count,
+         .help = "features tried per forest split, 1-" NV_STR(NV_VE_NFEAT) " (default 3)"},
+        {"C-grid", "LIST", NV_CLI_CALL, &t.o, .ival = 0, .call = set_grid,
+         .help = "comma-separated SVR C values (up to " NV_STR(NV_VE_MAX_GRID) ", default "
+                 "1,10,100)"},
+        {"gamma-grid", "LIST", NV_CLI_CALL, &t.o, .ival = 1, .call = set_grid,
+         .help = "comma-separated RBF gamma values, 1/scaled-unit^2 (default "
+                 "0.001,0.003,0.01,0.03,0.1)"},
+        {"dry-run", NULL, NV_CLI_FLAG, &t.dry, .ival = 1,
+         .help = "train and report, but do not write the model file"},
+        {"json", NULL, NV_CLI_FLAG, &t.json, .ival = 1, .help = "machine-readable output"},
+    };
+    const nv_opt estimate_opts[] = {
+        {"model", "FILE", NV_CLI_STR, &e.model_path,
+         .help = "model file (schema netvar-model) holding the variability section"},
+        {"json", NULL, NV_CLI_FLAG, &e.json, .ival = 1, .help = "machine-readable output"},
+    };
+    const nv_opt_group train_group = {"Options of train:", "variability train", train_opts,
+                                      sizeof train_opts / sizeof train_opts[0]};
+    const nv_opt_group estimate_group = {"Options of estimate:", "variability estimate",
+                                         estimate_opts, 2};
+    const nv_opt_spec all = {"netvar variability", NULL, help_head, help_tail, 0,
+                             {train_group, estimate_group}};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        usage(argc < 2 ? stderr : stdout);
+        nv_opts_help(argc < 2 ? stderr : stdout, &all);
         return argc < 2 ? 2 : 0;
     }
-    if (!strcmp(argv[1], "train"))
-        return train(argc - 1, argv + 1);
-    if (!strcmp(argv[1], "estimate"))
-        return estimate(argc - 1, argv + 1);
-    fprintf(stderr, "netvar variability: unknown action '%s' (train or estimate); see --help\n",
-            argv[1]);
-    return 2;
+    if (!strcmp(argv[1], "--list-options")) {
+        nv_opts_list(stdout, &all);
+        return 0;
+    }
+    int is_train = !strcmp(argv[1], "train");
+    if (!is_train && strcmp(argv[1], "estimate")) {
+        fprintf(stderr, "netvar variability: unknown action '%s' (train or estimate); see --help\n",
+                argv[1]);
+        return 2;
+    }
+    const nv_opt_spec one = {"netvar variability", NULL, NULL, NULL, 0,
+                             {is_train ? train_group : estimate_group}, &all};
+    int parsed = nv_opts_parse(&one, argc - 1, argv + 1);
+    if (parsed)
+        return nv_opts_exit(parsed);
+    return is_train ? train(&t, optind < argc - 1) : estimate(&e, argc - 1, argv + 1);
 }
