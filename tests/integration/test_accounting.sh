@@ -20,6 +20,10 @@ command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || { echo "mariadb-s
 command -v slurmdbd >/dev/null || [ -x /usr/sbin/slurmdbd ] || { echo "slurmdbd not installed"; exit 77; }
 lab_start --accounting --nodes 2
 ACCT=$BUILD/bin/netvar-acct
+# slurmdbd keeps a job's Comment only with this flag (sacct -o Comment is
+# empty without it): training reads the Comment a user may have forged
+echo "AccountingStoreFlags=job_comment" >>"$NETVAR_LAB/etc/slurm.conf"
+scontrol reconfigure || not_ok "scontrol reconfigure"
 
 admin_comment() { sacct -j "$1" -X -n -P -o AdminComment 2>/dev/null; }
 # wait_summary JOBID: waits until sacct shows netvar's summary (an entry
@@ -37,6 +41,7 @@ wait_summary() {
 }
 
 check "slurmdbd is up: sacctmgr lists the lab's cluster" sh -c "sacctmgr -n -P list cluster format=cluster | grep -qx netvarlab"
+check "slurmctld stores job comments" sh -c "scontrol show config | grep -i '^AccountingStoreFlags' | grep -q job_comment"
 a=$(sbatch --parsable -N1 --netvar-app=alpha --wrap "sleep 1")
 check "job $a ran" wait_job "$a" 60
 summ=$(wait_summary "$a"); echo "job $a AdminComment: $summ"
@@ -93,6 +98,7 @@ u=$(sbatch --parsable -N1 --hold --wrap "sleep 1")
 scontrol update job "$u" Comment='netvar:{"v":1,"app":"usertext"} my own notes' || not_ok "scontrol update job $u Comment"
 scontrol release "$u"
 check "job $u ran" wait_job "$u" 60
+check "sacct holds the user's Comment" test "$(sacct -j "$u" -X -n -P -o Comment)" = 'netvar:{"v":1,"app":"usertext"} my own notes'
 summ=$(wait_summary "$u"); echo "job $u AdminComment: $summ"
 contains "its summary names no app" "$summ" 'netvar:{"v":2,"app":"",'
 
