@@ -135,6 +135,23 @@ check "one netvar entry: the summary replaced job_submit's annotation" \
 out=$("$ACCT" "$g" --config "$CONF" --wait-s 10 2>&1)
 check "writing again changes nothing ($out)" test "$(admin_comment "$g")" = "$summ"
 echo "figure: job $g (AnnotateField=AdminComment, forged Comment): $summ"
+# what the trust rests on, for a user who is no admin: a submission with
+# job_submit's AdminComment annotation is accepted, the user cannot change
+# that AdminComment, and can rewrite the Comment
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    chmod 711 "$NETVAR_LAB" # the lab's etc/ is readable; the directory was not
+    as_nobody() { runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" "$@"; }
+    n=$(as_nobody sbatch --parsable --hold -N1 -o /dev/null -D /tmp --wrap true 2>/dev/null)
+    contains "nobody's job ${n:-(refused)} is accepted, netvar's annotation in its AdminComment" \
+        "$(job_field "${n:-0}" AdminComment)" 'netvar:{"v":1,"mode":'
+    if as_nobody scontrol update job "${n:-0}" AdminComment="$forged" 2>/dev/null; then
+        not_ok "nobody changed their job's AdminComment"
+    else
+        ok "nobody cannot change their job's AdminComment"
+    fi
+    check "but can rewrite its Comment" as_nobody scontrol update job "${n:-0}" Comment="$forged"
+    scancel "${n:-0}" 2>/dev/null
+fi
 cp "$NETVAR_LAB/netvar.conf.orig" "$CONF"
 sleep 2
 
