@@ -1,10 +1,13 @@
 /* acct_summary.c - the job summary for Slurm accounting (acct_summary.h). */
+#define _GNU_SOURCE /* memmem */
 #include "acct_summary.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "nv_json.h"
 
 /* appends to buf at *len; -1 once it does not fit */
 static int put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
@@ -21,9 +24,11 @@ static int put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
     return 0;
 }
 
+/* a figure beyond 1e15 is null: %.1f would write up to 309 digits of it,
+ * and the summary would no longer fit */
 static int put_num(char *buf, size_t cap, size_t *len, const char *key, double v)
 {
-    if (!isfinite(v))
+    if (!isfinite(v) || fabs(v) > 1e15)
         return put(buf, cap, len, ",\"%s\":null", key);
     double r = round(v * 10.0) / 10.0;
     return put(buf, cap, len, ",\"%s\":%.1f", key, r == 0 ? 0.0 : r);
@@ -45,24 +50,102 @@ static int put_str(char *buf, size_t cap, size_t *len, const char *key, const ch
     return put(buf, cap, len, ",\"%s\":\"%s\"", key, clean);
 }
 
-int nv_acct_summary_format(char *buf, size_t cap, const nv_job_report *r)
+/* a percentage as the summary carries it: NAN when it is none */
+static double pct_or_nan(double v)
+{
+    return isfinite(v) && fabs(v) <= NV_ACCT_PCT_MAX ? v : NAN;
+}
+
+int nv_acct_summary_format(char *buf, size_t cap, const nv_job_report *r,
+                           const nv_acct_prediction *own)
 {
     size_t len = 0;
     if (!buf || cap == 0)
         return -1;
+    /* netvar's own word when AdminComment holds it; else the record's copy
+     * of the Comment's annotation, which the user may have written */
     const nv_report_annotation *a = &r->at_submission;
+    int mine = own && own->found, claim = !mine && a->recorded;
     if (put(buf, cap, &len, NV_ACCT_KEY "{\"v\":%d", NV_ACCT_SUMMARY_VERSION) ||
         put_str(buf, cap, &len, "app", r->has_app ? r->app : "") ||
         put_num(buf, cap, &len, "runtime_s", r->runtime_s) ||
         put_num(buf, cap, &len, "baseline_s", r->baseline_s) ||
         put_num(buf, cap, &len, "slowdown_pct", r->observed_pct) ||
-        put_num(buf, cap, &len, "predicted_pct", a->recorded ? a->own_pct : NAN) ||
-        put_str(buf, cap, &len, "src", a->recorded ? a->source : "") ||
+        put_num(buf, cap, &len, "predicted_pct", mine ? pct_or_nan(own->pct) : NAN) ||
+        put_str(buf, cap, &len, "src", mine ? own->src : "") ||
+        put_num(buf, cap, &len, "claimed_pct",
+                mine ? pct_or_nan(own->claimed_pct) : claim ? pct_or_nan(a->own_pct) : NAN) ||
+        put_str(buf, cap, &len, "claimed_src", mine ? own->claimed_src : claim ? a->source : "") ||
         put(buf, cap, &len, "}")) {
         buf[0] = '\0';
         return -1;
     }
     return (int)len;
+}
+
+json_object *nv_acct_last_entry(const char *text, size_t max,
+                                int (*accept)(json_object *entry, void *ctx), void *ctx)
+{
+    size_t klen = strlen(NV_ACCT_KEY);
+    json_object *last = NULL;
+    if (!text)
+        return NULL;
+    size_t n = strnlen(text, max);
+    for (const char *p = text; p < text + n;) {
+        const char *hit = memmem(p, (size_t)(text + n - p), NV_ACCT_KEY "{", klen + 1);
+        if (!hit)
+            break;
+        size_t span = nv_acct_json_span(hit + klen, (size_t)(text + n - hit) - klen);
+        if (!span) {
+            p = hit + klen;
+            continue;
+        }
+        json_tokener *tok = json_tokener_new();
+        json_object *o = tok ? json_tokener_parse_ex(tok, hit + klen, (int)span) : NULL;
+        json_tokener_free(tok);
+        if (o && json_object_is_type(o, json_type_object) && isfinite(nv_json_num(o, "v")) &&
+            (!accept || accept(o, ctx))) {
+            json_object_put(last);
+            last = o;
+        } else {
+            json_object_put(o);
+        }
+        p = hit + klen + span;
+    }
+    return last;
+}
+
+/* job_submit's annotation (it always names its mode), or a summary of
+ * version 2 or later (it has runtime_s) */
+static int is_own_prediction(json_object *o, void *ctx)
+{
+    (void)ctx;
+    json_object *rt;
+    if (nv_json_str(o, "mode"))
+        return !json_object_object_get_ex(o, "runtime_s", &rt);
+    return json_object_object_get_ex(o, "runtime_s", &rt) && nv_json_num(o, "v") >= 2;
+}
+
+int nv_acct_own_prediction(const char *admin_comment, nv_acct_prediction *out)
+{
+    memset(out, 0, sizeof *out);
+    out->pct = out->claimed_pct = NAN;
+    /* an AdminComment is Slurm's, bounded by slurmdbd; the bound here only
+     * keeps a hand-made one from being read without end */
+    json_object *o = nv_acct_last_entry(admin_comment, 1 << 20, is_own_prediction, NULL);
+    if (!o)
+        return 0;
+    out->found = 1;
+    if (nv_json_str(o, "mode")) {
+        out->pct = nv_json_num(o, "own_pct");
+    } else {
+        out->pct = nv_json_num(o, "predicted_pct");
+        out->claimed_pct = nv_json_num(o, "claimed_pct");
+        nv_json_str_copy(o, "claimed_src", out->claimed_src, sizeof out->claimed_src);
+    }
+    nv_json_str_copy(o, "src", out->src, sizeof out->src);
+    json_object_put(o);
+    return 1;
 }
 
 size_t nv_acct_json_span(const char *s, size_t max)

@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "acct_summary.h"
+#include "annotation.h"
 #include "app_identity.h"
 #include "job_record.h"
 #include "nv_err.h"
+#include "nv_json.h"
 
 enum { F_ID, F_NAME, F_NNODES, F_START, F_END, F_STATE, F_NODELIST, F_COMMENT, F_ADMIN, F_COUNT };
 
@@ -24,29 +26,39 @@ static int num(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-/* the app of the first netvar entry of text that names one */
-static int app_from_comment(const char *text, char *app, size_t cap)
+static int names_app(json_object *o, void *ctx)
 {
-    size_t klen = strlen(NV_ACCT_KEY);
-    for (const char *p = text; (p = strstr(p, NV_ACCT_KEY "{")); p += klen) {
-        size_t span = nv_acct_json_span(p + klen, NV_SACCT_LINE_MAX);
-        if (!span)
-            continue;
-        json_tokener *tok = json_tokener_new();
-        json_object *o = tok ? json_tokener_parse_ex(tok, p + klen, (int)span) : NULL;
-        json_tokener_free(tok);
-        json_object *a;
-        int found = 0;
-        if (o && json_object_object_get_ex(o, "app", &a) && json_object_is_type(a, json_type_string) &&
-            nv_model_key_valid(json_object_get_string(a))) {
-            snprintf(app, cap, "%s", json_object_get_string(a));
-            found = 1;
-        }
-        json_object_put(o);
-        if (found)
-            return 1;
-    }
-    return 0;
+    (void)ctx;
+    const char *a = nv_json_str(o, "app");
+    return a && nv_model_key_valid(a);
+}
+
+/* the app of the last netvar entry of text that names one */
+static int app_of_entries(const char *text, char *app, size_t cap)
+{
+    json_object *o = nv_acct_last_entry(text, NV_SACCT_LINE_MAX, names_app, NULL);
+    if (o)
+        snprintf(app, cap, "%s", nv_json_str(o, "app"));
+    json_object_put(o);
+    return o != NULL;
+}
+
+/* The job's app and where it came from: netvar's own entry in AdminComment
+ * first (netvar-acct's summary, or job_submit's annotation there; users
+ * cannot set AdminComment); then what the user can edit: the annotation
+ * at the very end of the Comment (as job_submit writes it; a "netvar:{"
+ * anywhere else is the user's own text and never read), then the job
+ * name. */
+static nv_sacct_app_from find_app(const char *name, const char *comment, const char *admin,
+                                  char *app, size_t cap)
+{
+    if (app_of_entries(admin, app, cap))
+        return NV_SACCT_APP_ADMIN;
+    if (app_of_entries(comment + nv_annotation_strip(comment), app, cap))
+        return NV_SACCT_APP_COMMENT;
+    if (nv_app_key_from_name(name, app, cap))
+        return NV_SACCT_APP_NAME;
+    return NV_SACCT_APP_NONE;
 }
 
 int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t errlen)
@@ -94,11 +106,8 @@ int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t err
     if (strlen(f[F_NODELIST]) >= sizeof j->nodelist)
         return nv_err(err, errlen, "NodeList longer than %zu bytes", sizeof j->nodelist - 1);
     snprintf(j->nodelist, sizeof j->nodelist, "%s", f[F_NODELIST]);
-    if (!app_from_comment(f[F_COMMENT], j->app, sizeof j->app) &&
-        !app_from_comment(f[F_ADMIN], j->app, sizeof j->app) &&
-        !nv_app_key_from_name(f[F_NAME], j->app, sizeof j->app))
-        return 1;
-    return 0;
+    j->app_from = find_app(f[F_NAME], f[F_COMMENT], f[F_ADMIN], j->app, sizeof j->app);
+    return j->app_from == NV_SACCT_APP_NONE ? 1 : 0;
 }
 
 static json_object *names(char **list, size_t n)
@@ -219,6 +228,16 @@ int nv_sacct_read(FILE *f, const nv_topo *topo, const nv_train_opts *o, nv_train
             break;
         }
         st->added++;
+        st->app_from_comment += j.app_from == NV_SACCT_APP_COMMENT;
+        st->app_from_name += j.app_from == NV_SACCT_APP_NAME;
+    }
+    if (log && (st->app_from_comment || st->app_from_name)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "netvar: train: sacct: %zu of %zu jobs are named by what their "
+                 "users can edit (%zu by their Comment's netvar annotation, %zu by the job name), "
+                 "not by netvar's entry in AdminComment", st->app_from_comment + st->app_from_name,
+                 st->added, st->app_from_comment, st->app_from_name);
+        log(ctx, msg);
     }
     if (!line)
         rc = nv_err(err, errlen, "out of memory");

@@ -7,13 +7,22 @@
  *       -o NV_SACCT_FIELDS -S SINCE -E now
  * one job per line: id, name, node count, start and end (Unix seconds),
  * state, node list, Comment, AdminComment.  Each COMPLETED job with an app
- * (the "app" of a netvar entry in its Comment or AdminComment, else its
- * job name when that is a valid app key) becomes a job record in the form
- * lib/train reads (runtime, start, end, nodes, and the leaf switches and
- * groups of its nodes from a topology), so it enters training exactly as a
- * spool record does, without counters (no rho).  Jobs the spool already
+ * becomes a job record in the form lib/train reads (runtime, start, end,
+ * nodes, and the leaf switches and groups of its nodes from a topology),
+ * so it enters training exactly as a spool record does, without counters
+ * (no rho).  Jobs the spool already
  * holds are left to the spool's richer record.  Every line is untrusted:
- * bounded, validated, and a bad line is skipped with one log line. */
+ * bounded, validated, and a bad line is skipped with one log line.
+ *
+ * The app, in this order: the "app" of netvar's own entry in AdminComment
+ * (netvar-acct's summary, or job_submit's annotation with
+ * AnnotateField=AdminComment; only admins and SlurmUser can set
+ * AdminComment); else what the user can edit at any time: the app of the
+ * netvar annotation at the very end of the Comment, where job_submit
+ * writes it (nv_annotation_strip; a "netvar:{" elsewhere in the Comment
+ * is the user's own text and is never read), then the job name when it is
+ * a valid app key.  The reader counts the jobs named by the user's text
+ * and says so in one line. */
 #ifndef NETVAR_SACCT_HISTORY_H
 #define NETVAR_SACCT_HISTORY_H
 
@@ -31,6 +40,13 @@
 #define NV_SACCT_DELIM "\x1f" /* unit separator: in no job name or comment a user can type */
 #define NV_SACCT_LINE_MAX 8192
 
+typedef enum nv_sacct_app_from {
+    NV_SACCT_APP_NONE,
+    NV_SACCT_APP_ADMIN,   /* netvar's entry in AdminComment */
+    NV_SACCT_APP_COMMENT, /* the Comment's trailing annotation: the user's claim */
+    NV_SACCT_APP_NAME,    /* the job name: the user's */
+} nv_sacct_app_from;
+
 typedef struct nv_sacct_job {
     int64_t job_id;
     uint32_t nnodes;
@@ -38,6 +54,7 @@ typedef struct nv_sacct_job {
     char state[32];
     char nodelist[4096];
     char app[NV_MODEL_KEY_MAX + 1]; /* "" when none could be found */
+    nv_sacct_app_from app_from;
 } nv_sacct_job;
 
 /* Parses one line.  0 a completed job with an app, 1 a job to leave out
@@ -52,6 +69,7 @@ json_object *nv_sacct_job_record(const nv_sacct_job *j, const nv_topo *topo, cha
 
 typedef struct nv_sacct_stats {
     size_t lines, added, in_spool, left_out, malformed;
+    size_t app_from_comment, app_from_name; /* of added: named by the user's text */
 } nv_sacct_stats;
 
 /* Reads every line of f into s (jobs already in s are skipped).  Returns 0,

@@ -4,9 +4,12 @@
  *
  * It waits (bounded) for the job record the epilogs merge, builds the
  * summary from it (lib/upkeep/acct_summary.h), waits until slurmdbd holds
- * the finished job, reads the field's current text, joins the summary to
- * it under the "netvar:" key without changing anything another tool wrote,
- * and stores it with slurmdb_job_modify.  It talks to slurmdbd through
+ * the finished job, reads the field's current text and the AdminComment
+ * (netvar's own word on the prediction made at submission is only there:
+ * users cannot set it, while the Comment the record's copy came from is
+ * theirs to edit), joins the summary to the field under the "netvar:" key
+ * without changing anything another tool wrote, and stores it with
+ * slurmdb_job_modify.  It talks to slurmdbd through
  * libslurm rather than sacctmgr, because sacctmgr rewrites every quote in
  * the value it is given (and lowercases it), which would damage both the
  * JSON and other tools' text.
@@ -73,12 +76,15 @@ static void usage(FILE *out)
         "                   [--model FILE] [--config FILE] [--print] [--quiet]\n"
         "\n"
         "Puts the netvar summary of finished job JOBID into Slurm accounting:\n"
-        "  netvar:{\"v\":1,\"app\":...,\"runtime_s\":...,\"baseline_s\":...,\n"
-        "          \"slowdown_pct\":...,\"predicted_pct\":...,\"src\":...}\n"
-        "(the measured slowdown against the app's baseline, the prediction made\n"
-        "at submission and the source that answered; at most %d bytes).  What\n"
-        "other tools wrote in the field is kept as it is; an earlier netvar entry\n"
-        "is replaced.  Read it back with  sacct -j JOBID -o AdminComment -P\n"
+        "  netvar:{\"v\":2,\"app\":...,\"runtime_s\":...,\"baseline_s\":...,\n"
+        "          \"slowdown_pct\":...,\"predicted_pct\":...,\"src\":...,\n"
+        "          \"claimed_pct\":...,\"claimed_src\":...}\n"
+        "(the measured slowdown against the app's baseline; the prediction made\n"
+        "at submission and the source that answered, as job_submit recorded it\n"
+        "in the job's AdminComment; else, as claimed_*, what the job's Comment\n"
+        "says, which the user can edit; at most %d bytes).  What other tools\n"
+        "wrote in the field is kept as it is; an earlier netvar entry is\n"
+        "replaced.  Read it back with  sacct -j JOBID -o AdminComment -P\n"
         "\n"
         "netvar's EpilogSlurmctld runs it at job end; it must be able to read\n"
         "the spool's job records (root, or SlurmUser when the spool allows it)\n"
@@ -91,7 +97,8 @@ static void usage(FILE *out)
         "  --spool DIR    spool (default: SpoolDir of netvar.conf)\n"
         "  --model FILE   model for the baseline (default: ModelFile of netvar.conf)\n"
         "  --config FILE  netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)\n"
-        "  --print        print the summary and write nothing (no Slurm needed)\n"
+        "  --print        print the summary and write nothing (no Slurm needed;\n"
+        "                 AdminComment is not read, so a prediction is the claim)\n"
         "  --quiet        no line on success\n"
         "  -h, --help     this help\n"
         "\n"
@@ -233,24 +240,30 @@ static void job_cond_free(slurmdb_job_cond_t *c)
     free(c);
 }
 
-/* The finished job's record in slurmdbd: 0 with *cur (malloc'd, may be "")
- * holding the field's text, -1 when it is not there by the deadline. */
-static int read_field(void *db, slurmdb_job_cond_t *cond, enum field f, double deadline, char **cur)
+/* The finished job's record in slurmdbd: 0 with *cur holding the field's
+ * text and *admin its AdminComment (both malloc'd, may be ""), -1 when it
+ * is not there by the deadline. */
+static int read_fields(void *db, slurmdb_job_cond_t *cond, enum field f, double deadline,
+                       char **cur, char **admin)
 {
     for (;;) {
         nv_list jobs = slurmdb_jobs_get(db, cond);
         nv_list_itr it = jobs ? slurm_list_iterator_create(jobs) : NULL;
         slurmdb_job_rec_t *j = it ? slurm_list_next(it) : NULL;
         if (j && j->end != 0) {
-            const char *v = *field_of(j, f);
+            const char *v = *field_of(j, f), *a = j->admin_comment;
             *cur = strdup(v ? v : "");
+            *admin = strdup(a ? a : "");
         }
         if (it)
             slurm_list_iterator_destroy(it);
         if (jobs)
             slurm_list_destroy(jobs);
-        if (*cur)
+        if (*cur && *admin)
             return 0;
+        free(*cur);
+        free(*admin);
+        *cur = *admin = NULL;
         if (now_s() >= deadline)
             return -1;
         nap();
@@ -268,6 +281,72 @@ static int write_field(void *db, slurmdb_job_cond_t *cond, enum field f, const c
     slurmdb_destroy_job_rec(rec);
     int rc = slurmdb_connection_commit(db, n == 1);
     return n == 1 && rc == SLURM_SUCCESS ? 0 : -1;
+}
+
+static int summarize(const struct opts *o, const nv_job_report *r, const nv_acct_prediction *own,
+                     char *buf, size_t cap)
+{
+    if (nv_acct_summary_format(buf, cap, r, own) >= 0)
+        return 0;
+    fprintf(stderr, "netvar: acct: job %lu: the summary does not fit %d bytes; nothing written\n",
+            o->jobid, NV_ACCT_SUMMARY_MAX);
+    return 1;
+}
+
+/* Puts r's summary into the job's record in slurmdbd: 0 written (or
+ * already there), 1 with one line. */
+static int store(const struct opts *o, const nv_job_report *r, double deadline)
+{
+    slurm_init(NULL);
+    slurm_conf_t *conf = NULL;
+    if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS || !conf || !conf->cluster_name) {
+        fprintf(stderr, "netvar: acct: job %lu: cannot read slurmctld's configuration: %s; "
+                        "nothing written\n", o->jobid, slurm_strerror(errno));
+        return 1;
+    }
+    slurmdb_job_cond_t *cond = job_cond(o->jobid, conf->cluster_name);
+    void *db = cond ? slurmdb_connection_get(NULL) : NULL;
+    char *cur = NULL, *admin = NULL, summary[NV_ACCT_SUMMARY_MAX];
+    int rc = 1;
+    if (!db) {
+        fprintf(stderr, "netvar: acct: job %lu: cannot reach slurmdbd: %s; nothing written\n",
+                o->jobid, slurm_strerror(errno));
+    } else if (read_fields(db, cond, o->field, deadline, &cur, &admin)) {
+        fprintf(stderr, "netvar: acct: job %lu: slurmdbd holds no finished record of it after "
+                        "%.0f s; nothing written\n", o->jobid, o->wait_s);
+    } else {
+        /* the prediction as job_submit recorded it where users cannot write */
+        nv_acct_prediction own;
+        nv_acct_own_prediction(admin, &own);
+        size_t cap = strlen(cur) + sizeof summary + 2;
+        char *merged = malloc(cap);
+        if (summarize(o, r, &own, summary, sizeof summary))
+            ; /* said */
+        else if (!merged || nv_acct_merge(cur, summary, merged, cap) < 0)
+            fprintf(stderr, "netvar: acct: job %lu: out of memory; nothing written\n", o->jobid);
+        else if (!strcmp(merged, cur))
+            rc = 0; /* already there */
+        else if (write_field(db, cond, o->field, merged))
+            fprintf(stderr, "netvar: acct: job %lu: slurmdbd refused the %s update: %s\n",
+                    o->jobid, field_name(o->field), slurm_strerror(errno));
+        else {
+            rc = 0;
+            if (!o->quiet)
+                printf("netvar: acct: job %lu: %s: %s\n", o->jobid, field_name(o->field), summary);
+        }
+        free(merged);
+    }
+    free(cur);
+    free(admin);
+    if (db)
+        slurmdb_connection_close(&db);
+    job_cond_free(cond);
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+    slurm_free_conf(conf);
+#else
+    slurm_free_ctl_conf(conf);
+#endif
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -302,70 +381,24 @@ int main(int argc, char **argv)
     char err[512];
     nv_model *m = nv_model_load(model_path, err, sizeof err); /* NULL: no baseline from it */
     nv_job_report *r = calloc(1, sizeof *r);
-    char summary[NV_ACCT_SUMMARY_MAX];
     int ok = r && nv_job_report_build(spool, (int64_t)o.jobid, m, pred, r, err, sizeof err) == 0;
-    if (!ok)
+    if (m)
+        nv_model_free(m);
+    free(site);
+    if (!ok) {
         fprintf(stderr, "netvar: acct: job %lu: %s; nothing written\n", o.jobid, r ? err : "out of memory");
-    else if (nv_acct_summary_format(summary, sizeof summary, r) < 0) {
-        fprintf(stderr, "netvar: acct: job %lu: the summary does not fit %d bytes; nothing written\n",
-                o.jobid, NV_ACCT_SUMMARY_MAX);
-        ok = 0;
+        rc = 1;
+    } else if (o.print_only) {
+        /* AdminComment is not read: a recorded prediction is the Comment's claim */
+        char summary[NV_ACCT_SUMMARY_MAX];
+        rc = summarize(&o, r, NULL, summary, sizeof summary);
+        if (rc == 0)
+            printf("%s\n", summary);
+    } else {
+        rc = store(&o, r, deadline);
     }
     if (r)
         nv_job_report_free(r);
     free(r);
-    if (m)
-        nv_model_free(m);
-    free(site);
-    if (!ok)
-        return 1;
-    if (o.print_only) {
-        printf("%s\n", summary);
-        return 0;
-    }
-
-    slurm_init(NULL);
-    slurm_conf_t *conf = NULL;
-    if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS || !conf || !conf->cluster_name) {
-        fprintf(stderr, "netvar: acct: job %lu: cannot read slurmctld's configuration: %s; "
-                        "nothing written\n", o.jobid, slurm_strerror(errno));
-        return 1;
-    }
-    slurmdb_job_cond_t *cond = job_cond(o.jobid, conf->cluster_name);
-    void *db = cond ? slurmdb_connection_get(NULL) : NULL;
-    char *cur = NULL;
-    rc = 1;
-    if (!db)
-        fprintf(stderr, "netvar: acct: job %lu: cannot reach slurmdbd: %s; nothing written\n",
-                o.jobid, slurm_strerror(errno));
-    else if (read_field(db, cond, o.field, deadline, &cur))
-        fprintf(stderr, "netvar: acct: job %lu: slurmdbd holds no finished record of it after "
-                        "%.0f s; nothing written\n", o.jobid, o.wait_s);
-    else {
-        size_t cap = strlen(cur) + sizeof summary + 2;
-        char *merged = malloc(cap);
-        if (!merged || nv_acct_merge(cur, summary, merged, cap) < 0)
-            fprintf(stderr, "netvar: acct: job %lu: out of memory; nothing written\n", o.jobid);
-        else if (!strcmp(merged, cur))
-            rc = 0; /* already there */
-        else if (write_field(db, cond, o.field, merged))
-            fprintf(stderr, "netvar: acct: job %lu: slurmdbd refused the %s update: %s\n", o.jobid,
-                    field_name(o.field), slurm_strerror(errno));
-        else {
-            rc = 0;
-            if (!o.quiet)
-                printf("netvar: acct: job %lu: %s: %s\n", o.jobid, field_name(o.field), summary);
-        }
-        free(merged);
-    }
-    free(cur);
-    if (db)
-        slurmdb_connection_close(&db);
-    job_cond_free(cond);
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
-    slurm_free_conf(conf);
-#else
-    slurm_free_ctl_conf(conf);
-#endif
     return rc;
 }

@@ -101,6 +101,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (nv_sacct_parse_line(text, &j, err, sizeof err) == 0)
             json_object_put(nv_sacct_job_record(&j, NULL, err, sizeof err));
         nv_acct_merge(text, "netvar:{\"v\":1}", out, sizeof out);
+        nv_acct_prediction own;
+        if (nv_acct_own_prediction(text, &own) != own.found || strnlen(own.src, sizeof own.src) ==
+            sizeof own.src || strnlen(own.claimed_src, sizeof own.claimed_src) == sizeof own.claimed_src)
+            abort(); /* the sources stay terminated */
         break;
     }
     case 6: {

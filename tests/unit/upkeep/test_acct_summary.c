@@ -1,6 +1,8 @@
 /* test_acct_summary.c - the accounting summary: its exact text, unknown
- * figures as null, unsafe characters replaced, its bound; and joining it
- * to what other tools wrote: their text kept byte for byte (quotes and
+ * figures as null, unsafe characters replaced, its bound; the prediction
+ * at submission taken only from netvar's own word in AdminComment, the
+ * Comment's (user-editable) copy written as the user's claim; and joining
+ * it to what other tools wrote: their text kept byte for byte (quotes and
  * all), an earlier netvar entry replaced wherever it stood, an unbalanced
  * "netvar:{" left as the other text it is, and no cut when it does not
  * fit. */
@@ -34,27 +36,119 @@ static void test_format(void **state)
     (void)state;
     nv_job_report r = report();
     char buf[NV_ACCT_SUMMARY_MAX];
-    int n = nv_acct_summary_format(buf, sizeof buf, &r);
-    assert_string_equal(buf, "netvar:{\"v\":1,\"app\":\"alltoall\",\"runtime_s\":41.2,\"baseline_s\":38.9,"
-                             "\"slowdown_pct\":5.9,\"predicted_pct\":5.3,\"src\":\"table\"}");
+    nv_acct_prediction own;
+    assert_int_equal(nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"alltoall\","
+                                            "\"model\":\"known\",\"own_pct\":5.26,\"src\":\"table\"}",
+                                            &own), 1);
+    int n = nv_acct_summary_format(buf, sizeof buf, &r, &own);
+    assert_string_equal(buf, "netvar:{\"v\":2,\"app\":\"alltoall\",\"runtime_s\":41.2,\"baseline_s\":38.9,"
+                             "\"slowdown_pct\":5.9,\"predicted_pct\":5.3,\"src\":\"table\","
+                             "\"claimed_pct\":null,\"claimed_src\":\"\"}");
     assert_int_equal(n, (int)strlen(buf));
     r.baseline_s = NAN;
     r.observed_pct = NAN;
     r.at_submission.recorded = 0;
     strcpy(r.app, "a\"b");
-    nv_acct_summary_format(buf, sizeof buf, &r);
-    assert_string_equal(buf, "netvar:{\"v\":1,\"app\":\"a_b\",\"runtime_s\":41.2,\"baseline_s\":null,"
-                             "\"slowdown_pct\":null,\"predicted_pct\":null,\"src\":\"\"}");
-    /* the longest app key and source still fit the bound */
+    nv_acct_summary_format(buf, sizeof buf, &r, NULL);
+    assert_string_equal(buf, "netvar:{\"v\":2,\"app\":\"a_b\",\"runtime_s\":41.2,\"baseline_s\":null,"
+                             "\"slowdown_pct\":null,\"predicted_pct\":null,\"src\":\"\","
+                             "\"claimed_pct\":null,\"claimed_src\":\"\"}");
+    /* the longest app key and sources and the longest figures still fit */
     memset(r.app, 'x', 64);
     r.app[64] = '\0';
     r.at_submission.recorded = 1;
     memset(r.at_submission.source, 'y', sizeof r.at_submission.source - 1);
     r.at_submission.source[sizeof r.at_submission.source - 1] = '\0';
-    r.runtime_s = r.baseline_s = r.observed_pct = r.at_submission.own_pct = -1e9;
-    assert_true(nv_acct_summary_format(buf, sizeof buf, &r) > 0);
-    assert_int_equal(nv_acct_summary_format(buf, 40, &r), -1);
+    r.runtime_s = r.baseline_s = r.observed_pct = -1e15;
+    r.at_submission.own_pct = -NV_ACCT_PCT_MAX;
+    memset(own.src, 'z', sizeof own.src - 1);
+    own.pct = -NV_ACCT_PCT_MAX;
+    assert_true(nv_acct_summary_format(buf, sizeof buf, &r, NULL) > 0);
+    assert_true(nv_acct_summary_format(buf, sizeof buf, &r, &own) > 0);
+    assert_int_equal(nv_acct_summary_format(buf, 40, &r, NULL), -1);
     assert_string_equal(buf, "");
+    /* a figure no number of digits can hold is null, not a summary that
+     * no longer fits */
+    r.runtime_s = 1e300;
+    r.at_submission.own_pct = 1e300;
+    assert_true(nv_acct_summary_format(buf, sizeof buf, &r, NULL) > 0);
+    assert_non_null(strstr(buf, "\"runtime_s\":null"));
+    assert_non_null(strstr(buf, "\"claimed_pct\":null"));
+}
+
+/* issue 52 item 5: a held job's Comment set to a forged annotation
+ * (scontrol update) reached the prolog's record, and the summary wrote it
+ * as netvar's prediction */
+static void test_forged_comment(void **state)
+{
+    (void)state;
+    nv_job_report r = report();
+    r.at_submission.own_pct = -50.0; /* what the user wrote in their Comment */
+    char buf[NV_ACCT_SUMMARY_MAX];
+    /* no netvar word in AdminComment (AnnotateField=Comment, or --print):
+     * the figure is the user's claim, marked so, never predicted_pct */
+    nv_acct_prediction own;
+    assert_int_equal(nv_acct_own_prediction("JS1:H4sIabc", &own), 0);
+    nv_acct_summary_format(buf, sizeof buf, &r, &own);
+    assert_non_null(strstr(buf, "\"predicted_pct\":null,\"src\":\"\","
+                                "\"claimed_pct\":-50.0,\"claimed_src\":\"table\"}"));
+    nv_acct_summary_format(buf, sizeof buf, &r, NULL);
+    assert_non_null(strstr(buf, "\"predicted_pct\":null,\"src\":\"\",\"claimed_pct\":-50.0"));
+    /* job_submit's annotation in AdminComment (users cannot set it) is
+     * netvar's word, and the Comment's claim is left out */
+    assert_int_equal(nv_acct_own_prediction("JS1:H4sIabc netvar:{\"v\":1,\"mode\":\"counters\","
+                                            "\"app\":\"alltoall\",\"own_pct\":12.0,"
+                                            "\"src\":\"model:queue\",\"action\":\"message\"}",
+                                            &own), 1);
+    nv_acct_summary_format(buf, sizeof buf, &r, &own);
+    assert_non_null(strstr(buf, "\"predicted_pct\":12.0,\"src\":\"model:queue\","
+                                "\"claimed_pct\":null,\"claimed_src\":\"\"}"));
+    /* an annotation that made no prediction says so: no claim either */
+    assert_int_equal(nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"model\":\"none\"}",
+                                            &own), 1);
+    nv_acct_summary_format(buf, sizeof buf, &r, &own);
+    assert_non_null(strstr(buf, "\"predicted_pct\":null,\"src\":\"\",\"claimed_pct\":null,"));
+}
+
+/* what counts as netvar's word in AdminComment, and writing again */
+static void test_own_prediction(void **state)
+{
+    (void)state;
+    nv_acct_prediction own;
+    assert_int_equal(nv_acct_own_prediction(NULL, &own), 0);
+    assert_true(isnan(own.pct) && isnan(own.claimed_pct));
+    assert_int_equal(nv_acct_own_prediction("", &own), 0);
+    assert_int_equal(nv_acct_own_prediction("netvar:{ broken", &own), 0);
+    assert_int_equal(nv_acct_own_prediction("netvar:{\"app\":\"x\",\"own_pct\":3}", &own), 0); /* no v */
+    assert_int_equal(nv_acct_own_prediction("netvar:[1]", &own), 0);
+    /* a version 1 summary's predicted_pct was the Comment's claim */
+    assert_int_equal(nv_acct_own_prediction("netvar:{\"v\":1,\"app\":\"a\",\"runtime_s\":4.0,"
+                                            "\"predicted_pct\":-50.0,\"src\":\"table\"}", &own), 0);
+    /* the last of several entries */
+    assert_int_equal(nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"own_pct\":1.0} x "
+                                            "netvar:{\"v\":1,\"mode\":\"counters\",\"own_pct\":2.0,"
+                                            "\"src\":\"table\"} netvar:{ open", &own), 1);
+    assert_true(own.pct == 2.0);
+    assert_string_equal(own.src, "table");
+
+    /* writing again from netvar's own earlier summary gives the same text,
+     * with netvar's word or with the user's claim */
+    nv_job_report r = report();
+    char first[NV_ACCT_SUMMARY_MAX], again[NV_ACCT_SUMMARY_MAX], merged[2 * NV_ACCT_SUMMARY_MAX];
+    nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"own_pct\":7.04,\"src\":\"table\"}",
+                           &own);
+    nv_acct_summary_format(first, sizeof first, &r, &own);
+    assert_true(nv_acct_merge("JS1:abc", first, merged, sizeof merged) > 0);
+    assert_int_equal(nv_acct_own_prediction(merged, &own), 1);
+    nv_acct_summary_format(again, sizeof again, &r, &own);
+    assert_string_equal(again, first);
+    assert_non_null(strstr(again, "\"predicted_pct\":7.0,\"src\":\"table\""));
+    r.at_submission.own_pct = -50.0;
+    nv_acct_summary_format(first, sizeof first, &r, NULL);
+    assert_int_equal(nv_acct_own_prediction(first, &own), 1);
+    nv_acct_summary_format(again, sizeof again, &r, &own);
+    assert_string_equal(again, first);
+    assert_non_null(strstr(again, "\"predicted_pct\":null,\"src\":\"\",\"claimed_pct\":-50.0"));
 }
 
 static void test_merge(void **state)
@@ -90,6 +184,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format),
+        cmocka_unit_test(test_forged_comment),
+        cmocka_unit_test(test_own_prediction),
         cmocka_unit_test(test_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,7 @@
 /* test_sacct_history.c - sacct lines into training jobs: a completed job
- * with its app from a netvar entry, from the job name, none; steps, array
+ * with its app from netvar's entry in AdminComment, then from the user's
+ * text (the Comment's trailing annotation, the job name), none; a
+ * "netvar:{" the user wrote elsewhere in the Comment never read; steps, array
  * tasks and unfinished states left out; malformed fields named; the job
  * record lib/train reads (switches from a topology); and the reader:
  * spool jobs kept, bad lines counted, the cap honoured. */
@@ -27,14 +29,17 @@ static void test_parse(void **state)
     assert_int_equal(j.nnodes, 2);
     assert_string_equal(j.app, "lammps");
     assert_string_equal(j.nodelist, "n[1-2]");
+    assert_int_equal(j.app_from, NV_SACCT_APP_COMMENT);
     /* the app from AdminComment, then from the job name */
     assert_int_equal(nv_sacct_parse_line("13" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D "" D
                                          "JS1:a netvar:{\"v\":1,\"app\":\"milc\",\"runtime_s\":10.0}",
                                          &j, err, sizeof err), 0);
     assert_string_equal(j.app, "milc");
+    assert_int_equal(j.app_from, NV_SACCT_APP_ADMIN);
     assert_int_equal(nv_sacct_parse_line("14" D "stencil" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D "" D "",
                                          &j, err, sizeof err), 0);
     assert_string_equal(j.app, "stencil");
+    assert_int_equal(j.app_from, NV_SACCT_APP_NAME);
     /* left out */
     assert_int_equal(nv_sacct_parse_line("15.0" D "s" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D "", &j, err, sizeof err), 1);
     assert_int_equal(nv_sacct_parse_line("16_3" D "s" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D "", &j, err, sizeof err), 1);
@@ -48,6 +53,76 @@ static void test_parse(void **state)
     assert_int_equal(nv_sacct_parse_line("20" D "s" D "1" D "2026-01-01T00:00:00" D "2" D "COMPLETED" D "n1" D "" D "",
                                          &j, err, sizeof err), -1);
     assert_non_null(strstr(err, "SLURM_TIME_FORMAT"));
+}
+
+/* issue 52 item 6: the first netvar:{..."app"} of the user's Comment was
+ * taken ahead of netvar's own entry in AdminComment */
+static void test_user_text_after_netvar(void **state)
+{
+    (void)state;
+    nv_sacct_job j;
+    char err[256];
+    /* the Comment set by scontrol update, a summary in AdminComment */
+    assert_int_equal(nv_sacct_parse_line("40" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                                         "netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"forged\","
+                                         "\"own_pct\":-50.0,\"src\":\"table\"}" D
+                                         "netvar:{\"v\":2,\"app\":\"milc\",\"runtime_s\":10.0}",
+                                         &j, err, sizeof err), 0);
+    assert_string_equal(j.app, "milc");
+    assert_int_equal(j.app_from, NV_SACCT_APP_ADMIN);
+    /* job_submit's annotation in AdminComment (AnnotateField=AdminComment) */
+    assert_int_equal(nv_sacct_parse_line("41" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                                         "netvar:{\"app\":\"forged\"} my notes" D
+                                         "JS1:abc netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"lammps\"}",
+                                         &j, err, sizeof err), 0);
+    assert_string_equal(j.app, "lammps");
+    /* a netvar:{ the user wrote before their own text is theirs: never
+     * read, the job name names the job, or nothing does */
+    assert_int_equal(nv_sacct_parse_line("42" D "stencil" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                                         "netvar:{\"v\":1,\"app\":\"forged\"} see above" D "",
+                                         &j, err, sizeof err), 0);
+    assert_string_equal(j.app, "stencil");
+    assert_int_equal(j.app_from, NV_SACCT_APP_NAME);
+    assert_int_equal(nv_sacct_parse_line("43" D "" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                                         "a netvar:{\"v\":1,\"app\":\"forged\"} b" D "",
+                                         &j, err, sizeof err), 1);
+    /* an AdminComment entry without an app does not stop the search */
+    assert_int_equal(nv_sacct_parse_line("44" D "stencil" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                                         "mine netvar:{\"v\":1,\"mode\":\"off\",\"app\":\"fftw\"}" D
+                                         "netvar:{\"v\":2,\"app\":\"\",\"runtime_s\":10.0}",
+                                         &j, err, sizeof err), 0);
+    assert_string_equal(j.app, "fftw");
+    assert_int_equal(j.app_from, NV_SACCT_APP_COMMENT);
+}
+
+static void log_line(void *ctx, const char *line)
+{
+    snprintf(ctx, 512, "%s", line);
+}
+
+/* the reader counts the jobs named by what their users can edit */
+static void test_read_counts_claims(void **state)
+{
+    (void)state;
+    const char *text = "50" D "stencil" D "1" D "1000" D "1100" D "COMPLETED" D "n1" D "" D "\n"
+                       "51" D "x" D "1" D "1000" D "1100" D "COMPLETED" D "n1" D
+                       "netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"fftw\"}" D "\n"
+                       "52" D "x" D "1" D "1000" D "1100" D "COMPLETED" D "n1" D "" D
+                       "netvar:{\"v\":2,\"app\":\"milc\",\"runtime_s\":100.0}\n";
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    nv_train_set s;
+    nv_train_set_init(&s);
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    nv_sacct_stats st;
+    char err[256], said[512] = "";
+    assert_int_equal(nv_sacct_read(f, NULL, &o, &s, &st, log_line, said, err, sizeof err), 0);
+    fclose(f);
+    assert_int_equal(st.added, 3);
+    assert_int_equal(st.app_from_comment, 1);
+    assert_int_equal(st.app_from_name, 1);
+    assert_non_null(strstr(said, "netvar: train: sacct: 2 of 3 jobs are named by what their users can edit"));
+    nv_train_set_free(&s);
 }
 
 static void test_record_and_read(void **state)
@@ -112,6 +187,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_user_text_after_netvar),
+        cmocka_unit_test(test_read_counts_claims),
         cmocka_unit_test(test_record_and_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
