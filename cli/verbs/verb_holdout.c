@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "args.h"
+#include "opts.h"
 #include "model_builder.h"
 #include "nv_json.h"
 #include "predict.h"
@@ -29,70 +30,58 @@
 
 enum hold { HOLD_NONE, HOLD_ALL, HOLD_PAIR, HOLD_APP, HOLD_NEIGHBOUR, HOLD_REPETITION };
 static const char *const hold_names[] = {"none", "all", "pair", "app", "neighbour", "repetition"};
+#define NV_DEFAULT_MIN_SAMPLES_TEXT 3
+_Static_assert(NV_DEFAULT_MIN_SAMPLES == NV_DEFAULT_MIN_SAMPLES_TEXT, "the help says 3");
 
-static void usage(FILE *out)
-{
-    fprintf(out,
-        "Usage: netvar holdout --model FILE --runs FILE --hold-out KIND\n"
-        "                      [--ask FILE] [--predictor NAME] [--min-samples N]\n"
-        "\n"
-        "Predict measured pairs with part of the measurements held out of the\n"
-        "co-location table, as an evaluation must: each answer is netvar's own,\n"
-        "from a model whose table is rebuilt without what it predicts.  The\n"
-        "table is built from the runs file by netvar train's rule (an entry is\n"
-        "the median of its pair's runs, with their count and sample standard\n"
-        "deviation), replacing the model file's own table, and the history\n"
-        "corrections are fitted on it as at any model load.\n"
-        "\n"
-        "Runs file: plain text, one measured pair run per line,\n"
-        "    APP  WITH  REP  SLOWDOWN_PCT\n"
-        "the app, its one neighbour, a repetition label (an integer), and the\n"
-        "slowdown of APP beside WITH in that run, percent ((T_together -\n"
-        "T_alone) / T_alone * 100, at least -100).  Blank lines and lines\n"
-        "starting with '#' are ignored; at most %u runs.\n"
-        "\n"
-        "Hold-outs (what each answer's table leaves out):\n"
-        "  none        nothing: every run is in the table\n"
-        "  all         every run: an empty table (the physics alone)\n"
-        "  pair        the runs of the pair answered (A beside B)\n"
-        "  app         every run that A takes part in, either way\n"
-        "  neighbour   every run that B takes part in, either way\n"
-        "  repetition  the one run answered (each run is answered by the\n"
-        "              table of the others: how repeatable a pair is)\n"
-        "\n"
-        "Options:\n"
-        "  --model FILE       model file (schema netvar-model, version 1): apps,\n"
-        "                     curves, configurations; its own table is replaced\n"
-        "  --runs FILE        the measured runs, format above\n"
-        "  --hold-out KIND    one of the hold-outs above\n"
-        "  --ask FILE         answer these pairs instead of the runs file's (lines\n"
-        "                     'APP WITH SLOWDOWN_PCT', the measured value echoed);\n"
-        "                     the hold-outs apply to the runs as above\n"
-        "  --predictor NAME   queue (default), averagelt, averagestdevlt or pdflt\n"
-        "  --min-samples N    table samples needed for the table to answer\n"
-        "                     (default %u)\n"
-        "  --json             JSON output (the only form; accepted for uniformity)\n"
-        "  -h, --help         show this help\n"
-        "\n"
-        "Output (JSON on stdout): hold_out, predictor, and answers, one per pair\n"
-        "(per run for repetition) in order of app, neighbour and repetition:\n"
-        "app, with, rep (repetition only), measured_pct (the pair's median run,\n"
-        "the run, or the --ask value; percent), runs (the pair's runs in the\n"
-        "file), table_entries (entries the answer's table held), predicted_pct\n"
-        "(percent; null when the model cannot answer, with error saying why),\n"
-        "source, and for the queue predictor physics_pct and correction_pp (the\n"
-        "physics and what the history adds, percent and percentage points),\n"
-        "mechanism, utilization_used (0..1), wait_used_us, sensitivity (A's\n"
-        "fitted factor) and pressure (B's), with sensitivity_samples and\n"
-        "pressure_samples (the table samples behind each).\n"
-        "\n"
-        "Exit status: 0 answered (a failed answer is named in its entry), 1 a\n"
-        "file unreadable or malformed, or the model not buildable, 2 bad usage.\n"
-        "\n"
-        "Example:\n"
-        "  netvar holdout --model model.json --runs pairs.runs --hold-out pair\n",
-        MAX_RUNS, NV_DEFAULT_MIN_SAMPLES);
-}
+_Static_assert(MAX_RUNS == 100000u, "the help says at most 100000 runs");
+static const char help_head[] =
+    "Usage: netvar holdout --model FILE --runs FILE --hold-out KIND\n"
+    "                      [--ask FILE] [--predictor NAME] [--min-samples N]\n"
+    "\n"
+    "Predict measured pairs with part of the measurements held out of the\n"
+    "co-location table, as an evaluation must: each answer is netvar's own,\n"
+    "from a model whose table is rebuilt without what it predicts.  The\n"
+    "table is built from the runs file by netvar train's rule (an entry is\n"
+    "the median of its pair's runs, with their count and sample standard\n"
+    "deviation), replacing the model file's own table, and the history\n"
+    "corrections are fitted on it as at any model load.\n"
+    "\n"
+    "Runs file: plain text, one measured pair run per line,\n"
+    "    APP  WITH  REP  SLOWDOWN_PCT\n"
+    "the app, its one neighbour, a repetition label (an integer), and the\n"
+    "slowdown of APP beside WITH in that run, percent ((T_together -\n"
+    "T_alone) / T_alone * 100, from -100 to 1e6, decimal).  Blank lines and\n"
+    "lines starting with '#' are ignored; at most 100000 runs.\n"
+    "\n"
+    "Hold-outs (what each answer's table leaves out):\n"
+    "  none        nothing: every run is in the table\n"
+    "  all         every run: an empty table (the physics alone)\n"
+    "  pair        the runs of the pair answered (A beside B)\n"
+    "  app         every run that A takes part in, either way\n"
+    "  neighbour   every run that B takes part in, either way\n"
+    "  repetition  the one run answered (each run is answered by the\n"
+    "              table of the others: how repeatable a pair is)\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Output (JSON on stdout): hold_out, predictor, and answers, one per pair\n"
+    "(per run for repetition) in order of app, neighbour and repetition:\n"
+    "app, with, rep (repetition only), measured_pct (the pair's median run,\n"
+    "the run, or the --ask value; percent), runs (the pair's runs in the\n"
+    "file), table_entries (entries the answer's table held), predicted_pct\n"
+    "(percent; null when the model cannot answer, with error saying why),\n"
+    "source, and for the queue predictor physics_pct and correction_pp (the\n"
+    "physics and what the history adds, percent and percentage points),\n"
+    "mechanism, utilization_used (0..1), wait_used_us, sensitivity (A's\n"
+    "fitted factor) and pressure (B's), with sensitivity_samples and\n"
+    "pressure_samples (the table samples behind each).\n"
+    "\n"
+    "Exit status: 0 answered (a failed answer is named in its entry), 1 a\n"
+    "file unreadable or malformed, or the model not buildable, 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar holdout --model model.json --runs pairs.runs --hold-out pair\n";
 
 struct run {
     const char *app, *with;
@@ -288,57 +277,32 @@ static json_object *answer(const nv_model *m, const struct query *q, enum hold h
 
 int verb_holdout(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"model", required_argument, NULL, 'm'},   {"runs", required_argument, NULL, 'r'},
-        {"hold-out", required_argument, NULL, 'o'}, {"ask", required_argument, NULL, 'a'},
-        {"predictor", required_argument, NULL, 'p'}, {"min-samples", required_argument, NULL, 's'},
-        {"json", no_argument, NULL, 'j'},          {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     const char *model_path = NULL, *runs_path = NULL, *ask_path = NULL;
-    int h = -1;
+    int h = -1, as_json = 0;
+    long min_samples_l = NV_DEFAULT_MIN_SAMPLES;
     nv_predictor pred = NV_PREDICT_QUEUE;
-    uint32_t min_samples = NV_DEFAULT_MIN_SAMPLES;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm': model_path = optarg; break;
-        case 'r': runs_path = optarg; break;
-        case 'a': ask_path = optarg; break;
-        case 'o':
-            for (int i = 0; i < (int)(sizeof hold_names / sizeof *hold_names); i++)
-                if (!strcmp(optarg, hold_names[i]))
-                    h = i;
-            if (h < 0) {
-                fprintf(stderr, "netvar holdout: --hold-out '%.40s': not none, all, pair, app, "
-                                "neighbour or repetition (see --help)\n", optarg);
-                return 2;
-            }
-            break;
-        case 'p':
-            if (nv_predictor_from_name(optarg, &pred)) {
-                fprintf(stderr, "netvar holdout: --predictor '%.40s': not queue, averagelt, "
-                                "averagestdevlt or pdflt\n", optarg);
-                return 2;
-            }
-            break;
-        case 's': {
-            char *end;
-            errno = 0;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (end == optarg || *end || errno || v > 1000000 || optarg[0] == '-') {
-                fprintf(stderr, "netvar holdout: --min-samples '%.40s': not a count 0..1000000\n",
-                        optarg);
-                return 2;
-            }
-            min_samples = (uint32_t)v;
-            break;
-        }
-        case 'j': break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
+    const nv_opt opts[] = {
+        {"model", "FILE", NV_CLI_STR, &model_path,
+         .help = "model file (schema netvar-model, version 1): apps, curves, configurations; "
+                 "its own table is replaced"},
+        {"runs", "FILE", NV_CLI_STR, &runs_path, .help = "the measured runs, format above"},
+        {"hold-out", "KIND", NV_CLI_CHOICE, &h, .choices = "none|all|pair|app|neighbour|repetition",
+         .help = "one of the hold-outs above"},
+        {"ask", "FILE", NV_CLI_STR, &ask_path,
+         .help = "answer these pairs instead of the runs file's (lines 'APP WITH SLOWDOWN_PCT', "
+                 "the measured value echoed); the hold-outs apply to the runs as above"},
+        NV_CLI_OPT_PREDICTOR(&pred),
+        {"min-samples", "N", NV_CLI_LONG, &min_samples_l, 0, 1000000,
+         .help = "table samples needed for the table to answer (default "
+                 NV_STR(NV_DEFAULT_MIN_SAMPLES_TEXT) ")"},
+        NV_OPT_JSON_ONLY(&as_json),
+    };
+    const nv_opt_spec spec = {"netvar holdout", NULL, help_head, help_tail, 0,
+                              {{"Options:", "holdout", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
+    uint32_t min_samples = (uint32_t)min_samples_l;
     if (!model_path || !runs_path || h < 0 || optind < argc) {
         fprintf(stderr, "netvar holdout: --model, --runs and --hold-out are required, and "
                         "nothing else (see --help)\n");

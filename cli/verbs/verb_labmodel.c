@@ -15,11 +15,16 @@
 #include "labmodel.h"
 #include "model_builder.h"
 #include "nv_json.h"
+#include "opts.h"
 #include "verbs.h"
 
-static void usage(FILE *out)
+/* the help around the options table: head, then the options, then tail
+ * (the constants filled in once) */
+static char help_head[4096], help_tail[512];
+
+static void make_help(void)
 {
-    fprintf(out,
+    snprintf(help_head, sizeof help_head,
         "Usage: netvar labmodel --dataset DIR --variant counters|wait|nearest --out FILE\n"
         "                       [--model FILE] [--wait-window-s S] [--json-summary FILE]\n"
         "\n"
@@ -65,25 +70,9 @@ static void usage(FILE *out)
         "            joint windows (at most %d, every k-th): what netvar's\n"
         "            nearest-configurations mechanism reads; needs every\n"
         "            configuration's counter file\n"
-        "\n"
-        "Options:\n"
-        "  --dataset DIR        the dataset directory\n"
-        "  --variant NAME       counters, wait or nearest\n"
-        "  --out FILE           the model file written (atomically; schema netvar-model)\n"
-        "  --model FILE         the base model (default DIR/model.json); an evaluation\n"
-        "                       that re-derives the campaign slowdowns passes its own\n"
-        "  --wait-window-s S    the apps' wait windows, 0.1..%g s (default 0.1: each\n"
-        "                       pass)\n"
-        "  --json-summary FILE  also write what was measured (JSON): per configuration\n"
-        "                       config, counter_file, utilization, queue_wait_us,\n"
-        "                       joint_utilization, joint_queue_wait_us and the steps\n"
-        "                       behind each; per app alone_runs, counter_files,\n"
-        "                       utilization, utilization_profile, queue_wait_mean_us,\n"
-        "                       queue_wait_profile_us, joint_windows (measured) and\n"
-        "                       joint_windows_kept; wait_window_s, joint_window_s,\n"
-        "                       route, configs_moved and whether the nearest variant\n"
-        "                       can be built (a value null: not measured)\n"
-        "  -h, --help           show this help\n"
+        "\n",
+        NV_LABMODEL_TRIM_S, NV_NETLAB_BUSY_U, NV_LABMODEL_JOINT_WINDOW_S, NV_JOINT_MAX);
+    snprintf(help_tail, sizeof help_tail, "%s",
         "\n"
         "Exit status: 0 written, 1 a file missing, unreadable or malformed (one line\n"
         "naming it; nothing written), or the nearest variant without every\n"
@@ -91,9 +80,7 @@ static void usage(FILE *out)
         "\n"
         "Example:\n"
         "  netvar labmodel --dataset eval/out --variant wait --out wait.json \\\n"
-        "      --json-summary measured.json\n",
-        NV_LABMODEL_TRIM_S, NV_NETLAB_BUSY_U, NV_LABMODEL_JOINT_WINDOW_S, NV_JOINT_MAX,
-        NV_LABMODEL_WAIT_WINDOW_MAX_S);
+        "      --json-summary measured.json\n");
 }
 
 static json_object *num_array(const double *v, size_t n)
@@ -156,47 +143,37 @@ static json_object *summary(const nv_labmodel *lm, const char *dir, const char *
 
 int verb_labmodel(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"dataset", required_argument, NULL, 'd'},     {"variant", required_argument, NULL, 'v'},
-        {"out", required_argument, NULL, 'o'},         {"model", required_argument, NULL, 'm'},
-        {"wait-window-s", required_argument, NULL, 'w'},
-        {"json-summary", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     const char *dir = NULL, *out = NULL, *model = NULL, *sum_path = NULL;
-    int have_variant = 0, c;
-    nv_labmodel_variant v = NV_LABMODEL_COUNTERS;
+    int variant = -1;
     double wait_window_s = 0.1;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd': dir = optarg; break;
-        case 'o': out = optarg; break;
-        case 'm': model = optarg; break;
-        case 's': sum_path = optarg; break;
-        case 'v':
-            if (nv_labmodel_variant_from_name(optarg, &v)) {
-                fprintf(stderr, "netvar labmodel: --variant '%.40s': not counters, wait or "
-                                "nearest\n", optarg);
-                return 2;
-            }
-            have_variant = 1;
-            break;
-        case 'w': {
-            char *end;
-            errno = 0;
-            wait_window_s = strtod(optarg, &end);
-            if (end == optarg || *end || errno || strpbrk(optarg, "xXpP") ||
-                !(wait_window_s >= 0.1 && wait_window_s <= NV_LABMODEL_WAIT_WINDOW_MAX_S)) {
-                fprintf(stderr, "netvar labmodel: --wait-window-s '%.40s': not a number of "
-                                "seconds in [0.1, %g]\n", optarg, NV_LABMODEL_WAIT_WINDOW_MAX_S);
-                return 2;
-            }
-            break;
-        }
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
+    const nv_opt opts[] = {
+        {"dataset", "DIR", NV_CLI_STR, &dir, .help = "the dataset directory"},
+        {"variant", "NAME", NV_CLI_CHOICE, &variant, .choices = "counters|wait|nearest",
+         .help = "counters, wait or nearest"},
+        {"out", "FILE", NV_CLI_STR, &out,
+         .help = "the model file written (atomically; schema netvar-model)"},
+        {"model", "FILE", NV_CLI_STR, &model,
+         .help = "the base model (default DIR/model.json); an evaluation that re-derives the "
+                 "campaign slowdowns passes its own"},
+        {"wait-window-s", "S", NV_CLI_DOUBLE, &wait_window_s, 0.1, NV_LABMODEL_WAIT_WINDOW_MAX_S,
+         .help = "the apps' wait windows, seconds (default 0.1: each pass)"},
+        {"json-summary", "FILE", NV_CLI_STR, &sum_path,
+         .help = "also write what was measured (JSON): per configuration config, counter_file, "
+                 "utilization, queue_wait_us, joint_utilization, joint_queue_wait_us and the "
+                 "steps behind each; per app alone_runs, counter_files, utilization, "
+                 "utilization_profile, queue_wait_mean_us, queue_wait_profile_us, joint_windows "
+                 "(measured) and joint_windows_kept; wait_window_s, joint_window_s, route, "
+                 "configs_moved and whether the nearest variant can be built (a value null: not "
+                 "measured)"},
+    };
+    make_help();
+    const nv_opt_spec spec = {"netvar labmodel", NULL, help_head, help_tail, 0,
+                              {{"Options:", "labmodel", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
+    int have_variant = variant >= 0;
+    nv_labmodel_variant v = (nv_labmodel_variant)(variant >= 0 ? variant : 0);
     if (!dir || !out || !have_variant || optind < argc) {
         fprintf(stderr, "netvar labmodel: --dataset, --variant and --out are required, and "
                         "nothing else (see --help)\n");

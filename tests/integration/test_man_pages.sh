@@ -69,6 +69,7 @@ for v in $verbs; do
     "$NV" "$v" --list-options 2>/dev/null | grep -q $'\t--' && tabled=$((tabled + 1))
 done
 echo "figure: table-driven verbs: $tabled of $(echo "$verbs" | wc -l)"
+check "every verb's options come from a table" test "$tabled" = "$(echo "$verbs" | wc -l)"
 check "calibrate, impact and campaign share the launch options" \
     test "$("$NV" calibrate --list-options | grep -c $'^launch options\t')" -ge 10 -a \
     "$("$NV" impact --list-options | grep -c $'^launch options\t')" -ge 10 -a \
