@@ -89,55 +89,6 @@ int nv_status_crashed(int status)
     return WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) > 128);
 }
 
-const char nv_run_options_help[] =
-    "Launch options (shared by calibrate, impact and campaign):\n"
-    "  --nodes N              nodes each launch spans (default: the allocation's node\n"
-    "                         count inside salloc/sbatch, else 2); ImpactB needs >= 2\n"
-    "  --launcher NAME        srun (default) or mpirun (local runs, no Slurm)\n"
-    "  --launcher-arg ARG     one extra argument for every srun/mpirun call, e.g.\n"
-    "                         --launcher-arg=--partition=debug (repeatable, up to 32);\n"
-    "                         srun gets --mpi=pmix unless an --mpi argument is given\n"
-    "  --probe-tasks-per-node T  ImpactB and CompressionB tasks per node (default 1;\n"
-    "                         the paper used 2, one per socket)\n"
-    "  --impactb PATH         ImpactB binary (default: impactb next to netvar)\n"
-    "  --compressionb PATH    CompressionB binary (default: compressionb next to netvar)\n"
-    "  --launch-timeout-s S   longest a launch may take to start, or to stop after its\n"
-    "                         stop signal, in seconds (default 60)\n"
-    "  --launch-attempts N    a launch that crashed (a rank ended by a signal) is made\n"
-    "                         again, up to N times in all (1..10, default 2); a probe\n"
-    "                         only when it crashed before it measured.  Each retry is\n"
-    "                         one line on stderr.  On a busy host Open MPI 4.1's TCP\n"
-    "                         transport can crash a rank while two ranks connect to\n"
-    "                         each other; a command that fails by itself (exit 1..128)\n"
-    "                         or times out is not made again\n"
-    "  --no-fake-nodes        mpirun: use the real placement; by default the probes\n"
-    "                         split their ranks into N pseudo-nodes\n"
-    "                         (NETVAR_PROBE_FAKE_NODES), for runs on one host\n"
-    "  --keep DIR             keep every launch's stdout/stderr (NAME.out, NAME.err)\n"
-    "                         in DIR; by default a temporary directory is removed\n";
-
-const char nv_run_placement_help[] =
-    "Placement options (impact, campaign):\n"
-    "  --load-nodes LIST      run the probe load on LIST, a Slurm host list (h2,h4\n"
-    "                         or h[2,4]; at least 2 nodes), and the command on\n"
-    "                         other nodes, so the load crosses the links the\n"
-    "                         command uses instead of sharing its own ports (seed\n"
-    "                         000 section 4.3: CompressionB on other nodes of the\n"
-    "                         same switch).  On LIST run CompressionB and the\n"
-    "                         ImpactB beside the command; the ImpactB that\n"
-    "                         measures a CompressionB configuration runs on the\n"
-    "                         command's nodes (idle then), across from it.\n"
-    "                         srun: every node of LIST must be in the allocation;\n"
-    "                         the load gets --nodelist=LIST, the command\n"
-    "                         --exclude=LIST and --nodes N (default: the\n"
-    "                         allocation's node count minus LIST's).  mpirun: the\n"
-    "                         load gets --host NODE:T,...; the command keeps\n"
-    "                         mpirun's placement.  Default: everything on the\n"
-    "                         same first N nodes\n"
-    "  --runtime-key KEY      the command's runtime is the last KEY=SECONDS it\n"
-    "                         prints on stdout (e.g. runtime_s for netvar's proxy\n"
-    "                         apps) instead of its wall time with the launch; a\n"
-    "                         run that prints none fails\n";
 
 /* Expands and checks a --load-nodes list: count, or -1 with err. */
 long nv_run_load_nodes_expand(const char *list, char ***names, char *err, size_t errlen)

@@ -93,33 +93,13 @@ int nv_run_work_dir(nv_run_plan *p, const char *keep_dir, const char *verb, char
                     size_t errlen);
 void nv_run_work_dir_cleanup(const nv_run_plan *p, int keep);
 
-/* Options every workflow verb takes (getopt_long codes and entries). */
+/* Options every workflow verb takes: the codes its table (cli/args.c)
+ * passes to nv_run_plan_option. */
 enum {
     NV_OPT_NODES = 1000, NV_OPT_LAUNCHER, NV_OPT_LAUNCHER_ARG, NV_OPT_IMPACTB,
     NV_OPT_COMPRESSIONB, NV_OPT_LAUNCH_TIMEOUT, NV_OPT_KEEP, NV_OPT_NO_FAKE_NODES,
     NV_OPT_PROBE_TPN, NV_OPT_LOAD_NODES, NV_OPT_RUNTIME_KEY, NV_OPT_LAUNCH_ATTEMPTS,
 };
-#define NV_RUN_LONG_OPTIONS                                                       \
-    {"nodes", required_argument, NULL, NV_OPT_NODES},                             \
-    {"launcher", required_argument, NULL, NV_OPT_LAUNCHER},                       \
-    {"launcher-arg", required_argument, NULL, NV_OPT_LAUNCHER_ARG},               \
-    {"impactb", required_argument, NULL, NV_OPT_IMPACTB},                         \
-    {"compressionb", required_argument, NULL, NV_OPT_COMPRESSIONB},               \
-    {"launch-timeout-s", required_argument, NULL, NV_OPT_LAUNCH_TIMEOUT},         \
-    {"keep", required_argument, NULL, NV_OPT_KEEP},                               \
-    {"no-fake-nodes", no_argument, NULL, NV_OPT_NO_FAKE_NODES},                   \
-    {"probe-tasks-per-node", required_argument, NULL, NV_OPT_PROBE_TPN},           \
-    {"launch-attempts", required_argument, NULL, NV_OPT_LAUNCH_ATTEMPTS}
-
-/* The --help text of those options (same for every verb). */
-extern const char nv_run_options_help[];
-
-/* Placement options of the verbs that run a command beside probes
- * (impact, campaign), with their --help text. */
-#define NV_RUN_PLACEMENT_OPTIONS                                                  \
-    {"load-nodes", required_argument, NULL, NV_OPT_LOAD_NODES},                   \
-    {"runtime-key", required_argument, NULL, NV_OPT_RUNTIME_KEY}
-extern const char nv_run_placement_help[];
 
 /* Applies one of the options above; 1 when c is not one of them, 0 done,
  * -1 bad value (err set).  *keep_dir receives --keep. */
