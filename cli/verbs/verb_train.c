@@ -166,13 +166,15 @@ int verb_train(int argc, char **argv)
                  "history)"},
         {"from-sacct", "SINCE", NV_CLI_STR, &sacct_since,
          .help = "also learn from Slurm accounting: the COMPLETED jobs since SINCE (sacct -S: "
-                 "2024-01-01, now-365days) with their start, end, nodes and app (a netvar entry "
-                 "in Comment/AdminComment, else a job name that is a valid app key); no "
+                 "2024-01-01, now-365days) with their start, end, nodes and app (netvar's entry "
+                 "in AdminComment or SystemComment, else the annotation ending the Comment, "
+                 "else a job name that is a valid app key); no "
                  "counters, so no own rho.  Jobs the spool holds keep their spool record"},
         {"sacct-file", "FILE", NV_CLI_STR, &sacct_file,
          .help = "the same from saved output ('-': stdin) of\n"
                  "SLURM_TIME_FORMAT=%s sacct -a -X -n -P --delimiter=$'\\x1f'\n"
-                 "--format=JobIDRaw,JobName,NNodes,Start,End,State,NodeList,Comment,AdminComment"},
+                 "--format=JobIDRaw,JobName,NNodes,Start,End,State,NodeList,Comment,AdminComment,"
+                 "SystemComment"},
         {"topology", "FILE", NV_CLI_STR, &topology,
          .help = "Slurm topology.conf naming the accounting jobs' leaf switches (default: none, "
                  "so they have no neighbours)"},
@@ -308,6 +310,10 @@ int verb_train(int argc, char **argv)
             json_object_object_add(j, "sacct_in_spool", json_object_new_int64((int64_t)acct.in_spool));
             json_object_object_add(j, "sacct_left_out", json_object_new_int64((int64_t)acct.left_out));
             json_object_object_add(j, "sacct_malformed", json_object_new_int64((int64_t)acct.malformed));
+            /* jobs named by what their users can edit, not by netvar's entry */
+            json_object_object_add(j, "sacct_app_from_user",
+                                   json_object_new_int64((int64_t)(acct.app_from_comment +
+                                                                   acct.app_from_name)));
         }
         nv_cli_print_json(j);
         json_object_put(j);

@@ -170,6 +170,11 @@ size_t nv_acct_json_span(const char *s, size_t max)
     return 0;
 }
 
+int nv_acct_holds_jobstats(const char *text)
+{
+    return text && !strncmp(text, NV_ACCT_JOBSTATS_PREFIX, strlen(NV_ACCT_JOBSTATS_PREFIX));
+}
+
 int nv_acct_merge(const char *existing, const char *summary, char *out, size_t cap)
 {
     size_t len = 0, klen = strlen(NV_ACCT_KEY);

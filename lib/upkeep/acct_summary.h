@@ -88,6 +88,13 @@ json_object *nv_acct_last_entry(const char *text, size_t max,
  * (out then holds ""); nothing of the other text is ever cut. */
 int nv_acct_merge(const char *existing, const char *summary, char *out, size_t cap);
 
+/* Princeton jobstats keeps its per-job summary in AdminComment as "JS1:"
+ * then base64(gzip(JSON)), and decodes everything after those four
+ * characters: text netvar added there would break it.  1 when text holds
+ * such a value (it starts with "JS1:"), 0 otherwise or NULL. */
+#define NV_ACCT_JOBSTATS_PREFIX "JS1:"
+int nv_acct_holds_jobstats(const char *text);
+
 /* The length of the balanced JSON object starting at s ('{'), string
  * escapes honoured, at most max bytes looked at; 0 when it does not close. */
 size_t nv_acct_json_span(const char *s, size_t max);

@@ -13,7 +13,9 @@
 #include "nv_err.h"
 #include "nv_json.h"
 
-enum { F_ID, F_NAME, F_NNODES, F_START, F_END, F_STATE, F_NODELIST, F_COMMENT, F_ADMIN, F_COUNT };
+enum { F_ID, F_NAME, F_NNODES, F_START, F_END, F_STATE, F_NODELIST, F_COMMENT, F_ADMIN, F_SYSTEM, F_COUNT };
+/* lines written before SystemComment was asked for end at AdminComment */
+#define F_COUNT_OLD F_SYSTEM
 
 static int num(const char *s, double lo, double hi, double *out)
 {
@@ -44,15 +46,16 @@ static int app_of_entries(const char *text, char *app, size_t cap)
 }
 
 /* The job's app and where it came from: netvar's own entry in AdminComment
- * first (netvar-acct's summary, or job_submit's annotation there; users
+ * or SystemComment first (netvar-acct's summary, or job_submit's annotation there; users
  * cannot set AdminComment); then what the user can edit: the annotation
  * at the very end of the Comment (as job_submit writes it; a "netvar:{"
  * anywhere else is the user's own text and never read), then the job
  * name. */
 static nv_sacct_app_from find_app(const char *name, const char *comment, const char *admin,
-                                  char *app, size_t cap)
+                                  const char *system, char *app, size_t cap)
 {
-    if (app_of_entries(admin, app, cap))
+    /* netvar-acct writes SystemComment where AdminComment holds jobstats' */
+    if (app_of_entries(admin, app, cap) || app_of_entries(system, app, cap))
         return NV_SACCT_APP_ADMIN;
     if (app_of_entries(comment + nv_annotation_strip(comment), app, cap))
         return NV_SACCT_APP_COMMENT;
@@ -74,9 +77,10 @@ int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t err
     char *f[F_COUNT];
     size_t n = 0;
     char *p = buf;
-    for (; n < F_COUNT; n++) {
-        f[n] = p;
+    for (;; n++) {
         char *d = strstr(p, NV_SACCT_DELIM);
+        if (n < F_COUNT)
+            f[n] = p;
         if (!d) {
             n++;
             break;
@@ -84,7 +88,9 @@ int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t err
         *d = '\0';
         p = d + strlen(NV_SACCT_DELIM);
     }
-    if (n != F_COUNT)
+    if (n == F_COUNT_OLD)
+        f[F_SYSTEM] = "";
+    else if (n != F_COUNT)
         return nv_err(err, errlen, "%zu fields, expected %d (" NV_SACCT_FIELDS ")", n, F_COUNT);
     double v;
     if (strchr(f[F_ID], '.') || strchr(f[F_ID], '_') || strchr(f[F_ID], '+'))
@@ -106,7 +112,7 @@ int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t err
     if (strlen(f[F_NODELIST]) >= sizeof j->nodelist)
         return nv_err(err, errlen, "NodeList longer than %zu bytes", sizeof j->nodelist - 1);
     snprintf(j->nodelist, sizeof j->nodelist, "%s", f[F_NODELIST]);
-    j->app_from = find_app(f[F_NAME], f[F_COMMENT], f[F_ADMIN], j->app, sizeof j->app);
+    j->app_from = find_app(f[F_NAME], f[F_COMMENT], f[F_ADMIN], f[F_SYSTEM], j->app, sizeof j->app);
     return j->app_from == NV_SACCT_APP_NONE ? 1 : 0;
 }
 

@@ -6,7 +6,9 @@
  *   SLURM_TIME_FORMAT=%s sacct -a -X -n -P --delimiter=NV_SACCT_DELIM \
  *       -o NV_SACCT_FIELDS -S SINCE -E now
  * one job per line: id, name, node count, start and end (Unix seconds),
- * state, node list, Comment, AdminComment.  Each COMPLETED job with an app
+ * state, node list, Comment, AdminComment, SystemComment (a line without
+ * the last, as sacct files saved before it was asked for, is read as
+ * empty there).  Each COMPLETED job with an app
  * becomes a job record in the form lib/train reads (runtime, start, end,
  * nodes, and the leaf switches and groups of its nodes from a topology),
  * so it enters training exactly as a spool record does, without counters
@@ -15,9 +17,10 @@
  * bounded, validated, and a bad line is skipped with one log line.
  *
  * The app, in this order: the "app" of netvar's own entry in AdminComment
- * (netvar-acct's summary, or job_submit's annotation with
- * AnnotateField=AdminComment; only admins and SlurmUser can set
- * AdminComment); else what the user can edit at any time: the app of the
+ * or SystemComment (netvar-acct's summary, which goes to SystemComment
+ * where AdminComment holds jobstats' "JS1:" value, or job_submit's
+ * annotation with AnnotateField=AdminComment; only admins and SlurmUser
+ * can set either); else what the user can edit at any time: the app of the
  * netvar annotation at the very end of the Comment, where job_submit
  * writes it (nv_annotation_strip; a "netvar:{" elsewhere in the Comment
  * is the user's own text and is never read), then the job name when it is
@@ -36,7 +39,8 @@
 #include "model.h"
 #include "train_history.h"
 
-#define NV_SACCT_FIELDS "JobIDRaw,JobName,NNodes,Start,End,State,NodeList,Comment,AdminComment"
+#define NV_SACCT_FIELDS \
+    "JobIDRaw,JobName,NNodes,Start,End,State,NodeList,Comment,AdminComment,SystemComment"
 #define NV_SACCT_DELIM "\x1f" /* unit separator: in no job name or comment a user can type */
 #define NV_SACCT_LINE_MAX 8192
 

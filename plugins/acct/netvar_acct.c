@@ -308,12 +308,22 @@ static int store(const struct opts *o, const nv_job_report *r, double deadline)
     void *db = cond ? slurmdb_connection_get(NULL) : NULL;
     char *cur = NULL, *admin = NULL, summary[NV_ACCT_SUMMARY_MAX];
     int rc = 1;
+    enum field field = o->field;
     if (!db) {
         fprintf(stderr, "netvar: acct: job %lu: cannot reach slurmdbd: %s; nothing written\n",
                 o->jobid, slurm_strerror(errno));
-    } else if (read_fields(db, cond, o->field, deadline, &cur, &admin)) {
+    } else if (read_fields(db, cond, field, deadline, &cur, &admin)) {
         fprintf(stderr, "netvar: acct: job %lu: slurmdbd holds no finished record of it after "
                         "%.0f s; nothing written\n", o->jobid, o->wait_s);
+    } else if (field == F_ADMIN_COMMENT && nv_acct_holds_jobstats(cur) &&
+               (free(cur), free(admin), cur = admin = NULL,
+                fprintf(stderr, "netvar: acct: job %lu: AdminComment holds a jobstats summary "
+                                "(JS1:), which its readers decode whole; writing netvar's to "
+                                "SystemComment instead\n", o->jobid),
+                field = F_SYSTEM_COMMENT,
+                read_fields(db, cond, field, deadline, &cur, &admin))) {
+        fprintf(stderr, "netvar: acct: job %lu: cannot read its SystemComment; nothing "
+                        "written\n", o->jobid);
     } else {
         /* the prediction as job_submit recorded it where users cannot write */
         nv_acct_prediction own;
@@ -326,13 +336,13 @@ static int store(const struct opts *o, const nv_job_report *r, double deadline)
             fprintf(stderr, "netvar: acct: job %lu: out of memory; nothing written\n", o->jobid);
         else if (!strcmp(merged, cur))
             rc = 0; /* already there */
-        else if (write_field(db, cond, o->field, merged))
+        else if (write_field(db, cond, field, merged))
             fprintf(stderr, "netvar: acct: job %lu: slurmdbd refused the %s update: %s\n",
-                    o->jobid, field_name(o->field), slurm_strerror(errno));
+                    o->jobid, field_name(field), slurm_strerror(errno));
         else {
             rc = 0;
             if (!o->quiet)
-                printf("netvar: acct: job %lu: %s: %s\n", o->jobid, field_name(o->field), summary);
+                printf("netvar: acct: job %lu: %s: %s\n", o->jobid, field_name(field), summary);
         }
         free(merged);
     }

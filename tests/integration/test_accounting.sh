@@ -2,8 +2,8 @@
 # test_accounting.sh - a lab with real Slurm accounting (lab up
 # --accounting: MariaDB and slurmdbd started and stopped by PID): netvar's
 # EpilogSlurmctld puts every netvar job's summary into AdminComment, read
-# back with sacct; another tool's AdminComment (quotes and all) is kept and
-# netvar's entry appended; a job with netvar off gets none; running the
+# back with sacct; jobstats' AdminComment ("JS1:", quotes and all) is kept
+# byte for byte and netvar's entry goes to SystemComment; a job with netvar off gets none; running the
 # writer again leaves one entry.  A Comment the user rewrote (scontrol
 # update on a held job) to a forged netvar annotation: the summary writes
 # its prediction as the user's claim, never as netvar's; with
@@ -56,8 +56,16 @@ b=$(sbatch --parsable -N1 --netvar-app=beta --wrap "sleep 5")
 for _ in $(seq 1 50); do [ "$(squeue -h -j "$b" -o %T)" = RUNNING ] && break; sleep 0.2; done
 scontrol update jobid="$b" AdminComment='JS1:H4sI "kept" it' || not_ok "scontrol update AdminComment"
 check "job $b ran" wait_job "$b" 60
-summ=$(wait_summary "$b"); echo "job $b AdminComment: $summ"
-contains "another tool's AdminComment is kept as it was" "$summ" 'JS1:H4sI "kept" it netvar:{"v":2,"app":"beta"'
+# jobstats decodes everything after "JS1:": netvar's summary goes to
+# SystemComment instead, and the AdminComment stays byte for byte
+for _ in $(seq 1 60); do
+    sys=$(sacct -j "$b" -X -n -P -o SystemComment 2>/dev/null)
+    case $sys in *\"runtime_s\"*) break ;; esac
+    sleep 0.5
+done
+echo "job $b SystemComment: $sys"
+check "a jobstats AdminComment is kept exactly as it was" test "$(admin_comment "$b")" = 'JS1:H4sI "kept" it'
+contains "and netvar's summary is in SystemComment" "$sys" 'netvar:{"v":2,"app":"beta"'
 
 c=$(sbatch --parsable -N1 --netvar=off --wrap "sleep 1")
 check "job $c ran" wait_job "$c" 60

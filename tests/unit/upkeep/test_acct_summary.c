@@ -180,10 +180,25 @@ static void test_merge(void **state)
     assert_int_equal(nv_acct_json_span("{\"a\":1", 100), 0);
 }
 
+/* issue 50: jobstats decodes everything after "JS1:" in AdminComment */
+static void test_jobstats_value(void **state)
+{
+    (void)state;
+    assert_true(nv_acct_holds_jobstats("JS1:H4sIAAAA"));
+    assert_true(nv_acct_holds_jobstats("JS1:"));
+    assert_false(nv_acct_holds_jobstats(" JS1:H4sI"));
+    assert_false(nv_acct_holds_jobstats("js1:h4si")); /* not jobstats' spelling */
+    assert_false(nv_acct_holds_jobstats("mine JS1:x"));
+    assert_false(nv_acct_holds_jobstats("netvar:{\"v\":2}"));
+    assert_false(nv_acct_holds_jobstats(""));
+    assert_false(nv_acct_holds_jobstats(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_format),
+        cmocka_unit_test(test_jobstats_value),
         cmocka_unit_test(test_forged_comment),
         cmocka_unit_test(test_own_prediction),
         cmocka_unit_test(test_merge),

@@ -95,6 +95,34 @@ static void test_user_text_after_netvar(void **state)
     assert_int_equal(j.app_from, NV_SACCT_APP_COMMENT);
 }
 
+/* issue 50: where AdminComment holds jobstats' "JS1:" value, netvar-acct
+ * writes its summary to SystemComment (also admin-only): training reads
+ * it from there, ahead of the user's Comment; a line of nine fields (saved
+ * before SystemComment was asked for) still reads */
+static void test_summary_in_system_comment(void **state)
+{
+    (void)state;
+    nv_sacct_job j;
+    char err[256];
+    assert_int_equal(nv_sacct_parse_line("50" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                                         "netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"forged\"}" D
+                                         "JS1:H4sIAAAAAAAAA6tWKkktLlGyUlAqS8wpTVWqBQBGmWQ0EQAAAA==" D
+                                         "netvar:{\"v\":2,\"app\":\"milc\",\"runtime_s\":10.0}",
+                                         &j, err, sizeof err), 0);
+    assert_string_equal(j.app, "milc");
+    assert_int_equal(j.app_from, NV_SACCT_APP_ADMIN);
+    /* an empty SystemComment: the Comment's trailing annotation, as before */
+    assert_int_equal(nv_sacct_parse_line("51" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                                         "netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"amg\"}" D
+                                         "JS1:abc" D "", &j, err, sizeof err), 0);
+    assert_string_equal(j.app, "amg");
+    assert_int_equal(j.app_from, NV_SACCT_APP_COMMENT);
+    /* eleven fields: refused, named */
+    assert_int_equal(nv_sacct_parse_line("52" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D "" D
+                                         "" D "" D "extra", &j, err, sizeof err), -1);
+    assert_non_null(strstr(err, "fields"));
+}
+
 static void log_line(void *ctx, const char *line)
 {
     snprintf(ctx, 512, "%s", line);
@@ -188,6 +216,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_user_text_after_netvar),
+        cmocka_unit_test(test_summary_in_system_comment),
         cmocka_unit_test(test_read_counts_claims),
         cmocka_unit_test(test_record_and_read),
     };
