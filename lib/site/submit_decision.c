@@ -53,7 +53,8 @@ void nv_submit_identify(const struct nv_config *c, const struct nv_submit_query 
     d->app_source = "none";
     if (q->app_option && nv_app_key_valid(q->app_option, NULL)) {
         snprintf(d->app, sizeof d->app, "%s", q->app_option);
-        d->app_source = "--netvar-app";
+        d->app_source = q->app_option_source && q->app_option_source[0] ? q->app_option_source
+                                                                         : "--netvar-app";
         return;
     }
     for (int i = 0; i < NV_APP_FIELDS_MAX && c->app_fields[i]; i++) {

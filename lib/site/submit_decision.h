@@ -22,6 +22,9 @@
 struct nv_submit_query {
     const char *partition, *account, *qos, *user;
     const char *app_option;  /* validated --netvar-app / NETVAR_APP, or NULL */
+    /* where app_option came from, as the user wrote it ("--netvar-app" or
+     * "NETVAR_APP", submit_options.h); NULL: "--netvar-app" */
+    const char *app_option_source;
     const char *job_name;    /* may be NULL */
     const char *script;      /* batch script, may be NULL */
     uint32_t min_nodes;      /* 0 when not given */
@@ -39,7 +42,8 @@ struct nv_submit_query {
 
 struct nv_submit_decision {
     char app[65];
-    const char *app_source;      /* "--netvar-app", "job name", "batch script", "none" */
+    const char *app_source;      /* q->app_option_source ("--netvar-app", "NETVAR_APP"),
+                                    "job name", "batch script", "none" */
     bool have_model, app_known;
     double utilization;          /* the app's U (rho), NAN if unknown */
     double own_pct;              /* worst predicted slowdown of this job, %, NAN if none */

@@ -1,7 +1,7 @@
 /* test_submit_stages.c - nv_submit_decide's stages one by one
  * (submit_stages.h): reset sets every byte but the text buffers' tails,
- * whatever the struct's layout; identify names where the app came from;
- * predict fills the
+ * whatever the struct's layout; identify names where the app came from
+ * (NETVAR_APP as well as --netvar-app, issue 52); predict fills the
  * predictions and the apps past the threshold and chooses nothing; choose
  * works from a decision set by hand, with no model; render writes the
  * user's lines from a decision set by hand.
@@ -130,9 +130,14 @@ static void identify_names_the_source(void **state)
         struct nv_submit_query q;
         const char *app, *source;
     } cases[] = {
-        {{.app_option = "fftw", .job_name = "amg"}, "fftw", "--netvar-app"},
-        /* an invalid value is not used */
-        {{.app_option = "a/b", .job_name = "amg"}, "amg", "job name"},
+        {{.app_option = "fftw", .app_option_source = "NETVAR_APP", .job_name = "amg"}, "fftw",
+         "NETVAR_APP"},
+        {{.app_option = "fftw", .app_option_source = "--netvar-app"}, "fftw", "--netvar-app"},
+        {{.app_option = "fftw"}, "fftw", "--netvar-app"}, /* no source given */
+        {{.app_option = "fftw", .app_option_source = ""}, "fftw", "--netvar-app"},
+        /* an invalid value is not used, nor is its source */
+        {{.app_option = "a/b", .app_option_source = "NETVAR_APP", .job_name = "amg"}, "amg",
+         "job name"},
         {{.job_name = "wrap", .script = "#!/bin/sh\nsrun ./lulesh\n"}, "lulesh", "batch script"},
         {{.job_name = "wrap"}, "", "none"},
     };
