@@ -45,7 +45,8 @@ struct nv_submit_scratch {
 /* what avoid did about the uplinks of an avoided job under several leaf
  * switches (submit_decision.c, avoid_uplinks) */
 enum nv_span_answer {
-    NV_SPAN_NONE,           /* nothing to say: no such job, or this job crosses no uplink */
+    NV_SPAN_NONE,           /* nothing to say: no such job, this job crosses no uplink,
+                               or its rule contains it already */
     NV_SPAN_CONTAINED,      /* contain added: kept under one leaf switch */
     NV_SPAN_USER_SWITCHES,  /* the job's own --switches=N>1 stays */
     NV_SPAN_USER_NODES,     /* the job names its nodes */
@@ -64,19 +65,21 @@ struct nv_submit_choice {
 };
 
 NV_SUBMIT_STAGE void nv_submit_reset(struct nv_submit_decision *d, const nv_model *m,
-                     const struct nv_running_index *ix);
+                                     const struct nv_running_index *ix);
 NV_SUBMIT_STAGE void nv_submit_identify(const struct nv_config *c, const struct nv_submit_query *q,
-                        struct nv_submit_decision *d);
+                                        struct nv_submit_decision *d);
 /* s: zeroed by the caller (NV_SUBMIT_SCRATCH_INIT) */
 NV_SUBMIT_STAGE void nv_submit_predict(const struct nv_config *c, const nv_model *m,
-                       const struct nv_running_index *ix, const struct nv_submit_query *q,
-                       struct nv_submit_scratch *s, struct nv_submit_decision *d);
+                                       const struct nv_running_index *ix,
+                                       const struct nv_submit_query *q,
+                                       struct nv_submit_scratch *s, struct nv_submit_decision *d);
 NV_SUBMIT_STAGE void nv_submit_choose(const struct nv_config *c, const nv_model *m,
-                      const struct nv_running_index *ix, const struct nv_submit_query *q,
-                      struct nv_submit_scratch *s, struct nv_submit_choice *ch,
-                      struct nv_submit_decision *d);
+                                      const struct nv_running_index *ix,
+                                      const struct nv_submit_query *q, struct nv_submit_scratch *s,
+                                      struct nv_submit_choice *ch, struct nv_submit_decision *d);
 NV_SUBMIT_STAGE void nv_submit_render(const struct nv_config *c, const struct nv_submit_query *q,
-                      const struct nv_submit_choice *ch, struct nv_submit_decision *d);
+                                      const struct nv_submit_choice *ch,
+                                      struct nv_submit_decision *d);
 
 #define NV_SUBMIT_SCRATCH_INIT {.named_read = false}
 NV_SUBMIT_STAGE void nv_submit_scratch_free(struct nv_submit_scratch *s);
@@ -84,6 +87,7 @@ NV_SUBMIT_STAGE void nv_submit_scratch_free(struct nv_submit_scratch *s);
 /* submit_message.c: the predictive advice's line (d->advice_line) from
  * the alloc section's answer; cut names what cut the user's range ("",
  * "cluster" or "partition") */
-NV_SUBMIT_STAGE void nv_submit_alloc_line(const nv_alloc_advice *a, const char *cut, struct nv_submit_decision *d);
+NV_SUBMIT_STAGE void nv_submit_alloc_line(const nv_alloc_advice *a, const char *cut,
+                                          struct nv_submit_decision *d);
 
 #endif
