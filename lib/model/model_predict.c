@@ -1,6 +1,9 @@
 /* model_predict.c - slowdown of A beside neighbours: co-location table
  * first, then one of the four predictors (predict.h).  Runs in slurmctld's
- * submission path: no allocation, no syscalls, no writes to the model. */
+ * submission path: no allocation, no syscalls, no writes to the model.
+ * predict_core asks the question (struct predict_args) of one function per
+ * route: resolve_neighbours, then answer_from_table, answer_queue or
+ * answer_lookup; all static, so the compiler folds them back into it. */
 #include <stdint.h>
 #include <strings.h>
 #include <math.h>
@@ -120,9 +123,31 @@ static int32_t with_from_key(const nv_model *m, const void *with, size_t i)
     return nv_model_app_index(m, ((const char *const *)with)[i]);
 }
 
-static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn get,
-                        size_t n_with, nv_predictor predictor, uint32_t min_samples,
-                        int answer_only, nv_prediction *out, size_t *bad_with)
+/* One prediction's question: A (a model index, or -1) beside n_with
+ * neighbours, read through get (by index or by key). */
+struct predict_args {
+    const nv_model *m;
+    int32_t a;
+    const void *with;
+    with_fn get;
+    size_t n_with;
+    nv_predictor predictor;
+    uint32_t min_samples;
+    int answer_only; /* job_submit's path: the losing mechanism only when it could win */
+    size_t *bad_with; /* the first unknown neighbour's position, may be NULL */
+};
+
+/* What the pass over the neighbours found, for the mechanisms. */
+struct neighbours {
+    const struct nv_app_rec *A;
+    int32_t first_b;             /* the first neighbour */
+    int32_t first_cfg;           /* lookup: its configuration under the rule, -1: none */
+    double cfg_usum;             /* lookup: the utilizations of their configurations */
+    int32_t idx[NV_PRED_MAX_WITH]; /* queue: the first neighbours' indexes */
+};
+
+/* every field as an answer that failed before any mechanism ran */
+static void prediction_reset(nv_prediction *out, nv_predictor predictor)
 {
     memset(out, 0, sizeof *out);
     out->config = -1;
@@ -131,39 +156,36 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     out->wait_used_us = NAN;
     out->wait_pct = out->share_pct = NAN;
     out->predictor = predictor;
-    if (!m || !with || n_with == 0 || (unsigned)predictor >= NV_PREDICTOR_COUNT)
-        return NV_PRED_EINVAL;
-    if (a < 0 || (size_t)a >= m->n_apps)
-        return NV_PRED_EUNKNOWN_APP;
-    const struct nv_app_rec *A = &m->apps[a];
-    out->app = A->key;
-    out->n_with = n_with;
+}
 
-    /* one pass: resolve neighbours, add utilizations, and (lookup rules)
-     * add the utilizations of the configurations they map to */
-    int rule = predictor == NV_PREDICT_AVERAGE_LT         ? NV_PICK_AVERAGE
-               : predictor == NV_PREDICT_AVERAGE_STDEV_LT ? NV_PICK_AVERAGE_STDEV
-                                                          : NV_PICK_PDF;
-    int queue = predictor == NV_PREDICT_QUEUE;
+/* One pass: resolve the neighbours, add their utilizations, and (lookup
+ * rules) those of the configurations they map to.  The queue route's reads
+ * of A and of each neighbour are started here, so that their cache misses
+ * overlap each other and the table probe instead of following one
+ * another. */
+static int resolve_neighbours(const struct predict_args *pa, struct neighbours *nb, nv_prediction *out)
+{
+    const nv_model *m = pa->m;
+    const struct nv_app_rec *A = nb->A;
+    int queue = pa->predictor == NV_PREDICT_QUEUE;
+    int rule = pa->predictor == NV_PREDICT_AVERAGE_LT         ? NV_PICK_AVERAGE
+               : pa->predictor == NV_PREDICT_AVERAGE_STDEV_LT ? NV_PICK_AVERAGE_STDEV
+                                                              : NV_PICK_PDF;
     if (queue && m->acurve) {
-        /* the queue route's reads of A and of each neighbour are started
-         * here, so that their cache misses overlap each other and the table
-         * probe instead of following one another */
         prefetch_span(m->acurve, A->anc_off, A->n_anc, sizeof *m->acurve);
         prefetch_span(m->acurve, A->wanc_off, A->n_wanc, sizeof *m->acurve);
     }
     double usum = 0, cfg_usum = 0;
-    int32_t first_b = -1, first_cfg = -1;
-    int32_t idx[NV_PRED_MAX_WITH]; /* resolved once, for the queue physics */
-    for (size_t i = 0; i < n_with; i++) {
-        int32_t b = get(m, with, i);
+    nb->first_b = nb->first_cfg = -1;
+    for (size_t i = 0; i < pa->n_with; i++) {
+        int32_t b = pa->get(m, pa->with, i);
         if (b < 0) {
-            if (bad_with)
-                *bad_with = i;
+            if (pa->bad_with)
+                *pa->bad_with = i;
             return NV_PRED_EUNKNOWN_WITH;
         }
         if (i < NV_PRED_MAX_WITH)
-            idx[i] = b;
+            nb->idx[i] = b;
         const struct nv_app_rec *B = &m->apps[b];
         if (i < NV_PRED_DETAIL)
             out->with_utilization[i] = B->utilization;
@@ -172,89 +194,104 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
             prefetch_span(m->profile, B->prof_off, B->n_prof, sizeof *m->profile);
             prefetch_span(m->profile, B->wprof_off, B->n_wprof, sizeof *m->profile);
             if (i == 0)
-                first_b = b;
+                nb->first_b = b;
             continue;
         }
         int32_t c = B->pick[rule];
         if (i == 0) {
-            first_b = b;
-            first_cfg = c;
+            nb->first_b = b;
+            nb->first_cfg = c;
         }
         if (c >= 0)
             cfg_usum += m->configs[c].utilization;
     }
     out->utilization_sum = usum;
+    nb->cfg_usum = cfg_usum;
+    return NV_PRED_OK;
+}
 
-    if (n_with == 1) {
-        long p = nv_model_pair_slot(m, a, first_b);
-        if (p >= 0) {
-            const nv_pair_view *pv = &m->pairs[p];
-            out->table_samples = pv->samples;
-            out->table_sd_pct = pv->sd_pct;
-            if (pv->samples >= min_samples) {
-                out->source = NV_SOURCE_TABLE;
-                out->source_label = "table";
-                out->slowdown_pct = pv->slowdown_pct;
-                out->utilization_used = usum;
-                return NV_PRED_OK;
-            }
-        }
-    }
+/* The co-location table: one neighbour, and the pair measured at least
+ * min_samples times.  Returns 1 when it answered (the entry's samples and
+ * spread are echoed whenever there is one). */
+static int answer_from_table(const struct predict_args *pa, const struct neighbours *nb,
+                             nv_prediction *out)
+{
+    long p = nv_model_pair_slot(pa->m, pa->a, nb->first_b);
+    if (p < 0)
+        return 0;
+    const nv_pair_view *pv = &pa->m->pairs[p];
+    out->table_samples = pv->samples;
+    out->table_sd_pct = pv->sd_pct;
+    if (pv->samples < pa->min_samples)
+        return 0;
+    out->source = NV_SOURCE_TABLE;
+    out->source_label = "table";
+    out->slowdown_pct = pv->slowdown_pct;
+    out->utilization_used = out->utilization_sum;
+    return 1;
+}
 
-    out->source = NV_SOURCE_MODEL;
-    out->source_label = model_labels[predictor];
-    const nv_curve_point *fit = A->n_fit ? m->curve + A->fit_off : NULL;
-
-    if (predictor == NV_PREDICT_QUEUE) {
-        if (A->n_anc == 0 && A->n_wanc == 0) /* anchored curves exist where fits do */
-            return NV_PRED_ENODATA;
-        /* at most NV_PRED_MAX_WITH neighbours go into the physics */
-        size_t n = n_with < NV_PRED_MAX_WITH ? n_with : NV_PRED_MAX_WITH;
-        /* on the counters route the neighbours' pressures correct only a
-         * victim with pairs of its own (nv_pressure_applies); a victim
-         * without them gets its physics (its sensitivity is then 1) */
-        double press = (double)n;
-        uint32_t hist = A->sens_n;
-        if (nv_pressure_applies(m, A)) {
-            press = 0;
-            for (size_t i = 0; i < n; i++) {
-                press += m->apps[idx[i]].press;
-                hist += m->apps[idx[i]].press_n;
-            }
-        }
-        nv_phys ph;
-        double phys = nv_model_bottleneck_physics(m, a, idx, n, answer_only, &ph);
-        if (!isfinite(phys))
-            return NV_PRED_ENODATA;
-        /* several neighbours: their mean pressure scales the joint physics */
-        double corr = phys * (A->sens * (n ? press / (double)n : 1) - 1);
-        int mech = ph.mechanism;
-        out->mechanism = mechanism_names[mech];
-        out->source_label = physics_labels[mech];
-        out->wait_used_us = ph.wait_us;
-        out->utilization_used = ph.utilization;
-        out->wait_pct = ph.wait_pct;
-        out->share_pct = ph.share_pct;
-        out->capped = ph.capped;
-        out->physics_pct = phys;
-        out->correction_pp = corr;
-        out->history_samples = hist;
-        double pct = phys + corr;
-        out->slowdown_pct = pct < -100 ? -100 : pct;
-        if (corr != 0)
-            out->source_label = history_labels[mech];
-        return NV_PRED_OK;
-    }
-
-    if (m->n_configs == 0 || first_cfg < 0)
+/* The queue route: the bottleneck physics of at most NV_PRED_MAX_WITH
+ * neighbours, and the history corrections (A's sensitivity, their mean
+ * pressure). */
+static int answer_queue(const struct predict_args *pa, const struct neighbours *nb, nv_prediction *out)
+{
+    const nv_model *m = pa->m;
+    const struct nv_app_rec *A = nb->A;
+    if (A->n_anc == 0 && A->n_wanc == 0) /* anchored curves exist where fits do */
         return NV_PRED_ENODATA;
-    int32_t c = first_cfg;
-    if (n_with > 1) {
-        double u = cfg_usum;
+    size_t n = pa->n_with < NV_PRED_MAX_WITH ? pa->n_with : NV_PRED_MAX_WITH;
+    /* on the counters route the neighbours' pressures correct only a
+     * victim with pairs of its own (nv_pressure_applies); a victim
+     * without them gets its physics (its sensitivity is then 1) */
+    double press = (double)n;
+    uint32_t hist = A->sens_n;
+    if (nv_pressure_applies(m, A)) {
+        press = 0;
+        for (size_t i = 0; i < n; i++) {
+            press += m->apps[nb->idx[i]].press;
+            hist += m->apps[nb->idx[i]].press_n;
+        }
+    }
+    nv_phys ph;
+    double phys = nv_model_bottleneck_physics(m, pa->a, nb->idx, n, pa->answer_only, &ph);
+    if (!isfinite(phys))
+        return NV_PRED_ENODATA;
+    /* several neighbours: their mean pressure scales the joint physics */
+    double corr = phys * (A->sens * (n ? press / (double)n : 1) - 1);
+    int mech = ph.mechanism;
+    out->mechanism = mechanism_names[mech];
+    out->source_label = physics_labels[mech];
+    out->wait_used_us = ph.wait_us;
+    out->utilization_used = ph.utilization;
+    out->wait_pct = ph.wait_pct;
+    out->share_pct = ph.share_pct;
+    out->capped = ph.capped;
+    out->physics_pct = phys;
+    out->correction_pp = corr;
+    out->history_samples = hist;
+    double pct = phys + corr;
+    out->slowdown_pct = pct < -100 ? -100 : pct;
+    if (corr != 0)
+        out->source_label = history_labels[mech];
+    return NV_PRED_OK;
+}
+
+/* The look-up predictors: the first neighbour's configuration under the
+ * rule, or with several the one whose U is nearest the sum of theirs; A's
+ * slowdown measured there, else its curve at that U. */
+static int answer_lookup(const struct predict_args *pa, const struct neighbours *nb, nv_prediction *out)
+{
+    const nv_model *m = pa->m;
+    const struct nv_app_rec *A = nb->A;
+    if (m->n_configs == 0 || nb->first_cfg < 0)
+        return NV_PRED_ENODATA;
+    int32_t c = nb->first_cfg;
+    if (pa->n_with > 1) {
         double top = m->configs[m->cfg_by_util[m->n_configs - 1]].utilization;
-        if (u > top)
+        if (nb->cfg_usum > top)
             out->capped = 1;
-        c = config_nearest_util(m, u);
+        c = config_nearest_util(m, nb->cfg_usum);
     }
     out->config = c;
     out->config_id = m->configs[c].id;
@@ -267,8 +304,32 @@ static int predict_core(const nv_model *m, int32_t a, const void *with, with_fn 
     if (A->n_fit == 0)
         return NV_PRED_ENODATA;
     out->curve_fallback = 1;
-    out->slowdown_pct = nv_curve_eval(fit, A->n_fit, m->configs[c].utilization);
+    out->slowdown_pct = nv_curve_eval(m->curve + A->fit_off, A->n_fit, m->configs[c].utilization);
     return NV_PRED_OK;
+}
+
+/* The order of answers (predict.h): the table, then the predictor asked
+ * for. */
+static int predict_core(const struct predict_args *pa, nv_prediction *out)
+{
+    const nv_model *m = pa->m;
+    prediction_reset(out, pa->predictor);
+    if (!m || !pa->with || pa->n_with == 0 || (unsigned)pa->predictor >= NV_PREDICTOR_COUNT)
+        return NV_PRED_EINVAL;
+    if (pa->a < 0 || (size_t)pa->a >= m->n_apps)
+        return NV_PRED_EUNKNOWN_APP;
+    struct neighbours nb;
+    nb.A = &m->apps[pa->a];
+    out->app = nb.A->key;
+    out->n_with = pa->n_with;
+    int st = resolve_neighbours(pa, &nb, out);
+    if (st != NV_PRED_OK)
+        return st;
+    if (pa->n_with == 1 && answer_from_table(pa, &nb, out))
+        return NV_PRED_OK;
+    out->source = NV_SOURCE_MODEL;
+    out->source_label = model_labels[pa->predictor];
+    return pa->predictor == NV_PREDICT_QUEUE ? answer_queue(pa, &nb, out) : answer_lookup(pa, &nb, out);
 }
 
 /* job_submit's path: both apps' records, the co-location slot and (from
@@ -306,7 +367,9 @@ int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n
     if (m && with && n_with && app >= 0 && (size_t)app < m->n_apps && with[0] >= 0 &&
         (size_t)with[0] < m->n_apps)
         prefetch_pair(m, app, with[0], n_with == 1, predictor);
-    return predict_core(m, app, with, with_from_idx, n_with, predictor, min_samples, 1, out, NULL);
+    struct predict_args pa = {.m = m, .a = app, .with = with, .get = with_from_idx, .n_with = n_with,
+                              .predictor = predictor, .min_samples = min_samples, .answer_only = 1};
+    return predict_core(&pa, out);
 }
 
 double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_predictor predictor,
@@ -319,19 +382,21 @@ double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_pred
     if (predictor != NV_PREDICT_QUEUE) {
         /* the look-up predictors: not job_submit's default, the full path */
         nv_prediction out;
-        int st = predict_core(m, app, &with, with_from_idx, 1, predictor, min_samples, 1, &out, NULL);
+        struct predict_args pa = {.m = m, .a = app, .with = &with, .get = with_from_idx, .n_with = 1,
+                                  .predictor = predictor, .min_samples = min_samples, .answer_only = 1};
+        int st = predict_core(&pa, &out);
         return st == NV_PRED_OK && isfinite(out.slowdown_pct) ? out.slowdown_pct : NAN;
     }
-    /* predict_core's queue route for one neighbour, step for step, keeping
-     * only the answer: the table when it has min_samples runs of the pair,
-     * else the physics times the history corrections */
+    /* answer_from_table then answer_queue for one neighbour, step for
+     * step, keeping only the answer: the table when it has min_samples runs
+     * of the pair, else the physics times the history corrections */
     long p = nv_model_pair_slot(m, app, with);
     if (p >= 0 && m->pairs[p].samples >= min_samples)
         return isfinite(m->pairs[p].slowdown_pct) ? m->pairs[p].slowdown_pct : NAN;
     double phys = nv_model_pair_physics(m, app, with); /* NAN for an app without curves */
     if (!isfinite(phys))
         return NAN;
-    /* predict_core's correction with one neighbour: its mean pressure is
+    /* answer_queue's correction with one neighbour: its mean pressure is
      * its own */
     const struct nv_app_rec *A = &m->apps[app];
     double corr = phys * (A->sens * (nv_pressure_applies(m, A) ? m->apps[with].press : 1) - 1);
@@ -358,6 +423,8 @@ int nv_predict(const nv_model *m, const char *app, const char *const *with, size
                 out->config_id = "";
                 return NV_PRED_EINVAL;
             }
-    return predict_core(m, nv_model_app_index(m, app), with, with_from_key, n_with, predictor,
-                        min_samples, 0, out, bad_with);
+    struct predict_args pa = {.m = m, .a = nv_model_app_index(m, app), .with = with,
+                              .get = with_from_key, .n_with = n_with, .predictor = predictor,
+                              .min_samples = min_samples, .bad_with = bad_with};
+    return predict_core(&pa, out);
 }

@@ -1,8 +1,9 @@
-/* submit_decision.c - job_submit/netvar's decision, pure (see header). */
+/* submit_decision.c - job_submit/netvar's decision, pure (see header):
+ * its stages but the last (submit_stages.h); the user's lines are
+ * submit_message.c's. */
 #include "submit_decision.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,41 +12,49 @@
 #include "alloc_model.h"
 #include "app_identity.h"
 #include "counters_topology.h"
-#include "fmt_fixed.h"
 #include "job_options.h"
 #include "sort_cmp.h"
+#include "submit_stages.h"
 
-/* "%.Nf" of x as printf writes it (nv_fmt_fixed: without printf's
- * multi-precision path where plain arithmetic is exact), for the user's
- * line, which every submission formats; room for any double */
-#define NV_FIXED_MAX 400
-static const char *fixed(char buf[NV_FIXED_MAX], double x, int decimals)
+/* Every field zero but the two text buffers (exclude, message: 9.5 of the
+ * decision's 10 KiB), which only need to start empty: a full memset was
+ * about an eighth of a call's instructions.  The buffers are found by
+ * name, so a field added anywhere, in any order, starts at zero. */
+#define DECISION_END(f) (offsetof(struct nv_submit_decision, f) + sizeof(((struct nv_submit_decision *)0)->f))
+static void zero_between(struct nv_submit_decision *d, size_t from, size_t to)
 {
-    if (nv_fmt_fixed(buf, NV_FIXED_MAX, x, decimals) < 0)
-        snprintf(buf, NV_FIXED_MAX, "?");
-    return buf;
+    if (to > from)
+        memset((char *)d + from, 0, to - from);
 }
 
-static void say(struct nv_submit_decision *d, const char *fmt, ...)
+void nv_submit_reset(struct nv_submit_decision *d, const nv_model *m,
+                     const struct nv_running_index *ix)
 {
-    size_t len = strlen(d->message);
-    if (len + 2 >= sizeof d->message)
-        return;
-    if (len)
-        d->message[len++] = '\n';
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->message + len, sizeof d->message - len, fmt, ap);
-    va_end(ap);
+    size_t ex = offsetof(struct nv_submit_decision, exclude), ex_end = DECISION_END(exclude);
+    size_t msg = offsetof(struct nv_submit_decision, message), msg_end = DECISION_END(message);
+    size_t first = ex < msg ? ex : msg, first_end = ex < msg ? ex_end : msg_end;
+    size_t second = ex < msg ? msg : ex, second_end = ex < msg ? msg_end : ex_end;
+    zero_between(d, 0, first);
+    zero_between(d, first_end, second);
+    zero_between(d, second_end, sizeof *d);
+    d->exclude[0] = '\0';
+    d->message[0] = '\0';
+    /* the fields whose start is not zero */
+    d->app_source = "none";
+    d->have_model = m != NULL;
+    d->utilization = d->own_pct = d->inflicted_pct = NAN;
+    d->running_jobs = ix ? ix->njobs : 0;
+    d->running_unknown = ix ? ix->unknown_jobs : 0;
 }
 
-static void identify(const struct nv_config *c, const struct nv_submit_query *q,
-                     struct nv_submit_decision *d)
+void nv_submit_identify(const struct nv_config *c, const struct nv_submit_query *q,
+                        struct nv_submit_decision *d)
 {
     d->app_source = "none";
     if (q->app_option && nv_app_key_valid(q->app_option, NULL)) {
         snprintf(d->app, sizeof d->app, "%s", q->app_option);
-        d->app_source = "--netvar-app";
+        d->app_source = q->app_option_source && q->app_option_source[0] ? q->app_option_source
+                                                                         : "--netvar-app";
         return;
     }
     for (int i = 0; i < NV_APP_FIELDS_MAX && c->app_fields[i]; i++) {
@@ -143,8 +152,6 @@ static void memo_publish(const struct nv_running_index *ix, int32_t self, uint64
     __atomic_store_n(&mm->state[r], 2, __ATOMIC_RELEASE);
 }
 
-#define BEYOND_BYTES (4096 / 8) /* MaxNeighbourApps is at most 4096 */
-
 /* the running job named behind a prediction: one that crosses an uplink
  * when the app has one (its jobs under one leaf share no port), else its
  * first */
@@ -229,7 +236,7 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
             }
             beyond |= infl > c->interference_pct;
         }
-        if (beyond && k < 8 * BEYOND_BYTES)
+        if (beyond && k < 8 * NV_SUBMIT_BEYOND_BYTES)
             beyond_set[k / 8] |= (uint8_t)(1u << (k % 8));
     }
     if (row && fill)
@@ -264,7 +271,7 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
 static void build_exclude(const struct nv_running_index *ix, const uint8_t *beyond_set,
                           struct nv_submit_decision *d)
 {
-    for (size_t k = 0; ix && k < ix->napps && k < 8 * BEYOND_BYTES; k++)
+    for (size_t k = 0; ix && k < ix->napps && k < 8 * NV_SUBMIT_BEYOND_BYTES; k++)
         if (beyond_set[k / 8] & (1u << (k % 8))) {
             const struct nv_running_app *a = &ix->apps[k];
             add_exclude(d, a);
@@ -343,23 +350,7 @@ static bool advise_alloc(const nv_model *m, const struct nv_submit_query *q, str
     d->advice_saving_pct = a.compared.nodes != a.best.nodes ? a.margin_pct : 0;
     snprintf(d->advice_source, sizeof d->advice_source, "class %s (%.60s); profile: %.40s",
              nv_alloc_class_name(a.cls), a.predictor ? a.predictor->source : "?", a.app->source);
-    char vs[160] = "";
-    if (a.compared.nodes != a.best.nodes)
-        snprintf(vs, sizeof vs, ": %.0f %% faster than %u, which would span %u switch%s%s", a.margin_pct,
-                 a.compared.nodes, a.compared.switches, a.compared.switches == 1 ? "" : "es",
-                 a.compared.switches > 1 && isfinite(d->own_pct) && d->own_jobid ? " beside job " : "");
-    size_t n = strlen(vs);
-    if (a.compared.nodes != a.best.nodes && a.compared.switches > 1 && isfinite(d->own_pct) && d->own_jobid)
-        snprintf(vs + n, sizeof vs - n, "%u", d->own_jobid);
-    char bound[64] = "";
-    if (*cut)
-        snprintf(bound, sizeof bound, "; the %s has fewer nodes than you allowed", cut);
-    int w = snprintf(d->advice_line, sizeof d->advice_line,
-        "netvar: advice %u nodes x %u (%u switch%s, %.3g s predicted)%s; %s%s", a.best.nodes, a.ppn,
-        a.best.switches, a.best.switches == 1 ? "" : "es", a.best.time_s, vs, d->advice_source,
-        bound);
-    if (w >= (int)sizeof d->advice_line) /* cut: say so */
-        memcpy(d->advice_line + sizeof d->advice_line - 4, "...", 4);
+    nv_submit_alloc_line(&a, cut, d);
     if (q->advise_apply && hi > lo)
         d->resize_nodes = a.best.nodes;
     return true;
@@ -455,9 +446,6 @@ static uint32_t largest_leaf(const nv_model *m)
     return most;
 }
 
-enum span_answer { SPAN_NONE, SPAN_CONTAINED, SPAN_USER_SWITCHES, SPAN_USER_NODES, SPAN_WARN,
-                   SPAN_TOO_BIG };
-
 /* avoid keeps this job off the nodes of the jobs it avoids.  One of them
  * under several leaf switches loads their uplinks, which this job reaches
  * from any other node under them as soon as it spans leaves itself; under
@@ -466,29 +454,29 @@ enum span_answer { SPAN_NONE, SPAN_CONTAINED, SPAN_USER_SWITCHES, SPAN_USER_NODE
  * adds contain (AvoidUplinks=contain), or says what it could not do.  A
  * job that names its nodes (--nodelist) keeps them: contain could hold it
  * pending for a placement its own list rules out. */
-static enum span_answer avoid_uplinks(const struct nv_config *c, const nv_model *m,
-                                      const struct nv_submit_query *q, uint32_t need,
-                                      uint32_t *leaf, struct nv_submit_decision *d)
+static enum nv_span_answer avoid_uplinks(const struct nv_config *c, const nv_model *m,
+                                         const struct nv_submit_query *q, uint32_t need,
+                                         uint32_t *leaf, struct nv_submit_decision *d)
 {
     *leaf = 0;
     if (!(d->actions & NV_ACT_AVOID) || !d->avoid_span_jobid)
-        return SPAN_NONE;
+        return NV_SPAN_NONE;
     if (q->max_nodes == 1 || q->req_switch == 1)
-        return SPAN_NONE; /* one node, or under one leaf switch already */
+        return NV_SPAN_NONE; /* one node, or under one leaf switch already */
     if (q->req_switch > 1)
-        return SPAN_USER_SWITCHES; /* theirs stays (apply_decision) */
+        return NV_SPAN_USER_SWITCHES; /* theirs stays (apply_decision) */
     if (d->actions & NV_ACT_CONTAIN)
-        return SPAN_NONE;
+        return NV_SPAN_NONE;
     if (q->req_nodes && q->req_nodes[0])
-        return SPAN_USER_NODES;
+        return NV_SPAN_USER_NODES;
     if (c->avoid_uplinks == NV_AVOID_UPLINKS_WARN)
-        return SPAN_WARN;
+        return NV_SPAN_WARN;
     *leaf = largest_leaf(m);
     if (*leaf && need > *leaf)
-        return SPAN_TOO_BIG;
+        return NV_SPAN_TOO_BIG;
     d->actions |= NV_ACT_CONTAIN;
     d->avoid_contained = true;
-    return SPAN_CONTAINED;
+    return NV_SPAN_CONTAINED;
 }
 
 /* Predictions are compared with the admin's thresholds at the precision
@@ -498,43 +486,31 @@ static double as_shown(double pct)
     return isfinite(pct) ? round(pct * 1e6) / 1e6 : pct;
 }
 
-void nv_submit_decide(const struct nv_config *c, const nv_model *m,
-                      const struct nv_running_index *ix, const struct nv_submit_query *q,
-                      struct nv_submit_decision *d)
+void nv_submit_predict(const struct nv_config *c, const nv_model *m,
+                       const struct nv_running_index *ix, const struct nv_submit_query *q,
+                       struct nv_submit_scratch *s, struct nv_submit_decision *d)
 {
-    /* every field zeroed but the two text buffers (exclude, message: 9.5 of
-     * its 10 KiB), which only need to start empty: a full memset was about
-     * an eighth of a call's instructions */
-    memset(d, 0, offsetof(struct nv_submit_decision, exclude));
-    d->exclude[0] = '\0';
-    memset(&d->exclude_len, 0,
-           offsetof(struct nv_submit_decision, message) - offsetof(struct nv_submit_decision, exclude_len));
-    d->message[0] = '\0';
-    d->utilization = d->own_pct = d->inflicted_pct = NAN;
-    d->have_model = m != NULL;
-    d->running_jobs = ix ? ix->njobs : 0;
-    d->running_unknown = ix ? ix->unknown_jobs : 0;
-    identify(c, q, d);
-
     int32_t self = (m && d->app[0]) ? nv_model_app_index(m, d->app) : -1;
     nv_app_view v;
-    uint8_t beyond_set[BEYOND_BYTES] = {0};
-    /* the user's --nodelist, expanded at most once (placement, avoid) */
-    struct nv_named_nodes named = {0};
-    bool named_read = false;
-    if (self >= 0 && nv_model_app(m, self, &v) == 0) {
-        d->app_known = true;
-        d->utilization = v.utilization;
-        if (q->max_nodes != 1 && ix && ix->napps) {
-            nv_named_nodes_read(&named, q->req_nodes); /* NONE without a --nodelist */
-            named_read = true;
-            nv_placement_of(q->leaf_map, &named, q->min_nodes, q->max_nodes, &d->place);
-        }
-        predict_neighbours(c, m, self, ix, q, d, beyond_set);
-        if (!advise_alloc(m, q, d))
-            advise(m, &v, q, d);
+    if (self < 0 || nv_model_app(m, self, &v) != 0)
+        return;
+    d->app_known = true;
+    d->utilization = v.utilization;
+    if (q->max_nodes != 1 && ix && ix->napps) {
+        nv_named_nodes_read(&s->named, q->req_nodes); /* NONE without a --nodelist */
+        s->named_read = true;
+        nv_placement_of(q->leaf_map, &s->named, q->min_nodes, q->max_nodes, &d->place);
     }
+    predict_neighbours(c, m, self, ix, q, d, s->beyond);
+    if (!advise_alloc(m, q, d))
+        advise(m, &v, q, d);
+}
 
+/* the first matching rule's actions, and AnnotateAll; resize only with an
+ * advised count to apply */
+static void choose_rule(const struct nv_config *c, const struct nv_submit_query *q,
+                        struct nv_submit_choice *ch, struct nv_submit_decision *d)
+{
     struct nv_policy_query pq = {
         .field = {q->partition, q->account, q->qos, q->user, d->app[0] ? d->app : NULL},
         .known = {isfinite(d->own_pct), isfinite(d->inflicted_pct), isfinite(d->utilization)},
@@ -544,139 +520,77 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
     d->actions = d->rule ? d->rule->actions : 0;
     if (c->annotate_all && c->annotate_field != NV_ANNOTATE_NONE)
         d->actions |= NV_ACT_ANNOTATE;
-    bool resize_wanted = d->actions & NV_ACT_RESIZE;
-    if (!resize_wanted || !d->resize_nodes) {
+    ch->resize_wanted = d->actions & NV_ACT_RESIZE;
+    if (!ch->resize_wanted || !d->resize_nodes) {
         d->resize_nodes = 0;
         d->actions &= ~(unsigned)NV_ACT_RESIZE;
     }
+}
+
+/* avoid's exclude list: the nodes of the apps past the threshold but those
+ * the job names; none when that would leave the job too few nodes */
+static void choose_avoided_nodes(const struct nv_running_index *ix, const struct nv_submit_query *q,
+                                 struct nv_submit_scratch *s, struct nv_submit_choice *ch,
+                                 struct nv_submit_decision *d)
+{
     /* built only now that a rule asked for it: 32 node lists of up to 8 KiB
      * each are cold memory to slurmctld */
     if (d->actions & NV_ACT_AVOID) {
-        build_exclude(ix, beyond_set, d);
+        build_exclude(ix, s->beyond, d);
         bool had = d->exclude[0] != '\0';
-        if (had && !named_read)
-            nv_named_nodes_read(&named, q->req_nodes);
-        keep_named_nodes(&named, d);
+        if (had && !s->named_read) {
+            nv_named_nodes_read(&s->named, q->req_nodes);
+            s->named_read = true;
+        }
+        keep_named_nodes(&s->named, d);
         d->avoid_all_named = had && !d->exclude[0];
     }
-    nv_named_nodes_free(&named);
     if (!d->exclude[0])
         d->actions &= ~(unsigned)NV_ACT_AVOID;
     /* actions keep a job runnable: avoid must leave the nodes it needs */
-    size_t part_total = 0;
-    long left = (d->actions & NV_ACT_AVOID)
-                    ? nv_partitions_nodes_left(q->parts, q->partition, d->exclude, q->exclude,
-                                               &part_total)
-                    : -1;
-    uint32_t need = q->min_nodes ? q->min_nodes : 1;
-    if (left >= 0 && (uint64_t)left < need) {
+    ch->part_total = 0;
+    ch->left = (d->actions & NV_ACT_AVOID)
+                   ? nv_partitions_nodes_left(q->parts, q->partition, d->exclude, q->exclude,
+                                              &ch->part_total)
+                   : -1;
+    ch->need = q->min_nodes ? q->min_nodes : 1;
+    if (ch->left >= 0 && (uint64_t)ch->left < ch->need) {
         d->actions = (d->actions & ~(unsigned)NV_ACT_AVOID) | NV_ACT_MESSAGE;
         d->avoid_dropped = true;
         d->exclude[0] = '\0';
         d->exclude_len = 0;
     }
-    uint32_t leaf;
-    enum span_answer span = avoid_uplinks(c, m, q, d->resize_nodes > need ? d->resize_nodes : need,
-                                          &leaf, d);
+}
 
-    /* what the user reads: numbers with units and sources */
-    const char *app = d->app[0] ? d->app : "(unnamed)";
-    if (!m) {
-        say(d, "netvar: app %s: no model loaded yet, so no prediction (job annotated only)", app);
-    } else if (!d->app[0]) {
-        say(d, "netvar: no app name (use --netvar-app=NAME); no prediction");
-    } else if (!d->app_known) {
-        say(d, "netvar: app %s (from %s) is not in the model yet; no prediction", app, d->app_source);
-    } else {
-        char line[1536]; /* as long as the message: numbers of any size fit */
-        char f1[NV_FIXED_MAX], f2[NV_FIXED_MAX];
-        int n = snprintf(line, sizeof line, "netvar: app %s: rho %s", app, fixed(f1, d->utilization, 2));
-        if (isfinite(d->own_pct) && n > 0 && (size_t)n < sizeof line)
-            n += snprintf(line + n, sizeof line - (size_t)n,
-                          "; predicted slowdown %s %% beside job %u (%s; %s)", fixed(f2, d->own_pct, 0),
-                          d->own_jobid, d->own_with ? d->own_with : "?", d->own_source);
-        if (isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
-            n += snprintf(line + n, sizeof line - (size_t)n,
-                          "; would slow job %u (%s) by %s %% (%s)", d->inflicted_jobid,
-                          d->inflicted_app ? d->inflicted_app : "?", fixed(f2, d->inflicted_pct, 0),
-                          d->inflicted_source);
-        if (!isfinite(d->own_pct) && !isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
-            n += snprintf(line + n, sizeof line - (size_t)n, "; no running job to interfere with");
-        if (d->advice && n > 0 && (size_t)n < sizeof line) {
-            /* the predictive route explains itself on its own line */
-            const char *src = d->advice_line[0] ? "predicted communication, below" : d->advice_source;
-            if (d->advice_nodes != d->requested_nodes && d->advice_saving_pct > 0)
-                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%s %% time vs %u; %s)",
-                         d->advice_nodes, fixed(f2, d->advice_saving_pct, 0), d->requested_nodes, src);
-            else
-                snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (%s)", d->advice_nodes, src);
-        }
-        say(d, "%s", line);
-        if (d->advice_line[0])
-            say(d, "%s", d->advice_line);
-    }
-    if (d->rule) {
-        char acts[128];
-        nv_actions_format(d->actions & ~(unsigned)NV_ACT_ANNOTATE, acts, sizeof acts);
-        if (acts[0])
-            say(d, "netvar: policy rule '%s' applied: %s", d->rule->name, acts);
-        /* the admin's text says what the rule does: not shown when avoid,
-         * which it may describe, was not done */
-        if ((d->actions & NV_ACT_MESSAGE) && d->rule->message[0] && !d->avoid_dropped &&
-            !d->avoid_all_named)
-            say(d, "%s", d->rule->message);
-        if (d->resize_nodes)
-            say(d, "netvar: node count set to the advised %u (you asked for --netvar-advise=apply)",
-                d->resize_nodes);
-        else if (resize_wanted && d->advice && !q->advise_apply && d->advice_nodes != d->requested_nodes)
-            say(d, "netvar: to run on the advised node count, add --netvar-advise=apply "
-                   "and give a range with --nodes=MIN-MAX");
-        if (d->avoid_dropped)
-            say(d, "netvar: not placed away from the jobs it would slow down: avoiding their "
-                   "nodes would leave %ld of the partition's %zu nodes, fewer than the %u this "
-                   "job needs", left, part_total, need);
-        if (d->exclude_cut)
-            say(d, "netvar: the list of nodes to avoid was cut to %d bytes", NV_REG_NODES_MAX);
-        if (d->avoid_named == (size_t)-1)
-            say(d, "netvar: your --nodelist could not be expanded (not a host list, or over %d "
-                   "names), so avoid excludes no node: Slurm refuses a job that requires a node "
-                   "it excludes", NV_NAMED_NODES_MAX);
-        else if (d->avoid_named)
-            say(d, "netvar: avoid does not exclude the %zu node%s you named with --nodelist "
-                   "(%s%s) where a job to keep apart from runs: Slurm would refuse the submission",
-                d->avoid_named, d->avoid_named == 1 ? "" : "s", d->avoid_named_first,
-                d->avoid_named > 1 ? ", ..." : "");
-        /* the uplinks of an avoided job under several leaf switches */
-        const char *more = d->avoid_span_more ? " (so do other avoided jobs)" : "";
-        const char *span_app = d->avoid_span_app ? d->avoid_span_app : "?";
-        if (span == SPAN_CONTAINED)
-            say(d, "netvar: job %u (%s) spans %u leaf switches and loads their uplinks%s: avoid "
-                   "also keeps this job under one leaf switch (waiting up to %u s for one), "
-                   "where it crosses no uplink",
-                d->avoid_span_jobid, span_app, d->avoid_span_switches, more, c->contain_wait_s);
-        else if (span == SPAN_USER_SWITCHES)
-            say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf "
-                   "switches%s; your --switches=%u is kept, so across leaf switches this job "
-                   "would still share their uplinks",
-                d->avoid_span_jobid, span_app, d->avoid_span_switches, more, q->req_switch);
-        else if (span == SPAN_USER_NODES)
-            say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf "
-                   "switches%s; you named this job's nodes, so if they lie under several leaf "
-                   "switches it still shares their uplinks",
-                d->avoid_span_jobid, span_app, d->avoid_span_switches, more);
-        else if (span == SPAN_TOO_BIG)
-            say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf "
-                   "switches%s; this job needs %u nodes, more than one leaf switch holds (%u), "
-                   "so it would still share their uplinks",
-                d->avoid_span_jobid, span_app, d->avoid_span_switches, more,
-                d->resize_nodes > need ? d->resize_nodes : need, leaf);
-        else if (span == SPAN_WARN)
-            say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf "
-                   "switches: on other nodes under them this job would still share their "
-                   "uplinks%s",
-                d->avoid_span_jobid, span_app, d->avoid_span_switches,
-                d->avoid_span_more ? " (so would other avoided jobs)" : "");
-    }
+void nv_submit_choose(const struct nv_config *c, const nv_model *m,
+                      const struct nv_running_index *ix, const struct nv_submit_query *q,
+                      struct nv_submit_scratch *s, struct nv_submit_choice *ch,
+                      struct nv_submit_decision *d)
+{
+    choose_rule(c, q, ch, d);
+    choose_avoided_nodes(ix, q, s, ch, d);
+    ch->span = avoid_uplinks(c, m, q, d->resize_nodes > ch->need ? d->resize_nodes : ch->need,
+                             &ch->leaf, d);
+}
+
+void nv_submit_scratch_free(struct nv_submit_scratch *s)
+{
+    nv_named_nodes_free(&s->named); /* nothing to free when it was not read */
+    s->named_read = false;
+}
+
+void nv_submit_decide(const struct nv_config *c, const nv_model *m,
+                      const struct nv_running_index *ix, const struct nv_submit_query *q,
+                      struct nv_submit_decision *d)
+{
+    struct nv_submit_scratch s = NV_SUBMIT_SCRATCH_INIT;
+    struct nv_submit_choice ch;
+    nv_submit_reset(d, m, ix);
+    nv_submit_identify(c, q, d);
+    nv_submit_predict(c, m, ix, q, &s, d);
+    nv_submit_choose(c, m, ix, q, &s, &ch, d);
+    nv_submit_scratch_free(&s);
+    nv_submit_render(c, q, &ch, d);
 }
 
 unsigned nv_modify_actions(unsigned actions)

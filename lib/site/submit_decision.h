@@ -22,6 +22,9 @@
 struct nv_submit_query {
     const char *partition, *account, *qos, *user;
     const char *app_option;  /* validated --netvar-app / NETVAR_APP, or NULL */
+    /* where app_option came from, as the user wrote it ("--netvar-app" or
+     * "NETVAR_APP", submit_options.h); NULL: "--netvar-app" */
+    const char *app_option_source;
     const char *job_name;    /* may be NULL */
     const char *script;      /* batch script, may be NULL */
     uint32_t min_nodes;      /* 0 when not given */
@@ -39,7 +42,8 @@ struct nv_submit_query {
 
 struct nv_submit_decision {
     char app[65];
-    const char *app_source;      /* "--netvar-app", "job name", "batch script", "none" */
+    const char *app_source;      /* q->app_option_source ("--netvar-app", "NETVAR_APP"),
+                                    "job name", "batch script", "none" */
     bool have_model, app_known;
     double utilization;          /* the app's U (rho), NAN if unknown */
     double own_pct;              /* worst predicted slowdown of this job, %, NAN if none */
@@ -88,18 +92,9 @@ struct nv_submit_decision {
     bool avoid_all_named;
     char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */
 };
-/* nv_submit_decide zeroes every field but exclude and message, which it
- * only empties: they must stay where they are (exclude right before
- * exclude_len, message last; padding between them may differ) */
-_Static_assert(offsetof(struct nv_submit_decision, exclude_len) -
-                       (offsetof(struct nv_submit_decision, exclude) + NV_REG_NODES_MAX) <
-                   sizeof(size_t),
-               "exclude is followed by exclude_len");
-_Static_assert(sizeof(struct nv_submit_decision) -
-                       (offsetof(struct nv_submit_decision, message) + sizeof((struct nv_submit_decision *)0)->message) <
-                   _Alignof(struct nv_submit_decision),
-               "message is the last field");
-
+/* Sets every field of *d, whatever it held (exclude and message up to
+ * their end of string), in stages: the app's identity, the predictions,
+ * the actions, the user's lines (submit_stages.h). */
 void nv_submit_decide(const struct nv_config *c, const nv_model *m,
                       const struct nv_running_index *ix, const struct nv_submit_query *q,
                       struct nv_submit_decision *d);

@@ -74,6 +74,7 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
         .qos = job->qos,
         .user = uid,
         .app_option = opt.app[0] ? opt.app : NULL,
+        .app_option_source = opt.app[0] ? opt.app_source : NULL,
         .job_name = job->name,
         .script = job->script,
         .min_nodes = given(job->min_nodes),

@@ -206,6 +206,17 @@ check "job_modify leaves the --exclude list as it was" \
     test "$(scontrol show job "$j2" | sed -n 's/.*ExcNodeList=\([^ ]*\).*/\1/p')" = "$exc_before"
 scancel "$j" "$j2"
 
+# the user is told where the app's name came from: their NETVAR_APP
+# default is not the option (issue 52)
+out=$(NETVAR_APP=gromacs sbatch --hold -N1 --wrap true 2>&1)
+contains "an app from NETVAR_APP is named with its source" "$out" \
+    "netvar: app gromacs (from NETVAR_APP) is not in the model yet"
+scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
+out=$(NETVAR_APP=amg sbatch --hold -N1 --netvar-app=gromacs --wrap true 2>&1)
+contains "the option wins over NETVAR_APP, and is named" "$out" \
+    "netvar: app gromacs (from --netvar-app) is not in the model yet"
+scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
+
 # hostile values are refused cleanly, the job still goes in
 out=$(NETVAR_APP="$(head -c 6000 /dev/zero | tr '\0' a)" sbatch --hold --wrap true 2>&1); rc=$?
 check "oversized NETVAR_APP does not fail the submission" test $rc -eq 0
