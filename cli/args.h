@@ -20,6 +20,13 @@ const struct nv_config *nv_cli_config(const char *path);
  * the `--json` output of every verb. */
 void nv_cli_print_json(json_object *o);
 
+/* s escaped for the terminal (safe_open.h nv_printable: control bytes,
+ * ESC included, as \xNN), cut to 1023 bytes, in one of 8 static buffers
+ * used in turn: up to 8 in one printf.  Every name a user or a file chose
+ * (app, node, switch, Comment fields) goes through it before a verb's text
+ * output prints it; JSON output is json-c's escaping. */
+const char *nv_cli_shown(const char *s);
+
 /* The launch-plan options the workflow verbs (calibrate, impact, campaign)
  * share: getopt's c and optarg into plan.  0 taken, -1 with one line in err
  * (a bad value, or an option no verb knows, named as the user typed it). */

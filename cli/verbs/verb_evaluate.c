@@ -100,7 +100,7 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
         return NULL;
     }
     struct pair *pairs = calloc(MAX_PAIRS, sizeof *pairs);
-    char line[MAX_LINE + 2], shown[256];
+    char line[MAX_LINE + 2];
     size_t n = 0, lineno = 0;
     int ok = pairs != NULL;
     for (const char *at = text; ok && at < text + flen;) {
@@ -127,12 +127,12 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
         }
         double v;
         if (!nv_parse_decimal(val, &v) || v < -100) {
-            fprintf(stderr, "netvar evaluate: %s:%zu: slowdown '%s' is not a decimal percentage >= -100; nothing evaluated\n", path, lineno, nv_printable(val, shown, 48));
+            fprintf(stderr, "netvar evaluate: %s:%zu: slowdown '%s' is not a decimal percentage >= -100; nothing evaluated\n", path, lineno, nv_cli_shown(val));
             ok = 0;
             break;
         }
         if (!nv_model_key_valid(app)) {
-            fprintf(stderr, "netvar evaluate: %s:%zu: app '%s' is not a valid app key; nothing evaluated\n", path, lineno, nv_printable(app, shown, 72));
+            fprintf(stderr, "netvar evaluate: %s:%zu: app '%s' is not a valid app key; nothing evaluated\n", path, lineno, nv_cli_shown(app));
             ok = 0;
             break;
         }
@@ -148,7 +148,7 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
         char *wsave = NULL;
         for (char *w = strtok_r(with, ",", &wsave); w && ok; w = strtok_r(NULL, ",", &wsave)) {
             if (!nv_model_key_valid(w) || p->n_with == MAX_WITH) {
-                fprintf(stderr, "netvar evaluate: %s:%zu: neighbour '%s' is not a valid app key or one too many (max %d); nothing evaluated\n", path, lineno, nv_printable(w, shown, 72), MAX_WITH);
+                fprintf(stderr, "netvar evaluate: %s:%zu: neighbour '%s' is not a valid app key or one too many (max %d); nothing evaluated\n", path, lineno, nv_cli_shown(w), MAX_WITH);
                 ok = 0;
                 break;
             }
@@ -194,12 +194,12 @@ int verb_evaluate(int argc, char **argv)
         case 't': use_table = 1; break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "netvar evaluate: unknown or incomplete option '%s'; see --help\n", argv[optind - 1]);
+            fprintf(stderr, "netvar evaluate: unknown or incomplete option '%s'; see --help\n", nv_cli_shown(argv[optind - 1]));
             return 2;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "netvar evaluate: unexpected argument '%.60s'; see --help\n", argv[optind]);
+        fprintf(stderr, "netvar evaluate: unexpected argument '%.60s'; see --help\n", nv_cli_shown(argv[optind]));
         return 2;
     }
     if (!model_path || !pairs_path) {
@@ -209,7 +209,7 @@ int verb_evaluate(int argc, char **argv)
     char err[600];
     nv_model *m = nv_model_load(model_path, err, sizeof err);
     if (!m) {
-        fprintf(stderr, "netvar evaluate: %s; nothing evaluated\n", err);
+        fprintf(stderr, "netvar evaluate: %s; nothing evaluated\n", nv_cli_shown(err));
         return 1;
     }
     size_t n = 0;
@@ -293,7 +293,8 @@ int verb_evaluate(int argc, char **argv)
                 printf("%-15s %6s   %zu pair(s) skipped: unknown app or no data\n", "", "", skipped);
             if (failed)
                 printf("%-15s %6s   %zu pair(s) FAILED: the answer is not a number (first: %s beside "
-                       "%s)\n", "", "", failed, pairs[first_failed].app, pairs[first_failed].with[0]);
+                       "%s)\n", "", "", failed, nv_cli_shown(pairs[first_failed].app),
+                       nv_cli_shown(pairs[first_failed].with[0]));
         }
     }
     json_object_object_add(root, "predictors", arr);
