@@ -408,7 +408,7 @@ int nv_ve_job_from_record(json_object *rec, nv_ve_job *out, char *err, size_t er
     if (!(out->nodes >= 1))
         return nv_err(err, errlen, "the record names no nodes (\"nodes\" missing or empty)");
     double rt = nv_json_num(rec, "runtime_s");
-    out->runtime_s = rt > 0 ? rt : NAN;
+    out->runtime_s = nv_plausible_runtime(rt) ? rt : NAN; /* plausible.h */
     nv_json_str_copy(rec, "app", out->app, sizeof out->app);
     return 0;
 }

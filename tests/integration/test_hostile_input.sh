@@ -63,6 +63,17 @@ expect "collect --write through a linked job directory fails" [ $? -ne 0 ]
 expect "... and writes nothing outside the spool" [ ! -e "$T/outside/7002/job.json" ]
 expect "... saying why" grep -q "the job's spool directory is a symbolic link; not followed" "$T/err"
 
+# ---- 4. a record copied into another job's directory counts once
+V=$T/vspool
+mkdir -p "$V/jobs/5" "$V/jobs/6"
+printf '{"schema":"netvar-job-record","version":1,"job_id":5,"app":"a","nodes":["n1"],"runtime_s":10,"metrics":{}}\n' \
+    >"$V/jobs/5/job.json"
+cp "$V/jobs/5/job.json" "$V/jobs/6/job.json"
+cp "$MODEL" "$T/vmodel.json"
+"$NV" variability train --records "$V" --model "$T/vmodel.json" >/dev/null 2>"$T/err"
+expect "variability train skips a copy under another job id" \
+    grep -q "jobs/6/job.json: job_id 5 is not its directory's 6; skipped it" "$T/err"
+
 # ---- 7. terminal escapes: report JOBID, report --cluster, evaluate, predict
 "$NV" report 7001 --spool "$S" >"$T/out" 2>"$T/err"
 expect "report JOBID exits 0" [ $? -eq 0 ]
