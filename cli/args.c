@@ -2,6 +2,7 @@
 #include "args.h"
 #include "nv_err.h"
 #include "predict.h"
+#include "safe_open.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,14 @@ void nv_cli_print_json(json_object *o)
 {
     printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+const char *nv_cli_shown(const char *s)
+{
+    static char ring[8][1024];
+    static unsigned next;
+    char *buf = ring[next++ % 8];
+    return nv_printable(s, buf, sizeof ring[0]);
 }
 
 /* one launch option into the plan (lib/runner/launch_plan.h checks it) */

@@ -69,4 +69,11 @@ int nv_cli_workflow_parse(const char *who, const char *head, const char *tail, c
     {"tasks-per-node", "T", NV_CLI_INT, to, 1, 1024,                                      \
      .help = "tasks per node of COMMAND (1..1024, default 1)"}
 
+/* s escaped for the terminal (safe_open.h nv_printable: control bytes,
+ * ESC included, as \xNN), cut to 1023 bytes, in one of 8 static buffers
+ * used in turn: up to 8 in one printf.  Every name a user or a file chose
+ * (app, node, switch, Comment fields) goes through it before a verb's text
+ * output prints it; JSON output is json-c's escaping. */
+const char *nv_cli_shown(const char *s);
+
 #endif

@@ -866,7 +866,7 @@ static int run_advise(void)
     } else {
         printf("%s: advice %u nodes x %u (%u switch%s): %.3g s predicted, %.0f %% faster than %u nodes "
                "(%.3g s, %u switch%s); class %s (%s), profile: %s%s\n",
-               app, a.best.nodes, a.ppn, a.best.switches, a.best.switches == 1 ? "" : "es", a.best.time_s,
+               nv_cli_shown(app), a.best.nodes, a.ppn, a.best.switches, a.best.switches == 1 ? "" : "es", a.best.time_s,
                a.margin_pct, a.compared.nodes, a.compared.time_s, a.compared.switches,
                a.compared.switches == 1 ? "" : "es", nv_alloc_class_name(a.cls),
                a.predictor ? a.predictor->source : "?", a.app->source,
@@ -917,7 +917,8 @@ static int run_records(int operands)
         json_object_put(o);
     } else {
         for (size_t i = 0; i < d.n; i++)
-            printf("%-32s %-20s comm %.6f s per phase\n", d.rows[i].config, d.rows[i].app, d.rows[i].comm_s);
+            printf("%-32s %-20s comm %.6f s per phase\n", nv_cli_shown(d.rows[i].config),
+                   nv_cli_shown(d.rows[i].app), d.rows[i].comm_s);
         printf("netvar alloc records: %zu rows from %zu job records in %s (%zu without an app, %zu without "
                "a profile with a traffic matrix, %zu unusable)\n",
                st.rows, st.jobs, out, st.no_app, st.no_profile, st.unusable);

@@ -91,7 +91,7 @@ int verb_collect(int argc, char **argv)
         fprintf(stderr, "netvar: collect: spool path is too long\n");
         return 2;
     }
-    json_object *job = nv_job_collect(dir, service_us, mu_source, log_stderr, NULL, err, sizeof err);
+    json_object *job = nv_job_collect(dir, (long long)jobid, service_us, mu_source, log_stderr, NULL, err, sizeof err);
     if (!job) {
         fprintf(stderr, "netvar: collect: %s\n", err);
         return 1;

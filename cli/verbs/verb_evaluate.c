@@ -14,7 +14,9 @@
 #include "metrics.h"
 #include "nv_json.h"
 #include "opts.h"
+#include "plausible.h"
 #include "predict.h"
+#include "safe_open.h"
 #include "verbs.h"
 
 /* numbers: six significant digits, enough for percentages and fractions and
@@ -24,6 +26,7 @@
 #define MAX_PAIRS 100000u
 #define MAX_WITH 64
 #define MAX_LINE 4096
+#define MAX_PAIRS_FILE_BYTES (64u << 20)
 
 _Static_assert(MAX_PAIRS == 100000, "the help says at most 100000 pairs");
 static const char help_head[] =
@@ -79,23 +82,31 @@ static void free_pairs(struct pair *p, size_t n)
 /* one error line naming file:line, what is wrong, and that nothing was evaluated */
 static struct pair *read_pairs(const char *path, size_t *n_out)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "netvar evaluate: %s: cannot open: %s; nothing evaluated\n", path, strerror(errno));
+    /* the admin's file: a FIFO, device or NUL byte refused without blocking,
+     * and bounded (safe_open.h) */
+    char why[256];
+    size_t flen = 0;
+    char *text = nv_read_admin_file(path, MAX_PAIRS_FILE_BYTES, true, &flen, why, sizeof why);
+    if (!text) {
+        fprintf(stderr, "netvar evaluate: %s: %s; nothing evaluated\n", path, why);
         return NULL;
     }
     struct pair *pairs = calloc(MAX_PAIRS, sizeof *pairs);
     char line[MAX_LINE + 2];
     size_t n = 0, lineno = 0;
     int ok = pairs != NULL;
-    while (ok && fgets(line, sizeof line, f)) {
+    for (const char *at = text; ok && at < text + flen;) {
         lineno++;
-        size_t len = strlen(line);
+        const char *ln = at, *nl = memchr(at, '\n', (size_t)(text + flen - at));
+        size_t len = nl ? (size_t)(nl - at) : (size_t)(text + flen - at);
+        at += len + (nl != NULL);
         if (len > MAX_LINE) {
             fprintf(stderr, "netvar evaluate: %s:%zu: line longer than %d bytes; nothing evaluated\n", path, lineno, MAX_LINE);
             ok = 0;
             break;
         }
+        memcpy(line, ln, len);
+        line[len] = '\0';
         char *save = NULL, *app = strtok_r(line, " \t\r\n", &save);
         if (!app || app[0] == '#')
             continue;
@@ -106,16 +117,14 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
             ok = 0;
             break;
         }
-        char *end;
-        errno = 0;
-        double v = strtod(val, &end);
-        if (end == val || *end || errno || !isfinite(v) || v < -100) {
-            fprintf(stderr, "netvar evaluate: %s:%zu: slowdown '%.40s' is not a finite percentage >= -100; nothing evaluated\n", path, lineno, val);
+        double v;
+        if (!nv_parse_decimal(val, &v) || v < -100) {
+            fprintf(stderr, "netvar evaluate: %s:%zu: slowdown '%s' is not a decimal percentage >= -100; nothing evaluated\n", path, lineno, nv_cli_shown(val));
             ok = 0;
             break;
         }
         if (!nv_model_key_valid(app)) {
-            fprintf(stderr, "netvar evaluate: %s:%zu: app '%.60s' is not a valid app key; nothing evaluated\n", path, lineno, app);
+            fprintf(stderr, "netvar evaluate: %s:%zu: app '%s' is not a valid app key; nothing evaluated\n", path, lineno, nv_cli_shown(app));
             ok = 0;
             break;
         }
@@ -131,7 +140,7 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
         char *wsave = NULL;
         for (char *w = strtok_r(with, ",", &wsave); w && ok; w = strtok_r(NULL, ",", &wsave)) {
             if (!nv_model_key_valid(w) || p->n_with == MAX_WITH) {
-                fprintf(stderr, "netvar evaluate: %s:%zu: neighbour '%.60s' is not a valid app key or one too many (max %d); nothing evaluated\n", path, lineno, w, MAX_WITH);
+                fprintf(stderr, "netvar evaluate: %s:%zu: neighbour '%s' is not a valid app key or one too many (max %d); nothing evaluated\n", path, lineno, nv_cli_shown(w), MAX_WITH);
                 ok = 0;
                 break;
             }
@@ -141,7 +150,7 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
         if (!p->app || (ok && p->n_with == 0))
             ok = 0;
     }
-    fclose(f);
+    free(text);
     if (!ok) {
         free_pairs(pairs, n);
         return NULL;
@@ -174,7 +183,7 @@ int verb_evaluate(int argc, char **argv)
     if (parsed)
         return nv_opts_exit(parsed);
     if (optind < argc) {
-        fprintf(stderr, "netvar evaluate: unexpected argument '%.60s'; see --help\n", argv[optind]);
+        fprintf(stderr, "netvar evaluate: unexpected argument '%.60s'; see --help\n", nv_cli_shown(argv[optind]));
         return 2;
     }
     if (!model_path || !pairs_path) {
@@ -184,7 +193,7 @@ int verb_evaluate(int argc, char **argv)
     char err[600];
     nv_model *m = nv_model_load(model_path, err, sizeof err);
     if (!m) {
-        fprintf(stderr, "netvar evaluate: %s; nothing evaluated\n", err);
+        fprintf(stderr, "netvar evaluate: %s; nothing evaluated\n", nv_cli_shown(err));
         return 1;
     }
     size_t n = 0;
@@ -268,7 +277,8 @@ int verb_evaluate(int argc, char **argv)
                 printf("%-15s %6s   %zu pair(s) skipped: unknown app or no data\n", "", "", skipped);
             if (failed)
                 printf("%-15s %6s   %zu pair(s) FAILED: the answer is not a number (first: %s beside "
-                       "%s)\n", "", "", failed, pairs[first_failed].app, pairs[first_failed].with[0]);
+                       "%s)\n", "", "", failed, nv_cli_shown(pairs[first_failed].app),
+                       nv_cli_shown(pairs[first_failed].with[0]));
         }
     }
     json_object_object_add(root, "predictors", arr);

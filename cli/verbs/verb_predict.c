@@ -255,7 +255,8 @@ int verb_predict(int argc, char **argv)
         return 2;
     }
     if (!nv_model_key_valid(app)) {
-        fprintf(stderr, "netvar predict: --app '%.60s' is not a valid app key; nothing predicted\n", app);
+        fprintf(stderr, "netvar predict: --app '%s' is not a valid app key; nothing predicted\n",
+                nv_cli_shown(app));
         return 2;
     }
     /* split the neighbour list in a copy; keys are validated one by one */
@@ -288,7 +289,8 @@ int verb_predict(int argc, char **argv)
             goto out;
         }
         if (!nv_model_key_valid(tok)) {
-            fprintf(stderr, "netvar predict: --with entry '%.60s' is not a valid app key; nothing predicted\n", tok);
+            fprintf(stderr, "netvar predict: --with entry '%s' is not a valid app key; nothing predicted\n",
+                    nv_cli_shown(tok));
             goto out;
         }
         with[n_with++] = tok;

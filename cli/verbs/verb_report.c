@@ -203,7 +203,7 @@ static json_object *job_json(const nv_job_report *r)
 static void job_text(const nv_job_report *r)
 {
     char b1[160], b2[64];
-    const char *app = r->has_app ? r->app : "(none)";
+    const char *app = r->has_app ? nv_cli_shown(r->app) : "(none)";
     printf("job %lld   app %s   %zu node%s\n", (long long)r->job_id, app, r->nodes, r->nodes == 1 ? "" : "s");
     printf("  %-34s %s\n", "runtime",
            isfinite(r->runtime_s) ? (snprintf(b1, sizeof b1, "%.2f s", r->runtime_s), b1) : "n/a");
@@ -214,7 +214,7 @@ static void job_text(const nv_job_report *r)
             char m1[48], m2[48];
             si(m1, sizeof m1, x->mean, x->unit);
             si(m2, sizeof m2, x->p95, x->unit);
-            printf("    %-32s %14s %14s  %s\n", x->name, m1, m2, x->source);
+            printf("    %-32s %14s %14s  %s\n", nv_cli_shown(x->name), m1, m2, nv_cli_shown(x->source));
         }
     }
     if (isfinite(r->rho))
@@ -232,7 +232,7 @@ static void job_text(const nv_job_report *r)
     printf("  %-34s %zu\n", "neighbours (sharing an uplink)", r->n_neighbours);
     for (size_t k = 0; k < r->n_listed; k++)
         printf("    job %-10lld %-20s overlap %8.1f s   rho %6.2f %%\n", (long long)r->neighbours[k].job_id,
-               r->neighbours[k].app, r->neighbours[k].overlap_s, r->neighbours[k].rho * 100);
+               nv_cli_shown(r->neighbours[k].app), r->neighbours[k].overlap_s, r->neighbours[k].rho * 100);
     if (r->n_neighbours) {
         printf("  %-34s %s\n", "slowdown observed",
                isfinite(r->observed_pct)
@@ -240,7 +240,7 @@ static void job_text(const nv_job_report *r)
                    : "n/a (no baseline run of this app at this size)");
         printf("  %-34s %s\n", "slowdown predicted beside them",
                isfinite(r->predicted_pct)
-                   ? (snprintf(b1, sizeof b1, "%+.1f %%  (%s)", r->predicted_pct, r->predicted_source), b1)
+                   ? (snprintf(b1, sizeof b1, "%+.1f %%  (%s)", r->predicted_pct, nv_cli_shown(r->predicted_source)), b1)
                    : "n/a (app or neighbours unknown to the model)");
     }
     const nv_report_annotation *an = &r->at_submission;
@@ -249,7 +249,7 @@ static void job_text(const nv_job_report *r)
                "at submission (Comment, user-editable)",
                isfinite(an->own_pct) ? (snprintf(b1, sizeof b1, "%+.1f %%", an->own_pct), b1) : "n/a",
                isfinite(an->inflicted_pct) ? (snprintf(b2, sizeof b2, "%+.1f %%", an->inflicted_pct), b2) : "n/a",
-               an->source[0] ? an->source : "-", an->action[0] ? an->action : "-");
+               an->source[0] ? nv_cli_shown(an->source) : "-", an->action[0] ? nv_cli_shown(an->action) : "-");
         if (an->advice_nodes)
             printf("  %-34s advised %u node%s, ran on %zu%s\n", "advice vs what happened",
                    an->advice_nodes, an->advice_nodes == 1 ? "" : "s", r->nodes,
@@ -258,14 +258,15 @@ static void job_text(const nv_job_report *r)
             if (nv_job_report_kept_apart(r))
                 printf("  %-34s predicted %+.1f %% beside %s, which the action (%s) kept it "
                        "from; observed %+.1f %% where it ran: no prediction error\n",
-                       "own slowdown vs observed", an->own_pct, an->against_app, an->action,
-                       r->observed_pct);
+                       "own slowdown vs observed", an->own_pct, nv_cli_shown(an->against_app),
+                       nv_cli_shown(an->action), r->observed_pct);
             else {
                 printf("  %-34s predicted %+.1f %%, observed %+.1f %% (error %+.1f pp)\n",
                        "own slowdown vs observed", an->own_pct, r->observed_pct,
                        an->own_pct - r->observed_pct);
                 if (nv_report_action_moved(an))
-                    printf("  %-34s the action (%s) did not keep it apart: %s\n", "", an->action,
+                    printf("  %-34s the action (%s) did not keep it apart: %s\n", "",
+                           nv_cli_shown(an->action),
                            !an->against_app[0] ? "the annotation does not name the app predicted against"
                            : r->n_listed < r->n_neighbours ? "not every neighbour is listed"
                            : "it ran beside the app predicted against");
@@ -334,9 +335,11 @@ static int report_job(struct ctx *c, const char *jobid)
         return 1;
     }
     if (r->segment_note[0])
-        fprintf(stderr, "netvar: report: %s: %s; no segment estimate\n", r->profile, r->segment_note);
+        fprintf(stderr, "netvar: report: %s: %s; no segment estimate\n", nv_cli_shown(r->profile),
+                nv_cli_shown(r->segment_note));
     if (r->annotation_note[0])
-        fprintf(stderr, "netvar: report: job %s: %s; treated as not recorded\n", jobid, r->annotation_note);
+        fprintf(stderr, "netvar: report: job %s: %s; treated as not recorded\n", jobid,
+                nv_cli_shown(r->annotation_note));
     if (c->json) {
         json_object *o = job_json(r);
         nv_cli_print_json(o);
@@ -553,7 +556,7 @@ static json_object *app_json(const nv_app_report *r)
 static void app_text(const nv_app_report *r)
 {
     const nv_app_view *a = &r->app;
-    printf("app %s\n", a->key);
+    printf("app %s\n", nv_cli_shown(a->key));
     printf("  %-30s %.2f %%  (source: %s)\n", "utilization U_A", a->utilization * 100,
            nv_util_source_name(a->utilization_source));
     if (a->counter_runs)
@@ -574,7 +577,7 @@ static void app_text(const nv_app_report *r)
     printf("    %-20s %-20s %14s %10s %8s\n", "app", "beside", "slowdown (%)", "sd (pp)", "samples");
     for (size_t k = 0; k < r->n_colocation; k++) {
         const nv_app_report_pair *p = &r->colocation[k];
-        printf("    %-20s %-20s %14.2f %10.2f %8lld\n", p->app, p->with, p->slowdown_pct, p->sd_pct,
+        printf("    %-20s %-20s %14.2f %10.2f %8lld\n", nv_cli_shown(p->app), nv_cli_shown(p->with), p->slowdown_pct, p->sd_pct,
                (long long)p->samples);
     }
     mechanisms_text(r);
@@ -682,6 +685,7 @@ static json_object *cluster_json(const nv_cluster_report *r)
     }
     json_object_object_add(o, "running_jobs", jobs);
     json_object_object_add(o, "known_to_model", json_object_new_int64((int64_t)r->known));
+    json_object_object_add(o, "registry_files_refused", json_object_new_int64((int64_t)r->refused));
     json_object_object_add(o, "pairs_predicted", json_object_new_int64((int64_t)r->pairs_predicted));
     json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(r->predictor)));
     json_object_object_add(o, "worst_pairs", pairs);
@@ -691,13 +695,22 @@ static json_object *cluster_json(const nv_cluster_report *r)
 static void cluster_text(const nv_cluster_report *r)
 {
     size_t n = r->n_jobs;
-    printf("cluster: %zu running job%s, %zu with an app the model knows%s\n", n, n == 1 ? "" : "s",
+    printf("cluster: %zu running job%s, %zu with an app the model knows%s", n, n == 1 ? "" : "s",
            r->known, r->have_model ? "" : " (no model loaded)");
+    if (r->refused)
+        printf("; %zu registry file%s refused, not counted", r->refused, r->refused == 1 ? "" : "s");
+    printf("\n");
     printf("  %-10s %-20s %-24s %-16s %10s\n", "job", "app", "nodes", "switches", "running");
     for (size_t i = 0; i < n; i++) {
         const nv_cluster_report_job *j = &r->jobs[i];
-        printf("  %-10u %-20s %-24.24s %-16.16s %8.0f s\n", j->job_id, j->app[0] ? j->app : "(none)",
-               j->nodes, j->switches[0] ? j->switches : "-", j->running_s);
+        char running[32];
+        if (isfinite(j->running_s))
+            snprintf(running, sizeof running, "%8.0f s", j->running_s);
+        else
+            snprintf(running, sizeof running, "%10s", "n/a");
+        printf("  %-10u %-20s %-24.24s %-16.16s %s\n", j->job_id,
+               j->app[0] ? nv_cli_shown(j->app) : "(none)", nv_cli_shown(j->nodes),
+               j->switches[0] ? nv_cli_shown(j->switches) : "-", running);
     }
     printf("predicted slowdowns among jobs whose paths meet at an uplink (%s): %zu pair%s, worst first\n",
            nv_predictor_name(r->predictor), r->pairs_predicted, r->pairs_predicted == 1 ? "" : "s");
@@ -705,8 +718,9 @@ static void cluster_text(const nv_cluster_report *r)
         printf("  %-10s %-20s %-10s %-20s %14s  %s\n", "job", "app", "beside", "app", "slowdown (%)", "source");
     for (size_t k = 0; k < r->n_worst; k++) {
         const nv_report_pair *w = &r->worst[k];
-        printf("  %-10u %-20s %-10u %-20s %14.2f  %s\n", r->jobs[w->a].job_id, r->jobs[w->a].model_app,
-               r->jobs[w->b].job_id, r->jobs[w->b].model_app, w->slowdown_pct, w->source);
+        printf("  %-10u %-20s %-10u %-20s %14.2f  %s\n", r->jobs[w->a].job_id,
+               nv_cli_shown(r->jobs[w->a].model_app), r->jobs[w->b].job_id,
+               nv_cli_shown(r->jobs[w->b].model_app), w->slowdown_pct, nv_cli_shown(w->source));
     }
 }
 

@@ -55,7 +55,11 @@ int nv_topo_parse_map(nv_topo *t, const char *text, const char *source, char *er
 int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err,
                         size_t errlen);
 
-/* Reads a file (at most 16 MiB) and parses it as a map or topology.conf. */
+#define NV_TOPO_MAX_FILE_BYTES (16u << 20)
+
+/* Reads the admin's file (safe_open.h nv_read_admin_file: a FIFO, device
+ * or NUL byte refused without blocking, at most 16 MiB) and parses it as a
+ * map or topology.conf; err names the path. */
 int nv_topo_load_file(nv_topo *t, const char *path, bool slurm_format, char *err, size_t errlen);
 
 const nv_topo_node *nv_topo_find(const nv_topo *t, const char *node);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "safe_open.h"
+
 /* ------------------------------------------------------------ host lists */
 
 typedef struct name_vec {
@@ -475,47 +477,18 @@ int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *
 
 int nv_topo_load_file(nv_topo *t, const char *path, bool slurm_format, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open (%s); no topology loaded", path, strerror(errno));
+    /* the admin's file: a FIFO, device or NUL byte refused without
+     * blocking, at most 16 MiB (safe_open.h) */
+    char why[256];
+    size_t n = 0;
+    char *buf = nv_read_admin_file(path, NV_TOPO_MAX_FILE_BYTES, true, &n, why, sizeof why);
+    if (!buf) {
+        snprintf(err, errlen, "%s: %s; no topology loaded", path ? path : "(no path)", why);
         return -1;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    int rc = -1;
-    if (!buf) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        goto out;
-    }
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap >= (16u << 20)) {
-                snprintf(err, errlen, "%s: larger than 16 MiB; no topology loaded", path);
-                goto out;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                snprintf(err, errlen, "%s: out of memory", path);
-                goto out;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    buf[n] = '\0';
-    if (memchr(buf, '\0', n)) {
-        snprintf(err, errlen, "%s: contains a NUL byte; no topology loaded", path);
-        goto out;
-    }
-    rc = slurm_format ? nv_topo_parse_slurm(t, buf, path, err, errlen)
-                      : nv_topo_parse_map(t, buf, path, err, errlen);
-out:
+    int rc = slurm_format ? nv_topo_parse_slurm(t, buf, path, err, errlen)
+                          : nv_topo_parse_map(t, buf, path, err, errlen);
     free(buf);
-    fclose(f);
     return rc;
 }
 

@@ -17,6 +17,7 @@
 #include "json_stream.h"
 #include "model_internal.h"
 #include "nv_json.h"
+#include "safe_open.h"
 #include "predict.h"
 #include "ve_model.h"
 #include "sort_cmp.h"
@@ -555,6 +556,7 @@ struct doc {
     json_tokener *tok;
     json_object *root;
     nv_jspan apps, training_set, colocation; /* len 0: not an array here */
+    unsigned seen_big;                       /* which of the three were met */
     char why[256];                           /* a member's parse error */
 };
 
@@ -575,8 +577,9 @@ static int open_array(nv_jcheck *L, struct doc *D, const char *name, nv_jspan sp
     return 0;
 }
 
-/* the next element of an open array, parsed; NULL with L failed on error */
-static json_object *next_element(nv_jcheck *L, struct doc *D, nv_jarray *a)
+/* the next element of an open array, parsed; NULL with L failed on error.
+ * unique: a member given twice in the element is an error (apps[]) */
+static json_object *next_element(nv_jcheck *L, struct doc *D, nv_jarray *a, int unique)
 {
     nv_jspan e;
     if (!nv_jarray_next(a, &e)) {
@@ -584,6 +587,10 @@ static json_object *next_element(nv_jcheck *L, struct doc *D, nv_jarray *a)
         return NULL;
     }
     char why[200];
+    if (unique && nv_jspan_unique_members(D->text, D->len, e, D->tok, why, sizeof why)) {
+        nv_jcheck_fail(L, "element at byte %zu: %s", e.off, why);
+        return NULL;
+    }
     json_object *o = nv_jspan_parse(D->tok, D->text, D->len, e, why, sizeof why);
     if (!o)
         nv_jcheck_fail(L, "%s", why);
@@ -718,7 +725,7 @@ static int apps(nv_jcheck *L, nv_model *m, struct load_state *S, struct doc *D)
     memset(m->app_slots, 0xff, m->app_cap * sizeof *m->app_slots);
     for (size_t i = 0; i < n; i++) {
         m->n_apps = i + 1; /* so that nv_model_free releases what one_app made */
-        json_object *o = next_element(L, D, &arr);
+        json_object *o = next_element(L, D, &arr, 1);
         if (!o)
             return -1;
         int bad = one_app(L, m, S, o, i);
@@ -782,7 +789,7 @@ static int training_set(nv_jcheck *L, nv_model *m, struct load_state *S, struct 
     json_object *o = NULL;
     for (size_t i = 0; i < n; i++) {
         json_object_put(o);
-        if (!(o = next_element(L, D, &arr)))
+        if (!(o = next_element(L, D, &arr, 0)))
             goto out;
         snprintf(p, sizeof p, "training_set[%zu]", i);
         m->n_configs = i + 1;
@@ -928,7 +935,7 @@ static int colocation(nv_jcheck *L, nv_model *m, struct doc *D)
     for (size_t i = 0; i < m->pair_cap; i++)
         m->pair_tab[i] = (struct nv_pair_slot){0, -1};
     for (size_t i = 0; i < n; i++) {
-        json_object *o = next_element(L, D, &arr);
+        json_object *o = next_element(L, D, &arr, 0);
         if (!o)
             return -1;
         int bad = one_pair(L, m, o, i);
@@ -1000,8 +1007,9 @@ static int derive(nv_jcheck *L, nv_model *m)
 }
 
 /* nv_jspan_members' callback: the three large arrays are remembered as
- * spans, every other member is parsed into the small root (a later
- * duplicate replaces an earlier one, as json-c does) */
+ * spans, every other member is parsed into the small root; a member given
+ * twice refuses the model (json-c would keep the last silently: a hand
+ * edit appended below the original, or a forgery) */
 static int top_member(void *arg, const char *key, nv_jspan v)
 {
     struct doc *D = arg;
@@ -1009,6 +1017,14 @@ static int top_member(void *arg, const char *key, nv_jspan v)
                      : !strcmp(key, "training_set") ? &D->training_set
                      : !strcmp(key, "colocation")   ? &D->colocation
                                                     : NULL;
+    unsigned big = slot == &D->apps ? 1u : slot == &D->training_set ? 2u : slot ? 4u : 0u;
+    if ((big && (D->seen_big & big)) || (!big && json_object_object_get_ex(D->root, key, NULL))) {
+        char shown[128];
+        snprintf(D->why, sizeof D->why, "member \"%s\" given twice (at byte %zu)",
+                 nv_printable(key, shown, 64), v.off);
+        return 1;
+    }
+    D->seen_big |= big;
     if (slot && nv_jspan_is_array(D->text, v)) {
         *slot = v;
         json_object_object_del(D->root, key);

@@ -3,10 +3,13 @@
 #include "job_record.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "counter_metrics.h"
 #include "ctr_record.h"
@@ -14,6 +17,7 @@
 #include "safe_open.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "plausible.h"
 #include "queue.h"
 #include "sort_cmp.h"
 
@@ -139,14 +143,76 @@ json_object *nv_job_record_metrics_json(const struct nv_counter_metrics *cm)
     return metrics;
 }
 
-json_object *nv_job_collect(const char *job_dir, double service_us, const char *mu_source,
-                            nv_ctr_log_fn log, void *log_arg, char *err, size_t errlen)
+/* NULL when node record rec (of path) may be merged into job job_id's;
+ * else what is wrong with it (the record is skipped): another job's id, a
+ * time or span outside plausible.h's bounds, or more bytes on a port than
+ * its line rate carries in the record's interval */
+static const char *node_record_implausible(json_object *rec, long long job_id,
+                                           const nv_ctr_delta *delta, char *why, size_t cap)
 {
-    DIR *d = opendir(job_dir);
-    if (!d) {
-        snprintf(err, errlen, "%s: cannot open the job's spool directory", job_dir);
+    double id = nv_json_num(rec, "job_id"), s = nv_json_num(rec, "start_unix_s"),
+           en = nv_json_num(rec, "end_unix_s");
+    if (!(id == (double)job_id)) {
+        snprintf(why, cap, "job_id %.0f is not this job's %lld", id, job_id);
+        return why;
+    }
+    if ((isfinite(s) && !nv_plausible_time(s, 0)) || (isfinite(en) && !nv_plausible_time(en, 0)) ||
+        (isfinite(s) && isfinite(en) && (en < s || en - s > NV_PLAUSIBLE_RUNTIME_MAX_S))) {
+        snprintf(why, cap,
+                 "start_unix_s %g / end_unix_s %g: not Unix seconds from 1970 to a day from now, "
+                 "in order and at most a year apart (plausible.h)",
+                 s, en);
+        return why;
+    }
+    if (!delta)
+        return NULL;
+    double dt_s = (double)delta->dt_ns / 1e9;
+    json_object *rates = nv_json_get(rec, "line_rate_Bps", json_type_object);
+    for (int p = 0; p < delta->nports; p++) {
+        const nv_ctr_port_delta *pd = &delta->port[p];
+        double rate = nv_json_num(rates, pd->name);
+        for (int f = NV_CTR_BYTES_OUT; f <= NV_CTR_BYTES_IN; f++) {
+            const nv_ctr_delta_value *v = &pd->f[f];
+            if (v->valid && v->unit && !strcmp(v->unit, "bytes") &&
+                !nv_plausible_bytes((double)v->value, dt_s, rate)) {
+                snprintf(why, cap,
+                         "delta: port %.40s: %s %llu in %.3f s is more than its line rate "
+                         "(%g bytes/s) carries (plausible.h)",
+                         pd->name, nv_ctr_field_name((nv_ctr_field)f),
+                         (unsigned long long)v->value, dt_s,
+                         isfinite(rate) && rate > 0 ? rate : NV_PLAUSIBLE_LINE_RATE_MAX_Bps);
+                return why;
+            }
+        }
+    }
+    if (!(dt_s <= NV_PLAUSIBLE_RUNTIME_MAX_S)) {
+        snprintf(why, cap, "delta: dt_ns %llu is more than a year (plausible.h)",
+                 (unsigned long long)delta->dt_ns);
+        return why;
+    }
+    return NULL;
+}
+
+json_object *nv_job_collect(const char *job_dir, long long job_id, double service_us,
+                            const char *mu_source, nv_ctr_log_fn log, void *log_arg, char *err,
+                            size_t errlen)
+{
+    /* the job's directory itself, never a link out of the spool; its node
+     * records are its owner's (root's: slurmstepd wrote them) */
+    int dfd = job_dir ? open(job_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    struct stat dst;
+    DIR *d = NULL;
+    if (dfd < 0 || fstat(dfd, &dst) || !(d = fdopendir(dfd))) {
+        struct stat ls;
+        bool link = job_dir && lstat(job_dir, &ls) == 0 && S_ISLNK(ls.st_mode);
+        snprintf(err, errlen, "%s: %s", job_dir ? job_dir : "(no job directory)",
+                 link ? "the job's spool directory is a symbolic link; not followed"
+                      : "cannot open the job's spool directory");
+        if (dfd >= 0)
+            close(dfd);
         return NULL;
     }
+    uid_t owner = dst.st_uid;
     char *names[MAX_NODES];
     size_t nnames = 0;
     struct dirent *e;
@@ -166,13 +232,24 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
     double t0 = NAN, t1 = NAN;
     const char *traffic_unit = "bytes";
     char app[80] = "", mode[16] = "", annotation[1024] = "";
-    long long jobid = -1;
     uint64_t tot[NV_CTR_NFIELDS] = {0};
 
     for (size_t i = 0; i < nnames && blades && delta; i++) {
         char path[4400], why[256];
         snprintf(path, sizeof path, "%s/%s", job_dir, names[i]);
-        json_object *rec = nv_node_record_read(path, why, sizeof why);
+        json_object *rec = nv_node_record_read_owned(path, owner, why, sizeof why);
+        json_object *jd = NULL;
+        int has_delta = rec && json_object_object_get_ex(rec, "delta", &jd) && jd;
+        if (rec && has_delta && nv_ctr_delta_from_json(jd, delta, why, sizeof why)) {
+            corrupt++;
+            nv_logf(log, log_arg, "netvar: collect: %s: delta: %s; skipped it", path, why);
+            json_object_put(rec);
+            continue;
+        }
+        if (rec && node_record_implausible(rec, job_id, has_delta ? delta : NULL, why, sizeof why)) {
+            json_object_put(rec);
+            rec = NULL;
+        }
         if (!rec) {
             corrupt++;
             nv_logf(log, log_arg, "netvar: collect: %s: %s; skipped it", path, why);
@@ -189,23 +266,13 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
             snprintf(annotation, sizeof annotation, "%s", nv_json_str(rec, "annotation"));
         if (nv_json_str(rec, "mode") && !mode[0])
             snprintf(mode, sizeof mode, "%s", nv_json_str(rec, "mode"));
-        double js = nv_json_num(rec, "job_id");
-        if (isfinite(js))
-            jobid = (long long)js;
         double s = nv_json_num(rec, "start_unix_s"), en = nv_json_num(rec, "end_unix_s");
         if (isfinite(s) && (!isfinite(t0) || s < t0))
             t0 = s;
         if (isfinite(en) && (!isfinite(t1) || en > t1))
             t1 = en;
-        json_object *jd;
-        if (!json_object_object_get_ex(rec, "delta", &jd) || !jd) {
+        if (!has_delta) {
             json_object_put(rec); /* not this blade's reader, or no counters */
-            continue;
-        }
-        if (nv_ctr_delta_from_json(jd, delta, why, sizeof why)) {
-            corrupt++;
-            nv_logf(log, log_arg, "netvar: collect: %s: delta: %s; skipped it", path, why);
-            json_object_put(rec);
             continue;
         }
         add_unique(sources, delta->backend);
@@ -244,7 +311,7 @@ json_object *nv_job_collect(const char *job_dir, double service_us, const char *
 
     json_object_object_add(job, "schema", json_object_new_string(NV_JOB_RECORD_SCHEMA));
     json_object_object_add(job, "version", json_object_new_int(NV_JOB_RECORD_VERSION));
-    json_object_object_add(job, "job_id", json_object_new_int64(jobid));
+    json_object_object_add(job, "job_id", json_object_new_int64(job_id));
     json_object_object_add(job, "app", app[0] ? json_object_new_string(app) : NULL);
     json_object_object_add(job, "mode", json_object_new_string(mode[0] ? mode : "unknown"));
     json_object_object_add(job, "annotation", annotation[0] ? json_object_new_string(annotation) : NULL);
@@ -341,7 +408,7 @@ int nv_ve_job_from_record(json_object *rec, nv_ve_job *out, char *err, size_t er
     if (!(out->nodes >= 1))
         return nv_err(err, errlen, "the record names no nodes (\"nodes\" missing or empty)");
     double rt = nv_json_num(rec, "runtime_s");
-    out->runtime_s = rt > 0 ? rt : NAN;
+    out->runtime_s = nv_plausible_runtime(rt) ? rt : NAN; /* plausible.h */
     nv_json_str_copy(rec, "app", out->app, sizeof out->app);
     return 0;
 }

@@ -24,11 +24,16 @@
 #define NV_JOB_RECORD_VERSION 1
 #define NV_JOB_RECORD_MAX_BYTES (8u << 20) /* largest job record read */
 
-/* service_us: calibrated 1/mu in microseconds, or <= 0 when unknown
- * (mu_source says where it came from). Returns the record, or NULL with one
- * line in err. Corrupt node records are skipped and logged one line each. */
-json_object *nv_job_collect(const char *job_dir, double service_us, const char *mu_source,
-                            nv_ctr_log_fn log, void *log_arg, char *err, size_t errlen);
+/* Merges job job_id's node records in job_dir.  service_us: calibrated
+ * 1/mu in microseconds, or <= 0 when unknown (mu_source says where it came
+ * from).  Returns the record (its job_id is job_id), or NULL with one line
+ * in err (job_dir a symbolic link, or unreadable).  A node record is
+ * merged only when it belongs to job_dir's owner, names job_id, and its
+ * times and byte counts keep plausible.h's bounds; any other is skipped
+ * with one line. */
+json_object *nv_job_collect(const char *job_dir, long long job_id, double service_us,
+                            const char *mu_source, nv_ctr_log_fn log, void *log_arg, char *err,
+                            size_t errlen);
 
 /* Number of node-*.json files in job_dir (-1 if unreadable). */
 int nv_job_count_node_records(const char *job_dir);

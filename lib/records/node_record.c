@@ -10,6 +10,7 @@
 #include "json_file.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "safe_open.h"
 
 static json_object *str_or_null(const char *s)
 {
@@ -46,15 +47,22 @@ static int write_and_put(const char *path, json_object *o, mode_t mode, gid_t gi
     return rc;
 }
 
-/* the file at path when it is of `schema`; NULL with err (without the path) */
-static json_object *read_checked(const char *path, const char *schema, char *err, size_t errlen)
+/* the file at path, of owner, when it is of `schema`; NULL with err
+ * (without the path) */
+static json_object *read_owned(const char *path, uid_t owner, const char *schema, char *err,
+                               size_t errlen)
 {
-    json_object *o = nv_json_read_file(path, NV_NODE_FILE_MAX_BYTES, err, errlen);
+    json_object *o = nv_json_read_owned(path, owner, NV_NODE_FILE_MAX_BYTES, err, errlen);
     if (o && nv_json_schema_check(o, schema, NV_NODE_FILE_VERSION, err, errlen)) {
         json_object_put(o);
         return NULL;
     }
     return o;
+}
+
+static json_object *read_checked(const char *path, const char *schema, char *err, size_t errlen)
+{
+    return read_owned(path, NV_ANY_OWNER, schema, err, errlen);
 }
 
 /* ---- start ---- */
@@ -171,4 +179,9 @@ int nv_node_record_write(const char *path, gid_t gid, const struct nv_node_recor
 json_object *nv_node_record_read(const char *path, char *err, size_t errlen)
 {
     return read_checked(path, NV_NODE_RECORD_SCHEMA, err, errlen);
+}
+
+json_object *nv_node_record_read_owned(const char *path, uid_t owner, char *err, size_t errlen)
+{
+    return read_owned(path, owner, NV_NODE_RECORD_SCHEMA, err, errlen);
 }

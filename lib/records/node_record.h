@@ -106,4 +106,9 @@ int nv_node_record_write(const char *path, gid_t gid, const struct nv_node_recor
  * version are checked; NULL with one line in err. */
 json_object *nv_node_record_read(const char *path, char *err, size_t errlen);
 
+/* The same, and the file must belong to owner (NV_ANY_OWNER: anyone):
+ * collect takes a job's node records only from the owner of its job
+ * directory (root, who wrote them in slurmstepd). */
+json_object *nv_node_record_read_owned(const char *path, uid_t owner, char *err, size_t errlen);
+
 #endif

@@ -259,6 +259,7 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
             struct nv_running_job *j = &jobs[kept];
             memset(j, 0, sizeof *j);
             j->jobid = ids[i];
+            j->refused = true;
             j->nodes = strdup("");
             j->switches = strdup("");
             if (j->nodes && j->switches)

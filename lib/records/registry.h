@@ -70,6 +70,8 @@ struct nv_running_job {
     double start_unix_s;
     double end_unix_s;   /* 0: unknown */
     bool expired;        /* past its end, or no longer run by slurmctld: not in the index */
+    bool refused;        /* its file was refused (logged once): kept only so that it is not
+                          * parsed again; no app, no nodes, never a running job to report */
     ino_t ino;           /* the file read, to notice a new job with the same id */
     struct timespec mtime;
 };

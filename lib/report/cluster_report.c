@@ -2,11 +2,13 @@
  * (cluster_report.h). */
 #include "cluster_report.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nv_err.h"
+#include "plausible.h"
 
 int nv_cluster_report_build(const char *spool, const nv_model *m, nv_predictor predictor,
                             double now_unix_s, nv_cluster_report_log_fn log, void *ctx,
@@ -31,22 +33,30 @@ int nv_cluster_report_build(const char *spool, const nv_model *m, nv_predictor p
         nv_cluster_report_free(r);
         return nv_err(err, errlen, "out of memory");
     }
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const struct nv_running_job *j = &r->registry.jobs[i];
-        nv_cluster_report_job *o = &r->jobs[i];
+        if (j->refused) { /* a file the registry refused: said, and not a running job */
+            r->refused++;
+            continue;
+        }
+        nv_cluster_report_job *o = &r->jobs[k];
+        size_t at = k++;
         o->job_id = j->jobid;
         o->app = j->app;
         o->model_app = j->app[0] && m && nv_model_app_index(m, j->app) >= 0 ? j->app : NULL;
         o->nodes = j->nodes ? j->nodes : "";
         o->switches = j->switches ? j->switches : "";
-        o->running_s = now_unix_s - j->start_unix_s;
-        apps[i] = o->model_app;
-        sw[i] = j->switches;
+        o->running_s = nv_plausible_time(j->start_unix_s, now_unix_s) && now_unix_s >= j->start_unix_s
+                           ? now_unix_s - j->start_unix_s
+                           : NAN; /* no start, or one outside plausible.h's bounds */
+        apps[at] = o->model_app;
+        sw[at] = j->switches;
         r->known += o->model_app != NULL;
     }
-    r->n_jobs = n;
+    r->n_jobs = k;
     r->pairs_predicted =
-        m ? nv_report_cluster_pairs(m, apps, sw, n, predictor, r->worst, NV_CLUSTER_REPORT_WORST) : 0;
+        m ? nv_report_cluster_pairs(m, apps, sw, k, predictor, r->worst, NV_CLUSTER_REPORT_WORST) : 0;
     r->n_worst = r->pairs_predicted < NV_CLUSTER_REPORT_WORST ? r->pairs_predicted
                                                               : NV_CLUSTER_REPORT_WORST;
     free(apps), free(sw);

@@ -22,13 +22,14 @@ typedef struct nv_cluster_report_job {
     const char *model_app;       /* app when the model knows it, else NULL */
     const char *nodes;           /* comma-separated; "" when unknown */
     const char *switches;        /* comma-separated leaf switches; "" when unknown */
-    double running_s;            /* now - start */
+    double running_s;            /* now - start; NAN without a plausible start */
 } nv_cluster_report_job;
 
 typedef struct nv_cluster_report {
     struct nv_registry registry; /* owns the strings the jobs point to */
     nv_cluster_report_job *jobs; /* sorted by job id */
     size_t n_jobs;
+    size_t refused;              /* registry files refused (logged): not in jobs[] */
     size_t known;                /* jobs whose app the model knows */
     int have_model;
     nv_predictor predictor;

@@ -11,6 +11,7 @@
 #include "safe_open.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "plausible.h"
 #include "train_history.h"
 #include "job_record.h"
 #include "ve_features.h"
@@ -63,6 +64,8 @@ static void record_facts(nv_job_report *r, json_object *rec)
     json_object *v = nv_json_get(rec, "nodes", json_type_array);
     r->nodes = v ? json_object_array_length(v) : 0;
     r->runtime_s = nv_json_num(rec, "runtime_s");
+    if (!nv_plausible_runtime(r->runtime_s))
+        r->runtime_s = NAN; /* "n/a", never -142.40 s or 1e308 s (plausible.h) */
     if (json_object_object_get_ex(rec, "switches", &v))
         r->switches = json_object_get(v);
 

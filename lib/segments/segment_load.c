@@ -4,7 +4,10 @@
 #include "segment_profile.h"
 
 #include "json_file.h"
+#include "json_stream.h"
+#include "nv_err.h"
 #include "nv_json.h"
+#include "plausible.h"
 #include "safe_open.h"
 
 #include <json-c/json.h>
@@ -15,8 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NV_SEG_MAX_FILE_BYTES ((size_t)512 << 20)
+#define NV_SEG_MAX_FILE_BYTES ((size_t)512 << 20)  /* a partial (per-rank) file */
+#define NV_SEG_MAX_JSON_BYTES ((size_t)256 << 20)  /* a JSON profile, read whole */
+#define NV_SEG_MAX_SEGMENTS (4u << 20) /* 28 bytes each while loaded, 76 in the estimate */
 #define NV_SEG_MAX_PARTIALS 4096
+/* work of one segment: 10^18 (a year of thread CPU time is 3.2e16 ns) */
+#define NV_SEG_MAX_WORK 1e18
+
+static int seg_profile_load(const char *const *paths, size_t npaths, uid_t owner,
+                            nv_seg_profile *out, char *err, size_t errlen);
 
 /* src (NULL: "") into dst, cut to fit, control characters as '?': the
  * text comes from the profile, which the job's user wrote */
@@ -58,32 +68,99 @@ static int num_array(json_object *arr, double **out, size_t *n)
     return 0;
 }
 
+/* The JSON profile is walked one member at a time (json_stream.h), never
+ * parsed whole: json-c's tree of a profile full of small numbers is ten
+ * times its text, so a 300 MB profile took 882 MB.  The small members
+ * (format, version, meta, bins, injection) are parsed each on its own; the
+ * three segment columns are read element by element into 32-bit indices;
+ * the signatures row by row.  What is held: the text (at most
+ * NV_SEG_MAX_JSON_BYTES), 28 bytes per segment (at most
+ * NV_SEG_MAX_SEGMENTS), and one small member's objects at a time. */
+#define NV_SEG_MAX_MEMBER_BYTES ((size_t)1 << 20)
+
+enum { COL_WORK, COL_TIME, COL_SIG, COLS };
+static const char *const col_key[COLS] = {"segment_work_bin", "segment_time_bin",
+                                          "segment_signature"};
+
+struct seg_doc {
+    const char *text;
+    size_t len;
+    json_tokener *tok;
+    json_object *small; /* the small members, each parsed on its own */
+    nv_jspan col[COLS], sigs;
+    int have_col[COLS], have_sigs;
+    char why[256];
+};
+
+static int seg_member(void *arg, const char *key, nv_jspan v)
+{
+    struct seg_doc *d = arg;
+    for (int c = 0; c < COLS; c++)
+        if (!strcmp(key, col_key[c])) {
+            if (d->have_col[c]++)
+                return snprintf(d->why, sizeof d->why, "\"%s\" given twice", key), -1;
+            d->col[c] = v;
+            return 0;
+        }
+    if (!strcmp(key, "signatures")) {
+        if (d->have_sigs++)
+            return snprintf(d->why, sizeof d->why, "\"signatures\" given twice"), -1;
+        d->sigs = v;
+        return 0;
+    }
+    if (json_object_object_get_ex(d->small, key, NULL))
+        return snprintf(d->why, sizeof d->why, "\"%.60s\" given twice", key), -1;
+    if (v.len > NV_SEG_MAX_MEMBER_BYTES)
+        return snprintf(d->why, sizeof d->why, "\"%.60s\" is larger than %zu bytes", key,
+                        NV_SEG_MAX_MEMBER_BYTES), -1;
+    json_object *o = nv_jspan_parse(d->tok, d->text, d->len, v, d->why, sizeof d->why);
+    if (!o && strncmp(d->text + v.off, "null", 4))
+        return -1;
+    json_object_object_add(d->small, key, o);
+    return 0;
+}
+
+/* a column element: a bin or signature index, digits only (what the
+ * writer writes), below limit */
+static int index_of(const char *text, nv_jspan e, uint32_t limit, uint32_t *out)
+{
+    if (e.len == 0 || e.len > 10 || (e.len > 1 && text[e.off] == '0'))
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < e.len; i++) {
+        char c = text[e.off + i];
+        if (c < '0' || c > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(c - '0');
+    }
+    if (v >= limit)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
 static int load_json(const char *path, const char *text, size_t len, nv_seg_profile *out,
                      char *err, size_t errlen)
 {
-    enum json_tokener_error jerr = json_tokener_success;
-    json_tokener *tok = json_tokener_new_ex(64);
-    if (!tok) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    json_object *o = json_tokener_parse_ex(tok, text, (int)len);
-    jerr = json_tokener_get_error(tok);
-    if (!o || jerr != json_tokener_success) {
-        snprintf(err, errlen, "%s: not a valid JSON profile (%s at byte %zu of %zu; truncated or corrupt)",
-                 path, jerr == json_tokener_continue ? "unexpected end of data"
-                                                     : json_tokener_error_desc(jerr),
-                 json_tokener_get_parse_end(tok), len);
-        json_object_put(o);
-        json_tokener_free(tok);
-        return -1;
-    }
-    json_tokener_free(tok);
+    struct seg_doc d = {.text = text, .len = len};
+    d.tok = json_tokener_new_ex(64);
+    d.small = json_object_new_object();
+    memset(out, 0, sizeof *out);
     int rc = -1;
     const char *what = NULL;
-    double *wbins = NULL, *tbins = NULL, *wi = NULL, *ti = NULL, *si = NULL;
-    size_t nwb = 0, ntb = 0, nw = 0, nt = 0, ns = 0;
-    json_object *bins, *sigs, *jb;
+    double *wbins = NULL, *tbins = NULL;
+    uint32_t *idx[2] = {NULL, NULL};
+    size_t nwb = 0, ntb = 0;
+    json_object *bins, *jb, *o = d.small;
+    if (!d.tok || !d.small) {
+        what = "out of memory";
+        goto done;
+    }
+    if (nv_jspan_members(text, len, d.tok, seg_member, &d, d.why, sizeof d.why)) {
+        snprintf(err, errlen, "%s: not a valid JSON profile (%s; truncated or corrupt)", path,
+                 d.why);
+        goto fail;
+    }
     const char *format = nv_json_str(o, "format");
     if (!format || strcmp(format, NV_SEG_PROFILE_FORMAT) != 0) {
         what = "not a netvar segment profile (missing \"format\": \"" NV_SEG_PROFILE_FORMAT "\")";
@@ -93,7 +170,6 @@ static int load_json(const char *path, const char *text, size_t len, nv_seg_prof
         what = "unsupported profile version (this netvar reads version 1)";
         goto done;
     }
-    memset(out, 0, sizeof *out);
     nv_seg_profile_meta *m = &out->meta;
     json_object *c = nv_json_get(o, "complete", json_type_boolean);
     m->complete = c ? json_object_get_boolean(c) : 0;
@@ -125,61 +201,88 @@ static int load_json(const char *path, const char *text, size_t len, nv_seg_prof
         what = "\"bins\" missing or not arrays of numbers";
         goto done;
     }
-    if (!(jb = nv_json_get(o, "segment_work_bin", json_type_array)) ||
-        num_array(jb, &wi, &nw) != 0 ||
-        !(jb = nv_json_get(o, "segment_time_bin", json_type_array)) ||
-        num_array(jb, &ti, &nt) != 0 ||
-        !(jb = nv_json_get(o, "segment_signature", json_type_array)) ||
-        num_array(jb, &si, &ns) != 0 || nw != nt || nw != ns) {
+    nv_jarray col[COLS];
+    for (int k = 0; k < COLS; k++)
+        if (!d.have_col[k] || !nv_jspan_is_array(text, d.col[k]) ||
+            nv_jarray_open(&col[k], text, len, d.col[k], d.why, sizeof d.why)) {
+            what = "segment arrays missing, not numeric, or of different lengths";
+            goto done;
+        }
+    size_t n = col[COL_WORK].count;
+    if (col[COL_TIME].count != n || col[COL_SIG].count != n) {
         what = "segment arrays missing, not numeric, or of different lengths";
         goto done;
     }
-    if (!(sigs = nv_json_get(o, "signatures", json_type_array))) {
+    if (n > NV_SEG_MAX_SEGMENTS) {
+        snprintf(err, errlen, "%s: %zu segments, more than the %u this netvar reads", path, n,
+                 NV_SEG_MAX_SEGMENTS);
+        goto fail;
+    }
+    nv_jarray sa;
+    if (!d.have_sigs || !nv_jspan_is_array(text, d.sigs) ||
+        nv_jarray_open(&sa, text, len, d.sigs, d.why, sizeof d.why)) {
         what = "\"signatures\" missing";
         goto done;
     }
-    out->nsig = json_object_array_length(sigs);
-    out->n = nw;
-    out->work = malloc((nw ? nw : 1) * sizeof *out->work);
-    out->time_us = malloc((nw ? nw : 1) * sizeof *out->time_us);
-    out->signature = malloc((nw ? nw : 1) * sizeof *out->signature);
+    out->nsig = sa.count;
+    out->n = n;
+    if (out->nsig > NV_SEG_MAX_SEGMENTS) {
+        what = "more signatures than segments this netvar reads";
+        goto done;
+    }
+    out->work = malloc((n ? n : 1) * sizeof *out->work);
+    out->time_us = malloc((n ? n : 1) * sizeof *out->time_us);
+    out->signature = malloc((n ? n : 1) * sizeof *out->signature);
     out->sig_sum = calloc(out->nsig ? out->nsig : 1, sizeof *out->sig_sum);
-    if (!out->work || !out->time_us || !out->signature || !out->sig_sum) {
+    idx[0] = malloc((n ? n : 1) * sizeof *idx[0]);
+    idx[1] = malloc((n ? n : 1) * sizeof *idx[1]);
+    if (!out->work || !out->time_us || !out->signature || !out->sig_sum || !idx[0] || !idx[1]) {
         what = "out of memory";
         goto done;
     }
-    for (size_t i = 0; i < out->nsig; i++) {
-        json_object *row = json_object_array_get_idx(sigs, i);
-        if (!json_object_is_type(row, json_type_array) ||
-            json_object_array_length(row) != NV_SEG_SIG_METRICS) {
+    nv_jspan e;
+    for (size_t i = 0; nv_jarray_next(&sa, &e); i++) {
+        json_object *row = e.len <= NV_SEG_MAX_MEMBER_BYTES
+                               ? nv_jspan_parse(d.tok, text, len, e, d.why, sizeof d.why)
+                               : NULL;
+        int ok = json_object_is_type(row, json_type_array) &&
+                 json_object_array_length(row) == NV_SEG_SIG_METRICS;
+        for (int k = 0; ok && k < NV_SEG_SIG_METRICS; k++)
+            out->sig_sum[i][k] = json_object_get_double(json_object_array_get_idx(row, (size_t)k));
+        json_object_put(row);
+        if (!ok) {
             what = "a signature row does not have one value per signature field";
             goto done;
         }
-        for (int k = 0; k < NV_SEG_SIG_METRICS; k++)
-            out->sig_sum[i][k] = json_object_get_double(json_object_array_get_idx(row, (size_t)k));
     }
-    for (size_t i = 0; i < nw; i++) {
-        if (wi[i] < 0 || wi[i] >= (double)nwb || ti[i] < 0 || ti[i] >= (double)ntb || si[i] < 0 ||
-            si[i] >= (double)out->nsig) {
-            what = "a segment refers to a bin or signature that does not exist";
-            goto done;
-        }
-        out->work[i] = wbins[(size_t)wi[i]];
-        out->time_us[i] = tbins[(size_t)ti[i]];
-        out->signature[i] = (uint32_t)si[i];
+    const uint32_t limit[COLS] = {(uint32_t)(nwb < UINT32_MAX ? nwb : UINT32_MAX),
+                                  (uint32_t)(ntb < UINT32_MAX ? ntb : UINT32_MAX),
+                                  (uint32_t)out->nsig};
+    uint32_t *dst[COLS] = {idx[0], idx[1], out->signature};
+    for (int k = 0; k < COLS; k++)
+        for (size_t i = 0; nv_jarray_next(&col[k], &e); i++)
+            if (index_of(text, e, limit[k], &dst[k][i])) {
+                what = "a segment refers to a bin or signature that does not exist";
+                goto done;
+            }
+    for (size_t i = 0; i < n; i++) {
+        out->work[i] = wbins[idx[0][i]];
+        out->time_us[i] = tbins[idx[1][i]];
     }
     rc = 0;
 done:
-    if (rc != 0) {
+    if (rc != 0)
         snprintf(err, errlen, "%s: %s", path, what ? what : "invalid profile");
+fail:
+    if (rc != 0)
         nv_seg_profile_free(out);
-    }
     free(wbins);
     free(tbins);
-    free(wi);
-    free(ti);
-    free(si);
-    json_object_put(o);
+    free(idx[0]);
+    free(idx[1]);
+    json_object_put(d.small);
+    if (d.tok)
+        json_tokener_free(d.tok);
     return rc;
 }
 
@@ -333,6 +436,11 @@ static int load_partials(const char *const *paths, size_t np, uid_t owner, nv_se
             goto done;
         }
     }
+    if (nmin > NV_SEG_MAX_SEGMENTS) {
+        snprintf(err, errlen, "%s: %llu segments, more than the %u this netvar reads", paths[0],
+                 (unsigned long long)nmin, NV_SEG_MAX_SEGMENTS);
+        goto done;
+    }
     meta.complete = 0;
     meta.ranks = (unsigned)np;
     meta.unaligned = nmax - nmin;
@@ -413,8 +521,46 @@ done:
     return rc;
 }
 
+/* A profile's numbers against plausible.h's bounds: the job's user wrote
+ * them.  runtime_us and every segment's time within a year, their sum too
+ * (the segments are one rank's program, aligned across ranks), and work
+ * at most NV_SEG_MAX_WORK per segment.  0, or -1 with err. */
+static int profile_plausible(const char *path, const nv_seg_profile *p, char *err, size_t errlen)
+{
+    const double year_us = NV_PLAUSIBLE_RUNTIME_MAX_S * 1e6;
+    const nv_seg_profile_meta *m = &p->meta;
+    if (!(m->runtime_us >= 0 && m->runtime_us <= year_us))
+        return nv_err(err, errlen, "%s: runtime_us %g is more than a year (plausible.h)", path,
+                      m->runtime_us);
+    double total = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        if (!(p->time_us[i] >= 0 && p->time_us[i] <= year_us) ||
+            !(p->work[i] >= 0 && p->work[i] <= NV_SEG_MAX_WORK))
+            return nv_err(err, errlen,
+                          "%s: segment %zu: time %g us or work %g outside [0, a year] and "
+                          "[0, %g] (plausible.h)",
+                          path, i, p->time_us[i], p->work[i], NV_SEG_MAX_WORK);
+        total += p->time_us[i];
+    }
+    if (total > year_us)
+        return nv_err(err, errlen, "%s: its %zu segments add up to %g us, more than a year "
+                      "(plausible.h)", path, p->n, total);
+    return 0;
+}
+
 int nv_seg_profile_load_owned(const char *const *paths, size_t npaths, uid_t owner,
                               nv_seg_profile *out, char *err, size_t errlen)
+{
+    int rc = seg_profile_load(paths, npaths, owner, out, err, errlen);
+    if (rc == 0 && profile_plausible(paths[0], out, err, errlen)) {
+        nv_seg_profile_free(out);
+        return -1;
+    }
+    return rc;
+}
+
+static int seg_profile_load(const char *const *paths, size_t npaths, uid_t owner,
+                            nv_seg_profile *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (!paths || npaths == 0 || npaths > NV_SEG_MAX_PARTIALS) {
@@ -437,7 +583,7 @@ int nv_seg_profile_load_owned(const char *const *paths, size_t npaths, uid_t own
         return -1;
     }
     size_t len;
-    char *buf = nv_read_untrusted(paths[0], owner, NV_SEG_MAX_FILE_BYTES, 0, &len, why, sizeof why);
+    char *buf = nv_read_untrusted(paths[0], owner, NV_SEG_MAX_JSON_BYTES, 0, &len, why, sizeof why);
     if (!buf) {
         snprintf(err, errlen, "%s: %s", paths[0], why);
         return -1;

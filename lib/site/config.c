@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "plausible.h"
 #include "safe_open.h"
 
 #define CONFIG_MAX_BYTES (1 << 20)
@@ -60,9 +61,8 @@ void nv_config_defaults(struct nv_config *c)
 
 static bool parse_pct(const char *v, double *out)
 {
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || *end || !(x >= 0 && x <= 10000))
+    double x; /* decimal only: strtod would read "0x10" as 16 */
+    if (!nv_parse_decimal(v, &x) || !(x >= 0 && x <= 10000))
         return false;
     *out = x;
     return true;
@@ -305,19 +305,11 @@ int nv_config_load_opt(const char *path, bool must_exist, struct nv_config *c,
             *missing = true;
         return 0;
     }
-    /* the admin's path: a link is followed; a FIFO, device or directory is
-     * refused without blocking */
-    char *buf = nv_read_untrusted(path, NV_ANY_OWNER, CONFIG_MAX_BYTES, NV_OPEN_FOLLOW, &n, why,
-                                  sizeof why);
+    /* the admin's path: a link is followed; a FIFO, device, directory or
+     * a NUL byte is refused without blocking (safe_open.h) */
+    char *buf = nv_read_admin_file(path, CONFIG_MAX_BYTES, true, &n, why, sizeof why);
     if (!buf) {
         report(&p, "%s; using the defaults", why);
-        return p.errors;
-    }
-    const char *nul = memchr(buf, '\0', n);
-    if (nul) {
-        size_t at = (size_t)(nul - buf);
-        free(buf);
-        report(&p, "a NUL byte at offset %zu: not a text file; using the defaults", at);
         return p.errors;
     }
     int e = nv_config_parse(path, buf, c, err, ctx);

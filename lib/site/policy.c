@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plausible.h"
+
 static const char *const action_names[] = {"message", "annotate", "contain", "avoid",
                                            "isolate", "hold",     "deny",    "resize"};
 static const char *const field_names[NV_PF_COUNT] = {"partition", "account", "qos", "user", "app"};
@@ -107,9 +109,8 @@ static int parse_condition(struct nv_policy_rule *r, const char *tok, char *why,
             break;
         bool incl = op[1] == '=';
         const char *num = op + 1 + incl;
-        char *end;
-        double x = strtod(num, &end);
-        if (!*num || *end || !isfinite(x)) {
+        double x;
+        if (!nv_parse_decimal(num, &x)) {
             snprintf(why, cap, "'%s': '%s' is not a number", tok, num);
             return -1;
         }

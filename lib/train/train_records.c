@@ -14,6 +14,7 @@
 #include "safe_open.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "plausible.h"
 #include "train_history.h"
 
 void nv_train_opts_default(nv_train_opts *o)
@@ -239,10 +240,25 @@ int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *
         nv_err(err, errlen, "runtime_s: missing, null or not > 0 (no runtime to learn from)");
         return -1;
     }
+    if (!nv_plausible_runtime(job->runtime_s)) {
+        nv_err(err, errlen, "runtime_s: %g s is more than a year (plausible.h)", job->runtime_s);
+        return -1;
+    }
     int hs = nv_json_num_strict(rec, "start_unix_s", &job->start_s),
         he = nv_json_num_strict(rec, "end_unix_s", &job->end_s);
     if (hs < 0 || he < 0) {
         nv_err(err, errlen, "start_unix_s/end_unix_s: not a number");
+        return -1;
+    }
+    /* a time outside the cluster's life would move the window's end
+     * (--window-days) or make the job every job's neighbour */
+    if ((hs > 0 && !nv_plausible_time(job->start_s, 0)) ||
+        (he > 0 && !nv_plausible_time(job->end_s, 0)) ||
+        (hs > 0 && he > 0 && job->end_s - job->start_s > NV_PLAUSIBLE_RUNTIME_MAX_S)) {
+        nv_err(err, errlen,
+               "start_unix_s %g / end_unix_s %g: not Unix seconds from 1970 to a day from now, "
+               "at most a year apart (plausible.h)",
+               hs > 0 ? job->start_s : NAN, he > 0 ? job->end_s : NAN);
         return -1;
     }
     if (hs == 0 || he == 0 || job->end_s < job->start_s)
@@ -512,6 +528,16 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
             s->stats.corrupt++;
             if (log) {
                 snprintf(line, sizeof line, "netvar: train: %s: %s; skipped it", path, why);
+                log(ctx, line);
+            }
+            continue;
+        }
+        if (pr == 0 && job.job_id != id) { /* a copy of another job's record */
+            s->stats.corrupt++;
+            if (log) {
+                snprintf(line, sizeof line,
+                         "netvar: train: %s: job_id %lld is not its directory's %lld; skipped it",
+                         path, (long long)job.job_id, (long long)id);
                 log(ctx, line);
             }
             continue;

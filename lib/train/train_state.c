@@ -14,6 +14,7 @@
 #include "atomic_file.h"
 #include "model.h"
 #include "nv_err.h"
+#include "plausible.h"
 #include "safe_open.h"
 
 static const char MAGIC[8] = {'N', 'V', 'T', 'R', 'S', 'T', 'A', 'T'};
@@ -223,14 +224,18 @@ static int bad(char *err, size_t errlen, const char *fmt, ...)
 
 static int fraction_or_nan(double x) { return isnan(x) || (x >= 0 && x <= 1); }
 
-/* a summary as strictly as nv_train_job_from_record checks a record */
+/* a summary as strictly as nv_train_job_from_record checks a record (its
+ * times and runtime within plausible.h's bounds) */
 static int check_job(const nv_train_sum *j, const struct header *h, const uint64_t *topo,
                      size_t i, char *err, size_t errlen)
 {
     size_t nt = (size_t)j->n_switches + j->n_groups;
     if (j->job_id < 0 || j->job_id > 9000000000000000ll || j->app >= h->n_apps || j->nodes == 0 ||
-        !(isfinite(j->runtime_s) && j->runtime_s > 0) ||
-        (!isnan(j->start_s) && !isfinite(j->start_s)) || (!isnan(j->end_s) && !isfinite(j->end_s)) ||
+        !nv_plausible_runtime(j->runtime_s) ||
+        (!isnan(j->start_s) && !nv_plausible_time(j->start_s, 0)) ||
+        (!isnan(j->end_s) && !nv_plausible_time(j->end_s, 0)) ||
+        isnan(j->start_s) != isnan(j->end_s) || j->end_s - j->start_s > NV_PLAUSIBLE_RUNTIME_MAX_S ||
+        j->end_s < j->start_s ||
         !fraction_or_nan(j->rho) || !fraction_or_nan(j->switch_rho) ||
         !(isnan(j->service_us) || (isfinite(j->service_us) && j->service_us > 0)) ||
         j->n_switches > NV_TRAIN_MAX_TOPO || j->n_groups > NV_TRAIN_MAX_TOPO ||

@@ -41,12 +41,19 @@ static int cmp_ulong(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void take(struct walk *w, const char *path, uid_t owner)
+/* id: the job directory's (a record naming another job is a copy: it
+ * would count twice); -1 for a record file named alone */
+static void take(struct walk *w, const char *path, uid_t owner, long long id)
 {
     char why[300];
     json_object *rec = nv_job_record_read_owned(path, owner, why, sizeof why);
     nv_ve_job job;
     int bad = !rec || nv_ve_job_from_record(rec, &job, why, sizeof why);
+    if (!bad && id >= 0 && !(nv_json_num(rec, "job_id") == (double)id)) {
+        snprintf(why, sizeof why, "job_id %.0f is not its directory's %lld",
+                 nv_json_num(rec, "job_id"), id);
+        bad = 1;
+    }
     if (rec)
         json_object_put(rec);
     if (bad) {
@@ -112,7 +119,7 @@ static void walk_jobs(struct walk *w, const char *jobs)
         struct stat st;
         if (lstat(path, &st) && errno == ENOENT)
             continue; /* running, or not collected yet */
-        take(w, path, owner);
+        take(w, path, owner, (long long)ids[i]);
     }
     free(ids);
 }

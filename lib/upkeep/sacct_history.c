@@ -12,6 +12,7 @@
 #include "job_record.h"
 #include "nv_err.h"
 #include "nv_json.h"
+#include "plausible.h"
 
 enum { F_ID, F_NAME, F_NNODES, F_START, F_END, F_STATE, F_NODELIST, F_COMMENT, F_ADMIN, F_SYSTEM, F_COUNT };
 /* lines written before SystemComment was asked for end at AdminComment */
@@ -104,7 +105,8 @@ int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t err
     if (num(f[F_NNODES], 1, 1e6, &v))
         return nv_err(err, errlen, "NNodes '%.20s' is not a node count", f[F_NNODES]);
     j->nnodes = (uint32_t)v;
-    if (num(f[F_START], 1, 1e11, &j->start_s) || num(f[F_END], 1, 1e11, &j->end_s))
+    if (num(f[F_START], 1, NV_PLAUSIBLE_UNIX_MAX_S, &j->start_s) ||
+        num(f[F_END], 1, NV_PLAUSIBLE_UNIX_MAX_S, &j->end_s) || !nv_plausible_time(j->end_s, 0))
         return nv_err(err, errlen, "Start/End '%.20s'/'%.20s' are not Unix seconds "
                       "(run sacct with SLURM_TIME_FORMAT=%%s)", f[F_START], f[F_END]);
     if (!(j->end_s > j->start_s))

@@ -14,7 +14,7 @@
 
 char *nv_read_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
 {
-    return nv_read_untrusted(path, NV_ANY_OWNER, max_bytes, NV_OPEN_FOLLOW, len, err, errlen);
+    return nv_read_admin_file(path, max_bytes, false, len, err, errlen);
 }
 
 json_object *nv_json_read_file(const char *path, size_t max_bytes, char *err, size_t errlen)

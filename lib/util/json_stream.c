@@ -1,5 +1,6 @@
 /* json_stream.c - see json_stream.h. */
 #include "json_stream.h"
+#include "safe_open.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -271,4 +272,39 @@ int nv_jarray_next(nv_jarray *a, nv_jspan *elem)
     elem->len = e - i;
     a->pos = e;
     return 1;
+}
+
+struct unique {
+    json_object *seen;
+    char dup[80];
+};
+
+static int unique_member(void *arg, const char *key, nv_jspan v)
+{
+    (void)v;
+    struct unique *u = arg;
+    if (json_object_object_get_ex(u->seen, key, NULL)) {
+        snprintf(u->dup, sizeof u->dup, "%s", key);
+        return 1;
+    }
+    return json_object_object_add(u->seen, key, NULL) ? -1 : 0;
+}
+
+int nv_jspan_unique_members(const char *text, size_t len, nv_jspan v, json_tokener *tok,
+                            char *err, size_t errlen)
+{
+    if (v.len == 0 || v.off + v.len > len || text[v.off] != '{')
+        return 0;
+    struct unique u = {json_object_new_object(), ""};
+    if (!u.seen) {
+        fail(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = nv_jspan_members(text + v.off, v.len, tok, unique_member, &u, err, errlen);
+    json_object_put(u.seen);
+    if (rc == 1) {
+        char shown[256];
+        fail(err, errlen, "member \"%s\" given twice", nv_printable(u.dup, shown, 64));
+    }
+    return rc ? -1 : 0;
 }

@@ -41,6 +41,13 @@ int nv_jspan_members(const char *text, size_t len, json_tokener *tok,
                      int (*fn)(void *arg, const char *key, nv_jspan value), void *arg, char *err,
                      size_t errlen);
 
+/* 0 when the object at span v (any other value: 0 too) names each of its
+ * members once; -1 with err ("member \"K\" given twice", or why the
+ * object is not well formed).  json-c keeps the last of a duplicate
+ * silently; a loader that refuses duplicates calls this first. */
+int nv_jspan_unique_members(const char *text, size_t len, nv_jspan v, json_tokener *tok,
+                            char *err, size_t errlen);
+
 /* The elements of one array value. */
 typedef struct nv_jarray {
     const char *text;

@@ -1,5 +1,8 @@
 /* safe_open.c - opening and reading files that others may have placed
  * (safe_open.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_PATH */
+#endif
 #include "safe_open.h"
 
 #include <errno.h>
@@ -26,6 +29,28 @@ static const char *kind_of(mode_t m)
     return "not a regular file";
 }
 
+/* the directory part of path (which holds a '/'), opened O_PATH without
+ * following a link; -1 with err */
+static int open_parent_nofollow(const char *path, char *err, size_t errlen)
+{
+    size_t n = (size_t)(strrchr(path, '/') - path);
+    char dir[4096];
+    if (n >= sizeof dir)
+        return nv_err(err, errlen, "cannot open: %s", strerror(ENAMETOOLONG));
+    memcpy(dir, path, n);
+    dir[n ? n : 1] = '\0';
+    if (!n)
+        dir[0] = '/';
+    int dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd >= 0)
+        return dfd;
+    int e = errno;
+    struct stat ls;
+    if ((e == ENOTDIR || e == ELOOP) && lstat(dir, &ls) == 0 && S_ISLNK(ls.st_mode))
+        return nv_err(err, errlen, "its directory is a symbolic link; not followed");
+    return nv_err(err, errlen, "cannot open: %s", strerror(e));
+}
+
 int nv_open_untrusted(const char *path, uid_t owner, size_t max_bytes, int flags, struct stat *st,
                       char *err, size_t errlen)
 {
@@ -35,7 +60,20 @@ int nv_open_untrusted(const char *path, uid_t owner, size_t max_bytes, int flags
     int oflags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
     if (!(flags & NV_OPEN_FOLLOW))
         oflags |= O_NOFOLLOW;
-    int fd = path ? open(path, oflags) : -1;
+    int fd = -1;
+    if (path && !(flags & NV_OPEN_FOLLOW) && strrchr(path, '/')) {
+        /* the directory holding the file must not be a link either: a
+         * job directory linked out of the spool is not the spool's */
+        int dfd = open_parent_nofollow(path, err, errlen);
+        if (dfd < 0)
+            return -1;
+        fd = openat(dfd, strrchr(path, '/') + 1, oflags);
+        int e = errno;
+        close(dfd);
+        errno = e;
+    } else if (path) {
+        fd = open(path, oflags);
+    }
     if (fd < 0) {
         if (path && errno == ELOOP && !(flags & NV_OPEN_FOLLOW))
             return nv_err(err, errlen, "a symbolic link; not followed");
@@ -123,6 +161,20 @@ char *nv_read_untrusted(const char *path, uid_t owner, size_t max_bytes, int fla
     close(fd);
     buf[got] = '\0';
     *len = got;
+    return buf;
+}
+
+char *nv_read_admin_file(const char *path, size_t max_bytes, bool text, size_t *len, char *err,
+                         size_t errlen)
+{
+    char *buf = nv_read_untrusted(path, NV_ANY_OWNER, max_bytes, NV_OPEN_FOLLOW, len, err, errlen);
+    const char *nul = buf && text ? memchr(buf, '\0', *len) : NULL;
+    if (nul) {
+        nv_err(err, errlen, "a NUL byte at offset %zu: not a text file", (size_t)(nul - buf));
+        free(buf);
+        *len = 0;
+        return NULL;
+    }
     return buf;
 }
 

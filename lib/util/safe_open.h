@@ -3,7 +3,9 @@
  * profile, a registry entry.
  *
  * The file is opened with O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC (a symbolic
- * link is refused and a FIFO or device cannot block the opener), then
+ * link is refused and a FIFO or device cannot block the opener), through
+ * its directory opened O_NOFOLLOW (a job directory that is a link is
+ * refused too: "its directory is a symbolic link; not followed"), then
  * fstat() must show a regular file, of the expected owner, no larger than
  * the cap; reads stop at the cap even if the file grows meanwhile.  Each
  * refusal is one line in err (without the path: callers name it). */
@@ -30,6 +32,16 @@ int nv_open_untrusted(const char *path, uid_t owner, size_t max_bytes, int flags
  * grows past max_bytes while it is read is refused.  NULL with err. */
 char *nv_read_untrusted(const char *path, uid_t owner, size_t max_bytes, int flags, size_t *len,
                         char *err, size_t errlen);
+
+/* The one reader of a file the admin named (netvar.conf, the model, a
+ * topology or blade map, a pairs file): nv_read_untrusted for any owner
+ * with a symbolic link followed (the admin chose the path; the file at its
+ * end is checked), so a FIFO, device, directory or socket is refused
+ * without blocking and the size is bounded.  text: a NUL byte is refused
+ * too ("a NUL byte at offset N: not a text file").  NULL with err (without
+ * the path: callers name it). */
+char *nv_read_admin_file(const char *path, size_t max_bytes, bool text, size_t *len, char *err,
+                         size_t errlen);
 
 /* Reads exactly n bytes at offset off of fd (pread, EINTR retried).
  * Returns 0, or -1 with err ("shorter than expected": the file shrank). */

@@ -293,7 +293,7 @@ static void epilog(struct job_ctx *j)
 
     /* the last node to finish on a shared spool merges the records */
     if (nv_job_count_node_records(j->dir) == j->nnodes) {
-        json_object *job = nv_job_collect(j->dir, 0, "none: collected in the epilog; run "
+        json_object *job = nv_job_collect(j->dir, (long long)j->jobid, 0, "none: collected in the epilog; run "
                                           "'netvar collect' with a model for rho",
                                           log_line, NULL, err, sizeof err);
         snprintf(path, sizeof path, "%s/job.json", j->dir);

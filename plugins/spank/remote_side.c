@@ -150,6 +150,15 @@ static void inject_profiler(spank_t sp)
         return; /* already there (callbacks may run twice) */
     snprintf(val, sizeof val, "%s%s%s", lib, cur[0] ? ":" : "", cur);
     spank_setenv(sp, "LD_PRELOAD", val, 1);
+    /* the job's profiles go to the spool, where root's reports read them:
+     * a directory the user set is replaced, and the profiler says so on
+     * the job's stderr (NETVAR_PROFILE_DIR_REPLACED holds the user's) */
+    char own[4096] = "";
+    if (spank_getenv(sp, "NETVAR_PROFILE_DIR", own, sizeof own) == ESPANK_SUCCESS && own[0] &&
+        strcmp(own, dir)) {
+        spank_setenv(sp, "NETVAR_PROFILE_DIR_REPLACED", own, 1);
+        slurm_info("netvar: job %u: the job's NETVAR_PROFILE_DIR is replaced by %s", jobid, dir);
+    }
     spank_setenv(sp, "NETVAR_PROFILE_DIR", dir, 1);
 }
 

@@ -37,6 +37,7 @@
 #include <papi.h>
 
 #include "nv_err.h"
+#include "safe_open.h"
 #include "segment_bins.h"
 #include "segment_profile.h"
 
@@ -77,6 +78,7 @@ static struct {
     char partial_path[4096];
     char final_path[4096];
     int dir_from_env;
+    const char *dir_note; /* why the profile goes to the current directory */
     /* injector */
     double inject_prob, inject_mean_us, inject_sd_us;
     uint64_t rng;
@@ -689,14 +691,23 @@ void nvp_after_init(void)
         else
             max_bytes = v;
     }
-    const char *dir = getenv("NETVAR_PROFILE_DIR");
+    const char *dir = getenv("NETVAR_PROFILE_DIR"), *replaced = getenv("NETVAR_PROFILE_DIR_REPLACED");
+    if (replaced && *replaced && dir && *dir && S.rank == 0) { /* set by the spank plugin */
+        char a[256], b[256];
+        fprintf(stderr,
+                "netvar: NETVAR_PROFILE_DIR=%s is replaced by the job's spool directory %s, "
+                "where netvar's reports read the profile\n",
+                nv_printable(replaced, a, sizeof a), nv_printable(dir, b, sizeof b));
+    }
     S.dir_from_env = dir && *dir;
+    S.dir_note = "is not set";
     if (!S.dir_from_env)
         dir = ".";
     else if (strlen(dir) > 3000) {
         nvp_log_once("NETVAR_PROFILE_DIR is longer than 3000 bytes; writing to the current directory");
         dir = ".";
         S.dir_from_env = 0;
+        S.dir_note = "is longer than 3000 bytes";
     }
     char key[64], base[96];
     int slurm = 0;
@@ -863,10 +874,16 @@ static int write_profile(MPI_Comm comm)
             if (nv_seg_agg_write_json(agg, &meta, S.final_path, err, sizeof err) == 0) {
                 written = 1;
                 if (!S.dir_from_env)
-                    fprintf(stderr, "netvar: NETVAR_PROFILE_DIR is not set; segment profile written to %s\n",
-                            S.final_path);
+                    fprintf(stderr, "netvar: NETVAR_PROFILE_DIR %s; segment profile written to %s\n",
+                            S.dir_note, S.final_path);
             } else {
-                nvp_log_once("%s; the per-rank partial files stay in place", err);
+                /* always said, whatever was said before: the one-time
+                 * message may be spent on the partial file that could not
+                 * be created either, and then the profile is lost */
+                nv_logf(to_stderr, NULL, "%s; %s", err,
+                        S.file_backed ? "the per-rank partial files stay in place"
+                                      : "no partial file either (it could not be created): the "
+                                        "segment profile of this run is lost");
             }
         }
     } else {

@@ -9,7 +9,9 @@
 #   make fuzz-registry   the running-jobs registry reader, expiry and index
 #   make fuzz-records    job records, node start/samples files, node records
 #                        merged by collect, segment profiles as alloc rows
-#   make fuzz-state      the training state reader (train --state)
+#                        (what loads keeps plausible.h's bounds)
+#   make fuzz-state      the training state reader (train --state), with
+#                        times outside plausible.h's bounds
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_FLAGS    = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -101,6 +103,12 @@ fuzz-records: $(FUZZ_RECORDS)
 	@{ printf '\003'; printf '{"schema":"netvar-node-record","version":1,"job_id":5,"node":"n1","mode":"counters","app":"amg","start_unix_s":10,"end_unix_s":20,"counter_source":"netdev","blade":"b0","switch":"s1"}'; } \
 	  >$(BUILD)/fuzz/seeds-records/node
 	@{ printf '\004'; cat tests/fixtures/segments/matrix-profile.json; } >$(BUILD)/fuzz/seeds-records/profile
+	@{ printf '\000'; printf '{"schema":"netvar-job-record","job_id":6,"app":"amg","runtime_s":1e308,"start_unix_s":-1e308,"end_unix_s":1e308,"nodes":["n1"]}'; } \
+	  >$(BUILD)/fuzz/seeds-records/job-absurd
+	@{ printf '\003'; printf '{"schema":"netvar-node-record","version":1,"job_id":6,"node":"n1","start_unix_s":-1e308,"end_unix_s":1e308,"delta":{"backend":"netdev","dt_ns":2000000000,"ports":[{"name":"eth0","kind":"netdev","fields":{"bytes_out":{"value":18446744073709551615,"unit":"bytes"}}}]},"line_rate_Bps":{"eth0":1.25e9}}'; } \
+	  >$(BUILD)/fuzz/seeds-records/node-absurd
+	@{ printf '\004'; printf '{"format":"netvar-segment-profile","version":1,"runtime_us":1e308,"bins":{"work":[1e308],"time_us":[1e308]},"segment_work_bin":[0],"segment_time_bin":[0],"segment_signature":[0],"signatures":[[0,0,0,0,0,0,0,0,0,0]]}'; } \
+	  >$(BUILD)/fuzz/seeds-records/profile-absurd
 	$(FUZZ_RECORDS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-records $(BUILD)/fuzz/seeds-records
 

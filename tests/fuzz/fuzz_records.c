@@ -2,13 +2,17 @@
  * the epilog run over the spool: the first byte picks the reader, the rest
  * is the file.
  *   0  a job record (job.json): schema check, train's and the Variability
- *      Estimate's views of it, the submission annotation in it;
+ *      Estimate's views of it (train's within plausible.h's bounds), the
+ *      submission annotation in it;
  *   1  a node's start file (.start-NODE.json, with its counter snapshot);
  *   2  a node's samples file (.samples-NODE.json);
  *   3  a node record (node-n1.json) merged by nv_job_collect beside a good
- *      one, as the last epilog does;
+ *      one, as the last epilog does (the job's id and plausible times);
  *   4  a segment profile with a traffic matrix, as `netvar alloc records`
- *      turns it into a training row and an app (alloc_records.h). */
+ *      turns it into a training row and an app (alloc_records.h); what
+ *      loads keeps plausible.h's bounds. */
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +27,50 @@
 #include "json_file.h"
 #include "segment_profile.h"
 #include "node_record.h"
+#include "nv_json.h"
+#include "plausible.h"
 #include "report_logic.h"
 #include "train_history.h"
 
+
+/* plausible.h's bounds hold for whatever a reader accepted (abort: the
+ * fuzzer reports it) */
+static bool time_ok(double t) { return isnan(t) || nv_plausible_time(t, 0); }
+
+static void check_train_job(const nv_train_job *j)
+{
+    if (!nv_plausible_runtime(j->runtime_s) || !time_ok(j->start_s) || !time_ok(j->end_s) ||
+        (!isnan(j->start_s) && !(j->end_s >= j->start_s &&
+                                 j->end_s - j->start_s <= NV_PLAUSIBLE_RUNTIME_MAX_S)))
+        abort();
+}
+
+/* the merged record: this job's id, times from plausible node records */
+static void check_collected(json_object *job)
+{
+    if (!job)
+        return;
+    double t0 = nv_json_num(job, "start_unix_s"), t1 = nv_json_num(job, "end_unix_s");
+    if (nv_json_num(job, "job_id") != 5 || !time_ok(isfinite(t0) ? t0 : NAN) ||
+        !time_ok(isfinite(t1) ? t1 : NAN))
+        abort();
+}
+
+static int check_profile(const nv_seg_profile *p)
+{
+    double total = 0;
+    if (!(p->meta.runtime_us >= 0 && p->meta.runtime_us <= NV_PLAUSIBLE_RUNTIME_MAX_S * 1e6))
+        abort();
+    for (size_t i = 0; i < p->n; i++) {
+        if (!(p->time_us[i] >= 0 && p->work[i] >= 0 && p->work[i] <= 1e18) ||
+            p->signature[i] >= p->nsig)
+            abort();
+        total += p->time_us[i];
+    }
+    if (!(total <= NV_PLAUSIBLE_RUNTIME_MAX_S * 1e6))
+        abort();
+    return 1;
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -54,7 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             nv_train_job job;
             char app[NV_MODEL_KEY_MAX + 1];
             nv_train_job_from_record(rec, 1.5, &job, app, err, sizeof err);
-            nv_train_job_from_record(rec, 0, &job, app, err, sizeof err);
+            if (nv_train_job_from_record(rec, 0, &job, app, err, sizeof err) >= 0)
+                check_train_job(&job);
             nv_ve_job ve;
             nv_ve_job_from_record(rec, &ve, err, sizeof err);
             nv_report_annotation an;
@@ -83,7 +129,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 3: {
         fuzz_dir_put("node-n1.json", data + 1, size - 1);
         json_object *job =
-            nv_job_collect(fuzz_dir, 1.5, "fuzz", fuzz_ignore_line, NULL, err, sizeof err);
+            nv_job_collect(fuzz_dir, 5, 1.5, "fuzz", fuzz_ignore_line, NULL, err, sizeof err);
+        check_collected(job);
         json_object_put(job);
         snprintf(path, sizeof path, "%s/node-n1.json", fuzz_dir);
         unlink(path);
@@ -95,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_object *o = nv_json_read_file(path, 1 << 20, err, sizeof err);
         const char *paths[1] = {path};
         nv_seg_profile seg;
-        if (o && nv_seg_profile_load(paths, 1, &seg, err, sizeof err) == 0) {
+        if (o && nv_seg_profile_load(paths, 1, &seg, err, sizeof err) == 0 && check_profile(&seg)) {
             static const char topo_text[] = "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n3\n";
             nv_topo t;
             nv_topo_init(&t);

@@ -7,7 +7,9 @@
  * mode: odd, the input is the file; even, the input describes up to 64 jobs
  * (ids, apps, sizes, times, rho, switches), a valid state of them is
  * written, one byte of it is set from the input, and that file is loaded:
- * the checks of every field and the checksum are reached. */
+ * the checks of every field and the checksum are reached.  Some jobs get a
+ * time or runtime outside plausible.h's bounds: the load must refuse them,
+ * and whatever loads keeps those bounds. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "fuzz_dir.h"
+#include "plausible.h"
 #include "train_history.h"
 #include "train_state.h"
 
@@ -46,6 +49,14 @@ static void build_state(const char *path, const uint8_t *data, size_t size)
         job.start_s = (double)take(&data, &size, 2);
         job.runtime_s = (double)(take(&data, &size, 2) + 1);
         job.end_s = job.start_s + job.runtime_s;
+        /* now and then a time or runtime outside plausible.h's bounds,
+         * which a record could not bring in and the load must refuse */
+        static const double absurd[] = {-1e308, 1e308, 4.2e9, -1, 4e7};
+        uint64_t pick = job.nodes == 16 ? take(&data, &size, 1) : 0;
+        if (pick % 3 == 1)
+            job.start_s = absurd[pick / 3 % 5];
+        else if (pick % 3 == 2)
+            job.runtime_s = absurd[pick / 3 % 5] > 0 ? absurd[pick / 3 % 5] : 1e308;
         job.rho = (double)(take(&data, &size, 1)) / 255.0;
         job.switch_rho = NAN;
         job.service_us = NAN;
@@ -94,6 +105,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (rc == 0) {
         nv_train_opts o;
         nv_train_opts_default(&o);
+        for (size_t i = 0; i < s.n; i++) { /* plausible.h's bounds held by the load */
+            const nv_train_sum *j = &s.jobs[i];
+            if (!nv_plausible_runtime(j->runtime_s) ||
+                (!isnan(j->start_s) && !nv_plausible_time(j->start_s, 0)) ||
+                (!isnan(j->end_s) && !nv_plausible_time(j->end_s, 0)))
+                abort();
+        }
         if (nv_train_set_window(&s, 3600) || nv_train_analyze(&s, &o))
             abort();
     }

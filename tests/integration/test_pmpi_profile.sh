@@ -60,4 +60,27 @@ mkdir "$tmp/cwd"
 n=$(ls "$tmp/cwd" | grep -c '^netvar-profile-[0-9]*\.json$')
 [ "$n" = 1 ] || { ls -la "$tmp/cwd"; fail "want one netvar-profile-<pid>.json, found $n"; }
 [ "$(grep -c '^netvar: NETVAR_PROFILE_DIR is not set' "$tmp/out")" = 1 ] || { cat "$tmp/out"; fail "fallback not announced once"; }
+# 4. a directory the profile cannot be written to (missing: no partial
+# file, no final file): the loss is said, although the one-time message
+# went to the partial file (before: nothing said about the profile)
+timeout 60 mpirun -np 2 -x LD_PRELOAD="$LIB" -x NETVAR_PROFILE_DIR="$tmp/missing/dir" "$PROXY" --iters 5 --work 10 \
+    >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "missing-dir run failed (the job must not)"; }
+grep -q '^netvar: cannot create .*/missing/dir/.*partial' "$tmp/out" || { cat "$tmp/out"; fail "no partial-file line"; }
+[ "$(grep -c 'segment profile of this run is lost' "$tmp/out")" = 1 ] || { cat "$tmp/out"; fail "the lost profile not said once"; }
+
+# 5. a NETVAR_PROFILE_DIR over 3000 bytes: said as that, not as "not set"
+long=$(printf '/x%.0s' $(seq 1600))
+(cd "$tmp/cwd" && rm -f ./*.json && timeout 60 mpirun -np 2 -x LD_PRELOAD="$LIB" -x NETVAR_PROFILE_DIR="$long" \
+    "$PROXY" --iters 5 --work 10 >"$tmp/out" 2>&1) || fail "long-dir run failed"
+grep -q '^netvar: NETVAR_PROFILE_DIR is longer than 3000 bytes; segment profile written to' "$tmp/out" \
+    || { cat "$tmp/out"; fail "long NETVAR_PROFILE_DIR reported as something else"; }
+grep -q 'is not set' "$tmp/out" && { cat "$tmp/out"; fail "long NETVAR_PROFILE_DIR reported as not set"; }
+# 6. the user's own NETVAR_PROFILE_DIR replaced by the spool's (the spank
+# plugin sets NETVAR_PROFILE_DIR_REPLACED to the user's): said once
+mkdir -p "$tmp/spool6"
+timeout 60 mpirun -np 2 -x LD_PRELOAD="$LIB" -x NETVAR_PROFILE_DIR="$tmp/spool6" \
+    -x NETVAR_PROFILE_DIR_REPLACED="/home/u/my-profiles" "$PROXY" --iters 5 --work 10 >"$tmp/out" 2>&1 \
+    || fail "replaced-dir run failed"
+[ "$(grep -c "^netvar: NETVAR_PROFILE_DIR=/home/u/my-profiles is replaced by the job's spool directory $tmp/spool6" \
+    "$tmp/out")" = 1 ] || { cat "$tmp/out"; fail "the replaced NETVAR_PROFILE_DIR not said once"; }
 echo "PASS"

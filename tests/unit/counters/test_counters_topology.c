@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "counters_topology.h"
+#include "nv_test.h"
 
 static void expands_ranges_padding_and_lists(void **state)
 {
@@ -167,12 +170,44 @@ static void loads_files_and_reports_missing(void **state)
     nv_topo_free(&t);
 }
 
+/* the admin's topology or blade map is a FIFO or /dev/zero: refused at once
+ * (fopen blocked on the FIFO, and read /dev/zero up to 16 MiB) */
+static void a_fifo_or_device_is_refused_without_blocking(void **state)
+{
+    (void)state;
+    nv_topo t;
+    nv_topo_init(&t);
+    char dir[256], path[300], err[512] = "";
+    assert_int_equal(nv_test_tmpdir(dir, sizeof dir, "topo"), 0);
+    snprintf(path, sizeof path, "%s/topology.conf", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(10); /* a blocking open fails the test instead of hanging it */
+    assert_int_equal(nv_topo_load_file(&t, path, true, err, sizeof err), -1);
+    char want[400];
+    snprintf(want, sizeof want, "%s: a FIFO; not read; no topology loaded", path);
+    assert_string_equal(err, want);
+    assert_int_equal(nv_topo_load_file(&t, "/dev/zero", false, err, sizeof err), -1);
+    assert_string_equal(err, "/dev/zero: a device; not read; no topology loaded");
+    alarm(0);
+    assert_int_equal(nv_test_write_file(dir, "map", "n1 b0\n\n"), 0);
+    snprintf(path, sizeof path, "%s/map", dir);
+    FILE *f = fopen(path, "a");
+    fputc(0, f);
+    fclose(f);
+    assert_int_equal(nv_topo_load_file(&t, path, false, err, sizeof err), -1);
+    assert_non_null(strstr(err, "a NUL byte at offset 7: not a text file; no topology loaded"));
+    assert_int_equal(t.n, 0);
+    nv_topo_free(&t);
+    assert_int_equal(nv_test_rmtree(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(expands_ranges_padding_and_lists),
         cmocka_unit_test(rejects_bad_host_lists),
         cmocka_unit_test(parses_blade_map),
+        cmocka_unit_test(a_fifo_or_device_is_refused_without_blocking),
         cmocka_unit_test(blade_map_errors_name_the_line),
         cmocka_unit_test(parses_slurm_topology_conf),
         cmocka_unit_test(map_and_topology_combine),

@@ -153,6 +153,11 @@ static void value_rules(void **state)
         {"\"slowdown_pct\": 12.0", "\"slowdown_pct\": -150", "below -100"},
         {"\"utilization_source\": \"latency\"", "\"utilization_source\": \"guess\"", "not latency or counters"},
         {"\"bins_per_decade\": 16", "\"bins_per_decade\": 10", "bins_per_decade: value 10 is not 16"},
+        /* a member given twice is refused, not the last taken (json-c's way) */
+        {"\"utilization\": 0.3,", "\"utilization\": 0.3, \"utilization\": 0.9,",
+         "member \"utilization\" given twice"},
+        {"\"schema\"", "\"version\": 1, \"schema\"", "member \"version\" given twice"},
+        {"\"apps\"", "\"apps\": [], \"apps\"", "member \"apps\" given twice"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         static char mod[1 << 20];

@@ -164,7 +164,7 @@ static void samples_and_node_records_make_a_job_record(void **state)
     json_object_put(n1);
 
     assert_int_equal(nv_job_count_node_records(dir), 2);
-    json_object *job = nv_job_collect(dir, 0, "none", NULL, NULL, err, sizeof err);
+    json_object *job = nv_job_collect(dir, 42, 0, "none", NULL, NULL, err, sizeof err);
     assert_non_null(job);
     assert_int_equal(nv_job_record_check(job, err, sizeof err), 0);
     assert_true(nv_json_num(job, "runtime_s") == 11);
@@ -191,6 +191,85 @@ static void samples_and_node_records_make_a_job_record(void **state)
     json_object_object_add(job, "version", json_object_new_int(NV_JOB_RECORD_VERSION));
     assert_int_equal(nv_job_record_check(job, err, sizeof err), -1);
     json_object_put(job);
+}
+
+static int lines_logged;
+static char last_line[512];
+static void keep_line(void *arg, const char *line)
+{
+    (void)arg;
+    lines_logged++;
+    snprintf(last_line, sizeof last_line, "%s", line);
+}
+
+/* node n<k> of job `id`, [start, end] s, eth0 `bytes` out over 2 s at a
+ * line rate of 1.25e9 bytes/s */
+static void node_file(const char *name, long long id, double start, double end, uint64_t bytes)
+{
+    char path[128], err[256];
+    nv_ctr_snapshot a, b;
+    nv_ctr_delta d;
+    snapshot(&a, 1000000000ull, 0);
+    snapshot(&b, 3000000000ull, 1);
+    b.port[0].f[NV_CTR_BYTES_OUT].raw = bytes;
+    assert_int_equal(nv_ctr_delta_compute(&a, &b, &d, err, sizeof err), 0);
+    double rates[NV_CTR_MAX_PORTS] = {1.25e9};
+    struct nv_node_record rec = {
+        .id = {.job_id = id, .node = name, .mode = "counters", .app = "lulesh", .blade = name,
+               .sw = "s1", .blade_reader = true},
+        .start_unix_s = start, .end_unix_s = end, .delta = &d, .line_rate_Bps = rates,
+        .counter_source = "netdev"};
+    char file[64];
+    snprintf(file, sizeof file, "node-%s.json", name);
+    path_of(path, sizeof path, file);
+    assert_int_equal(nv_node_record_write(path, (gid_t)-1, &rec, err, sizeof err), 0);
+}
+
+/* collect merges only this job's node records (before, the last record
+ * read set the job id, so another job's record made the job that job),
+ * of the job directory's owner (before: anyone's), and with times and byte
+ * counts inside plausible.h's bounds (before, one record's end_unix_s of
+ * 1e308 gave the job a runtime of 1e308 s); each other one is skipped with
+ * one line.  A job directory that is a link is refused (before, collect
+ * --write wrote job.json through it, outside the spool). */
+static void collect_merges_only_this_jobs_plausible_records(void **state)
+{
+    (void)state;
+    char path[128], err[256];
+    node_file("n1", 42, 1000, 1100, 5000);
+    node_file("n2", 43, 1000, 1100, 5000);        /* another job's */
+    node_file("n3", 42, 1000, 1e308, 5000);       /* an absurd end */
+    node_file("n4", 42, -1e308, 1100, 5000);      /* an absurd start */
+    node_file("n5", 42, 1000, 1100, 1ull << 40);  /* 1 TiB in 2 s over 1.25 GB/s */
+    node_file("n6", 42, 1000, 1000 + 4e7, 5000);  /* more than a year */
+    int others = 0;
+    if (geteuid() == 0) { /* a record of another owner: only root can make one */
+        node_file("n7", 42, 1000, 1100, 5000);
+        path_of(path, sizeof path, "node-n7.json");
+        assert_int_equal(chown(path, 4242, (gid_t)-1), 0);
+        others = 1;
+    }
+    lines_logged = 0;
+    json_object *job = nv_job_collect(dir, 42, 0, "none", keep_line, NULL, err, sizeof err);
+    assert_non_null(job);
+    assert_int_equal(lines_logged, 5 + others);
+    assert_true(nv_json_num(job, "job_id") == 42);
+    assert_true(nv_json_num(job, "runtime_s") == 100);
+    assert_true(nv_json_num(job, "end_unix_s") == 1100);
+    assert_true(nv_json_num(job, "blades_counted") == 1);
+    assert_int_equal(json_object_array_length(nv_json_get(job, "nodes", json_type_array)), 1);
+    assert_true(nv_json_num(nv_json_get(job, "records", json_type_object), "corrupt_skipped") ==
+                5 + others);
+    json_object_put(job);
+    assert_non_null(strstr(last_line, "skipped it"));
+    /* the job directory through a link: refused, nothing merged */
+    char link[128];
+    snprintf(link, sizeof link, "%s.link", dir);
+    assert_int_equal(symlink(dir, link), 0);
+    job = nv_job_collect(link, 42, 0, "none", keep_line, NULL, err, sizeof err);
+    unlink(link);
+    assert_null(job);
+    assert_non_null(strstr(err, "the job's spool directory is a symbolic link; not followed"));
 }
 
 /* the spool's job paths, built in one place: every form, and a path that
@@ -220,6 +299,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(start_file_round_trip),
         T(samples_and_node_records_make_a_job_record),
+        T(collect_merges_only_this_jobs_plausible_records),
         cmocka_unit_test(spool_job_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,6 +98,14 @@ static void running(const char *dir, int id, const char *app, const char *sw)
     fclose(f);
 }
 
+static int lines;
+static void count_line(void *ctx, const char *line)
+{
+    (void)ctx;
+    assert_non_null(strstr(line, "netvar: registry: "));
+    lines++;
+}
+
 static void cluster_report_of_a_registry(void **state)
 {
     (void)state;
@@ -156,6 +164,36 @@ static void cluster_report_of_a_registry(void **state)
     assert_int_equal(r.known, 0);
     assert_int_equal(r.pairs_predicted, 0);
     assert_int_equal(r.n_worst, 0);
+    nv_cluster_report_free(&r);
+
+    /* refused registry files (not JSON, another schema, a FIFO): said one
+     * line each, counted as refused, never as running jobs (before: "9
+     * running", 3 of them refused files); an absurd start gives no
+     * running time rather than 10^308 s */
+    char bad[200];
+    static const char *text[] = {"{not json", "{\"schema\":\"other\",\"job_id\":8}"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(bad, sizeof bad, "%s/%d.json", dir, 7 + i);
+        FILE *f = fopen(bad, "w");
+        assert_non_null(f);
+        fputs(text[i], f);
+        fclose(f);
+    }
+    snprintf(bad, sizeof bad, "%s/9.json", dir);
+    assert_int_equal(mkfifo(bad, 0600), 0);
+    snprintf(bad, sizeof bad, "%s/10.json", dir);
+    FILE *f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("{\"schema\":\"netvar-running\",\"job_id\":10,\"start_unix_s\":-1e308,\"nodes\":[]}", f);
+    fclose(f);
+    lines = 0;
+    assert_int_equal(nv_cluster_report_build(spool, NULL, NV_PREDICT_QUEUE, 2000, count_line, NULL, &r, err,
+                                             sizeof err), 0);
+    assert_int_equal(lines, 3);
+    assert_int_equal(r.refused, 3);
+    assert_int_equal(r.n_jobs, 7);
+    assert_int_equal(r.jobs[6].job_id, 10);
+    assert_true(isnan(r.jobs[6].running_s));
     nv_cluster_report_free(&r);
 
     assert_int_equal(nv_test_rmtree(spool), 0);

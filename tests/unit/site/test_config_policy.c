@@ -193,6 +193,9 @@ static void each_bad_value_is_one_error_line(void **state)
                                                  "percentage from 0 to 10000; keeping 10");
     expect_one_error("InterferenceThreshold=10000.5", "t.conf:1: InterferenceThreshold=10000.5: not a "
                                                       "percentage from 0 to 10000; keeping 10");
+    /* strtod reads hex: 0x10 would be 16 % */
+    expect_one_error("InterferenceThreshold=0x10", "t.conf:1: InterferenceThreshold=0x10: not a "
+                                                   "percentage from 0 to 10000; keeping 10");
     expect_one_error("InterferenceThreshold=nan", "t.conf:1: InterferenceThreshold=nan: not a "
                                                   "percentage from 0 to 10000; keeping 10");
     expect_one_error("AppFields=name,script,name", "t.conf:1: AppFields=name,script,name: give name, "
@@ -555,6 +558,7 @@ static void rule_load_time_errors(void **state)
         {"num own_slowdown>=ten action=annotate", "'own_slowdown>=ten': 'ten' is not a number"},
         {"num2 own_slowdown> action=annotate", "'own_slowdown>': '' is not a number"},
         {"num3 own_slowdown>=inf action=annotate", "'own_slowdown>=inf': 'inf' is not a number"},
+        {"hex own_slowdown>0x10 action=annotate", "'own_slowdown>0x10': '0x10' is not a number"},
         {"cond speed>3 action=annotate", "'speed>3' is not key=value nor a condition on own_slowdown, "
                                          "inflicted_slowdown or utilization"},
         {"cond2 own_slowdown action=annotate", "'own_slowdown' is not key=value nor a condition on "

@@ -185,6 +185,60 @@ static void corrupt_records_skipped_and_counted(void **state)
     nv_train_set_free(&s);
 }
 
+/* Absurd but finite times and a copied record: each skipped with one line,
+ * the rest trained as without them.  Before the bounds, runtime_s 1e308
+ * made a model that would not load, end_unix_s 1e308 moved the window's
+ * end past every other job, start_unix_s -1e308 made the job every job's
+ * neighbour; and a record copied into another job's directory counted
+ * twice. */
+static void implausible_times_and_copies_are_skipped(void **state)
+{
+    (void)state;
+    char spool[400], text[600];
+    snprintf(spool, sizeof spool, "%s/bounds", root);
+    history(spool, 0);
+    static const char *bad[] = {
+        "\"start_unix_s\":9000,\"end_unix_s\":9100,\"runtime_s\":1e308",
+        "\"start_unix_s\":9000,\"end_unix_s\":1e308,\"runtime_s\":100",
+        "\"start_unix_s\":-1e308,\"end_unix_s\":9100,\"runtime_s\":100",
+        "\"start_unix_s\":9000,\"end_unix_s\":9100,\"runtime_s\":4e7", /* > a year */
+        "\"start_unix_s\":4e9,\"end_unix_s\":4.0000001e9,\"runtime_s\":100", /* the future */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text,
+                 "{\"schema\":\"netvar-job-record\",\"version\":1,\"job_id\":%zu,"
+                 "\"app\":\"appA\",\"nodes\":[\"n1\",\"n2\",\"n3\",\"n4\"],"
+                 "\"switches\":[\"leaf0\"],%s}\n",
+                 70 + i, bad[i]);
+        raw(spool, (long)(70 + i), text);
+    }
+    /* job 16's record copied under 80 (the job id is the directory's) */
+    char from[600], to[600], buf[4096];
+    snprintf(from, sizeof from, "%s/jobs/16/job.json", spool);
+    FILE *f = fopen(from, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    snprintf(to, sizeof to, "%s/jobs/80", spool);
+    mk(to);
+    raw(spool, 80, buf);
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    nv_train_set s;
+    lines = 0;
+    scan(spool, &s, &o);
+    assert_int_equal(s.stats.corrupt, 6);
+    assert_int_equal(lines, 6);
+    assert_int_equal(s.stats.used, 10); /* the history alone */
+    assert_int_equal(nv_train_find_job(&s, 80), -1);
+    assert_int_equal(s.jobs[nv_train_find_job(&s, 16)].n_neighbours, 1);
+    assert_int_equal(s.stats.pair_samples, 2);
+    assert_int_equal(nv_train_set_window(&s, 30 * 86400.0), 0);
+    assert_int_equal(s.stats.used, 10); /* nothing dropped by a far end */
+    nv_train_set_free(&s);
+}
+
 static void cap_is_a_clear_error(void **state)
 {
     (void)state;
@@ -508,6 +562,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(corrupt_records_skipped_and_counted),
+        cmocka_unit_test(implausible_times_and_copies_are_skipped),
         cmocka_unit_test(cap_is_a_clear_error),
         cmocka_unit_test(apps_are_hashed_and_capped),
         cmocka_unit_test(baseline_and_pair_from_shared_switch),

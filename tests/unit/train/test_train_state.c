@@ -299,6 +299,16 @@ static void a_bad_state_is_refused_with_the_reason(void **state)
     patch(bad, jobs_at + 8, &app, 4);
     expect_refused(bad, spool, 0, "summary 0 (job");
 
+    /* absurd but finite times or runtime (plausible.h): refused by the
+     * same check, so a state never brings back what records may not */
+    static const struct { long at; double v; } absurd[] = {
+        {16, -1e308}, {24, 1e308}, {32, 1e308}, {32, 4e7}, {16, 4.2e9}};
+    for (size_t i = 0; i < sizeof absurd / sizeof *absurd; i++) {
+        copy(st, bad);
+        patch(bad, jobs_at + absurd[i].at, &absurd[i].v, 8);
+        expect_refused(bad, spool, 0, "summary 0 (job");
+    }
+
     assert_int_equal(symlink(st, link), 0);
     expect_refused(link, spool, 0, "symbolic link");
 }

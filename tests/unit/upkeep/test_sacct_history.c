@@ -53,6 +53,9 @@ static void test_parse(void **state)
     assert_int_equal(nv_sacct_parse_line("20" D "s" D "1" D "2026-01-01T00:00:00" D "2" D "COMPLETED" D "n1" D "" D "",
                                          &j, err, sizeof err), -1);
     assert_non_null(strstr(err, "SLURM_TIME_FORMAT"));
+    /* the shared bounds (plausible.h): an end past a day from now is refused */
+    assert_int_equal(nv_sacct_parse_line("21" D "s" D "1" D "1000" D "9e10" D "COMPLETED" D "n1" D "" D "",
+                                         &j, err, sizeof err), -1);
 }
 
 /* issue 52 item 6: the first netvar:{..."app"} of the user's Comment was

@@ -71,6 +71,75 @@ static void a_symbolic_link_is_not_followed(void **state)
     free(buf);
 }
 
+/* a job directory linked out of the spool (ln -s /x SPOOL/jobs/2004) is
+ * not read through: the file's own name is not enough */
+static void a_linked_directory_is_not_followed(void **state)
+{
+    (void)state;
+    char real[300], link[300], path[400], err[200];
+    size_t len;
+    snprintf(real, sizeof real, "%s/outside", dir);
+    snprintf(link, sizeof link, "%s/2004", dir);
+    assert_int_equal(mkdir(real, 0700), 0);
+    assert_int_equal(nv_test_write_file(real, "job.json", "{\"a\":1}"), 0);
+    assert_int_equal(symlink(real, link), 0);
+    snprintf(path, sizeof path, "%s/job.json", link);
+    assert_null(nv_read_untrusted(path, NV_ANY_OWNER, 4096, 0, &len, err, sizeof err));
+    assert_string_equal(err, "its directory is a symbolic link; not followed");
+    assert_null(nv_json_read_file(path, 4096, err, sizeof err));
+    assert_string_equal(err, "its directory is a symbolic link; not followed");
+    /* the real directory reads, and a name without a directory too */
+    snprintf(path, sizeof path, "%s/job.json", real);
+    char *buf = nv_read_untrusted(path, NV_ANY_OWNER, 4096, 0, &len, err, sizeof err);
+    assert_non_null(buf);
+    free(buf);
+    assert_int_equal(chdir(real), 0);
+    buf = nv_read_untrusted("job.json", NV_ANY_OWNER, 4096, 0, &len, err, sizeof err);
+    assert_non_null(buf);
+    free(buf);
+    assert_int_equal(chdir("/"), 0);
+}
+
+/* the one reader of a file the admin named (pairs, topology, blade map,
+ * netvar.conf, model): a FIFO or /dev/zero refused at once, a NUL byte
+ * refused, a link followed to a regular file */
+static void the_admin_reader_refuses_fifos_devices_and_nul(void **state)
+{
+    (void)state;
+    char path[300], link[300], err[200];
+    size_t len = 99;
+    snprintf(path, sizeof path, "%s/pairs.fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_null(nv_read_admin_file(path, 4096, true, &len, err, sizeof err));
+    assert_string_equal(err, "a FIFO; not read");
+    assert_null(nv_read_admin_file("/dev/zero", 4096, true, &len, err, sizeof err));
+    assert_string_equal(err, "a device; not read");
+    assert_null(nv_read_admin_file(dir, 4096, true, &len, err, sizeof err));
+    assert_string_equal(err, "a directory; not read");
+    snprintf(path, sizeof path, "%s/nul.txt", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fwrite("ab\0cd\n", 1, 6, f);
+    fclose(f);
+    assert_null(nv_read_admin_file(path, 4096, true, &len, err, sizeof err));
+    assert_string_equal(err, "a NUL byte at offset 2: not a text file");
+    assert_int_equal(len, 0);
+    char *buf = nv_read_admin_file(path, 4096, false, &len, err, sizeof err); /* JSON: its parser */
+    assert_non_null(buf);
+    assert_int_equal(len, 6);
+    free(buf);
+    assert_null(nv_read_admin_file(path, 5, true, &len, err, sizeof err));
+    assert_string_equal(err, "6 bytes is more than the 5-byte limit");
+    assert_int_equal(nv_test_write_file(dir, "t.conf", "SwitchName=s1 Nodes=a1\n"), 0);
+    snprintf(path, sizeof path, "%s/t.conf", dir);
+    snprintf(link, sizeof link, "%s/current.conf", dir);
+    assert_int_equal(symlink(path, link), 0);
+    buf = nv_read_admin_file(link, 4096, true, &len, err, sizeof err);
+    assert_non_null(buf);
+    assert_string_equal(buf, "SwitchName=s1 Nodes=a1\n");
+    free(buf);
+}
+
 static void owner_size_and_type_are_checked(void **state)
 {
     (void)state;
@@ -139,6 +208,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(a_fifo_is_refused_without_blocking, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(a_symbolic_link_is_not_followed, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(a_linked_directory_is_not_followed, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(the_admin_reader_refuses_fifos_devices_and_nul, make_dir,
+                                        remove_dir),
         cmocka_unit_test_setup_teardown(owner_size_and_type_are_checked, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(pread_all_notices_a_short_file, make_dir, remove_dir),
         cmocka_unit_test(names_are_escaped_for_the_terminal),
