@@ -9,6 +9,7 @@
 
 #include "launch_plan.h" /* nv_parse_count, nv_parse_seconds */
 #include "nv_err.h"
+#include "safe_open.h"
 
 #define HELP_COL 21   /* the least column where an option's help text starts */
 #define HELP_NAME_MAX 21 /* a longer "--NAME ARG" puts its help on the next line */
@@ -203,10 +204,13 @@ static const nv_opt *nth(const nv_opt_spec *s, int k, void **group_to)
     return NULL;
 }
 
-/* the one line of a bad usage: who, what, the spec's tail */
+/* the one line of a bad usage: who, what, the spec's tail; what quotes
+ * the user's argv, so it reaches the terminal escaped (nv_printable) */
 static int bad(const nv_opt_spec *s, const char *what)
 {
-    fprintf(stderr, "%s: %s%s\n", s->who, what, s->bad_tail ? s->bad_tail : "");
+    char shown[1024];
+    fprintf(stderr, "%s: %s%s\n", s->who, nv_printable(what, shown, sizeof shown),
+            s->bad_tail ? s->bad_tail : "");
     return 2;
 }
 

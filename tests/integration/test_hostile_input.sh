@@ -120,5 +120,12 @@ printf '{"format":"netvar-segment-profile","version":1,"runtime_us":10,"bins":{"
 expect "estimate: bins of 1e308 refused (was: exit 0, runtime inf s)" [ $? -ne 0 ]
 expect "... naming the bound" grep -q "outside \[0, a year\]" "$T/err"
 
+# an option or value the user typed, quoted back in a usage error
+"$NV" predict "--evil${ESC}[31m" >"$T/out" 2>"$T/err"
+expect "a typed option with ESC: one usage line, exit 2, ESC escaped" \
+    sh -c "[ \$(wc -l <'$T/err') = 1 ] && ! grep -q '$ESC' '$T/err' && grep -q 'x1b' '$T/err'"
+"$NV" train --min-runs "1${ESC}]0;t" >"$T/out" 2>"$T/err"
+expect "a typed value with ESC: ESC escaped" sh -c "! grep -q '$ESC' '$T/err' && grep -q 'x1b' '$T/err'"
+
 echo "$fails failed"
 [ "$fails" -eq 0 ]
