@@ -216,7 +216,8 @@ $(BUILD)/tests/unit/pmpi/test_pmpi_pending: $(BUILD)/obj/probes/pmpi/nvp_pending
 # tests/unit/spank/ and job_submit/ link the plugin file they test; the
 # js_state test injects an allocation failure into the index build
 $(BUILD)/tests/unit/spank/test_spool: $(BUILD)/obj/plugins/spank/spool.o
-$(BUILD)/tests/unit/job_submit/test_js_state: $(BUILD)/obj/plugins/job_submit/js_state.o
+$(BUILD)/tests/unit/job_submit/test_js_state: $(BUILD)/obj/plugins/job_submit/js_state.o \
+  $(BUILD)/obj/plugins/job_submit/js_stats.o
 $(BUILD)/tests/unit/job_submit/test_js_state: NV_LDFLAGS += -Wl,--wrap=nv_running_index_build
 # the Aries sampler test runs against a stand-in for PAPI's Aries component
 # (tests/fixtures/papi/fake_papi.c), found first on LD_LIBRARY_PATH

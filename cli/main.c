@@ -22,6 +22,7 @@ static const struct nv_verb verbs[] = {
     {"diagnose", verb_diagnose, "congestion diagnosis of a job: pattern, mapping or background"},
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},
     {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
+    {"export", verb_export, "Prometheus metrics for node_exporter's textfile collector"},
     {"impact", verb_impact, "ImpactB beside a command: its latency and utilization into the model"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},
     {"prune", verb_prune, "remove the records of jobs that ended more than N days ago"},

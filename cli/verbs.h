@@ -22,6 +22,7 @@ int verb_counters(int argc, char **argv);
 int verb_diagnose(int argc, char **argv);
 int verb_estimate(int argc, char **argv);
 int verb_evaluate(int argc, char **argv);
+int verb_export(int argc, char **argv);
 int verb_impact(int argc, char **argv);
 int verb_predict(int argc, char **argv);
 int verb_prune(int argc, char **argv);

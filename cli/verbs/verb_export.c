@@ -1,0 +1,189 @@
+/* verb_export.c - `netvar export --prometheus FILE`: netvar's figures in
+ * node_exporter's textfile format (lib/report/prom_export.h), written
+ * atomically so that the collector never reads half a file. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+
+#include "atomic_file.h"
+#include "config.h"
+#include "model.h"
+#include "predict.h"
+#include "prom_export.h"
+#include "submit_stats.h"
+#include "verbs.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "Usage: netvar export --prometheus FILE [--spool DIR] [--model FILE]\n"
+        "                     [--window SECONDS] [--max-jobs N] [--jobsubmit-stats FILE]\n"
+        "\n"
+        "Write netvar's figures as Prometheus metrics for node_exporter's textfile\n"
+        "collector (FILE ends in .prom, in its --collector.textfile.directory),\n"
+        "atomically: a temp file beside FILE, renamed over it.  The units are in\n"
+        "the names (_ratio: a fraction, 0.05 is 5 %%; _seconds):\n"
+        "\n"
+        "  netvar_job_predicted_slowdown_ratio{jobid,app}  running jobs whose app\n"
+        "      the model knows: the slowdown predicted beside the running jobs whose\n"
+        "      paths meet their own (`netvar report --cluster --json` predicted_pct)\n"
+        "  netvar_uplink_utilization_ratio{switch}, netvar_uplink_jobs{switch}\n"
+        "      per leaf switch's uplink: the model's U_A summed over the running\n"
+        "      jobs across it, and how many they are\n"
+        "  netvar_finished_job_observed_slowdown_ratio  summary (least, median,\n"
+        "      most, sum, count) of the jobs that ended within the window beside\n"
+        "      neighbours (`netvar report JOBID --json` observed_pct)\n"
+        "  netvar_jobsubmit_decisions_total{action}, netvar_jobsubmit_submissions_total,\n"
+        "  netvar_jobsubmit_call_duration_seconds (histogram)  from the counts\n"
+        "      job_submit/netvar writes to jobsubmit-stats.json beside the model\n"
+        "      file (the directory must be writable by SlurmUser)\n"
+        "  netvar_running_jobs, netvar_finished_jobs, netvar_export_source_ok{source},\n"
+        "  netvar_export_timestamp_seconds and a few more (see netvar(1))\n"
+        "\n"
+        "Label cardinality is bounded: per-job series are for running jobs only,\n"
+        "at most %d of them (--max-jobs; the highest predictions kept,\n"
+        "netvar_job_series_dropped counts the rest), at most %d uplinks; label\n"
+        "values are cut to %d bytes, bytes outside printable ASCII become _, and\n"
+        "backslash, double quote and newline are escaped.\n"
+        "A source that cannot be read (registry, records, model, job_submit's\n"
+        "file) is named on stderr and its figures are left out\n"
+        "(netvar_export_source_ok 0); the rest is written.\n"
+        "\n"
+        "Options:\n"
+        "  --prometheus FILE      the file to write (required)\n"
+        "  --spool DIR            netvar spool (default: netvar.conf's, /var/spool/netvar)\n"
+        "  --model FILE           model file (default: netvar.conf's, /var/lib/netvar/model.json)\n"
+        "  --predictor NAME       queue (default), averagelt, averagestdevlt, pdflt\n"
+        "  --window SECONDS       finished jobs that ended within it (default %d)\n"
+        "  --max-jobs N           running-job series, 1 to %d (default %d)\n"
+        "  --jobsubmit-stats FILE job_submit's counts (default: %s beside\n"
+        "                         the model file, silently left out when absent;\n"
+        "                         'none': leave them out)\n"
+        "  -h, --help             show this help\n"
+        "\n"
+        "Exit status: 0 written, 1 FILE cannot be written (nothing is left\n"
+        "behind; the previous file stays), 2 bad usage.\n"
+        "\n"
+        "Example (the netvar-export.timer runs it every minute):\n"
+        "  netvar export --prometheus /var/lib/prometheus/node-exporter/netvar.prom\n",
+        NV_PROM_MAX_JOBS, NV_PROM_MAX_UPLINKS, NV_PROM_LABEL_MAX, NV_PROM_DEFAULT_WINDOW_S,
+        NV_PROM_MAX_JOBS, NV_PROM_MAX_JOBS, NV_SUBMIT_STATS_FILE);
+}
+
+static void log_err(void *ctx, const char *line)
+{
+    (void)ctx;
+    fprintf(stderr, "%s\n", line);
+}
+
+/* a number in [lo, hi], the whole argument */
+static int number(const char *opt, const char *arg, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !isfinite(v) || v < lo || v > hi) {
+        fprintf(stderr, "netvar: export: %s %.40s: not a number from %g to %g\n", opt, arg, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int verb_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"prometheus", required_argument, 0, 'o'}, {"spool", required_argument, 0, 's'},
+        {"model", required_argument, 0, 'm'},      {"predictor", required_argument, 0, 'P'},
+        {"window", required_argument, 0, 'w'},     {"max-jobs", required_argument, 0, 'n'},
+        {"jobsubmit-stats", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    struct nv_config conf;
+    nv_config_defaults(&conf);
+    const char *out = NULL, *spool = NULL, *model_path = NULL, *js = NULL;
+    nv_prom_opts o = {.predictor = NV_PREDICT_QUEUE, .window_s = NV_PROM_DEFAULT_WINDOW_S,
+                      .max_jobs = NV_PROM_MAX_JOBS};
+    double v;
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': out = optarg; break;
+        case 's': spool = optarg; break;
+        case 'm': model_path = optarg; break;
+        case 'j': js = optarg; break;
+        case 'P':
+            if (nv_predictor_from_name(optarg, &o.predictor)) {
+                fprintf(stderr, "netvar: export: --predictor %.40s: not queue, averagelt, "
+                                "averagestdevlt or pdflt\n", optarg);
+                return 2;
+            }
+            break;
+        case 'w':
+            if (number("--window", optarg, 1, 3650.0 * 86400, &v))
+                return 2;
+            o.window_s = v;
+            break;
+        case 'n':
+            if (number("--max-jobs", optarg, 1, NV_PROM_MAX_JOBS, &v))
+                return 2;
+            if (v != floor(v)) {
+                fprintf(stderr, "netvar: export: --max-jobs %.40s: not a whole number\n", optarg);
+                return 2;
+            }
+            o.max_jobs = (size_t)v;
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "netvar: export: unexpected argument '%.60s'; see --help\n", argv[optind]);
+        return 2;
+    }
+    if (!out || !*out) {
+        fprintf(stderr, "netvar: export: give --prometheus FILE; see --help\n");
+        return 2;
+    }
+    o.spool = spool ? spool : conf.spool_dir;
+    if (!model_path)
+        model_path = conf.model_file;
+    char jsbuf[4200];
+    if (!js) {
+        const char *slash = strrchr(model_path, '/');
+        snprintf(jsbuf, sizeof jsbuf, "%.*s%s%s", slash ? (int)(slash - model_path) : 0,
+                 model_path, slash ? "/" : "", NV_SUBMIT_STATS_FILE);
+        js = jsbuf;
+    }
+    o.jobsubmit_stats = strcmp(js, "none") ? js : NULL;
+    /* where job_submit does not run (a login node) the default file is
+     * absent: no figures, and no line every minute */
+    struct stat st;
+    if (js == jsbuf && lstat(js, &st) && errno == ENOENT)
+        o.jobsubmit_stats = NULL;
+    char err[4400];
+    nv_model *m = nv_model_load(model_path, err, sizeof err);
+    if (!m)
+        fprintf(stderr, "netvar: export: model %s: %s; exporting without predictions\n",
+                model_path, err);
+    o.model = m;
+    o.now_unix_s = (double)time(NULL);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = 0;
+    if (nv_prom_export(&o, log_err, NULL, &text, &len, err, sizeof err)) {
+        fprintf(stderr, "netvar: export: %s; %s left as it was\n", err, out);
+        rc = 1;
+    } else if (nv_write_file_atomic(out, text, len, 0644, err, sizeof err)) {
+        fprintf(stderr, "netvar: export: --prometheus %s: %s; nothing written\n", out, err);
+        rc = 1;
+    }
+    free(text);
+    nv_model_free(m);
+    return rc;
+}
