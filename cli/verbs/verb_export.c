@@ -40,8 +40,8 @@ static void usage(FILE *out)
         "      neighbours (`netvar report JOBID --json` observed_pct)\n"
         "  netvar_jobsubmit_decisions_total{action}, netvar_jobsubmit_submissions_total,\n"
         "  netvar_jobsubmit_call_duration_seconds (histogram)  from the counts\n"
-        "      job_submit/netvar writes to jobsubmit-stats.json beside the model\n"
-        "      file (the directory must be writable by SlurmUser)\n"
+        "      job_submit/netvar writes to jobsubmit/stats.json in the model\n"
+        "      file's directory (SlurmUser must be able to write jobsubmit/)\n"
         "  netvar_running_jobs, netvar_finished_jobs, netvar_export_source_ok{source},\n"
         "  netvar_export_timestamp_seconds and a few more (see netvar(1))\n"
         "\n"
@@ -61,8 +61,8 @@ static void usage(FILE *out)
         "  --predictor NAME       queue (default), averagelt, averagestdevlt, pdflt\n"
         "  --window SECONDS       finished jobs that ended within it (default %d)\n"
         "  --max-jobs N           running-job series, 1 to %d (default %d)\n"
-        "  --jobsubmit-stats FILE job_submit's counts (default: %s beside\n"
-        "                         the model file, silently left out when absent;\n"
+        "  --jobsubmit-stats FILE job_submit's counts (default: %s under\n"
+        "                         the model file's directory, left out quietly when absent;\n"
         "                         'none': leave them out)\n"
         "  -h, --help             show this help\n"
         "\n"
@@ -180,7 +180,8 @@ int verb_export(int argc, char **argv)
         fprintf(stderr, "netvar: export: %s; %s left as it was\n", err, out);
         rc = 1;
     } else if (nv_write_file_atomic(out, text, len, 0644, err, sizeof err)) {
-        fprintf(stderr, "netvar: export: --prometheus %s: %s; nothing written\n", out, err);
+        /* err names the file */
+        fprintf(stderr, "netvar: export: --prometheus %s; nothing written\n", err);
         rc = 1;
     }
     free(text);

@@ -17,7 +17,9 @@
 
 #define NV_SUBMIT_STATS_SCHEMA "netvar-jobsubmit-stats"
 #define NV_SUBMIT_STATS_VERSION 1
-#define NV_SUBMIT_STATS_FILE "jobsubmit-stats.json" /* in the model file's directory */
+/* under the model file's directory: a directory of its own, which SlurmUser
+ * may write without being able to touch the model beside it */
+#define NV_SUBMIT_STATS_FILE "jobsubmit/stats.json"
 #define NV_SUBMIT_STATS_MAX_BYTES 8192
 #define NV_SUBMIT_STATS_ACTIONS 8  /* the bits of enum nv_action (policy.h) */
 #define NV_SUBMIT_STATS_BUCKETS 12 /* finite upper bounds; one more bucket above them */

@@ -1,7 +1,7 @@
 /* js_stats.h - job_submit/netvar's counts for `netvar export`: the
  * decisions by action and the plugin's own time per call
- * (submit_stats.h), written by the refresher thread to
- * jobsubmit-stats.json beside the model file. */
+ * (submit_stats.h), written by the refresher thread to jobsubmit/stats.json
+ * in the model file's directory (which SlurmUser must be able to write). */
 #ifndef NETVAR_JS_STATS_H
 #define NETVAR_JS_STATS_H
 

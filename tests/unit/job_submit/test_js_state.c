@@ -241,7 +241,7 @@ static void a_phantom_entry_is_dropped_by_the_reload_thread(void **state)
     end_site();
 }
 
-/* job_submit's counts reach jobsubmit-stats.json beside the model file,
+/* job_submit's counts reach jobsubmit/stats.json beside the model file,
  * and a changed count is not written again within 10 s */
 static void the_counts_reach_the_file_beside_the_model(void **state)
 {
@@ -249,6 +249,8 @@ static void the_counts_reach_the_file_beside_the_model(void **state)
     char sdir[64], model[128], path[160], err[300];
     assert_int_equal(nv_test_tmpdir(sdir, sizeof sdir, "js-stats"), 0);
     snprintf(model, sizeof model, "%s/model.json", sdir);
+    snprintf(path, sizeof path, "%s/jobsubmit", sdir);
+    assert_int_equal(mkdir(path, 0755), 0);
     snprintf(path, sizeof path, "%s/" NV_SUBMIT_STATS_FILE, sdir);
     js_stats_note_decision(0);
     js_stats_note_decision(NV_ACT_AVOID | NV_ACT_MESSAGE);
