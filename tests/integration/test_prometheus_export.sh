@@ -252,5 +252,21 @@ check "... and the file is the one before" cmp -s "$PROM" "$T/before.prom"
 check "--max-jobs 2: two per-job series" test "$(grep -c '^netvar_job_predicted_slowdown_ratio{' "$T/capped.prom")" -eq 2
 check "... three counted as dropped" grep -qx 'netvar_job_series_dropped 3' "$T/capped.prom"
 
+# ---- the timer: installed by make install, valid, every minute
+if command -v systemd-analyze >/dev/null; then
+    make -s --no-print-directory BUILD="$BUILD" install PREFIX="$T/usr" SYSCONFDIR="$T/etc" \
+        LOCALSTATEDIR="$T/var" SLURM_PLUGIN_DIR="$T/plugins" UNITDIR="$T/usr/lib/systemd/system" \
+        >"$T/install.log" 2>&1
+    check "make install into a scratch prefix" test $? -eq 0
+    UD=$T/usr/lib/systemd/system
+    out=$(MANPATH=$T/usr/share/man systemd-analyze verify "$UD/netvar-export.service" "$UD/netvar-export.timer" 2>&1)
+    check "systemd-analyze verify passes on netvar-export: $out" test -z "$out"
+    contains "the timer runs every minute" "$(cat "$UD/netvar-export.timer")" "OnCalendar=minutely"
+    contains "the service runs the installed netvar export" "$(cat "$UD/netvar-export.service")" \
+        "ExecStart=$T/usr/bin/netvar export --prometheus \${NETVAR_PROM_FILE}"
+    check "the dashboard is installed" cmp -s "$DASH" "$T/usr/share/netvar/grafana/netvar.json"
+    check "and the job_submit counts' directory" test -d "$T/var/lib/netvar/jobsubmit"
+fi
+
 echo "# compared $compared figures with netvar report --json; largest difference $worst pp ($worst_what)"
 finish
