@@ -1,4 +1,5 @@
 /* prom_export.c - netvar's figures as Prometheus text (prom_export.h). */
+#define _GNU_SOURCE /* qsort_r */
 #include "prom_export.h"
 
 #include <math.h>
@@ -63,13 +64,12 @@ static void gauge(FILE *f, const char *name, const char *help, double v)
 
 /* ---------------------------------------------------------- running jobs */
 
-static const nv_cluster_report *sort_ctx;
-
 /* highest prediction first, then by job id */
-static int cmp_pred(const void *a, const void *b)
+static int cmp_pred(const void *a, const void *b, void *ctx)
 {
-    const nv_cluster_report_job *x = &sort_ctx->jobs[*(const size_t *)a];
-    const nv_cluster_report_job *y = &sort_ctx->jobs[*(const size_t *)b];
+    const nv_cluster_report *r = ctx;
+    const nv_cluster_report_job *x = &r->jobs[*(const size_t *)a];
+    const nv_cluster_report_job *y = &r->jobs[*(const size_t *)b];
     if (x->predicted_pct != y->predicted_pct)
         return x->predicted_pct > y->predicted_pct ? -1 : 1;
     return (x->job_id > y->job_id) - (x->job_id < y->job_id);
@@ -81,10 +81,12 @@ static int cmp_size(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int cmp_util(const void *a, const void *b)
+/* highest utilization first, then by name */
+static int cmp_util(const void *a, const void *b, void *ctx)
 {
-    const nv_cluster_report_uplink *x = &sort_ctx->uplinks[*(const size_t *)a];
-    const nv_cluster_report_uplink *y = &sort_ctx->uplinks[*(const size_t *)b];
+    const nv_cluster_report *r = ctx;
+    const nv_cluster_report_uplink *x = &r->uplinks[*(const size_t *)a];
+    const nv_cluster_report_uplink *y = &r->uplinks[*(const size_t *)b];
     if (x->utilization != y->utilization)
         return x->utilization > y->utilization ? -1 : 1;
     return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
@@ -92,10 +94,11 @@ static int cmp_util(const void *a, const void *b)
 
 /* the indexes of the at most max entries kept of n: the first max by cmp,
  * then in index order (jobs by id, uplinks by name) */
-static size_t *keep_top(size_t *idx, size_t n, size_t max, int (*cmp)(const void *, const void *))
+static size_t *keep_top(size_t *idx, size_t n, size_t max,
+                        int (*cmp)(const void *, const void *, void *), nv_cluster_report *r)
 {
     if (n > max) {
-        qsort(idx, n, sizeof *idx, cmp);
+        qsort_r(idx, n, sizeof *idx, cmp, r);
         n = max;
     }
     qsort(idx, n, sizeof *idx, cmp_size);
@@ -122,8 +125,7 @@ static int running(FILE *f, const nv_prom_opts *o, nv_prom_log_fn log, void *ctx
         if (isfinite(r.jobs[i].predicted_pct))
             idx[n++] = i;
     size_t predicted = n;
-    sort_ctx = &r;
-    keep_top(idx, n, o->max_jobs, cmp_pred);
+    keep_top(idx, n, o->max_jobs, cmp_pred, &r);
     n = n < o->max_jobs ? n : o->max_jobs;
     gauge(f, "netvar_running_jobs", "Running jobs in netvar's registry.", (double)r.n_jobs);
     gauge(f, "netvar_running_jobs_known_to_model",
@@ -145,7 +147,7 @@ static int running(FILE *f, const nv_prom_opts *o, nv_prom_log_fn log, void *ctx
     for (size_t k = 0; k < r.n_uplinks; k++)
         idx[k] = k;
     n = r.n_uplinks < NV_PROM_MAX_UPLINKS ? r.n_uplinks : NV_PROM_MAX_UPLINKS;
-    keep_top(idx, r.n_uplinks, NV_PROM_MAX_UPLINKS, cmp_util);
+    keep_top(idx, r.n_uplinks, NV_PROM_MAX_UPLINKS, cmp_util, &r);
     if (n) {
         head(f, "netvar_uplink_utilization_ratio", "gauge",
              "Predicted utilization of a leaf switch's uplink: the sum of the model's "
@@ -165,7 +167,6 @@ static int running(FILE *f, const nv_prom_opts *o, nv_prom_log_fn log, void *ctx
                     nv_prom_label_value(u->name, u->name_len, l2, sizeof l2), u->jobs);
         }
     }
-    sort_ctx = NULL;
     free(idx);
     nv_cluster_report_free(&r);
     return 0;
