@@ -8,8 +8,10 @@
 # the uplinks from `report --cluster --json`, the finished jobs' summary
 # from `report JOBID --json` of each job), the counts and the histogram
 # equal the file's, `promtool check metrics` passes on the file, every
-# query of the Grafana dashboard is one Prometheus accepts, and an output
-# that cannot be written is refused in one line with nothing left behind.
+# query of the Grafana dashboard is one Prometheus accepts, an output that
+# cannot be written is refused in one line with nothing left behind, the
+# timer installs and verifies; and on the lab, job_submit/netvar inside a
+# real slurmctld writes the counts that export reads by default.
 set -u
 cd "$ROOT" || exit 1
 source "$ROOT/tests/integration/lab_lib.sh"
@@ -44,6 +46,7 @@ cleanup() {
         for f in "$T"/*.log; do [ -f "$f" ] && { echo "---- tail $f"; tail -n 15 "$f"; }; done
     fi
     rm -rf "$T"
+    _lab_cleanup
 }
 trap cleanup EXIT
 
@@ -269,6 +272,42 @@ if command -v systemd-analyze >/dev/null; then
         "ExecStart=$T/usr/bin/netvar export --prometheus \${NETVAR_PROM_FILE}"
     check "the dashboard is installed" cmp -s "$DASH" "$T/usr/share/netvar/grafana/netvar.json"
     check "and the job_submit counts' directory" test -d "$T/var/lib/netvar/jobsubmit"
+fi
+
+# ---- job_submit/netvar inside a real slurmctld writes the counts export reads
+if [ -x "$ROOT/lab/lab" ] && command -v slurmctld >/dev/null; then
+    lab_start --nodes 2 --netvar-conf "$ROOT/tests/fixtures/jobsubmit/netvar.conf"
+    mkdir -p netvar/jobsubmit
+    cp "$ROOT/tests/fixtures/jobsubmit/model.json" netvar/model.json
+    for _ in $(seq 1 30); do grep -q "netvar: model .* loaded" log/slurmctld.log && break; sleep 0.2; done
+    sbatch -N1 --hold --netvar-app=fftw --wrap true >/dev/null 2>&1    # contain, message
+    sbatch -N1 --hold --netvar-app=holdme --wrap true >/dev/null 2>&1  # hold, message
+    sbatch -N1 --hold --netvar-app=denyme --wrap true >/dev/null 2>&1  # deny: refused
+    sbatch -N1 --hold --wrap true >/dev/null 2>&1                      # no app: no rule
+    js=netvar/jobsubmit/stats.json
+    for _ in $(seq 1 60); do
+        [ "$(jq -r .submissions "$js" 2>/dev/null)" = 4 ] && break
+        sleep 0.5
+    done
+    check "slurmctld's job_submit/netvar wrote 4 submissions within 30 s" test "$(jq -r .submissions "$js" 2>/dev/null)" = 4
+    "$NV" export --prometheus "$T/lab.prom" --spool netvar/spool --model netvar/model.json 2>"$T/lab.err"
+    check "export reads them from beside the model (default path): $(cat "$T/lab.err")" \
+        grep -qx 'netvar_export_source_ok{source="jobsubmit"} 1' "$T/lab.prom"
+    check "promtool check metrics passes on it" promtool check metrics <"$T/lab.prom"
+    # decision_is ACTION N: the file says N, or the decisions go to the log
+    decision_is() {
+        grep -qx "netvar_jobsubmit_decisions_total{action=\"$1\"} $2" "$T/lab.prom" && return 0
+        grep '^netvar_jobsubmit_decisions_total' "$T/lab.prom" | tr '\n' ' '
+        return 1
+    }
+    # AnnotateAll=yes (the default) annotates every job: no decision is "none"
+    for a in none:0 annotate:4 contain:1 hold:1 deny:1 message:2 avoid:0; do
+        check "slurmctld's decisions with action ${a%%:*}: ${a#*:}" \
+            decision_is "${a%%:*}" "${a#*:}"
+    done
+    calls=$(sed -n 's/^netvar_jobsubmit_call_duration_seconds_count //p' "$T/lab.prom")
+    check "job_submit() calls timed: ${calls:-none} (at least the 4)" test "${calls:-0}" -ge 4
+    echo "# slurmctld's job_submit/netvar: $calls calls, $(sed -n 's/^netvar_jobsubmit_call_duration_seconds_sum //p' "$T/lab.prom") s in all"
 fi
 
 echo "# compared $compared figures with netvar report --json; largest difference $worst pp ($worst_what)"
