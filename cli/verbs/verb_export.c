@@ -10,6 +10,9 @@
 #include <time.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include "args.h"
 #include "atomic_file.h"
 #include "config.h"
 #include "model.h"
@@ -21,7 +24,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-        "Usage: netvar export --prometheus FILE [--spool DIR] [--model FILE]\n"
+        "Usage: netvar export --prometheus FILE [--spool DIR] [--model FILE] [--config FILE]\n"
         "                     [--window SECONDS] [--max-jobs N] [--jobsubmit-stats FILE]\n"
         "\n"
         "Write netvar's figures as Prometheus metrics for node_exporter's textfile\n"
@@ -56,8 +59,12 @@ static void usage(FILE *out)
         "\n"
         "Options:\n"
         "  --prometheus FILE      the file to write (required)\n"
-        "  --spool DIR            netvar spool (default: netvar.conf's, /var/spool/netvar)\n"
-        "  --model FILE           model file (default: netvar.conf's, /var/lib/netvar/model.json)\n"
+        "  --spool DIR            netvar spool (default: netvar.conf's SpoolDir)\n"
+        "  --model FILE           model file (default: netvar.conf's ModelFile)\n"
+        "  --config FILE          netvar.conf (default: $NETVAR_CONF, else\n"
+        "                         /etc/netvar/netvar.conf when it exists, else the\n"
+        "                         built-in defaults /var/spool/netvar and\n"
+        "                         /var/lib/netvar/model.json)\n"
         "  --predictor NAME       queue (default), averagelt, averagestdevlt, pdflt\n"
         "  --window SECONDS       finished jobs that ended within it (default %d)\n"
         "  --max-jobs N           running-job series, 1 to %d (default %d)\n"
@@ -88,7 +95,7 @@ static int number(const char *opt, const char *arg, double lo, double hi, double
     errno = 0;
     double v = strtod(arg, &end);
     if (errno || end == arg || *end || !isfinite(v) || v < lo || v > hi) {
-        fprintf(stderr, "netvar: export: %s %.40s: not a number from %g to %g\n", opt, arg, lo, hi);
+        fprintf(stderr, "netvar: export: %s %.40s: not a number from %.0f to %.0f\n", opt, arg, lo, hi);
         return -1;
     }
     *out = v;
@@ -101,11 +108,11 @@ int verb_export(int argc, char **argv)
         {"prometheus", required_argument, 0, 'o'}, {"spool", required_argument, 0, 's'},
         {"model", required_argument, 0, 'm'},      {"predictor", required_argument, 0, 'P'},
         {"window", required_argument, 0, 'w'},     {"max-jobs", required_argument, 0, 'n'},
-        {"jobsubmit-stats", required_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
+        {"jobsubmit-stats", required_argument, 0, 'j'}, {"config", required_argument, 0, 'c'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    struct nv_config conf;
-    nv_config_defaults(&conf);
     const char *out = NULL, *spool = NULL, *model_path = NULL, *js = NULL;
+    const char *config = getenv("NETVAR_CONF");
     nv_prom_opts o = {.predictor = NV_PREDICT_QUEUE, .window_s = NV_PROM_DEFAULT_WINDOW_S,
                       .max_jobs = NV_PROM_MAX_JOBS};
     double v;
@@ -117,6 +124,7 @@ int verb_export(int argc, char **argv)
         case 's': spool = optarg; break;
         case 'm': model_path = optarg; break;
         case 'j': js = optarg; break;
+        case 'c': config = optarg; break;
         case 'P':
             if (nv_predictor_from_name(optarg, &o.predictor)) {
                 fprintf(stderr, "netvar: export: --predictor %.40s: not queue, averagelt, "
@@ -150,9 +158,12 @@ int verb_export(int argc, char **argv)
         fprintf(stderr, "netvar: export: give --prometheus FILE; see --help\n");
         return 2;
     }
-    o.spool = spool ? spool : conf.spool_dir;
+    if (!config && access("/etc/netvar/netvar.conf", F_OK) == 0)
+        config = "/etc/netvar/netvar.conf";
+    const struct nv_config *conf = nv_cli_config(config && *config ? config : NULL);
+    o.spool = spool ? spool : conf->spool_dir;
     if (!model_path)
-        model_path = conf.model_file;
+        model_path = conf->model_file;
     char jsbuf[4200];
     if (!js) {
         const char *slash = strrchr(model_path, '/');

@@ -88,8 +88,11 @@ cat >"$T/state/jobsubmit/stats.json" <<EOF
  "buckets":[3,10,15,8,2,1,1,0,0,0,0,0,0]}
 EOF
 
+# the spool and the model from netvar.conf, as the timer's service finds them
+printf 'SpoolDir=%s\nModelFile=%s\n' "$S" "$M" >"$T/netvar.conf"
+export NETVAR_CONF=$T/netvar.conf
 PROM=$T/textfile/netvar.prom
-"$NV" export --prometheus "$PROM" --spool "$S" --model "$M" --window "$WINDOW" 2>"$T/export.err"
+"$NV" export --prometheus "$PROM" --window "$WINDOW" 2>"$T/export.err"
 check "netvar export exits 0" test $? -eq 0
 check "it writes nothing on stderr: $(cat "$T/export.err")" test ! -s "$T/export.err"
 check "the file is there, 0644" test "$(stat -c %a "$PROM" 2>/dev/null)" = 644
@@ -274,8 +277,14 @@ if command -v systemd-analyze >/dev/null; then
     check "and the job_submit counts' directory" test -d "$T/var/lib/netvar/jobsubmit"
 fi
 
+"$NV" export --prometheus "$T/given.prom" --spool "$S" --model "$M" --window "$WINDOW" \
+    --config /dev/null 2>/dev/null
+check "--spool and --model give the same figures as netvar.conf's" \
+    test "$(grep -v '^netvar_export_timestamp' "$T/given.prom")" = "$(grep -v '^netvar_export_timestamp' "$PROM")"
+
 # ---- job_submit/netvar inside a real slurmctld writes the counts export reads
 if [ -x "$ROOT/lab/lab" ] && command -v slurmctld >/dev/null; then
+    unset NETVAR_CONF # the lab names its own
     lab_start --nodes 2 --netvar-conf "$ROOT/tests/fixtures/jobsubmit/netvar.conf"
     mkdir -p netvar/jobsubmit
     cp "$ROOT/tests/fixtures/jobsubmit/model.json" netvar/model.json
