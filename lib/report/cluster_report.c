@@ -34,8 +34,12 @@ static void predict_job(nv_cluster_report *r, const nv_model *m, size_t i)
     if (!o->model_app)
         return;
     if (!nw) {
-        o->predicted_pct = 0;
-        o->predicted_source = "no neighbour";
+        /* alone on its path: 0; beside jobs the model knows nothing of:
+         * no answer (0 would claim they load nothing) */
+        if (!o->sharing) {
+            o->predicted_pct = 0;
+            o->predicted_source = "no neighbour";
+        }
         return;
     }
     nv_prediction p;

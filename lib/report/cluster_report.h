@@ -25,8 +25,9 @@ typedef struct nv_cluster_report_job {
     double running_s;            /* now - start */
     /* its own slowdown predicted beside the distinct apps of the running
      * jobs whose paths meet its own (nv_report_paths_meet), the model
-     * knowing both: 0 with source "no neighbour" when none does, NAN (and
-     * source NULL) when the model does not know its app or cannot answer */
+     * knowing both: 0 with source "no neighbour" when no job's path meets
+     * its own, NAN (and source NULL) when the model does not know its app,
+     * knows none of the apps beside it, or cannot answer */
     double predicted_pct;
     const char *predicted_source; /* static */
     uint32_t sharing;            /* running jobs whose paths meet its own */

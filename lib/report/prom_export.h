@@ -6,7 +6,8 @@
  *   netvar_job_predicted_slowdown_ratio{jobid,app}  gauge: a running job's
  *       own slowdown predicted beside the jobs whose paths meet its own
  *       (netvar report --cluster --json's predicted_pct / 100); only jobs
- *       whose app the model knows, at most max_jobs of them (the highest)
+ *       with a prediction (cluster_report.h), at most max_jobs of them (the
+ *       highest)
  *   netvar_running_jobs, netvar_running_jobs_known_to_model,
  *   netvar_job_series_dropped                      gauges
  *   netvar_uplink_utilization_ratio{switch}        gauge: the sum of the
