@@ -216,7 +216,8 @@ $(BUILD)/tests/unit/pmpi/test_pmpi_pending: $(BUILD)/obj/probes/pmpi/nvp_pending
 # tests/unit/spank/ and job_submit/ link the plugin file they test; the
 # js_state test injects an allocation failure into the index build
 $(BUILD)/tests/unit/spank/test_spool: $(BUILD)/obj/plugins/spank/spool.o
-$(BUILD)/tests/unit/job_submit/test_js_state: $(BUILD)/obj/plugins/job_submit/js_state.o
+$(BUILD)/tests/unit/job_submit/test_js_state: $(BUILD)/obj/plugins/job_submit/js_state.o \
+  $(BUILD)/obj/plugins/job_submit/js_stats.o
 # tests/unit/cli/ links the CLI's option tables (cli/opts.c, cli/args.c)
 $(BUILD)/tests/unit/cli/test_opts: $(BUILD)/obj/cli/opts.o $(BUILD)/obj/cli/args.o
 $(BUILD)/tests/unit/job_submit/test_js_state: NV_LDFLAGS += -Wl,--wrap=nv_running_index_build
@@ -331,7 +332,9 @@ install: $(NV_INSTALL_BINS)
 	install -d $(DESTDIR)$(SLURM_PLUGIN_DIR) $(DESTDIR)$(PREFIX)/bin \
 	  $(DESTDIR)$(NETVAR_LIBDIR) $(DESTDIR)$(SYSCONFDIR)/netvar $(DESTDIR)$(LIBEXECDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(UNITDIR)
-	install -d -m 0755 $(DESTDIR)$(SPOOLDIR) $(DESTDIR)$(STATEDIR)
+	install -d -m 0755 $(DESTDIR)$(SPOOLDIR) $(DESTDIR)$(STATEDIR) $(DESTDIR)$(STATEDIR)/jobsubmit \
+	  $(DESTDIR)$(PREFIX)/share/netvar/grafana
+	install -m 0644 packaging/grafana/netvar.json $(DESTDIR)$(PREFIX)/share/netvar/grafana/
 	install -m 0755 $(SPANK_SO) $(JS_SO) $(DESTDIR)$(SLURM_PLUGIN_DIR)/
 	install -m 0755 $(NETVAR_BIN) $(wildcard $(BUILD)/bin/impactb $(BUILD)/bin/compressionb) \
 	  $(DESTDIR)$(PREFIX)/bin/
@@ -347,7 +350,7 @@ install: $(NV_INSTALL_BINS)
 	install -m 0644 $(NV_MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(NV_MAN5) $(DESTDIR)$(MANDIR)/man5/
 	install -m 0644 $(NV_MAN8) $(DESTDIR)$(MANDIR)/man8/
-	for f in netvar-train.service netvar-train.timer; do \
+	for f in netvar-train.service netvar-train.timer netvar-export.service netvar-export.timer; do \
 	  $(NV_SUBST) packaging/systemd/$$f.in > $(DESTDIR)$(UNITDIR)/$$f && chmod 0644 $(DESTDIR)$(UNITDIR)/$$f || exit 1; done
 	$(NV_SUBST) packaging/systemd/netvar-train-run.in > $(DESTDIR)$(LIBEXECDIR)/netvar-train-run
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/netvar-train-run

@@ -24,6 +24,7 @@ static const struct nv_verb verbs[] = {
     {"estimate", verb_estimate, "single-run interference estimate from a segment profile"},
     {"evaluate", verb_evaluate, "error of each predictor against measured pair slowdowns"},
     {"holdout", verb_holdout, "predict measured pairs with runs held out of the table (JSON)"},
+    {"export", verb_export, "Prometheus metrics for node_exporter's textfile collector"},
     {"impact", verb_impact, "ImpactB beside a command: its latency and utilization into the model"},
     {"labmodel", verb_labmodel, "a network-lab dataset's model variants, through the builder"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},

@@ -23,6 +23,7 @@ int verb_diagnose(int argc, char **argv);
 int verb_estimate(int argc, char **argv);
 int verb_evaluate(int argc, char **argv);
 int verb_holdout(int argc, char **argv);
+int verb_export(int argc, char **argv);
 int verb_impact(int argc, char **argv);
 int verb_labmodel(int argc, char **argv);
 int verb_predict(int argc, char **argv);

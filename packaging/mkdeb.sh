@@ -57,7 +57,7 @@ take netvar-spank "$PLUGIN_DIR/spank_netvar.so" "$NV_LIBDIR/libnetvar_pmpi.so" \
 take netvar-jobsubmit "$PLUGIN_DIR/job_submit_netvar.so" usr/libexec/netvar/netvar-acct \
     usr/libexec/netvar/epilog-slurmctld usr/share/man/man8/netvar-acct.8 usr/share/man/man8/job_submit_netvar.8
 take netvar usr/bin etc/netvar/netvar.conf etc/netvar/train.env usr/share/man/man1 usr/share/man/man5 \
-    lib/systemd usr/libexec/netvar var/lib/netvar var/spool/netvar
+    lib/systemd usr/libexec/netvar var/lib/netvar var/spool/netvar usr/share/netvar
 left=$(cd "$STAGE/all" && find . ! -type d | sort)
 # shellcheck disable=SC2086 # $left unquoted: the file list on one line
 [ -z "$left" ] || { echo "mkdeb: installed files no package takes:" $left >&2; exit 1; }

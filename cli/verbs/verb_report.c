@@ -67,7 +67,12 @@ static const char help_head[] =
     "--cluster  running jobs (DIR/running), predicted slowdowns among those whose\n"
     "           paths meet at an uplink (both across several leaf switches with\n"
     "           one in common; a job under one leaf switch crosses none), worst\n"
-    "           pairs first.\n"
+    "           pairs first.  --json adds each job's own slowdown predicted\n"
+    "           beside the apps the model knows among the jobs its path meets\n"
+    "           (predicted_pct: 0 when no job's path meets its own; null when\n"
+    "           the model knows neither its app nor any app beside it), and\n"
+    "           each leaf switch's uplink with the sum of the model's U_A of\n"
+    "           the jobs across it (uplinks[].utilization, a fraction).\n"
     "\n";
 
 static const char help_tail[] =
@@ -670,7 +675,20 @@ static json_object *cluster_json(const nv_cluster_report *r)
         json_object_object_add(e, "nodes", json_object_new_string(j->nodes));
         json_object_object_add(e, "switches", json_object_new_string(j->switches));
         json_object_object_add(e, "running_s", nv_json_new_num_g(j->running_s, DIGITS));
+        json_object_object_add(e, "sharing_jobs", json_object_new_int64(j->sharing));
+        json_object_object_add(e, "predicted_pct", nv_json_new_num_g(j->predicted_pct, DIGITS));
+        json_object_object_add(e, "predicted_source", jstr_or_null(j->predicted_source));
         json_object_array_add(jobs, e);
+    }
+    json_object *ups = json_object_new_array();
+    for (size_t k = 0; k < r->n_uplinks; k++) {
+        const nv_cluster_report_uplink *u = &r->uplinks[k];
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "switch", json_object_new_string_len(u->name, (int)u->name_len));
+        json_object_object_add(e, "utilization", nv_json_new_num_g(u->utilization, DIGITS));
+        json_object_object_add(e, "jobs", json_object_new_int64(u->jobs));
+        json_object_object_add(e, "jobs_unknown", json_object_new_int64(u->jobs_unknown));
+        json_object_array_add(ups, e);
     }
     for (size_t k = 0; k < r->n_worst; k++) {
         const nv_report_pair *w = &r->worst[k];
@@ -689,6 +707,7 @@ static json_object *cluster_json(const nv_cluster_report *r)
     json_object_object_add(o, "pairs_predicted", json_object_new_int64((int64_t)r->pairs_predicted));
     json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(r->predictor)));
     json_object_object_add(o, "worst_pairs", pairs);
+    json_object_object_add(o, "uplinks", ups);
     return o;
 }
 

@@ -23,7 +23,28 @@ typedef struct nv_cluster_report_job {
     const char *nodes;           /* comma-separated; "" when unknown */
     const char *switches;        /* comma-separated leaf switches; "" when unknown */
     double running_s;            /* now - start; NAN without a plausible start */
+    /* its own slowdown predicted beside the distinct apps of the running
+     * jobs whose paths meet its own (nv_report_paths_meet), the model
+     * knowing both: 0 with source "no neighbour" when no job's path meets
+     * its own, NAN (and source NULL) when the model does not know its app,
+     * knows none of the apps beside it, or cannot answer */
+    double predicted_pct;
+    const char *predicted_source; /* static */
+    uint32_t sharing;            /* running jobs whose paths meet its own */
 } nv_cluster_report_job;
+
+/* The uplink of one leaf switch, as the registry loads it: every running
+ * job that spans several leaf switches, this one among them, sends through
+ * it; utilization is the sum of the model's U_A of their apps (fraction of
+ * the port; above 1: more than the port carries), jobs_unknown those whose
+ * app the model does not know (counted in jobs, not in utilization).  Jobs
+ * without a switch list, or under one leaf switch, load no named uplink. */
+typedef struct nv_cluster_report_uplink {
+    const char *name;            /* points into the registry */
+    size_t name_len;
+    double utilization;
+    uint32_t jobs, jobs_unknown;
+} nv_cluster_report_uplink;
 
 typedef struct nv_cluster_report {
     struct nv_registry registry; /* owns the strings the jobs point to */
@@ -36,6 +57,8 @@ typedef struct nv_cluster_report {
     size_t pairs_predicted;      /* ordered pairs sharing a switch, both known */
     size_t n_worst;              /* at most NV_CLUSTER_REPORT_WORST */
     nv_report_pair worst[NV_CLUSTER_REPORT_WORST]; /* a, b index jobs[]; worst first */
+    nv_cluster_report_uplink *uplinks; /* sorted by name */
+    size_t n_uplinks;
 } nv_cluster_report;
 
 typedef void (*nv_cluster_report_log_fn)(void *ctx, const char *line);

@@ -128,6 +128,27 @@ static void segment_estimate(nv_job_report *r, const char *spool)
     r->has_segments = 1;
 }
 
+double nv_job_report_observed_pct(const nv_train_set *s, size_t i, const nv_model *m,
+                                  const char *app, uint32_t nodes, double runtime_s,
+                                  double *baseline_s)
+{
+    double base = s->jobs[i].baseline_s, pct = s->jobs[i].slowdown_pct;
+    /* a baseline from history at this size; else the model's scaling */
+    if (!isfinite(base) && m && app) {
+        int32_t ai = nv_model_app_index(m, app);
+        nv_app_view av;
+        double t;
+        if (ai >= 0 && !nv_model_app(m, ai, &av) &&
+            !nv_scaling_time_s(av.scaling, av.n_scaling, nodes, &t)) {
+            base = t;
+            pct = (runtime_s / t - 1) * 100;
+        }
+    }
+    if (baseline_s)
+        *baseline_s = base;
+    return pct;
+}
+
 /* neighbours, baseline, observed and predicted slowdown */
 static void neighbours(nv_job_report *r, const char *spool, const nv_model *m,
                        nv_predictor predictor, double service_us)
@@ -160,19 +181,8 @@ static void neighbours(nv_job_report *r, const char *spool, const nv_model *m,
         if (!dup)
             with[nw++] = s.apps[o->app];
     }
-    r->baseline_s = s.jobs[me].baseline_s;
-    r->observed_pct = s.jobs[me].slowdown_pct;
-    /* a baseline from history at this size; else the model's scaling */
-    if (!isfinite(r->baseline_s) && m && r->has_app) {
-        int32_t ai = nv_model_app_index(m, r->app);
-        nv_app_view av;
-        double t;
-        if (ai >= 0 && !nv_model_app(m, ai, &av) &&
-            !nv_scaling_time_s(av.scaling, av.n_scaling, (uint32_t)r->nodes, &t)) {
-            r->baseline_s = t;
-            r->observed_pct = (r->runtime_s / t - 1) * 100;
-        }
-    }
+    r->observed_pct = nv_job_report_observed_pct(&s, (size_t)me, m, r->has_app ? r->app : NULL,
+                                                 (uint32_t)r->nodes, r->runtime_s, &r->baseline_s);
     nv_prediction pr;
     if (nw && m && r->has_app &&
         nv_predict(m, r->app, with, nw, predictor, NV_DEFAULT_MIN_SAMPLES, &pr, NULL) == NV_PRED_OK) {

@@ -29,6 +29,7 @@
 #include "report_logic.h"
 #include "segment_estimate.h"
 #include "segment_profile.h"
+#include "train_history.h"
 #include "ve_train.h"
 
 #define NV_JOB_REPORT_MAX_NEIGHBOURS 64
@@ -110,6 +111,15 @@ void nv_job_report_free(nv_job_report *r);
  * (so the prediction's difference from observed_pct is no error), 0 when
  * it ran beside that app or the record cannot say. */
 int nv_job_report_kept_apart(const nv_job_report *r);
+
+/* The slowdown observed of job i of an analyzed set (nv_train_analyze), as
+ * the report gives it: its runtime against the app's baseline at its node
+ * count from history, else against the model's scaling (m and app may be
+ * NULL: history only).  The baseline goes to *baseline_s (may be NULL);
+ * NAN when there is none.  Meaningful only for a job with neighbours. */
+double nv_job_report_observed_pct(const nv_train_set *s, size_t i, const nv_model *m,
+                                  const char *app, uint32_t nodes, double runtime_s,
+                                  double *baseline_s);
 
 /* The profile's segments over time, for the "segment durations, interfered
  * marked" plot of the "Single-run interference estimate" paper (Fig. 2). */

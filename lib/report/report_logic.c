@@ -164,7 +164,7 @@ int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out
  * crosses no uplink and shares with none.  (Two jobs across disjoint leaf
  * sets use different leaves' uplinks: in a two-level tree they share no
  * port; a deeper tree's higher links are not looked at.) */
-static int share_switch(const char *x, const char *y)
+int nv_report_paths_meet(const char *x, const char *y)
 {
     if (!x || !*x || !y || !*y)
         return 1;
@@ -205,7 +205,7 @@ size_t nv_report_cluster_pairs(const nv_model *m, const char *const *apps,
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
             if (i == j || !apps[i] || !apps[j] ||
-                !share_switch(switches ? switches[i] : NULL, switches ? switches[j] : NULL))
+                !nv_report_paths_meet(switches ? switches[i] : NULL, switches ? switches[j] : NULL))
                 continue;
             nv_prediction p;
             const char *with = apps[j];

@@ -58,6 +58,12 @@ int nv_report_action_moved(const nv_report_annotation *an);
 int nv_report_kept_apart(const nv_report_annotation *an, const char *const *neighbour_apps,
                          size_t n, int complete);
 
+/* Whether two running jobs' paths meet at an uplink, by their
+ * comma-separated leaf switch lists: both span several leaf switches and
+ * have one in common; a job without a list (NULL or "") meets everyone,
+ * one under one leaf switch no one.  1 or 0. */
+int nv_report_paths_meet(const char *switches_a, const char *switches_b);
+
 /* One ordered pair among running jobs: predicted slowdown of a beside b. */
 typedef struct nv_report_pair {
     size_t a, b;             /* indexes into the caller's job arrays */

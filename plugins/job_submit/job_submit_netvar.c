@@ -14,6 +14,7 @@
 
 #include "apply_decision.h"
 #include "js_state.h"
+#include "js_stats.h"
 #include "lat_hist.h"
 #include "slurm_glue.h"
 #include "submit_decision.h"
@@ -111,6 +112,8 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
         d.actions = nv_modify_actions(d.actions);
     }
     rc = nv_apply_decision(job, g->conf, mode, &d, err_msg);
+    if (!modify)
+        js_stats_note_decision(d.actions);
     if (opt.rejected) {
         char msg[200];
         snprintf(msg, sizeof msg, "netvar: %s", opt.note);

@@ -6,6 +6,7 @@
  * config or model keeps the previous good one, with one log line. */
 #define _GNU_SOURCE /* PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP */
 #include "js_state.h"
+#include "js_stats.h"
 #include "lat_hist.h"
 
 #include <errno.h>
@@ -404,6 +405,7 @@ static uint64_t next_report = 8;
 void js_state_note_call(uint64_t ns)
 {
     nv_lat_record(&own_time, ns);
+    js_stats_note_call(ns);
 }
 
 /* the refresher's: one line when the call count passed the next milestone */
@@ -435,6 +437,7 @@ static void *refresher_main(void *arg)
         pthread_mutex_unlock(&stop_mu);
         refresh(false);
         report_calls();
+        js_stats_flush(model_path);
         pthread_mutex_lock(&stop_mu);
     }
     pthread_mutex_unlock(&stop_mu);

@@ -40,13 +40,18 @@ expect_files netvar /usr/bin/netvar /usr/bin/impactb /usr/bin/compressionb \
     /usr/share/man/man1/netvar.1.gz /usr/share/man/man1/impactb.1.gz /usr/share/man/man1/compressionb.1.gz \
     /usr/share/man/man5/netvar.conf.5.gz \
     /lib/systemd/system/netvar-train.service /lib/systemd/system/netvar-train.timer \
-    /usr/libexec/netvar/netvar-train-run
+    /lib/systemd/system/netvar-export.service /lib/systemd/system/netvar-export.timer \
+    /usr/share/netvar/grafana/netvar.json /usr/libexec/netvar/netvar-train-run
 expect_files netvar-spank "/usr/lib/$ma/slurm-wlm/spank_netvar.so" "/usr/lib/$ma/netvar/libnetvar_pmpi.so" \
     /etc/netvar/plugstack.conf /usr/share/man/man8/spank_netvar.8.gz
 expect_files netvar-jobsubmit "/usr/lib/$ma/slurm-wlm/job_submit_netvar.so" /usr/libexec/netvar/netvar-acct \
     /usr/libexec/netvar/epilog-slurmctld /usr/share/man/man8/netvar-acct.8.gz \
     /usr/share/man/man8/job_submit_netvar.8.gz
 check "netvar owns the spool and model directories" test -d "$T/root-netvar/var/spool/netvar" -a -d "$T/root-netvar/var/lib/netvar"
+check "netvar owns job_submit's counts directory" test -d "$T/root-netvar/var/lib/netvar/jobsubmit"
+contains "netvar-jobsubmit's postinst gives it to slurm" \
+    "$(dpkg-deb --ctrl-tarfile "$(deb_of netvar-jobsubmit)" | tar -xO ./postinst 2>/dev/null)" \
+    "chown slurm /var/lib/netvar/jobsubmit"
 
 ctl() { dpkg-deb -f "$(deb_of "$1")" "$2"; }
 contains "netvar-spank depends on Slurm $slurm_mm, Debian's or SchedMD's" "$(ctl netvar-spank Depends)" \
@@ -94,7 +99,9 @@ check "netvar-jobsubmit: the job_submit plugin and the accounting writer" test "
 files=$(rpm -qpl "$(rpm_of netvar)")
 for f in /usr/bin/netvar /usr/bin/impactb /usr/bin/compressionb /usr/lib/systemd/system/netvar-train.timer \
     /usr/lib/systemd/system/netvar-train.service /usr/share/man/man1/netvar.1 /usr/share/man/man5/netvar.conf.5 \
-    /usr/libexec/netvar/netvar-train-run /var/spool/netvar; do
+    /usr/libexec/netvar/netvar-train-run /var/spool/netvar /usr/lib/systemd/system/netvar-export.timer \
+    /usr/lib/systemd/system/netvar-export.service /usr/share/netvar/grafana/netvar.json \
+    /var/lib/netvar/jobsubmit; do
     contains "netvar: $f" "$files" "$f"
 done
 lacks "netvar: no plugin in the CLI package" "$files" "/slurm/"

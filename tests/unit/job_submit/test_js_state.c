@@ -23,6 +23,9 @@
 #include <slurm/slurm.h>
 
 #include "../../../plugins/job_submit/js_state.h"
+#include "../../../plugins/job_submit/js_stats.h"
+#include "policy.h"
+#include "submit_stats.h"
 #include "nv_test.h"
 #include "registry.h"
 
@@ -238,11 +241,43 @@ static void a_phantom_entry_is_dropped_by_the_reload_thread(void **state)
     end_site();
 }
 
+/* job_submit's counts reach jobsubmit/stats.json beside the model file,
+ * and a changed count is not written again within 10 s */
+static void the_counts_reach_the_file_beside_the_model(void **state)
+{
+    (void)state;
+    char sdir[64], model[128], path[160], err[300];
+    assert_int_equal(nv_test_tmpdir(sdir, sizeof sdir, "js-stats"), 0);
+    snprintf(model, sizeof model, "%s/model.json", sdir);
+    snprintf(path, sizeof path, "%s/jobsubmit", sdir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/" NV_SUBMIT_STATS_FILE, sdir);
+    js_stats_note_decision(0);
+    js_stats_note_decision(NV_ACT_AVOID | NV_ACT_MESSAGE);
+    js_stats_note_call(3000);
+    js_stats_flush(model);
+    nv_submit_stats s;
+    if (nv_submit_stats_read(path, &s, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(s.submissions, 2);
+    assert_int_equal(s.no_action, 1);
+    assert_int_equal(s.action[0], 1); /* message */
+    assert_int_equal(s.action[3], 1); /* avoid */
+    assert_true(s.calls >= 1 && s.bucket[2] >= 1); /* 3 us: the 5 us bucket */
+    assert_true(s.written_unix_s >= s.started_unix_s && s.started_unix_s > 1e9);
+    js_stats_note_decision(0);
+    js_stats_flush(model);
+    assert_int_equal(nv_submit_stats_read(path, &s, err, sizeof err), 0);
+    assert_int_equal(s.submissions, 2);
+    assert_int_equal(nv_test_rmtree(sdir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_failed_index_build_keeps_the_model_in_use),
         cmocka_unit_test(a_phantom_entry_is_dropped_by_the_reload_thread),
+        cmocka_unit_test(the_counts_reach_the_file_beside_the_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,6 +155,32 @@ static void cluster_report_of_a_registry(void **state)
         assert_int_equal(nv_predict(m, a, &b, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL), NV_PRED_OK);
         assert_float_equal(r.worst[k].slowdown_pct, p.slowdown_pct, 1e-12);
     }
+    /* each job's own prediction beside the known apps its path meets: FFTW
+     * beside MILC (nope unknown, job 5 without an app); Lulesh under leaf1
+     * alone meets only job 5 (no switch list), which has no app: no answer */
+    nv_prediction p;
+    const char *milc = "MILC";
+    assert_int_equal(nv_predict(m, "FFTW", &milc, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL), NV_PRED_OK);
+    assert_float_equal(r.jobs[0].predicted_pct, p.slowdown_pct, 1e-12);
+    assert_int_equal(r.jobs[0].sharing, 3);
+    assert_true(isnan(r.jobs[2].predicted_pct));
+    assert_null(r.jobs[2].predicted_source);
+    assert_int_equal(r.jobs[2].sharing, 1);
+    assert_true(isnan(r.jobs[3].predicted_pct));
+    assert_null(r.jobs[3].predicted_source);
+    /* uplinks by name: leaf0 (FFTW, MILC, nope), leaf1 (FFTW, nope), leaf2
+     * (MILC), leaf3 and leaf4 (Lulesh); U_A summed over the known apps */
+    assert_int_equal(r.n_uplinks, 5);
+    nv_app_view fa, ma;
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "FFTW"), &fa), 0);
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "MILC"), &ma), 0);
+    assert_int_equal(r.uplinks[0].name_len, 5);
+    assert_memory_equal(r.uplinks[0].name, "leaf0", 5);
+    assert_int_equal(r.uplinks[0].jobs, 3);
+    assert_int_equal(r.uplinks[0].jobs_unknown, 1);
+    assert_float_equal(r.uplinks[0].utilization, fa.utilization + ma.utilization, 1e-12);
+    assert_memory_equal(r.uplinks[4].name, "leaf4", 5);
+    assert_int_equal(r.uplinks[4].jobs, 1);
     nv_cluster_report_free(&r);
 
     /* without a model: the jobs, nothing known, nothing predicted */
