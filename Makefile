@@ -330,9 +330,11 @@ install: $(NV_INSTALL_BINS)
 	install -m 0755 $(ACCT_BIN) $(DESTDIR)$(LIBEXECDIR)/
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
 
-# Debian packages netvar, netvar-spank, netvar-jobsubmit (packaging/mkdeb.sh)
-deb: programs
-	@NETVAR_VERSION=$(NETVAR_VERSION) sh packaging/mkdeb.sh $(BUILD)
+# The Debian source package and netvar, netvar-mpi, netvar-spank,
+# netvar-jobsubmit: dpkg-buildpackage on debian/ in a copy of the tree
+# (packaging/mkdeb.sh; SLURM_INCLUDE/SLURM_PLUGIN_DIR choose the Slurm)
+deb:
+	@sh packaging/mkdeb.sh $(BUILD)
 
 # RPMs from packaging/rpm/netvar.spec against the installed Slurm
 # (packaging/mkrpm.sh; RPM_FROM_SOURCE=1 compiles inside rpmbuild)

@@ -1,28 +1,63 @@
 #!/usr/bin/env bash
-# test_packages.sh - builds the Debian packages and the RPMs (make deb, make
-# rpm), unpacks each .deb into a scratch root with dpkg -x, and checks
-# their file lists, conffiles and dependencies, the RPMs' files, config
-# flags and requirements (rpm -qpl, -qpR), that lintian and rpmlint report
-# no error, and that the installed snippet and units point at installed
-# files.  Prints the packages' sizes and the linters' counts.
+# test_packages.sh - builds the Debian source and binary packages (make deb:
+# dpkg-buildpackage on debian/) and the RPMs (make rpm) against Debian's
+# Slurm; checks the .debs' file lists, conffiles, maintainer scripts and
+# dependencies (the Slurm packages that load from the plugin directory, no
+# MPI for the controller, shlibs), the RPMs' files, config flags and
+# requirements (rpm -qpl, -qpR), that lintian and rpmlint report no error,
+# and where the plugin directory comes from (packaging/slurm-layout.sh).
+# Then installs the .debs on this machine (dpkg -i; only when no netvar
+# package is installed), starts a slurmctld with no PluginDir and checks
+# that it loads the installed job_submit_netvar.so, and purges them.
+# Prints the packages' sizes and the linters' counts.
 set -u
 cd "$ROOT" || exit 1
 source "$ROOT/tests/integration/lab_lib.sh"
-for t in dpkg-deb rpmbuild rpmlint lintian; do
+for t in dpkg-buildpackage dh rpmbuild rpmlint lintian slurmctld; do
     command -v "$t" >/dev/null || { echo "$t not installed (make deps)"; exit 77; }
 done
 T=$(mktemp -d /tmp/netvar-pkgtest.XXXXXX)
-trap '[ -n "${GNUPGHOME:-}" ] && gpgconf --kill all 2>/dev/null; rm -rf "$T"; _lab_cleanup' EXIT
-
-# --------------------------------------------------------------- deb
-debs=$(make -s --no-print-directory BUILD="$BUILD" deb 2>"$T/deb.err") || { cat "$T/deb.err"; exit 1; }
-debs=$(grep '\.deb$' <<<"$debs")
-echo "$debs"
-check "make deb made three packages" test "$(echo "$debs" | wc -l)" -eq 3
-deb_of() { echo "$debs" | grep "/$1_[^/]*\.deb$"; }
+source "$ROOT/tests/integration/pkg_lib.sh"
+trap 'pkg_ctld_stop; pkg_purge; [ -n "${GNUPGHOME:-}" ] && gpgconf --kill all 2>/dev/null; rm -rf "$T"; _lab_cleanup' EXIT
+version=$(cat VERSION)
 slurm_mm=$(dpkg-query -W -f='${Version}' slurmctld | cut -d. -f1,2)
 slurm_full=$(dpkg-query -W -f='${Version}' slurmctld | cut -d- -f1)
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+pd=/usr/lib/$ma/slurm-wlm
+
+# ------------------------------------------------- where the plugins go
+layout() { env -u SLURM_INCLUDE -u SLURM_PLUGIN_DIR -u NV_SLURM_LAYOUT "$@" sh packaging/slurm-layout.sh 2>&1; }
+check "Debian's libslurm-dev: slurm-wlm's plugin directory" test "$(layout)" = "debian $pd $slurm_full"
+check "SLURM_PLUGIN_DIR wins; no Slurm package then" test "$(layout SLURM_PLUGIN_DIR=/opt/s/lib/slurm)" = "local /opt/s/lib/slurm $slurm_full"
+# a Slurm installed from source under a prefix: its slurm.pc's libdir/slurm
+mkdir -p "$T/pfx/include" "$T/pfx/lib/pkgconfig"
+cp -r /usr/include/slurm "$T/pfx/include/"
+printf 'libdir=%s\nincludedir=%s\n\nName: slurm\nDescription: Slurm\nVersion: 1\nLibs: -L${libdir} -lslurm\n' \
+    "$T/pfx/lib" "$T/pfx/include" >"$T/pfx/lib/pkgconfig/slurm.pc"
+check "a prefix's slurm.pc: PREFIX/lib/slurm" test "$(layout SLURM_INCLUDE="$T/pfx/include")" = "local $T/pfx/lib/slurm $slurm_full"
+rm "$T/pfx/lib/pkgconfig/slurm.pc"
+mkdir -p "$T/pfx/lib64/slurm" && : >"$T/pfx/lib64/slurm/libslurmfull.so"
+check "a prefix without slurm.pc: the directory of its libslurmfull.so" \
+    test "$(layout SLURM_INCLUDE="$T/pfx/include")" = "local $T/pfx/lib64/slurm $slurm_full"
+rm -r "$T/pfx/lib64"
+out=$(layout SLURM_INCLUDE="$T/pfx/include")
+contains "headers without slurm.pc, not Debian's: refused, naming SLURM_PLUGIN_DIR" "$out" "set SLURM_PLUGIN_DIR=DIR"
+check "... with one line" test "$(echo "$out" | wc -l)" -eq 1
+
+# --------------------------------------------------------------- deb
+start=$(date +%s)
+all=$(make -s --no-print-directory BUILD="$BUILD" deb 2>"$T/deb.err") || { cat "$T/deb.err"; exit 1; }
+echo "figure: make deb (dpkg-buildpackage, source and binary): $(( $(date +%s) - start )) s"
+cat "$T/deb.err"
+debs=$(grep '\.deb$' <<<"$all" | grep -v -- '-dbgsym_')
+echo "$debs"
+check "make deb made four packages" test "$(echo "$debs" | wc -l)" -eq 4
+check "and their -dbgsym packages" test "$(grep -c -- '-dbgsym_' <<<"$all")" -eq 4
+dsc=$BUILD/deb/netvar_$version.dsc
+check "a source package: $(basename "$dsc") and its tarball" test -f "$dsc" -a -f "$BUILD/deb/netvar_$version.tar.xz"
+check "it unpacks with debian/rules" sh -c "cd '$T' && dpkg-source -x '$dsc' src >/dev/null && test -x src/debian/rules"
+check "it holds no build tree" test ! -e "$T/src/build"
+deb_of() { echo "$debs" | grep "/$1_[^/]*\.deb$"; }
 
 expect_files() { # expect_files PKG FILE... : exactly these regular files in the .deb
     local pkg=$1; shift
@@ -34,43 +69,79 @@ expect_files() { # expect_files PKG FILE... : exactly these regular files in the
     if [ "$got" = "$want" ]; then ok "$pkg: file list"; else
         not_ok "$pkg: file list differs:"; diff <(echo "$want") <(echo "$got"); fi
 }
-expect_files netvar /usr/bin/netvar /usr/bin/impactb /usr/bin/compressionb \
-    /etc/netvar/netvar.conf /etc/netvar/train.env \
-    /usr/share/man/man1/netvar.1.gz /usr/share/man/man1/impactb.1.gz /usr/share/man/man1/compressionb.1.gz \
-    /usr/share/man/man5/netvar.conf.5.gz \
+expect_files netvar /usr/bin/netvar /etc/netvar/netvar.conf /etc/netvar/train.env \
+    /usr/share/man/man1/netvar.1.gz /usr/share/man/man5/netvar.conf.5.gz \
     /lib/systemd/system/netvar-train.service /lib/systemd/system/netvar-train.timer \
     /usr/libexec/netvar/netvar-train-run
-expect_files netvar-spank "/usr/lib/$ma/slurm-wlm/spank_netvar.so" "/usr/lib/$ma/netvar/libnetvar_pmpi.so" \
-    /etc/netvar/plugstack.conf /usr/share/man/man8/spank_netvar.8.gz
-expect_files netvar-jobsubmit "/usr/lib/$ma/slurm-wlm/job_submit_netvar.so" /usr/libexec/netvar/netvar-acct \
-    /usr/libexec/netvar/epilog-slurmctld /usr/share/man/man8/netvar-acct.8.gz
+expect_files netvar-mpi /usr/bin/impactb /usr/bin/compressionb "/usr/lib/$ma/netvar/libnetvar_pmpi.so" \
+    /usr/share/man/man1/impactb.1.gz /usr/share/man/man1/compressionb.1.gz
+expect_files netvar-spank "$pd/spank_netvar.so" /etc/netvar/plugstack.conf /usr/share/man/man8/spank_netvar.8.gz \
+    /usr/share/lintian/overrides/netvar-spank
+expect_files netvar-jobsubmit "$pd/job_submit_netvar.so" /usr/libexec/netvar/netvar-acct \
+    /usr/libexec/netvar/epilog-slurmctld /usr/share/man/man8/netvar-acct.8.gz /usr/share/lintian/overrides/netvar-jobsubmit
 check "netvar owns the spool and model directories" test -d "$T/root-netvar/var/spool/netvar" -a -d "$T/root-netvar/var/lib/netvar"
 
 ctl() { dpkg-deb -f "$(deb_of "$1")" "$2"; }
-contains "netvar-spank depends on Slurm $slurm_mm, Debian's or SchedMD's" "$(ctl netvar-spank Depends)" \
-    "slurm-wlm-basic-plugins (>= $slurm_mm~) | slurm-smd (>= $slurm_mm~)"
-contains "netvar-spank breaks the next Slurm major.minor" "$(ctl netvar-spank Breaks)" "slurm-smd (>= "
-contains "netvar-jobsubmit depends on Slurm $slurm_full exactly (lower bound)" "$(ctl netvar-jobsubmit Depends)" \
-    "slurmctld (>= $slurm_full~) | slurm-smd-slurmctld (>= $slurm_full~)"
-contains "netvar-jobsubmit breaks the next micro release" "$(ctl netvar-jobsubmit Breaks)" "slurmctld (>= ${slurm_full%.*}.$(( ${slurm_full##*.} + 1 ))~)"
-contains "the plugins need the same netvar" "$(ctl netvar-spank Depends)" "netvar (= $(cat VERSION))"
+rels() { local f; for f in Pre-Depends Depends Recommends; do ctl "$1" $f; done; }
+for p in netvar netvar-mpi netvar-spank netvar-jobsubmit; do
+    echo "# $p: Depends: $(ctl $p Depends); Recommends: $(ctl $p Recommends); Suggests: $(ctl $p Suggests); Breaks: $(ctl $p Breaks)"
+done
+contains "netvar-spank depends on Debian's Slurm plugins $slurm_mm" "$(ctl netvar-spank Depends)" \
+    "slurm-wlm-basic-plugins (>= $slurm_mm~)"
+contains "netvar-spank breaks the next Slurm major.minor" "$(ctl netvar-spank Breaks)" "slurm-wlm-basic-plugins (>= "
+contains "netvar-jobsubmit depends on slurmctld $slurm_full (lower bound)" "$(ctl netvar-jobsubmit Depends)" \
+    "slurmctld (>= $slurm_full~)"
+contains "netvar-jobsubmit breaks the next micro release" "$(ctl netvar-jobsubmit Breaks)" \
+    "slurmctld (>= ${slurm_full%.*}.$(( ${slurm_full##*.} + 1 ))~)"
+for p in netvar-spank netvar-jobsubmit; do
+    # SchedMD's slurm-smd loads plugins from .../slurm/, not from slurm-wlm/
+    lacks "$p: built into slurm-wlm/, accepts no slurm-smd" "$(ctl $p Depends)" "slurm-smd"
+done
+contains "the plugins need the same netvar" "$(ctl netvar-spank Depends)" "netvar (= $version)"
+for p in netvar netvar-jobsubmit; do
+    lacks "$p (the controller's) pulls in no MPI" "$(rels $p)" "mpi"
+done
+contains "the probes and the profiler's package depends on Open MPI's library (shlibs)" "$(ctl netvar-mpi Depends)" "libopenmpi"
+contains "netvar-spank recommends them (segments mode)" "$(ctl netvar-spank Recommends)" "netvar-mpi (= $version)"
 contains "netvar's library dependencies come from dpkg-shlibdeps" "$(ctl netvar Depends)" "libjson-c5"
+contains "netvar-acct's libslurm dependency comes from dpkg-shlibdeps" "$(ctl netvar-jobsubmit Depends)" "libslurm"
+contains "the description names the Slurm and the plugin directory" "$(ctl netvar-jobsubmit Description)" \
+    "for Slurm $slurm_full (Debian's slurm-wlm packages)"
 conff=$(dpkg-deb --ctrl-tarfile "$(deb_of netvar-spank)" | tar -xO ./conffiles)
 contains "the plugstack snippet is a conffile" "$conff" "/etc/netvar/plugstack.conf"
 conff=$(dpkg-deb --ctrl-tarfile "$(deb_of netvar)" | tar -xO ./conffiles)
 contains "netvar.conf is a conffile" "$conff" "/etc/netvar/netvar.conf"
+contains "train.env is a conffile" "$conff" "/etc/netvar/train.env"
+postinst=$(dpkg-deb --ctrl-tarfile "$(deb_of netvar)" | tar -xO ./postinst)
+contains "dh_installsystemd wrote the timer's postinst" "$postinst" "deb-systemd-helper update-state 'netvar-train.timer'"
+lacks "the timer is not started on install (one host runs it)" "$postinst" "deb-systemd-invoke"
 snippet=$(grep -v '^#' "$T/root-netvar-spank/etc/netvar/plugstack.conf")
-contains "the snippet loads the plugin as optional from the installed path" "$snippet" \
-    "optional /usr/lib/$ma/slurm-wlm/spank_netvar.so"
+contains "the snippet loads the plugin as optional from the installed path" "$snippet" "optional $pd/spank_netvar.so"
 contains "the snippet names the installed profiler" "$snippet" "profiler=/usr/lib/$ma/netvar/libnetvar_pmpi.so"
 contains "the service runs the installed script" "$(cat "$T/root-netvar/lib/systemd/system/netvar-train.service")" \
     "ExecStart=/usr/libexec/netvar/netvar-train-run"
 check "the packaged netvar runs" "$T/root-netvar/usr/bin/netvar" version
-lint=$(lintian --pedantic $debs 2>&1 | grep -v 'running with root privileges')
+changes=$(ls "$BUILD"/deb/*.changes)
+lint=$(lintian --pedantic --display-info --show-overrides "$changes" 2>&1 | grep -v 'running with root privileges')
 echo "$lint"
 lint_e=$(echo "$lint" | grep -c '^E:') lint_w=$(echo "$lint" | grep -c '^W:')
-check "lintian: no errors" test "$lint_e" -eq 0
-echo "figure: lintian --pedantic: $lint_e errors, $lint_w warnings"
+lint_i=$(echo "$lint" | grep -c '^[IP]:') lint_o=$(echo "$lint" | grep -c '^O:')
+check "lintian --pedantic on the source and binary packages: no errors" test "$lint_e" -eq 0
+check "lintian --pedantic: no warnings" test "$lint_w" -eq 0
+check "lintian: only the overrides of debian/*.lintian-overrides are left" test "$lint_i" -eq 0
+echo "figure: lintian --pedantic: $lint_e errors, $lint_w warnings, $lint_i info/pedantic, $lint_o overridden"
+
+# ------------------------------------ installed: does slurmctld load it
+if pkg_machine_clean; then
+    check "dpkg -i the four packages" pkg_install $debs
+    check "job_submit_netvar.so is installed by netvar-jobsubmit" sh -c "dpkg -S '$pd/job_submit_netvar.so' | grep -q '^netvar-jobsubmit:'"
+    check "the installed timer is not enabled" test ! -e /etc/systemd/system/timers.target.wants/netvar-train.timer
+    pkg_ctld_check debian "" "$pd"
+    check "dpkg --purge removes them" pkg_purge
+    check "... and leaves no netvar file behind" test ! -e /etc/netvar -a ! -e "$pd/job_submit_netvar.so" -a ! -e /usr/libexec/netvar
+else
+    echo "# netvar packages or their directories are on this machine already: not installing (dpkg -i) over them"
+fi
 
 # --------------------------------------------------------------- rpm
 rpms=$(make -s --no-print-directory BUILD="$BUILD" rpm 2>"$T/rpm.err") || { cat "$T/rpm.err"; exit 1; }
@@ -99,7 +170,6 @@ contains "netvar-spank requires libslurm's soname (Slurm major.minor)" "$(rpm -q
     "libslurm.so.$soname()(64bit)"
 contains "netvar-jobsubmit requires the exact Slurm release" "$(rpm -qpR "$(rpm_of netvar-jobsubmit)")" "slurm = $slurm_full"
 contains "netvar-jobsubmit's netvar-acct needs libslurm" "$(rpm -qpR "$(rpm_of netvar-jobsubmit)")" "libslurm.so.$soname()(64bit)"
-contains "netvar-jobsubmit's libslurm dependency has SchedMD's alternative" "$(ctl netvar-jobsubmit Depends)" "| slurm-smd (>= $slurm_mm~)"
 contains "netvar requires json-c by soname" "$(rpm -qpR "$(rpm_of netvar)")" "libjson-c.so.5()(64bit)"
 flags=$(rpm -qp --qf '[%{FILENAMES} %{FILEFLAGS:fflags}\n]' "$(rpm_of netvar)" "$(rpm_of netvar-spank)")
 contains "netvar.conf is %config(noreplace)" "$flags" "/etc/netvar/netvar.conf cn"
