@@ -6,6 +6,7 @@
 #   make check      layering check, unit tests, sanitizer build, integration tests
 #   make demo       run the demo on a throwaway local Slurm cluster
 #   make install    DESTDIR/PREFIX honoured
+#   make deb        Debian source and binary packages (debian/, dpkg-buildpackage) in build/deb
 #
 # Layout: lib/<name>/ is one archive, build/lib/libnetvar_<name>.a, with no
 # Slurm and no MPI inside.  Each library sees only its own folder and the

@@ -5,7 +5,8 @@
 # dependencies (the Slurm packages that load from the plugin directory, no
 # MPI for the controller, shlibs), the RPMs' files, config flags and
 # requirements (rpm -qpl, -qpR), that lintian and rpmlint report no error,
-# and where the plugin directory comes from (packaging/slurm-layout.sh).
+# where the plugin directory comes from (packaging/slurm-layout.sh), and
+# what a build for SchedMD's slurm-smd layout installs and depends on.
 # Then installs the .debs on this machine (dpkg -i; only when no netvar
 # package is installed), starts a slurmctld with no PluginDir and checks
 # that it loads the installed job_submit_netvar.so, and purges them.
@@ -130,6 +131,19 @@ check "lintian --pedantic on the source and binary packages: no errors" test "$l
 check "lintian --pedantic: no warnings" test "$lint_w" -eq 0
 check "lintian: only the overrides of debian/*.lintian-overrides are left" test "$lint_i" -eq 0
 echo "figure: lintian --pedantic: $lint_e errors, $lint_w warnings, $lint_i info/pedantic, $lint_o overridden"
+
+# SchedMD's layout (slurm-smd is not installed here: its plugin directory
+# and layout are given as a site building against it would find them)
+smd=$(NV_SLURM_LAYOUT=schedmd SLURM_PLUGIN_DIR=/usr/lib/$ma/slurm \
+      make -s --no-print-directory BUILD="$T/smd" deb 2>"$T/smd.err") || { cat "$T/smd.err"; exit 1; }
+smd_js=$(grep '/netvar-jobsubmit_[^/]*\.deb$' <<<"$smd") smd_spank=$(grep '/netvar-spank_[^/]*\.deb$' <<<"$smd")
+contains "slurm-smd layout: job_submit_netvar.so in .../slurm/" "$(dpkg-deb -c "$smd_js")" "./usr/lib/$ma/slurm/job_submit_netvar.so"
+contains "slurm-smd layout: netvar-jobsubmit depends on slurm-smd-slurmctld $slurm_full" \
+    "$(dpkg-deb -f "$smd_js" Depends)" "slurm-smd-slurmctld (>= $slurm_full~)"
+lacks "slurm-smd layout: and not on Debian's slurmctld" "$(dpkg-deb -f "$smd_js" Depends | sed 's/slurm-smd-slurmctld//g')" "slurmctld"
+contains "slurm-smd layout: netvar-spank depends on slurm-smd $slurm_mm" "$(dpkg-deb -f "$smd_spank" Depends)" "slurm-smd (>= $slurm_mm~)"
+contains "slurm-smd layout: netvar-spank breaks the next slurm-smd" "$(dpkg-deb -f "$smd_spank" Breaks)" "slurm-smd (>= "
+rm -rf "$T/smd"
 
 # ------------------------------------ installed: does slurmctld load it
 if pkg_machine_clean; then
