@@ -102,6 +102,13 @@ contains "the plugins need the same netvar" "$(ctl netvar-spank Depends)" "netva
 for p in netvar netvar-jobsubmit; do
     lacks "$p (the controller's) pulls in no MPI" "$(rels $p)" "mpi"
 done
+# ... nor through what they depend on or recommend (apt installs both)
+ctl_deps=$({ rels netvar; rels netvar-jobsubmit; } | tr ',|' '\n\n' | sed 's/(.*//; s/ //g' | grep -v '^netvar$' | sort -u)
+# shellcheck disable=SC2086
+closure=$(apt-cache depends --recurse --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
+    $ctl_deps 2>/dev/null | sed -n 's/^\([a-z0-9][^ ]*\)$/\1/p' | sort -u)
+echo "# the controller's packages pull in $(echo "$closure" | wc -l) packages"
+check "... $(echo "$closure" | wc -l) packages in all, none of them MPI" test -z "$(grep -i 'mpi' <<<"$closure")"
 contains "the probes and the profiler's package depends on Open MPI's library (shlibs)" "$(ctl netvar-mpi Depends)" "libopenmpi"
 contains "netvar-spank recommends them (segments mode)" "$(ctl netvar-spank Recommends)" "netvar-mpi (= $version)"
 contains "netvar's library dependencies come from dpkg-shlibdeps" "$(ctl netvar Depends)" "libjson-c5"
