@@ -6,6 +6,7 @@
 #   make check      layering check, unit tests, sanitizer build, integration tests
 #   make demo       run the demo on a throwaway local Slurm cluster
 #   make install    DESTDIR/PREFIX honoured
+#   make deb        Debian source and binary packages (debian/, dpkg-buildpackage) in build/deb
 #
 # Layout: lib/<name>/ is one archive, build/lib/libnetvar_<name>.a, with no
 # Slurm and no MPI inside.  Each library sees only its own folder and the
@@ -358,9 +359,11 @@ install: $(NV_INSTALL_BINS)
 	install -m 0755 $(ACCT_BIN) $(DESTDIR)$(LIBEXECDIR)/
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
 
-# Debian packages netvar, netvar-spank, netvar-jobsubmit (packaging/mkdeb.sh)
-deb: programs
-	@NETVAR_VERSION=$(NETVAR_VERSION) sh packaging/mkdeb.sh $(BUILD)
+# The Debian source package and netvar, netvar-mpi, netvar-spank,
+# netvar-jobsubmit: dpkg-buildpackage on debian/ in a copy of the tree
+# (packaging/mkdeb.sh; SLURM_INCLUDE/SLURM_PLUGIN_DIR choose the Slurm)
+deb:
+	@sh packaging/mkdeb.sh $(BUILD)
 
 # RPMs from packaging/rpm/netvar.spec against the installed Slurm
 # (packaging/mkrpm.sh; RPM_FROM_SOURCE=1 compiles inside rpmbuild)

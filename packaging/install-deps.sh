@@ -9,7 +9,7 @@ PKGS="gcc make pkg-config clang gfortran valgrind iproute2 procps bc python3
 slurmctld slurmd slurm-client libslurm-dev munge
 libpapi-dev papi-tools libopenmpi-dev openmpi-bin libpmix-dev
 libjson-c-dev libcmocka-dev libsvm-dev libxgboost-dev jq libxml2-utils
-rpm rpmlint lintian gnupg mariadb-server slurmdbd prometheus prometheus-node-exporter
+rpm rpmlint lintian debhelper dpkg-dev gnupg mariadb-server slurmdbd prometheus prometheus-node-exporter
 shellcheck python3-flake8"
 # Optional sets named as arguments, installed only by the targets that need
 # them: lammps (make bench-profiler and its smoke test in make check),
