@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # pkg_lib.sh - sourced by the package tests after lab_lib.sh: installs the
 # Debian packages on this machine and checks that a slurmctld started
 # without PluginDir loads job_submit_netvar.so from where the package put
@@ -24,8 +25,7 @@ pkg_machine_clean() {
 # _pkg_dpkg ARGS...: dpkg, waiting up to 5 minutes for another dpkg or apt
 # on this machine to release its lock
 _pkg_dpkg() {
-    local i
-    for i in $(seq 1 60); do
+    for _ in $(seq 1 60); do
         dpkg "$@" >"$T/dpkg.out" 2>&1 && return 0
         grep -q 'lock' "$T/dpkg.out" || { cat "$T/dpkg.out"; return 1; }
         sleep 5
@@ -119,5 +119,5 @@ EOF
     contains "$name: job_submit/netvar annotated it" \
         "$(SLURM_CONF=$d/slurm.conf PATH=$path scontrol show job "$jid" 2>/dev/null)" 'netvar:{"v":1'
     pkg_ctld_stop
-    [ "$_failures" -eq 0 ] || tail -n 15 "$d/log/slurmctld.log" "$d/log/stdout"
+    [ "${_failures:-0}" -eq 0 ] || tail -n 15 "$d/log/slurmctld.log" "$d/log/stdout"
 }

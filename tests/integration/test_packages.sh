@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016,SC2086,SC2012,SC2020,SC2153 # written before make lint: literal $ in pkg-config and PromQL text, package and word lists split on purpose, ls on directories this test made, ROOT from run.sh
 # test_packages.sh - builds the Debian source and binary packages (make deb:
 # dpkg-buildpackage on debian/) and the RPMs (make rpm) against Debian's
 # Slurm; checks the .debs' file lists, conffiles, maintainer scripts and

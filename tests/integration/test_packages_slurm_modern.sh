@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016,SC2086,SC2012,SC2020,SC2153 # written before make lint: literal $ in pkg-config and PromQL text, package and word lists split on purpose, ls on directories this test made, ROOT from run.sh
 # test_packages_slurm_modern.sh - the Debian packages built against the
 # Slurm that `make slurm-modern` builds from ../shared/slurm/src (25.11.7)
 # into ${NETVAR_SLURM_CACHE:-/var/cache/netvar}/slurm-X.Y.Z: make deb
