@@ -59,8 +59,10 @@ static int launch_option(const nv_opt *o, void *to, const char *arg, char *err, 
     return nv_run_plan_option(l->plan, o->ival, arg, l->keep_dir, err, errlen) ? -1 : 0;
 }
 
-#define LAUNCH(name, arg, code, text)                                                   \
-    {name, arg, NV_CLI_CALL, NULL, .help = text, .ival = code, .call = launch_option}
+#define LAUNCH(name, arg, code, text)                                                              \
+    {                                                                                              \
+        name, arg, NV_CLI_CALL, NULL, .help = text, .ival = code, .call = launch_option            \
+    }
 
 static const nv_opt launch_opts[] = {
     LAUNCH("nodes", "N", NV_OPT_NODES,
@@ -70,7 +72,7 @@ static const nv_opt launch_opts[] = {
     LAUNCH("launcher-arg", "ARG", NV_OPT_LAUNCHER_ARG,
            "one extra argument for every srun/mpirun call, e.g. --launcher-arg=--partition=debug "
            "(repeatable, up to " NV_STR(NV_RUN_MAX_EXTRA) "); srun gets --mpi=pmix unless an --mpi "
-           "argument is given"),
+                                                          "argument is given"),
     LAUNCH("probe-tasks-per-node", "T", NV_OPT_PROBE_TPN,
            "ImpactB and CompressionB tasks per node (1..256, default 1; the paper used 2, one "
            "per socket)"),
@@ -114,9 +116,9 @@ static const nv_opt placement_opts[] = {
 
 nv_opt_group nv_cli_launch_options(nv_cli_launch *l)
 {
-    return (nv_opt_group){"Launch options (shared by calibrate, impact and campaign):",
-                          "launch options", launch_opts,
-                          sizeof launch_opts / sizeof launch_opts[0], l};
+    return (nv_opt_group){
+        "Launch options (shared by calibrate, impact and campaign):", "launch options", launch_opts,
+        sizeof launch_opts / sizeof launch_opts[0], l};
 }
 
 nv_opt_group nv_cli_placement_options(nv_cli_launch *l)
@@ -141,7 +143,9 @@ int nv_cli_set_predictor(const nv_opt *o, void *to, const char *arg, char *err, 
 {
     (void)o;
     if (nv_predictor_from_name(arg, to))
-        return nv_err(err, errlen, "--predictor '%.40s' is not one of queue, averagelt, "
-                      "averagestdevlt, pdflt", arg);
+        return nv_err(err, errlen,
+                      "--predictor '%.40s' is not one of queue, averagelt, "
+                      "averagestdevlt, pdflt",
+                      arg);
     return 0;
 }

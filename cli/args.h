@@ -33,17 +33,25 @@ nv_opt_group nv_cli_launch_options(nv_cli_launch *l);
 nv_opt_group nv_cli_placement_options(nv_cli_launch *l);
 
 /* --spool and --config of the verbs that read the site's spool */
-#define NV_CLI_OPT_SPOOL(to)                                                              \
-    {"spool", "DIR", NV_CLI_STR, to, .help = "spool directory (default: SpoolDir of netvar.conf)"}
-#define NV_CLI_OPT_CONFIG(to)                                                             \
-    {"config", "FILE", NV_CLI_STR, to,                                                    \
-     .help = "netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)"}
+#define NV_CLI_OPT_SPOOL(to)                                                                       \
+    {                                                                                              \
+        "spool", "DIR", NV_CLI_STR, to,                                                            \
+            .help = "spool directory (default: SpoolDir of netvar.conf)"                           \
+    }
+#define NV_CLI_OPT_CONFIG(to)                                                                      \
+    {                                                                                              \
+        "config", "FILE", NV_CLI_STR, to,                                                          \
+            .help = "netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)"               \
+    }
 
 /* --predictor NAME (predict, report): a predictor of predict.h into *to */
 int nv_cli_set_predictor(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen);
-#define NV_CLI_OPT_PREDICTOR(to)                                                          \
-    {"predictor", "NAME", NV_CLI_CALL, to, .call = nv_cli_set_predictor,                  \
-     .help = "queue (default), averagelt, averagestdevlt or pdflt"}
+#define NV_CLI_OPT_PREDICTOR(to)                                                                   \
+    {                                                                                              \
+        "predictor", "NAME", NV_CLI_CALL, to,                                                      \
+            .call = nv_cli_set_predictor,                                                          \
+            .help = "queue (default), averagelt, averagestdevlt or pdflt"                          \
+    }
 
 /* Parses a workflow verb's options (who "netvar VERB"): its own, then with
  * placement the placement options, then the launch options; a COMMAND may
@@ -52,22 +60,29 @@ int nv_cli_workflow_parse(const char *who, const char *head, const char *tail, c
                           size_t n, nv_cli_launch *l, int placement, int argc, char **argv);
 
 /* Options impact and campaign share: the model file and the app key. */
-#define NV_CLI_OPT_MODEL_APP(model, app)                                                  \
-    {"model", "FILE", NV_CLI_STR, model,                                                  \
-     .help = "model file with a calibration (required; updated in place)"},               \
-    {"app", "KEY", NV_CLI_STR, app,                                                       \
-     .help = "app key, 1-" NV_STR(NV_MODEL_KEY_MAX) " of A-Z a-z 0-9 . _ + : / @ = - (required)"}
+#define NV_CLI_OPT_MODEL_APP(model, app)                                                           \
+    {"model", "FILE", NV_CLI_STR, model,                                                           \
+     .help = "model file with a calibration (required; updated in place)"},                        \
+    {                                                                                              \
+        "app", "KEY", NV_CLI_STR, app,                                                             \
+            .help = "app key, 1-" NV_STR(                                                          \
+                NV_MODEL_KEY_MAX) " of A-Z a-z 0-9 . _ + : / @ = - (required)"                     \
+    }
 
 /* ImpactB's pause (calibrate, impact, campaign); help: the words after the unit */
-#define NV_CLI_OPT_INTERVAL_US(to, more)                                                  \
-    {"interval-us", "US", NV_CLI_LONG, to, 0, 60000000,                                   \
-     .help = "pause between ImpactB ping-pongs, in microseconds (0..60000000, default "    \
-             "20000" more ")"}
+#define NV_CLI_OPT_INTERVAL_US(to, more)                                                           \
+    {                                                                                              \
+        "interval-us", "US", NV_CLI_LONG, to, 0, 60000000,                                         \
+            .help = "pause between ImpactB ping-pongs, in microseconds (0..60000000, default "     \
+                    "20000" more ")"                                                               \
+    }
 
 /* tasks per node of the command (impact, campaign) */
-#define NV_CLI_OPT_TASKS_PER_NODE(to)                                                     \
-    {"tasks-per-node", "T", NV_CLI_INT, to, 1, 1024,                                      \
-     .help = "tasks per node of COMMAND (1..1024, default 1)"}
+#define NV_CLI_OPT_TASKS_PER_NODE(to)                                                              \
+    {                                                                                              \
+        "tasks-per-node", "T", NV_CLI_INT, to, 1, 1024,                                            \
+            .help = "tasks per node of COMMAND (1..1024, default 1)"                               \
+    }
 
 /* s escaped for the terminal (safe_open.h nv_printable: control bytes,
  * ESC included, as \xNN), cut to 1023 bytes, in one of 8 static buffers

@@ -38,11 +38,10 @@ static const struct nv_verb verbs[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "Usage: netvar VERB [OPTIONS...]\n"
-            "       netvar VERB --help\n\n"
-            "netvar measures network interference between Slurm jobs and\n"
-            "predicts it before placement.\n\nVerbs:\n");
+    fprintf(out, "Usage: netvar VERB [OPTIONS...]\n"
+                 "       netvar VERB --help\n\n"
+                 "netvar measures network interference between Slurm jobs and\n"
+                 "predicts it before placement.\n\nVerbs:\n");
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         fprintf(out, "  %-13s %s\n", verbs[i].name, verbs[i].summary);
     fprintf(out, "\nExit status: 0 success, 1 failure, 2 bad usage.\n");
@@ -54,9 +53,12 @@ int verb_version(int argc, char **argv)
     const nv_opt opts[] = {
         {"json", NULL, NV_CLI_FLAG, &json, .ival = 1, .help = "{\"version\": \"...\"} instead"},
     };
-    const nv_opt_spec spec = {"netvar version", NULL,
+    const nv_opt_spec spec = {"netvar version",
+                              NULL,
                               "Usage: netvar version [--json]\n\nPrint the netvar version.\n\n",
-                              NULL, 0, {{"Options:", "version", opts, 1}}};
+                              NULL,
+                              0,
+                              {{"Options:", "version", opts, 1}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);

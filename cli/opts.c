@@ -11,10 +11,10 @@
 #include "nv_err.h"
 #include "safe_open.h"
 
-#define HELP_COL 21   /* the least column where an option's help text starts */
+#define HELP_COL 21      /* the least column where an option's help text starts */
 #define HELP_NAME_MAX 21 /* a longer "--NAME ARG" puts its help on the next line */
-#define HELP_WIDTH 79 /* the longest line --help prints */
-#define CODE_BASE 256 /* getopt_long's value of the k-th option: above any character */
+#define HELP_WIDTH 79    /* the longest line --help prints */
+#define CODE_BASE 256    /* getopt_long's value of the k-th option: above any character */
 
 static int choice_index(const char *choices, const char *arg)
 {
@@ -52,12 +52,8 @@ int nv_opt_apply(const nv_opt *o, void *group_to, const char *arg, char *err, si
     char flag[64];
     snprintf(flag, sizeof flag, "--%s", o->name);
     switch (o->kind) {
-    case NV_CLI_FLAG:
-        *(int *)to = o->ival;
-        return 0;
-    case NV_CLI_STR:
-        *(const char **)to = arg;
-        return 0;
+    case NV_CLI_FLAG: *(int *)to = o->ival; return 0;
+    case NV_CLI_STR: *(const char **)to = arg; return 0;
     case NV_CLI_LONG:
     case NV_CLI_INT: {
         long v;
@@ -69,8 +65,7 @@ int nv_opt_apply(const nv_opt *o, void *group_to, const char *arg, char *err, si
             *(int *)to = (int)v;
         return 0;
     }
-    case NV_CLI_SECONDS:
-        return nv_parse_seconds(flag, arg, (double *)to, err, errlen);
+    case NV_CLI_SECONDS: return nv_parse_seconds(flag, arg, (double *)to, err, errlen);
     case NV_CLI_DOUBLE: {
         char *end;
         errno = 0;
@@ -97,8 +92,7 @@ int nv_opt_apply(const nv_opt *o, void *group_to, const char *arg, char *err, si
         *(int *)to = k;
         return 0;
     }
-    case NV_CLI_CALL:
-        return o->call(o, to, arg, err, errlen) ? -1 : 0;
+    case NV_CLI_CALL: return o->call(o, to, arg, err, errlen) ? -1 : 0;
     }
     return nv_err(err, errlen, "%s: no parser for this option", flag);
 }
@@ -222,8 +216,8 @@ int nv_opts_parse(const nv_opt_spec *s, int argc, char **argv)
     int n = 0;
     void *group_to;
     for (const nv_opt *o; n < NV_OPTS_MAX && (o = nth(s, n, &group_to)); n++)
-        lo[n] = (struct option){o->name, o->arg ? required_argument : no_argument, NULL,
-                                CODE_BASE + n};
+        lo[n] =
+            (struct option){o->name, o->arg ? required_argument : no_argument, NULL, CODE_BASE + n};
     char err[700];
     /* a name given twice would leave one of them unreachable */
     for (int i = 0; i < n; i++) {

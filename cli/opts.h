@@ -31,29 +31,29 @@ typedef struct nv_opt nv_opt;
 typedef int (*nv_opt_call)(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen);
 
 struct nv_opt {
-    const char *name;  /* the long option without "--" */
-    const char *arg;   /* the argument's name in --help (FILE, S); NULL: takes none */
+    const char *name; /* the long option without "--" */
+    const char *arg;  /* the argument's name in --help (FILE, S); NULL: takes none */
     nv_opt_kind kind;
-    void *to;          /* where the value goes; CALL: its first argument */
-    double lo, hi;     /* LONG, INT, DOUBLE: the bounds */
-    const char *help;  /* plain words, with the unit and the default; wrapped by --help,
+    void *to;            /* where the value goes; CALL: its first argument */
+    double lo, hi;       /* LONG, INT, DOUBLE: the bounds */
+    const char *help;    /* plain words, with the unit and the default; wrapped by --help,
                           a '\n' starts a new line */
-    const char *bad;   /* DOUBLE, CHOICE: what an error says after "--NAME 'ARG': "
+    const char *bad;     /* DOUBLE, CHOICE: what an error says after "--NAME 'ARG': "
                           (default: the bounds, or the choices) */
     const char *choices; /* CHOICE: the names, '|' between them */
-    int ival;          /* FLAG: the value stored; CALL: its own use */
-    int zero_ok;       /* DOUBLE: 0 is accepted besides lo..hi */
-    int open_lo;       /* DOUBLE: lo itself is refused (more than lo) */
-    nv_opt_call call;  /* CALL */
+    int ival;            /* FLAG: the value stored; CALL: its own use */
+    int zero_ok;         /* DOUBLE: 0 is accepted besides lo..hi */
+    int open_lo;         /* DOUBLE: lo itself is refused (more than lo) */
+    nv_opt_call call;    /* CALL */
 };
 
 /* Options that --help shows under one heading. */
 typedef struct nv_opt_group {
-    const char *title;     /* heading line in --help, e.g. "Options:" */
-    const char *man;       /* the netvar(1) VERB OPTIONS entry that lists them */
+    const char *title; /* heading line in --help, e.g. "Options:" */
+    const char *man;   /* the netvar(1) VERB OPTIONS entry that lists them */
     const nv_opt *opt;
     size_t n;
-    void *to;              /* with to NULL in an entry of a shared table: its target */
+    void *to; /* with to NULL in an entry of a shared table: its target */
 } nv_opt_group;
 
 #define NV_OPT_GROUPS_MAX 4
@@ -84,15 +84,20 @@ static inline int nv_opts_exit(int parsed)
 }
 
 /* --json (*text = 0, the default) and --text (*text = 1) */
-#define NV_OPT_JSON_TEXT(text)                                                            \
-    {"json", NULL, NV_CLI_FLAG, text, .ival = 0,                                          \
-     .help = "print the result as JSON on stdout (the default)"},                         \
-    {"text", NULL, NV_CLI_FLAG, text, .ival = 1, .help = "print a short summary for people instead"}
+#define NV_OPT_JSON_TEXT(text)                                                                     \
+    {"json", NULL,      NV_CLI_FLAG,                                                               \
+     text,   .ival = 0, .help = "print the result as JSON on stdout (the default)"},               \
+    {                                                                                              \
+        "text", NULL, NV_CLI_FLAG, text, .ival = 1,                                                \
+                                         .help = "print a short summary for people instead"        \
+    }
 
 /* --json where JSON is the only output */
-#define NV_OPT_JSON_ONLY(flag)                                                            \
-    {"json", NULL, NV_CLI_FLAG, flag, .ival = 1,                                          \
-     .help = "JSON output (the only form; accepted for uniformity)"}
+#define NV_OPT_JSON_ONLY(flag)                                                                     \
+    {                                                                                              \
+        "json", NULL, NV_CLI_FLAG, flag,                                                           \
+            .ival = 1, .help = "JSON output (the only form; accepted for uniformity)"              \
+    }
 
 /* The help: head, each group's title and options, tail. */
 void nv_opts_help(FILE *out, const nv_opt_spec *s);

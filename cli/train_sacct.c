@@ -64,8 +64,13 @@ int nv_cli_train_sacct(const char *since, const char *file, const char *topology
         close(fd[0]);
         close(fd[1]);
         setenv("SLURM_TIME_FORMAT", "%s", 1);
-        char *argv[] = {"sacct", "-a", "-X", "-n", "-P", "--delimiter=" NV_SACCT_DELIM,
-                        "-o", NV_SACCT_FIELDS, "-S", (char *)since, "-E", "now", NULL};
+        char *argv[] = {"sacct", "-a",
+                        "-X",    "-n",
+                        "-P",    "--delimiter=" NV_SACCT_DELIM,
+                        "-o",    NV_SACCT_FIELDS,
+                        "-S",    (char *)since,
+                        "-E",    "now",
+                        NULL};
         execvp("sacct", argv);
         fprintf(stderr, "netvar: train: cannot run sacct: %s\n", strerror(errno));
         _exit(127);
@@ -86,8 +91,10 @@ int nv_cli_train_sacct(const char *since, const char *file, const char *topology
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
         if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-            fprintf(stderr, "netvar: train: sacct -S %s failed (exit status %d); no history from "
-                            "accounting\n", since, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+            fprintf(stderr,
+                    "netvar: train: sacct -S %s failed (exit status %d); no history from "
+                    "accounting\n",
+                    since, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
             rc = -1;
         }
     }

@@ -91,8 +91,8 @@ static void place(uint32_t N, int how, nv_alloc_layout *l)
         }
 }
 
-static int add_row(nv_alloc_dataset *d, const char *app, uint32_t N, uint32_t ppn, const nv_alloc_layout *l,
-                   const nv_alloc_pattern *p, double runtime_compute_s)
+static int add_row(nv_alloc_dataset *d, const char *app, uint32_t N, uint32_t ppn,
+                   const nv_alloc_layout *l, const nv_alloc_pattern *p, double runtime_compute_s)
 {
     nv_alloc_row r;
     memset(&r, 0, sizeof r);
@@ -106,7 +106,8 @@ static int add_row(nv_alloc_dataset *d, const char *app, uint32_t N, uint32_t pp
         return -1;
     r.comm_s = synthetic_comm(x, 0.08);
     r.runtime_s = runtime_compute_s;
-    snprintf(r.config, sizeof r.config, "N%uxPPN%u S%.0f sw%zu", N, ppn, p->o[0].bytes, l->n_switches);
+    snprintf(r.config, sizeof r.config, "N%uxPPN%u S%.0f sw%zu", N, ppn, p->o[0].bytes,
+             l->n_switches);
     char err[200];
     return nv_alloc_dataset_add(d, &r, err, sizeof err);
 }
@@ -165,9 +166,10 @@ typedef struct score {
     size_t n;
 } score;
 
-static int predict_rows(const nv_alloc_dataset *train, const size_t *idx, size_t nidx, nv_alloc_class cls,
-                        double partition, const nv_alloc_train_params *p, const nv_alloc_dataset *test,
-                        const size_t *tidx, size_t ntidx, double *pred)
+static int predict_rows(const nv_alloc_dataset *train, const size_t *idx, size_t nidx,
+                        nv_alloc_class cls, double partition, const nv_alloc_train_params *p,
+                        const nv_alloc_dataset *test, const size_t *tidx, size_t ntidx,
+                        double *pred)
 {
     nv_alloc_model *m = nv_alloc_new();
     char err[400];
@@ -250,15 +252,17 @@ static int load_time(const char *path)
             fprintf(stderr, "netvar-advice-eval: %s\n", err);
             return 1;
         }
-        best = fmin(best, (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+        best =
+            fmin(best, (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
     }
     const nv_alloc_model *am = nv_model_alloc(m);
     json_object *o = am ? nv_alloc_to_json(am) : NULL;
     size_t bytes = o ? strlen(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN)) : 0;
-    printf("%s: load %.2f ms (best of 20); alloc section: %zu predictors, %zu tree nodes (%zu bytes in memory "
-           "at 24 per node), %zu apps, %zu switches, %zu bytes of JSON\n",
-           path, best, nv_alloc_predictor_count(am), nv_alloc_node_count(am), nv_alloc_node_count(am) * 24,
-           nv_alloc_app_count(am), nv_alloc_switch_count(am), bytes);
+    printf(
+        "%s: load %.2f ms (best of 20); alloc section: %zu predictors, %zu tree nodes (%zu bytes in memory "
+        "at 24 per node), %zu apps, %zu switches, %zu bytes of JSON\n",
+        path, best, nv_alloc_predictor_count(am), nv_alloc_node_count(am),
+        nv_alloc_node_count(am) * 24, nv_alloc_app_count(am), nv_alloc_switch_count(am), bytes);
     json_object_put(o);
     nv_model_free(m);
     return 0;
@@ -285,7 +289,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--dataset") && i + 1 < argc && nf < 32)
             files[nf++] = argv[++i];
         else {
-            fprintf(stderr, "usage: netvar-advice-eval (--synthetic [--seed N] [--small] | --dataset FILE... [--holdout config|size]) [--json]\n");
+            fprintf(
+                stderr,
+                "usage: netvar-advice-eval (--synthetic [--seed N] [--small] | --dataset FILE... [--holdout config|size]) [--json]\n");
             return 2;
         }
     }
@@ -306,27 +312,33 @@ int main(int argc, char **argv)
                 return 1;
             }
     }
-    json_object *out = json_object_new_object(), *acc = json_object_new_array(), *dec = json_object_new_array();
+    json_object *out = json_object_new_object(), *acc = json_object_new_array(),
+                *dec = json_object_new_array();
     json_object_object_add(out, "data", json_object_new_string(synth ? "SYNTHETIC" : train.source));
-    json_object_object_add(out, "held_out",
-                           json_object_new_string(synth ? "every row of the 3-D Jacobi app (never in training)"
-                                                        : holdout_config
-                                                              ? "leave one configuration (N, PPN, switches) out"
-                                                              : "leave one message size out"));
+    json_object_object_add(
+        out, "held_out",
+        json_object_new_string(synth ? "every row of the 3-D Jacobi app (never in training)"
+                               : holdout_config ? "leave one configuration (N, PPN, switches) out"
+                                                : "leave one message size out"));
     if (!json)
-        printf("data: %s; %zu training rows, %zu test rows\nheld out: %s\n\n", train.source, train.n, synth ? test.n : train.n,
-               synth ? "every row of the 3-D Jacobi app (the training saw only the halo benchmark)"
-                     : holdout_config ? "leave one configuration out (every size and repetition of one N x PPN x "
-                                        "switches spanned; rows of one rank alone, which time only the clock, not scored)"
-                                      : "leave one message size out (trees never saw the size they predict; rows of one "
-                                        "rank alone not scored)");
+        printf(
+            "data: %s; %zu training rows, %zu test rows\nheld out: %s\n\n", train.source, train.n,
+            synth ? test.n : train.n,
+            synth ? "every row of the 3-D Jacobi app (the training saw only the halo benchmark)"
+            : holdout_config
+                ? "leave one configuration out (every size and repetition of one N x PPN x "
+                  "switches spanned; rows of one rank alone, which time only the clock, not scored)"
+                : "leave one message size out (trees never saw the size they predict; rows of one "
+                  "rank alone not scored)");
     if (!json)
-        printf("%-12s %-5s %-10s %6s %9s %7s %7s\n", "learner", "class", "partition", "rows", "MRE %", "R^2", "RCC");
+        printf("%-12s %-5s %-10s %6s %9s %7s %7s\n", "learner", "class", "partition", "rows",
+               "MRE %", "R^2", "RCC");
     size_t nt = synth ? test.n : train.n;
     double *meas = malloc(nt * sizeof *meas), *pred = malloc(nt * sizeof *pred);
     double *best_pred = malloc(nt * sizeof *best_pred);
     size_t *idx = malloc((train.n + 1) * sizeof *idx), *tidx = malloc((nt + 1) * sizeof *tidx);
-    size_t *rowof = malloc((nt + 1) * sizeof *rowof), *best_rowof = malloc((nt + 1) * sizeof *best_rowof);
+    size_t *rowof = malloc((nt + 1) * sizeof *rowof),
+           *best_rowof = malloc((nt + 1) * sizeof *best_rowof);
     double best_mre = INFINITY;
     size_t best_n = 0;
     for (int lr = 0; lr < 2; lr++)
@@ -337,8 +349,8 @@ int main(int argc, char **argv)
                 double partition = pt ? 4096 : INFINITY;
                 size_t n = 0;
                 if (synth) {
-                    if (predict_rows(&train, NULL, train.n, (nv_alloc_class)cls, partition, &p, &test, NULL, test.n,
-                                     pred))
+                    if (predict_rows(&train, NULL, train.n, (nv_alloc_class)cls, partition, &p,
+                                     &test, NULL, test.n, pred))
                         continue;
                     for (size_t i = 0; i < test.n; i++) {
                         meas[i] = test.rows[i].comm_s;
@@ -366,8 +378,8 @@ int main(int argc, char **argv)
                         }
                         if (nti == 0)
                             continue;
-                        if (ni < 2 || predict_rows(&train, idx, ni, (nv_alloc_class)cls, partition, &p, &train, tidx,
-                                                   nti, pred + n))
+                        if (ni < 2 || predict_rows(&train, idx, ni, (nv_alloc_class)cls, partition,
+                                                   &p, &train, tidx, nti, pred + n))
                             continue;
                         for (size_t k = 0; k < nti; k++) {
                             meas[n + k] = train.rows[tidx[k]].comm_s;
@@ -378,11 +390,15 @@ int main(int argc, char **argv)
                 }
                 score s = score_of(meas, pred, n);
                 if (!json)
-                    printf("%-12s %-5s %-10s %6zu %9.1f %7.3f %7.3f\n", learner_name((nv_alloc_learner)lr),
-                           nv_alloc_class_name((nv_alloc_class)cls), pt ? "<=4KiB/>" : "one", n, s.mre, s.r2, s.rcc);
+                    printf("%-12s %-5s %-10s %6zu %9.1f %7.3f %7.3f\n",
+                           learner_name((nv_alloc_learner)lr),
+                           nv_alloc_class_name((nv_alloc_class)cls), pt ? "<=4KiB/>" : "one", n,
+                           s.mre, s.r2, s.rcc);
                 json_object *e = json_object_new_object();
-                json_object_object_add(e, "learner", json_object_new_string(learner_name((nv_alloc_learner)lr)));
-                json_object_object_add(e, "class", json_object_new_string(nv_alloc_class_name((nv_alloc_class)cls)));
+                json_object_object_add(e, "learner",
+                                       json_object_new_string(learner_name((nv_alloc_learner)lr)));
+                json_object_object_add(
+                    e, "class", json_object_new_string(nv_alloc_class_name((nv_alloc_class)cls)));
                 json_object_object_add(e, "partition_bytes", pt ? json_object_new_int(4096) : NULL);
                 json_object_object_add(e, "rows", json_object_new_int64((int64_t)n));
                 json_object_object_add(e, "mre_pct", nv_json_new_num_g(s.mre, 4));
@@ -407,8 +423,9 @@ int main(int argc, char **argv)
     const nv_alloc_dataset *D = synth ? &test : &train;
     for (int by_n = 0; by_n < (synth ? 2 : 1); by_n++) {
         if (!json)
-            printf("\ndecision (xgboost, class C)%s: fastest configuration, measured vs predicted\n",
-                   by_n ? " inside each node count" : "");
+            printf(
+                "\ndecision (xgboost, class C)%s: fastest configuration, measured vs predicted\n",
+                by_n ? " inside each node count" : "");
         for (size_t i = 0; isfinite(best_mre) && i < best_n; i++) {
             const nv_alloc_row *ri = &D->rows[best_rowof[i]];
             int first = 1;
@@ -465,12 +482,13 @@ int main(int argc, char **argv)
             if (by_n)
                 snprintf(label, sizeof label, "%s N=%u", ri->app, ri->nodes);
             else if (!synth)
-                snprintf(label, sizeof label, "%s S%.0f P=%u", ri->app, ri->x[NV_AF_MAX_S], ri->nodes * ri->ppn);
+                snprintf(label, sizeof label, "%s S%.0f P=%u", ri->app, ri->x[NV_AF_MAX_S],
+                         ri->nodes * ri->ppn);
             else
                 snprintf(label, sizeof label, "%s", ri->app);
             if (!json)
-                printf("  %-22s measured best %-26s predicted %-26s %s%.1f %% lost\n", label, cfg_m, cfg_p,
-                       ok ? "right, " : "WRONG, ", lost);
+                printf("  %-22s measured best %-26s predicted %-26s %s%.1f %% lost\n", label, cfg_m,
+                       cfg_p, ok ? "right, " : "WRONG, ", lost);
             json_object *e = json_object_new_object();
             json_object_object_add(e, "case", json_object_new_string(label));
             json_object_object_add(e, "measured_best", json_object_new_string(cfg_m));
@@ -480,14 +498,16 @@ int main(int argc, char **argv)
         }
     }
     if (!json && cases)
-        printf("decision score %d/%d over N x PPN x placement, mean runtime lost %.1f %%", right, cases,
-               lost_sum / cases);
+        printf("decision score %d/%d over N x PPN x placement, mean runtime lost %.1f %%", right,
+               cases, lost_sum / cases);
     if (!json && cases_n)
-        printf("; %d/%d inside a node count, mean runtime lost %.1f %%", right_n, cases_n, lost_n / cases_n);
+        printf("; %d/%d inside a node count, mean runtime lost %.1f %%", right_n, cases_n,
+               lost_n / cases_n);
     nv_quartiles mq;
     if (!json && nmiss && nv_quartiles_of(misses, nmiss, &mq) == 0)
-        printf("\nwhen wrong (%zu): runtime lost median %.1f %%, quartiles %.1f-%.1f %%, max %.0f %%", nmiss,
-               mq.median, mq.q1, mq.q3, mq.max);
+        printf(
+            "\nwhen wrong (%zu): runtime lost median %.1f %%, quartiles %.1f-%.1f %%, max %.0f %%",
+            nmiss, mq.median, mq.q1, mq.q3, mq.max);
     if (!json && cases)
         printf("\n(paper: 8/10; 8.5 %% and 11.4 %% lost in its two misses)\n");
     json_object_object_add(out, "decision_right_within_nodes", json_object_new_int(right_n));
@@ -497,7 +517,9 @@ int main(int argc, char **argv)
     json_object_object_add(out, "decision_right", json_object_new_int(right));
     json_object_object_add(out, "decision_cases", json_object_new_int(cases));
     if (json)
-        printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+        printf("%s\n", json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY |
+                                                               JSON_C_TO_STRING_SPACED |
+                                                               JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(out);
     free(meas);
     free(pred);

@@ -56,7 +56,8 @@ static long opt_long(const char *name, const char *v, long lo, long hi)
     errno = 0;
     long x = strtol(v, &end, 10);
     if (errno || *end || x < lo || x > hi) {
-        fprintf(stderr, "netvar-site-gen: %s %s: not a whole number in %ld..%ld\n", name, v, lo, hi);
+        fprintf(stderr, "netvar-site-gen: %s %s: not a whole number in %ld..%ld\n", name, v, lo,
+                hi);
         exit(2);
     }
     return x;

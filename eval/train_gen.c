@@ -26,9 +26,9 @@
 
 struct app {
     const char *key;
-    double u;         /* utilization it imposes */
-    double a, e;      /* p(U) = a * U^e percent */
-    double base_s;    /* runtime alone at 4 nodes */
+    double u;      /* utilization it imposes */
+    double a, e;   /* p(U) = a * U^e percent */
+    double base_s; /* runtime alone at 4 nodes */
 };
 
 static const struct app apps[] = {
@@ -55,8 +55,14 @@ static double gauss(void)
     return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
-static double p_true(const struct app *a, double u) { return a->a * pow(u, a->e); }
-static double t_alone(const struct app *a, unsigned nodes) { return a->base_s * pow(4.0 / nodes, 0.8); }
+static double p_true(const struct app *a, double u)
+{
+    return a->a * pow(u, a->e);
+}
+static double t_alone(const struct app *a, unsigned nodes)
+{
+    return a->base_s * pow(4.0 / nodes, 0.8);
+}
 
 static void mkdirs(const char *p)
 {
@@ -103,14 +109,16 @@ static void write_job(const char *root, long id, const struct app *a, unsigned n
     for (unsigned n = 0; n < nodes; n++)
         fprintf(f, "%s\"%s%s-n%u\"", n ? "," : "", sw, PARTNER(n), n);
     fprintf(f, "],\"blades\":[],\"switches\":[\"%s\",\"%s-b\"],\"groups\":[],", sw, sw);
-    fprintf(f, "\"start_unix_s\":%.3f,\"end_unix_s\":%.3f,\"runtime_s\":%.3f,", start, start + runtime, runtime);
+    fprintf(f, "\"start_unix_s\":%.3f,\"end_unix_s\":%.3f,\"runtime_s\":%.3f,", start,
+            start + runtime, runtime);
     fprintf(f, "\"utilization\":{\"service_us\":1.0,\"mu_source\":\"synthetic\",\"ports\":[");
     for (unsigned n = 0; n < nodes; n++) {
         double rho = a->u * (1 + 0.05 * gauss());
         if (rho < 0)
             rho = 0;
-        fprintf(f, "%s{\"node\":\"%s%s-n%u\",\"port\":\"eth0\",\"lambda_packets_per_s\":%.1f,"
-                   "\"rho\":%.5f,\"rho_source\":\"counters: lambda/mu\"}",
+        fprintf(f,
+                "%s{\"node\":\"%s%s-n%u\",\"port\":\"eth0\",\"lambda_packets_per_s\":%.1f,"
+                "\"rho\":%.5f,\"rho_source\":\"counters: lambda/mu\"}",
                 n ? "," : "", sw, PARTNER(n), n, rho * 1e6, rho);
     }
 #undef PARTNER
@@ -131,8 +139,10 @@ static void latency_of(double u, nv_latency_summary *l)
 int main(int argc, char **argv)
 {
     if (argc < 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: %s OUTDIR [--seed N] [--campaign] [--holdout-frac F] "
-                        "[--pair-events K] [--corrupt]\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s OUTDIR [--seed N] [--campaign] [--holdout-frac F] "
+                "[--pair-events K] [--corrupt]\n",
+                argv[0]);
         return 2;
     }
     const char *out = argv[1];
@@ -182,13 +192,17 @@ int main(int argc, char **argv)
                 int held = urand() < holdout;
                 const char *root = held ? hold : spool;
                 const char *sw = switches[e % 4];
-                double ra = t_alone(&apps[a], 4) * (1 + p_true(&apps[a], apps[b].u) / 100) * (1 + 0.015 * gauss());
-                double rb = t_alone(&apps[b], 4) * (1 + p_true(&apps[b], apps[a].u) / 100) * (1 + 0.015 * gauss());
+                double ra = t_alone(&apps[a], 4) * (1 + p_true(&apps[a], apps[b].u) / 100) *
+                            (1 + 0.015 * gauss());
+                double rb = t_alone(&apps[b], 4) * (1 + p_true(&apps[b], apps[a].u) / 100) *
+                            (1 + 0.015 * gauss());
                 write_job(root, next_id++, &apps[a], 4, sw, t, ra, 0);
                 write_job(root, next_id++, &apps[b], 4, sw, t + 1, rb, 0);
                 if (held) {
-                    fprintf(truth, "%s %s %.2f\n", apps[a].key, apps[b].key, p_true(&apps[a], apps[b].u));
-                    fprintf(truth, "%s %s %.2f\n", apps[b].key, apps[a].key, p_true(&apps[b], apps[a].u));
+                    fprintf(truth, "%s %s %.2f\n", apps[a].key, apps[b].key,
+                            p_true(&apps[a], apps[b].u));
+                    fprintf(truth, "%s %s %.2f\n", apps[b].key, apps[a].key,
+                            p_true(&apps[b], apps[a].u));
                 }
                 t += 400;
             }
@@ -200,7 +214,8 @@ int main(int argc, char **argv)
             if (b == a || c == a || b == c)
                 continue;
             double u = apps[b].u + apps[c].u;
-            double rt = t_alone(&apps[a], 4) * (1 + p_true(&apps[a], u) / 100) * (1 + 0.015 * gauss());
+            double rt =
+                t_alone(&apps[a], 4) * (1 + p_true(&apps[a], u) / 100) * (1 + 0.015 * gauss());
             double tb = t_alone(&apps[b], 4) * (1 + p_true(&apps[b], apps[a].u + apps[c].u) / 100);
             double tc = t_alone(&apps[c], 4) * (1 + p_true(&apps[c], apps[a].u + apps[b].u) / 100);
             write_job(spool, next_id++, &apps[b], 4, "leaf3", t - 5, tb, 0);
@@ -219,7 +234,8 @@ int main(int argc, char **argv)
         idle[i] = 1.0 + 0.2 * fabs(gauss());
     nv_calibration cal;
     char err[512];
-    if (nv_calibrate(idle, 1000, NV_CAL_MINIMUM, 0, &cal) || nv_builder_set_calibration(bld, &cal)) {
+    if (nv_calibrate(idle, 1000, NV_CAL_MINIMUM, 0, &cal) ||
+        nv_builder_set_calibration(bld, &cal)) {
         fprintf(stderr, "train_gen: calibration failed\n");
         return 1;
     }
@@ -250,9 +266,12 @@ int main(int argc, char **argv)
                 double u = 0.05 + 0.1 * k;
                 pts[k] = (nv_curve_point){u, p_true(&apps[a], u) + 1.0 * gauss(), 1};
             }
-            nv_app_input ai = {.key = apps[a].key, .utilization = apps[a].u * (1 + 0.05 * gauss()),
-                               .utilization_source = NV_USRC_LATENCY, .latency = &l,
-                               .points = pts, .n_points = 10};
+            nv_app_input ai = {.key = apps[a].key,
+                               .utilization = apps[a].u * (1 + 0.05 * gauss()),
+                               .utilization_source = NV_USRC_LATENCY,
+                               .latency = &l,
+                               .points = pts,
+                               .n_points = 10};
             if (nv_builder_add_app(bld, &ai)) {
                 fprintf(stderr, "train_gen: %s\n", nv_builder_error(bld));
                 return 1;

@@ -40,7 +40,8 @@ static void on_signal(int sig)
 
 static void usage(FILE *out)
 {
-    fprintf(out,
+    fprintf(
+        out,
         "Usage: netvar-netlab-sample --qdisc-dev DEV [--qdisc-dev DEV...] [--ports GLOB]\n"
         "                            [--interval-ms MS] [--duration-s S] [--output FILE] [--series]\n"
         "                            [--cgroup-fd FD]\n\n"
@@ -134,8 +135,9 @@ struct dev_track {
 
 /* netdev snapshot plus one port per sampled qdisc, under one backend name
  * so the common delta code can subtract them. */
-static int combined_snapshot(nv_ctr_reader *r, struct dev_track *d, int ndev, const nv_qdisc_stats *now,
-                             nv_ctr_snapshot *s, char *err, size_t errlen)
+static int combined_snapshot(nv_ctr_reader *r, struct dev_track *d, int ndev,
+                             const nv_qdisc_stats *now, nv_ctr_snapshot *s, char *err,
+                             size_t errlen)
 {
     memset(s, 0, sizeof *s);
     if (r && nv_ctr_snapshot_take(r, s, err, errlen) < 0)
@@ -176,8 +178,10 @@ static int list_node_cgroups(int fd, struct cg_track *cg, int max)
     int d = dup(fd), n = 0;
     DIR *dir = d >= 0 ? fdopendir(d) : NULL;
     if (!dir) {
-        fprintf(stderr, "netvar: netlab-sample: --cgroup-fd %d: cannot list it: %s; no node's throttling is recorded\n",
-                fd, strerror(errno));
+        fprintf(
+            stderr,
+            "netvar: netlab-sample: --cgroup-fd %d: cannot list it: %s; no node's throttling is recorded\n",
+            fd, strerror(errno));
         if (d >= 0)
             close(d);
         return 0;
@@ -187,8 +191,7 @@ static int list_node_cgroups(int fd, struct cg_track *cg, int max)
     while ((e = readdir(dir)) && n < max) {
         size_t len = strlen(e->d_name);
         if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) || e->d_name[0] != 'h' || len < 2 ||
-            len >= sizeof cg->name ||
-            strspn(e->d_name + 1, "0123456789") != len - 1)
+            len >= sizeof cg->name || strspn(e->d_name + 1, "0123456789") != len - 1)
             continue;
         memset(&cg[n], 0, sizeof cg[n]);
         memcpy(cg[n].name, e->d_name, len + 1);
@@ -209,8 +212,9 @@ static void host_begin(struct host_track *h, int cgfd)
         char err[256];
         h->cg[i].ok = nv_cgcpu_read_at(cgfd, h->cg[i].name, &h->cg[i].a, err, sizeof err) == 0;
         if (!h->cg[i].ok)
-            fprintf(stderr, "netvar: netlab-sample: cgroup %s: %s; its throttling is not recorded\n", h->cg[i].name,
-                    err);
+            fprintf(stderr,
+                    "netvar: netlab-sample: cgroup %s: %s; its throttling is not recorded\n",
+                    h->cg[i].name, err);
     }
 }
 
@@ -231,39 +235,47 @@ static json_object *host_end(struct host_track *h, int cgfd)
         json_object_object_add(o, "error", json_object_new_string(h->err));
     } else {
         json_object *c = json_object_new_object();
-        json_object_object_add(c, "unit", json_object_new_string("percent of all CPU time in the window"));
+        json_object_object_add(c, "unit",
+                               json_object_new_string("percent of all CPU time in the window"));
         json_object_object_add(c, "busy", json_object_new_double(pct.busy));
         json_object_object_add(c, "user", json_object_new_double(pct.user));
         json_object_object_add(c, "system", json_object_new_double(pct.system));
         json_object_object_add(c, "irq", json_object_new_double(pct.irq));
         json_object_object_add(c, "softirq", json_object_new_double(pct.softirq));
-        json_object_object_add(c, "steal", h->b.have_steal ? json_object_new_double(pct.steal) : NULL);
+        json_object_object_add(c, "steal",
+                               h->b.have_steal ? json_object_new_double(pct.steal) : NULL);
         json_object_object_add(c, "iowait", json_object_new_double(pct.iowait));
         json_object_object_add(c, "idle", json_object_new_double(pct.idle));
         json_object_object_add(o, "cpu_pct", c);
     }
-    json_object_object_add(o, "steal_meaning",
-                           json_object_new_string("time this machine's CPUs were ready to run while the hypervisor "
-                                                  "ran something else"));
+    json_object_object_add(
+        o, "steal_meaning",
+        json_object_new_string("time this machine's CPUs were ready to run while the hypervisor "
+                               "ran something else"));
     if (h->ncg > 0) {
         json_object *arr = json_object_new_array();
         for (int i = 0; i < h->ncg; i++) {
             struct cg_track *t = &h->cg[i];
             char err[256];
             if (t->ok && nv_cgcpu_read_at(cgfd, t->name, &t->b, err, sizeof err) != 0) {
-                fprintf(stderr, "netvar: netlab-sample: cgroup %s: %s; its throttling is not recorded\n", t->name,
-                        err);
+                fprintf(stderr,
+                        "netvar: netlab-sample: cgroup %s: %s; its throttling is not recorded\n",
+                        t->name, err);
                 t->ok = false;
             }
             if (!t->ok)
                 continue;
             json_object *g = json_object_new_object();
             json_object_object_add(g, "cgroup", json_object_new_string(t->name));
-            json_object_object_add(g, "periods", json_object_new_uint64(increase(t->a.periods, t->b.periods)));
-            json_object_object_add(g, "throttled_periods",
-                                   json_object_new_uint64(increase(t->a.throttled_periods, t->b.throttled_periods)));
-            json_object_object_add(g, "throttled_ms",
-                                   json_object_new_double((double)increase(t->a.throttled_us, t->b.throttled_us) / 1e3));
+            json_object_object_add(g, "periods",
+                                   json_object_new_uint64(increase(t->a.periods, t->b.periods)));
+            json_object_object_add(
+                g, "throttled_periods",
+                json_object_new_uint64(increase(t->a.throttled_periods, t->b.throttled_periods)));
+            json_object_object_add(
+                g, "throttled_ms",
+                json_object_new_double((double)increase(t->a.throttled_us, t->b.throttled_us) /
+                                       1e3));
             json_object_array_add(arr, g);
         }
         json_object_object_add(o, "cgroups", arr);
@@ -274,10 +286,14 @@ static json_object *host_end(struct host_track *h, int cgfd)
 int main(int argc, char **argv)
 {
     static const struct option lo[] = {
-        {"qdisc-dev", required_argument, 0, 'q'}, {"ports", required_argument, 0, 'p'},
-        {"interval-ms", required_argument, 0, 'i'}, {"duration-s", required_argument, 0, 'd'},
-        {"output", required_argument, 0, 'o'},    {"series", no_argument, 0, 's'},
-        {"cgroup-fd", required_argument, 0, 'g'}, {"help", no_argument, 0, 'h'},
+        {"qdisc-dev", required_argument, 0, 'q'},
+        {"ports", required_argument, 0, 'p'},
+        {"interval-ms", required_argument, 0, 'i'},
+        {"duration-s", required_argument, 0, 'd'},
+        {"output", required_argument, 0, 'o'},
+        {"series", no_argument, 0, 's'},
+        {"cgroup-fd", required_argument, 0, 'g'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *devs[MAX_DEVS], *ports = NULL, *output = NULL;
@@ -290,7 +306,8 @@ int main(int argc, char **argv)
         switch (c) {
         case 'q':
             if (ndev >= MAX_DEVS) {
-                fprintf(stderr, "netvar: netlab-sample: more than %d --qdisc-dev given\n", MAX_DEVS);
+                fprintf(stderr, "netvar: netlab-sample: more than %d --qdisc-dev given\n",
+                        MAX_DEVS);
                 return 2;
             }
             devs[ndev++] = optarg;
@@ -302,7 +319,9 @@ int main(int argc, char **argv)
             errno = 0;
             interval_ms = strtod(optarg, &end);
             if (errno || !end || *end || !(interval_ms >= 10 && interval_ms <= 60000)) {
-                fprintf(stderr, "netvar: netlab-sample: --interval-ms '%.30s' must be 10..60000 ms\n", optarg);
+                fprintf(stderr,
+                        "netvar: netlab-sample: --interval-ms '%.30s' must be 10..60000 ms\n",
+                        optarg);
                 return 2;
             }
             break;
@@ -310,7 +329,9 @@ int main(int argc, char **argv)
             errno = 0;
             duration_s = strtod(optarg, &end);
             if (errno || !end || *end || !(duration_s >= 0.05 && duration_s <= 86400)) {
-                fprintf(stderr, "netvar: netlab-sample: --duration-s '%.30s' must be 0.05..86400 s\n", optarg);
+                fprintf(stderr,
+                        "netvar: netlab-sample: --duration-s '%.30s' must be 0.05..86400 s\n",
+                        optarg);
                 return 2;
             }
             break;
@@ -318,9 +339,12 @@ int main(int argc, char **argv)
             errno = 0;
             long v = strtol(optarg, &end, 10);
             struct stat st;
-            if (errno || !end || *end || v < 3 || v > 1023 || fstat((int)v, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                fprintf(stderr, "netvar: netlab-sample: --cgroup-fd '%.30s' is not an open directory descriptor (3..1023)\n",
-                        optarg);
+            if (errno || !end || *end || v < 3 || v > 1023 || fstat((int)v, &st) != 0 ||
+                !S_ISDIR(st.st_mode)) {
+                fprintf(
+                    stderr,
+                    "netvar: netlab-sample: --cgroup-fd '%.30s' is not an open directory descriptor (3..1023)\n",
+                    optarg);
                 return 2;
             }
             cgfd = (int)v;
@@ -328,7 +352,8 @@ int main(int argc, char **argv)
         }
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, "netvar: netlab-sample: unknown option '%.40s'; see --help\n", argv[optind - 1]);
+            fprintf(stderr, "netvar: netlab-sample: unknown option '%.40s'; see --help\n",
+                    argv[optind - 1]);
             return 2;
         }
     }
@@ -379,7 +404,8 @@ int main(int argc, char **argv)
     size_t nsamples = 0;
     bool first = true;
     for (;;) {
-        bool last = stop_signal || (duration_s > 0 && (double)(now_ns() - t0) / 1e9 >= duration_s) ||
+        bool last = stop_signal ||
+                    (duration_s > 0 && (double)(now_ns() - t0) / 1e9 >= duration_s) ||
                     nsamples + 1 >= MAX_SAMPLES;
         for (int i = 0; i < ndev; i++) {
             nv_qdisc_stats q[NV_QDISC_MAX];
@@ -401,7 +427,8 @@ int main(int argc, char **argv)
                 for (int j = 0; j < ndev; j++) {
                     uint64_t *nb = realloc(d[j].backlog, ncap * sizeof *nb);
                     if (!nb) {
-                        fprintf(stderr, "netvar: netlab-sample: out of memory after %zu samples\n", nsamples);
+                        fprintf(stderr, "netvar: netlab-sample: out of memory after %zu samples\n",
+                                nsamples);
                         goto out;
                     }
                     d[j].backlog = nb;
@@ -442,7 +469,8 @@ int main(int argc, char **argv)
                 if (end > t && end - t < wait)
                     wait = end - t;
             }
-            struct timespec ts = {.tv_sec = (time_t)(wait / 1000000000ull), .tv_nsec = (long)(wait % 1000000000ull)};
+            struct timespec ts = {.tv_sec = (time_t)(wait / 1000000000ull),
+                                  .tv_nsec = (long)(wait % 1000000000ull)};
             nanosleep(&ts, NULL); /* a signal cuts it short: the next pass is the last */
         } else {
             next = t; /* fell behind (tc is slow): do not try to catch up */
@@ -458,23 +486,32 @@ int main(int argc, char **argv)
     json_object_object_add(o, "schema", json_object_new_string(NV_NETLAB_COUNTERS_SCHEMA));
     json_object_object_add(o, "version", json_object_new_int(NV_NETLAB_COUNTERS_VERSION));
     json_object_object_add(o, "interval_ms", json_object_new_double(interval_ms));
-    json_object_object_add(o, "gaps", json_object_new_string("uniform in [interval/2, 3 interval/2)"));
+    json_object_object_add(o, "gaps",
+                           json_object_new_string("uniform in [interval/2, 3 interval/2)"));
     json_object_object_add(o, "elapsed_s", json_object_new_double(elapsed));
     json_object_object_add(o, "samples", json_object_new_int64((int64_t)nsamples));
-    json_object_object_add(o, "stopped_by", json_object_new_string(stop_signal ? "signal" : "duration"));
+    json_object_object_add(o, "stopped_by",
+                           json_object_new_string(stop_signal ? "signal" : "duration"));
     json_object *roles = json_object_new_object();
     json_object_object_add(roles, "port_kind", json_object_new_string(NV_QDISC_PORT_KIND));
-    json_object_object_add(roles, "flits", json_object_new_string(nv_ctr_field_name(NV_QDISC_FLIT_FIELD)));
-    json_object_object_add(roles, "stalls", json_object_new_string(nv_ctr_field_name(NV_QDISC_STALL_FIELD)));
-    json_object_object_add(roles, "stall_meaning",
-                           json_object_new_string("tbf overlimits: times the shaper held a packet back (count)"));
+    json_object_object_add(roles, "flits",
+                           json_object_new_string(nv_ctr_field_name(NV_QDISC_FLIT_FIELD)));
+    json_object_object_add(roles, "stalls",
+                           json_object_new_string(nv_ctr_field_name(NV_QDISC_STALL_FIELD)));
+    json_object_object_add(
+        roles, "stall_meaning",
+        json_object_new_string("tbf overlimits: times the shaper held a packet back (count)"));
     json_object_object_add(o, "field_roles", roles);
     json_object *ups = json_object_new_array();
     for (int i = 0; i < ndev; i++) {
         struct dev_track *t = &d[i];
         json_object *u = json_object_new_object();
-        double bytes = t->last.has_bytes && t->first.has_bytes ? (double)increase(t->first.bytes, t->last.bytes) : NAN;
-        double pkts = t->last.has_packets && t->first.has_packets ? (double)increase(t->first.packets, t->last.packets) : NAN;
+        double bytes = t->last.has_bytes && t->first.has_bytes
+                           ? (double)increase(t->first.bytes, t->last.bytes)
+                           : NAN;
+        double pkts = t->last.has_packets && t->first.has_packets
+                          ? (double)increase(t->first.packets, t->last.packets)
+                          : NAN;
         double rate = (double)t->last.rate_bytes_per_s;
         double bps = elapsed > 0 && isfinite(bytes) ? bytes / elapsed : 0;
         double pps = elapsed > 0 && isfinite(pkts) ? pkts / elapsed : 0;
@@ -488,26 +525,39 @@ int main(int argc, char **argv)
         json_object_object_add(u, "rate_bytes_per_s", json_object_new_double(rate));
         json_object_object_add(u, "bytes_per_s", json_object_new_double(bps));
         json_object_object_add(u, "packets_per_s", json_object_new_double(pps));
-        json_object_object_add(u, "mean_packet_bytes", json_object_new_double(pps > 0 ? bps / pps : 0));
+        json_object_object_add(u, "mean_packet_bytes",
+                               json_object_new_double(pps > 0 ? bps / pps : 0));
         /* rho = lambda/mu: arrivals served per second over what the shaper can serve */
-        json_object_object_add(u, "utilization", rate > 0 ? json_object_new_double(bps / rate) : NULL);
+        json_object_object_add(u, "utilization",
+                               rate > 0 ? json_object_new_double(bps / rate) : NULL);
         json_object *bl = json_object_new_object();
         json_object_object_add(bl, "unit", json_object_new_string("bytes"));
         json_object_object_add(bl, "mean", json_object_new_double(bmean));
-        json_object_object_add(bl, "p50", json_object_new_double(quantile_sorted(t->backlog, t->n, 0.5)));
-        json_object_object_add(bl, "p95", json_object_new_double(quantile_sorted(t->backlog, t->n, 0.95)));
-        json_object_object_add(bl, "max", json_object_new_double(t->n ? (double)t->backlog[t->n - 1] : 0));
+        json_object_object_add(bl, "p50",
+                               json_object_new_double(quantile_sorted(t->backlog, t->n, 0.5)));
+        json_object_object_add(bl, "p95",
+                               json_object_new_double(quantile_sorted(t->backlog, t->n, 0.95)));
+        json_object_object_add(bl, "max",
+                               json_object_new_double(t->n ? (double)t->backlog[t->n - 1] : 0));
         json_object_object_add(u, "backlog", bl);
         json_object *ql = json_object_new_object();
         json_object_object_add(ql, "unit", json_object_new_string("packets"));
-        json_object_object_add(ql, "mean", json_object_new_double(t->n ? t->qlen_sum / (double)t->n : 0));
+        json_object_object_add(ql, "mean",
+                               json_object_new_double(t->n ? t->qlen_sum / (double)t->n : 0));
         json_object_object_add(ql, "max", json_object_new_double((double)t->qlen_max));
         json_object_object_add(u, "qlen", ql);
-        json_object_object_add(u, "queue_wait_us_mean", json_object_new_double(rate > 0 ? bmean / rate * 1e6 : 0));
-        json_object_object_add(u, "drops", json_object_new_uint64(increase(t->first.drops, t->last.drops)));
-        json_object_object_add(u, "overlimits", json_object_new_uint64(increase(t->first.overlimits, t->last.overlimits)));
-        json_object_object_add(u, "overlimits_per_s",
-                               json_object_new_double(elapsed > 0 ? (double)increase(t->first.overlimits, t->last.overlimits) / elapsed : 0));
+        json_object_object_add(u, "queue_wait_us_mean",
+                               json_object_new_double(rate > 0 ? bmean / rate * 1e6 : 0));
+        json_object_object_add(u, "drops",
+                               json_object_new_uint64(increase(t->first.drops, t->last.drops)));
+        json_object_object_add(
+            u, "overlimits",
+            json_object_new_uint64(increase(t->first.overlimits, t->last.overlimits)));
+        json_object_object_add(
+            u, "overlimits_per_s",
+            json_object_new_double(
+                elapsed > 0 ? (double)increase(t->first.overlimits, t->last.overlimits) / elapsed
+                            : 0));
         json_object_array_add(ups, u);
     }
     json_object_object_add(o, "uplink", ups);
@@ -518,8 +568,8 @@ int main(int argc, char **argv)
         rows = NULL;
     }
     if (!output || !strcmp(output, "-")) {
-        const char *text = json_object_to_json_string_ext(
-            o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+        const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
         if (printf("%s\n", text) < 0 || fflush(stdout) != 0)
             fprintf(stderr, "netvar: netlab-sample: cannot write stdout: %s\n", strerror(errno));
         else

@@ -26,7 +26,8 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
+    fprintf(
+        out,
         "Usage: mpirun [...] compressionb [--partners P] [--messages M] [--msg-bytes N]\n"
         "                                 [--sleep-us B | --cycles C [--ghz G]]\n"
         "                                 [--sleep-at partner|round] [--duration-s S]\n"
@@ -72,12 +73,18 @@ typedef struct opts {
 static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
 {
     static const struct option lo[] = {
-        {"partners", required_argument, 0, 'p'}, {"messages", required_argument, 0, 'M'},
-        {"msg-bytes", required_argument, 0, 'n'}, {"sleep-us", required_argument, 0, 's'},
-        {"cycles", required_argument, 0, 'c'},   {"ghz", required_argument, 0, 'g'},
-        {"sleep-at", required_argument, 0, 'a'}, {"duration-s", required_argument, 0, 'd'},
-        {"output", required_argument, 0, 'o'},   {"busy-wait", no_argument, 0, 'b'},
-        {"help", no_argument, 0, 'h'},           {"announce", no_argument, 0, 'A'},
+        {"partners", required_argument, 0, 'p'},
+        {"messages", required_argument, 0, 'M'},
+        {"msg-bytes", required_argument, 0, 'n'},
+        {"sleep-us", required_argument, 0, 's'},
+        {"cycles", required_argument, 0, 'c'},
+        {"ghz", required_argument, 0, 'g'},
+        {"sleep-at", required_argument, 0, 'a'},
+        {"duration-s", required_argument, 0, 'd'},
+        {"output", required_argument, 0, 'o'},
+        {"busy-wait", no_argument, 0, 'b'},
+        {"help", no_argument, 0, 'h'},
+        {"announce", no_argument, 0, 'A'},
         {0, 0, 0, 0},
     };
     *o = (opts){.partners = 1, .messages = 1, .msg_bytes = 40960, .ghz = 2.6};
@@ -86,9 +93,16 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         int bad = 0;
         switch (c) {
-        case 'p': bad = nv_probe_parse_long("--partners", optarg, 1, 1000000, &o->partners, err, errlen); break;
-        case 'M': bad = nv_probe_parse_long("--messages", optarg, 1, 1000, &o->messages, err, errlen); break;
-        case 'n': bad = nv_probe_parse_long("--msg-bytes", optarg, 1, 64L << 20, &o->msg_bytes, err, errlen); break;
+        case 'p':
+            bad = nv_probe_parse_long("--partners", optarg, 1, 1000000, &o->partners, err, errlen);
+            break;
+        case 'M':
+            bad = nv_probe_parse_long("--messages", optarg, 1, 1000, &o->messages, err, errlen);
+            break;
+        case 'n':
+            bad = nv_probe_parse_long("--msg-bytes", optarg, 1, 64L << 20, &o->msg_bytes, err,
+                                      errlen);
+            break;
         case 's':
             bad = nv_probe_parse_double("--sleep-us", optarg, 0, 60e6, &o->sleep_us, err, errlen);
             o->have_sleep = true;
@@ -97,28 +111,32 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
             bad = nv_probe_parse_double("--cycles", optarg, 0, 1e12, &o->cycles, err, errlen);
             o->have_cycles = true;
             break;
-        case 'g': bad = nv_probe_parse_double("--ghz", optarg, 0.01, 100, &o->ghz, err, errlen); break;
+        case 'g':
+            bad = nv_probe_parse_double("--ghz", optarg, 0.01, 100, &o->ghz, err, errlen);
+            break;
         case 'a':
             if (!strcmp(optarg, "round"))
                 o->sleep_per_round = true;
             else if (strcmp(optarg, "partner")) {
-                bad = nv_err(err, errlen, "--sleep-at '%.20s' must be 'partner' or 'round'",
-                             optarg);
+                bad =
+                    nv_err(err, errlen, "--sleep-at '%.20s' must be 'partner' or 'round'", optarg);
             }
             break;
         case 'd':
-            bad = nv_probe_parse_double("--duration-s", optarg, -1e300, 1e7, &o->duration_s, err, errlen);
+            bad = nv_probe_parse_double("--duration-s", optarg, -1e300, 1e7, &o->duration_s, err,
+                                        errlen);
             if (!bad && !(o->duration_s > 0)) {
-                bad = nv_err(err, errlen, "--duration-s %s: the duration must be more than 0 "
-                             "seconds (omit it to run until a signal)", optarg);
+                bad = nv_err(err, errlen,
+                             "--duration-s %s: the duration must be more than 0 "
+                             "seconds (omit it to run until a signal)",
+                             optarg);
             }
             break;
         case 'o': o->output = optarg; break;
         case 'b': o->busy = true; break;
         case 'A': o->announce = true; break;
         case 'h': return 1;
-        default:
-            bad = nv_err(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
+        default: bad = nv_err(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
         }
         if (bad)
             return -1;
@@ -131,9 +149,10 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
         o->sleep_us = o->cycles / (o->ghz * 1e3);
     uint64_t inflight = (uint64_t)o->partners * (uint64_t)o->messages * (uint64_t)o->msg_bytes;
     if (inflight > MAX_INFLIGHT_BYTES)
-        return nv_err(err, errlen, "partners x messages x msg-bytes = %llu bytes of receive "
-                      "buffers per rank; the limit is %llu", (unsigned long long)inflight,
-                      (unsigned long long)MAX_INFLIGHT_BYTES);
+        return nv_err(err, errlen,
+                      "partners x messages x msg-bytes = %llu bytes of receive "
+                      "buffers per rank; the limit is %llu",
+                      (unsigned long long)inflight, (unsigned long long)MAX_INFLIGHT_BYTES);
     return 0;
 }
 
@@ -152,8 +171,10 @@ int main(int argc, char **argv)
     if (pr == 0 && nv_probe_place_discover(&pl, err, sizeof err) != 0)
         pr = -1;
     else if (pr == 0 && (o.partners < 1 || o.partners > pl.nnodes - 1)) {
-        nv_err(err, sizeof err, "--partners %ld: P must be from 1 to nodes-1 = %d (%d node(s) "
-               "found via %s); nothing sent", o.partners, pl.nnodes - 1, pl.nnodes, pl.source);
+        nv_err(err, sizeof err,
+               "--partners %ld: P must be from 1 to nodes-1 = %d (%d node(s) "
+               "found via %s); nothing sent",
+               o.partners, pl.nnodes - 1, pl.nnodes, pl.source);
         nv_probe_place_free(&pl);
         pr = -1;
     }
@@ -204,7 +225,8 @@ int main(int argc, char **argv)
                     MPI_Irecv(rbuf + ((size_t)k * (size_t)M + (size_t)m) * (size_t)o.msg_bytes,
                               (int)o.msg_bytes, MPI_BYTE, from[k], 7, MPI_COMM_WORLD, &reqs[nr++]);
                 if (to[k] >= 0) {
-                    MPI_Isend(sbuf, (int)o.msg_bytes, MPI_BYTE, to[k], 7, MPI_COMM_WORLD, &reqs[nr++]);
+                    MPI_Isend(sbuf, (int)o.msg_bytes, MPI_BYTE, to[k], 7, MPI_COMM_WORLD,
+                              &reqs[nr++]);
                     round_bytes += (uint64_t)o.msg_bytes;
                 }
             }

@@ -34,42 +34,42 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-        "Usage: mpirun [...] impactb [--duration-s S] [--interval-us US] [--msg-bytes N]\n"
-        "                            [--output FILE] [--samples] [--announce] [--busy-wait]\n"
-        "                            [--gaps exponential|fixed]\n\n"
-        "ImpactB measures the one-way latency of small messages between paired\n"
-        "nodes (node 2k with node 2k+1, same local rank index), one ping-pong per\n"
-        "interval, and writes a JSON summary (schema netvar-impactb, version 1)\n"
-        "with count, min/mean/sd/p50/p90/p99/max in microseconds, a histogram on\n"
-        "netvar's log-spaced bins, node names and rank placement.\n"
-        "Nodes are shared-memory domains (MPI_COMM_TYPE_SHARED); for tests,\n"
-        "NETVAR_PROBE_FAKE_NODES=K splits the ranks into K blocks instead.\n\n"
-        "Options:\n"
-        "  --duration-s S    stop after S seconds (> 0); default: run until\n"
-        "                    SIGTERM, SIGINT or SIGUSR1, which also end it cleanly\n"
-        "                    (srun forwards SIGUSR1 to its tasks but turns SIGTERM\n"
-        "                    into SIGKILL)\n"
-        "  --interval-us US  mean sleep between exchanges in microseconds (default 100000)\n"
-        "  --gaps KIND       'exponential' (default): gaps drawn from an exponential\n"
-        "                    distribution of that mean, bounded to 0.1-8 times it, so\n"
-        "                    the probes see the time average of a phased load;\n"
-        "                    'fixed': every gap is exactly --interval-us\n"
-        "  --msg-bytes N     message size in bytes (default 1024)\n"
-        "  --output FILE     write the JSON there atomically (default: stdout; a device\n"
-        "                    or FIFO such as /dev/null is written in place)\n"
-        "  --announce        once every rank is set up (and can be stopped by a\n"
-        "                    signal), rank 0 prints 'netvar: impactb: started: R ranks on\n"
-        "                    N nodes' on stderr; netvar's workflows wait for it\n"
-        "  --samples         also write every one-way latency sample, in microseconds\n"
-        "                    and sorted, as \"samples_us\" (what netvar calibrate and\n"
-        "                    netvar impact need); at most 10^7 samples\n"
-        "  --busy-wait       wait with MPI_Waitall (Open MPI polls) instead of\n"
-        "                    MPI_Test plus short sleeps\n"
-        "  --help            this text\n\n"
-        "Exit status: 0 success, 1 output could not be written, 2 bad usage\n"
-        "(e.g. a duration of 0, or fewer than 2 nodes).\n\n"
-        "Example:\n"
-        "  mpirun -n 4 --map-by node impactb --duration-s 60 --output idle.json\n");
+            "Usage: mpirun [...] impactb [--duration-s S] [--interval-us US] [--msg-bytes N]\n"
+            "                            [--output FILE] [--samples] [--announce] [--busy-wait]\n"
+            "                            [--gaps exponential|fixed]\n\n"
+            "ImpactB measures the one-way latency of small messages between paired\n"
+            "nodes (node 2k with node 2k+1, same local rank index), one ping-pong per\n"
+            "interval, and writes a JSON summary (schema netvar-impactb, version 1)\n"
+            "with count, min/mean/sd/p50/p90/p99/max in microseconds, a histogram on\n"
+            "netvar's log-spaced bins, node names and rank placement.\n"
+            "Nodes are shared-memory domains (MPI_COMM_TYPE_SHARED); for tests,\n"
+            "NETVAR_PROBE_FAKE_NODES=K splits the ranks into K blocks instead.\n\n"
+            "Options:\n"
+            "  --duration-s S    stop after S seconds (> 0); default: run until\n"
+            "                    SIGTERM, SIGINT or SIGUSR1, which also end it cleanly\n"
+            "                    (srun forwards SIGUSR1 to its tasks but turns SIGTERM\n"
+            "                    into SIGKILL)\n"
+            "  --interval-us US  mean sleep between exchanges in microseconds (default 100000)\n"
+            "  --gaps KIND       'exponential' (default): gaps drawn from an exponential\n"
+            "                    distribution of that mean, bounded to 0.1-8 times it, so\n"
+            "                    the probes see the time average of a phased load;\n"
+            "                    'fixed': every gap is exactly --interval-us\n"
+            "  --msg-bytes N     message size in bytes (default 1024)\n"
+            "  --output FILE     write the JSON there atomically (default: stdout; a device\n"
+            "                    or FIFO such as /dev/null is written in place)\n"
+            "  --announce        once every rank is set up (and can be stopped by a\n"
+            "                    signal), rank 0 prints 'netvar: impactb: started: R ranks on\n"
+            "                    N nodes' on stderr; netvar's workflows wait for it\n"
+            "  --samples         also write every one-way latency sample, in microseconds\n"
+            "                    and sorted, as \"samples_us\" (what netvar calibrate and\n"
+            "                    netvar impact need); at most 10^7 samples\n"
+            "  --busy-wait       wait with MPI_Waitall (Open MPI polls) instead of\n"
+            "                    MPI_Test plus short sleeps\n"
+            "  --help            this text\n\n"
+            "Exit status: 0 success, 1 output could not be written, 2 bad usage\n"
+            "(e.g. a duration of 0, or fewer than 2 nodes).\n\n"
+            "Example:\n"
+            "  mpirun -n 4 --map-by node impactb --duration-s 60 --output idle.json\n");
 }
 
 typedef struct opts {
@@ -119,32 +119,29 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
     while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
         switch (c) {
         case 'd':
-            if (nv_probe_parse_double("--duration-s", optarg, -1e300, 1e7, &o->duration_s, err, errlen))
+            if (nv_probe_parse_double("--duration-s", optarg, -1e300, 1e7, &o->duration_s, err,
+                                      errlen))
                 return -1;
             if (!(o->duration_s > 0))
-                return nv_err(err, errlen, "--duration-s %s: the duration must be more than 0 "
-                              "seconds (omit it to run until a signal)", optarg);
+                return nv_err(err, errlen,
+                              "--duration-s %s: the duration must be more than 0 "
+                              "seconds (omit it to run until a signal)",
+                              optarg);
             break;
         case 'i':
-            if (nv_probe_parse_long("--interval-us", optarg, 0, 60000000L, &o->interval_us, err, errlen))
+            if (nv_probe_parse_long("--interval-us", optarg, 0, 60000000L, &o->interval_us, err,
+                                    errlen))
                 return -1;
             break;
         case 'm':
-            if (nv_probe_parse_long("--msg-bytes", optarg, 1, 16L << 20, &o->msg_bytes, err, errlen))
+            if (nv_probe_parse_long("--msg-bytes", optarg, 1, 16L << 20, &o->msg_bytes, err,
+                                    errlen))
                 return -1;
             break;
-        case 'o':
-            o->output = optarg;
-            break;
-        case 'b':
-            o->busy = true;
-            break;
-        case 's':
-            o->samples = true;
-            break;
-        case 'A':
-            o->announce = true;
-            break;
+        case 'o': o->output = optarg; break;
+        case 'b': o->busy = true; break;
+        case 's': o->samples = true; break;
+        case 'A': o->announce = true; break;
         case 'g':
             if (!strcmp(optarg, "fixed"))
                 o->fixed_gaps = true;
@@ -153,8 +150,7 @@ static int parse(int argc, char **argv, opts *o, char *err, size_t errlen)
                 return -1;
             }
             break;
-        case 'h':
-            return 1;
+        case 'h': return 1;
         default:
             return nv_err(err, errlen, "unknown option '%.40s' (see --help)", argv[optind - 1]);
         }
@@ -202,8 +198,10 @@ int main(int argc, char **argv)
     }
     if (pl.nnodes < 2) {
         if (rank == 0)
-            fprintf(stderr, "netvar: %s: %d node(s) found (%s); ImpactB needs at least 2 nodes to "
-                    "pair; nothing measured\n", PROG, pl.nnodes, pl.source);
+            fprintf(stderr,
+                    "netvar: %s: %d node(s) found (%s); ImpactB needs at least 2 nodes to "
+                    "pair; nothing measured\n",
+                    PROG, pl.nnodes, pl.source);
         nv_probe_place_free(&pl);
         MPI_Finalize();
         return 2;

@@ -73,8 +73,10 @@ int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
         errno = 0;
         long k = strtol(fake, &end, 10);
         if (errno || *end || k < 1 || k > p->size)
-            return nv_err(err, errlen, "NETVAR_PROBE_FAKE_NODES='%.20s' must be a whole number "
-                          "from 1 to the rank count %d", fake, p->size);
+            return nv_err(err, errlen,
+                          "NETVAR_PROBE_FAKE_NODES='%.20s' must be a whole number "
+                          "from 1 to the rank count %d",
+                          fake, p->size);
         /* blocks of consecutive ranks, as a block-mapped launch would give */
         node = (int)((long)p->rank * k / p->size);
         int first = (int)(((long)node * p->size + k - 1) / k);
@@ -83,7 +85,8 @@ int nv_probe_place_discover(nv_probe_place *p, char *err, size_t errlen)
         p->source = "NETVAR_PROBE_FAKE_NODES";
     } else {
         MPI_Comm nodecomm, leaders;
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL, &nodecomm);
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, p->rank, MPI_INFO_NULL,
+                            &nodecomm);
         MPI_Comm_rank(nodecomm, &local);
         MPI_Comm_split(MPI_COMM_WORLD, local == 0 ? 0 : MPI_UNDEFINED, p->rank, &leaders);
         if (local == 0) {
@@ -180,7 +183,8 @@ void nv_probe_place_output(const nv_probe_place *p, nv_probe_placement *out)
 
 static void sleep_ns(uint64_t ns)
 {
-    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull),
+                          .tv_nsec = (long)(ns % 1000000000ull)};
     nanosleep(&ts, NULL);
 }
 
@@ -264,8 +268,8 @@ int nv_probe_parse_double(const char *opt, const char *s, double lo, double hi, 
     errno = 0;
     double v = s ? strtod(s, &end) : NAN;
     if (!s || errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-        return nv_err(err, errlen, "%s '%.30s' must be a number from %g to %g", opt, s ? s : "",
-                      lo, hi);
+        return nv_err(err, errlen, "%s '%.30s' must be a number from %g to %g", opt, s ? s : "", lo,
+                      hi);
     *out = v;
     return 0;
 }

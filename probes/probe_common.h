@@ -18,7 +18,7 @@ extern volatile sig_atomic_t nv_probe_signalled;
 
 typedef struct nv_probe_place {
     int rank, size;
-    int node, local;   /* this rank's node id and index on the node */
+    int node, local; /* this rank's node id and index on the node */
     int nnodes;
     int *rank_node;    /* [size] */
     int *rank_local;   /* [size] */

@@ -93,8 +93,14 @@ static struct {
     u32_list nodes, ppn, bytes;
     long dims, phases, reps;
     double timeout;
-} sweep = {.source = "sweep", .place = {1, 1}, .nodes = {{1, 2, 4}, 3}, .ppn = {{1, 2}, 2},
-           .bytes = {{1024, 16384, 262144}, 3}, .dims = 3, .phases = 200, .reps = 1,
+} sweep = {.source = "sweep",
+           .place = {1, 1},
+           .nodes = {{1, 2, 4}, 3},
+           .ppn = {{1, 2}, 2},
+           .bytes = {{1024, 16384, 262144}, 3},
+           .dims = 3,
+           .phases = 200,
+           .reps = 1,
            .timeout = 300};
 
 static struct {
@@ -134,8 +140,11 @@ static int set_list(const nv_opt *o, void *to, const char *arg, char *err, size_
             got.v[got.n++] = (uint32_t)v;
     }
     if (!ok || !got.n)
-        return snprintf(err, errlen, "--%s '%.60s': expected up to %d whole numbers from %.0f "
-                        "to %.0f, comma-separated", o->name, arg, LIST_MAX, o->lo, o->hi), -1;
+        return snprintf(err, errlen,
+                        "--%s '%.60s': expected up to %d whole numbers from %.0f "
+                        "to %.0f, comma-separated",
+                        o->name, arg, LIST_MAX, o->lo, o->hi),
+               -1;
     *l = got;
     return 0;
 }
@@ -147,8 +156,9 @@ static int set_placement(const nv_opt *o, void *to, const char *arg, char *err, 
     place[0] = strstr(arg, "pack") != NULL;
     place[1] = strstr(arg, "spread") != NULL;
     if (!place[0] && !place[1])
-        return snprintf(err, errlen, "--%s '%.60s': expected pack, spread or pack,spread",
-                        o->name, arg), -1;
+        return snprintf(err, errlen, "--%s '%.60s': expected pack, spread or pack,spread", o->name,
+                        arg),
+               -1;
     return 0;
 }
 
@@ -158,7 +168,8 @@ static int add_value(const nv_opt *o, void *to, const char *arg, char *err, size
     str_list *l = to;
     if (l->n == sizeof l->v / sizeof l->v[0])
         return snprintf(err, errlen, "--%s: at most %zu of them", o->name,
-                        sizeof l->v / sizeof l->v[0]), -1;
+                        sizeof l->v / sizeof l->v[0]),
+               -1;
     l->v[l->n++] = arg;
     return 0;
 }
@@ -172,7 +183,8 @@ static int set_partition(const nv_opt *o, void *to, const char *arg, char *err, 
         v = NAN;
     if (!(v > 0))
         return snprintf(err, errlen, "--%s '%.40s': expected a number of bytes > 0 or none",
-                        o->name, arg), -1;
+                        o->name, arg),
+               -1;
     *(double *)to = v;
     return 0;
 }
@@ -188,19 +200,27 @@ static int set_range(const nv_opt *o, void *to, const char *arg, char *err, size
         hi = strtoul(end + 1, &end, 10);
     if (errno || end == arg || *end || lo < 1 || hi < lo || hi > UINT32_MAX)
         return snprintf(err, errlen, "--%s '%.40s': expected MIN or MIN-MAX, 1 <= MIN <= MAX",
-                        o->name, arg), -1;
+                        o->name, arg),
+               -1;
     r[0] = (uint32_t)lo;
     r[1] = (uint32_t)hi;
     return 0;
 }
 
-#define OPT_TOPOLOGY(to)                                                                  \
-    {"topology", "FILE", NV_CLI_STR, to,                                                  \
-     .help = "Slurm topology.conf: switches (SwitchName=... Nodes=...)"}
-#define OPT_BLADE_MAP(to)                                                                 \
-    {"blade-map", "FILE", NV_CLI_STR, to,                                                 \
-     .help = "netvar's blade map (lines 'n[1-4] switch=s1 group=g0')"}
-#define OPT_JSON(to) {"json", NULL, NV_CLI_FLAG, to, .ival = 1, .help = "machine-readable output"}
+#define OPT_TOPOLOGY(to)                                                                           \
+    {                                                                                              \
+        "topology", "FILE", NV_CLI_STR, to,                                                        \
+            .help = "Slurm topology.conf: switches (SwitchName=... Nodes=...)"                     \
+    }
+#define OPT_BLADE_MAP(to)                                                                          \
+    {                                                                                              \
+        "blade-map", "FILE", NV_CLI_STR, to,                                                       \
+            .help = "netvar's blade map (lines 'n[1-4] switch=s1 group=g0')"                       \
+    }
+#define OPT_JSON(to)                                                                               \
+    {                                                                                              \
+        "json", NULL, NV_CLI_FLAG, to, .ival = 1, .help = "machine-readable output"                \
+    }
 
 static const nv_opt sweep_opts[] = {
     {"out", "FILE", NV_CLI_STR, &sweep.out, .help = "data set to append to (required)"},
@@ -256,7 +276,7 @@ static const nv_opt train_opts[] = {
      .help = "xgboost (default; libxgboost) or extra-trees (netvar's own)"},
     {"trees", "N", NV_CLI_LONG, &train.trees, 1, NV_ALLOC_MAX_TREES,
      .help = "boosting rounds or forest size, 1-" NV_STR(NV_ALLOC_MAX_TREES) " (default 50; "
-             "extra trees 100)"},
+                                                                             "extra trees 100)"},
     {"depth", "D", NV_CLI_LONG, &train.depth, 1, 30,
      .help = "tree depth, 1-30 (default 4 xgboost, 12 extra trees)"},
     {"partition", "B", NV_CLI_CALL, &train.partition, .call = set_partition,
@@ -287,9 +307,16 @@ static const nv_opt advise_opts[] = {
     OPT_JSON(&advise.json),
 };
 
-#define GROUP(title, man, opts) {title, man, opts, sizeof opts / sizeof opts[0]}
+#define GROUP(title, man, opts)                                                                    \
+    {                                                                                              \
+        title, man, opts, sizeof opts / sizeof opts[0]                                             \
+    }
 static const nv_opt_spec alloc_spec = {
-    "netvar alloc", NULL, help_head, NULL, 0,
+    "netvar alloc",
+    NULL,
+    help_head,
+    NULL,
+    0,
     {GROUP("Options of sweep:", "alloc sweep", sweep_opts),
      GROUP("Options of records:", "alloc records", records_opts),
      GROUP("Options of train:", "alloc train", train_opts),
@@ -305,7 +332,8 @@ typedef struct topo_ix {
     uint32_t sw_group[NV_ALLOC_SWITCHES_MAX], sw_nodes[NV_ALLOC_SWITCHES_MAX];
 } topo_ix;
 
-static int topo_index(topo_ix *x, const char *topology, const char *blade_map, char *err, size_t errlen)
+static int topo_index(topo_ix *x, const char *topology, const char *blade_map, char *err,
+                      size_t errlen)
 {
     nv_topo_init(&x->t);
     x->n_sw = 0;
@@ -395,7 +423,9 @@ static int run_sweep(void)
     long dims = sweep.dims, phases = sweep.phases, reps = sweep.reps;
     double timeout = sweep.timeout;
     if (!out || (!mpirun && !topology && !blade_map)) {
-        fprintf(stderr, "netvar alloc sweep: --out and (with srun) --topology or --blade-map are required\n");
+        fprintf(
+            stderr,
+            "netvar alloc sweep: --out and (with srun) --topology or --blade-map are required\n");
         return 2;
     }
     char err[600], self[4096], binbuf[4200];
@@ -426,7 +456,8 @@ static int run_sweep(void)
         snprintf(d.source, sizeof d.source, "%s", source);
     char work[] = "/tmp/netvar-sweep.XXXXXX";
     if (!mkdtemp(work)) {
-        fprintf(stderr, "netvar alloc sweep: cannot make a work directory in /tmp: %s\n", strerror(errno));
+        fprintf(stderr, "netvar alloc sweep: cannot make a work directory in /tmp: %s\n",
+                strerror(errno));
         nv_topo_free(&tx->t);
         free(tx);
         return 1;
@@ -442,7 +473,9 @@ static int run_sweep(void)
                     continue;
                 char list[4096] = "";
                 if (!mpirun && pick_nodes(tx, nodes[a], sp, list, sizeof list)) {
-                    fprintf(stderr, "netvar alloc sweep: the topology has fewer than %u nodes; skipped\n", nodes[a]);
+                    fprintf(stderr,
+                            "netvar alloc sweep: the topology has fewer than %u nodes; skipped\n",
+                            nodes[a]);
                     continue;
                 }
                 for (size_t s = 0; s < nb && !nv_run_interrupted(); s++)
@@ -498,20 +531,25 @@ static int run_sweep(void)
                         json_object *nl = nv_json_get(o, "nodes", json_type_array);
                         double comm = nv_json_num(o, "comm_s");
                         uint32_t P = nodes[a] * ppn[b];
-                        if (w != NV_WAIT_EXITED || !o || !nl || json_object_array_length(nl) != P || !(comm > 0)) {
+                        if (w != NV_WAIT_EXITED || !o || !nl || json_object_array_length(nl) != P ||
+                            !(comm > 0)) {
                             char last[300];
                             nv_child_last_line(&ch, last, sizeof last);
-                            fprintf(stderr, "netvar alloc sweep: N=%u PPN=%u S=%u %s: no result (%s); skipped\n",
-                                    nodes[a], ppn[b], bytes[s], sp ? "spread" : "pack", last[0] ? last : "no output");
+                            fprintf(
+                                stderr,
+                                "netvar alloc sweep: N=%u PPN=%u S=%u %s: no result (%s); skipped\n",
+                                nodes[a], ppn[b], bytes[s], sp ? "spread" : "pack",
+                                last[0] ? last : "no output");
                             failures++;
                             json_object_put(o);
                             free(text);
                             continue;
                         }
                         /* the placement that ran: rank -> node -> switch */
-                        double *bm = calloc((size_t)P * P, sizeof *bm), *mm = calloc((size_t)P * P, sizeof *mm);
-                        uint32_t *node_of = calloc(P, sizeof *node_of), *sw_of = calloc(P, sizeof *sw_of),
-                                 *g_of = calloc(P, sizeof *g_of);
+                        double *bm = calloc((size_t)P * P, sizeof *bm),
+                               *mm = calloc((size_t)P * P, sizeof *mm);
+                        uint32_t *node_of = calloc(P, sizeof *node_of),
+                                 *sw_of = calloc(P, sizeof *sw_of), *g_of = calloc(P, sizeof *g_of);
                         nv_alloc_pattern pat;
                         nv_alloc_row row;
                         memset(&row, 0, sizeof row);
@@ -519,10 +557,12 @@ static int run_sweep(void)
                                  !nv_alloc_pattern_halo(P, (int)dims, bytes[s], &pat);
                         uint32_t distinct = 0;
                         for (uint32_t q = 0; ok && q < P; q++) {
-                            const char *nm = json_object_get_string(json_object_array_get_idx(nl, q));
+                            const char *nm =
+                                json_object_get_string(json_object_array_get_idx(nl, q));
                             uint32_t id = 0;
                             for (; id < q; id++)
-                                if (!strcmp(nm, json_object_get_string(json_object_array_get_idx(nl, id))))
+                                if (!strcmp(nm, json_object_get_string(
+                                                    json_object_array_get_idx(nl, id))))
                                     break;
                             if (id == q) {
                                 id = distinct++;
@@ -539,15 +579,16 @@ static int run_sweep(void)
                         for (uint32_t q = 0; ok && q < P; q++)
                             for (size_t e = 0; e < pat.n; e++) {
                                 int64_t to = (((int64_t)q + pat.o[e].offset) % P + P) % P;
-                                bm[(size_t)q * P + (size_t)to] += pat.o[e].bytes * pat.o[e].messages;
+                                bm[(size_t)q * P + (size_t)to] +=
+                                    pat.o[e].bytes * pat.o[e].messages;
                                 mm[(size_t)q * P + (size_t)to] += pat.o[e].messages;
                             }
                         if (ok)
                             ok = !nv_alloc_features_matrix(bm, mm, P, node_of, sw_of, g_of, row.x);
                         if (ok) {
                             snprintf(row.app, sizeof row.app, "sweep-stencil-%ldd", dims);
-                            snprintf(row.config, sizeof row.config, "N%uxPPN%u S%u %s", nodes[a], ppn[b],
-                                     bytes[s], sp ? "spread" : "pack");
+                            snprintf(row.config, sizeof row.config, "N%uxPPN%u S%u %s", nodes[a],
+                                     ppn[b], bytes[s], sp ? "spread" : "pack");
                             row.nodes = distinct;
                             row.ppn = ppn[b];
                             row.comm_s = comm;
@@ -605,16 +646,18 @@ static void log_stderr(void *ctx, const char *line)
     fprintf(stderr, "%s\n", line);
 }
 
-
 static int app_halo(nv_alloc_model *m, const char *spec, char *err, size_t errlen)
 {
     char key[NV_ALLOC_KEY_MAX + 2];
     int dims = 0;
     double bytes = 0, ranks = 0, phases = 0, core = 0;
     int n = 0;
-    if (sscanf(spec, "%64[^:]:%d:%lf:%lf:%lf:%lf%n", key, &dims, &bytes, &ranks, &phases, &core, &n) != 6 ||
+    if (sscanf(spec, "%64[^:]:%d:%lf:%lf:%lf:%lf%n", key, &dims, &bytes, &ranks, &phases, &core,
+               &n) != 6 ||
         spec[n] || ranks < 1 || ranks > NV_ALLOC_MAX_RANKS)
-        return nv_err(err, errlen, "--app-halo '%.80s': expected KEY:DIMS:BYTES:RANKS:PHASES:COMPUTE_CORE_S", spec);
+        return nv_err(err, errlen,
+                      "--app-halo '%.80s': expected KEY:DIMS:BYTES:RANKS:PHASES:COMPUTE_CORE_S",
+                      spec);
     nv_alloc_app a;
     memset(&a, 0, sizeof a);
     snprintf(a.key, sizeof a.key, "%.64s", key);
@@ -637,21 +680,26 @@ static int app_profile(nv_alloc_model *m, const char *spec, char *err, size_t er
     json_object *o = nv_json_read_file(eq + 1, 64u << 20, why, sizeof why);
     if (!o)
         return nv_err(err, errlen, "--app-profile %s: %s", eq + 1, why);
-    json_object *rows = nv_json_get(nv_json_get(o, "traffic_matrix", json_type_object), "bytes", json_type_array);
+    json_object *rows =
+        nv_json_get(nv_json_get(o, "traffic_matrix", json_type_object), "bytes", json_type_array);
     size_t P = rows ? json_object_array_length(rows) : 0;
     double segs = nv_json_num(o, "segments"), runtime_us = nv_json_num(o, "runtime_us");
     int rc = -1;
     double *b = NULL;
     if (P < 2 || P > 4096 || !(segs >= 1) || !(runtime_us > 0)) {
-        nv_err(err, errlen, "--app-profile %s: needs traffic_matrix.bytes (2-4096 ranks), segments >= 1 and "
-               "runtime_us; not used", eq + 1);
+        nv_err(err, errlen,
+               "--app-profile %s: needs traffic_matrix.bytes (2-4096 ranks), segments >= 1 and "
+               "runtime_us; not used",
+               eq + 1);
         goto out;
     }
     if (!(b = calloc(P * P, sizeof *b)))
         goto out;
     for (size_t r = 0; r < P; r++) {
         json_object *row = json_object_array_get_idx(rows, r);
-        for (size_t q = 0; q < P && json_object_is_type(row, json_type_array) && q < json_object_array_length(row); q++)
+        for (size_t q = 0; q < P && json_object_is_type(row, json_type_array) &&
+                           q < json_object_array_length(row);
+             q++)
             b[r * P + q] = json_object_get_double(json_object_array_get_idx(row, q)) / segs;
     }
     nv_alloc_app a;
@@ -662,7 +710,8 @@ static int app_profile(nv_alloc_model *m, const char *spec, char *err, size_t er
     a.phases = segs;
     a.compute_core_s = runtime_us * 1e-6 * (double)P; /* corrected after training */
     if (nv_alloc_pattern_from_matrix(b, NULL, (uint32_t)P, &a.pattern) < 0 || a.pattern.n == 0) {
-        nv_err(err, errlen, "--app-profile %s: the traffic matrix holds no traffic; not used", eq + 1);
+        nv_err(err, errlen, "--app-profile %s: the traffic matrix holds no traffic; not used",
+               eq + 1);
         goto out;
     }
     rc = nv_alloc_add_app(m, &a, err, errlen);
@@ -683,8 +732,10 @@ static int run_train(void)
     double partition = train.partition;
     long trees = train.trees, depth = train.depth;
     if ((!nd && !records) || !model || (records && !topology && !blade_map)) {
-        fprintf(stderr, "netvar alloc train: --model, and --dataset or --records (which needs --topology or "
-                        "--blade-map) are required (see --help)\n");
+        fprintf(
+            stderr,
+            "netvar alloc train: --model, and --dataset or --records (which needs --topology or "
+            "--blade-map) are required (see --help)\n");
         return 2;
     }
     nv_alloc_train_params p;
@@ -724,21 +775,24 @@ static int run_train(void)
     size_t nrapps = 0;
     if (records) {
         nv_alloc_records_stats st;
-        if (nv_alloc_rows_from_spool(records, &tx->t, &d, &rapps, &nrapps, &st, log_stderr, NULL, err,
-                                     sizeof err)) {
+        if (nv_alloc_rows_from_spool(records, &tx->t, &d, &rapps, &nrapps, &st, log_stderr, NULL,
+                                     err, sizeof err)) {
             fprintf(stderr, "netvar alloc train: %s\n", err);
             goto out;
         }
         if (!json)
-            printf("job records: %zu rows and %zu apps from %zu jobs of %s (%zu without an app, %zu without "
-                   "a profile with a traffic matrix, %zu unusable)\n",
-                   st.rows, nrapps, st.jobs, records, st.no_app, st.no_profile, st.unusable);
+            printf(
+                "job records: %zu rows and %zu apps from %zu jobs of %s (%zu without an app, %zu without "
+                "a profile with a traffic matrix, %zu unusable)\n",
+                st.rows, nrapps, st.jobs, records, st.no_app, st.no_profile, st.unusable);
     }
     for (int cls = 0; cls < NV_ALLOC_CLASSES; cls++) {
         double edges[3] = {0, partition, INFINITY};
         for (int part = 0; part < (isinf(partition) ? 1 : 2); part++) {
-            double lo = isinf(partition) ? 0 : edges[part], hi = isinf(partition) ? INFINITY : edges[part + 1];
-            long used = nv_alloc_train_class(&d, NULL, 0, (nv_alloc_class)cls, lo, hi, &p, am, err, sizeof err);
+            double lo = isinf(partition) ? 0 : edges[part],
+                   hi = isinf(partition) ? INFINITY : edges[part + 1];
+            long used = nv_alloc_train_class(&d, NULL, 0, (nv_alloc_class)cls, lo, hi, &p, am, err,
+                                             sizeof err);
             if (used < 0) {
                 fprintf(stderr, "netvar alloc train: %s; no predictor for it\n", err);
                 continue;
@@ -748,7 +802,8 @@ static int run_train(void)
                        nv_alloc_class_name((nv_alloc_class)cls), lo, hi, used, p.trees,
                        p.learner == NV_LEARN_XGBOOST ? nv_alloc_xgboost_version() : "extra trees");
             json_object *e = json_object_new_object();
-            json_object_object_add(e, "class", json_object_new_string(nv_alloc_class_name((nv_alloc_class)cls)));
+            json_object_object_add(
+                e, "class", json_object_new_string(nv_alloc_class_name((nv_alloc_class)cls)));
             json_object_object_add(e, "min_msg_bytes", nv_json_new_num(lo));
             json_object_object_add(e, "max_msg_bytes", nv_json_new_num(hi));
             json_object_object_add(e, "rows", json_object_new_int64(used));
@@ -786,12 +841,14 @@ static int run_train(void)
             continue;
         nv_alloc_candidate cand;
         int best = nv_alloc_best_class(am);
-        if (best >= 0 && !nv_alloc_predict_run(am, (nv_alloc_class)best, a, a->ranks, 1, &cand, NULL))
+        if (best >= 0 &&
+            !nv_alloc_predict_run(am, (nv_alloc_class)best, a, a->ranks, 1, &cand, NULL))
             a->compute_core_s = fmax(0, a->compute_core_s - cand.comm_s * a->ranks);
     }
     if (!(m = nv_model_load(model, err, sizeof err)) || !(b = nv_builder_from_model(m)) ||
         nv_builder_set_alloc(b, am) || nv_builder_save(b, out ? out : model, err, sizeof err)) {
-        fprintf(stderr, "netvar alloc train: %s\n", m && b ? (err[0] ? err : nv_builder_error(b)) : err);
+        fprintf(stderr, "netvar alloc train: %s\n",
+                m && b ? (err[0] ? err : nv_builder_error(b)) : err);
         goto out;
     }
     if (json) {
@@ -799,13 +856,15 @@ static int run_train(void)
         json_object_object_add(o, "model", json_object_new_string(out ? out : model));
         json_object_object_add(o, "rows", json_object_new_int64((int64_t)d.n));
         json_object_object_add(o, "predictors", json_object_get(res));
-        json_object_object_add(o, "tree_nodes", json_object_new_int64((int64_t)nv_alloc_node_count(am)));
+        json_object_object_add(o, "tree_nodes",
+                               json_object_new_int64((int64_t)nv_alloc_node_count(am)));
         json_object_object_add(o, "apps", json_object_new_int64((int64_t)nv_alloc_app_count(am)));
         nv_cli_print_json(o);
         json_object_put(o);
     } else {
         printf("netvar alloc train: %zu rows, %zu tree nodes, %zu apps, %zu switches -> %s\n", d.n,
-               nv_alloc_node_count(am), nv_alloc_app_count(am), nv_alloc_switch_count(am), out ? out : model);
+               nv_alloc_node_count(am), nv_alloc_app_count(am), nv_alloc_switch_count(am),
+               out ? out : model);
     }
     rc = 0;
 out:
@@ -829,7 +888,8 @@ static int run_advise(void)
     double interference = advise.interference;
     int json = advise.json;
     if (!model || !app || !lo) {
-        fprintf(stderr, "netvar alloc advise: --model, --app and --nodes are required (see --help)\n");
+        fprintf(stderr,
+                "netvar alloc advise: --model, --app and --nodes are required (see --help)\n");
         return 2;
     }
     char err[600];
@@ -839,7 +899,8 @@ static int run_advise(void)
         return 1;
     }
     const nv_alloc_model *am = nv_model_alloc(m);
-    nv_alloc_query q = {.app = app, .min_nodes = lo, .max_nodes = hi, .ppn = ppn, .interference_pct = interference};
+    nv_alloc_query q = {
+        .app = app, .min_nodes = lo, .max_nodes = hi, .ppn = ppn, .interference_pct = interference};
     nv_alloc_advice a;
     int rc = 0;
     if (!am || nv_alloc_advise(am, &q, &a)) {
@@ -858,19 +919,21 @@ static int run_advise(void)
         json_object_object_add(o, "compared_runtime_s", nv_json_new_num_g(a.compared.time_s, 6));
         json_object_object_add(o, "margin_pct", nv_json_new_num_g(a.margin_pct, 4));
         json_object_object_add(o, "class", json_object_new_string(nv_alloc_class_name(a.cls)));
-        json_object_object_add(o, "predictor", json_object_new_string(a.predictor ? a.predictor->source : ""));
+        json_object_object_add(o, "predictor",
+                               json_object_new_string(a.predictor ? a.predictor->source : ""));
         json_object_object_add(o, "profile", json_object_new_string(a.app->source));
         json_object_object_add(o, "cap_nodes", json_object_new_int64(a.cap_nodes));
         nv_cli_print_json(o);
         json_object_put(o);
     } else {
-        printf("%s: advice %u nodes x %u (%u switch%s): %.3g s predicted, %.0f %% faster than %u nodes "
-               "(%.3g s, %u switch%s); class %s (%s), profile: %s%s\n",
-               nv_cli_shown(app), a.best.nodes, a.ppn, a.best.switches, a.best.switches == 1 ? "" : "es", a.best.time_s,
-               a.margin_pct, a.compared.nodes, a.compared.time_s, a.compared.switches,
-               a.compared.switches == 1 ? "" : "es", nv_alloc_class_name(a.cls),
-               a.predictor ? a.predictor->source : "?", a.app->source,
-               a.capped ? "; the range was cut to the cluster's nodes" : "");
+        printf(
+            "%s: advice %u nodes x %u (%u switch%s): %.3g s predicted, %.0f %% faster than %u nodes "
+            "(%.3g s, %u switch%s); class %s (%s), profile: %s%s\n",
+            nv_cli_shown(app), a.best.nodes, a.ppn, a.best.switches,
+            a.best.switches == 1 ? "" : "es", a.best.time_s, a.margin_pct, a.compared.nodes,
+            a.compared.time_s, a.compared.switches, a.compared.switches == 1 ? "" : "es",
+            nv_alloc_class_name(a.cls), a.predictor ? a.predictor->source : "?", a.app->source,
+            a.capped ? "; the range was cut to the cluster's nodes" : "");
     }
     nv_model_free(m);
     return rc;
@@ -885,8 +948,9 @@ static int run_records(int operands)
                *spool = recs.spool;
     int json = recs.json;
     if (operands || !out || !spool || (!topology == !blade_map)) {
-        fprintf(stderr, "netvar alloc records: --spool, --out and one of --topology or --blade-map are "
-                        "required (see --help)\n");
+        fprintf(stderr,
+                "netvar alloc records: --spool, --out and one of --topology or --blade-map are "
+                "required (see --help)\n");
         return 2;
     }
     char err[700];
@@ -900,7 +964,8 @@ static int run_records(int operands)
     nv_alloc_dataset_init(&d);
     nv_alloc_records_stats st;
     int rc = 0;
-    if (nv_alloc_rows_from_spool(spool, &t, &d, NULL, NULL, &st, log_stderr, NULL, err, sizeof err) ||
+    if (nv_alloc_rows_from_spool(spool, &t, &d, NULL, NULL, &st, log_stderr, NULL, err,
+                                 sizeof err) ||
         nv_alloc_dataset_save(&d, out, err, sizeof err)) {
         fprintf(stderr, "netvar alloc records: %s\n", err);
         rc = 1;
@@ -919,9 +984,10 @@ static int run_records(int operands)
         for (size_t i = 0; i < d.n; i++)
             printf("%-32s %-20s comm %.6f s per phase\n", nv_cli_shown(d.rows[i].config),
                    nv_cli_shown(d.rows[i].app), d.rows[i].comm_s);
-        printf("netvar alloc records: %zu rows from %zu job records in %s (%zu without an app, %zu without "
-               "a profile with a traffic matrix, %zu unusable)\n",
-               st.rows, st.jobs, out, st.no_app, st.no_profile, st.unusable);
+        printf(
+            "netvar alloc records: %zu rows from %zu job records in %s (%zu without an app, %zu without "
+            "a profile with a traffic matrix, %zu unusable)\n",
+            st.rows, st.jobs, out, st.no_app, st.no_profile, st.unusable);
     }
     nv_alloc_dataset_free(&d);
     nv_topo_free(&t);
@@ -943,7 +1009,10 @@ int verb_alloc(int argc, char **argv)
     while (k < 4 && strcmp(argv[1], action[k]))
         k++;
     if (k == 4) {
-        fprintf(stderr, "netvar alloc: unknown subcommand '%s' (sweep, records, train or advise; see --help)\n", argv[1]);
+        fprintf(
+            stderr,
+            "netvar alloc: unknown subcommand '%s' (sweep, records, train or advise; see --help)\n",
+            argv[1]);
         return 2;
     }
     char who[32];

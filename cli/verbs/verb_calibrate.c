@@ -166,9 +166,10 @@ int verb_calibrate(int argc, char **argv)
         return 1;
     }
     if (r.old_apps || r.old_configs)
-        fprintf(stderr, "netvar: calibrate: %zu app(s) and %zu configuration(s) in %s keep "
-                        "utilizations from the previous calibration; re-run netvar impact or "
-                        "campaign to refresh them\n",
+        fprintf(stderr,
+                "netvar: calibrate: %zu app(s) and %zu configuration(s) in %s keep "
+                "utilizations from the previous calibration; re-run netvar impact or "
+                "campaign to refresh them\n",
                 r.old_apps, r.old_configs, co.model_path);
     const char *source = co.from_json ? co.from_json : nv_launcher_name(plan.launcher);
     if (text)

@@ -187,9 +187,10 @@ static void warn_stalls(const char *app, const char *what, const double *v,
     size_t fk = nv_campaign_fastest_index(v, (size_t)n); /* read only when a round stalled */
     for (int k = 0; k < n; k++)
         if (stalled[k])
-            fprintf(stderr, "netvar: campaign: %s %s: round %d took %.4g s, %.3g times round %d's "
-                            "%.4g s (over --stall-ratio %g): left out of the median as a "
-                            "stall (kept in runtime_s)\n",
+            fprintf(stderr,
+                    "netvar: campaign: %s %s: round %d took %.4g s, %.3g times round %d's "
+                    "%.4g s (over --stall-ratio %g): left out of the median as a "
+                    "stall (kept in runtime_s)\n",
                     app, what, k + 1, v[k], v[k] / v[fk], (int)fk + 1, v[fk], ratio);
 }
 
@@ -209,13 +210,15 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
     json_object_object_add(jb, "median_s", nv_json_new_num_g(r->baseline_median_s, 6));
     json_object_object_add(jb, "point_s", nv_json_new_num_g(r->baseline_point_s, 6));
     json_object_object_add(o, "baseline", jb);
-    json_object_object_add(o, "point_rule", json_object_new_string(nv_campaign_point_name(co->point)));
+    json_object_object_add(o, "point_rule",
+                           json_object_new_string(nv_campaign_point_name(co->point)));
     json_object_object_add(jl, "mean_us", nv_json_new_num_g(r->app_lat.mean_us, 6));
     json_object_object_add(jl, "sd_us", nv_json_new_num_g(r->app_lat.sd_us, 6));
     json_object_object_add(jl, "samples", json_object_new_int64((int64_t)r->app_samples));
     json_object_object_add(o, "app_latency", jl);
     json_object_object_add(o, "app_utilization", nv_json_new_num_g(r->app_u.rho, 6));
-    json_object_object_add(o, "route", json_object_new_string(r->n_app_steps ? "counters" : "latency"));
+    json_object_object_add(o, "route",
+                           json_object_new_string(r->n_app_steps ? "counters" : "latency"));
     if (r->n_app_steps) {
         json_object *jp = json_object_new_array();
         for (size_t k = 0; k < r->n_app_profile; k++)
@@ -223,7 +226,8 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         json_object_object_add(o, "app_utilization_counters",
                                nv_json_new_num_g(r->app_u_counters, 6));
         json_object_object_add(o, "app_utilization_profile", jp);
-        json_object_object_add(o, "app_counter_steps", json_object_new_int64((int64_t)r->n_app_steps));
+        json_object_object_add(o, "app_counter_steps",
+                               json_object_new_int64((int64_t)r->n_app_steps));
         json_object_object_add(o, "route_agreement", nv_json_new_num_or_nan(r->route_agreement));
         json_object *jn = json_object_new_array();
         for (int k = 0; k < co->bottleneck->nports; k++)
@@ -231,22 +235,24 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         json_object_object_add(o, "ports", jn);
         json_object_object_add(o, "app_port_utilization",
                                ports_json(r->app_port_u, co->bottleneck->nports));
-        json_object_object_add(o, "wait_gauge",
-                               json_object_new_string(nv_bn_gauge_name(r->gauge)));
+        json_object_object_add(o, "wait_gauge", json_object_new_string(nv_bn_gauge_name(r->gauge)));
         if (r->n_app_wait) {
             int us = r->gauge == NV_BN_GAUGE_QUEUE_US;
             json_object *jw = json_object_new_array();
             for (size_t k = 0; k < r->n_app_wait_profile; k++)
                 json_object_array_add(jw, nv_json_new_num_g(r->app_wait_profile[k], 6));
-            json_object_object_add(o, us ? "app_queue_wait_us"
-                                   : r->gauge == NV_BN_GAUGE_PAUSE      ? "app_paused_cycles_per_packet"
+            json_object_object_add(o,
+                                   us                              ? "app_queue_wait_us"
+                                   : r->gauge == NV_BN_GAUGE_PAUSE ? "app_paused_cycles_per_packet"
                                    : r->gauge == NV_BN_GAUGE_STALL_FLIT ? "app_stall_per_flit"
                                                                         : "app_stall_per_word",
                                    nv_json_new_num_g(r->app_wait, 6));
             json_object_object_add(o, us ? "app_queue_wait_profile_us" : "app_stall_profile", jw);
             json_object *jj = json_object_new_object();
-            json_object_object_add(jj, "window_s", nv_json_new_num_g(NV_CAMPAIGN_JOINT_WINDOW_S, 6));
-            json_object_object_add(jj, "measured", json_object_new_int64((int64_t)r->n_app_joint_measured));
+            json_object_object_add(jj, "window_s",
+                                   nv_json_new_num_g(NV_CAMPAIGN_JOINT_WINDOW_S, 6));
+            json_object_object_add(jj, "measured",
+                                   json_object_new_int64((int64_t)r->n_app_joint_measured));
             json_object_object_add(jj, "kept", json_object_new_int64((int64_t)r->n_app_joint));
             json_object_object_add(o, "app_joint_windows", jj);
         }
@@ -266,11 +272,13 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
         json_object_object_add(e, "utilization", nv_json_new_num_g(c->u.rho, 6));
         if (r->n_app_steps) {
             json_object_object_add(e, "utilization_counters", nv_json_new_num_g(c->u_counters, 6));
-            json_object_object_add(e, "counter_steps", json_object_new_int64((int64_t)c->counter_steps));
-            json_object_object_add(e, r->gauge == NV_BN_GAUGE_STALL        ? "stall_per_word"
-                                      : r->gauge == NV_BN_GAUGE_PAUSE      ? "paused_cycles_per_packet"
-                                      : r->gauge == NV_BN_GAUGE_STALL_FLIT ? "stall_per_flit"
-                                                                           : "queue_wait_us",
+            json_object_object_add(e, "counter_steps",
+                                   json_object_new_int64((int64_t)c->counter_steps));
+            json_object_object_add(e,
+                                   r->gauge == NV_BN_GAUGE_STALL        ? "stall_per_word"
+                                   : r->gauge == NV_BN_GAUGE_PAUSE      ? "paused_cycles_per_packet"
+                                   : r->gauge == NV_BN_GAUGE_STALL_FLIT ? "stall_per_flit"
+                                                                        : "queue_wait_us",
                                    nv_json_new_num_or_nan(c->wait));
             json_object_object_add(e, "port_utilization",
                                    ports_json(c->port_u, co->bottleneck->nports));
@@ -295,13 +303,14 @@ static void print_result_json(const nv_campaign_opts *co, const nv_run_plan *pla
 static void print_result_text(const nv_campaign_opts *co, const nv_run_plan *plan,
                               const nv_campaign_result *r)
 {
-    printf("app %s saved in %s (%zu configuration(s), %d round(s); load %s; runtime %s)\n",
-           co->app, co->model_path, co->ncfg, co->repeat,
+    printf("app %s saved in %s (%zu configuration(s), %d round(s); load %s; runtime %s)\n", co->app,
+           co->model_path, co->ncfg, co->repeat,
            plan->load_nodes[0] ? plan->load_nodes : "on the command's nodes",
            plan->runtime_key ? plan->runtime_key : "wall time");
     printf("baseline: %s %.6g s; ImpactB beside it: mean %.6g us, sd %.6g us, %zu samples; "
-           "utilization %.6g\n", nv_campaign_point_name(co->point), r->baseline_point_s,
-           r->app_lat.mean_us, r->app_lat.sd_us, r->app_samples, r->app_u.rho);
+           "utilization %.6g\n",
+           nv_campaign_point_name(co->point), r->baseline_point_s, r->app_lat.mean_us,
+           r->app_lat.sd_us, r->app_samples, r->app_u.rho);
     printf("  %-18s %10s %12s %11s %14s %12s %11s\n", "configuration",
            co->point == NV_CAMPAIGN_POINT_MEDIAN ? "median s" : "fastest s", "slowdown %",
            "utilization", "injected B/s", "latency us", "sd us");
@@ -312,7 +321,8 @@ static void print_result_text(const nv_campaign_opts *co, const nv_run_plan *pla
     }
     if (r->n_app_steps) {
         printf("counters route (U at the bottleneck, the model's axis): app %.4g over %zu steps "
-               "(profile", r->app_u_counters, r->n_app_steps);
+               "(profile",
+               r->app_u_counters, r->n_app_steps);
         for (size_t k = 0; k < r->n_app_profile; k++)
             printf(" %.3g", r->app_profile[k]);
         printf(");");
@@ -333,16 +343,20 @@ static void print_result_text(const nv_campaign_opts *co, const nv_run_plan *pla
         if (r->n_app_wait) {
             if (r->gauge == NV_BN_GAUGE_STALL)
                 printf("port_xmit_wait at the bottleneck (the queueing mechanism's axis, ticks "
-                       "per 4-byte word sent): app mean %.4g (profile", r->app_wait);
+                       "per 4-byte word sent): app mean %.4g (profile",
+                       r->app_wait);
             else if (r->gauge == NV_BN_GAUGE_PAUSE)
                 printf("transmit pauses at the bottleneck (the queueing mechanism's axis, paused "
-                       "cycles per packet sent): app mean %.4g (profile", r->app_wait);
+                       "cycles per packet sent): app mean %.4g (profile",
+                       r->app_wait);
             else if (r->gauge == NV_BN_GAUGE_STALL_FLIT)
                 printf("row-bus stalls at the bottleneck tile (the queueing mechanism's axis, "
-                       "stall flit times per flit): app mean %.4g (profile", r->app_wait);
+                       "stall flit times per flit): app mean %.4g (profile",
+                       r->app_wait);
             else
                 printf("queue wait at the bottleneck (the queueing mechanism's axis, us): app "
-                       "mean %.4g (profile", r->app_wait);
+                       "mean %.4g (profile",
+                       r->app_wait);
             for (size_t k = 0; k < r->n_app_wait_profile; k++)
                 printf(" %.3g", r->app_wait_profile[k]);
             printf(");");
@@ -455,7 +469,8 @@ int verb_campaign(int argc, char **argv)
         return nv_opts_exit(parsed);
     char err[700] = "";
     if (!!set == !!configs) {
-        fprintf(stderr, "%s: give exactly one of --set NAME and --configs B:P:M,...; nothing run\n", VERB);
+        fprintf(stderr, "%s: give exactly one of --set NAME and --configs B:P:M,...; nothing run\n",
+                VERB);
         return 2;
     }
     if (bn_spec) {
@@ -466,8 +481,10 @@ int verb_campaign(int argc, char **argv)
         bn.rate_bytes_per_s = bn_rate;
         co.bottleneck = &bn;
     } else if (bn_rate > 0 || co.bottleneck_interval_ms > 0) {
-        fprintf(stderr, "%s: --bottleneck-rate and --bottleneck-interval-ms need --bottleneck; "
-                        "nothing run\n", VERB);
+        fprintf(stderr,
+                "%s: --bottleneck-rate and --bottleneck-interval-ms need --bottleneck; "
+                "nothing run\n",
+                VERB);
         return 2;
     }
     size_t ncfg = 0;
@@ -482,13 +499,17 @@ int verb_campaign(int argc, char **argv)
         return 2;
     }
     if (co.app && !nv_model_key_valid(co.app)) {
-        fprintf(stderr, "%s: --app '%.60s': not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ "
-                        "= -); nothing run\n", VERB, co.app, NV_MODEL_KEY_MAX);
+        fprintf(stderr,
+                "%s: --app '%.60s': not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ "
+                "= -); nothing run\n",
+                VERB, co.app, NV_MODEL_KEY_MAX);
         return 2;
     }
     if (!dry_run && optind >= argc) {
-        fprintf(stderr, "%s: no command given (put it after the options, or after --); "
-                        "nothing run\n", VERB);
+        fprintf(stderr,
+                "%s: no command given (put it after the options, or after --); "
+                "nothing run\n",
+                VERB);
         return 2;
     }
     co.cmd = (const char *const *)argv + optind;
@@ -508,14 +529,17 @@ int verb_campaign(int argc, char **argv)
         size_t all = ncfg;
         ncfg = nv_campaign_fit_nodes(cfg, ncfg, nodes);
         if (!ncfg) {
-            fprintf(stderr, "%s: --set %s: every configuration needs more than %d nodes; nothing "
-                            "run\n", VERB, set, nodes);
+            fprintf(stderr,
+                    "%s: --set %s: every configuration needs more than %d nodes; nothing "
+                    "run\n",
+                    VERB, set, nodes);
             return 2;
         }
         if (ncfg < all)
-            fprintf(stderr, "netvar: campaign: --set %s: %zu of %zu configurations need more than "
-                            "%d nodes (P > %d) and are skipped\n", set, all - ncfg, all, nodes,
-                    nodes - 1);
+            fprintf(stderr,
+                    "netvar: campaign: --set %s: %zu of %zu configurations need more than "
+                    "%d nodes (P > %d) and are skipped\n",
+                    set, all - ncfg, all, nodes, nodes - 1);
     }
     if (dry_run) {
         print_dry_run(cfg, ncfg, co.ghz, text);
@@ -539,8 +563,8 @@ int verb_campaign(int argc, char **argv)
         for (size_t i = 0; i < ncfg; i++) {
             char what[80];
             snprintf(what, sizeof what, "under %s", cfg[i].id);
-            warn_stalls(co.app, what, r.configs[i].runtime_s, r.configs[i].stalled,
-                        co.repeat, co.stall_ratio);
+            warn_stalls(co.app, what, r.configs[i].runtime_s, r.configs[i].stalled, co.repeat,
+                        co.stall_ratio);
         }
     }
     if (rc) {

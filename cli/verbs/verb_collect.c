@@ -41,7 +41,6 @@ static void log_stderr(void *arg, const char *line)
     fprintf(stderr, "%s\n", line);
 }
 
-
 int verb_collect(int argc, char **argv)
 {
     const char *spool = NULL, *config = getenv("NETVAR_CONF"), *model_path = NULL;
@@ -58,8 +57,9 @@ int verb_collect(int argc, char **argv)
         {"compact", NULL, NV_CLI_FLAG, &compact, .ival = 1, .help = "one-line JSON"},
         NV_OPT_JSON_ONLY(&json),
     };
-    const nv_opt_spec spec = {"netvar: collect", NULL, help_head, help_tail, 0,
-                              {{"Options:", "collect", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar: collect", NULL, help_head,
+        help_tail,         0,    {{"Options:", "collect", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);
@@ -91,7 +91,8 @@ int verb_collect(int argc, char **argv)
         fprintf(stderr, "netvar: collect: spool path is too long\n");
         return 2;
     }
-    json_object *job = nv_job_collect(dir, (long long)jobid, service_us, mu_source, log_stderr, NULL, err, sizeof err);
+    json_object *job = nv_job_collect(dir, (long long)jobid, service_us, mu_source, log_stderr,
+                                      NULL, err, sizeof err);
     if (!job) {
         fprintf(stderr, "netvar: collect: %s\n", err);
         return 1;

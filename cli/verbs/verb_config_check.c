@@ -49,16 +49,17 @@ static json_object *config_json(const char *path, const struct nv_config *c, int
     json_object *st = json_object_new_object();
     json_object_object_add(st, "model_file", json_object_new_string(c->model_file));
     json_object_object_add(st, "spool_dir", json_object_new_string(c->spool_dir));
-    json_object_object_add(st, "default_mode", json_object_new_string(nv_mode_name(c->default_mode)));
+    json_object_object_add(st, "default_mode",
+                           json_object_new_string(nv_mode_name(c->default_mode)));
     json_object_object_add(st, "allow_off", json_object_new_boolean(c->allow_off));
     json_object_object_add(st, "enabled", json_object_new_boolean(c->enabled));
     json_object_object_add(st, "predictor", json_object_new_string(c->predictor));
     json_object_object_add(st, "min_pair_samples", json_object_new_int64(c->min_pair_samples));
     json_object_object_add(st, "interference_threshold_pct", nv_json_new_num(c->interference_pct));
     json_object_object_add(st, "contain_wait_s", json_object_new_int64(c->contain_wait_s));
-    json_object_object_add(st, "avoid_uplinks",
-                           json_object_new_string(c->avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn"
-                                                                                         : "contain"));
+    json_object_object_add(
+        st, "avoid_uplinks",
+        json_object_new_string(c->avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain"));
     json_object_object_add(st, "max_neighbour_apps", json_object_new_int64(c->max_neighbour_apps));
     json_object_object_add(o, "settings", st);
     json_object *rules = json_object_new_array();
@@ -88,7 +89,11 @@ int verb_config_check(int argc, char **argv)
                  "contain_wait_s, avoid_uplinks, max_neighbour_apps) and the rules (index, "
                  "line, name, actions)"},
     };
-    const nv_opt_spec spec = {"netvar: config-check", NULL, help_head, help_tail, 0,
+    const nv_opt_spec spec = {"netvar: config-check",
+                              NULL,
+                              help_head,
+                              help_tail,
+                              0,
                               {{"Options:", "config-check", opts, 1}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
@@ -96,8 +101,10 @@ int verb_config_check(int argc, char **argv)
     if (optind < argc)
         path = argv[optind++];
     if (optind < argc) {
-        fprintf(stderr, "netvar: config-check: unexpected argument '%.60s'; give one FILE (see "
-                        "--help)\n", argv[optind]);
+        fprintf(stderr,
+                "netvar: config-check: unexpected argument '%.60s'; give one FILE (see "
+                "--help)\n",
+                argv[optind]);
         return 2;
     }
     if (!path)

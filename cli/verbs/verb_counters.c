@@ -66,7 +66,8 @@ static json_object *delta_json(const nv_ctr_delta *d, double dt_s)
                 json_object_object_add(jf, "value", json_object_new_uint64(v->value));
                 char unit[48];
                 snprintf(unit, sizeof unit, "%s/s", v->unit ? v->unit : "none");
-                json_object_object_add(jf, "rate", nv_json_new_num(dt_s > 0 ? (double)v->value / dt_s : 0));
+                json_object_object_add(jf, "rate",
+                                       nv_json_new_num(dt_s > 0 ? (double)v->value / dt_s : 0));
                 json_object_object_add(jf, "rate_unit", json_object_new_string(unit));
                 json_object_object_add(jf, "lower_bound", json_object_new_boolean(v->lower_bound));
                 json_object_object_add(jf, "wrapped", json_object_new_boolean(v->wrapped));
@@ -106,13 +107,15 @@ int verb_counters(int argc, char **argv)
                  "net:::...); without it papi is skipped"},
         NV_OPT_JSON_ONLY(&json),
     };
-    const nv_opt_spec spec = {"netvar: counters", NULL, help_head, help_tail, 0,
-                              {{"Options:", "counters", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar: counters", NULL, help_head,
+        help_tail,          0,    {{"Options:", "counters", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);
     if (optind < argc) {
-        fprintf(stderr, "netvar: counters: unexpected argument '%.40s'; see netvar counters --help\n",
+        fprintf(stderr,
+                "netvar: counters: unexpected argument '%.40s'; see netvar counters --help\n",
                 argv[optind]);
         return 2;
     }

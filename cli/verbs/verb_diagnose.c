@@ -52,7 +52,6 @@ static const char help_tail[] =
     "Example:\n"
     "  netvar diagnose 4711 --topology /etc/slurm/topology.conf --line-rate 100\n";
 
-
 static void log_stderr(void *ctx, const char *line)
 {
     (void)ctx;
@@ -66,7 +65,8 @@ static void root_text(const nv_job_diagnosis *d, char *out, size_t n)
     snprintf(out, n, "none");
     if (root)
         snprintf(out, n, "%s: %s (switch %s)",
-                 root->kind == NV_LINK_ENDPOINT ? "endpoint, the node's own link" : "inside the network",
+                 root->kind == NV_LINK_ENDPOINT ? "endpoint, the node's own link"
+                                                : "inside the network",
                  root->name, root->sw);
 }
 
@@ -84,21 +84,26 @@ static json_object *diagnosis_json(const nv_job_diagnosis *d)
     json_object_object_add(o, "advice", json_object_new_string(nv_diag_cause_advice(d->dg.cause)));
     json_object_object_add(o, "root", d->dg.root >= 0 ? json_object_new_string(where) : NULL);
     json_object_object_add(o, "windows", json_object_new_int64((int64_t)d->dg.n_windows));
-    json_object_object_add(o, "windows_judged", json_object_new_int64((int64_t)d->dg.windows_judged));
+    json_object_object_add(o, "windows_judged",
+                           json_object_new_int64((int64_t)d->dg.windows_judged));
     json_object *ports = json_object_new_array();
     for (size_t i = 0; i < d->n_ports; i++) {
         const nv_diag_port *p = &d->ports[i];
         const nv_diag_port_result *r = &d->dg.per_port[i];
         json_object *po = json_object_new_object();
         json_object_object_add(po, "port", json_object_new_string(p->name));
-        json_object_object_add(po, "kind", json_object_new_string(p->kind == NV_LINK_ENDPOINT ? "endpoint" : "network"));
+        json_object_object_add(
+            po, "kind",
+            json_object_new_string(p->kind == NV_LINK_ENDPOINT ? "endpoint" : "network"));
         json_object_object_add(po, "switch", json_object_new_string(p->sw));
         json_object_object_add(po, "window", json_object_new_int((int)p->window));
         json_object_object_add(po, "window_s", nv_json_new_num(p->window_s));
-        json_object_object_add(po, "traffic_bytes", nv_json_new_num(isfinite(p->traffic_bytes) ? p->traffic_bytes : 0));
+        json_object_object_add(po, "traffic_bytes",
+                               nv_json_new_num(isfinite(p->traffic_bytes) ? p->traffic_bytes : 0));
         json_object_object_add(po, "congested_fraction", nv_json_new_num(r->congested_fraction));
         json_object_object_add(po, "utilization", nv_json_new_num(r->utilization));
-        json_object_object_add(po, "congested", r->congested < 0 ? NULL : json_object_new_boolean(r->congested));
+        json_object_object_add(po, "congested",
+                               r->congested < 0 ? NULL : json_object_new_boolean(r->congested));
         json_object_array_add(ports, po);
     }
     json_object_object_add(o, "ports", ports);
@@ -133,14 +138,15 @@ static void diagnosis_text(const nv_job_diagnosis *d)
         const nv_diag_port *p = &d->ports[i];
         if (d->dg.per_port[i].congested == 1 && shown++ < 10)
             printf("  congested: %-30s window %u (%.1f s): %.3g bytes/s, %.1f %% of line rate, "
-                   "congested fraction %.3f\n", p->name, p->window, p->window_s,
-                   p->traffic_bytes / p->window_s, 100 * d->dg.per_port[i].utilization,
-                   d->dg.per_port[i].congested_fraction);
+                   "congested fraction %.3f\n",
+                   p->name, p->window, p->window_s, p->traffic_bytes / p->window_s,
+                   100 * d->dg.per_port[i].utilization, d->dg.per_port[i].congested_fraction);
     }
     if (d->has_mapping) {
         const nv_mapping_metrics *mm = &d->mapping;
         printf("mapping: hop-bytes %.4g byte-links, mean %.2f links per byte, worst-case link %s "
-               "with %.4g bytes", mm->hop_bytes, mm->mean_hops, mm->worst_link, mm->worst_link_bytes);
+               "with %.4g bytes",
+               mm->hop_bytes, mm->mean_hops, mm->worst_link, mm->worst_link_bytes);
         if (isfinite(mm->worst_link_seconds))
             printf(" (%.3g s at line rate)", mm->worst_link_seconds);
         printf("\n");
@@ -156,7 +162,8 @@ static int set_rate(const nv_opt *o, void *to, const char *arg, char *err, size_
     double g = strtod(arg, &end);
     if (end == arg || *end || !(g > 0) || g > 1e5)
         return snprintf(err, errlen, "--%s '%.40s': expected Gbit/s > 0 (at most 1e5)", o->name,
-                        arg), -1;
+                        arg),
+               -1;
     *(double *)to = g * 1e9 / 8;
     return 0;
 }
@@ -189,8 +196,9 @@ int verb_diagnose(int argc, char **argv)
                  "SPOOL/jobs/JOBID/profiles/*.json: the step with the most bytes)"},
         {"json", NULL, NV_CLI_FLAG, &json, .ival = 1, .help = "machine-readable output"},
     };
-    const nv_opt_spec spec = {"netvar diagnose", NULL, help_head, help_tail, 0,
-                              {{"Options:", "diagnose", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar diagnose", NULL, help_head,
+        help_tail,         0,    {{"Options:", "diagnose", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);

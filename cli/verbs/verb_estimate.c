@@ -43,8 +43,7 @@ static const char help_tail[] =
     "  netvar estimate /var/spool/netvar/job123/profile-123.0.json --json\n";
 
 /* --threshold (ival 0), --min-group (1), --high-rate (2) into the options */
-static int set_estimate(const nv_opt *o, void *to, const char *arg, char *err,
-                        size_t errlen)
+static int set_estimate(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
 {
     int ival = o->ival;
     nv_seg_estimate_opts *so = to;
@@ -68,7 +67,8 @@ static int set_estimate(const nv_opt *o, void *to, const char *arg, char *err,
     return 0;
 }
 
-static void print_json(const nv_seg_profile *p, const nv_seg_estimate *e, const nv_seg_estimate_opts *o)
+static void print_json(const nv_seg_profile *p, const nv_seg_estimate *e,
+                       const nv_seg_estimate_opts *o)
 {
     json_object *j = json_object_new_object();
     json_object_object_add(j, "job", json_object_new_string(p->meta.job));
@@ -124,40 +124,48 @@ static void print_text(const char *name, const nv_seg_profile *p, const nv_seg_e
                        const nv_seg_estimate_opts *o)
 {
     char shown[1024]; /* a name the job's user may have chosen */
-    printf("profile      %s (%s, %u ranks, %s, work from %s)\n", nv_printable(name, shown, sizeof shown),
+    printf("profile      %s (%s, %u ranks, %s, work from %s)\n",
+           nv_printable(name, shown, sizeof shown),
            p->meta.complete ? "complete" : "partial: run ended before MPI_Finalize", p->meta.ranks,
            p->meta.executable[0] ? p->meta.executable : "?", p->meta.work_source);
     printf("runtime      %.3f s (%.0f µs)\n", e->runtime_us / 1e6, e->runtime_us);
     if (e->runtime_replaced)
         printf("             (the profile's runtime_us %g is shorter than its segments; their "
-               "total is used)\n", e->runtime_given_us);
+               "total is used)\n",
+               e->runtime_given_us);
     printf("segments     %zu (%llu dropped), %zu clusters, %zu groups, %zu used (>= %zu segments) "
            "covering %zu segments\n",
            e->segments, (unsigned long long)p->meta.dropped, e->clusters, e->groups, e->groups_used,
            o->min_group, e->segments_used);
-    printf("interference %.2f %% of runtime (instantaneous: %.0f µs above median + 4·MAD in %zu segments)\n",
-           e->interference_pct, e->excess_us, e->interfered);
+    printf(
+        "interference %.2f %% of runtime (instantaneous: %.0f µs above median + 4·MAD in %zu segments)\n",
+        e->interference_pct, e->excess_us, e->interfered);
     printf("class        %s (low < 7.5 %% <= medium <= 15 %% < high); P(high) = %.2f\n",
            nv_seg_class_name(e->cls), e->p_high);
-    printf("continuous   %.2f %% of runtime (%.0f µs: group medians above their fastest decile; not "
-           "included above)\n",
-           e->continuous_pct, e->continuous_us);
+    printf(
+        "continuous   %.2f %% of runtime (%.0f µs: group medians above their fastest decile; not "
+        "included above)\n",
+        e->continuous_pct, e->continuous_us);
     printf("rate         %.1f segments/s\n", e->rate_hz);
     for (size_t i = 0; i < e->ngroup_summaries; i++) {
         const nv_seg_group_summary *g = &e->group[i];
-        printf("  group %zu: %zu segments, median %.1f µs, MAD %.1f µs, threshold %.1f µs, %zu interfered, "
-               "excess %.0f µs\n",
-               i + 1, g->segments, g->time_median_us, g->mad_us, g->threshold_us, g->interfered, g->excess_us);
+        printf(
+            "  group %zu: %zu segments, median %.1f µs, MAD %.1f µs, threshold %.1f µs, %zu interfered, "
+            "excess %.0f µs\n",
+            i + 1, g->segments, g->time_median_us, g->mad_us, g->threshold_us, g->interfered,
+            g->excess_us);
     }
     if (p->meta.inject_enabled)
         printf("injected     %llu delays, %.0f µs in total (validation run)\n",
                (unsigned long long)p->meta.inject_events, p->meta.inject_total_us);
     if (e->high_rate)
-        printf("caveat       %.0f segments/s exceeds %.0f/s: at high collective rates short segments make the "
-               "estimate unreliable (the paper's GAPgeofem case, ~300/s)\n",
-               e->rate_hz, o->high_rate_hz);
+        printf(
+            "caveat       %.0f segments/s exceeds %.0f/s: at high collective rates short segments make the "
+            "estimate unreliable (the paper's GAPgeofem case, ~300/s)\n",
+            e->rate_hz, o->high_rate_hz);
     if (e->segments_used == 0)
-        printf("caveat       no group reached %zu segments: nothing could be estimated\n", o->min_group);
+        printf("caveat       no group reached %zu segments: nothing could be estimated\n",
+               o->min_group);
 }
 
 int verb_estimate(int argc, char **argv)
@@ -166,7 +174,8 @@ int verb_estimate(int argc, char **argv)
     nv_seg_estimate_opts_default(&opts);
     int json = 0;
     const nv_opt table[] = {
-        {"json", NULL, NV_CLI_FLAG, &json, .ival = 1, .help = "print the result as one JSON object"},
+        {"json", NULL, NV_CLI_FLAG, &json, .ival = 1,
+         .help = "print the result as one JSON object"},
         {"threshold", "R", NV_CLI_CALL, &opts, .ival = 0, .call = set_estimate,
          .help = "relative-distance clustering threshold (default 0.1, > 0 and < 10)"},
         {"min-group", "N", NV_CLI_CALL, &opts, .ival = 1, .call = set_estimate,
@@ -175,7 +184,11 @@ int verb_estimate(int argc, char **argv)
          .help = "warn when segments per second exceed HZ (> 0, default 100; the paper's "
                  "estimates failed at ~300 collectives/s)"},
     };
-    const nv_opt_spec spec = {"netvar: estimate", NULL, help_head, help_tail, 0,
+    const nv_opt_spec spec = {"netvar: estimate",
+                              NULL,
+                              help_head,
+                              help_tail,
+                              0,
                               {{"Options:", "estimate", table, sizeof table / sizeof table[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
@@ -194,8 +207,8 @@ int verb_estimate(int argc, char **argv)
         return 1;
     }
     nv_seg_estimate est;
-    if (nv_seg_estimate_run(prof.work, prof.time_us, prof.signature, prof.n, prof.meta.runtime_us, &opts,
-                            &est) != 0) {
+    if (nv_seg_estimate_run(prof.work, prof.time_us, prof.signature, prof.n, prof.meta.runtime_us,
+                            &opts, &est) != 0) {
         char shown[1024];
         fprintf(stderr, "netvar: estimate: %s: cannot estimate (out of memory)\n",
                 nv_printable(files[0], shown, sizeof shown));

@@ -42,13 +42,14 @@ static const char help_head[] =
     "Pairs file: plain text, one measured pair per line,\n"
     "    APP  WITH[,WITH2...]  SLOWDOWN_PCT\n"
     "separated by spaces or tabs: the app, its neighbour(s) (comma-separated,\n"
-    "up to " NV_STR(MAX_WITH) "), and the slowdown of APP measured beside them in percent\n"
-    "((T_together - T_alone) / T_alone * 100).  Blank lines and lines starting\n"
-    "with '#' are ignored.  At most 100000 pairs.  Example:\n"
-    "    # app   with    slowdown_pct\n"
-    "    FFTW    MILC    11\n"
-    "    MILC    FFTW    25\n"
-    "\n";
+    "up to " NV_STR(
+        MAX_WITH) "), and the slowdown of APP measured beside them in percent\n"
+                  "((T_together - T_alone) / T_alone * 100).  Blank lines and lines starting\n"
+                  "with '#' are ignored.  At most 100000 pairs.  Example:\n"
+                  "    # app   with    slowdown_pct\n"
+                  "    FFTW    MILC    11\n"
+                  "    MILC    FFTW    25\n"
+                  "\n";
 
 static const char help_tail[] =
     "\n"
@@ -101,7 +102,9 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
         size_t len = nl ? (size_t)(nl - at) : (size_t)(text + flen - at);
         at += len + (nl != NULL);
         if (len > MAX_LINE) {
-            fprintf(stderr, "netvar evaluate: %s:%zu: line longer than %d bytes; nothing evaluated\n", path, lineno, MAX_LINE);
+            fprintf(stderr,
+                    "netvar evaluate: %s:%zu: line longer than %d bytes; nothing evaluated\n", path,
+                    lineno, MAX_LINE);
             ok = 0;
             break;
         }
@@ -113,23 +116,32 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
         char *with = strtok_r(NULL, " \t\r\n", &save), *val = strtok_r(NULL, " \t\r\n", &save);
         char *extra = strtok_r(NULL, " \t\r\n", &save);
         if (!with || !val || (extra && extra[0] != '#')) {
-            fprintf(stderr, "netvar evaluate: %s:%zu: expected 'APP WITH[,WITH...] SLOWDOWN_PCT'; nothing evaluated\n", path, lineno);
+            fprintf(
+                stderr,
+                "netvar evaluate: %s:%zu: expected 'APP WITH[,WITH...] SLOWDOWN_PCT'; nothing evaluated\n",
+                path, lineno);
             ok = 0;
             break;
         }
         double v;
         if (!nv_parse_decimal(val, &v) || v < -100) {
-            fprintf(stderr, "netvar evaluate: %s:%zu: slowdown '%s' is not a decimal percentage >= -100; nothing evaluated\n", path, lineno, nv_cli_shown(val));
+            fprintf(
+                stderr,
+                "netvar evaluate: %s:%zu: slowdown '%s' is not a decimal percentage >= -100; nothing evaluated\n",
+                path, lineno, nv_cli_shown(val));
             ok = 0;
             break;
         }
         if (!nv_model_key_valid(app)) {
-            fprintf(stderr, "netvar evaluate: %s:%zu: app '%s' is not a valid app key; nothing evaluated\n", path, lineno, nv_cli_shown(app));
+            fprintf(stderr,
+                    "netvar evaluate: %s:%zu: app '%s' is not a valid app key; nothing evaluated\n",
+                    path, lineno, nv_cli_shown(app));
             ok = 0;
             break;
         }
         if (n == MAX_PAIRS) {
-            fprintf(stderr, "netvar evaluate: %s:%zu: more than %u pairs; nothing evaluated\n", path, lineno, MAX_PAIRS);
+            fprintf(stderr, "netvar evaluate: %s:%zu: more than %u pairs; nothing evaluated\n",
+                    path, lineno, MAX_PAIRS);
             ok = 0;
             break;
         }
@@ -140,7 +152,10 @@ static struct pair *read_pairs(const char *path, size_t *n_out)
         char *wsave = NULL;
         for (char *w = strtok_r(with, ",", &wsave); w && ok; w = strtok_r(NULL, ",", &wsave)) {
             if (!nv_model_key_valid(w) || p->n_with == MAX_WITH) {
-                fprintf(stderr, "netvar evaluate: %s:%zu: neighbour '%s' is not a valid app key or one too many (max %d); nothing evaluated\n", path, lineno, nv_cli_shown(w), MAX_WITH);
+                fprintf(
+                    stderr,
+                    "netvar evaluate: %s:%zu: neighbour '%s' is not a valid app key or one too many (max %d); nothing evaluated\n",
+                    path, lineno, nv_cli_shown(w), MAX_WITH);
                 ok = 0;
                 break;
             }
@@ -177,13 +192,15 @@ int verb_evaluate(int argc, char **argv)
          .help = "let co-location table entries answer (default: predictors only, since the "
                  "table may hold the very pairs evaluated)"},
     };
-    const nv_opt_spec spec = {"netvar evaluate", NULL, help_head, help_tail, 0,
-                              {{"Options:", "evaluate", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar evaluate", NULL, help_head,
+        help_tail,         0,    {{"Options:", "evaluate", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);
     if (optind < argc) {
-        fprintf(stderr, "netvar evaluate: unexpected argument '%.60s'; see --help\n", nv_cli_shown(argv[optind]));
+        fprintf(stderr, "netvar evaluate: unexpected argument '%.60s'; see --help\n",
+                nv_cli_shown(argv[optind]));
         return 2;
     }
     if (!model_path || !pairs_path) {
@@ -209,7 +226,8 @@ int verb_evaluate(int argc, char **argv)
     json_object_object_add(root, "pairs", json_object_new_int64((int64_t)n));
     json_object_object_add(root, "use_table", json_object_new_boolean(use_table));
     if (!as_json) {
-        printf("Absolute error of the predicted slowdown, percentage points (%zu measured pairs)\n", n);
+        printf("Absolute error of the predicted slowdown, percentage points (%zu measured pairs)\n",
+               n);
         printf("%-15s %6s %7s %7s %7s %7s %7s %7s  %9s %6s %6s\n", "predictor", "pairs", "median",
                "Q1", "Q3", "min", "max", "mean", "rel.mean%", "R2", "RCC");
     }
@@ -217,9 +235,9 @@ int verb_evaluate(int argc, char **argv)
         size_t k = 0, skipped = 0, failed = 0, first_failed = 0;
         for (size_t i = 0; i < n; i++) {
             nv_prediction p;
-            int st = nv_predict(m, pairs[i].app, (const char *const *)pairs[i].with, pairs[i].n_with,
-                                (nv_predictor)pr, use_table ? NV_DEFAULT_MIN_SAMPLES : UINT32_MAX,
-                                &p, NULL);
+            int st = nv_predict(m, pairs[i].app, (const char *const *)pairs[i].with,
+                                pairs[i].n_with, (nv_predictor)pr,
+                                use_table ? NV_DEFAULT_MIN_SAMPLES : UINT32_MAX, &p, NULL);
             if (st) {
                 skipped++;
                 continue;
@@ -274,11 +292,14 @@ int verb_evaluate(int argc, char **argv)
                 printf("%-15s %6zu   (no pair could be predicted)\n", name, k);
             }
             if (skipped)
-                printf("%-15s %6s   %zu pair(s) skipped: unknown app or no data\n", "", "", skipped);
+                printf("%-15s %6s   %zu pair(s) skipped: unknown app or no data\n", "", "",
+                       skipped);
             if (failed)
-                printf("%-15s %6s   %zu pair(s) FAILED: the answer is not a number (first: %s beside "
-                       "%s)\n", "", "", failed, nv_cli_shown(pairs[first_failed].app),
-                       nv_cli_shown(pairs[first_failed].with[0]));
+                printf(
+                    "%-15s %6s   %zu pair(s) FAILED: the answer is not a number (first: %s beside "
+                    "%s)\n",
+                    "", "", failed, nv_cli_shown(pairs[first_failed].app),
+                    nv_cli_shown(pairs[first_failed].with[0]));
         }
     }
     json_object_object_add(root, "predictors", arr);

@@ -27,47 +27,47 @@ static char help_head[3072], help_tail[512];
 static void make_help(void)
 {
     snprintf(help_head, sizeof help_head,
-        "Usage: netvar export --prometheus FILE [--spool DIR] [--model FILE] [--config FILE]\n"
-        "                     [--window SECONDS] [--max-jobs N] [--jobsubmit-stats FILE]\n"
-        "\n"
-        "Write netvar's figures as Prometheus metrics for node_exporter's textfile\n"
-        "collector (FILE ends in .prom, in its --collector.textfile.directory),\n"
-        "atomically: a temp file beside FILE, renamed over it.  The units are in\n"
-        "the names (_ratio: a fraction, 0.05 is 5 %%; _seconds):\n"
-        "\n"
-        "  netvar_job_predicted_slowdown_ratio{jobid,app}  running jobs with a\n"
-        "      prediction: the slowdown predicted beside the apps the model knows\n"
-        "      among the running jobs whose paths meet their own, 0 when none does\n"
-        "      (`netvar report --cluster --json` predicted_pct)\n"
-        "  netvar_uplink_utilization_ratio{switch}, netvar_uplink_jobs{switch}\n"
-        "      per leaf switch's uplink: the model's U_A summed over the running\n"
-        "      jobs across it, and how many they are\n"
-        "  netvar_finished_job_observed_slowdown_ratio  summary (least, median,\n"
-        "      most, sum, count) of the jobs that ended within the window beside\n"
-        "      neighbours (`netvar report JOBID --json` observed_pct)\n"
-        "  netvar_jobsubmit_decisions_total{action}, netvar_jobsubmit_submissions_total,\n"
-        "  netvar_jobsubmit_call_duration_seconds (histogram)  from the counts\n"
-        "      job_submit/netvar writes to jobsubmit/stats.json in the model\n"
-        "      file's directory (SlurmUser must be able to write jobsubmit/)\n"
-        "  netvar_running_jobs, netvar_finished_jobs, netvar_export_source_ok{source},\n"
-        "  netvar_export_timestamp_seconds and a few more (see netvar(1))\n"
-        "\n"
-        "Label cardinality is bounded: per-job series are for running jobs only,\n"
-        "at most %d of them (--max-jobs; the highest predictions kept,\n"
-        "netvar_job_series_dropped counts the rest), at most %d uplinks; label\n"
-        "values are cut to %d bytes, bytes outside printable ASCII become _, and\n"
-        "backslash, double quote and newline are escaped.\n"
-        "A source that cannot be read (registry, records, model, job_submit's\n"
-        "file) is named on stderr and its figures are left out\n"
-        "(netvar_export_source_ok 0); the rest is written.\n"
-        "\n",
-        NV_PROM_MAX_JOBS, NV_PROM_MAX_UPLINKS, NV_PROM_LABEL_MAX);
+             "Usage: netvar export --prometheus FILE [--spool DIR] [--model FILE] [--config FILE]\n"
+             "                     [--window SECONDS] [--max-jobs N] [--jobsubmit-stats FILE]\n"
+             "\n"
+             "Write netvar's figures as Prometheus metrics for node_exporter's textfile\n"
+             "collector (FILE ends in .prom, in its --collector.textfile.directory),\n"
+             "atomically: a temp file beside FILE, renamed over it.  The units are in\n"
+             "the names (_ratio: a fraction, 0.05 is 5 %%; _seconds):\n"
+             "\n"
+             "  netvar_job_predicted_slowdown_ratio{jobid,app}  running jobs with a\n"
+             "      prediction: the slowdown predicted beside the apps the model knows\n"
+             "      among the running jobs whose paths meet their own, 0 when none does\n"
+             "      (`netvar report --cluster --json` predicted_pct)\n"
+             "  netvar_uplink_utilization_ratio{switch}, netvar_uplink_jobs{switch}\n"
+             "      per leaf switch's uplink: the model's U_A summed over the running\n"
+             "      jobs across it, and how many they are\n"
+             "  netvar_finished_job_observed_slowdown_ratio  summary (least, median,\n"
+             "      most, sum, count) of the jobs that ended within the window beside\n"
+             "      neighbours (`netvar report JOBID --json` observed_pct)\n"
+             "  netvar_jobsubmit_decisions_total{action}, netvar_jobsubmit_submissions_total,\n"
+             "  netvar_jobsubmit_call_duration_seconds (histogram)  from the counts\n"
+             "      job_submit/netvar writes to jobsubmit/stats.json in the model\n"
+             "      file's directory (SlurmUser must be able to write jobsubmit/)\n"
+             "  netvar_running_jobs, netvar_finished_jobs, netvar_export_source_ok{source},\n"
+             "  netvar_export_timestamp_seconds and a few more (see netvar(1))\n"
+             "\n"
+             "Label cardinality is bounded: per-job series are for running jobs only,\n"
+             "at most %d of them (--max-jobs; the highest predictions kept,\n"
+             "netvar_job_series_dropped counts the rest), at most %d uplinks; label\n"
+             "values are cut to %d bytes, bytes outside printable ASCII become _, and\n"
+             "backslash, double quote and newline are escaped.\n"
+             "A source that cannot be read (registry, records, model, job_submit's\n"
+             "file) is named on stderr and its figures are left out\n"
+             "(netvar_export_source_ok 0); the rest is written.\n"
+             "\n",
+             NV_PROM_MAX_JOBS, NV_PROM_MAX_UPLINKS, NV_PROM_LABEL_MAX);
     snprintf(help_tail, sizeof help_tail, "\n%s",
-        "Exit status: 0 written, 1 FILE cannot be written (nothing is left\n"
-        "behind; the previous file stays), 2 bad usage.\n"
-        "\n"
-        "Example (the netvar-export.timer runs it every minute):\n"
-        "  netvar export --prometheus /var/lib/prometheus/node-exporter/netvar.prom\n");
+             "Exit status: 0 written, 1 FILE cannot be written (nothing is left\n"
+             "behind; the previous file stays), 2 bad usage.\n"
+             "\n"
+             "Example (the netvar-export.timer runs it every minute):\n"
+             "  netvar export --prometheus /var/lib/prometheus/node-exporter/netvar.prom\n");
 }
 
 static void log_err(void *ctx, const char *line)
@@ -80,7 +80,8 @@ int verb_export(int argc, char **argv)
 {
     const char *out = NULL, *spool = NULL, *model_path = NULL, *js = NULL;
     const char *config = getenv("NETVAR_CONF");
-    nv_prom_opts o = {.predictor = NV_PREDICT_QUEUE, .window_s = NV_PROM_DEFAULT_WINDOW_S,
+    nv_prom_opts o = {.predictor = NV_PREDICT_QUEUE,
+                      .window_s = NV_PROM_DEFAULT_WINDOW_S,
                       .max_jobs = NV_PROM_MAX_JOBS};
     long max_jobs = NV_PROM_MAX_JOBS;
     char window_help[96], jobs_help[96], js_help[200];
@@ -90,7 +91,8 @@ int verb_export(int argc, char **argv)
              NV_PROM_MAX_JOBS, NV_PROM_MAX_JOBS);
     snprintf(js_help, sizeof js_help,
              "job_submit's counts (default: %s under the model file's directory, left out "
-             "quietly when absent; 'none': leave them out)", NV_SUBMIT_STATS_FILE);
+             "quietly when absent; 'none': leave them out)",
+             NV_SUBMIT_STATS_FILE);
     const nv_opt opts[] = {
         {"prometheus", "FILE", NV_CLI_STR, &out, .help = "the file to write (required)"},
         NV_CLI_OPT_SPOOL(&spool),
@@ -106,8 +108,9 @@ int verb_export(int argc, char **argv)
         {"jobsubmit-stats", "FILE", NV_CLI_STR, &js, .help = js_help},
     };
     make_help();
-    const nv_opt_spec spec = {"netvar export", NULL, help_head, help_tail, 0,
-                              {{"Options:", "export", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar export", NULL, help_head,
+        help_tail,       0,    {{"Options:", "export", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);
@@ -129,8 +132,8 @@ int verb_export(int argc, char **argv)
     char jsbuf[4200];
     if (!js) {
         const char *slash = strrchr(model_path, '/');
-        snprintf(jsbuf, sizeof jsbuf, "%.*s%s%s", slash ? (int)(slash - model_path) : 0,
-                 model_path, slash ? "/" : "", NV_SUBMIT_STATS_FILE);
+        snprintf(jsbuf, sizeof jsbuf, "%.*s%s%s", slash ? (int)(slash - model_path) : 0, model_path,
+                 slash ? "/" : "", NV_SUBMIT_STATS_FILE);
         js = jsbuf;
     }
     o.jobsubmit_stats = strcmp(js, "none") ? js : NULL;
@@ -142,8 +145,8 @@ int verb_export(int argc, char **argv)
     char err[4400];
     nv_model *m = nv_model_load(model_path, err, sizeof err);
     if (!m)
-        fprintf(stderr, "netvar: export: model %s: %s; exporting without predictions\n",
-                model_path, err);
+        fprintf(stderr, "netvar: export: model %s: %s; exporting without predictions\n", model_path,
+                err);
     o.model = m;
     o.now_unix_s = (double)time(NULL);
     char *text = NULL;

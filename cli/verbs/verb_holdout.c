@@ -91,9 +91,9 @@ struct run {
 
 struct query {
     const char *app, *with;
-    long rep;         /* repetition hold-out: the run's label */
+    long rep; /* repetition hold-out: the run's label */
     double measured;
-    size_t runs;      /* the pair's runs in the runs file */
+    size_t runs; /* the pair's runs in the runs file */
 };
 
 static int cmp_run(const void *pa, const void *pb)
@@ -119,17 +119,21 @@ static int parse_lines(const char *what, const char *path, char *buf, size_t len
                        struct run *out, size_t *n_out)
 {
     if (strlen(buf) != len) {
-        fprintf(stderr, "netvar holdout: %s %s: holds a NUL byte (not a text file); nothing "
-                        "answered\n", what, path);
+        fprintf(stderr,
+                "netvar holdout: %s %s: holds a NUL byte (not a text file); nothing "
+                "answered\n",
+                what, path);
         return -1;
     }
     size_t n = 0, lineno = 0;
     char *save_line = NULL;
-    for (char *line = strtok_r(buf, "\n", &save_line); line; line = strtok_r(NULL, "\n", &save_line)) {
+    for (char *line = strtok_r(buf, "\n", &save_line); line;
+         line = strtok_r(NULL, "\n", &save_line)) {
         lineno++;
         char *save = NULL, *tok[5] = {0};
         int k = 0;
-        for (char *t = strtok_r(line, " \t\r", &save); t && k < 5; t = strtok_r(NULL, " \t\r", &save))
+        for (char *t = strtok_r(line, " \t\r", &save); t && k < 5;
+             t = strtok_r(NULL, " \t\r", &save))
             tok[k++] = t;
         if (!k || tok[0][0] == '#')
             continue;
@@ -142,9 +146,10 @@ static int parse_lines(const char *what, const char *path, char *buf, size_t len
         char buf_app[64];
         for (int i = 0; i < 2; i++)
             if (!nv_model_key_valid(tok[i])) {
-                fprintf(stderr, "netvar holdout: %s %s:%zu: '%s' is not a valid app key; nothing "
-                                "answered\n", what, path, lineno,
-                        nv_printable(tok[i], buf_app, sizeof buf_app));
+                fprintf(stderr,
+                        "netvar holdout: %s %s:%zu: '%s' is not a valid app key; nothing "
+                        "answered\n",
+                        what, path, lineno, nv_printable(tok[i], buf_app, sizeof buf_app));
                 return -1;
             }
         char *end;
@@ -153,8 +158,10 @@ static int parse_lines(const char *what, const char *path, char *buf, size_t len
             errno = 0;
             rep = strtol(tok[2], &end, 10);
             if (end == tok[2] || *end || errno) {
-                fprintf(stderr, "netvar holdout: %s %s:%zu: repetition '%.20s' is not an integer; "
-                                "nothing answered\n", what, path, lineno, tok[2]);
+                fprintf(stderr,
+                        "netvar holdout: %s %s:%zu: repetition '%.20s' is not an integer; "
+                        "nothing answered\n",
+                        what, path, lineno, tok[2]);
                 return -1;
             }
         }
@@ -164,8 +171,10 @@ static int parse_lines(const char *what, const char *path, char *buf, size_t len
         /* decimal only: strtod would take 0x10 as 16 */
         if (end == val || *end || errno || !isfinite(v) || v < -100 || v > 1e6 ||
             strpbrk(val, "xXpP")) {
-            fprintf(stderr, "netvar holdout: %s %s:%zu: slowdown '%.40s' is not a decimal "
-                            "percentage in [-100, 1e6]; nothing answered\n", what, path, lineno, val);
+            fprintf(stderr,
+                    "netvar holdout: %s %s:%zu: slowdown '%.40s' is not a decimal "
+                    "percentage in [-100, 1e6]; nothing answered\n",
+                    what, path, lineno, val);
             return -1;
         }
         if (n == MAX_RUNS) {
@@ -183,7 +192,8 @@ static char *read_text(const char *what, const char *path, size_t *len)
 {
     char err[256];
     /* an admin-named file: a link is followed, a FIFO or device refused */
-    char *buf = nv_read_untrusted(path, NV_ANY_OWNER, MAX_FILE, NV_OPEN_FOLLOW, len, err, sizeof err);
+    char *buf =
+        nv_read_untrusted(path, NV_ANY_OWNER, MAX_FILE, NV_OPEN_FOLLOW, len, err, sizeof err);
     if (!buf)
         fprintf(stderr, "netvar holdout: %s %s: %s; nothing answered\n", what, path, err);
     return buf;
@@ -219,8 +229,7 @@ static long fill_table(nv_model_builder *b, const struct run *runs, size_t n, en
             g1++;
         }
         if (c) {
-            nv_pair_input in = {.app = runs[g0].app, .with = runs[g0].with,
-                                .samples = (uint32_t)c};
+            nv_pair_input in = {.app = runs[g0].app, .with = runs[g0].with, .samples = (uint32_t)c};
             nv_train_pair_entry(x, c, &in.slowdown_pct, &in.sd_pct);
             if (nv_builder_add_pair(b, &in))
                 goto fail;
@@ -269,7 +278,8 @@ static json_object *answer(const nv_model *m, const struct query *q, enum hold h
             json_object_object_add(o, "sensitivity_samples",
                                    json_object_new_int64(a.sensitivity_samples));
             json_object_object_add(o, "pressure", nv_json_new_num_g(w.pressure, DIGITS));
-            json_object_object_add(o, "pressure_samples", json_object_new_int64(w.pressure_samples));
+            json_object_object_add(o, "pressure_samples",
+                                   json_object_new_int64(w.pressure_samples));
         }
     }
     return o;
@@ -293,12 +303,13 @@ int verb_holdout(int argc, char **argv)
                  "the measured value echoed); the hold-outs apply to the runs as above"},
         NV_CLI_OPT_PREDICTOR(&pred),
         {"min-samples", "N", NV_CLI_LONG, &min_samples_l, 0, 1000000,
-         .help = "table samples needed for the table to answer (default "
-                 NV_STR(NV_DEFAULT_MIN_SAMPLES_TEXT) ")"},
+         .help = "table samples needed for the table to answer (default " NV_STR(
+             NV_DEFAULT_MIN_SAMPLES_TEXT) ")"},
         NV_OPT_JSON_ONLY(&as_json),
     };
-    const nv_opt_spec spec = {"netvar holdout", NULL, help_head, help_tail, 0,
-                              {{"Options:", "holdout", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar holdout", NULL, help_head,
+        help_tail,        0,    {{"Options:", "holdout", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);
@@ -351,7 +362,8 @@ int verb_holdout(int argc, char **argv)
             g1++;
         if (h == HOLD_REPETITION)
             for (size_t g = g0; g < g1; g++)
-                q[nq++] = (struct query){runs[g].app, runs[g].with, runs[g].rep, runs[g].pct, g1 - g0};
+                q[nq++] =
+                    (struct query){runs[g].app, runs[g].with, runs[g].rep, runs[g].pct, g1 - g0};
         else {
             for (size_t g = g0; g < g1; g++)
                 x[g - g0] = runs[g].pct;
@@ -388,8 +400,10 @@ int verb_holdout(int argc, char **argv)
             if ((entries = fill_table(b, runs, n, (enum hold)h, &q[i], x)) < 0)
                 goto done;
             if (!(m = nv_builder_build(b, err, sizeof err))) {
-                fprintf(stderr, "netvar holdout: the model with its table rebuilt does not load: "
-                                "%s; nothing answered\n", err);
+                fprintf(stderr,
+                        "netvar holdout: the model with its table rebuilt does not load: "
+                        "%s; nothing answered\n",
+                        err);
                 goto done;
             }
         }

@@ -98,10 +98,10 @@ static void print_text(const char *app, const char *model_path, const nv_run_pla
     printf("  runtime       %.6g s (%s)\n", r->runtime_s,
            plan->runtime_key ? plan->runtime_key : "wall time");
     printf("  ImpactB       %s\n", plan->load_nodes[0] ? plan->load_nodes : "beside the command");
-    printf("  latency       mean %.6g us, sd %.6g us, %zu samples\n", r->lat.mean_us,
-           r->lat.sd_us, r->samples);
-    printf("  utilization   rho %.6g (lambda %.6g packets per us%s, from the latency)\n",
-           r->u.rho, r->u.lambda_per_us, r->u.saturated ? ", saturated" : "");
+    printf("  latency       mean %.6g us, sd %.6g us, %zu samples\n", r->lat.mean_us, r->lat.sd_us,
+           r->samples);
+    printf("  utilization   rho %.6g (lambda %.6g packets per us%s, from the latency)\n", r->u.rho,
+           r->u.lambda_per_us, r->u.saturated ? ", saturated" : "");
 }
 
 int verb_impact(int argc, char **argv)
@@ -132,13 +132,17 @@ int verb_impact(int argc, char **argv)
         return 2;
     }
     if (!nv_model_key_valid(io.app)) {
-        fprintf(stderr, "%s: --app '%.60s': not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ "
-                        "= -); nothing run\n", VERB, io.app, NV_MODEL_KEY_MAX);
+        fprintf(stderr,
+                "%s: --app '%.60s': not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ "
+                "= -); nothing run\n",
+                VERB, io.app, NV_MODEL_KEY_MAX);
         return 2;
     }
     if (optind >= argc) {
-        fprintf(stderr, "%s: no command given (put it after the options, or after --); "
-                        "nothing run\n", VERB);
+        fprintf(stderr,
+                "%s: no command given (put it after the options, or after --); "
+                "nothing run\n",
+                VERB);
         return 2;
     }
     io.cmd = (const char *const *)argv + optind;

@@ -25,62 +25,62 @@ static char help_head[4096], help_tail[512];
 static void make_help(void)
 {
     snprintf(help_head, sizeof help_head,
-        "Usage: netvar labmodel --dataset DIR --variant counters|wait|nearest --out FILE\n"
-        "                       [--model FILE] [--wait-window-s S] [--json-summary FILE]\n"
-        "\n"
-        "Build one of the model variants an evaluation scores from a network-lab\n"
-        "dataset (what eval/netlab_eval.sh measured), through the model builder:\n"
-        "the counters the lab sampler wrote (netvar-netlab-counters files) are read\n"
-        "at the lab's shared uplink, and what they measure replaces what the base\n"
-        "model (the campaign's, on the latency route) holds.\n"
-        "\n"
-        "Read from DIR:\n"
-        "  dataset.json                 its apps and CompressionB configurations\n"
-        "                               (\"B:P:M\")\n"
-        "  runs.txt                     'kind app with rep runtime_s' lines; the alone\n"
-        "                               runs name the apps' counter files and runtimes\n"
-        "  cb_B:P:M.counters.json       a configuration alone, read over its run less\n"
-        "                               %g s at each end\n"
-        "  alone_APP_REP.counters.json  an app alone, read over the runtime_s seconds\n"
-        "                               that end at its last busy step (U above %g)\n"
-        "A counter file that is absent is skipped; one that is there must read.\n"
-        "\n"
-        "What a counter file measures, per pass of the sampler over the uplink's\n"
-        "ends: U, the busier end's bytes sent per second over its shaper rate, as\n"
-        "offered load (times the run's (sent + dropped) / sent, at most 1); W, the\n"
-        "longer queue wait of the ends (backlog bytes over the rate, us).  A pass\n"
-        "closer than 0.45 interval to the pass kept before it (the sampler's final\n"
-        "read) is left out.  Per configuration: its mean U, its mean W, and the\n"
-        "means of the passes that read both (joint).  Per app, over all its alone\n"
-        "runs: the octiles of U (its utilization is their mean), of W (of the means\n"
-        "of consecutive S-second windows, with --wait-window-s above the sampler's\n"
-        "0.1 s) and its joint windows: the mean U and W of each %g s of joint\n"
-        "passes holding at least two.\n"
-        "\n"
-        "Variants (what is not named stays as the base model has it):\n"
-        "  counters  each configuration's U is its counter U (matched by B, P and M);\n"
-        "            each app's campaign slowdowns are placed on those U and fitted\n"
-        "            again (isotonic), and its utilization profile and U are its\n"
-        "            alone runs'; bottleneck: route counters (latency when no\n"
-        "            configuration has a counter U), idle U 0, shrink 2 samples\n"
-        "  wait      counters, and the queueing mechanism: each configuration's\n"
-        "            queue_wait_us is its W, each app's slowdowns are fitted against\n"
-        "            the W, and its own wait profile is its alone runs'\n"
-        "  nearest   wait, with each configuration at its joint (U, W) and each app's\n"
-        "            joint windows (at most %d, every k-th): what netvar's\n"
-        "            nearest-configurations mechanism reads; needs every\n"
-        "            configuration's counter file\n"
-        "\n",
-        NV_LABMODEL_TRIM_S, NV_NETLAB_BUSY_U, NV_LABMODEL_JOINT_WINDOW_S, NV_JOINT_MAX);
+             "Usage: netvar labmodel --dataset DIR --variant counters|wait|nearest --out FILE\n"
+             "                       [--model FILE] [--wait-window-s S] [--json-summary FILE]\n"
+             "\n"
+             "Build one of the model variants an evaluation scores from a network-lab\n"
+             "dataset (what eval/netlab_eval.sh measured), through the model builder:\n"
+             "the counters the lab sampler wrote (netvar-netlab-counters files) are read\n"
+             "at the lab's shared uplink, and what they measure replaces what the base\n"
+             "model (the campaign's, on the latency route) holds.\n"
+             "\n"
+             "Read from DIR:\n"
+             "  dataset.json                 its apps and CompressionB configurations\n"
+             "                               (\"B:P:M\")\n"
+             "  runs.txt                     'kind app with rep runtime_s' lines; the alone\n"
+             "                               runs name the apps' counter files and runtimes\n"
+             "  cb_B:P:M.counters.json       a configuration alone, read over its run less\n"
+             "                               %g s at each end\n"
+             "  alone_APP_REP.counters.json  an app alone, read over the runtime_s seconds\n"
+             "                               that end at its last busy step (U above %g)\n"
+             "A counter file that is absent is skipped; one that is there must read.\n"
+             "\n"
+             "What a counter file measures, per pass of the sampler over the uplink's\n"
+             "ends: U, the busier end's bytes sent per second over its shaper rate, as\n"
+             "offered load (times the run's (sent + dropped) / sent, at most 1); W, the\n"
+             "longer queue wait of the ends (backlog bytes over the rate, us).  A pass\n"
+             "closer than 0.45 interval to the pass kept before it (the sampler's final\n"
+             "read) is left out.  Per configuration: its mean U, its mean W, and the\n"
+             "means of the passes that read both (joint).  Per app, over all its alone\n"
+             "runs: the octiles of U (its utilization is their mean), of W (of the means\n"
+             "of consecutive S-second windows, with --wait-window-s above the sampler's\n"
+             "0.1 s) and its joint windows: the mean U and W of each %g s of joint\n"
+             "passes holding at least two.\n"
+             "\n"
+             "Variants (what is not named stays as the base model has it):\n"
+             "  counters  each configuration's U is its counter U (matched by B, P and M);\n"
+             "            each app's campaign slowdowns are placed on those U and fitted\n"
+             "            again (isotonic), and its utilization profile and U are its\n"
+             "            alone runs'; bottleneck: route counters (latency when no\n"
+             "            configuration has a counter U), idle U 0, shrink 2 samples\n"
+             "  wait      counters, and the queueing mechanism: each configuration's\n"
+             "            queue_wait_us is its W, each app's slowdowns are fitted against\n"
+             "            the W, and its own wait profile is its alone runs'\n"
+             "  nearest   wait, with each configuration at its joint (U, W) and each app's\n"
+             "            joint windows (at most %d, every k-th): what netvar's\n"
+             "            nearest-configurations mechanism reads; needs every\n"
+             "            configuration's counter file\n"
+             "\n",
+             NV_LABMODEL_TRIM_S, NV_NETLAB_BUSY_U, NV_LABMODEL_JOINT_WINDOW_S, NV_JOINT_MAX);
     snprintf(help_tail, sizeof help_tail, "%s",
-        "\n"
-        "Exit status: 0 written, 1 a file missing, unreadable or malformed (one line\n"
-        "naming it; nothing written), or the nearest variant without every\n"
-        "configuration's counters, 2 bad usage.\n"
-        "\n"
-        "Example:\n"
-        "  netvar labmodel --dataset eval/out --variant wait --out wait.json \\\n"
-        "      --json-summary measured.json\n");
+             "\n"
+             "Exit status: 0 written, 1 a file missing, unreadable or malformed (one line\n"
+             "naming it; nothing written), or the nearest variant without every\n"
+             "configuration's counters, 2 bad usage.\n"
+             "\n"
+             "Example:\n"
+             "  netvar labmodel --dataset eval/out --variant wait --out wait.json \\\n"
+             "      --json-summary measured.json\n");
 }
 
 static json_object *num_array(const double *v, size_t n)
@@ -101,8 +101,8 @@ static json_object *summary(const nv_labmodel *lm, const char *dir, const char *
     json_object_object_add(o, "route", json_object_new_string(moved ? "counters" : "latency"));
     json_object_object_add(o, "configs_moved", json_object_new_int64((int64_t)moved));
     json_object_object_add(near, "available", json_object_new_boolean(lm->nearest_ok));
-    json_object_object_add(near, "missing", lm->nearest_ok ? NULL
-                                            : json_object_new_string(lm->nearest_missing));
+    json_object_object_add(near, "missing",
+                           lm->nearest_ok ? NULL : json_object_new_string(lm->nearest_missing));
     json_object_object_add(o, "nearest", near);
     for (size_t i = 0; i < lm->n_configs; i++) {
         const nv_labmodel_config *c = &lm->configs[i];
@@ -123,7 +123,8 @@ static json_object *summary(const nv_labmodel *lm, const char *dir, const char *
         json_object *x = json_object_new_object();
         json_object_object_add(x, "app", json_object_new_string(a->key));
         json_object_object_add(x, "alone_runs", json_object_new_int64((int64_t)a->alone_runs));
-        json_object_object_add(x, "counter_files", json_object_new_int64((int64_t)a->counter_files));
+        json_object_object_add(x, "counter_files",
+                               json_object_new_int64((int64_t)a->counter_files));
         json_object_object_add(x, "utilization", nv_json_new_num(a->u));
         json_object_object_add(x, "utilization_steps", json_object_new_int64((int64_t)a->n_u));
         json_object_object_add(x, "utilization_profile", num_array(a->profile, a->n_profile));
@@ -167,8 +168,9 @@ int verb_labmodel(int argc, char **argv)
                  "measured)"},
     };
     make_help();
-    const nv_opt_spec spec = {"netvar labmodel", NULL, help_head, help_tail, 0,
-                              {{"Options:", "labmodel", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar labmodel", NULL, help_head,
+        help_tail,         0,    {{"Options:", "labmodel", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);

@@ -117,7 +117,8 @@ static int set_min_samples(const nv_opt *o, void *to, const char *arg, char *err
     (void)o;
     if (parse_count(arg, to))
         return snprintf(err, errlen, "--min-samples '%.40s' is not a count (0..%u)", arg,
-                        UINT32_MAX), -1;
+                        UINT32_MAX),
+               -1;
     return 0;
 }
 
@@ -132,8 +133,8 @@ struct placement {
 
 static bool leaf_name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '.' || c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
 }
 
 /* text (NUL-terminated, split in place at '+'): 0, or -1 with why */
@@ -198,15 +199,15 @@ static json_object *key_list(const char *const *keys, size_t n)
  * asked. */
 static void print_path_answer(const char *app, const char *const *with, size_t n_with,
                               const char *const *local, size_t n_local,
-                              const char *const *apart_with, size_t n_apart,
-                              nv_predictor predictor, uint32_t min_samples)
+                              const char *const *apart_with, size_t n_apart, nv_predictor predictor,
+                              uint32_t min_samples)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "app", json_object_new_string(app));
     json_object_object_add(o, "with", key_list(with, n_with));
     json_object_object_add(o, "slowdown_pct", json_object_new_double(0.0));
-    json_object_object_add(o, "source", json_object_new_string(n_apart ? NV_PATH_SOURCE_APART
-                                                                       : NV_PATH_SOURCE_LOCAL));
+    json_object_object_add(
+        o, "source", json_object_new_string(n_apart ? NV_PATH_SOURCE_APART : NV_PATH_SOURCE_LOCAL));
     json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(predictor)));
     json_object_object_add(o, "min_samples", json_object_new_int64(min_samples));
     json_object_object_add(o, "path", json_object_new_string(n_apart ? "apart" : "local"));
@@ -241,7 +242,11 @@ int verb_predict(int argc, char **argv)
         {"json", NULL, NV_CLI_FLAG, &json, .ival = 1,
          .help = "JSON output (the only form; accepted for uniformity)"},
     };
-    const nv_opt_spec spec = {"netvar predict", "; nothing predicted", help_head, help_tail, 0,
+    const nv_opt_spec spec = {"netvar predict",
+                              "; nothing predicted",
+                              help_head,
+                              help_tail,
+                              0,
                               {{"Options:", "predict", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
@@ -266,7 +271,8 @@ int verb_predict(int argc, char **argv)
     char *own_text = strdup(leaves_arg ? leaves_arg : "0");
     char *with_text = strdup(with_leaves_arg ? with_leaves_arg : "");
     struct placement *place = calloc(MAX_WITH + 1, sizeof *place);
-    const char **shared = calloc(MAX_WITH, sizeof *shared), **local = calloc(MAX_WITH, sizeof *local),
+    const char **shared = calloc(MAX_WITH, sizeof *shared),
+               **local = calloc(MAX_WITH, sizeof *local),
                **apart_with = calloc(MAX_WITH, sizeof *apart_with);
     nv_model *m = NULL;
     if (!list || !with || !own_text || !with_text || !place || !shared || !local || !apart_with) {
@@ -283,13 +289,17 @@ int verb_predict(int argc, char **argv)
     }
     size_t n_with = 0;
     int rc = 2;
-    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
         if (n_with == MAX_WITH) {
-            fprintf(stderr, "netvar predict: --with lists more than %d neighbours; nothing predicted\n", MAX_WITH);
+            fprintf(stderr,
+                    "netvar predict: --with lists more than %d neighbours; nothing predicted\n",
+                    MAX_WITH);
             goto out;
         }
         if (!nv_model_key_valid(tok)) {
-            fprintf(stderr, "netvar predict: --with entry '%s' is not a valid app key; nothing predicted\n",
+            fprintf(stderr,
+                    "netvar predict: --with entry '%s' is not a valid app key; nothing predicted\n",
                     nv_cli_shown(tok));
             goto out;
         }
@@ -314,13 +324,17 @@ int verb_predict(int argc, char **argv)
         bool last = !p[len];
         p[len] = '\0';
         if (k == n_with) {
-            fprintf(stderr, "netvar predict: --with-leaves '%.60s' is not one placement per --with "
-                            "neighbour (it has more); nothing predicted\n", with_leaves_arg);
+            fprintf(stderr,
+                    "netvar predict: --with-leaves '%.60s' is not one placement per --with "
+                    "neighbour (it has more); nothing predicted\n",
+                    with_leaves_arg);
             goto out;
         }
         if (parse_placement(p, &place[1 + k], &why)) {
-            fprintf(stderr, "netvar predict: --with-leaves '%.60s': entry %zu is not %s; nothing "
-                            "predicted\n", with_leaves_arg, k + 1, why);
+            fprintf(stderr,
+                    "netvar predict: --with-leaves '%.60s': entry %zu is not %s; nothing "
+                    "predicted\n",
+                    with_leaves_arg, k + 1, why);
             goto out;
         }
         k++;
@@ -348,7 +362,8 @@ int verb_predict(int argc, char **argv)
      * an error whatever the placement */
     for (size_t i = 0; i < n_with; i++)
         if (nv_model_app_index(m, with[i]) < 0) {
-            fprintf(stderr, "netvar predict: neighbour '%s' is not in model %s; nothing predicted\n",
+            fprintf(stderr,
+                    "netvar predict: neighbour '%s' is not in model %s; nothing predicted\n",
                     with[i], model_path);
             goto out;
         }
@@ -380,13 +395,15 @@ int verb_predict(int argc, char **argv)
         json_object_object_add(o, "with", key_list(with, n_with));
         json_object_object_add(o, "slowdown_pct", nv_json_new_num_g(p.slowdown_pct, DIGITS));
         json_object_object_add(o, "source", json_object_new_string(p.source_label));
-        json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(predictor)));
+        json_object_object_add(o, "predictor",
+                               json_object_new_string(nv_predictor_name(predictor)));
         json_object_object_add(o, "min_samples", json_object_new_int64(min_samples));
         json_object_object_add(o, "with_utilization", wu);
         json_object_object_add(o, "utilization_sum", nv_json_new_num_g(p.utilization_sum, DIGITS));
         json_object_object_add(o, "utilization_used", nv_json_new_num(p.utilization_used));
         json_object_object_add(o, "capped", json_object_new_boolean(p.capped));
-        json_object_object_add(o, "config", p.config >= 0 ? json_object_new_string(p.config_id) : NULL);
+        json_object_object_add(o, "config",
+                               p.config >= 0 ? json_object_new_string(p.config_id) : NULL);
         json_object_object_add(o, "curve_fallback", json_object_new_boolean(p.curve_fallback));
         json_object_object_add(o, "table_samples", json_object_new_int64(p.table_samples));
         json_object_object_add(o, "table_sd_pct", nv_json_new_num_g(p.table_sd_pct, DIGITS));

@@ -72,8 +72,9 @@ int verb_prune(int argc, char **argv)
                  "kept_recent, kept_running, skipped, failed, files_removed, bytes_removed, "
                  "elapsed_s"},
     };
-    const nv_opt_spec spec = {"netvar: prune", NULL, help_head, help_tail, 0,
-                              {{"Options:", "prune", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar: prune", NULL, help_head,
+        help_tail,       0,    {{"Options:", "prune", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);
@@ -115,7 +116,10 @@ int verb_prune(int argc, char **argv)
         json_object_put(j);
     } else {
         printf("netvar prune: %s, older than %g days%s\n", spool, days, dry ? " (dry run)" : "");
-        const struct { const char *what; uint64_t n; } rows[] = {
+        const struct {
+            const char *what;
+            uint64_t n;
+        } rows[] = {
             {"job directories examined", st.examined},
             {dry ? "would be removed" : "removed", st.removed},
             {"kept: younger", st.kept_recent},

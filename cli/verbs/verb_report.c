@@ -95,7 +95,10 @@ struct ctx {
 /* report numbers: six significant digits, non-finite as null */
 #define DIGITS 6
 
-static json_object *jstr_or_null(const char *s) { return s ? json_object_new_string(s) : NULL; }
+static json_object *jstr_or_null(const char *s)
+{
+    return s ? json_object_new_string(s) : NULL;
+}
 
 /* human units for counter values: k/M/G/T prefixes */
 static void si(char *buf, size_t n, double v, const char *unit)
@@ -140,11 +143,14 @@ static json_object *job_json(const nv_job_report *r)
         seg = json_object_new_object();
         json_object_object_add(seg, "profile", json_object_new_string(r->profile));
         json_object_object_add(seg, "segments", json_object_new_int64((int64_t)r->seg.segments));
-        json_object_object_add(seg, "interfered", json_object_new_int64((int64_t)r->seg.interfered));
-        json_object_object_add(seg, "interference_pct", nv_json_new_num_g(r->seg.interference_pct, DIGITS));
+        json_object_object_add(seg, "interfered",
+                               json_object_new_int64((int64_t)r->seg.interfered));
+        json_object_object_add(seg, "interference_pct",
+                               nv_json_new_num_g(r->seg.interference_pct, DIGITS));
         json_object_object_add(seg, "class", json_object_new_string(nv_seg_class_name(r->seg.cls)));
         json_object_object_add(seg, "p_high", nv_json_new_num_g(r->seg.p_high, DIGITS));
-        json_object_object_add(seg, "continuous_pct", nv_json_new_num_g(r->seg.continuous_pct, DIGITS));
+        json_object_object_add(seg, "continuous_pct",
+                               nv_json_new_num_g(r->seg.continuous_pct, DIGITS));
         json_object_object_add(seg, "high_rate", json_object_new_boolean(r->seg.high_rate));
     }
     json_object_object_add(out, "segment_estimate", seg);
@@ -162,9 +168,12 @@ static json_object *job_json(const nv_job_report *r)
     json_object_object_add(out, "neighbours", nb);
     json_object *sl = json_object_new_object();
     json_object_object_add(sl, "baseline_s", nv_json_new_num_g(r->baseline_s, DIGITS));
-    json_object_object_add(sl, "observed_pct", r->n_neighbours ? nv_json_new_num_g(r->observed_pct, DIGITS) : NULL);
+    json_object_object_add(sl, "observed_pct",
+                           r->n_neighbours ? nv_json_new_num_g(r->observed_pct, DIGITS) : NULL);
     json_object_object_add(sl, "predicted_pct", nv_json_new_num_g(r->predicted_pct, DIGITS));
-    json_object_object_add(sl, "predicted_source", r->predicted_source[0] ? json_object_new_string(r->predicted_source) : NULL);
+    json_object_object_add(sl, "predicted_source",
+                           r->predicted_source[0] ? json_object_new_string(r->predicted_source)
+                                                  : NULL);
     json_object_object_add(out, "slowdown", sl);
 
     const nv_report_annotation *an = &r->at_submission;
@@ -172,19 +181,27 @@ static json_object *job_json(const nv_job_report *r)
     json_object_object_add(sub, "recorded", json_object_new_boolean(an->recorded));
     if (an->recorded) {
         json_object_object_add(sub, "predicted_own_pct", nv_json_new_num_g(an->own_pct, DIGITS));
-        json_object_object_add(sub, "predicted_inflicted_pct", nv_json_new_num_g(an->inflicted_pct, DIGITS));
-        json_object_object_add(sub, "advice_nodes", an->advice_nodes ? json_object_new_int64(an->advice_nodes) : NULL);
-        json_object_object_add(sub, "source", an->source[0] ? json_object_new_string(an->source) : NULL);
-        json_object_object_add(sub, "action", an->action[0] ? json_object_new_string(an->action) : NULL);
+        json_object_object_add(sub, "predicted_inflicted_pct",
+                               nv_json_new_num_g(an->inflicted_pct, DIGITS));
+        json_object_object_add(sub, "advice_nodes",
+                               an->advice_nodes ? json_object_new_int64(an->advice_nodes) : NULL);
+        json_object_object_add(sub, "source",
+                               an->source[0] ? json_object_new_string(an->source) : NULL);
+        json_object_object_add(sub, "action",
+                               an->action[0] ? json_object_new_string(an->action) : NULL);
         /* the action changed where the job ran: the prediction is for the
          * placement it prevented, not one to score against observed_pct */
-        json_object_object_add(sub, "action_moved_job", json_object_new_boolean(nv_report_action_moved(an)));
-        json_object_object_add(sub, "predicted_against", an->against_app[0] ? json_object_new_string(an->against_app) : NULL);
+        json_object_object_add(sub, "action_moved_job",
+                               json_object_new_boolean(nv_report_action_moved(an)));
+        json_object_object_add(sub, "predicted_against",
+                               an->against_app[0] ? json_object_new_string(an->against_app) : NULL);
         /* kept apart: the job ran beside none of the app it was predicted
          * against, so observed_pct does not score the prediction */
-        json_object_object_add(sub, "kept_apart", json_object_new_boolean(nv_job_report_kept_apart(r)));
+        json_object_object_add(sub, "kept_apart",
+                               json_object_new_boolean(nv_job_report_kept_apart(r)));
         /* the prolog reads it from SLURM_JOB_COMMENT: the user may have edited it */
-        json_object_object_add(sub, "from", json_object_new_string("Comment (user-editable, unverified)"));
+        json_object_object_add(sub, "from",
+                               json_object_new_string("Comment (user-editable, unverified)"));
     }
     json_object_object_add(out, "at_submission", sub);
 
@@ -193,9 +210,13 @@ static json_object *job_json(const nv_job_report *r)
         vej = json_object_new_object();
         if (r->ve_ok) {
             json_object_object_add(vej, "answered", json_object_new_boolean(r->ve.answered));
-            json_object_object_add(vej, "z", r->ve.answered ? nv_json_new_num_g(r->ve.z, DIGITS) : NULL);
-            json_object_object_add(vej, "half_width", r->ve.answered ? nv_json_new_num_g(r->ve.half_width, DIGITS) : NULL);
-            json_object_object_add(vej, "label", json_object_new_string(r->ve.label ? r->ve.label : ""));
+            json_object_object_add(vej, "z",
+                                   r->ve.answered ? nv_json_new_num_g(r->ve.z, DIGITS) : NULL);
+            json_object_object_add(vej, "half_width",
+                                   r->ve.answered ? nv_json_new_num_g(r->ve.half_width, DIGITS)
+                                                  : NULL);
+            json_object_object_add(vej, "label",
+                                   json_object_new_string(r->ve.label ? r->ve.label : ""));
         } else
             json_object_object_add(vej, "unavailable", json_object_new_string(r->ve_unavailable));
     }
@@ -209,7 +230,8 @@ static void job_text(const nv_job_report *r)
 {
     char b1[160], b2[64];
     const char *app = r->has_app ? nv_cli_shown(r->app) : "(none)";
-    printf("job %lld   app %s   %zu node%s\n", (long long)r->job_id, app, r->nodes, r->nodes == 1 ? "" : "s");
+    printf("job %lld   app %s   %zu node%s\n", (long long)r->job_id, app, r->nodes,
+           r->nodes == 1 ? "" : "s");
     printf("  %-34s %s\n", "runtime",
            isfinite(r->runtime_s) ? (snprintf(b1, sizeof b1, "%.2f s", r->runtime_s), b1) : "n/a");
     if (r->metrics_json) {
@@ -219,42 +241,53 @@ static void job_text(const nv_job_report *r)
             char m1[48], m2[48];
             si(m1, sizeof m1, x->mean, x->unit);
             si(m2, sizeof m2, x->p95, x->unit);
-            printf("    %-32s %14s %14s  %s\n", nv_cli_shown(x->name), m1, m2, nv_cli_shown(x->source));
+            printf("    %-32s %14s %14s  %s\n", nv_cli_shown(x->name), m1, m2,
+                   nv_cli_shown(x->source));
         }
     }
     if (isfinite(r->rho))
-        printf("  %-34s %.2f %%  (rho = lambda/mu, median over ports)\n", "utilization (own)", r->rho * 100);
+        printf("  %-34s %.2f %%  (rho = lambda/mu, median over ports)\n", "utilization (own)",
+               r->rho * 100);
     else
         printf("  %-34s n/a (no calibrated mu or no packet counters)\n", "utilization (own)");
     if (r->has_segments)
         printf("  %-34s %.2f %% of runtime, class %s, P(high) %.0f %%, %zu of %zu segments"
-               " interfered; continuous %.2f %%%s\n", "segment interference estimate",
-               r->seg.interference_pct, nv_seg_class_name(r->seg.cls), r->seg.p_high * 100,
-               r->seg.interfered, r->seg.segments, r->seg.continuous_pct,
+               " interfered; continuous %.2f %%%s\n",
+               "segment interference estimate", r->seg.interference_pct,
+               nv_seg_class_name(r->seg.cls), r->seg.p_high * 100, r->seg.interfered,
+               r->seg.segments, r->seg.continuous_pct,
                r->seg.high_rate ? " (high segment rate: less reliable)" : "");
     else
         printf("  %-34s not profiled\n", "segment interference estimate");
     printf("  %-34s %zu\n", "neighbours (sharing an uplink)", r->n_neighbours);
     for (size_t k = 0; k < r->n_listed; k++)
-        printf("    job %-10lld %-20s overlap %8.1f s   rho %6.2f %%\n", (long long)r->neighbours[k].job_id,
-               nv_cli_shown(r->neighbours[k].app), r->neighbours[k].overlap_s, r->neighbours[k].rho * 100);
+        printf("    job %-10lld %-20s overlap %8.1f s   rho %6.2f %%\n",
+               (long long)r->neighbours[k].job_id, nv_cli_shown(r->neighbours[k].app),
+               r->neighbours[k].overlap_s, r->neighbours[k].rho * 100);
     if (r->n_neighbours) {
         printf("  %-34s %s\n", "slowdown observed",
-               isfinite(r->observed_pct)
-                   ? (snprintf(b1, sizeof b1, "%+.1f %%  (baseline %.2f s)", r->observed_pct, r->baseline_s), b1)
-                   : "n/a (no baseline run of this app at this size)");
+               isfinite(r->observed_pct) ? (snprintf(b1, sizeof b1, "%+.1f %%  (baseline %.2f s)",
+                                                     r->observed_pct, r->baseline_s),
+                                            b1)
+                                         : "n/a (no baseline run of this app at this size)");
         printf("  %-34s %s\n", "slowdown predicted beside them",
                isfinite(r->predicted_pct)
-                   ? (snprintf(b1, sizeof b1, "%+.1f %%  (%s)", r->predicted_pct, nv_cli_shown(r->predicted_source)), b1)
+                   ? (snprintf(b1, sizeof b1, "%+.1f %%  (%s)", r->predicted_pct,
+                               nv_cli_shown(r->predicted_source)),
+                      b1)
                    : "n/a (app or neighbours unknown to the model)");
     }
     const nv_report_annotation *an = &r->at_submission;
     if (an->recorded) {
         printf("  %-34s own %s, inflicted %s, source %s, action %s\n",
                "at submission (Comment, user-editable)",
-               isfinite(an->own_pct) ? (snprintf(b1, sizeof b1, "%+.1f %%", an->own_pct), b1) : "n/a",
-               isfinite(an->inflicted_pct) ? (snprintf(b2, sizeof b2, "%+.1f %%", an->inflicted_pct), b2) : "n/a",
-               an->source[0] ? nv_cli_shown(an->source) : "-", an->action[0] ? nv_cli_shown(an->action) : "-");
+               isfinite(an->own_pct) ? (snprintf(b1, sizeof b1, "%+.1f %%", an->own_pct), b1)
+                                     : "n/a",
+               isfinite(an->inflicted_pct)
+                   ? (snprintf(b2, sizeof b2, "%+.1f %%", an->inflicted_pct), b2)
+                   : "n/a",
+               an->source[0] ? nv_cli_shown(an->source) : "-",
+               an->action[0] ? nv_cli_shown(an->action) : "-");
         if (an->advice_nodes)
             printf("  %-34s advised %u node%s, ran on %zu%s\n", "advice vs what happened",
                    an->advice_nodes, an->advice_nodes == 1 ? "" : "s", r->nodes,
@@ -272,9 +305,11 @@ static void job_text(const nv_job_report *r)
                 if (nv_report_action_moved(an))
                     printf("  %-34s the action (%s) did not keep it apart: %s\n", "",
                            nv_cli_shown(an->action),
-                           !an->against_app[0] ? "the annotation does not name the app predicted against"
-                           : r->n_listed < r->n_neighbours ? "not every neighbour is listed"
-                           : "it ran beside the app predicted against");
+                           !an->against_app[0]
+                               ? "the annotation does not name the app predicted against"
+                           : r->n_listed < r->n_neighbours
+                               ? "not every neighbour is listed"
+                               : "it ran beside the app predicted against");
             }
         }
     } else
@@ -283,11 +318,12 @@ static void job_text(const nv_job_report *r)
         printf("  %-34s %s\n", "variability estimate",
                "no estimate: the model has no variability section (netvar variability train)");
     else if (r->ve_ok && r->ve.answered)
-        printf("  %-34s %+.2f (+/- %.2f) sigma: %s\n", "variability estimate", r->ve.z, r->ve.half_width,
-               r->ve.label);
+        printf("  %-34s %+.2f (+/- %.2f) sigma: %s\n", "variability estimate", r->ve.z,
+               r->ve.half_width, r->ve.label);
     else
         printf("  %-34s %s\n", "variability estimate",
-               r->ve_ok && r->ve.label ? r->ve.label : "unavailable (record lacks counter statistics)");
+               r->ve_ok && r->ve.label ? r->ve.label
+                                       : "unavailable (record lacks counter statistics)");
     printf("  %-34s netvar diagnose %lld  (communication pattern, mapping or background)\n",
            "congestion diagnosis", (long long)r->job_id);
 }
@@ -309,10 +345,15 @@ static int plot_segments(const nv_job_report *r, const char *path, char *err, si
     for (size_t i = 0; i < t.n; i++)
         if (t.interfered[i])
             xi[k] = t.start_s[i], yi[k++] = t.duration_ms[i];
-    nv_svg_series s[2] = {{"segment duration", t.start_s, t.duration_ms, t.n, NV_SVG_LINE, "#1f77b4"},
-                          {"interfered (> median + 4 MAD)", xi, yi, k, NV_SVG_POINTS, "#d62728"}};
+    nv_svg_series s[2] = {
+        {"segment duration", t.start_s, t.duration_ms, t.n, NV_SVG_LINE, "#1f77b4"},
+        {"interfered (> median + 4 MAD)", xi, yi, k, NV_SVG_POINTS, "#d62728"}};
     nv_svg_chart c = {"Segment durations over the run (interfered marked)",
-                      "time since MPI_Init (s)", "segment duration (ms)", 0, s, 2};
+                      "time since MPI_Init (s)",
+                      "segment duration (ms)",
+                      0,
+                      s,
+                      2};
     rc = nv_svg_write(&c, path, err, errlen);
 out:
     free(xi), free(yi);
@@ -333,8 +374,10 @@ static int report_job(struct ctx *c, const char *jobid)
         fprintf(stderr, "netvar: report: out of memory\n");
         return 1;
     }
-    if (nv_job_report_build(c->spool, strtoll(jobid, NULL, 10), c->m, c->predictor, r, err, sizeof err)) {
-        fprintf(stderr, "netvar: report: job %s: %s (run `netvar collect` for it first)\n", jobid, err);
+    if (nv_job_report_build(c->spool, strtoll(jobid, NULL, 10), c->m, c->predictor, r, err,
+                            sizeof err)) {
+        fprintf(stderr, "netvar: report: job %s: %s (run `netvar collect` for it first)\n", jobid,
+                err);
         nv_job_report_free(r);
         free(r);
         return 1;
@@ -354,7 +397,8 @@ static int report_job(struct ctx *c, const char *jobid)
     int rc = 0;
     if (c->plot) {
         if (!r->has_segments) {
-            fprintf(stderr, "netvar: report: job %s has no segment profile; no plot written\n", jobid);
+            fprintf(stderr, "netvar: report: job %s has no segment profile; no plot written\n",
+                    jobid);
             rc = 1;
         } else if (plot_segments(r, c->plot, err, sizeof err)) {
             fprintf(stderr, "netvar: report: %s: %s\n", c->plot, err);
@@ -417,13 +461,16 @@ static void mechanisms_json(json_object *o, const nv_app_report *r)
     json_object *qw = NULL;
     if (a->n_wait_points || a->n_wait_profile) {
         qw = json_object_new_object();
-        json_object_object_add(qw, "points_wait_pct_samples", curve_json(a->wait_points, a->n_wait_points, 1));
+        json_object_object_add(qw, "points_wait_pct_samples",
+                               curve_json(a->wait_points, a->n_wait_points, 1));
         json_object_object_add(qw, "fit_wait_pct", curve_json(a->wait_fit, a->n_wait_fit, 0));
-        json_object_object_add(qw, "residual_pct", a->n_wait_points && isfinite(a->wait_fit_residual_pct)
-                                                       ? nv_json_new_num_g(a->wait_fit_residual_pct, DIGITS)
-                                                       : NULL);
+        json_object_object_add(qw, "residual_pct",
+                               a->n_wait_points && isfinite(a->wait_fit_residual_pct)
+                                   ? nv_json_new_num_g(a->wait_fit_residual_pct, DIGITS)
+                                   : NULL);
         json_object_object_add(qw, "own_profile", num_array(a->wait_profile_us, a->n_wait_profile));
-        json_object_object_add(qw, "fits_at_least_as_well_as_u", json_object_new_boolean(a->prefers_wait));
+        json_object_object_add(qw, "fits_at_least_as_well_as_u",
+                               json_object_new_boolean(a->prefers_wait));
     }
     json_object_object_add(o, "queue_wait", qw);
     /* the nearest configurations: its joint windows as a neighbour, and
@@ -436,7 +483,8 @@ static void mechanisms_json(json_object *o, const nv_app_report *r)
         jw = json_object_new_object();
         json_object_object_add(jw, "count", json_object_new_int64((int64_t)a->n_joint));
         json_object_object_add(jw, "window_s", nv_json_new_num_g(a->joint_window_s, DIGITS));
-        json_object_object_add(jw, "mean_utilization", nv_json_new_num_g(su / (double)a->n_joint, DIGITS));
+        json_object_object_add(jw, "mean_utilization",
+                               nv_json_new_num_g(su / (double)a->n_joint, DIGITS));
         json_object_object_add(jw, "mean_wait", nv_json_new_num_g(sw / (double)a->n_joint, DIGITS));
     }
     json_object_object_add(o, "joint_windows", jw);
@@ -451,10 +499,11 @@ static void mechanisms_json(json_object *o, const nv_app_report *r)
                            json_object_new_boolean(a->neighbour_pressures_apply));
     /* the pooled spread of the table's repetitions, which floors the ridge
      * (infinite for a broken table: every factor is then 1) */
-    json_object_object_add(h, "table_noise_sd_pct", isfinite(r->bottleneck.table_noise_sd_pct) &&
-                                                                r->bottleneck.table_noise_sd_pct > 0
-                                                        ? nv_json_new_num_g(r->bottleneck.table_noise_sd_pct, DIGITS)
-                                                        : NULL);
+    json_object_object_add(h, "table_noise_sd_pct",
+                           isfinite(r->bottleneck.table_noise_sd_pct) &&
+                                   r->bottleneck.table_noise_sd_pct > 0
+                               ? nv_json_new_num_g(r->bottleneck.table_noise_sd_pct, DIGITS)
+                               : NULL);
     json_object_object_add(h, "prior_sd", nv_json_new_num_g(NV_CORRECTION_PRIOR_SD, DIGITS));
     json_object_object_add(o, "history_corrections", h);
 }
@@ -475,8 +524,8 @@ static void mechanisms_text(const nv_app_report *r)
                a->prefers_wait ? "within 1 pp of" : "worse than");
         printf("    %10s %14s %10s\n", unit, "slowdown (%)", "samples");
         for (size_t i = 0; i < a->n_wait_fit; i++)
-            printf("    %10.4g %14.2f %10.0f\n", a->wait_fit[i].utilization, a->wait_fit[i].slowdown_pct,
-                   a->wait_fit[i].weight);
+            printf("    %10.4g %14.2f %10.0f\n", a->wait_fit[i].utilization,
+                   a->wait_fit[i].slowdown_pct, a->wait_fit[i].weight);
     } else
         printf("  %-30s none (only the U curve answers for it)\n", "queue-wait curve p_A(W)");
     printf("  %-30s", "own queue wait profile");
@@ -490,26 +539,27 @@ static void mechanisms_text(const nv_app_report *r)
         for (size_t k = 0; k < a->n_joint; k++)
             su += a->joint[k].u, sw += a->joint[k].w_us;
         printf("  %-30s %zu of %g s, mean U %.1f %%, mean wait %.4g %s\n", "joint windows (U, W)",
-               a->n_joint, a->joint_window_s, su / (double)a->n_joint * 100, sw / (double)a->n_joint,
-               unit);
+               a->n_joint, a->joint_window_s, su / (double)a->n_joint * 100,
+               sw / (double)a->n_joint, unit);
     } else
         printf("  %-30s none (beside it the two mechanisms answer)\n", "joint windows (U, W)");
     printf("  %-30s %s\n", "nearest configurations",
            a->nearest_victim ? "answer for it beside a neighbour with joint windows"
                              : "do not answer for it (not measured under every configuration, or "
                                "a configuration without its queue wait)");
-    printf("  %-30s %.3f  (own U above idle %.1f %%)\n", "bandwidth-share weight",
-           a->share_weight, r->bottleneck.idle_utilization * 100);
+    printf("  %-30s %.3f  (own U above idle %.1f %%)\n", "bandwidth-share weight", a->share_weight,
+           r->bottleneck.idle_utilization * 100);
     printf("  %-30s sensitivity %.3f (%u samples), pressure %.3f (%u samples)\n",
            "history corrections", a->sensitivity, a->sensitivity_samples, a->pressure,
            a->pressure_samples);
     if (r->bottleneck.table_noise_sd_pct > 0)
         printf("  %-30s the table's repetitions spread %.1f pp (pooled sd): a factor moves\n"
-               "  %-30s from 1 only as far as pairs well above that spread carry it\n", "",
-               r->bottleneck.table_noise_sd_pct, "");
+               "  %-30s from 1 only as far as pairs well above that spread carry it\n",
+               "", r->bottleneck.table_noise_sd_pct, "");
     if (!a->neighbour_pressures_apply)
         printf("  %-30s no pair of its own: as a victim it is answered from its physics,\n"
-               "  %-30s without the neighbours' pressures\n", "", "");
+               "  %-30s without the neighbours' pressures\n",
+               "", "");
 }
 
 static json_object *app_json(const nv_app_report *r)
@@ -518,17 +568,21 @@ static json_object *app_json(const nv_app_report *r)
     json_object *o = json_object_new_object();
     json_object_object_add(o, "app", json_object_new_string(a->key));
     json_object_object_add(o, "utilization", nv_json_new_num_g(a->utilization, DIGITS));
-    json_object_object_add(o, "utilization_source", json_object_new_string(nv_util_source_name(a->utilization_source)));
-    json_object_object_add(o, "counter_rho", a->counter_runs ? nv_json_new_num_g(a->counter_rho, DIGITS) : NULL);
+    json_object_object_add(o, "utilization_source",
+                           json_object_new_string(nv_util_source_name(a->utilization_source)));
+    json_object_object_add(o, "counter_rho",
+                           a->counter_runs ? nv_json_new_num_g(a->counter_rho, DIGITS) : NULL);
     json_object_object_add(o, "counter_runs", json_object_new_int64(a->counter_runs));
     json_object_object_add(o, "history_runs", json_object_new_int64(a->history_runs));
     json_object *lat = json_object_new_object();
     json_object_object_add(lat, "mean_us", nv_json_new_num_g(a->latency->mean_us, DIGITS));
     json_object_object_add(lat, "sd_us", nv_json_new_num_g(a->latency->sd_us, DIGITS));
-    json_object_object_add(lat, "origin", json_object_new_string(nv_latency_origin_name(a->latency_origin)));
+    json_object_object_add(lat, "origin",
+                           json_object_new_string(nv_latency_origin_name(a->latency_origin)));
     json_object_object_add(o, "latency", lat);
     json_object *cur = json_object_new_object();
-    json_object_object_add(cur, "origin", json_object_new_string(nv_curve_origin_name(a->curve_origin)));
+    json_object_object_add(cur, "origin",
+                           json_object_new_string(nv_curve_origin_name(a->curve_origin)));
     json_object_object_add(cur, "points_u_pct_samples", curve_json(a->points, a->n_points, 1));
     json_object_object_add(cur, "fit_u_pct", curve_json(a->fit, a->n_fit, 0));
     json_object_object_add(cur, "residual_pct", nv_json_new_num_g(a->fit_residual_pct, DIGITS));
@@ -537,7 +591,8 @@ static json_object *app_json(const nv_app_report *r)
     for (size_t i = 0; i < a->n_scaling; i++) {
         json_object *p = json_object_new_object();
         json_object_object_add(p, "nodes", json_object_new_int64(a->scaling[i].nodes));
-        json_object_object_add(p, "median_runtime_s", nv_json_new_num_g(a->scaling[i].median_runtime_s, DIGITS));
+        json_object_object_add(p, "median_runtime_s",
+                               nv_json_new_num_g(a->scaling[i].median_runtime_s, DIGITS));
         json_object_object_add(p, "count", json_object_new_int64(a->scaling[i].count));
         json_object_array_add(sc, p);
     }
@@ -565,7 +620,8 @@ static void app_text(const nv_app_report *r)
     printf("  %-30s %.2f %%  (source: %s)\n", "utilization U_A", a->utilization * 100,
            nv_util_source_name(a->utilization_source));
     if (a->counter_runs)
-        printf("  %-30s %.2f %%  (median over %u runs)\n", "  from counters", a->counter_rho * 100, a->counter_runs);
+        printf("  %-30s %.2f %%  (median over %u runs)\n", "  from counters", a->counter_rho * 100,
+               a->counter_runs);
     printf("  %-30s %u\n", "job records trained on", a->history_runs);
     printf("  %-30s mean %.2f us, sd %.2f us  (%s)\n", "probe latency beside it",
            a->latency->mean_us, a->latency->sd_us, nv_latency_origin_name(a->latency_origin));
@@ -573,17 +629,21 @@ static void app_text(const nv_app_report *r)
            nv_curve_origin_name(a->curve_origin), a->n_points, a->fit_residual_pct);
     printf("    %10s %14s %10s\n", "U (%)", "slowdown (%)", "samples");
     for (size_t i = 0; i < a->n_fit; i++)
-        printf("    %10.1f %14.2f %10.0f\n", a->fit[i].utilization * 100, a->fit[i].slowdown_pct, a->fit[i].weight);
+        printf("    %10.1f %14.2f %10.0f\n", a->fit[i].utilization * 100, a->fit[i].slowdown_pct,
+               a->fit[i].weight);
     printf("  %-30s\n", "scaling (runtime alone)");
     printf("    %10s %14s %10s\n", "nodes", "median (s)", "runs");
     for (size_t i = 0; i < a->n_scaling; i++)
-        printf("    %10u %14.2f %10u\n", a->scaling[i].nodes, a->scaling[i].median_runtime_s, a->scaling[i].count);
-    printf("  %-30s %zu entr%s\n", "co-location table", r->n_colocation, r->n_colocation == 1 ? "y" : "ies");
-    printf("    %-20s %-20s %14s %10s %8s\n", "app", "beside", "slowdown (%)", "sd (pp)", "samples");
+        printf("    %10u %14.2f %10u\n", a->scaling[i].nodes, a->scaling[i].median_runtime_s,
+               a->scaling[i].count);
+    printf("  %-30s %zu entr%s\n", "co-location table", r->n_colocation,
+           r->n_colocation == 1 ? "y" : "ies");
+    printf("    %-20s %-20s %14s %10s %8s\n", "app", "beside", "slowdown (%)", "sd (pp)",
+           "samples");
     for (size_t k = 0; k < r->n_colocation; k++) {
         const nv_app_report_pair *p = &r->colocation[k];
-        printf("    %-20s %-20s %14.2f %10.2f %8lld\n", nv_cli_shown(p->app), nv_cli_shown(p->with), p->slowdown_pct, p->sd_pct,
-               (long long)p->samples);
+        printf("    %-20s %-20s %14.2f %10.2f %8lld\n", nv_cli_shown(p->app), nv_cli_shown(p->with),
+               p->slowdown_pct, p->sd_pct, (long long)p->samples);
     }
     mechanisms_text(r);
 }
@@ -608,7 +668,8 @@ static int plot_curve(const nv_app_report *r, const char *path, char *err, size_
     nv_svg_series s[2] = {{"measured", px, py, np, NV_SVG_POINTS, NULL},
                           {"isotonic fit", fx, fy, nf, NV_SVG_LINE, NULL}};
     char title[400];
-    snprintf(title, sizeof title, "p_A(U) of %s (%s)", a->key, nv_curve_origin_name(a->curve_origin));
+    snprintf(title, sizeof title, "p_A(U) of %s (%s)", a->key,
+             nv_curve_origin_name(a->curve_origin));
     nv_svg_chart ch = {title, "switch utilization U (%)", "slowdown (%)", 0, s, 2};
     rc = nv_svg_write(&ch, path, err, errlen);
 out:
@@ -620,11 +681,17 @@ out:
 static int plot_latency(const nv_app_report *r, const char *path, char *err, size_t errlen)
 {
     char sname[300];
-    snprintf(sname, sizeof sname, "beside %s (%s)", r->app.key, nv_latency_origin_name(r->app.latency_origin));
-    nv_svg_series s[2] = {{"idle switch", r->hist_us, r->hist_idle_pct, NV_HIST_BINS, NV_SVG_LINE, "#7f7f7f"},
-                          {sname, r->hist_us, r->hist_app_pct, NV_HIST_BINS, NV_SVG_LINE, "#d62728"}};
-    nv_svg_chart ch = {"ImpactB latency histogram against the idle one", "latency (us, log)",
-                       "samples (%)", 1, s, 2};
+    snprintf(sname, sizeof sname, "beside %s (%s)", r->app.key,
+             nv_latency_origin_name(r->app.latency_origin));
+    nv_svg_series s[2] = {
+        {"idle switch", r->hist_us, r->hist_idle_pct, NV_HIST_BINS, NV_SVG_LINE, "#7f7f7f"},
+        {sname, r->hist_us, r->hist_app_pct, NV_HIST_BINS, NV_SVG_LINE, "#d62728"}};
+    nv_svg_chart ch = {"ImpactB latency histogram against the idle one",
+                       "latency (us, log)",
+                       "samples (%)",
+                       1,
+                       s,
+                       2};
     return nv_svg_write(&ch, path, err, errlen);
 }
 
@@ -665,7 +732,8 @@ static void reg_log(void *ctx, const char *line)
 
 static json_object *cluster_json(const nv_cluster_report *r)
 {
-    json_object *o = json_object_new_object(), *jobs = json_object_new_array(), *pairs = json_object_new_array();
+    json_object *o = json_object_new_object(), *jobs = json_object_new_array(),
+                *pairs = json_object_new_array();
     for (size_t i = 0; i < r->n_jobs; i++) {
         const nv_cluster_report_job *j = &r->jobs[i];
         json_object *e = json_object_new_object();
@@ -704,7 +772,8 @@ static json_object *cluster_json(const nv_cluster_report *r)
     json_object_object_add(o, "running_jobs", jobs);
     json_object_object_add(o, "known_to_model", json_object_new_int64((int64_t)r->known));
     json_object_object_add(o, "registry_files_refused", json_object_new_int64((int64_t)r->refused));
-    json_object_object_add(o, "pairs_predicted", json_object_new_int64((int64_t)r->pairs_predicted));
+    json_object_object_add(o, "pairs_predicted",
+                           json_object_new_int64((int64_t)r->pairs_predicted));
     json_object_object_add(o, "predictor", json_object_new_string(nv_predictor_name(r->predictor)));
     json_object_object_add(o, "worst_pairs", pairs);
     json_object_object_add(o, "uplinks", ups);
@@ -717,7 +786,8 @@ static void cluster_text(const nv_cluster_report *r)
     printf("cluster: %zu running job%s, %zu with an app the model knows%s", n, n == 1 ? "" : "s",
            r->known, r->have_model ? "" : " (no model loaded)");
     if (r->refused)
-        printf("; %zu registry file%s refused, not counted", r->refused, r->refused == 1 ? "" : "s");
+        printf("; %zu registry file%s refused, not counted", r->refused,
+               r->refused == 1 ? "" : "s");
     printf("\n");
     printf("  %-10s %-20s %-24s %-16s %10s\n", "job", "app", "nodes", "switches", "running");
     for (size_t i = 0; i < n; i++) {
@@ -731,10 +801,12 @@ static void cluster_text(const nv_cluster_report *r)
                j->app[0] ? nv_cli_shown(j->app) : "(none)", nv_cli_shown(j->nodes),
                j->switches[0] ? nv_cli_shown(j->switches) : "-", running);
     }
-    printf("predicted slowdowns among jobs whose paths meet at an uplink (%s): %zu pair%s, worst first\n",
-           nv_predictor_name(r->predictor), r->pairs_predicted, r->pairs_predicted == 1 ? "" : "s");
+    printf(
+        "predicted slowdowns among jobs whose paths meet at an uplink (%s): %zu pair%s, worst first\n",
+        nv_predictor_name(r->predictor), r->pairs_predicted, r->pairs_predicted == 1 ? "" : "s");
     if (r->n_worst)
-        printf("  %-10s %-20s %-10s %-20s %14s  %s\n", "job", "app", "beside", "app", "slowdown (%)", "source");
+        printf("  %-10s %-20s %-10s %-20s %14s  %s\n", "job", "app", "beside", "app",
+               "slowdown (%)", "source");
     for (size_t k = 0; k < r->n_worst; k++) {
         const nv_report_pair *w = &r->worst[k];
         printf("  %-10u %-20s %-10u %-20s %14.2f  %s\n", r->jobs[w->a].job_id,
@@ -747,8 +819,8 @@ static int report_cluster(struct ctx *c)
 {
     nv_cluster_report r;
     char err[4400];
-    if (nv_cluster_report_build(c->spool, c->m, c->predictor, (double)time(NULL), reg_log, NULL, &r, err,
-                                sizeof err)) {
+    if (nv_cluster_report_build(c->spool, c->m, c->predictor, (double)time(NULL), reg_log, NULL, &r,
+                                err, sizeof err)) {
         fprintf(stderr, "netvar: report: %s\n", err);
         return 1;
     }
@@ -770,7 +842,8 @@ int verb_report(int argc, char **argv)
     const char *app = NULL;
     int cluster = 0;
     const nv_opt opts[] = {
-        {"app", "NAME", NV_CLI_STR, &app, .help = "report on the app NAME (above) instead of a job"},
+        {"app", "NAME", NV_CLI_STR, &app,
+         .help = "report on the app NAME (above) instead of a job"},
         {"cluster", NULL, NV_CLI_FLAG, &cluster, .ival = 1,
          .help = "report on the whole cluster (above) instead of a job"},
         {"spool", "DIR", NV_CLI_STR, &c.spool,
@@ -787,8 +860,9 @@ int verb_report(int argc, char **argv)
         {"plot-latency", "FILE.svg", NV_CLI_STR, &c.plot_latency,
          .help = "(--app) the latency histogram plot"},
     };
-    const nv_opt_spec spec = {"netvar: report", NULL, help_head, help_tail, 0,
-                              {{"Options:", "report", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar: report", NULL, help_head,
+        help_tail,        0,    {{"Options:", "report", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);

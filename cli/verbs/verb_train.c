@@ -80,8 +80,9 @@ static int set_whole(const nv_opt *o, void *to, const char *arg, char *err, size
     errno = 0;
     double v = strtod(arg, &end);
     if (errno || end == arg || *end || !isfinite(v) || v < o->lo || v > o->hi)
-        return snprintf(err, errlen, "--%s '%.40s': must be a number from %g to %g", o->name,
-                        arg, o->lo, o->hi), -1;
+        return snprintf(err, errlen, "--%s '%.40s': must be a number from %g to %g", o->name, arg,
+                        o->lo, o->hi),
+               -1;
     if (v != floor(v))
         return snprintf(err, errlen, "--%s '%.40s': not a whole number", o->name, arg), -1;
     if (o->ival)
@@ -102,13 +103,16 @@ static json_object *summary_json(const nv_train_set *s, const nv_train_opts *o, 
     json_object_object_add(j, "corrupt_skipped", json_object_new_int64((int64_t)t->corrupt));
     json_object_object_add(j, "without_app_key", json_object_new_int64((int64_t)t->no_app));
     json_object_object_add(j, "apps", json_object_new_int64((int64_t)s->n_apps));
-    json_object_object_add(j, "runs_of_apps_over_cap", json_object_new_int64((int64_t)t->apps_over_cap));
+    json_object_object_add(j, "runs_of_apps_over_cap",
+                           json_object_new_int64((int64_t)t->apps_over_cap));
     json_object_object_add(j, "baseline_runs", json_object_new_int64((int64_t)t->baseline_runs));
     json_object_object_add(j, "pair_samples", json_object_new_int64((int64_t)t->pair_samples));
-    json_object_object_add(j, "several_neighbours", json_object_new_int64((int64_t)t->mixed_neighbours));
+    json_object_object_add(j, "several_neighbours",
+                           json_object_new_int64((int64_t)t->mixed_neighbours));
     json_object_object_add(j, "no_baseline", json_object_new_int64((int64_t)t->no_baseline));
     json_object_object_add(j, "colocation_entries", json_object_new_int64((int64_t)pairs));
-    json_object_object_add(j, "calibration_source", json_object_new_string(have_input ? "input model" : "records"));
+    json_object_object_add(j, "calibration_source",
+                           json_object_new_string(have_input ? "input model" : "records"));
     json_object_object_add(j, "window_s", nv_json_new_num(o->window_s));
     json_object_object_add(j, "min_overlap_frac", nv_json_new_num(o->min_overlap_frac));
     json_object_object_add(j, "low_rho", nv_json_new_num(o->low_rho));
@@ -217,8 +221,9 @@ int verb_train(int argc, char **argv)
                  "(fractions), min_runs, u_bucket; with --state or --window-days also state, "
                  "from_state (summaries not read again) and out_of_window (summaries left out)"},
     };
-    const nv_opt_spec spec = {"netvar: train", NULL, help_head, help_tail, 0,
-                              {{"Options:", "train", opts, sizeof opts / sizeof opts[0]}}};
+    const nv_opt_spec spec = {
+        "netvar: train", NULL, help_head,
+        help_tail,       0,    {{"Options:", "train", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);
@@ -270,9 +275,8 @@ int verb_train(int argc, char **argv)
             o.progress = show_progress;
         }
     }
-    int scan_rc = spool ? nv_train_scan_spool(spool, service_us, &o, &s, log_line, NULL, err,
-                                              sizeof err)
-                        : 0;
+    int scan_rc =
+        spool ? nv_train_scan_spool(spool, service_us, &o, &s, log_line, NULL, err, sizeof err) : 0;
     nv_progress_end(&progress);
     if (scan_rc) {
         fprintf(stderr, "netvar: train: %s\n", err);
@@ -307,13 +311,16 @@ int verb_train(int argc, char **argv)
         if (from_acct) {
             json_object_object_add(j, "sacct_lines", json_object_new_int64((int64_t)acct.lines));
             json_object_object_add(j, "sacct_used", json_object_new_int64((int64_t)acct.added));
-            json_object_object_add(j, "sacct_in_spool", json_object_new_int64((int64_t)acct.in_spool));
-            json_object_object_add(j, "sacct_left_out", json_object_new_int64((int64_t)acct.left_out));
-            json_object_object_add(j, "sacct_malformed", json_object_new_int64((int64_t)acct.malformed));
+            json_object_object_add(j, "sacct_in_spool",
+                                   json_object_new_int64((int64_t)acct.in_spool));
+            json_object_object_add(j, "sacct_left_out",
+                                   json_object_new_int64((int64_t)acct.left_out));
+            json_object_object_add(j, "sacct_malformed",
+                                   json_object_new_int64((int64_t)acct.malformed));
             /* jobs named by what their users can edit, not by netvar's entry */
-            json_object_object_add(j, "sacct_app_from_user",
-                                   json_object_new_int64((int64_t)(acct.app_from_comment +
-                                                                   acct.app_from_name)));
+            json_object_object_add(
+                j, "sacct_app_from_user",
+                json_object_new_int64((int64_t)(acct.app_from_comment + acct.app_from_name)));
         }
         nv_cli_print_json(j);
         json_object_put(j);
@@ -322,15 +329,16 @@ int verb_train(int argc, char **argv)
         printf("netvar train: %s\n", out);
         printf("  job records read        %8zu\n", t->records);
         if (state)
-            printf("  summaries from state    %8zu   (%s: records not read again)\n",
-                   t->from_state, state);
+            printf("  summaries from state    %8zu   (%s: records not read again)\n", t->from_state,
+                   state);
         if (window_days > 0)
             printf("  out of window           %8zu   (ended > %g days before the newest)\n",
                    t->out_of_window, window_days);
         if (from_acct)
-            printf("  accounting jobs         %8zu   (of %zu sacct lines; %zu in the spool, %zu not "
-                   "completed or without app, %zu malformed)\n", acct.added, acct.lines,
-                   acct.in_spool, acct.left_out, acct.malformed);
+            printf(
+                "  accounting jobs         %8zu   (of %zu sacct lines; %zu in the spool, %zu not "
+                "completed or without app, %zu malformed)\n",
+                acct.added, acct.lines, acct.in_spool, acct.left_out, acct.malformed);
         printf("  used                    %8zu\n", t->used);
         printf("  corrupt, skipped        %8zu\n", t->corrupt);
         printf("  without app key         %8zu\n", t->no_app);
@@ -341,7 +349,8 @@ int verb_train(int argc, char **argv)
         printf("  baseline runs           %8zu   (background rho <= %.3f)\n", t->baseline_runs,
                o.low_rho);
         printf("  pair samples            %8zu   (one neighbour app, overlap >= %g s and "
-               ">= %.0f %% of runtime)\n", t->pair_samples, o.window_s, o.min_overlap_frac * 100);
+               ">= %.0f %% of runtime)\n",
+               t->pair_samples, o.window_s, o.min_overlap_frac * 100);
         printf("  runs, several neighbours%8zu   (not a pair sample)\n", t->mixed_neighbours);
         printf("  runs, no baseline       %8zu   (no low-background run at their size)\n",
                t->no_baseline);

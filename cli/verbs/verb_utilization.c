@@ -22,12 +22,13 @@ static const char help_head[] =
 static const char help_tail[] =
     "\n"
     "Output (JSON on stdout): rho (fraction 0..1), lambda_per_us (packets per us),\n"
-    "saturated (true when rho >= " NV_STR(NV_RHO_CAP) "), and the inputs.  W <= S gives rho = 0.\n"
-    "\n"
-    "Exit status: 0 computed, 2 bad or missing argument (one line on stderr).\n"
-    "\n"
-    "Example:\n"
-    "  netvar utilization --service-us 1.0 --var-us2 0.04 --latency-us 2.5\n";
+    "saturated (true when rho >= " NV_STR(
+        NV_RHO_CAP) "), and the inputs.  W <= S gives rho = 0.\n"
+                    "\n"
+                    "Exit status: 0 computed, 2 bad or missing argument (one line on stderr).\n"
+                    "\n"
+                    "Example:\n"
+                    "  netvar utilization --service-us 1.0 --var-us2 0.04 --latency-us 2.5\n";
 
 /* a number into *to; with ival 1 also inf */
 static int set_num(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
@@ -55,13 +56,18 @@ int verb_utilization(int argc, char **argv)
                  "back: saturated)"},
         NV_OPT_JSON_ONLY(&json),
     };
-    const nv_opt_spec spec = {"netvar utilization", "; nothing computed", help_head, help_tail, 0,
+    const nv_opt_spec spec = {"netvar utilization",
+                              "; nothing computed",
+                              help_head,
+                              help_tail,
+                              0,
                               {{"Options:", "utilization", opts, sizeof opts / sizeof opts[0]}}};
     int parsed = nv_opts_parse(&spec, argc, argv);
     if (parsed)
         return nv_opts_exit(parsed);
     if (optind < argc) {
-        fprintf(stderr, "netvar utilization: unexpected argument '%.60s'; see --help\n", argv[optind]);
+        fprintf(stderr, "netvar utilization: unexpected argument '%.60s'; see --help\n",
+                argv[optind]);
         return 2;
     }
     if (isnan(s) || isnan(v) || isnan(w)) {
@@ -70,25 +76,29 @@ int verb_utilization(int argc, char **argv)
         return 2;
     }
     if (s <= 0) {
-        fprintf(stderr, "netvar utilization: --service-us %g must be > 0 us; nothing computed\n", s);
+        fprintf(stderr, "netvar utilization: --service-us %g must be > 0 us; nothing computed\n",
+                s);
         return 2;
     }
     if (v < 0) {
-        fprintf(stderr, "netvar utilization: --var-us2 %g must be >= 0 us^2; nothing computed\n", v);
+        fprintf(stderr, "netvar utilization: --var-us2 %g must be >= 0 us^2; nothing computed\n",
+                v);
         return 2;
     }
     if (w < 0) {
-        fprintf(stderr, "netvar utilization: --latency-us %g must be >= 0 us; nothing computed\n", w);
+        fprintf(stderr, "netvar utilization: --latency-us %g must be >= 0 us; nothing computed\n",
+                w);
         return 2;
     }
     nv_utilization u;
     if (nv_utilization_from_latency(s, v, w, &u)) {
-        fprintf(stderr, "netvar utilization: arguments outside the model's domain; nothing computed\n");
+        fprintf(stderr,
+                "netvar utilization: arguments outside the model's domain; nothing computed\n");
         return 2;
     }
     printf("{\"rho\": %.6f, \"lambda_per_us\": %.6g, \"saturated\": %s, "
            "\"service_us\": %.6g, \"var_us2\": %.6g, \"latency_us\": %s%.6g%s}\n",
-           u.rho, u.lambda_per_us, u.saturated ? "true" : "false", s, v,
-           isinf(w) ? "\"" : "", isinf(w) ? INFINITY : w, isinf(w) ? "\"" : "");
+           u.rho, u.lambda_per_us, u.saturated ? "true" : "false", s, v, isinf(w) ? "\"" : "",
+           isinf(w) ? INFINITY : w, isinf(w) ? "\"" : "");
     return 0;
 }

@@ -107,8 +107,11 @@ static int set_grid(const nv_opt *o, void *to, const char *arg, char *err, size_
             return 0;
     }
     *n = 0;
-    return snprintf(err, errlen, "--%s '%.60s': expected up to %d positive numbers separated by "
-                    "commas", o->name, arg, NV_VE_MAX_GRID), -1;
+    return snprintf(err, errlen,
+                    "--%s '%.60s': expected up to %d positive numbers separated by "
+                    "commas",
+                    o->name, arg, NV_VE_MAX_GRID),
+           -1;
 }
 
 /* a whole number from lo to hi into a size_t (ival 0) or a uint64_t (1,
@@ -120,7 +123,8 @@ static int set_count(const nv_opt *o, void *to, const char *arg, char *err, size
     unsigned long v = strtoul(arg, &end, 10);
     if (!*arg || *end || v < lo || v > hi)
         return snprintf(err, errlen, "--%s '%.40s': expected an integer in [%lu, %lu]", o->name,
-                        arg, lo, hi), -1;
+                        arg, lo, hi),
+               -1;
     if (o->ival)
         *(uint64_t *)to = v;
     else
@@ -142,8 +146,10 @@ static int train(struct train_args *ta, int operands)
     char err[600];
     nv_model *m = NULL;
     if (!dry && !(m = nv_model_load(model_path, err, sizeof err))) {
-        fprintf(stderr, "netvar variability train: %s; nothing trained (create the model with "
-                        "netvar calibrate first)\n", err);
+        fprintf(stderr,
+                "netvar variability train: %s; nothing trained (create the model with "
+                "netvar calibrate first)\n",
+                err);
         return 1;
     }
     o.progress = json ? NULL : log_line;
@@ -189,7 +195,8 @@ static int train(struct train_args *ta, int operands)
         json_object_object_add(o2, "coverage", nv_json_new_num(t->coverage));
         json_object_object_add(o2, "mean_half_width_sigma", nv_json_new_num(t->mean_half_width));
         json_object_object_add(o2, "support_vectors", json_object_new_int64((int64_t)ve->svr.n_sv));
-        json_object_object_add(o2, "forest_nodes", json_object_new_int64((int64_t)ve->forest.n_nodes));
+        json_object_object_add(o2, "forest_nodes",
+                               json_object_new_int64((int64_t)ve->forest.n_nodes));
         json_object_object_add(o2, "model", dry ? NULL : json_object_new_string(model_path));
         nv_cli_print_json(o2);
         json_object_put(o2);
@@ -199,7 +206,8 @@ static int train(struct train_args *ta, int operands)
         printf("cross-validated R^2:  %.3f (SVR), %.3f (forest)\n", t->cv_r2, t->cv_r2_forest);
         printf("abstention:           %.1f %% of jobs\n", 100 * t->abstention);
         printf("coverage:             %.1f %% of answered jobs within SVR ± half-width "
-               "(mean half-width %.2f σ)\n", 100 * t->coverage, t->mean_half_width);
+               "(mean half-width %.2f σ)\n",
+               100 * t->coverage, t->mean_half_width);
         if (!dry && !rc)
             printf("wrote the variability section into %s\n", model_path);
     }
@@ -226,8 +234,10 @@ static int estimate(const struct estimate_args *e, int argc, char **argv)
     }
     const nv_ve *ve = nv_model_variability(m);
     if (!ve) {
-        fprintf(stderr, "netvar variability estimate: %s has no variability section; run "
-                        "netvar variability train first; no estimate\n", model_path);
+        fprintf(stderr,
+                "netvar variability estimate: %s has no variability section; run "
+                "netvar variability train first; no estimate\n",
+                model_path);
         nv_model_free(m);
         return 1;
     }
@@ -271,8 +281,7 @@ int verb_variability(int argc, char **argv)
          .help = "seed for the folds and the forest (default 1)"},
         {"min-group", "N", NV_CLI_CALL, &t.min_group, 2, 1000000, .call = set_count,
          .help = "fewest runs of one app at one node count to use them (2..1000000, default 5)"},
-        {"trees", "N", NV_CLI_CALL, &t.o.forest.n_trees, 1, NV_FOREST_MAX_TREES,
-         .call = set_count,
+        {"trees", "N", NV_CLI_CALL, &t.o.forest.n_trees, 1, NV_FOREST_MAX_TREES, .call = set_count,
          .help = "forest size, 1-" NV_STR(NV_FOREST_MAX_TREES) " (default 100)"},
         {"min-leaf", "N", NV_CLI_CALL, &t.o.forest.min_leaf, 1, 1000, .call = set_count,
          .help = "fewest jobs in a forest leaf (1..1000, default 2)"},
@@ -281,7 +290,7 @@ int verb_variability(int argc, char **argv)
          .help = "features tried per forest split, 1-" NV_STR(NV_VE_NFEAT) " (default 3)"},
         {"C-grid", "LIST", NV_CLI_CALL, &t.o, .ival = 0, .call = set_grid,
          .help = "comma-separated SVR C values (up to " NV_STR(NV_VE_MAX_GRID) ", default "
-                 "1,10,100)"},
+                                                                               "1,10,100)"},
         {"gamma-grid", "LIST", NV_CLI_CALL, &t.o, .ival = 1, .call = set_grid,
          .help = "comma-separated RBF gamma values, 1/scaled-unit^2 (default "
                  "0.001,0.003,0.01,0.03,0.1)"},
@@ -298,7 +307,7 @@ int verb_variability(int argc, char **argv)
                                       sizeof train_opts / sizeof train_opts[0]};
     const nv_opt_group estimate_group = {"Options of estimate:", "variability estimate",
                                          estimate_opts, 2};
-    const nv_opt_spec all = {"netvar variability", NULL, help_head, help_tail, 0,
+    const nv_opt_spec all = {"netvar variability",         NULL, help_head, help_tail, 0,
                              {train_group, estimate_group}};
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         nv_opts_help(argc < 2 ? stderr : stdout, &all);
@@ -314,8 +323,8 @@ int verb_variability(int argc, char **argv)
                 argv[1]);
         return 2;
     }
-    const nv_opt_spec one = {"netvar variability", NULL, NULL, NULL, 0,
-                             {is_train ? train_group : estimate_group}, &all};
+    const nv_opt_spec one = {
+        "netvar variability", NULL, NULL, NULL, 0, {is_train ? train_group : estimate_group}, &all};
     int parsed = nv_opts_parse(&one, argc - 1, argv + 1);
     if (parsed)
         return nv_opts_exit(parsed);

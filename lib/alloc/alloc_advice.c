@@ -83,7 +83,8 @@ int nv_alloc_advise(const nv_alloc_model *m, const nv_alloc_query *q, nv_alloc_a
             cand[nc++] = one;
         cand[nc++] = hi;
     }
-    double x = isfinite(q->interference_pct) && q->interference_pct > -100 ? q->interference_pct : 0;
+    double x =
+        isfinite(q->interference_pct) && q->interference_pct > -100 ? q->interference_pct : 0;
     nv_alloc_candidate first = {0}, slowest = {0};
     for (size_t i = 0; i < nc; i++) {
         nv_alloc_candidate c;

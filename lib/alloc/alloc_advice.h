@@ -22,33 +22,33 @@
 #define NV_ALLOC_ADVICE_CANDIDATES 6 /* node counts evaluated at most */
 
 typedef struct nv_alloc_query {
-    const char *app;          /* app key */
-    uint32_t min_nodes;       /* 0: not given */
-    uint32_t max_nodes;       /* 0: not given (only min_nodes, or 1, is allowed) */
-    uint32_t ppn;             /* ranks per node (0: 1, Slurm's default) */
-    double interference_pct;  /* predicted slowdown beside running jobs, % (NAN: none) */
+    const char *app;         /* app key */
+    uint32_t min_nodes;      /* 0: not given */
+    uint32_t max_nodes;      /* 0: not given (only min_nodes, or 1, is allowed) */
+    uint32_t ppn;            /* ranks per node (0: 1, Slurm's default) */
+    double interference_pct; /* predicted slowdown beside running jobs, % (NAN: none) */
 } nv_alloc_query;
 
 typedef struct nv_alloc_candidate {
     uint32_t nodes, switches;
-    double comm_s;   /* per run */
-    double time_s;   /* predicted runtime */
+    double comm_s; /* per run */
+    double time_s; /* predicted runtime */
 } nv_alloc_candidate;
 
 typedef struct nv_alloc_advice {
     bool ok;
-    nv_alloc_class cls;           /* predictor class used */
+    nv_alloc_class cls;                  /* predictor class used */
     const nv_alloc_predictor *predictor; /* its source and samples */
-    const nv_alloc_app *app;      /* the profile used (its source) */
+    const nv_alloc_app *app;             /* the profile used (its source) */
     uint32_t ppn;
-    uint32_t cap_nodes;           /* most nodes the advice could give */
-    bool capped;                  /* the user's range went beyond the cluster */
-    nv_alloc_candidate best;      /* the fastest candidate */
-    nv_alloc_candidate compared;  /* the smallest count allowed (what the user asked
+    uint32_t cap_nodes;          /* most nodes the advice could give */
+    bool capped;                 /* the user's range went beyond the cluster */
+    nv_alloc_candidate best;     /* the fastest candidate */
+    nv_alloc_candidate compared; /* the smallest count allowed (what the user asked
                                    * for) when it is not the best, else the slowest */
     size_t n_candidates;
-    double margin_pct;            /* (compared - best) / compared time, % */
-    const char *why_not;          /* when !ok: one phrase */
+    double margin_pct;   /* (compared - best) / compared time, % */
+    const char *why_not; /* when !ok: one phrase */
 } nv_alloc_advice;
 
 /* Fills *out.  Returns 0 when advice was found, else -1 with out->why_not. */

@@ -45,15 +45,18 @@ const char *nv_alloc_feature_unit(int i)
 
 int nv_alloc_class_features(nv_alloc_class c)
 {
-    return c == NV_ALLOC_CLASS_A ? NV_AF_CLASS_A_END
-         : c == NV_ALLOC_CLASS_B ? NV_AF_CLASS_B_END
-         : c == NV_ALLOC_CLASS_C ? NV_AF_CLASS_C_END
-                                 : 0;
+    return c == NV_ALLOC_CLASS_A   ? NV_AF_CLASS_A_END
+           : c == NV_ALLOC_CLASS_B ? NV_AF_CLASS_B_END
+           : c == NV_ALLOC_CLASS_C ? NV_AF_CLASS_C_END
+                                   : 0;
 }
 
 const char *nv_alloc_class_name(nv_alloc_class c)
 {
-    return c == NV_ALLOC_CLASS_A ? "A" : c == NV_ALLOC_CLASS_B ? "B" : c == NV_ALLOC_CLASS_C ? "C" : "?";
+    return c == NV_ALLOC_CLASS_A   ? "A"
+           : c == NV_ALLOC_CLASS_B ? "B"
+           : c == NV_ALLOC_CLASS_C ? "C"
+                                   : "?";
 }
 
 int nv_alloc_class_parse(const char *s, nv_alloc_class *c)
@@ -61,9 +64,12 @@ int nv_alloc_class_parse(const char *s, nv_alloc_class *c)
     if (!s || !s[0] || s[1])
         return -1;
     switch (s[0]) {
-    case 'A': case 'a': *c = NV_ALLOC_CLASS_A; return 0;
-    case 'B': case 'b': *c = NV_ALLOC_CLASS_B; return 0;
-    case 'C': case 'c': *c = NV_ALLOC_CLASS_C; return 0;
+    case 'A':
+    case 'a': *c = NV_ALLOC_CLASS_A; return 0;
+    case 'B':
+    case 'b': *c = NV_ALLOC_CLASS_B; return 0;
+    case 'C':
+    case 'c': *c = NV_ALLOC_CLASS_C; return 0;
     }
     return -1;
 }
@@ -116,7 +122,7 @@ int nv_alloc_features_pattern(const nv_alloc_pattern *p, const nv_alloc_layout *
         smax = fmax(smax, o->bytes);
         m += o->messages;
         if ((int64_t)o->offset % (int64_t)P == 0)
-            continue; /* to itself */
+            continue;                        /* to itself */
         double on = stay(o->offset, ppn, P); /* ranks of a node whose message stays on it */
         double off = (double)ppn - on;
         nt += off * o->messages * o->bytes;

@@ -34,13 +34,30 @@
 
 enum nv_alloc_feature {
     /* class A */
-    NV_AF_N = 0, NV_AF_PPN, NV_AF_MIN_S, NV_AF_MAX_S, NV_AF_AVG_M,
+    NV_AF_N = 0,
+    NV_AF_PPN,
+    NV_AF_MIN_S,
+    NV_AF_MAX_S,
+    NV_AF_AVG_M,
     /* class B */
-    NV_AF_AVG_NT, NV_AF_MAX_NT, NV_AF_AVG_NI, NV_AF_MAX_NI, NV_AF_MAX_INT, NV_AF_MAX_INI,
-    NV_AF_V, NV_AF_VI,
+    NV_AF_AVG_NT,
+    NV_AF_MAX_NT,
+    NV_AF_AVG_NI,
+    NV_AF_MAX_NI,
+    NV_AF_MAX_INT,
+    NV_AF_MAX_INI,
+    NV_AF_V,
+    NV_AF_VI,
     /* class C */
-    NV_AF_SWITCHES, NV_AF_GROUPS, NV_AF_AVG_NSW, NV_AF_MAX_ST, NV_AF_MAX_INTRA_ST,
-    NV_AF_MAX_INTER_ST, NV_AF_AVG_INTER_ST, NV_AF_MAX_INTER_GT, NV_AF_UPLINK_LOAD,
+    NV_AF_SWITCHES,
+    NV_AF_GROUPS,
+    NV_AF_AVG_NSW,
+    NV_AF_MAX_ST,
+    NV_AF_MAX_INTRA_ST,
+    NV_AF_MAX_INTER_ST,
+    NV_AF_AVG_INTER_ST,
+    NV_AF_MAX_INTER_GT,
+    NV_AF_UPLINK_LOAD,
     NV_AF_COUNT
 };
 
@@ -49,7 +66,12 @@ enum nv_alloc_feature {
 #define NV_AF_CLASS_B_END NV_AF_SWITCHES
 #define NV_AF_CLASS_C_END NV_AF_COUNT
 
-typedef enum nv_alloc_class { NV_ALLOC_CLASS_A = 0, NV_ALLOC_CLASS_B, NV_ALLOC_CLASS_C, NV_ALLOC_CLASSES } nv_alloc_class;
+typedef enum nv_alloc_class {
+    NV_ALLOC_CLASS_A = 0,
+    NV_ALLOC_CLASS_B,
+    NV_ALLOC_CLASS_C,
+    NV_ALLOC_CLASSES
+} nv_alloc_class;
 
 /* Short name of feature i as in the paper ("N", "avgNT", "maxInterST", ...),
  * or NULL out of range; its unit ("nodes", "bytes", "messages", "ratio"). */
@@ -62,9 +84,9 @@ const char *nv_alloc_class_name(nv_alloc_class c);
 int nv_alloc_class_parse(const char *s, nv_alloc_class *c);
 
 typedef struct nv_alloc_offset {
-    int32_t offset;     /* destination rank = (r + offset) mod P; nonzero */
-    double bytes;       /* per message, > 0 */
-    double messages;    /* per rank per phase, > 0 */
+    int32_t offset;  /* destination rank = (r + offset) mod P; nonzero */
+    double bytes;    /* per message, > 0 */
+    double messages; /* per rank per phase, > 0 */
 } nv_alloc_offset;
 
 typedef struct nv_alloc_pattern {

@@ -49,7 +49,8 @@ struct nv_alloc_model {
     size_t n_apps, cap_apps;
     nv_alloc_switch *sw;
     size_t n_sw, cap_sw;
-    uint32_t sw_cap[NV_ALLOC_SWITCHES_MAX], sw_group[NV_ALLOC_SWITCHES_MAX]; /* sorted, for packing */
+    uint32_t sw_cap[NV_ALLOC_SWITCHES_MAX],
+        sw_group[NV_ALLOC_SWITCHES_MAX]; /* sorted, for packing */
     uint32_t total_nodes;
 };
 
@@ -94,8 +95,8 @@ int nv_alloc_add_predictor(nv_alloc_model *m, const nv_alloc_predictor *p, const
         return nv_err(err, errlen, "alloc: no predictor");
     if (m->n_pred >= NV_ALLOC_MAX_PREDICTORS)
         return nv_err(err, errlen, "alloc: more than %d predictors", NV_ALLOC_MAX_PREDICTORS);
-    if (p->cls < 0 || p->cls >= NV_ALLOC_CLASSES || !isfinite(p->base) ||
-        !(p->max_msg_bytes > 0) || n_trees == 0 || n_trees > NV_ALLOC_MAX_TREES || n_nodes == 0 ||
+    if (p->cls < 0 || p->cls >= NV_ALLOC_CLASSES || !isfinite(p->base) || !(p->max_msg_bytes > 0) ||
+        n_trees == 0 || n_trees > NV_ALLOC_MAX_TREES || n_nodes == 0 ||
         m->n_nodes + n_nodes > NV_ALLOC_MAX_NODES)
         return nv_err(err, errlen, "alloc: predictor %s: bad class, base, partition or size",
                       nv_alloc_class_name(p->cls));
@@ -121,7 +122,8 @@ int nv_alloc_add_predictor(nv_alloc_model *m, const nv_alloc_predictor *p, const
                           roots[t], end);
         for (size_t i = roots[t]; i < end; i++)
             if (feature[i] >= 0 && ((size_t)left[i] >= end || (size_t)right[i] >= end))
-                return nv_err(err, errlen, "alloc: tree %zu: node %zu has a child outside the tree", t, i);
+                return nv_err(err, errlen, "alloc: tree %zu: node %zu has a child outside the tree",
+                              t, i);
     }
     if (grow((void **)&m->nodes, &m->cap_nodes, m->n_nodes + n_nodes, sizeof *m->nodes) ||
         grow((void **)&m->roots, &m->cap_roots, m->n_roots + n_trees, sizeof *m->roots) ||
@@ -155,13 +157,15 @@ int nv_alloc_add_app(nv_alloc_model *m, const nv_alloc_app *a, char *err, size_t
         !isfinite(a->phases) || !isfinite(a->msg_scaling) || fabs(a->msg_scaling) > 4 ||
         a->ranks == 0 || a->ranks > NV_ALLOC_MAX_RANKS || a->pattern.n == 0 ||
         a->pattern.n > NV_ALLOC_PATTERN_MAX)
-        return nv_err(err, errlen, "alloc: app '%.64s': bad key, compute, phases, scaling, ranks or pattern",
+        return nv_err(err, errlen,
+                      "alloc: app '%.64s': bad key, compute, phases, scaling, ranks or pattern",
                       a ? a->key : "");
     for (size_t k = 0; k < a->pattern.n; k++) {
         const nv_alloc_offset *o = &a->pattern.o[k];
         if (o->offset == 0 || !(o->bytes > 0) || !isfinite(o->bytes) || !(o->messages > 0) ||
             !isfinite(o->messages))
-            return nv_err(err, errlen, "alloc: app '%.64s': pattern[%zu]: offset 0 or bytes/messages not > 0",
+            return nv_err(err, errlen,
+                          "alloc: app '%.64s': pattern[%zu]: offset 0 or bytes/messages not > 0",
                           a->key, k);
     }
     if (m->n_apps >= NV_ALLOC_MAX_APPS)
@@ -219,7 +223,8 @@ int nv_alloc_finish(nv_alloc_model *m, char *err, size_t errlen)
     for (size_t i = 1; i < m->n_pred; i++)
         if (m->pred[i].cls == m->pred[i - 1].cls &&
             m->pred[i].max_msg_bytes == m->pred[i - 1].max_msg_bytes)
-            return nv_err(err, errlen, "alloc: two class %s predictors for one message-size partition",
+            return nv_err(err, errlen,
+                          "alloc: two class %s predictors for one message-size partition",
                           nv_alloc_class_name(m->pred[i].cls));
     if (m->n_sw)
         qsort(m->sw, m->n_sw, sizeof *m->sw, sw_cmp);
@@ -235,11 +240,13 @@ int nv_alloc_finish(nv_alloc_model *m, char *err, size_t errlen)
 static double tree_eval(const tnode *nodes, uint32_t i, const double *x)
 {
     while (nodes[i].feature >= 0)
-        i = (uint32_t)((float)x[nodes[i].feature] < nodes[i].threshold ? nodes[i].left : nodes[i].right);
+        i = (uint32_t)((float)x[nodes[i].feature] < nodes[i].threshold ? nodes[i].left
+                                                                       : nodes[i].right);
     return nodes[i].value;
 }
 
-double nv_alloc_predictor_eval(const nv_alloc_model *m, const nv_alloc_predictor *p, const double *x)
+double nv_alloc_predictor_eval(const nv_alloc_model *m, const nv_alloc_predictor *p,
+                               const double *x)
 {
     double s = 0;
     for (uint32_t t = 0; t < p->n_trees; t++)
@@ -316,17 +323,26 @@ const nv_alloc_app *nv_alloc_app_find(const nv_alloc_model *m, const char *key)
     return NULL;
 }
 
-size_t nv_alloc_app_count(const nv_alloc_model *m) { return m ? m->n_apps : 0; }
+size_t nv_alloc_app_count(const nv_alloc_model *m)
+{
+    return m ? m->n_apps : 0;
+}
 const nv_alloc_app *nv_alloc_app_at(const nv_alloc_model *m, size_t i)
 {
     return m && i < m->n_apps ? &m->apps[i] : NULL;
 }
-size_t nv_alloc_switch_count(const nv_alloc_model *m) { return m ? m->n_sw : 0; }
+size_t nv_alloc_switch_count(const nv_alloc_model *m)
+{
+    return m ? m->n_sw : 0;
+}
 const nv_alloc_switch *nv_alloc_switch_at(const nv_alloc_model *m, size_t i)
 {
     return m && i < m->n_sw ? &m->sw[i] : NULL;
 }
-uint32_t nv_alloc_total_nodes(const nv_alloc_model *m) { return m ? m->total_nodes : 0; }
+uint32_t nv_alloc_total_nodes(const nv_alloc_model *m)
+{
+    return m ? m->total_nodes : 0;
+}
 
 int nv_alloc_likely_layout(const nv_alloc_model *m, uint32_t nodes, nv_alloc_layout *l)
 {
@@ -338,7 +354,10 @@ int nv_alloc_likely_layout(const nv_alloc_model *m, uint32_t nodes, nv_alloc_lay
     }
     return nv_alloc_layout_pack(nodes, m->sw_cap, m->sw_group, m->n_sw, l);
 }
-size_t nv_alloc_node_count(const nv_alloc_model *m) { return m ? m->n_nodes : 0; }
+size_t nv_alloc_node_count(const nv_alloc_model *m)
+{
+    return m ? m->n_nodes : 0;
+}
 
 void nv_alloc_app_pattern_at(const nv_alloc_app *a, uint32_t nranks, nv_alloc_pattern *out)
 {
@@ -422,7 +441,8 @@ json_object *nv_alloc_to_json(const nv_alloc_model *m)
         json_object *mm = isfinite(p->max_msg_bytes) ? nv_json_new_num(p->max_msg_bytes) : NULL;
         if (json_object_object_add(po, "max_msg_bytes", mm)) /* null: no bound */
             ok = 0;
-        put(po, "combine", json_object_new_string(p->combine == NV_ALLOC_MEAN ? "mean" : "sum"), &ok);
+        put(po, "combine", json_object_new_string(p->combine == NV_ALLOC_MEAN ? "mean" : "sum"),
+            &ok);
         put(po, "base", nv_json_new_num(p->base), &ok);
         put(po, "source", json_object_new_string(p->source), &ok);
         put(po, "samples", json_object_new_int64(p->samples), &ok);
@@ -500,8 +520,8 @@ static int tree_array(nv_jcheck *L, json_object *o, const char *key, const char 
     if (!a)
         return -1;
     if (json_object_array_length(a) != n)
-        return nv_jcheck_fail(L, "%s.%s: holds %zu values; expected %zu like \"feature\"", path, key,
-                              json_object_array_length(a), n);
+        return nv_jcheck_fail(L, "%s.%s: holds %zu values; expected %zu like \"feature\"", path,
+                              key, json_object_array_length(a), n);
     for (size_t i = 0; i < n; i++) {
         int64_t v;
         snprintf(p, sizeof p, "%.160s.%.20s[%zu]", path, key, i);
@@ -525,7 +545,8 @@ static int read_predictor(nv_jcheck *L, nv_alloc_model *m, json_object *po, cons
         return nv_jcheck_fail(L, "%s.class: value \"%.8s\" is not A, B or C", path, cls);
     json_object *mm = NULL;
     if (!json_object_object_get_ex(po, "max_msg_bytes", &mm))
-        return nv_jcheck_fail(L, "%s.max_msg_bytes: missing required field (null for no bound)", path);
+        return nv_jcheck_fail(L, "%s.max_msg_bytes: missing required field (null for no bound)",
+                              path);
     p.max_msg_bytes = INFINITY;
     if (mm) {
         char pp[TREE_PATH];
@@ -543,7 +564,8 @@ static int read_predictor(nv_jcheck *L, nv_alloc_model *m, json_object *po, cons
     else if (!strcmp(comb, "mean"))
         p.combine = NV_ALLOC_MEAN;
     else
-        return nv_jcheck_fail(L, "%s.combine: value \"%.10s\" is not \"sum\" or \"mean\"", path, comb);
+        return nv_jcheck_fail(L, "%s.combine: value \"%.10s\" is not \"sum\" or \"mean\"", path,
+                              comb);
     if (nv_jcheck_number_member(L, po, "base", path, &p.base))
         return -1;
     nv_json_str_copy(po, "source", p.source, sizeof p.source);
@@ -555,15 +577,18 @@ static int read_predictor(nv_jcheck *L, nv_alloc_model *m, json_object *po, cons
         return -1;
     size_t nt = json_object_array_length(trees), total = 0;
     if (nt == 0 || nt > NV_ALLOC_MAX_TREES)
-        return nv_jcheck_fail(L, "%s.trees: %zu trees; expected 1 to %d", path, nt, NV_ALLOC_MAX_TREES);
+        return nv_jcheck_fail(L, "%s.trees: %zu trees; expected 1 to %d", path, nt,
+                              NV_ALLOC_MAX_TREES);
     for (size_t t = 0; t < nt; t++) {
-        json_object *f = nv_json_get(json_object_array_get_idx(trees, t), "feature", json_type_array);
+        json_object *f =
+            nv_json_get(json_object_array_get_idx(trees, t), "feature", json_type_array);
         size_t n = f ? json_object_array_length(f) : 0;
         if (!n)
             return nv_jcheck_fail(L, "%s.trees[%zu].feature: missing or empty", path, t);
         total += n;
         if (total + m->n_nodes > NV_ALLOC_MAX_NODES)
-            return nv_jcheck_fail(L, "%s.trees: more than %u nodes in the section", path, NV_ALLOC_MAX_NODES);
+            return nv_jcheck_fail(L, "%s.trees: more than %u nodes in the section", path,
+                                  NV_ALLOC_MAX_NODES);
     }
     int32_t *feat = malloc(total * sizeof *feat), *left = malloc(total * sizeof *left),
             *right = malloc(total * sizeof *right);
@@ -580,14 +605,16 @@ static int read_predictor(nv_jcheck *L, nv_alloc_model *m, json_object *po, cons
         snprintf(tp, sizeof tp, "%.120s.trees[%zu]", path, t);
         json_object *to = json_object_array_get_idx(trees, t);
         size_t n = json_object_array_length(nv_json_get(to, "feature", json_type_array));
-        if (tree_array(L, to, "feature", tp, n, NULL, feat + off, -1, nv_alloc_class_features(p.cls) - 1) ||
+        if (tree_array(L, to, "feature", tp, n, NULL, feat + off, -1,
+                       nv_alloc_class_features(p.cls) - 1) ||
             tree_array(L, to, "left", tp, n, NULL, left + off, 0, (int64_t)n - 1) ||
             tree_array(L, to, "right", tp, n, NULL, right + off, 0, (int64_t)n - 1) ||
             tree_array(L, to, "threshold", tp, n, thr + off, NULL, 0, 0) ||
             tree_array(L, to, "value", tp, n, val + off, NULL, 0, 0))
             goto out;
         for (size_t i = 0; i < n; i++) {
-            if (feat[off + i] >= 0 && (left[off + i] <= (int32_t)i || right[off + i] <= (int32_t)i)) {
+            if (feat[off + i] >= 0 &&
+                (left[off + i] <= (int32_t)i || right[off + i] <= (int32_t)i)) {
                 nv_jcheck_fail(L, "%s: node %zu has a child at or before it", tp, i);
                 goto out;
             }
@@ -598,7 +625,8 @@ static int read_predictor(nv_jcheck *L, nv_alloc_model *m, json_object *po, cons
         off += n;
     }
     char why[300];
-    if (nv_alloc_add_predictor(m, &p, feat, thr, left, right, val, total, roots, nt, why, sizeof why)) {
+    if (nv_alloc_add_predictor(m, &p, feat, thr, left, right, val, total, roots, nt, why,
+                               sizeof why)) {
         nv_jcheck_fail(L, "%s: %s", path, why);
         goto out;
     }
@@ -636,7 +664,8 @@ static int read_app(nv_jcheck *L, nv_alloc_model *m, json_object *ao, const char
         return -1;
     size_t n = json_object_array_length(pat);
     if (n == 0 || n > NV_ALLOC_PATTERN_MAX)
-        return nv_jcheck_fail(L, "%s.pattern: %zu entries; expected 1 to %d", path, n, NV_ALLOC_PATTERN_MAX);
+        return nv_jcheck_fail(L, "%s.pattern: %zu entries; expected 1 to %d", path, n,
+                              NV_ALLOC_PATTERN_MAX);
     for (size_t k = 0; k < n; k++) {
         char pp[TREE_PATH];
         snprintf(pp, sizeof pp, "%.120s.pattern[%zu]", path, k);
@@ -672,8 +701,10 @@ nv_alloc_model *nv_alloc_from_json(json_object *o, const char *path, char *err, 
     }
     const char *target = nv_jcheck_string_member(&L, o, "target", path);
     if (target && strcmp(target, NV_ALLOC_SCHEMA_TARGET))
-        nv_jcheck_fail(&L, "%s.target: value \"%.40s\" is not \"%s\"", path, target, NV_ALLOC_SCHEMA_TARGET);
-    json_object *feats = L.failed ? NULL : nv_jcheck_member(&L, o, "features", path, json_type_array);
+        nv_jcheck_fail(&L, "%s.target: value \"%.40s\" is not \"%s\"", path, target,
+                       NV_ALLOC_SCHEMA_TARGET);
+    json_object *feats =
+        L.failed ? NULL : nv_jcheck_member(&L, o, "features", path, json_type_array);
     if (feats && json_object_array_length(feats) != NV_AF_COUNT)
         nv_jcheck_fail(&L, "%s.features: %zu names; this netvar computes %d", path,
                        json_object_array_length(feats), NV_AF_COUNT);
@@ -681,9 +712,11 @@ nv_alloc_model *nv_alloc_from_json(json_object *o, const char *path, char *err, 
         const char *s = json_object_get_string(json_object_array_get_idx(feats, (size_t)i));
         if (!json_object_is_type(json_object_array_get_idx(feats, (size_t)i), json_type_string) ||
             strcmp(s, nv_alloc_feature_name(i)))
-            nv_jcheck_fail(&L, "%s.features[%d]: expected \"%s\"", path, i, nv_alloc_feature_name(i));
+            nv_jcheck_fail(&L, "%s.features[%d]: expected \"%s\"", path, i,
+                           nv_alloc_feature_name(i));
     }
-    json_object *preds = L.failed ? NULL : nv_jcheck_member(&L, o, "predictors", path, json_type_array);
+    json_object *preds =
+        L.failed ? NULL : nv_jcheck_member(&L, o, "predictors", path, json_type_array);
     size_t np = preds ? json_object_array_length(preds) : 0;
     if (np > NV_ALLOC_MAX_PREDICTORS)
         nv_jcheck_fail(&L, "%s.predictors: %zu; at most %d", path, np, NV_ALLOC_MAX_PREDICTORS);
@@ -701,7 +734,8 @@ nv_alloc_model *nv_alloc_from_json(json_object *o, const char *path, char *err, 
     json_object *sw = NULL;
     if (!L.failed && json_object_object_get_ex(o, "switches", &sw)) {
         if (!json_object_is_type(sw, json_type_array))
-            nv_jcheck_fail(&L, "%s.switches: expected an array, got %s", path, nv_jcheck_type_name(sw));
+            nv_jcheck_fail(&L, "%s.switches: expected an array, got %s", path,
+                           nv_jcheck_type_name(sw));
         for (size_t i = 0; !L.failed && i < json_object_array_length(sw); i++) {
             char p[TREE_PATH], why[300];
             snprintf(p, sizeof p, "%.40s.switches[%zu]", path, i);

@@ -24,7 +24,7 @@
 
 #define NV_ALLOC_SCHEMA_TARGET "ln communication s per phase"
 #define NV_ALLOC_MAX_PREDICTORS 16
-#define NV_ALLOC_MAX_TREES 4096      /* per ensemble */
+#define NV_ALLOC_MAX_TREES 4096       /* per ensemble */
 #define NV_ALLOC_MAX_NODES (1u << 24) /* in the whole section */
 #define NV_ALLOC_MAX_APPS 100000
 #define NV_ALLOC_KEY_MAX 64
@@ -34,22 +34,22 @@ typedef enum nv_alloc_combine { NV_ALLOC_SUM = 0, NV_ALLOC_MEAN = 1 } nv_alloc_c
 
 typedef struct nv_alloc_predictor {
     nv_alloc_class cls;
-    double max_msg_bytes;  /* partition: maxS <= this (INFINITY: the last) */
+    double max_msg_bytes; /* partition: maxS <= this (INFINITY: the last) */
     nv_alloc_combine combine;
     double base;
     uint32_t first_tree, n_trees; /* into the section's tree roots */
-    char source[96];       /* "xgboost 1.7.4: 300 rounds, depth 6, eta 0.1" */
-    uint32_t samples;      /* training rows */
+    char source[96];              /* "xgboost 1.7.4: 300 rounds, depth 6, eta 0.1" */
+    uint32_t samples;             /* training rows */
 } nv_alloc_predictor;
 
 typedef struct nv_alloc_app {
     char key[NV_ALLOC_KEY_MAX + 1];
-    double compute_core_s;   /* CPU seconds of computation over all ranks, per run */
-    double phases;           /* communication phases per run */
-    double msg_scaling;      /* message bytes ~ P^msg_scaling (0: weak scaling) */
-    uint32_t ranks;          /* P the pattern was recorded at */
+    double compute_core_s; /* CPU seconds of computation over all ranks, per run */
+    double phases;         /* communication phases per run */
+    double msg_scaling;    /* message bytes ~ P^msg_scaling (0: weak scaling) */
+    uint32_t ranks;        /* P the pattern was recorded at */
     nv_alloc_pattern pattern;
-    char source[64];         /* "profile of job 4711", "sweep", "synthetic" */
+    char source[64]; /* "profile of job 4711", "sweep", "synthetic" */
 } nv_alloc_app;
 
 typedef struct nv_alloc_switch {
@@ -102,7 +102,8 @@ int nv_alloc_best_class(const nv_alloc_model *m);
 int nv_alloc_predict(const nv_alloc_model *m, nv_alloc_class cls, const double *x, double *comm_s,
                      const nv_alloc_predictor **which);
 /* ln(seconds) from one given ensemble p of m (no partition choice). */
-double nv_alloc_predictor_eval(const nv_alloc_model *m, const nv_alloc_predictor *p, const double *x);
+double nv_alloc_predictor_eval(const nv_alloc_model *m, const nv_alloc_predictor *p,
+                               const double *x);
 const nv_alloc_app *nv_alloc_app_find(const nv_alloc_model *m, const char *key);
 size_t nv_alloc_app_count(const nv_alloc_model *m);
 const nv_alloc_app *nv_alloc_app_at(const nv_alloc_model *m, size_t i);

@@ -44,7 +44,8 @@ int nv_alloc_dataset_add(nv_alloc_dataset *d, const nv_alloc_row *r, char *err, 
     o->layout = NULL;
     if (r->layout) {
         if (nv_alloc_features_pattern(&r->pattern, r->layout, r->ppn, o->x))
-            return nv_err(err, errlen, "layout or pattern invalid (no switch, unsorted groups, bad offset)");
+            return nv_err(err, errlen,
+                          "layout or pattern invalid (no switch, unsorted groups, bad offset)");
         if (!(o->layout = malloc(sizeof *o->layout)))
             return nv_err(err, errlen, "out of memory");
         *o->layout = *r->layout;
@@ -57,7 +58,8 @@ int nv_alloc_dataset_add(nv_alloc_dataset *d, const nv_alloc_row *r, char *err, 
     return 0;
 }
 
-static int row_from_json(json_object *e, nv_alloc_row *r, nv_alloc_layout *l, char *err, size_t errlen)
+static int row_from_json(json_object *e, nv_alloc_row *r, nv_alloc_layout *l, char *err,
+                         size_t errlen)
 {
     memset(r, 0, sizeof *r);
     r->runtime_s = NAN;
@@ -76,23 +78,28 @@ static int row_from_json(json_object *e, nv_alloc_row *r, nv_alloc_layout *l, ch
     json_object *f = nv_json_get(e, "features", json_type_array);
     if (f) {
         if (json_object_array_length(f) != NV_AF_COUNT)
-            return nv_err(err, errlen, "features: %zu numbers; expected %d", json_object_array_length(f),
-                          NV_AF_COUNT);
+            return nv_err(err, errlen, "features: %zu numbers; expected %d",
+                          json_object_array_length(f), NV_AF_COUNT);
         for (int i = 0; i < NV_AF_COUNT; i++)
-            r->x[i] = json_object_is_type(json_object_array_get_idx(f, (size_t)i), json_type_double) ||
-                              json_object_is_type(json_object_array_get_idx(f, (size_t)i), json_type_int)
-                          ? json_object_get_double(json_object_array_get_idx(f, (size_t)i))
-                          : NAN;
+            r->x[i] =
+                json_object_is_type(json_object_array_get_idx(f, (size_t)i), json_type_double) ||
+                        json_object_is_type(json_object_array_get_idx(f, (size_t)i), json_type_int)
+                    ? json_object_get_double(json_object_array_get_idx(f, (size_t)i))
+                    : NAN;
         return 0;
     }
-    json_object *lay = nv_json_get(e, "layout", json_type_array), *grp = nv_json_get(e, "groups", json_type_array);
+    json_object *lay = nv_json_get(e, "layout", json_type_array),
+                *grp = nv_json_get(e, "groups", json_type_array);
     json_object *pat = nv_json_get(e, "pattern", json_type_array);
-    size_t ns = lay ? json_object_array_length(lay) : 0, np = pat ? json_object_array_length(pat) : 0;
+    size_t ns = lay ? json_object_array_length(lay) : 0,
+           np = pat ? json_object_array_length(pat) : 0;
     if (ns == 0 || ns > NV_ALLOC_SWITCHES_MAX || (grp && json_object_array_length(grp) != ns))
-        return nv_err(err, errlen, "layout: missing, empty, longer than %d or not as long as groups",
+        return nv_err(err, errlen,
+                      "layout: missing, empty, longer than %d or not as long as groups",
                       NV_ALLOC_SWITCHES_MAX);
     if (np == 0 || np > NV_ALLOC_PATTERN_MAX)
-        return nv_err(err, errlen, "pattern: missing, empty or longer than %d", NV_ALLOC_PATTERN_MAX);
+        return nv_err(err, errlen, "pattern: missing, empty or longer than %d",
+                      NV_ALLOC_PATTERN_MAX);
     memset(l, 0, sizeof *l);
     l->n_switches = ns;
     uint64_t sum = 0;
@@ -100,18 +107,20 @@ static int row_from_json(json_object *e, nv_alloc_row *r, nv_alloc_layout *l, ch
         int64_t n = json_object_get_int64(json_object_array_get_idx(lay, j));
         int64_t g = grp ? json_object_get_int64(json_object_array_get_idx(grp, j)) : 0;
         if (n <= 0 || n > NV_ALLOC_MAX_RANKS || g < 0 || g > (int64_t)UINT32_MAX)
-            return nv_err(err, errlen, "layout[%zu]: %lld nodes (group %lld) out of range", j, (long long)n,
-                          (long long)g);
+            return nv_err(err, errlen, "layout[%zu]: %lld nodes (group %lld) out of range", j,
+                          (long long)n, (long long)g);
         l->nodes[j] = (uint32_t)n;
         l->group[j] = (uint32_t)g;
         sum += (uint64_t)n;
     }
     if (sum != r->nodes)
-        return nv_err(err, errlen, "layout holds %llu nodes; nodes says %u", (unsigned long long)sum, r->nodes);
+        return nv_err(err, errlen, "layout holds %llu nodes; nodes says %u",
+                      (unsigned long long)sum, r->nodes);
     r->pattern.n = np;
     for (size_t k = 0; k < np; k++) {
         json_object *o = json_object_array_get_idx(pat, k);
-        r->pattern.o[k].offset = (int32_t)json_object_get_int64(nv_json_get(o, "offset", json_type_int));
+        r->pattern.o[k].offset =
+            (int32_t)json_object_get_int64(nv_json_get(o, "offset", json_type_int));
         r->pattern.o[k].bytes = nv_json_num(o, "bytes");
         r->pattern.o[k].messages = nv_json_num(o, "messages");
     }
@@ -126,7 +135,8 @@ int nv_alloc_dataset_load(nv_alloc_dataset *d, const char *path, char *err, size
     if (!root)
         return nv_err(err, errlen, "%s: %s", path, why);
     int rc = -1;
-    if (nv_json_schema_check(root, NV_ALLOC_DATASET_SCHEMA, NV_ALLOC_DATASET_VERSION, why, sizeof why)) {
+    if (nv_json_schema_check(root, NV_ALLOC_DATASET_SCHEMA, NV_ALLOC_DATASET_VERSION, why,
+                             sizeof why)) {
         nv_err(err, errlen, "%s: %s", path, why);
         goto out;
     }

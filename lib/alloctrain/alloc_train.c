@@ -44,8 +44,10 @@ static int xgb_load(char *err, size_t errlen)
     if (!h)
         h = dlopen("libxgboost.so", RTLD_NOW | RTLD_LOCAL);
     if (!h)
-        return nv_err(err, errlen, "alloc train: cannot load libxgboost (%.200s); install libxgboost0 or use "
-                      "--learner extra-trees", dlerror());
+        return nv_err(err, errlen,
+                      "alloc train: cannot load libxgboost (%.200s); install libxgboost0 or use "
+                      "--learner extra-trees",
+                      dlerror());
     *(void **)&XGB.XGBGetLastError = dlsym(h, "XGBGetLastError");
     *(void **)&XGB.XGBoostVersion = dlsym(h, "XGBoostVersion");
     *(void **)&XGB.XGBoosterCreate = dlsym(h, "XGBoosterCreate");
@@ -57,10 +59,13 @@ static int xgb_load(char *err, size_t errlen)
     *(void **)&XGB.XGDMatrixCreateFromMat = dlsym(h, "XGDMatrixCreateFromMat");
     *(void **)&XGB.XGDMatrixFree = dlsym(h, "XGDMatrixFree");
     *(void **)&XGB.XGDMatrixSetFloatInfo = dlsym(h, "XGDMatrixSetFloatInfo");
-    if (!XGB.XGBGetLastError || !XGB.XGBoostVersion || !XGB.XGBoosterCreate || !XGB.XGBoosterDumpModelEx ||
-        !XGB.XGBoosterFree || !XGB.XGBoosterPredict || !XGB.XGBoosterSetParam || !XGB.XGBoosterUpdateOneIter || !XGB.XGDMatrixCreateFromMat || !XGB.XGDMatrixFree || !XGB.XGDMatrixSetFloatInfo) {
+    if (!XGB.XGBGetLastError || !XGB.XGBoostVersion || !XGB.XGBoosterCreate ||
+        !XGB.XGBoosterDumpModelEx || !XGB.XGBoosterFree || !XGB.XGBoosterPredict ||
+        !XGB.XGBoosterSetParam || !XGB.XGBoosterUpdateOneIter || !XGB.XGDMatrixCreateFromMat ||
+        !XGB.XGDMatrixFree || !XGB.XGDMatrixSetFloatInfo) {
         dlclose(h);
-        return nv_err(err, errlen, "alloc train: libxgboost lacks a C API function this netvar calls");
+        return nv_err(err, errlen,
+                      "alloc train: libxgboost lacks a C API function this netvar calls");
     }
     XGB.h = h;
     return 0;
@@ -113,15 +118,20 @@ static long tbuf_node(tbuf *t)
     if (t->n == t->cap) {
         size_t c = t->cap ? t->cap * 2 : 1024;
         int32_t *f = realloc(t->feat, c * sizeof *f);
-        if (f) t->feat = f;
+        if (f)
+            t->feat = f;
         int32_t *l = realloc(t->left, c * sizeof *l);
-        if (l) t->left = l;
+        if (l)
+            t->left = l;
         int32_t *r = realloc(t->right, c * sizeof *r);
-        if (r) t->right = r;
+        if (r)
+            t->right = r;
         double *th = realloc(t->thr, c * sizeof *th);
-        if (th) t->thr = th;
+        if (th)
+            t->thr = th;
         double *v = realloc(t->val, c * sizeof *v);
-        if (v) t->val = v;
+        if (v)
+            t->val = v;
         if (!f || !l || !r || !th || !v)
             return -1;
         t->cap = c;
@@ -173,7 +183,8 @@ static long from_dump(tbuf *t, json_object *node, int nf, int depth)
     json_object *yes;
     if (json_object_object_get_ex(node, "yes", &yes))
         yes_id = json_object_get_int64(yes);
-    json_object *k0 = json_object_array_get_idx(kids, 0), *k1 = json_object_array_get_idx(kids, 1), *id0;
+    json_object *k0 = json_object_array_get_idx(kids, 0), *k1 = json_object_array_get_idx(kids, 1),
+                *id0;
     /* children in the order "yes" (x < cond), "no" */
     if (json_object_object_get_ex(k0, "nodeid", &id0) && json_object_get_int64(id0) != yes_id) {
         json_object *tmp = k0;
@@ -193,12 +204,12 @@ static long from_dump(tbuf *t, json_object *node, int nf, int depth)
     return i;
 }
 
-#define XG(call)                                                                         \
-    do {                                                                                 \
-        if ((call) != 0) {                                                               \
-            nv_err(err, errlen, "alloc train: xgboost: %.300s", XGB.XGBGetLastError());      \
-            goto out;                                                                    \
-        }                                                                                \
+#define XG(call)                                                                                   \
+    do {                                                                                           \
+        if ((call) != 0) {                                                                         \
+            nv_err(err, errlen, "alloc train: xgboost: %.300s", XGB.XGBGetLastError());            \
+            goto out;                                                                              \
+        }                                                                                          \
     } while (0)
 
 static int train_xgb(const float *X, const float *y, size_t n, int nf, double base,
@@ -234,7 +245,8 @@ static int train_xgb(const float *X, const float *y, size_t n, int nf, double ba
         json_object *tree = json_tokener_parse(dump[k]);
         if (!tree || tbuf_root(t) || from_dump(t, tree, nf, 0) < 0) {
             json_object_put(tree);
-            nv_err(err, errlen, "alloc train: xgboost tree %lu: dump not understood or out of memory",
+            nv_err(err, errlen,
+                   "alloc train: xgboost tree %lu: dump not understood or out of memory",
                    (unsigned long)k);
             goto out;
         }
@@ -244,7 +256,8 @@ static int train_xgb(const float *X, const float *y, size_t n, int nf, double ba
     const float *res = NULL;
     XG(XGB.XGBoosterPredict(bh, dm, 0, 0, 0, &np, &res));
     if (np != n) {
-        nv_err(err, errlen, "alloc train: xgboost gave %lu predictions for %zu rows", (unsigned long)np, n);
+        nv_err(err, errlen, "alloc train: xgboost gave %lu predictions for %zu rows",
+               (unsigned long)np, n);
         goto out;
     }
     memcpy(pred, res, n * sizeof *pred);
@@ -346,7 +359,8 @@ static long et_grow(tbuf *t, const float *X, const float *y, int nf, size_t *ix,
 }
 
 static int train_extra(const float *X, const float *y, size_t n, int nf, double base,
-                       const nv_alloc_train_params *p, tbuf *t, float *pred, char *err, size_t errlen)
+                       const nv_alloc_train_params *p, tbuf *t, float *pred, char *err,
+                       size_t errlen)
 {
     (void)pred;
     size_t *ix = malloc(n * sizeof *ix);
@@ -373,9 +387,10 @@ static int train_extra(const float *X, const float *y, size_t n, int nf, double 
     return 0;
 }
 
-long nv_alloc_train_class(const nv_alloc_dataset *d, const size_t *idx, size_t n, nv_alloc_class cls,
-                          double min_msg, double max_msg, const nv_alloc_train_params *p,
-                          nv_alloc_model *m, char *err, size_t errlen)
+long nv_alloc_train_class(const nv_alloc_dataset *d, const size_t *idx, size_t n,
+                          nv_alloc_class cls, double min_msg, double max_msg,
+                          const nv_alloc_train_params *p, nv_alloc_model *m, char *err,
+                          size_t errlen)
 {
     int nf = nv_alloc_class_features(cls);
     if (!d || !p || !m || nf <= 0)
@@ -411,8 +426,8 @@ long nv_alloc_train_class(const nv_alloc_dataset *d, const size_t *idx, size_t n
         goto out;
     }
     base /= used;
-    if ((p->learner == NV_LEARN_XGBOOST ? train_xgb : train_extra)(X, y, used, nf, base, p, &t, pred,
-                                                                    err, errlen))
+    if ((p->learner == NV_LEARN_XGBOOST ? train_xgb : train_extra)(X, y, used, nf, base, p, &t,
+                                                                   pred, err, errlen))
         goto out;
     nv_alloc_predictor pr;
     memset(&pr, 0, sizeof pr);
@@ -422,13 +437,13 @@ long nv_alloc_train_class(const nv_alloc_dataset *d, const size_t *idx, size_t n
     pr.base = base;
     pr.samples = (uint32_t)used;
     if (p->learner == NV_LEARN_XGBOOST)
-        snprintf(pr.source, sizeof pr.source, "%s: %u rounds, depth %u, eta %g", nv_alloc_xgboost_version(),
-                 p->trees, p->max_depth, p->eta);
+        snprintf(pr.source, sizeof pr.source, "%s: %u rounds, depth %u, eta %g",
+                 nv_alloc_xgboost_version(), p->trees, p->max_depth, p->eta);
     else
-        snprintf(pr.source, sizeof pr.source, "extra trees: %u trees, depth %u, split >= %u", p->trees,
-                 p->max_depth, p->min_split);
-    if (nv_alloc_add_predictor(m, &pr, t.feat, t.thr, t.left, t.right, t.val, t.n, t.roots, t.nt, err,
-                               errlen))
+        snprintf(pr.source, sizeof pr.source, "extra trees: %u trees, depth %u, split >= %u",
+                 p->trees, p->max_depth, p->min_split);
+    if (nv_alloc_add_predictor(m, &pr, t.feat, t.thr, t.left, t.right, t.val, t.n, t.roots, t.nt,
+                               err, errlen))
         goto out;
     /* the exported trees must answer as XGBoost itself does (same split
      * rule, single precision): checked on every training row */
@@ -439,8 +454,8 @@ long nv_alloc_train_class(const nv_alloc_dataset *d, const size_t *idx, size_t n
             x[f] = X[k * (size_t)nf + (size_t)f];
         double got = nv_alloc_predictor_eval(m, mine, x);
         if (!(fabs(got - pred[k]) <= 1e-3 * (1 + fabs(pred[k])))) {
-            nv_err(err, errlen, "alloc train: exported trees answer %.6g for row %zu, xgboost %.6g", got, k,
-                   (double)pred[k]);
+            nv_err(err, errlen, "alloc train: exported trees answer %.6g for row %zu, xgboost %.6g",
+                   got, k, (double)pred[k]);
             goto out;
         }
     }

@@ -41,11 +41,11 @@ typedef struct nv_alloc_row {
     char app[NV_ALLOC_KEY_MAX + 1];
     char config[64];
     uint32_t nodes, ppn;
-    nv_alloc_layout *layout;    /* NULL when features were given */
+    nv_alloc_layout *layout; /* NULL when features were given */
     nv_alloc_pattern pattern;
-    double x[NV_AF_COUNT];      /* computed at load (or given) */
-    double comm_s;              /* per phase */
-    double runtime_s;           /* NAN when absent */
+    double x[NV_AF_COUNT]; /* computed at load (or given) */
+    double comm_s;         /* per phase */
+    double runtime_s;      /* NAN when absent */
 } nv_alloc_row;
 
 typedef struct nv_alloc_dataset {
@@ -66,10 +66,10 @@ typedef enum nv_alloc_learner { NV_LEARN_XGBOOST = 0, NV_LEARN_EXTRA_TREES = 1 }
 
 typedef struct nv_alloc_train_params {
     nv_alloc_learner learner;
-    uint32_t trees;          /* boosting rounds / forest size */
+    uint32_t trees; /* boosting rounds / forest size */
     uint32_t max_depth;
-    double eta;              /* xgboost learning rate */
-    uint32_t min_split;      /* extra trees: fewest samples to split (default 5) */
+    double eta;         /* xgboost learning rate */
+    uint32_t min_split; /* extra trees: fewest samples to split (default 5) */
     uint64_t seed;
 } nv_alloc_train_params;
 
@@ -82,9 +82,10 @@ void nv_alloc_train_defaults(nv_alloc_train_params *p, nv_alloc_learner l);
  * idx is NULL) whose maxS is in (min_msg, max_msg], and adds it to m.
  * Returns the rows used (>= 1), or -1 with err (too few rows, learner
  * failure, out of memory). */
-long nv_alloc_train_class(const nv_alloc_dataset *d, const size_t *idx, size_t n, nv_alloc_class cls,
-                          double min_msg, double max_msg, const nv_alloc_train_params *p,
-                          nv_alloc_model *m, char *err, size_t errlen);
+long nv_alloc_train_class(const nv_alloc_dataset *d, const size_t *idx, size_t n,
+                          nv_alloc_class cls, double min_msg, double max_msg,
+                          const nv_alloc_train_params *p, nv_alloc_model *m, char *err,
+                          size_t errlen);
 
 /* "xgboost 1.7.4" (the library's version at run time) */
 const char *nv_alloc_xgboost_version(void);

@@ -212,7 +212,7 @@ nv_ctr_reader *nv_ctr_open(const nv_ctr_config *cfg, char *err, size_t errlen)
     char why[512] = "";
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         if (!strcmp(order[i], "papi") && !(cfg->papi_events && *cfg->papi_events))
-            continue; /* not configured: nothing to say */
+            continue;                   /* not configured: nothing to say */
         if (!strcmp(order[i], "cxi")) { /* only where the cxi driver is loaded */
             char cls[NV_CTR_PATH_MAX + 32];
             snprintf(cls, sizeof cls, "%s/sys/class/cxi", cfg->sysfs_root ? cfg->sysfs_root : "");
@@ -273,13 +273,15 @@ int nv_ctr_snapshot_take(nv_ctr_reader *r, nv_ctr_snapshot *out, char *err, size
                 else {
                     buf[n > 0 ? n : 0] = '\0';
                     buf[strcspn(buf, "\n")] = '\0';
-                    nv_ctr_logf(r, "%s: '%.20s' is not a counter value; field %s of port %s marked invalid",
-                                s->path, buf, nv_ctr_field_name(s->field), r->layout[s->port].name);
+                    nv_ctr_logf(
+                        r, "%s: '%.20s' is not a counter value; field %s of port %s marked invalid",
+                        s->path, buf, nv_ctr_field_name(s->field), r->layout[s->port].name);
                 }
             }
             if (err && errlen && bad == 1)
-                snprintf(err, errlen, "%s: unreadable or non-numeric counter; field %s marked invalid",
-                         s->path, nv_ctr_field_name(s->field));
+                snprintf(err, errlen,
+                         "%s: unreadable or non-numeric counter; field %s marked invalid", s->path,
+                         nv_ctr_field_name(s->field));
             continue;
         }
         nv_ctr_value *val = &out->port[s->port].f[s->field];

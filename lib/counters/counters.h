@@ -32,25 +32,25 @@ typedef enum nv_ctr_field {
     NV_CTR_BYTES_IN,      /* data received by the port */
     NV_CTR_PACKETS_OUT,
     NV_CTR_PACKETS_IN,
-    NV_CTR_STALL,         /* time data waited to leave: IB xmit_wait ticks, Aries stall flit-times, Slingshot paused cycles */
-    NV_CTR_DISCARDS,      /* packets dropped at the port */
+    NV_CTR_STALL, /* time data waited to leave: IB xmit_wait ticks, Aries stall flit-times, Slingshot paused cycles */
+    NV_CTR_DISCARDS, /* packets dropped at the port */
     NV_CTR_NFIELDS
 } nv_ctr_field;
 
 /* One raw counter reading, already summed when a field has several sources
  * (e.g. Aries virtual channels of one tile). */
 typedef struct nv_ctr_value {
-    uint64_t raw;      /* counter value in the backend's native unit */
-    uint64_t scale;    /* multiply raw deltas by this to get `unit` (4 for IB *_data words) */
-    uint64_t sat_max;  /* 0: 64-bit modular counter; else the value at which it sticks */
-    const char *unit;  /* static string: "bytes", "packets", "ticks", "flits", "flit_times" */
-    bool valid;        /* false: not provided by this backend or unreadable */
-    bool saturated;    /* raw == sat_max: the counter stopped counting */
+    uint64_t raw;     /* counter value in the backend's native unit */
+    uint64_t scale;   /* multiply raw deltas by this to get `unit` (4 for IB *_data words) */
+    uint64_t sat_max; /* 0: 64-bit modular counter; else the value at which it sticks */
+    const char *unit; /* static string: "bytes", "packets", "ticks", "flits", "flit_times" */
+    bool valid;       /* false: not provided by this backend or unreadable */
+    bool saturated;   /* raw == sat_max: the counter stopped counting */
 } nv_ctr_value;
 
 typedef struct nv_ctr_port {
     char name[NV_CTR_NAME_MAX]; /* "eth0", "mlx5_0/1", "rtr_3_5" */
-    const char *kind;           /* static: "netdev", "ib_port", "network_tile", "processor_tile", "papi" */
+    const char *kind; /* static: "netdev", "ib_port", "network_tile", "processor_tile", "papi" */
     nv_ctr_value f[NV_CTR_NFIELDS];
 } nv_ctr_port;
 
@@ -62,11 +62,12 @@ typedef struct nv_ctr_snapshot {
 } nv_ctr_snapshot;
 
 typedef struct nv_ctr_delta_value {
-    uint64_t value;     /* increase over the interval, in `unit` */
+    uint64_t value; /* increase over the interval, in `unit` */
     const char *unit;
     bool valid;
-    bool lower_bound;   /* a 32-bit counter saturated or was reset: the true increase is at least value */
-    bool wrapped;       /* a 64-bit counter wrapped around and was unwrapped */
+    bool
+        lower_bound; /* a 32-bit counter saturated or was reset: the true increase is at least value */
+    bool wrapped;    /* a 64-bit counter wrapped around and was unwrapped */
 } nv_ctr_delta_value;
 
 typedef struct nv_ctr_port_delta {

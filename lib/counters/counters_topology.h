@@ -28,9 +28,9 @@
 
 typedef struct nv_topo_node {
     char node[NV_TOPO_NAME_MAX];
-    char blade[NV_TOPO_NAME_MAX];  /* "" = unknown: the node is its own blade */
-    char sw[NV_TOPO_NAME_MAX];     /* leaf switch */
-    char group[NV_TOPO_NAME_MAX];  /* dragonfly group or parent switch */
+    char blade[NV_TOPO_NAME_MAX]; /* "" = unknown: the node is its own blade */
+    char sw[NV_TOPO_NAME_MAX];    /* leaf switch */
+    char group[NV_TOPO_NAME_MAX]; /* dragonfly group or parent switch */
 } nv_topo_node;
 
 typedef struct nv_topo {
@@ -52,8 +52,7 @@ void nv_topo_free(nv_topo *t);
 int nv_topo_parse_map(nv_topo *t, const char *text, const char *source, char *err, size_t errlen);
 
 /* Parse text in Slurm topology.conf format (same error convention). */
-int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err,
-                        size_t errlen);
+int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err, size_t errlen);
 
 #define NV_TOPO_MAX_FILE_BYTES (16u << 20)
 

@@ -72,7 +72,8 @@ static bool next_u64(const char **p, const char *end, uint64_t *v)
     return true;
 }
 
-int nv_hostcpu_parse_stat(const char *text, size_t len, nv_hostcpu_stat *out, char *err, size_t errlen)
+int nv_hostcpu_parse_stat(const char *text, size_t len, nv_hostcpu_stat *out, char *err,
+                          size_t errlen)
 {
     memset(out, 0, sizeof *out);
     const char *end = text + len, *line = text;
@@ -90,8 +91,8 @@ int nv_hostcpu_parse_stat(const char *text, size_t len, nv_hostcpu_stat *out, ch
                 snprintf(err, errlen, "the cpu line has %d numbers, at least 4 needed", n);
                 return -1;
             }
-            uint64_t *f[8] = {&out->user, &out->nice, &out->system, &out->idle,
-                              &out->iowait, &out->irq, &out->softirq, &out->steal};
+            uint64_t *f[8] = {&out->user,   &out->nice, &out->system,  &out->idle,
+                              &out->iowait, &out->irq,  &out->softirq, &out->steal};
             for (int i = 0; i < n; i++)
                 *f[i] = v[i];
             out->have_steal = n >= 8;
@@ -132,8 +133,9 @@ static uint64_t rise(uint64_t a, uint64_t b)
 int nv_hostcpu_delta(const nv_hostcpu_stat *a, const nv_hostcpu_stat *b, nv_hostcpu_pct *out)
 {
     memset(out, 0, sizeof *out);
-    uint64_t user = rise(a->user, b->user) + rise(a->nice, b->nice), sys = rise(a->system, b->system),
-             idle = rise(a->idle, b->idle), iow = rise(a->iowait, b->iowait), irq = rise(a->irq, b->irq),
+    uint64_t user = rise(a->user, b->user) + rise(a->nice, b->nice),
+             sys = rise(a->system, b->system), idle = rise(a->idle, b->idle),
+             iow = rise(a->iowait, b->iowait), irq = rise(a->irq, b->irq),
              sirq = rise(a->softirq, b->softirq), steal = rise(a->steal, b->steal);
     uint64_t total = user + sys + idle + iow + irq + sirq + steal;
     if (total == 0)
@@ -185,8 +187,10 @@ int nv_cgcpu_parse(const char *text, size_t len, nv_cgcpu_stat *out, char *err, 
         line = eol + 1;
     }
     if (!have_p || !have_t || !have_time) {
-        snprintf(err, errlen, "no %s", !have_p ? "nr_periods" : !have_t ? "nr_throttled"
-                                                                       : "throttled_time or throttled_usec");
+        snprintf(err, errlen, "no %s",
+                 !have_p   ? "nr_periods"
+                 : !have_t ? "nr_throttled"
+                           : "throttled_time or throttled_usec");
         return -1;
     }
     return 0;
@@ -198,7 +202,8 @@ int nv_cgcpu_read_at(int dirfd, const char *name, nv_cgcpu_stat *out, char *err,
     bool ok = n > 0 && n < 64 && strcmp(name, ".") && strcmp(name, "..");
     for (size_t i = 0; ok && i < n; i++)
         ok = (name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= 'a' && name[i] <= 'z') ||
-             (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '.' || name[i] == '-';
+             (name[i] >= '0' && name[i] <= '9') || name[i] == '_' || name[i] == '.' ||
+             name[i] == '-';
     if (!ok) {
         snprintf(err, errlen, "cgroup name '%.64s' is not one plain path component", name);
         return -1;

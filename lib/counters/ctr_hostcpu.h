@@ -38,7 +38,8 @@ typedef struct nv_cgcpu_stat {
 
 /* Parses /proc/stat text: its "cpu " line (needs the first four fields).
  * Returns 0, or -1 with one line in err. */
-int nv_hostcpu_parse_stat(const char *text, size_t len, nv_hostcpu_stat *out, char *err, size_t errlen);
+int nv_hostcpu_parse_stat(const char *text, size_t len, nv_hostcpu_stat *out, char *err,
+                          size_t errlen);
 
 /* Reads and parses path (NULL: /proc/stat). */
 int nv_hostcpu_read_stat(const char *path, nv_hostcpu_stat *out, char *err, size_t errlen);

@@ -25,8 +25,8 @@ static bool exists(const char *path)
 static void open_port_counters(nv_ctr_reader *r, int port, const char *pdir)
 {
     static const struct {
-        const char *file;    /* in counters/ */
-        const char *ext;     /* 64-bit twin in counters_ext/, or NULL */
+        const char *file; /* in counters/ */
+        const char *ext;  /* 64-bit twin in counters_ext/, or NULL */
         nv_ctr_field field;
         const char *unit;
         uint64_t scale;

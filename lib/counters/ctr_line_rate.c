@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* the parse of the sysfs text, shared with tests */
 double nv_line_rate_from_sysfs(const char *kind, const char *text)
 {
@@ -37,7 +36,8 @@ double nv_line_rate_from_sysfs(const char *kind, const char *text)
 static int safe_port_name(const char *s)
 {
     size_t n = strlen(s);
-    return n > 0 && n < 64 && s[0] != '.' && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-/") == n &&
+    return n > 0 && n < 64 && s[0] != '.' &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-/") == n &&
            !strstr(s, "..");
 }
 

@@ -46,8 +46,8 @@ int nv_ctr_netdev_open(nv_ctr_reader *r, const char *glob, char *err, size_t err
     }
     closedir(d);
     if (truncated)
-        nv_ctr_logf(r, "%s: more than %d interfaces match; only the first %d (by name) are read", dir,
-                    NV_CTR_MAX_PORTS, NV_CTR_MAX_PORTS);
+        nv_ctr_logf(r, "%s: more than %d interfaces match; only the first %d (by name) are read",
+                    dir, NV_CTR_MAX_PORTS, NV_CTR_MAX_PORTS);
     if (n == 0) {
         snprintf(err, errlen, "%s: no interface matches '%.64s'", dir,
                  glob && *glob ? glob : "* except lo");
@@ -60,9 +60,9 @@ int nv_ctr_netdev_open(nv_ctr_reader *r, const char *glob, char *err, size_t err
         nv_ctr_field field;
         const char *unit;
     } files[] = {
-        {"tx_bytes", NV_CTR_BYTES_OUT, "bytes"},     {"rx_bytes", NV_CTR_BYTES_IN, "bytes"},
+        {"tx_bytes", NV_CTR_BYTES_OUT, "bytes"},       {"rx_bytes", NV_CTR_BYTES_IN, "bytes"},
         {"tx_packets", NV_CTR_PACKETS_OUT, "packets"}, {"rx_packets", NV_CTR_PACKETS_IN, "packets"},
-        {"tx_dropped", NV_CTR_DISCARDS, "packets"},  {"rx_dropped", NV_CTR_DISCARDS, "packets"},
+        {"tx_dropped", NV_CTR_DISCARDS, "packets"},    {"rx_dropped", NV_CTR_DISCARDS, "packets"},
     };
     for (int i = 0; i < n; i++) {
         int port = nv_ctr_add_port(r, names[i], "netdev");

@@ -16,7 +16,7 @@
 #include "nv_json.h"
 
 #define GAP_S_PER_MS 0.45e-3 /* a pass closer than 0.45 interval is the final read */
-#define STEP_S 0.1        /* the sampler's step a W window must exceed */
+#define STEP_S 0.1           /* the sampler's step a W window must exceed */
 
 void nv_netlab_free(nv_netlab_file *f)
 {
@@ -119,8 +119,7 @@ static void rate_pass(const struct row *rows, size_t n, const double *rate, stru
     }
 }
 
-static int parse_uplinks(json_object *o, nv_netlab_file *f, double *rate, char *err,
-                         size_t errlen)
+static int parse_uplinks(json_object *o, nv_netlab_file *f, double *rate, char *err, size_t errlen)
 {
     json_object *ups = nv_json_get(o, "uplink", json_type_array);
     size_t n = ups ? json_object_array_length(ups) : 0;
@@ -131,11 +130,13 @@ static int parse_uplinks(json_object *o, nv_netlab_file *f, double *rate, char *
     for (size_t i = 0; i < n; i++) {
         json_object *u = json_object_array_get_idx(ups, i);
         double sent, drops, pkt;
-        if (!json_object_is_type(u, json_type_object) || num_or(u, "rate_bytes_per_s", 0, &rate[i]) ||
-            num_or(u, "bytes_per_s", 0, &sent) || num_or(u, "drops", 0, &drops) ||
-            num_or(u, "mean_packet_bytes", 0, &pkt) || rate[i] < 0)
-            return nv_err(err, errlen, "uplink[%zu]: rate_bytes_per_s, bytes_per_s, drops or "
-                          "mean_packet_bytes is not a number >= 0", i);
+        if (!json_object_is_type(u, json_type_object) ||
+            num_or(u, "rate_bytes_per_s", 0, &rate[i]) || num_or(u, "bytes_per_s", 0, &sent) ||
+            num_or(u, "drops", 0, &drops) || num_or(u, "mean_packet_bytes", 0, &pkt) || rate[i] < 0)
+            return nv_err(err, errlen,
+                          "uplink[%zu]: rate_bytes_per_s, bytes_per_s, drops or "
+                          "mean_packet_bytes is not a number >= 0",
+                          i);
         if (sent > 0 && f->elapsed_s > 0) {
             double r = (sent + drops * pkt / f->elapsed_s) / sent;
             if (r > f->offered_ratio)
@@ -165,8 +166,10 @@ static int parse_series(json_object *series, nv_netlab_file *f, const double *ra
         int got = 1;
         if (i < n && (got = get_row(json_object_array_get_idx(series, i), &r)) < 0) {
             free(rows);
-            return nv_err(err, errlen, "series[%zu]: not [t_s, dev 0..%d, backlog, qlen, bytes] "
-                          "with whole counters", i, NV_NETLAB_MAX_DEVS - 1);
+            return nv_err(err, errlen,
+                          "series[%zu]: not [t_s, dev 0..%d, backlog, qlen, bytes] "
+                          "with whole counters",
+                          i, NV_NETLAB_MAX_DEVS - 1);
         }
         if (got == 1 && i < n)
             continue;
@@ -197,8 +200,9 @@ static json_object *parse_json(const char *text, size_t len, char *err, size_t e
     if (!o || je != json_tokener_success || end < len) {
         json_object_put(o);
         nv_err(err, errlen, "not valid JSON (%s)",
-               o ? "text after the document"
-                 : je == json_tokener_continue ? "truncated" : json_tokener_error_desc(je));
+               o                             ? "text after the document"
+               : je == json_tokener_continue ? "truncated"
+                                             : json_tokener_error_desc(je));
         return NULL;
     }
     return o;
@@ -222,8 +226,7 @@ int nv_netlab_parse(const char *text, size_t len, nv_netlab_file *f, char *err, 
     double rate[NV_NETLAB_MAX_DEVS] = {0};
     json_object *series = nv_json_get(o, "series", json_type_array);
     int rc = -1;
-    if (nv_json_schema_check(o, NV_NETLAB_COUNTERS_SCHEMA, NV_NETLAB_COUNTERS_VERSION, err,
-                             errlen))
+    if (nv_json_schema_check(o, NV_NETLAB_COUNTERS_SCHEMA, NV_NETLAB_COUNTERS_VERSION, err, errlen))
         goto out;
     if (num_or(o, "interval_ms", 100, &f->interval_ms) || f->interval_ms < 0 ||
         num_or(o, "elapsed_s", 0, &f->elapsed_s)) {

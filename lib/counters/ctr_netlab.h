@@ -25,10 +25,10 @@
 
 #define NV_NETLAB_COUNTERS_SCHEMA "netvar-netlab-counters"
 #define NV_NETLAB_COUNTERS_VERSION 1
-#define NV_NETLAB_MAX_DEVS 16                /* uplink ends of one file */
-#define NV_NETLAB_FILE_MAX (64u << 20)       /* bytes of one counter file */
-#define NV_NETLAB_MAX_ROWS (16u * 1000000u)  /* series rows of one file */
-#define NV_NETLAB_BUSY_U 0.02                /* a step above this U is busy */
+#define NV_NETLAB_MAX_DEVS 16               /* uplink ends of one file */
+#define NV_NETLAB_FILE_MAX (64u << 20)      /* bytes of one counter file */
+#define NV_NETLAB_MAX_ROWS (16u * 1000000u) /* series rows of one file */
+#define NV_NETLAB_BUSY_U 0.02               /* a step above this U is busy */
 
 typedef struct nv_netlab_step {
     double t_s;  /* seconds since the sampler started */

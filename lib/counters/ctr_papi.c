@@ -243,8 +243,10 @@ int nv_ctr_papi_open(nv_ctr_reader *r, const char *events, char *err, size_t err
     for (char *ev = strtok_r(list, ", \t", &save); ev; ev = strtok_r(NULL, ", \t", &save)) {
         nv_ctr_papi_map m;
         if (nv_ctr_papi_map_event(ev, &m) != 0) {
-            snprintf(err, errlen, "papi: event '%.80s' maps to no counter field "
-                     "(expected AR_RTR_*, infiniband:::, net:::)", ev);
+            snprintf(err, errlen,
+                     "papi: event '%.80s' maps to no counter field "
+                     "(expected AR_RTR_*, infiniband:::, net:::)",
+                     ev);
             goto out;
         }
         if (r->papi_nevents >= NV_CTR_MAX_PAPI_EVENTS) {
@@ -254,8 +256,10 @@ int nv_ctr_papi_open(nv_ctr_reader *r, const char *events, char *err, size_t err
         int e = PAPI_add_named_event(r->papi_eventset, ev);
         if (e != PAPI_OK) {
             /* one line, then the caller's next backend answers */
-            snprintf(err, errlen, "papi: cannot add event '%.80s' (%s): this PAPI has no such "
-                     "component or counter", ev, PAPI_strerror(e));
+            snprintf(err, errlen,
+                     "papi: cannot add event '%.80s' (%s): this PAPI has no such "
+                     "component or counter",
+                     ev, PAPI_strerror(e));
             goto out;
         }
         int port = nv_ctr_add_port(r, m.port, m.kind);

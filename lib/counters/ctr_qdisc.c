@@ -100,7 +100,8 @@ int nv_qdisc_parse(const char *text, size_t len, const char *dev, nv_qdisc_stats
             s->rate_bytes_per_s = 0;
     }
     if (total > (size_t)max && err && errlen && !err[0])
-        snprintf(err, errlen, "tc qdisc JSON for %s: %zu qdiscs, only the first %d kept", dev, total, max);
+        snprintf(err, errlen, "tc qdisc JSON for %s: %zu qdiscs, only the first %d kept", dev,
+                 total, max);
     json_object_put(root);
     return n;
 }
@@ -112,8 +113,8 @@ static bool valid_ifname(const char *dev)
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = dev[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-              c == '.' || c == ':' || c == '-'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == ':' || c == '-'))
             return false;
     }
     return dev[0] != '-';
@@ -190,7 +191,8 @@ int nv_qdisc_read(const char *tc_path, const char *dev, nv_qdisc_stats *out, int
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         free(buf);
         if (err && errlen)
-            snprintf(err, errlen, "qdisc: '%s -s -j qdisc show dev %s' failed (no such device?)", tc, dev);
+            snprintf(err, errlen, "qdisc: '%s -s -j qdisc show dev %s' failed (no such device?)",
+                     tc, dev);
         return -1;
     }
     buf[len] = '\0';

@@ -19,7 +19,7 @@
 
 #include "counters.h"
 
-#define NV_QDISC_MAX 16            /* qdiscs kept per device */
+#define NV_QDISC_MAX 16             /* qdiscs kept per device */
 #define NV_QDISC_JSON_MAX (1 << 20) /* bytes of tc output read at most */
 #define NV_QDISC_PORT_KIND "switch_port"
 #define NV_QDISC_FLIT_FIELD NV_CTR_BYTES_OUT

@@ -68,8 +68,9 @@ static int expand_item(const char *prefix, const char *rest, name_vec *out, cons
         }
         for (const char *c = name; *c; c++)
             if (!valid_host_char(*c)) {
-                snprintf(err, errlen, "host list '%.60s': character '%c' is not allowed in a host name",
-                         whole, *c);
+                snprintf(err, errlen,
+                         "host list '%.60s': character '%c' is not allowed in a host name", whole,
+                         *c);
                 return -1;
             }
         return vec_push(out, name, err, errlen);
@@ -110,8 +111,8 @@ static int expand_item(const char *prefix, const char *rest, name_vec *out, cons
         hi_s[hi_len] = '\0';
         unsigned long lo = strtoul(lo_s, NULL, 10), hi = strtoul(hi_s, NULL, 10);
         if (hi < lo || hi > 999999999ul) {
-            snprintf(err, errlen, "host list '%.60s': range '%s-%s' is reversed or too large", whole,
-                     lo_s, hi_s);
+            snprintf(err, errlen, "host list '%.60s': range '%s-%s' is reversed or too large",
+                     whole, lo_s, hi_s);
             return -1;
         }
         if (hi - lo >= out->max) {
@@ -304,16 +305,19 @@ static int map_line(nv_topo *t, char *line, const char *source, int lineno, char
         }
         *eq = '\0';
         const char *v = eq + 1;
-        char *dst = !strcmp(kv, "blade") ? blade : !strcmp(kv, "switch") ? sw
-                  : !strcmp(kv, "group") ? group : NULL;
+        char *dst = !strcmp(kv, "blade")    ? blade
+                    : !strcmp(kv, "switch") ? sw
+                    : !strcmp(kv, "group")  ? group
+                                            : NULL;
         if (!dst) {
-            snprintf(err, errlen, "%s:%d: unknown key '%.40s' (use blade=, switch=, group=); parsing stopped",
+            snprintf(err, errlen,
+                     "%s:%d: unknown key '%.40s' (use blade=, switch=, group=); parsing stopped",
                      source, lineno, kv);
             return -1;
         }
         if (!value_ok(v)) {
-            snprintf(err, errlen, "%s:%d: bad value '%.40s' for %s; parsing stopped", source, lineno,
-                     v, kv);
+            snprintf(err, errlen, "%s:%d: bad value '%.40s' for %s; parsing stopped", source,
+                     lineno, v, kv);
             return -1;
         }
         snprintf(dst, NV_TOPO_NAME_MAX, "%s", v);
@@ -355,12 +359,12 @@ typedef struct slurm_state {
     struct {
         char child[NV_TOPO_NAME_MAX];
         char parent[NV_TOPO_NAME_MAX];
-    } *links;
+    } * links;
     size_t n, cap;
 } slurm_state;
 
-static int slurm_line_impl(nv_topo *t, slurm_state *st, char *line, const char *source,
-                           int lineno, char *err, size_t errlen)
+static int slurm_line_impl(nv_topo *t, slurm_state *st, char *line, const char *source, int lineno,
+                           char *err, size_t errlen)
 {
     char *save = NULL;
     char swname[NV_TOPO_NAME_MAX] = "";
@@ -411,9 +415,11 @@ static int slurm_line_impl(nv_topo *t, slurm_state *st, char *line, const char *
         } else {
             if (st->n == st->cap) {
                 size_t cap = st->cap ? st->cap * 2 : 16;
-                void *v = cap <= NV_TOPO_MAX_NODES ? realloc(st->links, cap * sizeof *st->links) : NULL;
+                void *v =
+                    cap <= NV_TOPO_MAX_NODES ? realloc(st->links, cap * sizeof *st->links) : NULL;
                 if (!v) {
-                    snprintf(err, errlen, "%s:%d: too many switches; parsing stopped", source, lineno);
+                    snprintf(err, errlen, "%s:%d: too many switches; parsing stopped", source,
+                             lineno);
                     rc = -1;
                     break;
                 }
@@ -429,8 +435,7 @@ static int slurm_line_impl(nv_topo *t, slurm_state *st, char *line, const char *
     return rc;
 }
 
-int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err,
-                        size_t errlen)
+int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err, size_t errlen)
 {
     if (!source)
         source = "topology.conf";

@@ -48,8 +48,8 @@ static double frac(double a, double b)
 
 static void judge_port(const nv_diag_port *pt, const nv_diag_params *p, nv_diag_port_result *r)
 {
-    double cap = pt->line_rate_Bps > 0 && isfinite(pt->window_s) ? pt->line_rate_Bps * pt->window_s
-                                                                   : NAN;
+    double cap =
+        pt->line_rate_Bps > 0 && isfinite(pt->window_s) ? pt->line_rate_Bps * pt->window_s : NAN;
     r->utilization = frac(pt->traffic_bytes, cap);
     r->own_utilization = frac(pt->own_bytes, cap);
     r->congested_fraction = frac(pt->stall_units, pt->traffic_bytes);
@@ -108,8 +108,10 @@ static void diagnose_window(const nv_diag_port *ports, size_t n, const nv_diag_p
     size_t wl = sizeof out->reason;
     if (!judged) {
         out->cause = NV_CAUSE_INCONCLUSIVE;
-        snprintf(why, wl, "too little data: no port carried %.0f bytes or more with stall "
-                          "counters in a window of %.2f s or more", p->min_bytes, p->min_window_s);
+        snprintf(why, wl,
+                 "too little data: no port carried %.0f bytes or more with stall "
+                 "counters in a window of %.2f s or more",
+                 p->min_bytes, p->min_window_s);
         return;
     }
     if (!out->congested) {
@@ -121,16 +123,19 @@ static void diagnose_window(const nv_diag_port *ports, size_t n, const nv_diag_p
     if (ep >= 0) {
         out->cause = NV_CAUSE_PATTERN;
         out->root = ep;
-        snprintf(why, wl, "endpoint congestion at node %.60s (port %.60s): congested fraction %.3f, "
-                          "link at %.1f %% of line rate (Theorem 4.1)", ports[ep].node,
-                 ports[ep].name, res[ep].congested_fraction, 100 * res[ep].utilization);
+        snprintf(why, wl,
+                 "endpoint congestion at node %.60s (port %.60s): congested fraction %.3f, "
+                 "link at %.1f %% of line rate (Theorem 4.1)",
+                 ports[ep].node, ports[ep].name, res[ep].congested_fraction,
+                 100 * res[ep].utilization);
         return;
     }
     if (map >= 0) {
         out->cause = NV_CAUSE_MAPPING;
         out->root = map;
-        snprintf(why, wl, "congestion inside the network at %.60s (switch %.60s): congested fraction "
-                          "%.3f, the job's own traffic at %.1f %% of line rate (Theorem 4.2)",
+        snprintf(why, wl,
+                 "congestion inside the network at %.60s (switch %.60s): congested fraction "
+                 "%.3f, the job's own traffic at %.1f %% of line rate (Theorem 4.2)",
                  ports[map].name, ports[map].sw, res[map].congested_fraction,
                  100 * res[map].own_utilization);
         return;
@@ -138,30 +143,35 @@ static void diagnose_window(const nv_diag_port *ports, size_t n, const nv_diag_p
     if (bg >= 0 && net_bg == net_congested) {
         out->cause = NV_CAUSE_BACKGROUND;
         out->root = bg;
-        snprintf(why, wl, "congested link %.60s (switch %.60s, congested fraction %.3f) carries the "
-                          "job's own traffic at only %.1f %% of line rate (total %.1f %%): "
-                          "other traffic fills it (Theorem 4.2)", ports[bg].name, ports[bg].sw,
-                 res[bg].congested_fraction, 100 * res[bg].own_utilization,
-                 100 * res[bg].utilization);
+        snprintf(why, wl,
+                 "congested link %.60s (switch %.60s, congested fraction %.3f) carries the "
+                 "job's own traffic at only %.1f %% of line rate (total %.1f %%): "
+                 "other traffic fills it (Theorem 4.2)",
+                 ports[bg].name, ports[bg].sw, res[bg].congested_fraction,
+                 100 * res[bg].own_utilization, 100 * res[bg].utilization);
         return;
     }
     out->cause = NV_CAUSE_INCONCLUSIVE;
     if (net_unknown_own >= 0)
-        snprintf(why, wl, "network port %.60s is congested (fraction %.3f) but the job's own "
-                          "traffic on it is unknown (no traffic matrix recorded)",
+        snprintf(why, wl,
+                 "network port %.60s is congested (fraction %.3f) but the job's own "
+                 "traffic on it is unknown (no traffic matrix recorded)",
                  ports[net_unknown_own].name, res[net_unknown_own].congested_fraction);
     else if (no_rate >= 0)
-        snprintf(why, wl, "port %.60s is congested (fraction %.3f) but its line rate is unknown; "
-                          "give it (--line-rate) or read sysfs", ports[no_rate].name,
-                 res[no_rate].congested_fraction);
+        snprintf(why, wl,
+                 "port %.60s is congested (fraction %.3f) but its line rate is unknown; "
+                 "give it (--line-rate) or read sysfs",
+                 ports[no_rate].name, res[no_rate].congested_fraction);
     else if (ep_slow >= 0)
-        snprintf(why, wl, "node links stall (%.60s: fraction %.3f) at only %.1f %% of line rate: "
-                          "the root is a link not in view (no congested network port seen)",
+        snprintf(why, wl,
+                 "node links stall (%.60s: fraction %.3f) at only %.1f %% of line rate: "
+                 "the root is a link not in view (no congested network port seen)",
                  ports[ep_slow].name, res[ep_slow].congested_fraction,
                  100 * res[ep_slow].utilization);
     else
-        snprintf(why, wl, "congested network links carry the job's own traffic between %.0f %% "
-                          "and %.0f %% of line rate: neither near line rate nor small",
+        snprintf(why, wl,
+                 "congested network links carry the job's own traffic between %.0f %% "
+                 "and %.0f %% of line rate: neither near line rate nor small",
                  100 * p->small_share, 100 * p->near_line_rate);
 }
 
@@ -176,7 +186,8 @@ int nv_diagnose(const nv_diag_port *ports, size_t n, const nv_diag_params *pin, 
     else
         nv_diag_params_default(&p);
     if (n > NV_DIAG_MAX_PORTS) {
-        return nv_err(err, errlen, "diagnose: %zu port windows is more than %d", n, NV_DIAG_MAX_PORTS);
+        return nv_err(err, errlen, "diagnose: %zu port windows is more than %d", n,
+                      NV_DIAG_MAX_PORTS);
     }
     d->per_port = calloc(n ? n : 1, sizeof *d->per_port);
     /* distinct windows, sorted */
@@ -215,8 +226,9 @@ int nv_diagnose(const nv_diag_port *ports, size_t n, const nv_diag_params *pin, 
     free(wins);
     if (nw == 0) {
         d->cause = NV_CAUSE_INCONCLUSIVE;
-        snprintf(d->reason, sizeof d->reason, "too little data: no port data at all (no "
-                                               "counters in the records)");
+        snprintf(d->reason, sizeof d->reason,
+                 "too little data: no port data at all (no "
+                 "counters in the records)");
         return 0;
     }
     nv_diag_cause best = NV_CAUSE_NONE;
@@ -232,8 +244,8 @@ int nv_diagnose(const nv_diag_port *ports, size_t n, const nv_diag_params *pin, 
             if (count[best] == nw)
                 snprintf(d->reason, sizeof d->reason, "%s", d->windows[k].reason);
             else
-                snprintf(d->reason, sizeof d->reason, "in %zu of %zu windows: %.240s",
-                         count[best], nw, d->windows[k].reason);
+                snprintf(d->reason, sizeof d->reason, "in %zu of %zu windows: %.240s", count[best],
+                         nw, d->windows[k].reason);
             break;
         }
     return 0;

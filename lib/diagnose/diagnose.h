@@ -27,25 +27,25 @@ typedef enum nv_link_kind {
 } nv_link_kind;
 
 typedef enum nv_diag_cause {
-    NV_CAUSE_NONE = 0,           /* no congested port */
-    NV_CAUSE_PATTERN,            /* communication pattern (endpoint root) */
-    NV_CAUSE_MAPPING,            /* mapping (network root, own traffic near line rate) */
-    NV_CAUSE_BACKGROUND,         /* other jobs' traffic */
+    NV_CAUSE_NONE = 0,   /* no congested port */
+    NV_CAUSE_PATTERN,    /* communication pattern (endpoint root) */
+    NV_CAUSE_MAPPING,    /* mapping (network root, own traffic near line rate) */
+    NV_CAUSE_BACKGROUND, /* other jobs' traffic */
     NV_CAUSE_INCONCLUSIVE,
 } nv_diag_cause;
 
 /* One port (one direction of a link) in one time window. */
 typedef struct nv_diag_port {
-    char name[NV_DIAG_NAME_MAX];  /* "n3:eth0", "leaf1:up" */
-    char node[NV_DIAG_NAME_MAX];  /* endpoint: its node; network: "" */
-    char sw[NV_DIAG_NAME_MAX];    /* the switch (leaf, router) the port belongs to */
+    char name[NV_DIAG_NAME_MAX]; /* "n3:eth0", "leaf1:up" */
+    char node[NV_DIAG_NAME_MAX]; /* endpoint: its node; network: "" */
+    char sw[NV_DIAG_NAME_MAX];   /* the switch (leaf, router) the port belongs to */
     nv_link_kind kind;
-    unsigned window;              /* window index (0 for a whole-job record) */
-    double window_s;              /* window length, seconds */
-    double traffic_bytes;         /* all bytes through the port in the window */
-    double stall_units;           /* stall/wait units in the window; NAN = no counter */
-    double own_bytes;             /* the job's own bytes; NAN = unknown */
-    double line_rate_Bps;         /* capacity, bytes/s; NAN or <= 0 = unknown */
+    unsigned window;      /* window index (0 for a whole-job record) */
+    double window_s;      /* window length, seconds */
+    double traffic_bytes; /* all bytes through the port in the window */
+    double stall_units;   /* stall/wait units in the window; NAN = no counter */
+    double own_bytes;     /* the job's own bytes; NAN = unknown */
+    double line_rate_Bps; /* capacity, bytes/s; NAN or <= 0 = unknown */
 } nv_diag_port;
 
 typedef struct nv_diag_params {
@@ -67,19 +67,19 @@ typedef struct nv_diag_port_result {
 typedef struct nv_diag_window {
     unsigned window;
     nv_diag_cause cause;
-    long root;                 /* index into ports of the root port, or -1 */
-    size_t congested;          /* congested ports in this window */
+    long root;        /* index into ports of the root port, or -1 */
+    size_t congested; /* congested ports in this window */
     char reason[NV_DIAG_REASON_MAX];
 } nv_diag_window;
 
 typedef struct nv_diagnosis {
-    nv_diag_cause cause;       /* over all windows: the cause found in most windows */
-    long root;                 /* root port of the first window with that cause, or -1 */
+    nv_diag_cause cause; /* over all windows: the cause found in most windows */
+    long root;           /* root port of the first window with that cause, or -1 */
     char reason[NV_DIAG_REASON_MAX];
     size_t n_windows;
-    nv_diag_window *windows;   /* per window, sorted by window index */
+    nv_diag_window *windows;       /* per window, sorted by window index */
     nv_diag_port_result *per_port; /* parallel to the input ports */
-    size_t windows_judged;     /* windows with enough data */
+    size_t windows_judged;         /* windows with enough data */
 } nv_diagnosis;
 
 void nv_diag_params_default(nv_diag_params *p);

@@ -19,15 +19,17 @@ int nv_mapping_metrics_compute(const nv_rank_place *place, size_t nranks, const 
     memset(out, 0, sizeof *out);
     out->worst_link_seconds = NAN;
     if (nranks == 0 || nranks > NV_MAPPING_MAX_RANKS) {
-        return nv_err(err, errlen, "mapping: %zu ranks (expected 1 to %d)", nranks, NV_MAPPING_MAX_RANKS);
+        return nv_err(err, errlen, "mapping: %zu ranks (expected 1 to %d)", nranks,
+                      NV_MAPPING_MAX_RANKS);
     }
     unsigned maxid = 0;
     for (size_t r = 0; r < nranks; r++) {
         unsigned m = place[r].node > place[r].leaf ? place[r].node : place[r].leaf;
         m = m > place[r].group ? m : place[r].group;
         if (m >= NV_MAPPING_MAX_RANKS) {
-            return nv_err(err, errlen, "mapping: rank %zu has an id of %u (ids are dense, below %d)",
-                          r, m, NV_MAPPING_MAX_RANKS);
+            return nv_err(err, errlen,
+                          "mapping: rank %zu has an id of %u (ids are dense, below %d)", r, m,
+                          NV_MAPPING_MAX_RANKS);
         }
         maxid = m > maxid ? m : maxid;
     }
@@ -41,7 +43,8 @@ int nv_mapping_metrics_compute(const nv_rank_place *place, size_t nranks, const 
             double v = bytes[a * nranks + b];
             if (!isfinite(v) || v < 0) {
                 free(load);
-                return nv_err(err, errlen, "mapping: bytes[%zu][%zu] is negative or not finite", a, b);
+                return nv_err(err, errlen, "mapping: bytes[%zu][%zu] is negative or not finite", a,
+                              b);
             }
             if (v == 0)
                 continue;
@@ -65,7 +68,8 @@ int nv_mapping_metrics_compute(const nv_rank_place *place, size_t nranks, const 
             out->hop_bytes += v * hops;
         }
     double rate[L_KINDS] = {0};
-    int all_rates = rates && rates->node_Bps > 0 && rates->leaf_up_Bps > 0 && rates->group_up_Bps > 0;
+    int all_rates =
+        rates && rates->node_Bps > 0 && rates->leaf_up_Bps > 0 && rates->group_up_Bps > 0;
     if (rates) {
         rate[L_NODE_UP] = rate[L_NODE_DOWN] = rates->node_Bps;
         rate[L_LEAF_UP] = rate[L_LEAF_DOWN] = rates->leaf_up_Bps;

@@ -24,11 +24,11 @@ typedef struct nv_link_rates {
 
 typedef struct nv_mapping_metrics {
     double total_bytes;
-    double hop_bytes;           /* bytes x links */
-    double mean_hops;           /* hop_bytes / total_bytes (bytes-weighted) */
-    double worst_link_bytes;    /* bytes through the most loaded link */
-    double worst_link_seconds;  /* its bytes / capacity (NAN when rates unknown) */
-    char worst_link[64];        /* "node 3 up", "leaf 1 down", "group 0 up" */
+    double hop_bytes;          /* bytes x links */
+    double mean_hops;          /* hop_bytes / total_bytes (bytes-weighted) */
+    double worst_link_bytes;   /* bytes through the most loaded link */
+    double worst_link_seconds; /* its bytes / capacity (NAN when rates unknown) */
+    char worst_link[64];       /* "node 3 up", "leaf 1 down", "group 0 up" */
 } nv_mapping_metrics;
 
 /* bytes: nranks x nranks, row = sender, column = receiver (bytes).

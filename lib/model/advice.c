@@ -49,9 +49,8 @@ int nv_scaling_time_s(const nv_scaling_point *pts, size_t n, uint32_t nodes, dou
     return 0;
 }
 
-int nv_advise_nodes(const nv_scaling_point *pts, size_t n, uint32_t min_nodes,
-                    uint32_t max_nodes, uint32_t requested_nodes, const double *slowdown_pct,
-                    nv_advice *out)
+int nv_advise_nodes(const nv_scaling_point *pts, size_t n, uint32_t min_nodes, uint32_t max_nodes,
+                    uint32_t requested_nodes, const double *slowdown_pct, nv_advice *out)
 {
     memset(out, 0, sizeof *out);
     if (!points_valid(pts, n) || min_nodes == 0 || min_nodes > max_nodes ||

@@ -19,12 +19,12 @@ typedef struct nv_scaling_point {
 } nv_scaling_point;
 
 typedef struct nv_advice {
-    uint32_t best_nodes;      /* N minimizing the predicted time */
-    double best_time_s;       /* its predicted time, s */
-    int requested_known;      /* 1 when the requested N lies within the scaling data */
-    double requested_time_s;  /* predicted time at the requested N, s (0 if unknown) */
-    double saving_s;          /* requested_time_s - best_time_s (0 if unknown) */
-    double saving_pct;        /* saving_s / requested_time_s * 100 (0 if unknown) */
+    uint32_t best_nodes;     /* N minimizing the predicted time */
+    double best_time_s;      /* its predicted time, s */
+    int requested_known;     /* 1 when the requested N lies within the scaling data */
+    double requested_time_s; /* predicted time at the requested N, s (0 if unknown) */
+    double saving_s;         /* requested_time_s - best_time_s (0 if unknown) */
+    double saving_pct;       /* saving_s / requested_time_s * 100 (0 if unknown) */
 } nv_advice;
 
 /* Runtime alone at N nodes: log-log interpolation between the scaling
@@ -39,8 +39,7 @@ int nv_scaling_time_s(const nv_scaling_point *pts, size_t n, uint32_t nodes, dou
  * to the smaller N (fewer nodes for the same time).  Returns 0, or -1 when
  * the points are invalid (unsorted, duplicate or non-positive), the range
  * is empty, wider than NV_ADVICE_MAX_RANGE, or misses the scaling data. */
-int nv_advise_nodes(const nv_scaling_point *pts, size_t n, uint32_t min_nodes,
-                    uint32_t max_nodes, uint32_t requested_nodes, const double *slowdown_pct,
-                    nv_advice *out);
+int nv_advise_nodes(const nv_scaling_point *pts, size_t n, uint32_t min_nodes, uint32_t max_nodes,
+                    uint32_t requested_nodes, const double *slowdown_pct, nv_advice *out);
 
 #endif

@@ -32,14 +32,14 @@ typedef enum nv_cal_method {
 
 typedef struct nv_calibration {
     nv_cal_method method;
-    double quantile;      /* q for NV_CAL_LOW_QUANTILE, else 0 */
-    double service_us;    /* 1/mu, us */
-    double mu_per_us;     /* service rate, packets per us */
-    double var_s_us2;     /* Var(S), us^2 */
-    double idle_mean_us;  /* mean idle latency, us */
-    uint64_t samples;     /* samples used */
-    uint64_t rejected;    /* NaN, infinite, negative or zero samples skipped */
-    nv_histogram hist;    /* idle latencies on the shared log bins */
+    double quantile;     /* q for NV_CAL_LOW_QUANTILE, else 0 */
+    double service_us;   /* 1/mu, us */
+    double mu_per_us;    /* service rate, packets per us */
+    double var_s_us2;    /* Var(S), us^2 */
+    double idle_mean_us; /* mean idle latency, us */
+    uint64_t samples;    /* samples used */
+    uint64_t rejected;   /* NaN, infinite, negative or zero samples skipped */
+    nv_histogram hist;   /* idle latencies on the shared log bins */
 } nv_calibration;
 
 /* "minimum", "low-quantile", "mean" <-> method; from_name returns -1 when

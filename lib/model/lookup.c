@@ -70,8 +70,7 @@ long nv_pick_average_lt(const nv_latency_summary *b, const nv_latency_summary *c
     return best;
 }
 
-long nv_pick_average_stdev_lt(const nv_latency_summary *b, const nv_latency_summary *cfg,
-                              size_t n)
+long nv_pick_average_stdev_lt(const nv_latency_summary *b, const nv_latency_summary *cfg, size_t n)
 {
     long best = -1;
     double best_score = -1, best_dist = INFINITY;

@@ -37,8 +37,7 @@ double nv_hist_overlap(const nv_histogram *a, const nv_histogram *b);
 
 /* Index in cfg[0..n) chosen by each rule for neighbour b; -1 when n is 0. */
 long nv_pick_average_lt(const nv_latency_summary *b, const nv_latency_summary *cfg, size_t n);
-long nv_pick_average_stdev_lt(const nv_latency_summary *b, const nv_latency_summary *cfg,
-                              size_t n);
+long nv_pick_average_stdev_lt(const nv_latency_summary *b, const nv_latency_summary *cfg, size_t n);
 long nv_pick_pdf_lt(const nv_latency_summary *b, const nv_latency_summary *cfg, size_t n);
 
 #endif

@@ -64,7 +64,8 @@ int32_t nv_model_find_hashed(const nv_model *m, const char *key, uint64_t h)
     if (!m->app_cap)
         return -1;
     size_t mask = m->app_cap - 1;
-    for (size_t i = (size_t)h & mask, probes = 0; probes < m->app_cap; i = (i + 1) & mask, probes++) {
+    for (size_t i = (size_t)h & mask, probes = 0; probes < m->app_cap;
+         i = (i + 1) & mask, probes++) {
         int32_t a = m->app_slots[i];
         if (a < 0)
             return -1;
@@ -89,7 +90,8 @@ long nv_model_pair_slot(const nv_model *m, int32_t a, int32_t b)
         return -1;
     uint32_t k = nv_pair_key(a, b);
     size_t mask = m->pair_cap - 1;
-    for (size_t i = nv_pair_hash(k) & mask, probes = 0; probes < m->pair_cap; i = (i + 1) & mask, probes++) {
+    for (size_t i = nv_pair_hash(k) & mask, probes = 0; probes < m->pair_cap;
+         i = (i + 1) & mask, probes++) {
         const struct nv_pair_slot *sl = &m->pair_tab[i];
         if (sl->idx < 0)
             return -1;
@@ -115,10 +117,22 @@ long nv_model_pair_insert(nv_model *m, int32_t a, int32_t b, int32_t p)
     }
 }
 
-size_t nv_model_app_count(const nv_model *m) { return m ? m->n_apps : 0; }
-size_t nv_model_config_count(const nv_model *m) { return m ? m->n_configs : 0; }
-size_t nv_model_pair_count(const nv_model *m) { return m ? m->n_pairs : 0; }
-const nv_calibration *nv_model_calibration(const nv_model *m) { return m ? &m->cal : NULL; }
+size_t nv_model_app_count(const nv_model *m)
+{
+    return m ? m->n_apps : 0;
+}
+size_t nv_model_config_count(const nv_model *m)
+{
+    return m ? m->n_configs : 0;
+}
+size_t nv_model_pair_count(const nv_model *m)
+{
+    return m ? m->n_pairs : 0;
+}
+const nv_calibration *nv_model_calibration(const nv_model *m)
+{
+    return m ? &m->cal : NULL;
+}
 
 int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
 {

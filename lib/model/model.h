@@ -35,7 +35,7 @@
 #define NV_MODEL_MAX_APPS 50000u
 #define NV_MODEL_MAX_PAIRS 1150000u
 #define NV_MODEL_MAX_BYTES (192u * 1024u * 1024u) /* largest file loaded */
-#define NV_MODEL_KEY_MAX 255 /* app keys: 1..255 of [A-Za-z0-9._+:/@=-] */
+#define NV_MODEL_KEY_MAX 255                      /* app keys: 1..255 of [A-Za-z0-9._+:/@=-] */
 
 typedef struct nv_model nv_model;
 
@@ -55,8 +55,8 @@ typedef enum nv_curve_origin {
     NV_CURVE_NONE = 2,       /* no curve */
 } nv_curve_origin;
 typedef enum nv_latency_origin {
-    NV_LATENCY_IMPACTB = 0,  /* ImpactB measured beside the app */
-    NV_LATENCY_DERIVED = 1,  /* P-K latency at the app's counter U (no ImpactB run) */
+    NV_LATENCY_IMPACTB = 0, /* ImpactB measured beside the app */
+    NV_LATENCY_DERIVED = 1, /* P-K latency at the app's counter U (no ImpactB run) */
 } nv_latency_origin;
 const char *nv_curve_origin_name(nv_curve_origin o);     /* "campaign", "production", "none" */
 const char *nv_latency_origin_name(nv_latency_origin o); /* "impactb", "derived" */
@@ -103,22 +103,22 @@ typedef struct nv_joint_window {
 
 typedef struct nv_app_view {
     const char *key;
-    double utilization;                 /* U_A in [0, 1] */
+    double utilization; /* U_A in [0, 1] */
     nv_util_source utilization_source;
-    const nv_latency_summary *latency;  /* ImpactB latency beside the app */
-    const nv_curve_point *points;       /* measured p_A points */
+    const nv_latency_summary *latency; /* ImpactB latency beside the app */
+    const nv_curve_point *points;      /* measured p_A points */
     size_t n_points;
-    const nv_curve_point *fit;          /* isotonic fit, sorted by U */
+    const nv_curve_point *fit; /* isotonic fit, sorted by U */
     size_t n_fit;
-    double fit_residual_pct;            /* weighted RMS of the fit, pp */
-    const nv_scaling_point *scaling;    /* nodes -> median runtime, sorted */
+    double fit_residual_pct;         /* weighted RMS of the fit, pp */
+    const nv_scaling_point *scaling; /* nodes -> median runtime, sorted */
     size_t n_scaling;
     /* optional provenance (zero when the file has none) */
     nv_curve_origin curve_origin;
     nv_latency_origin latency_origin;
-    double counter_rho;                 /* median counter-derived rho over runs */
-    uint32_t counter_runs;              /* runs behind counter_rho; 0 = not measured */
-    uint32_t history_runs;              /* job records `netvar train` used; 0 = none */
+    double counter_rho;    /* median counter-derived rho over runs */
+    uint32_t counter_runs; /* runs behind counter_rho; 0 = not measured */
+    uint32_t history_runs; /* job records `netvar train` used; 0 = none */
     /* optional "utilization_profile": U at the bottleneck over the app's
      * run, n_profile equally weighted values sorted ascending (0 = none) */
     const double *profile;
@@ -133,18 +133,18 @@ typedef struct nv_app_view {
     size_t n_wait_fit;
     const double *wait_profile_us;
     size_t n_wait_profile;
-    double wait_fit_residual_pct;       /* weighted RMS of the wait points about their fit, pp */
-    int prefers_wait;                   /* this victim's campaign lies on a monotone curve
+    double wait_fit_residual_pct; /* weighted RMS of the wait points about their fit, pp */
+    int prefers_wait;             /* this victim's campaign lies on a monotone curve
                                            against the wait at least as well (within 1 pp) as
                                            against U (informational: predictions compute both
                                            mechanisms) */
     /* history corrections fitted at load from the co-location table (see
      * model_bottleneck.c), factors already shrunk toward 1 by sample count */
-    double sensitivity;                 /* scales the physics when this app is the victim */
-    double pressure;                    /* scales it when this app is a neighbour */
-    uint32_t sensitivity_samples;       /* table samples behind each (0 = none) */
+    double sensitivity;           /* scales the physics when this app is the victim */
+    double pressure;              /* scales it when this app is a neighbour */
+    uint32_t sensitivity_samples; /* table samples behind each (0 = none) */
     uint32_t pressure_samples;
-    int neighbour_pressures_apply;      /* 1 when the neighbours' pressures correct this
+    int neighbour_pressures_apply; /* 1 when the neighbours' pressures correct this
                                            app's answers as a victim: it has pairs of its
                                            own, or the model is on the latency route; 0: a
                                            victim without pairs gets its physics */
@@ -163,7 +163,7 @@ typedef struct nv_app_view {
     int nearest_victim;
 } nv_app_view;
 
-#define NV_PROFILE_MAX 8 /* values in an app's utilization_profile (octiles) */
+#define NV_PROFILE_MAX 8   /* values in an app's utilization_profile (octiles) */
 #define NV_WAIT_MAX_US 1e7 /* a queue wait beyond 10 s is not a measurement */
 
 /* What the queueing mechanism's axis reads (the campaign's port gauge). */
@@ -183,14 +183,14 @@ const char *nv_wait_gauge_name(nv_wait_gauge g);
 
 /* The optional top-level "bottleneck" object: where U is measured. */
 typedef struct nv_bottleneck {
-    double idle_utilization;  /* U of the idle bottleneck (anchor of p_A at 0 %) */
-    nv_util_source route;     /* the route the file's U values came from */
-    nv_wait_gauge wait_gauge; /* the unit of every queue_wait figure in the file */
-    double shrink_samples;    /* prior strength of the history corrections */
+    double idle_utilization;   /* U of the idle bottleneck (anchor of p_A at 0 %) */
+    nv_util_source route;      /* the route the file's U values came from */
+    nv_wait_gauge wait_gauge;  /* the unit of every queue_wait figure in the file */
+    double shrink_samples;     /* prior strength of the history corrections */
     double table_noise_sd_pct; /* derived at load, not read from the file: the pooled
                                   standard deviation of the table's repetitions, pp,
                                   that floors the corrections' ridge (0: none) */
-    int present;              /* 0: the file has none (defaults above) */
+    int present;               /* 0: the file has none (defaults above) */
 } nv_bottleneck;
 
 const nv_bottleneck *nv_model_bottleneck(const nv_model *m);
@@ -201,13 +201,13 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out);
 /* One CompressionB configuration (B, P, M) of the training set. */
 typedef struct nv_config_view {
     const char *id;
-    double bubble_cycles;  /* B: CPU cycles slept between rounds */
-    uint32_t partners;     /* P */
-    uint32_t messages;     /* M */
-    double utilization;    /* U of the configuration in [0, 1] */
-    double queue_wait_us;  /* its mean queue wait at the bottleneck, alone; NAN: not given */
+    double bubble_cycles; /* B: CPU cycles slept between rounds */
+    uint32_t partners;    /* P */
+    uint32_t messages;    /* M */
+    double utilization;   /* U of the configuration in [0, 1] */
+    double queue_wait_us; /* its mean queue wait at the bottleneck, alone; NAN: not given */
     const nv_latency_summary *latency;
-    size_t n_slowdowns;    /* apps measured under it; see nv_model_config_slowdown */
+    size_t n_slowdowns; /* apps measured under it; see nv_model_config_slowdown */
 } nv_config_view;
 
 int nv_model_config(const nv_model *m, int32_t idx, nv_config_view *out);
@@ -221,7 +221,7 @@ typedef struct nv_pair_view {
     int32_t app, with;
     double slowdown_pct;
     uint32_t samples;
-    double sd_pct;  /* standard deviation of the samples, pp */
+    double sd_pct; /* standard deviation of the samples, pp */
 } nv_pair_view;
 
 int nv_model_pair(const nv_model *m, size_t k, nv_pair_view *out);

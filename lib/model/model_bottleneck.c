@@ -117,11 +117,12 @@ static int anchor_curves(nv_model *m, char *err, size_t errlen)
         struct nv_app_rec *a = &m->apps[i];
         /* p_A(U) from the idle bottleneck up; p_A(W) from no wait up */
         a->anc_off = (uint32_t)off;
-        a->n_anc = anchor_one(a->n_fit ? m->curve + a->fit_off : NULL, a->n_fit, m->bn.idle_utilization,
-                              m->acurve + off);
+        a->n_anc = anchor_one(a->n_fit ? m->curve + a->fit_off : NULL, a->n_fit,
+                              m->bn.idle_utilization, m->acurve + off);
         off += a->n_anc;
         a->wanc_off = (uint32_t)off;
-        a->n_wanc = anchor_one(a->n_wfit ? m->curve + a->wfit_off : NULL, a->n_wfit, 0, m->acurve + off);
+        a->n_wanc =
+            anchor_one(a->n_wfit ? m->curve + a->wfit_off : NULL, a->n_wfit, 0, m->acurve + off);
         off += a->n_wanc;
         /* the bound the answer-only reads test before computing the share
          * (nv_model_bottleneck_physics): theta_A times the curve's highest
@@ -299,7 +300,7 @@ static int nearest_setup(nv_model *m, char *err, size_t errlen)
                     d2 = d, i2 = c;
                 }
             }
-            double w1 = 1; /* on a point */
+            double w1 = 1;     /* on a point */
             if (d1 >= 1e-12) { /* (1/d1) / (1/d1 + 1/d2) */
                 w1 = d2 / (d1 + d2);
                 if (i1 > i2) { /* the lower index first: one pair, one order */
@@ -310,9 +311,9 @@ static int nearest_setup(nv_model *m, char *err, size_t errlen)
                 i2 = i1;
             }
             long bin = lround(floor(w1 * NV_JWIN_BINS));
-            t[k] = (struct jwin_tmp){(uint32_t)(i1 << 24 | i2 << 16 | (bin < NV_JWIN_BINS ? bin
-                                                                       : NV_JWIN_BINS - 1)),
-                                     w1};
+            t[k] = (struct jwin_tmp){
+                (uint32_t)(i1 << 24 | i2 << 16 | (bin < NV_JWIN_BINS ? bin : NV_JWIN_BINS - 1)),
+                w1};
         }
         qsort(t, b->n_jwin, sizeof *t, jwin_tmp_cmp);
         b->pjw_off = (uint32_t)n_placed;
@@ -484,8 +485,8 @@ double nv_model_wait_physics(const nv_model *m, int32_t a, const int32_t *with, 
 static double two_mechanisms(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
                              int answer_only, nv_phys *ph);
 
-double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
-                                   size_t n_with, int answer_only, nv_phys *ph)
+double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
+                                   int answer_only, nv_phys *ph)
 {
     if (n_with != 1 || !nearest_applies(m, &m->apps[a], &m->apps[with[0]]))
         return two_mechanisms(m, a, with, n_with, answer_only, ph);
@@ -726,8 +727,8 @@ int nv_model_derive_bottleneck(nv_model *m, char *err, size_t errlen)
     }
     for (size_t i = 0; i < m->n_apps; i++) {
         const struct nv_app_rec *a = &m->apps[i];
-        m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc + a->n_wanc, 0, 0, a->pjw_off,
-                                            m->jwin ? a->n_pjw : 0};
+        m->where[i] = (struct nv_app_where){a->anc_off, a->n_anc + a->n_wanc,  0, 0,
+                                            a->pjw_off, m->jwin ? a->n_pjw : 0};
         profile_span(a, &m->where[i]);
         if (m->sgrid) {
             nv_seg_grid_build(m->acurve + a->anc_off, a->n_anc, &m->sgrid[2 * i]);

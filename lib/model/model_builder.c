@@ -30,7 +30,10 @@ struct nv_model_builder {
 /* the builder's last problem, returned by nv_builder_error() */
 #define berr(b, ...) nv_err((b)->error, sizeof((b)->error), __VA_ARGS__)
 
-const char *nv_builder_error(const nv_model_builder *b) { return b ? b->error : "no builder"; }
+const char *nv_builder_error(const nv_model_builder *b)
+{
+    return b ? b->error : "no builder";
+}
 
 nv_model_builder *nv_builder_new(void)
 {
@@ -40,8 +43,8 @@ nv_model_builder *nv_builder_new(void)
     b->apps = json_object_new_object();
     b->configs = json_object_new_object();
     b->pairs = json_object_new_object();
-    b->bn = (nv_bottleneck){.idle_utilization = 0, .route = NV_USRC_LATENCY, .shrink_samples = 2,
-                            .present = 1};
+    b->bn = (nv_bottleneck){
+        .idle_utilization = 0, .route = NV_USRC_LATENCY, .shrink_samples = 2, .present = 1};
     if (!b->apps || !b->configs || !b->pairs) {
         nv_builder_free(b);
         return NULL;
@@ -85,7 +88,8 @@ static json_object *jhist(const nv_histogram *h, int *ok)
         return NULL;
     }
     for (int k = 0; k < used; k++) {
-        json_object *v = json_object_new_int64((int64_t)(h->count[k] > INT64_MAX ? INT64_MAX : h->count[k]));
+        json_object *v =
+            json_object_new_int64((int64_t)(h->count[k] > INT64_MAX ? INT64_MAX : h->count[k]));
         if (!v || json_object_array_add(c, v)) {
             json_object_put(v);
             *ok = 0;
@@ -151,8 +155,8 @@ static int print_frozen(json_object *o, struct printbuf *pb, int level, int flag
 static int replace(json_object *map, const char *key, json_object *v)
 {
     size_t n = 0;
-    const char *text =
-        json_object_to_json_string_length(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+    const char *text = json_object_to_json_string_length(
+        v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
     json_object *frozen = text && n < INT32_MAX ? json_object_new_string_len(text, (int)n) : NULL;
     json_object_put(v);
     if (!frozen)
@@ -179,7 +183,8 @@ int nv_builder_set_calibration(nv_model_builder *b, const nv_calibration *cal)
     put(o, "service_us", nv_json_new_num_or_nan(cal->service_us), &ok);
     put(o, "var_s_us2", nv_json_new_num_or_nan(cal->var_s_us2), &ok);
     put(o, "idle_mean_us", nv_json_new_num_or_nan(cal->idle_mean_us), &ok);
-    put(o, "samples", json_object_new_int64((int64_t)(cal->samples > INT64_MAX ? INT64_MAX : cal->samples)), &ok);
+    put(o, "samples",
+        json_object_new_int64((int64_t)(cal->samples > INT64_MAX ? INT64_MAX : cal->samples)), &ok);
     put(o, "histogram", jhist(&cal->hist, &ok), &ok);
     if (!ok) {
         json_object_put(o);
@@ -194,8 +199,8 @@ int nv_builder_set_calibration(nv_model_builder *b, const nv_calibration *cal)
  * fitter takes x in [0, 1], so waits are divided by NV_WAIT_MAX_US for it
  * and multiplied back), and the profile.  0, or -1 on a bad value or when
  * memory runs out. */
-static int put_queue_wait(json_object *o, const nv_curve_point *pts, size_t n,
-                          const double *prof, size_t n_prof)
+static int put_queue_wait(json_object *o, const nv_curve_point *pts, size_t n, const double *prof,
+                          size_t n_prof)
 {
     int ok = 1;
     json_object *qw = json_object_new_object();
@@ -242,12 +247,12 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
     if (!b || !in)
         return b ? berr(b, "app: none given") : -1;
     if (!nv_model_key_valid(in->key))
-        return berr(b, "app key \"%.60s\": not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
+        return berr(b,
+                    "app key \"%.60s\": not a valid app key (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
                     in->key ? in->key : "", NV_MODEL_KEY_MAX);
     if (!in->latency)
         return berr(b, "app %s: no latency summary given", in->key);
-    if ((in->n_points && !in->points) || (in->n_fit && !in->fit) ||
-        (in->n_scaling && !in->scaling))
+    if ((in->n_points && !in->points) || (in->n_fit && !in->fit) || (in->n_scaling && !in->scaling))
         return berr(b, "app %s: a count is set but its array is NULL", in->key);
     if (in->n_points > NV_CURVE_MAX_POINTS || in->n_scaling > NV_CURVE_MAX_POINTS)
         return berr(b, "app %s: too many points", in->key);
@@ -263,8 +268,8 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
                         in->wait_profile_us[k], NV_WAIT_MAX_US);
     if (in->n_joint > NV_JOINT_MAX || (in->n_joint && !in->joint) ||
         (in->n_joint && !(in->joint_window_s > 0)))
-        return berr(b, "app %s: joint windows: 1 to %d of them, and a window length > 0 s",
-                    in->key, NV_JOINT_MAX);
+        return berr(b, "app %s: joint windows: 1 to %d of them, and a window length > 0 s", in->key,
+                    NV_JOINT_MAX);
 
     nv_curve_point *fitted = NULL;
     const nv_curve_point *fit = in->fit;
@@ -276,8 +281,10 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
             return berr(b, "app %s: out of memory", in->key);
         if (nv_isotonic_fit(in->points, in->n_points, fitted, &n_fit, &residual)) {
             free(fitted);
-            return berr(b, "app %s: compression points cannot be fitted (a value is not finite, "
-                           "U outside [0,1] or samples <= 0)", in->key);
+            return berr(b,
+                        "app %s: compression points cannot be fitted (a value is not finite, "
+                        "U outside [0,1] or samples <= 0)",
+                        in->key);
         }
         fit = fitted;
     } else if (!fit) {
@@ -297,7 +304,8 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
     }
     put(o, "key", json_object_new_string(in->key), &ok);
     put(o, "utilization", nv_json_new_num_or_nan(in->utilization), &ok);
-    put(o, "utilization_source", json_object_new_string(nv_util_source_name(in->utilization_source)), &ok);
+    put(o, "utilization_source",
+        json_object_new_string(nv_util_source_name(in->utilization_source)), &ok);
     put(o, "latency", jlatency(in->latency, &ok), &ok);
     put(comp, "points", jcurve(in->points, in->n_points, "utilization", &ok), &ok);
     put(comp, "fit", jcurve(fit, n_fit, "utilization", &ok), &ok);
@@ -330,9 +338,10 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
                        in->n_wait_profile)) {
         json_object_put(o);
         free(fitted);
-        return berr(b, "app %s: queue-wait points cannot be fitted (a value is not finite, a "
-                       "wait outside [0, %g] us, samples <= 0) or memory ran out", in->key,
-                    NV_WAIT_MAX_US);
+        return berr(b,
+                    "app %s: queue-wait points cannot be fitted (a value is not finite, a "
+                    "wait outside [0, %g] us, samples <= 0) or memory ran out",
+                    in->key, NV_WAIT_MAX_US);
     }
     if (in->n_joint) {
         json_object *jw = json_object_new_object(), *ju = json_object_new_array(),
@@ -384,7 +393,8 @@ int nv_builder_add_config(nv_model_builder *b, const nv_config_input *in)
     if (!b || !in)
         return b ? berr(b, "configuration: none given") : -1;
     if (!nv_model_key_valid(in->id))
-        return berr(b, "configuration id \"%.60s\": not valid (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
+        return berr(b,
+                    "configuration id \"%.60s\": not valid (1-%d of A-Z a-z 0-9 . _ + : / @ = -)",
                     in->id ? in->id : "", NV_MODEL_KEY_MAX);
     if (!in->latency)
         return berr(b, "configuration %s: no latency summary given", in->id);
@@ -605,8 +615,8 @@ int nv_builder_save_last(nv_model_builder *b, const char *path, char *err, size_
     if (!text)
         return no_text(path, err, errlen);
     /* the tree goes before the check load builds its own */
-    json_object **tree[] = {&b->calibration, &b->apps, &b->configs, &b->pairs, &b->variability,
-                            &b->alloc};
+    json_object **tree[] = {&b->calibration, &b->apps,        &b->configs,
+                            &b->pairs,       &b->variability, &b->alloc};
     for (size_t i = 0; i < sizeof tree / sizeof *tree; i++) {
         json_object_put(*tree[i]);
         *tree[i] = NULL;
@@ -616,22 +626,35 @@ int nv_builder_save_last(nv_model_builder *b, const char *path, char *err, size_
 
 void nv_app_input_from_view(const nv_app_view *v, nv_app_input *in)
 {
-    *in = (nv_app_input){
-        .key = v->key, .utilization = v->utilization,
-        .utilization_source = v->utilization_source, .latency = v->latency,
-        .points = v->points, .n_points = v->n_points,
-        .fit = v->fit, .n_fit = v->n_fit, .fit_residual_pct = v->fit_residual_pct,
-        .scaling = v->scaling, .n_scaling = v->n_scaling,
-        /* keep a trained app's provenance through calibrate/campaign edits */
-        .has_provenance = v->curve_origin == NV_CURVE_PRODUCTION ||
-                          v->latency_origin == NV_LATENCY_DERIVED || v->counter_runs ||
-                          v->history_runs,
-        .curve_origin = v->curve_origin, .latency_origin = v->latency_origin,
-        .counter_rho = v->counter_rho, .counter_runs = v->counter_runs,
-        .history_runs = v->history_runs, .profile = v->profile, .n_profile = v->n_profile,
-        .wait_points = v->wait_points, .n_wait_points = v->n_wait_points,
-        .wait_profile_us = v->wait_profile_us, .n_wait_profile = v->n_wait_profile,
-        .joint = v->joint, .n_joint = v->n_joint, .joint_window_s = v->joint_window_s};
+    *in = (nv_app_input){.key = v->key,
+                         .utilization = v->utilization,
+                         .utilization_source = v->utilization_source,
+                         .latency = v->latency,
+                         .points = v->points,
+                         .n_points = v->n_points,
+                         .fit = v->fit,
+                         .n_fit = v->n_fit,
+                         .fit_residual_pct = v->fit_residual_pct,
+                         .scaling = v->scaling,
+                         .n_scaling = v->n_scaling,
+                         /* keep a trained app's provenance through calibrate/campaign edits */
+                         .has_provenance = v->curve_origin == NV_CURVE_PRODUCTION ||
+                                           v->latency_origin == NV_LATENCY_DERIVED ||
+                                           v->counter_runs || v->history_runs,
+                         .curve_origin = v->curve_origin,
+                         .latency_origin = v->latency_origin,
+                         .counter_rho = v->counter_rho,
+                         .counter_runs = v->counter_runs,
+                         .history_runs = v->history_runs,
+                         .profile = v->profile,
+                         .n_profile = v->n_profile,
+                         .wait_points = v->wait_points,
+                         .n_wait_points = v->n_wait_points,
+                         .wait_profile_us = v->wait_profile_us,
+                         .n_wait_profile = v->n_wait_profile,
+                         .joint = v->joint,
+                         .n_joint = v->n_joint,
+                         .joint_window_s = v->joint_window_s};
 }
 
 nv_model_builder *nv_builder_from_model(const nv_model *m)
@@ -668,12 +691,17 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
             nv_model_app(m, a, &av);
             apps[k] = av.key;
         }
-        nv_config_input in = {
-            .id = v.id, .bubble_cycles = v.bubble_cycles, .partners = v.partners,
-            .messages = v.messages, .utilization = v.utilization,
-            .has_queue_wait = isfinite(v.queue_wait_us), .queue_wait_us = v.queue_wait_us,
-            .latency = v.latency, .n_slowdowns = v.n_slowdowns, .slowdown_apps = apps,
-            .slowdown_pct = pct};
+        nv_config_input in = {.id = v.id,
+                              .bubble_cycles = v.bubble_cycles,
+                              .partners = v.partners,
+                              .messages = v.messages,
+                              .utilization = v.utilization,
+                              .has_queue_wait = isfinite(v.queue_wait_us),
+                              .queue_wait_us = v.queue_wait_us,
+                              .latency = v.latency,
+                              .n_slowdowns = v.n_slowdowns,
+                              .slowdown_apps = apps,
+                              .slowdown_pct = pct};
         int rc = nv_builder_add_config(b, &in);
         free(apps);
         free(pct);

@@ -18,22 +18,22 @@ typedef struct nv_model_builder nv_model_builder;
 
 typedef struct nv_app_input {
     const char *key;
-    double utilization;                  /* U_A in [0, 1] */
+    double utilization; /* U_A in [0, 1] */
     nv_util_source utilization_source;
-    const nv_latency_summary *latency;   /* required */
-    const nv_curve_point *points;        /* measured p_A points (may be 0) */
+    const nv_latency_summary *latency; /* required */
+    const nv_curve_point *points;      /* measured p_A points (may be 0) */
     size_t n_points;
-    const nv_curve_point *fit;           /* NULL: fitted here from points */
+    const nv_curve_point *fit; /* NULL: fitted here from points */
     size_t n_fit;
-    double fit_residual_pct;             /* used only with an explicit fit */
-    const nv_scaling_point *scaling;     /* sorted by nodes (may be 0) */
+    double fit_residual_pct;         /* used only with an explicit fit */
+    const nv_scaling_point *scaling; /* sorted by nodes (may be 0) */
     size_t n_scaling;
     /* optional "provenance" object (model_load.c); written only when
      * has_provenance is 1, so zero-initialized inputs write none */
     int has_provenance;
     nv_curve_origin curve_origin;
     nv_latency_origin latency_origin;
-    double counter_rho;                  /* written when counter_runs > 0 */
+    double counter_rho; /* written when counter_runs > 0 */
     uint32_t counter_runs, history_runs;
     /* optional utilization profile (1..NV_PROFILE_MAX values in [0,1]) */
     const double *profile;
@@ -54,20 +54,20 @@ typedef struct nv_app_input {
 } nv_app_input;
 
 typedef struct nv_config_input {
-    const char *id;                      /* e.g. "B2.5e4-P4-M10" */
+    const char *id; /* e.g. "B2.5e4-P4-M10" */
     double bubble_cycles;
     uint32_t partners, messages;
     double utilization;
-    const nv_latency_summary *latency;   /* required */
-    size_t n_slowdowns;                  /* apps measured under it */
+    const nv_latency_summary *latency; /* required */
+    size_t n_slowdowns;                /* apps measured under it */
     const char *const *slowdown_apps;
     const double *slowdown_pct;
-    int has_queue_wait;                  /* 1: queue_wait_us is written */
-    double queue_wait_us;                /* mean queue wait alone, us (0..NV_WAIT_MAX_US) */
+    int has_queue_wait;   /* 1: queue_wait_us is written */
+    double queue_wait_us; /* mean queue wait alone, us (0..NV_WAIT_MAX_US) */
 } nv_config_input;
 
 typedef struct nv_pair_input {
-    const char *app, *with;              /* slowdown of app beside with */
+    const char *app, *with; /* slowdown of app beside with */
     double slowdown_pct;
     uint32_t samples;
     double sd_pct;

@@ -23,34 +23,34 @@ struct nv_app_rec {
     uint32_t sens_n, press_n;    /* table samples behind sens and press */
     /* the rest; first what an answer-only read of a victim adds (its second
      * line, which job_submit's path prefetches with the first) */
-    double share_bound;          /* theta_A times the top of the anchored U curve (set
+    double share_bound; /* theta_A times the top of the anchored U curve (set
                                     at load): the bandwidth share can be no more */
     char *key;
     uint64_t hash;
     int32_t pick[NV_PICK_RULES]; /* configuration each rule maps this app to */
     nv_util_source usrc;
-    uint32_t pts_off, n_pts;   /* into m->curve */
-    uint32_t fit_off, n_fit;   /* into m->curve */
+    uint32_t pts_off, n_pts; /* into m->curve */
+    uint32_t fit_off, n_fit; /* into m->curve */
     double residual_pct;
-    uint32_t scal_off, n_scal; /* into m->scaling */
-    uint32_t slow_off, n_slow; /* into m->slow, sorted by config */
-    nv_curve_origin curve_origin;  /* optional provenance */
+    uint32_t scal_off, n_scal;    /* into m->scaling */
+    uint32_t slow_off, n_slow;    /* into m->slow, sorted by config */
+    nv_curve_origin curve_origin; /* optional provenance */
     nv_latency_origin latency_origin;
     double counter_rho;
     uint32_t counter_runs, history_runs;
-    uint32_t wpts_off, n_wpts;   /* queue-wait points, into m->curve (x = wait us) */
-    uint32_t wfit_off, n_wfit;   /* queue-wait fit, into m->curve */
-    double wresidual_pct;        /* weighted RMS of the wait points about their fit */
-    int prefer_wait;             /* the wait axis explains A's campaign at least as well */
+    uint32_t wpts_off, n_wpts; /* queue-wait points, into m->curve (x = wait us) */
+    uint32_t wfit_off, n_wfit; /* queue-wait fit, into m->curve */
+    double wresidual_pct;      /* weighted RMS of the wait points about their fit */
+    int prefer_wait;           /* the wait axis explains A's campaign at least as well */
     /* the nearest-configurations mechanism (model_bottleneck.c): as a
      * neighbour, its joint (U, W) windows as measured, into m->jraw, and
      * placed and merged, into m->jwin (pjw_off, n_pjw); as a
      * victim, whether it has a slowdown under every configuration (its
      * slowdowns, by configuration index, are then m->slow[slow_off + i]) */
     uint32_t jwin_off, n_jwin;
-    uint32_t pjw_off, n_pjw;     /* its windows placed and merged, into m->jwin */
+    uint32_t pjw_off, n_pjw; /* its windows placed and merged, into m->jwin */
     int nearest_victim;
-    double jwin_s;               /* the windows' length, seconds */
+    double jwin_s; /* the windows' length, seconds */
 };
 
 #include <stddef.h>
@@ -178,35 +178,35 @@ struct nv_model {
     int32_t *cfg_by_util; /* configuration indexes sorted by utilization */
 
     size_t n_slow;
-    struct nv_slow_rec *slow;  /* sorted by (app, config) */
-    uint32_t *slow_by_config;  /* indexes into slow, grouped by config */
+    struct nv_slow_rec *slow; /* sorted by (app, config) */
+    uint32_t *slow_by_config; /* indexes into slow, grouped by config */
 
     size_t n_pairs;
     nv_pair_view *pairs;
     struct nv_pair_slot *pair_tab; /* open addressing on (app << 16 | with) */
     size_t pair_cap;
 
-    struct nv_ve *ve; /* optional "variability" section, or NULL (ve_model.h) */
+    struct nv_ve *ve;             /* optional "variability" section, or NULL (ve_model.h) */
     struct nv_alloc_model *alloc; /* optional "alloc" section, or NULL (alloc_model.h) */
 
-    nv_bottleneck bn;         /* optional "bottleneck" (defaults when absent) */
-    double *profile;          /* all apps' utilization profiles */
+    nv_bottleneck bn; /* optional "bottleneck" (defaults when absent) */
+    double *profile;  /* all apps' utilization profiles */
     size_t n_profile;
-    struct nv_seg *acurve;    /* anchored curves (model_bottleneck.c) */
+    struct nv_seg *acurve; /* anchored curves (model_bottleneck.c) */
     size_t n_acurve;
     struct nv_app_where *where; /* per app, copied from the records at load */
     struct nv_seg_grid *sgrid;  /* per app: [2i] its U curve's grid, [2i+1] its wait
                                    curve's (filled where nv_seg_gridded); NULL
                                    in a model without a curve that long */
     nv_joint_window *jraw;      /* every app's joint windows (jwin_off, n_jwin) */
-    struct nv_jwin *jwin;     /* ... placed among the configurations and merged
+    struct nv_jwin *jwin;       /* ... placed among the configurations and merged
                                  (pjw_off, n_pjw), or NULL when the model cannot
                                  use them (nearest 0) */
-    float *nrow;              /* per app, n_configs + 1 slowdowns by configuration
+    float *nrow;                /* per app, n_configs + 1 slowdowns by configuration
                                  index, the last the idle point's 0 % (rows of
                                  apps that are not nearest victims unused) */
     size_t n_jraw;
-    int nearest;              /* the nearest-configurations mechanism can answer:
+    int nearest; /* the nearest-configurations mechanism can answer:
                                  1..254 configurations, each with its queue wait */
     /* apps, where, sgrid, acurve, profile, pair_tab and pairs packed in one
      * mapping of hot_len bytes (model_hot.c), or NULL: each array is its
@@ -284,8 +284,8 @@ typedef struct nv_phys {
  * times the U curve's highest point) says it could beat the queueing
  * answer; otherwise share_pct and utilization stay NAN.  The answer, its
  * mechanism and capped are the same either way (job_submit's path). */
-double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with,
-                                   size_t n_with, int answer_only, nv_phys *ph);
+double nv_model_bottleneck_physics(const nv_model *m, int32_t a, const int32_t *with, size_t n_with,
+                                   int answer_only, nv_phys *ph);
 
 /* The nearest-configurations mechanism for A beside one neighbour B
  * (model_bottleneck.c): for each of B's joint windows, A's campaign

@@ -98,8 +98,8 @@ static int histogram(nv_jcheck *L, json_object *obj, const char *path, nv_histog
         return -1;
     size_t n = json_object_array_length(c);
     if (n > NV_HIST_BINS) { /* fewer: the bins past the last are empty */
-        nv_jcheck_fail(L, "%s.counts: holds %zu counts; at most %d (16 per decade from 1 us)", p,
-                       n, NV_HIST_BINS);
+        nv_jcheck_fail(L, "%s.counts: holds %zu counts; at most %d (16 per decade from 1 us)", p, n,
+                       NV_HIST_BINS);
         return -1;
     }
     for (size_t k = 0; k < n; k++) {
@@ -233,11 +233,10 @@ static int curve_points(nv_jcheck *L, json_object *arr, const char *path, struct
         if (is_fit && i > 0) {
             const nv_curve_point *prev = pt - 1;
             if (!(pt->utilization > prev->utilization)) {
-                nv_jcheck_fail(
-                    L,
-                    "%s.%s: value %g is not above the previous point's %g; a fit "
-                    "is sorted by strictly increasing %s",
-                    p, x, pt->utilization, prev->utilization, wait ? "wait" : "U");
+                nv_jcheck_fail(L,
+                               "%s.%s: value %g is not above the previous point's %g; a fit "
+                               "is sorted by strictly increasing %s",
+                               p, x, pt->utilization, prev->utilization, wait ? "wait" : "U");
                 return -1;
             }
             if (pt->slowdown_pct < prev->slowdown_pct) {
@@ -335,10 +334,10 @@ static int bounded_element(nv_jcheck *L, json_object *arr, size_t k, const char 
                            const char *noun, double max, double *out)
 {
     json_object *v = json_object_array_get_idx(arr, k);
-    double d = v && (json_object_is_type(v, json_type_double) ||
-                     json_object_is_type(v, json_type_int))
-                   ? json_object_get_double(v)
-                   : NAN;
+    double d =
+        v && (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
+            ? json_object_get_double(v)
+            : NAN;
     if (!(d >= 0 && d <= max)) {
         char buf[64];
         nv_jcheck_show(v, buf, sizeof buf);
@@ -467,8 +466,10 @@ static int joint_windows(nv_jcheck *L, struct load_state *S, struct nv_app_rec *
         return -1;
     size_t n = json_object_array_length(u);
     if (n != json_object_array_length(w)) {
-        nv_jcheck_fail(L, "%s: %zu utilization values but %zu queue_wait_us values; each window "
-                          "has both", q, n, json_object_array_length(w));
+        nv_jcheck_fail(L,
+                       "%s: %zu utilization values but %zu queue_wait_us values; each window "
+                       "has both",
+                       q, n, json_object_array_length(w));
         return -1;
     }
     if (n == 0 || n > NV_JOINT_MAX) {
@@ -759,7 +760,10 @@ static int32_t app_ref(nv_jcheck *L, nv_model *m, json_object *o, const char *ke
     return a;
 }
 
-static uint64_t id_hash(const char *s) { return nv_key_hash(s); }
+static uint64_t id_hash(const char *s)
+{
+    return nv_key_hash(s);
+}
 
 static int training_set(nv_jcheck *L, nv_model *m, struct load_state *S, struct doc *D)
 {
@@ -839,8 +843,8 @@ static int training_set(nv_jcheck *L, nv_model *m, struct load_state *S, struct 
             if (number(L, o, "queue_wait_us", p, R_NONNEG, &c->wait_us))
                 goto out;
             if (c->wait_us > NV_WAIT_MAX_US) {
-                nv_jcheck_fail(L, "%s.queue_wait_us: value %g is over %g us (not a measurement)",
-                               p, c->wait_us, NV_WAIT_MAX_US);
+                nv_jcheck_fail(L, "%s.queue_wait_us: value %g is over %g us (not a measurement)", p,
+                               c->wait_us, NV_WAIT_MAX_US);
                 goto out;
             }
         }
@@ -998,7 +1002,8 @@ static int derive(nv_jcheck *L, nv_model *m)
     }
     for (size_t i = 0; i < m->n_apps; i++) {
         struct nv_app_rec *a = &m->apps[i];
-        a->pick[NV_PICK_AVERAGE] = (int32_t)nv_pick_average_lt(&m->app_lat[i], m->cfg_lat, m->n_configs);
+        a->pick[NV_PICK_AVERAGE] =
+            (int32_t)nv_pick_average_lt(&m->app_lat[i], m->cfg_lat, m->n_configs);
         a->pick[NV_PICK_AVERAGE_STDEV] =
             (int32_t)nv_pick_average_stdev_lt(&m->app_lat[i], m->cfg_lat, m->n_configs);
         a->pick[NV_PICK_PDF] = (int32_t)nv_pick_pdf_lt(&m->app_lat[i], m->cfg_lat, m->n_configs);

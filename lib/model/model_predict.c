@@ -13,16 +13,16 @@
 #include "predict.h"
 #include "queue.h"
 
-static const char *const predictor_names[NV_PREDICTOR_COUNT] = {
-    "queue", "averagelt", "averagestdevlt", "pdflt"};
-static const char *const model_labels[NV_PREDICTOR_COUNT] = {
-    "model:queue", "model:averagelt", "model:averagestdevlt", "model:pdflt"};
+static const char *const predictor_names[NV_PREDICTOR_COUNT] = {"queue", "averagelt",
+                                                                "averagestdevlt", "pdflt"};
+static const char *const model_labels[NV_PREDICTOR_COUNT] = {"model:queue", "model:averagelt",
+                                                             "model:averagestdevlt", "model:pdflt"};
 /* the queue route by mechanism (enum nv_mechanism): physics alone, and
  * with the history corrections */
 static const char *const mechanism_names[] = {"utilization", "queue-wait", "bandwidth-share",
                                               "nearest-configurations"};
-static const char *const physics_labels[] = {"model:queue", "model:queue-wait",
-                                             "model:queue-share", "model:queue-nearest"};
+static const char *const physics_labels[] = {"model:queue", "model:queue-wait", "model:queue-share",
+                                             "model:queue-nearest"};
 static const char *const history_labels[] = {"model:queue+history", "model:queue-wait+history",
                                              "model:queue-share+history",
                                              "model:queue-nearest+history"};
@@ -104,7 +104,8 @@ static inline void prefetch_span(const void *base, size_t off, size_t n, size_t 
     if (!n || !base)
         return;
     const char *p = (const char *)base + off * size;
-    uintptr_t first = (uintptr_t)p & ~(uintptr_t)63, last = ((uintptr_t)p + n * size - 1) & ~(uintptr_t)63;
+    uintptr_t first = (uintptr_t)p & ~(uintptr_t)63,
+              last = ((uintptr_t)p + n * size - 1) & ~(uintptr_t)63;
     __builtin_prefetch(p);
     for (uintptr_t l = first + 64; l <= last; l += 64)
         __builtin_prefetch((const void *)l);
@@ -133,16 +134,16 @@ struct predict_args {
     size_t n_with;
     nv_predictor predictor;
     uint32_t min_samples;
-    int answer_only; /* job_submit's path: the losing mechanism only when it could win */
+    int answer_only;  /* job_submit's path: the losing mechanism only when it could win */
     size_t *bad_with; /* the first unknown neighbour's position, may be NULL */
 };
 
 /* What the pass over the neighbours found, for the mechanisms. */
 struct neighbours {
     const struct nv_app_rec *A;
-    int32_t first_b;             /* the first neighbour */
-    int32_t first_cfg;           /* lookup: its configuration under the rule, -1: none */
-    double cfg_usum;             /* lookup: the utilizations of their configurations */
+    int32_t first_b;               /* the first neighbour */
+    int32_t first_cfg;             /* lookup: its configuration under the rule, -1: none */
+    double cfg_usum;               /* lookup: the utilizations of their configurations */
     int32_t idx[NV_PRED_MAX_WITH]; /* queue: the first neighbours' indexes */
 };
 
@@ -163,7 +164,8 @@ static void prediction_reset(nv_prediction *out, nv_predictor predictor)
  * of A and of each neighbour are started here, so that their cache misses
  * overlap each other and the table probe instead of following one
  * another. */
-static int resolve_neighbours(const struct predict_args *pa, struct neighbours *nb, nv_prediction *out)
+static int resolve_neighbours(const struct predict_args *pa, struct neighbours *nb,
+                              nv_prediction *out)
 {
     const nv_model *m = pa->m;
     const struct nv_app_rec *A = nb->A;
@@ -234,7 +236,8 @@ static int answer_from_table(const struct predict_args *pa, const struct neighbo
 /* The queue route: the bottleneck physics of at most NV_PRED_MAX_WITH
  * neighbours, and the history corrections (A's sensitivity, their mean
  * pressure). */
-static int answer_queue(const struct predict_args *pa, const struct neighbours *nb, nv_prediction *out)
+static int answer_queue(const struct predict_args *pa, const struct neighbours *nb,
+                        nv_prediction *out)
 {
     const nv_model *m = pa->m;
     const struct nv_app_rec *A = nb->A;
@@ -280,7 +283,8 @@ static int answer_queue(const struct predict_args *pa, const struct neighbours *
 /* The look-up predictors: the first neighbour's configuration under the
  * rule, or with several the one whose U is nearest the sum of theirs; A's
  * slowdown measured there, else its curve at that U. */
-static int answer_lookup(const struct predict_args *pa, const struct neighbours *nb, nv_prediction *out)
+static int answer_lookup(const struct predict_args *pa, const struct neighbours *nb,
+                         nv_prediction *out)
 {
     const nv_model *m = pa->m;
     const struct nv_app_rec *A = nb->A;
@@ -329,7 +333,8 @@ static int predict_core(const struct predict_args *pa, nv_prediction *out)
         return NV_PRED_OK;
     out->source = NV_SOURCE_MODEL;
     out->source_label = model_labels[pa->predictor];
-    return pa->predictor == NV_PREDICT_QUEUE ? answer_queue(pa, &nb, out) : answer_lookup(pa, &nb, out);
+    return pa->predictor == NV_PREDICT_QUEUE ? answer_queue(pa, &nb, out)
+                                             : answer_lookup(pa, &nb, out);
 }
 
 /* job_submit's path: both apps' records, the co-location slot and (from
@@ -367,8 +372,14 @@ int nv_predict_idx(const nv_model *m, int32_t app, const int32_t *with, size_t n
     if (m && with && n_with && app >= 0 && (size_t)app < m->n_apps && with[0] >= 0 &&
         (size_t)with[0] < m->n_apps)
         prefetch_pair(m, app, with[0], n_with == 1, predictor);
-    struct predict_args pa = {.m = m, .a = app, .with = with, .get = with_from_idx, .n_with = n_with,
-                              .predictor = predictor, .min_samples = min_samples, .answer_only = 1};
+    struct predict_args pa = {.m = m,
+                              .a = app,
+                              .with = with,
+                              .get = with_from_idx,
+                              .n_with = n_with,
+                              .predictor = predictor,
+                              .min_samples = min_samples,
+                              .answer_only = 1};
     return predict_core(&pa, out);
 }
 
@@ -382,8 +393,14 @@ double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_pred
     if (predictor != NV_PREDICT_QUEUE) {
         /* the look-up predictors: not job_submit's default, the full path */
         nv_prediction out;
-        struct predict_args pa = {.m = m, .a = app, .with = &with, .get = with_from_idx, .n_with = 1,
-                                  .predictor = predictor, .min_samples = min_samples, .answer_only = 1};
+        struct predict_args pa = {.m = m,
+                                  .a = app,
+                                  .with = &with,
+                                  .get = with_from_idx,
+                                  .n_with = 1,
+                                  .predictor = predictor,
+                                  .min_samples = min_samples,
+                                  .answer_only = 1};
         int st = predict_core(&pa, &out);
         return st == NV_PRED_OK && isfinite(out.slowdown_pct) ? out.slowdown_pct : NAN;
     }
@@ -406,8 +423,7 @@ double nv_predict_pair_pct(const nv_model *m, int32_t app, int32_t with, nv_pred
 }
 
 int nv_predict(const nv_model *m, const char *app, const char *const *with, size_t n_with,
-               nv_predictor predictor, uint32_t min_samples, nv_prediction *out,
-               size_t *bad_with)
+               nv_predictor predictor, uint32_t min_samples, nv_prediction *out, size_t *bad_with)
 {
     if (!m || !app) {
         memset(out, 0, sizeof *out);
@@ -423,8 +439,13 @@ int nv_predict(const nv_model *m, const char *app, const char *const *with, size
                 out->config_id = "";
                 return NV_PRED_EINVAL;
             }
-    struct predict_args pa = {.m = m, .a = nv_model_app_index(m, app), .with = with,
-                              .get = with_from_key, .n_with = n_with, .predictor = predictor,
-                              .min_samples = min_samples, .bad_with = bad_with};
+    struct predict_args pa = {.m = m,
+                              .a = nv_model_app_index(m, app),
+                              .with = with,
+                              .get = with_from_key,
+                              .n_with = n_with,
+                              .predictor = predictor,
+                              .min_samples = min_samples,
+                              .bad_with = bad_with};
     return predict_core(&pa, out);
 }

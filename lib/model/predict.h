@@ -65,42 +65,42 @@ typedef enum nv_source { NV_SOURCE_TABLE = 0, NV_SOURCE_MODEL = 1 } nv_source;
 #define NV_PATH_SOURCE_APART "path: no shared uplink"
 
 #define NV_DEFAULT_MIN_SAMPLES 3u
-#define NV_PRED_DETAIL 16 /* neighbours whose utilization is echoed back */
+#define NV_PRED_DETAIL 16   /* neighbours whose utilization is echoed back */
 #define NV_PRED_MAX_WITH 64 /* neighbours the queue physics adds up (the rest are ignored) */
 
 typedef struct nv_prediction {
-    double slowdown_pct;        /* predicted slowdown of A, percent */
+    double slowdown_pct; /* predicted slowdown of A, percent */
     nv_source source;
-    nv_predictor predictor;     /* the predictor asked for */
-    const char *source_label;   /* "table" or "model:<predictor>" (static) */
-    const char *app;            /* A's key (model-owned) */
+    nv_predictor predictor;   /* the predictor asked for */
+    const char *source_label; /* "table" or "model:<predictor>" (static) */
+    const char *app;          /* A's key (model-owned) */
     size_t n_with;
     double with_utilization[NV_PRED_DETAIL]; /* U of the first neighbours */
-    double utilization_sum;     /* sum of the neighbours' mean U */
-    double utilization_used;    /* U the answer was read at (queue: the mean
+    double utilization_sum;                  /* sum of the neighbours' mean U */
+    double utilization_used;                 /* U the answer was read at (queue: the mean
                                    U(t) over the profiles; lookup: the chosen
                                    configuration's U) */
-    int capped;                 /* 1 when U went beyond the curve's top point
+    int capped;                              /* 1 when U went beyond the curve's top point
                                    (queue) or the training set's (lookup) */
-    double physics_pct;         /* queue: the physics alone, before corrections */
-    double correction_pp;       /* queue: what the sensitivity and pressure factors
+    double physics_pct;                      /* queue: the physics alone, before corrections */
+    double correction_pp;                    /* queue: what the sensitivity and pressure factors
                                    add to the physics, percentage points */
-    uint32_t history_samples;   /* table samples behind the corrections */
-    const char *mechanism;      /* queue: which mechanism answered: "queue-wait"
+    uint32_t history_samples;                /* table samples behind the corrections */
+    const char *mechanism;                   /* queue: which mechanism answered: "queue-wait"
                                    (A's curve against the queue wait, read over
                                    the neighbours' wait profiles),
                                    "bandwidth-share" (the share a queue-free
                                    neighbour takes: A's own mean U times p_A(U)),
                                    the larger of the two; or "utilization"
                                    (p_A(U) alone, without a queue gauge); "" else */
-    double wait_used_us;        /* queue: the mean summed wait read, us (NAN
+    double wait_used_us;                     /* queue: the mean summed wait read, us (NAN
                                    without a queue gauge) */
-    double wait_pct;            /* queue: the queueing mechanism's answer, NAN without it */
-    double share_pct;           /* queue: the bandwidth share's answer, NAN without it */
-    int32_t config;             /* chosen training configuration, -1 if none */
-    const char *config_id;      /* its id, or "" */
-    int curve_fallback;         /* lookup answered from p_A (A unmeasured there) */
-    uint32_t table_samples;     /* table entry for (A, B), 0 if none */
+    double wait_pct;        /* queue: the queueing mechanism's answer, NAN without it */
+    double share_pct;       /* queue: the bandwidth share's answer, NAN without it */
+    int32_t config;         /* chosen training configuration, -1 if none */
+    const char *config_id;  /* its id, or "" */
+    int curve_fallback;     /* lookup answered from p_A (A unmeasured there) */
+    uint32_t table_samples; /* table entry for (A, B), 0 if none */
     double table_sd_pct;
 } nv_prediction;
 
@@ -117,8 +117,7 @@ const char *nv_predict_strerror(int status);
 /* Predict by keys.  On NV_PRED_EUNKNOWN_WITH, *bad_with (if not NULL) is
  * the position of the first unknown neighbour. */
 int nv_predict(const nv_model *m, const char *app, const char *const *with, size_t n_with,
-               nv_predictor predictor, uint32_t min_samples, nv_prediction *out,
-               size_t *bad_with);
+               nv_predictor predictor, uint32_t min_samples, nv_prediction *out, size_t *bad_with);
 
 /* Predict by app indexes (from nv_model_app_index), for callers that
  * resolve keys once (job_submit).  The answer (slowdown_pct, source,

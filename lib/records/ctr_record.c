@@ -9,8 +9,8 @@
 #include "nv_json.h"
 
 static const char *const known_words[] = {
-    "bytes", "packets", "ticks", "flits", "flit_times", "netdev", "ib_port",
-    "network_tile", "processor_tile", "papi", "switch_port", "qdisc", "count",
+    "bytes",        "packets",        "ticks", "flits",       "flit_times", "netdev", "ib_port",
+    "network_tile", "processor_tile", "papi",  "switch_port", "qdisc",      "count",
 };
 
 const char *nv_ctr_intern(const char *s)
@@ -39,7 +39,8 @@ json_object *nv_ctr_snapshot_to_json(const nv_ctr_snapshot *s)
             json_object_object_add(jv, "raw", json_object_new_uint64(v->raw));
             json_object_object_add(jv, "scale", json_object_new_uint64(v->scale));
             json_object_object_add(jv, "sat_max", json_object_new_uint64(v->sat_max));
-            json_object_object_add(jv, "unit", json_object_new_string(v->unit ? v->unit : "unknown"));
+            json_object_object_add(jv, "unit",
+                                   json_object_new_string(v->unit ? v->unit : "unknown"));
             json_object_object_add(jv, "saturated", json_object_new_boolean(v->saturated));
             json_object_object_add(fields, nv_ctr_field_name((nv_ctr_field)f), jv);
         }
@@ -66,7 +67,8 @@ json_object *nv_ctr_delta_to_json(const nv_ctr_delta *d)
                 continue;
             json_object *jv = json_object_new_object();
             json_object_object_add(jv, "value", json_object_new_uint64(v->value));
-            json_object_object_add(jv, "unit", json_object_new_string(v->unit ? v->unit : "unknown"));
+            json_object_object_add(jv, "unit",
+                                   json_object_new_string(v->unit ? v->unit : "unknown"));
             if (v->lower_bound)
                 json_object_object_add(jv, "lower_bound", json_object_new_boolean(1));
             if (v->wrapped)
@@ -183,7 +185,8 @@ int nv_ctr_snapshot_from_json(json_object *o, nv_ctr_snapshot *out, char *err, s
     if (copy_name(o, "backend", out->backend, sizeof out->backend, err, errlen) ||
         need_u64(o, "t_ns", &out->t_ns, err, errlen))
         return -1;
-    return parse_ports(o, out->port, sizeof out->port[0], &out->nports, snapshot_field, err, errlen);
+    return parse_ports(o, out->port, sizeof out->port[0], &out->nports, snapshot_field, err,
+                       errlen);
 }
 
 int nv_ctr_delta_from_json(json_object *o, nv_ctr_delta *out, char *err, size_t errlen)

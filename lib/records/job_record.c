@@ -29,8 +29,7 @@ static bool is_node_record(const char *name)
     return n > 10 && !strncmp(name, "node-", 5) && !strcmp(name + n - 5, ".json");
 }
 
-int nv_spool_jobs_path(const char *spool, long long job_id, const char *leaf, char *buf,
-                       size_t cap)
+int nv_spool_jobs_path(const char *spool, long long job_id, const char *leaf, char *buf, size_t cap)
 {
     int n;
     if (!buf || !cap)
@@ -178,9 +177,8 @@ static const char *node_record_implausible(json_object *rec, long long job_id,
                 snprintf(why, cap,
                          "delta: port %.40s: %s %llu in %.3f s is more than its line rate "
                          "(%g bytes/s) carries (plausible.h)",
-                         pd->name, nv_ctr_field_name((nv_ctr_field)f),
-                         (unsigned long long)v->value, dt_s,
-                         isfinite(rate) && rate > 0 ? rate : NV_PLAUSIBLE_LINE_RATE_MAX_Bps);
+                         pd->name, nv_ctr_field_name((nv_ctr_field)f), (unsigned long long)v->value,
+                         dt_s, isfinite(rate) && rate > 0 ? rate : NV_PLAUSIBLE_LINE_RATE_MAX_Bps);
                 return why;
             }
         }
@@ -246,7 +244,8 @@ json_object *nv_job_collect(const char *job_dir, long long job_id, double servic
             json_object_put(rec);
             continue;
         }
-        if (rec && node_record_implausible(rec, job_id, has_delta ? delta : NULL, why, sizeof why)) {
+        if (rec &&
+            node_record_implausible(rec, job_id, has_delta ? delta : NULL, why, sizeof why)) {
             json_object_put(rec);
             rec = NULL;
         }
@@ -293,8 +292,8 @@ json_object *nv_job_collect(const char *job_dir, long long job_id, double servic
                 json_object_object_add(jp, "lambda_packets_per_s",
                                        nv_json_new_num((double)pk->value / dt_s));
                 nv_utilization u;
-                if (service_us > 0 &&
-                    nv_utilization_from_counters((double)pk->value, dt_s * 1e6, service_us, &u) == 0) {
+                if (service_us > 0 && nv_utilization_from_counters((double)pk->value, dt_s * 1e6,
+                                                                   service_us, &u) == 0) {
                     json_object_object_add(jp, "rho", nv_json_new_num(u.rho));
                     json_object_object_add(jp, "saturated", json_object_new_boolean(u.saturated));
                     json_object_object_add(jp, "rho_source",
@@ -314,7 +313,8 @@ json_object *nv_job_collect(const char *job_dir, long long job_id, double servic
     json_object_object_add(job, "job_id", json_object_new_int64(job_id));
     json_object_object_add(job, "app", app[0] ? json_object_new_string(app) : NULL);
     json_object_object_add(job, "mode", json_object_new_string(mode[0] ? mode : "unknown"));
-    json_object_object_add(job, "annotation", annotation[0] ? json_object_new_string(annotation) : NULL);
+    json_object_object_add(job, "annotation",
+                           annotation[0] ? json_object_new_string(annotation) : NULL);
     json_object_object_add(job, "nodes", nodes);
     json_object_object_add(job, "blades", blade_names);
     json_object_object_add(job, "switches", switches);
@@ -341,7 +341,8 @@ json_object *nv_job_collect(const char *job_dir, long long job_id, double servic
 
     json_object *util = json_object_new_object();
     json_object_object_add(util, "service_us", service_us > 0 ? nv_json_new_num(service_us) : NULL);
-    json_object_object_add(util, "mu_source", json_object_new_string(mu_source ? mu_source : "none"));
+    json_object_object_add(util, "mu_source",
+                           json_object_new_string(mu_source ? mu_source : "none"));
     json_object_object_add(util, "ports", ports);
     json_object_object_add(job, "utilization", util);
 

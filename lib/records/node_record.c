@@ -67,8 +67,7 @@ static json_object *read_checked(const char *path, const char *schema, char *err
 
 /* ---- start ---- */
 
-int nv_node_start_write(const char *path, const struct nv_node_start *s, char *err,
-                        size_t errlen)
+int nv_node_start_write(const char *path, const struct nv_node_start *s, char *err, size_t errlen)
 {
     json_object *o = ident_json(&s->id, NV_NODE_START_SCHEMA);
     if (o) {

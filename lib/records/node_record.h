@@ -35,36 +35,35 @@
 struct nv_node_ident {
     uint32_t job_id;
     const char *node;
-    const char *mode;         /* the job's mode name (job_options.h) */
-    const char *app;          /* NULL or "": none (null) */
-    const char *blade;        /* NULL or "": unknown (null) */
-    const char *sw;           /* leaf switch; NULL or "": unknown */
-    const char *group;        /* NULL or "": unknown */
-    bool blade_reader;        /* this node reads its blade's counters */
+    const char *mode;  /* the job's mode name (job_options.h) */
+    const char *app;   /* NULL or "": none (null) */
+    const char *blade; /* NULL or "": unknown (null) */
+    const char *sw;    /* leaf switch; NULL or "": unknown */
+    const char *group; /* NULL or "": unknown */
+    bool blade_reader; /* this node reads its blade's counters */
 };
 
 /* ---- .start-<node>.json: the prolog's state for the epilog ---- */
 struct nv_node_start {
     struct nv_node_ident id;
     double start_unix_s;
-    int interval_s;                   /* periodic samples asked for; 0: none */
-    const char *annotation;           /* job_submit's note; NULL: none */
-    const char *counter_source;       /* NULL: not said (no counters wanted) */
-    const char *counter_error;        /* why there is no counter source; NULL */
-    const nv_ctr_snapshot *snapshot;  /* the start snapshot; NULL: none */
+    int interval_s;                  /* periodic samples asked for; 0: none */
+    const char *annotation;          /* job_submit's note; NULL: none */
+    const char *counter_source;      /* NULL: not said (no counters wanted) */
+    const char *counter_error;       /* why there is no counter source; NULL */
+    const nv_ctr_snapshot *snapshot; /* the start snapshot; NULL: none */
 };
 
-int nv_node_start_write(const char *path, const struct nv_node_start *s, char *err,
-                        size_t errlen);
+int nv_node_start_write(const char *path, const struct nv_node_start *s, char *err, size_t errlen);
 
 /* What the extern step and the epilog read back. */
 struct nv_node_start_info {
-    double start_unix_s;              /* NAN when absent */
+    double start_unix_s; /* NAN when absent */
     int interval_s;
-    bool has_snapshot;                /* the file holds a start snapshot */
-    char snapshot_error[256];         /* it does not parse ("" when it does) */
-    char annotation[1024];            /* "" when none */
-    char counter_error[512];          /* "" when none */
+    bool has_snapshot;        /* the file holds a start snapshot */
+    char snapshot_error[256]; /* it does not parse ("" when it does) */
+    char annotation[1024];    /* "" when none */
+    char counter_error[512];  /* "" when none */
 };
 
 /* Reads a start file; snap (may be NULL) gets the start snapshot when the
@@ -88,13 +87,13 @@ json_object *nv_node_samples_read(const char *path, char *err, size_t errlen);
 /* ---- node-<node>.json: one node's record of the job ---- */
 struct nv_node_record {
     struct nv_node_ident id;
-    double start_unix_s, end_unix_s;  /* NAN: unknown (null) */
-    const char *annotation;           /* NULL: none */
-    const nv_ctr_delta *delta;        /* start to end; NULL: no counters */
-    const double *line_rate_Bps;      /* per delta port, <= 0 unknown; may be NULL */
-    const char *counter_source;       /* NULL: "none" */
-    const char *counter_error;        /* NULL: none */
-    json_object *samples;             /* nv_node_samples_read(); NULL: none.
+    double start_unix_s, end_unix_s; /* NAN: unknown (null) */
+    const char *annotation;          /* NULL: none */
+    const nv_ctr_delta *delta;       /* start to end; NULL: no counters */
+    const double *line_rate_Bps;     /* per delta port, <= 0 unknown; may be NULL */
+    const char *counter_source;      /* NULL: "none" */
+    const char *counter_error;       /* NULL: none */
+    json_object *samples;            /* nv_node_samples_read(); NULL: none.
                                          The writer takes the reference over. */
 };
 

@@ -185,8 +185,9 @@ json_object *nv_compressionb_to_json(const nv_compressionb_output *o)
     json_object *bw = json_object_new_object();
     if (bw) {
         add(bw, "unit", json_object_new_string("bytes/s"));
-        add(bw, "per_node", nv_json_new_num_array(o->per_node_bytes_per_s,
-                                                  o->per_node_bytes_per_s ? o->n_per_node : 0));
+        add(bw, "per_node",
+            nv_json_new_num_array(o->per_node_bytes_per_s,
+                                  o->per_node_bytes_per_s ? o->n_per_node : 0));
         add(bw, "mean_per_node", nv_json_new_num(o->mean_bytes_per_s));
         add(bw, "min_per_node", nv_json_new_num(o->min_bytes_per_s));
         add(bw, "max_per_node", nv_json_new_num(o->max_bytes_per_s));
@@ -259,7 +260,10 @@ static uint64_t opt_u64(json_object *o, const char *key)
     return nv_json_u64(o, key, &u) == 0 ? u : 0;
 }
 
-static double opt_num(json_object *o, const char *key) { return nv_json_num_or(o, key, 0); }
+static double opt_num(json_object *o, const char *key)
+{
+    return nv_json_num_or(o, key, 0);
+}
 
 static void opt_str(json_object *o, const char *key, char *buf, size_t n)
 {
@@ -471,8 +475,7 @@ fail:
     return -1;
 }
 
-int nv_impactb_parse(const char *text, size_t len, nv_impactb_output *out, char *err,
-                     size_t errlen)
+int nv_impactb_parse(const char *text, size_t len, nv_impactb_output *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     json_object *o = first_object(text, len, err, errlen);
@@ -491,8 +494,7 @@ void nv_compressionb_output_free(nv_compressionb_output *o)
     placement_free(&o->placement);
 }
 
-int nv_compressionb_from_json(json_object *o, nv_compressionb_output *out, char *err,
-                              size_t errlen)
+int nv_compressionb_from_json(json_object *o, nv_compressionb_output *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (check_schema(o, NV_COMPRESSIONB_SCHEMA, NV_COMPRESSIONB_VERSION, err, errlen) ||

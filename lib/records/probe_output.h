@@ -31,7 +31,7 @@
 #define NV_COMPRESSIONB_VERSION 1
 
 /* How ImpactB pairs its ranks ("pairing", written as is). */
-#define NV_IMPACTB_PAIRING \
+#define NV_IMPACTB_PAIRING                                                                         \
     "node 2k with node 2k+1, same local rank index; even node initiates; one-way = RTT/2"
 
 /* The reader keeps at most this many node names, each at most
@@ -41,11 +41,11 @@
 
 /* "placement": where the ranks ran. */
 typedef struct nv_probe_placement {
-    char source[32];     /* "MPI_COMM_TYPE_SHARED" or "NETVAR_PROBE_FAKE_NODES" */
-    bool overridden;     /* NETVAR_PROBE_FAKE_NODES split the ranks */
-    int ranks;           /* MPI ranks */
-    int nodes;           /* nodes (>= 1; required when read) */
-    char **node_names;   /* [n_node_names] */
+    char source[32];   /* "MPI_COMM_TYPE_SHARED" or "NETVAR_PROBE_FAKE_NODES" */
+    bool overridden;   /* NETVAR_PROBE_FAKE_NODES split the ranks */
+    int ranks;         /* MPI ranks */
+    int nodes;         /* nodes (>= 1; required when read) */
+    char **node_names; /* [n_node_names] */
     size_t n_node_names;
     int *tasks_per_node; /* [nodes], or NULL */
     int *rank_node;      /* [ranks]: node of each rank, or NULL */
@@ -62,25 +62,25 @@ typedef struct nv_probe_latency {
 
 typedef struct nv_impactb_output {
     int64_t message_bytes;
-    int64_t interval_us;          /* pause between exchanges (the mean, with exponential gaps) */
-    char gaps[16];                /* "exponential" or "fixed"; "" when unknown (older files) */
-    double duration_s;            /* asked for; 0 = until a signal (null) */
-    double elapsed_s;             /* measured (required when read, >= 0) */
-    char stopped_by[16];          /* "duration" or "signal" */
-    char wait_mode[16];           /* "polite" or "busy" */
+    int64_t interval_us; /* pause between exchanges (the mean, with exponential gaps) */
+    char gaps[16];       /* "exponential" or "fixed"; "" when unknown (older files) */
+    double duration_s;   /* asked for; 0 = until a signal (null) */
+    double elapsed_s;    /* measured (required when read, >= 0) */
+    char stopped_by[16]; /* "duration" or "signal" */
+    char wait_mode[16];  /* "polite" or "busy" */
     uint64_t exchanges_per_rank;
-    uint64_t samples_dropped;     /* beyond the sample cap */
+    uint64_t samples_dropped; /* beyond the sample cap */
     uint64_t samples_discarded_responder_late;
-    int (*pairs)[2];              /* [n_pairs]: initiator and responder rank */
+    int (*pairs)[2]; /* [n_pairs]: initiator and responder rank */
     size_t n_pairs;
     nv_probe_placement placement;
-    double cpu_us_per_exchange;   /* self_cost, mean over ranks */
+    double cpu_us_per_exchange; /* self_cost, mean over ranks */
     double mpi_tests_per_exchange;
-    nv_probe_latency latency;     /* of samples_us (nv_impactb_summarize) */
-    nv_histogram histogram;       /* of samples_us on the shared log bins */
-    double *samples_us;           /* one-way latencies, us, sorted ascending */
-    size_t n_samples;             /* "count"; the reader requires "samples_us" */
-    bool write_samples;           /* the writer adds "samples_us" (--samples) */
+    nv_probe_latency latency; /* of samples_us (nv_impactb_summarize) */
+    nv_histogram histogram;   /* of samples_us on the shared log bins */
+    double *samples_us;       /* one-way latencies, us, sorted ascending */
+    size_t n_samples;         /* "count"; the reader requires "samples_us" */
+    bool write_samples;       /* the writer adds "samples_us" (--samples) */
 } nv_impactb_output;
 
 /* Sorts samples_us in place and fills latency and histogram from them
@@ -106,15 +106,15 @@ void nv_impactb_output_free(nv_impactb_output *o);
 
 typedef struct nv_compressionb_output {
     /* "parameters" */
-    int partners;                 /* P */
-    int messages;                 /* M */
+    int partners; /* P */
+    int messages; /* M */
     int64_t msg_bytes;
-    double sleep_us;              /* B as a sleep, us */
-    bool have_cycles;             /* B was given as --cycles at --ghz */
-    double cycles, ghz;           /* null unless have_cycles */
-    bool sleep_per_round;         /* sleep_at "round", else "partner" */
-    double duration_s;            /* asked for; 0 = until a signal (null) */
-    double elapsed_s;             /* measured (required when read, >= 0) */
+    double sleep_us;      /* B as a sleep, us */
+    bool have_cycles;     /* B was given as --cycles at --ghz */
+    double cycles, ghz;   /* null unless have_cycles */
+    bool sleep_per_round; /* sleep_at "round", else "partner" */
+    double duration_s;    /* asked for; 0 = until a signal (null) */
+    double elapsed_s;     /* measured (required when read, >= 0) */
     char stopped_by[16];
     char wait_mode[16];
     int64_t rounds_per_rank;

@@ -58,7 +58,8 @@ int nv_registry_write(const char *spool, const struct nv_running_entry *e, char 
     json_object_object_add(o, "app", e->app && *e->app ? json_object_new_string(e->app) : NULL);
     json_object_object_add(o, "mode", json_object_new_string(e->mode ? e->mode : "unknown"));
     json_object_object_add(o, "start_unix_s", nv_json_new_num(e->start_unix_s));
-    json_object_object_add(o, "end_unix_s", e->end_unix_s > 0 ? nv_json_new_num(e->end_unix_s) : NULL);
+    json_object_object_add(o, "end_unix_s",
+                           e->end_unix_s > 0 ? nv_json_new_num(e->end_unix_s) : NULL);
     for (size_t i = 0; nodes && i < e->nnodes; i++)
         json_object_array_add(nodes, json_object_new_string(e->nodes[i]));
     json_object_object_add(o, "nodes", nodes);
@@ -191,7 +192,8 @@ int nv_registry_refresh(struct nv_registry *r, nv_registry_log_fn log, void *ctx
         }
         return errno == ENOENT ? 0 : -1;
     }
-    if (r->seen && st.st_mtim.tv_sec == r->dir_mtime.tv_sec && st.st_mtim.tv_nsec == r->dir_mtime.tv_nsec)
+    if (r->seen && st.st_mtim.tv_sec == r->dir_mtime.tv_sec &&
+        st.st_mtim.tv_nsec == r->dir_mtime.tv_nsec)
         return 0;
     DIR *d = opendir(r->dir);
     if (!d)
@@ -299,15 +301,18 @@ size_t nv_registry_expire(struct nv_registry *r, double now_unix_s, double grace
         if (j->end_unix_s > 0 && now_unix_s > j->end_unix_s + grace_s) {
             j->expired = true;
             n++;
-            nv_logf(log, ctx, "netvar: registry: job %u ended at its time limit %.0f s ago and its "
+            nv_logf(log, ctx,
+                    "netvar: registry: job %u ended at its time limit %.0f s ago and its "
                     "entry was never removed (first node down?); leaving it out",
                     j->jobid, now_unix_s - j->end_unix_s);
         } else if (live && j->start_unix_s < live_at_unix_s &&
                    !bsearch(&j->jobid, live, nlive, sizeof *live, cmp_id)) {
             j->expired = true;
             n++;
-            nv_logf(log, ctx, "netvar: registry: slurmctld no longer runs job %u, but its entry "
-                    "was never removed (first node down?); leaving it out", j->jobid);
+            nv_logf(log, ctx,
+                    "netvar: registry: slurmctld no longer runs job %u, but its entry "
+                    "was never removed (first node down?); leaving it out",
+                    j->jobid);
         }
     }
     return n;
@@ -454,7 +459,8 @@ struct nv_running_index *nv_running_index_build(const struct nv_registry *r, con
     }
     for (size_t i = 0; i < r->n; i++) {
         int32_t idx = (m && r->jobs[i].app[0] && !r->jobs[i].expired)
-                          ? nv_model_app_index(m, r->jobs[i].app) : -1;
+                          ? nv_model_app_index(m, r->jobs[i].app)
+                          : -1;
         /* a job under one leaf switch shares no port with a newcomer on
          * any node but its own, which Slurm does not give to two jobs of
          * an exclusive partition: avoid has nothing to keep a newcomer off */

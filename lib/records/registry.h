@@ -30,11 +30,11 @@
 struct nv_running_entry {
     uint32_t job_id;
     uint32_t uid;
-    const char *app;              /* NULL or "": none (null) */
-    const char *mode;             /* the job's mode name (job_options.h) */
+    const char *app;  /* NULL or "": none (null) */
+    const char *mode; /* the job's mode name (job_options.h) */
     double start_unix_s;
-    double end_unix_s;            /* when the time limit ends it; 0: unknown or none */
-    const char *const *nodes;     /* the allocation's nodes, in order */
+    double end_unix_s;        /* when the time limit ends it; 0: unknown or none */
+    const char *const *nodes; /* the allocation's nodes, in order */
     size_t nnodes;
     /* leaf switch and group of each node, nnodes entries each (or NULL):
      * NULL and "" entries are unknown, a name is written once */
@@ -60,27 +60,27 @@ int nv_registry_remove(const char *spool, uint32_t job_id);
 
 #define NV_REG_MAX_JOBS 100000
 #define NV_REG_FILE_MAX_BYTES (1 << 20) /* one entry file */
-#define NV_REG_NODES_MAX 8192 /* bytes of node list kept per app */
+#define NV_REG_NODES_MAX 8192           /* bytes of node list kept per app */
 
 struct nv_running_job {
     uint32_t jobid;
-    char app[65];        /* "" when the job has no app key */
-    char *nodes;         /* comma-separated node names (heap) */
-    char *switches;      /* comma-separated leaf switches (heap) */
+    char app[65];   /* "" when the job has no app key */
+    char *nodes;    /* comma-separated node names (heap) */
+    char *switches; /* comma-separated leaf switches (heap) */
     double start_unix_s;
-    double end_unix_s;   /* 0: unknown */
-    bool expired;        /* past its end, or no longer run by slurmctld: not in the index */
-    bool refused;        /* its file was refused (logged once): kept only so that it is not
+    double end_unix_s; /* 0: unknown */
+    bool expired;      /* past its end, or no longer run by slurmctld: not in the index */
+    bool refused;      /* its file was refused (logged once): kept only so that it is not
                           * parsed again; no app, no nodes, never a running job to report */
-    ino_t ino;           /* the file read, to notice a new job with the same id */
+    ino_t ino;         /* the file read, to notice a new job with the same id */
     struct timespec mtime;
 };
 
 struct nv_registry {
     char dir[4096];
     struct timespec dir_mtime;
-    bool seen;           /* dir_mtime is old enough to trust */
-    bool seen_once;      /* the directory was read at least once */
+    bool seen;      /* dir_mtime is old enough to trust */
+    bool seen_once; /* the directory was read at least once */
     size_t n, cap;
     struct nv_running_job *jobs; /* sorted by jobid */
     uint64_t files_parsed, bad_files;
@@ -109,16 +109,16 @@ size_t nv_registry_expire(struct nv_registry *r, double now_unix_s, double grace
                           nv_registry_log_fn log, void *ctx);
 
 struct nv_running_app {
-    int32_t app;            /* model index */
-    const char *key;        /* model-owned */
+    int32_t app;     /* model index */
+    const char *key; /* model-owned */
     double utilization;
     uint32_t njobs;
-    uint32_t first_jobid;   /* lowest job id running this app */
-    char *nodes;            /* union of the nodes of its jobs that may cross an
+    uint32_t first_jobid; /* lowest job id running this app */
+    char *nodes;          /* union of the nodes of its jobs that may cross an
                                uplink (not under one known leaf switch),
                                comma-separated, at most NV_REG_NODES_MAX bytes
                                (kept apps only): what avoid excludes */
-    size_t nodes_len;       /* strlen(nodes) */
+    size_t nodes_len;     /* strlen(nodes) */
     bool nodes_cut;
     /* the most leaf switches one of its jobs spans (its registry entry's
      * "switches"; 0: none known), and that job: a job under several leaves
@@ -152,13 +152,13 @@ struct nv_running_app {
  * the index is built. */
 #define NV_MEMO_ROWS 256
 struct nv_neighbour_memo {
-    size_t napps_model;      /* row_of covers model apps 0 .. napps_model-1 */
-    size_t cols;             /* 2 x napps: own slowdown, then inflicted, per kept app */
-    int32_t *row_of;         /* per model app: its row, -1 none yet */
-    uint32_t used;           /* rows handed out */
-    uint8_t *state;          /* per row: 0 free, 1 being filled, 2 ready */
-    uint64_t *key;           /* per row: the predictor settings it was filled with */
-    double *pct;             /* NV_MEMO_ROWS x cols, NAN = no prediction */
+    size_t napps_model; /* row_of covers model apps 0 .. napps_model-1 */
+    size_t cols;        /* 2 x napps: own slowdown, then inflicted, per kept app */
+    int32_t *row_of;    /* per model app: its row, -1 none yet */
+    uint32_t used;      /* rows handed out */
+    uint8_t *state;     /* per row: 0 free, 1 being filled, 2 ready */
+    uint64_t *key;      /* per row: the predictor settings it was filled with */
+    double *pct;        /* NV_MEMO_ROWS x cols, NAN = no prediction */
 };
 
 /* A memo for napps kept apps over a model of napps_model apps (the
@@ -167,10 +167,10 @@ struct nv_neighbour_memo *nv_neighbour_memo_new(size_t napps_model, size_t napps
 void nv_neighbour_memo_free(struct nv_neighbour_memo *mm);
 
 struct nv_running_index {
-    size_t njobs;            /* running jobs seen (expired entries not counted) */
-    size_t unknown_jobs;     /* jobs whose app the model does not know (or none) */
-    size_t napps_total;      /* distinct known apps running */
-    size_t napps;            /* kept: the max_apps with the highest utilization */
+    size_t njobs;        /* running jobs seen (expired entries not counted) */
+    size_t unknown_jobs; /* jobs whose app the model does not know (or none) */
+    size_t napps_total;  /* distinct known apps running */
+    size_t napps;        /* kept: the max_apps with the highest utilization */
     struct nv_running_app *apps;
     struct nv_neighbour_memo *memo; /* NULL: none (out of memory, or no app kept) */
 };

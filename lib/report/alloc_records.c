@@ -23,9 +23,9 @@
 #include "sort_cmp.h"
 
 #define PROFILE_MAX_BYTES ((size_t)512 << 20) /* as the segment profile loader */
-#define ROW_MAX_RANKS 2048u   /* two P x P matrices of doubles: 64 MiB at most */
-#define MAX_PROFILES 64       /* profiles read per job: the first by name */
-#define MAX_NAMES 4096        /* names listed per job's profiles/ */
+#define ROW_MAX_RANKS 2048u                   /* two P x P matrices of doubles: 64 MiB at most */
+#define MAX_PROFILES 64                       /* profiles read per job: the first by name */
+#define MAX_NAMES 4096                        /* names listed per job's profiles/ */
 
 static int why_(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int why_(char *why, size_t n, const char *fmt, ...)
@@ -53,17 +53,19 @@ int nv_alloc_row_from_profile(json_object *profile, const struct nv_seg_profile 
 {
     memset(row, 0, sizeof *row);
     json_object *pl = nv_json_get(profile, "placement", json_type_array);
-    json_object *bytes =
-        nv_json_get(nv_json_get(profile, "traffic_matrix", json_type_object), "bytes", json_type_array);
+    json_object *bytes = nv_json_get(nv_json_get(profile, "traffic_matrix", json_type_object),
+                                     "bytes", json_type_array);
     if (!pl || !bytes)
-        return why_(why, whylen, "no traffic matrix and placement (profiled in time mode, or over "
-                                 "NETVAR_MATRIX_MAX_RANKS)");
+        return why_(why, whylen,
+                    "no traffic matrix and placement (profiled in time mode, or over "
+                    "NETVAR_MATRIX_MAX_RANKS)");
     size_t P = json_object_array_length(pl);
     if (P < 2 || P > ROW_MAX_RANKS || json_object_array_length(bytes) != P)
         return why_(why, whylen, "%zu ranks and %zu matrix rows (2 to %u, equal)", P,
                     json_object_array_length(bytes), ROW_MAX_RANKS);
     if (seg->meta.ranks != P)
-        return why_(why, whylen, "the segment profile has %u ranks, its matrix %zu", seg->meta.ranks, P);
+        return why_(why, whylen, "the segment profile has %u ranks, its matrix %zu",
+                    seg->meta.ranks, P);
     if (strcmp(seg->meta.work_source, nv_seg_work_source_name(NV_SEG_WORK_CPUTIME_NS)))
         return why_(why, whylen, "its work is %.31s, not CPU time: no communication time to take",
                     seg->meta.work_source);
@@ -120,7 +122,8 @@ int nv_alloc_row_from_profile(json_object *profile, const struct nv_seg_profile 
         for (size_t q = 0; q < P; q++) {
             json_object *v = json_object_array_get_idx(rowj, q);
             double x = json_object_get_double(v);
-            if (!(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ||
+            if (!(json_object_is_type(v, json_type_int) ||
+                  json_object_is_type(v, json_type_double)) ||
                 !isfinite(x) || x < 0) {
                 why_(why, whylen, "matrix entry [%zu][%zu] is not a byte count", r, q);
                 goto out;
@@ -147,7 +150,8 @@ int nv_alloc_row_from_profile(json_object *profile, const struct nv_seg_profile 
     row->ppn = ppn;
     row->comm_s = comm_us / 1e6;
     row->runtime_s = seg->meta.runtime_us > 0 ? seg->meta.runtime_us / 1e6 : NAN;
-    snprintf(row->config, sizeof row->config, "N%uxPPN%u %u switch%s", nn, ppn, ns, ns == 1 ? "" : "es");
+    snprintf(row->config, sizeof row->config, "N%uxPPN%u %u switch%s", nn, ppn, ns,
+             ns == 1 ? "" : "es");
     if (a) {
         memset(a, 0, sizeof *a);
         snprintf(a->key, sizeof a->key, "%s", app);
@@ -203,7 +207,8 @@ static long profile_names(const char *dir, char ***out)
 
 /* 1 with a row, 0 when the job has none (counted and, when unusable, logged) */
 static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, nv_alloc_row *row,
-                   nv_alloc_app *a, nv_alloc_records_stats *st, nv_alloc_records_log_fn log, void *ctx)
+                   nv_alloc_app *a, nv_alloc_records_stats *st, nv_alloc_records_log_fn log,
+                   void *ctx)
 {
     char path[4500], err[700], pdir[4500];
     snprintf(path, sizeof path, "%s/job.json", jobdir);
@@ -249,7 +254,7 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
             char shown[300];
             bad++;
             nv_logf(log, ctx, "netvar: alloc records: %s: %s; not read",
-                nv_printable(p, shown, sizeof shown), err);
+                    nv_printable(p, shown, sizeof shown), err);
             continue;
         }
         double t = nv_profile_matrix_bytes(pr);
@@ -283,7 +288,7 @@ static int job_row(const char *jobdir, uid_t spool_owner, const nv_topo *topo, n
             st->unusable++;
             char shown[300];
             nv_logf(log, ctx, "netvar: alloc records: %s: %s; skipped the job",
-                nv_printable(best_path, shown, sizeof shown), err);
+                    nv_printable(best_path, shown, sizeof shown), err);
         } else {
             rc = 1;
         }
@@ -387,8 +392,10 @@ int nv_alloc_rows_from_spool(const char *spool, const nv_topo *topo, nv_alloc_da
     for (size_t k = n; k-- > 0;) {
         size_t i = k;
         if (d->n >= NV_ALLOC_DATASET_MAX_ROWS) {
-            nv_logf(log, ctx, "netvar: alloc records: %zu rows, as many as a data set holds; the %zu "
-                "older job directories are not read", d->n, k + 1);
+            nv_logf(log, ctx,
+                    "netvar: alloc records: %zu rows, as many as a data set holds; the %zu "
+                    "older job directories are not read",
+                    d->n, k + 1);
             break;
         }
         char jobdir[4400];

@@ -35,11 +35,11 @@
 #include "counters_topology.h"
 
 typedef struct nv_alloc_records_stats {
-    size_t jobs;         /* job directories with a job record */
-    size_t rows;         /* rows added */
-    size_t no_app;       /* record without an app */
-    size_t no_profile;   /* no profile, or none with a traffic matrix and placement */
-    size_t unusable;     /* a record or profile that could not be read or used (logged) */
+    size_t jobs;       /* job directories with a job record */
+    size_t rows;       /* rows added */
+    size_t no_app;     /* record without an app */
+    size_t no_profile; /* no profile, or none with a traffic matrix and placement */
+    size_t unusable;   /* a record or profile that could not be read or used (logged) */
 } nv_alloc_records_stats;
 
 typedef void (*nv_alloc_records_log_fn)(void *ctx, const char *line);

@@ -28,7 +28,8 @@ int nv_app_report_build(const nv_model *m, const char *name, nv_app_report *r, c
         if (nv_model_pair(m, i, &p) || (p.app != r->index && p.with != r->index) ||
             nv_model_app(m, p.app, &x) || nv_model_app(m, p.with, &y))
             continue;
-        r->colocation[k++] = (nv_app_report_pair){x.key, y.key, p.slowdown_pct, p.sd_pct, p.samples};
+        r->colocation[k++] =
+            (nv_app_report_pair){x.key, y.key, p.slowdown_pct, p.sd_pct, p.samples};
     }
     r->n_colocation = k;
 

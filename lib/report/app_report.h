@@ -16,16 +16,16 @@
 
 /* One co-location table entry that names the app (either side). */
 typedef struct nv_app_report_pair {
-    const char *app, *with;      /* slowdown of app beside with (model-owned) */
+    const char *app, *with; /* slowdown of app beside with (model-owned) */
     double slowdown_pct;
-    double sd_pct;               /* standard deviation of the samples, pp */
+    double sd_pct; /* standard deviation of the samples, pp */
     uint32_t samples;
 } nv_app_report_pair;
 
 typedef struct nv_app_report {
-    int32_t index;               /* in the model */
-    nv_app_view app;             /* pointers live as long as the model */
-    nv_bottleneck bottleneck;    /* the model's: idle U, the wait gauge (its unit) */
+    int32_t index;                  /* in the model */
+    nv_app_view app;                /* pointers live as long as the model */
+    nv_bottleneck bottleneck;       /* the model's: idle U, the wait gauge (its unit) */
     nv_app_report_pair *colocation; /* in table order */
     size_t n_colocation;
     /* latency histogram: bin centres (us, geometric) and the share of the

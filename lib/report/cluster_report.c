@@ -46,7 +46,8 @@ static void predict_job(nv_cluster_report *r, const nv_model *m, size_t i)
     }
     nv_prediction p;
     if (nv_predict(m, o->model_app, with, nw, r->predictor, NV_DEFAULT_MIN_SAMPLES, &p, NULL) ==
-            NV_PRED_OK && isfinite(p.slowdown_pct)) {
+            NV_PRED_OK &&
+        isfinite(p.slowdown_pct)) {
         o->predicted_pct = p.slowdown_pct;
         o->predicted_source = p.source_label;
     }
@@ -105,7 +106,8 @@ static int build_uplinks(nv_cluster_report *r, const nv_model *m)
         return -1;
     }
     for (size_t k = 0; k < n; k++) {
-        int same_name = k && e[k].len == e[k - 1].len && !memcmp(e[k].name, e[k - 1].name, e[k].len);
+        int same_name =
+            k && e[k].len == e[k - 1].len && !memcmp(e[k].name, e[k - 1].name, e[k].len);
         if (same_name && e[k].job == e[k - 1].job)
             continue; /* a switch named twice in one job's list */
         if (!same_name)
@@ -161,18 +163,20 @@ int nv_cluster_report_build(const char *spool, const nv_model *m, nv_predictor p
         o->model_app = j->app[0] && m && nv_model_app_index(m, j->app) >= 0 ? j->app : NULL;
         o->nodes = j->nodes ? j->nodes : "";
         o->switches = j->switches ? j->switches : "";
-        o->running_s = nv_plausible_time(j->start_unix_s, now_unix_s) && now_unix_s >= j->start_unix_s
-                           ? now_unix_s - j->start_unix_s
-                           : NAN; /* no start, or one outside plausible.h's bounds */
+        o->running_s =
+            nv_plausible_time(j->start_unix_s, now_unix_s) && now_unix_s >= j->start_unix_s
+                ? now_unix_s - j->start_unix_s
+                : NAN; /* no start, or one outside plausible.h's bounds */
         apps[at] = o->model_app;
         sw[at] = j->switches;
         r->known += o->model_app != NULL;
     }
     r->n_jobs = k;
     r->pairs_predicted =
-        m ? nv_report_cluster_pairs(m, apps, sw, k, predictor, r->worst, NV_CLUSTER_REPORT_WORST) : 0;
-    r->n_worst = r->pairs_predicted < NV_CLUSTER_REPORT_WORST ? r->pairs_predicted
-                                                              : NV_CLUSTER_REPORT_WORST;
+        m ? nv_report_cluster_pairs(m, apps, sw, k, predictor, r->worst, NV_CLUSTER_REPORT_WORST)
+          : 0;
+    r->n_worst =
+        r->pairs_predicted < NV_CLUSTER_REPORT_WORST ? r->pairs_predicted : NV_CLUSTER_REPORT_WORST;
     free(apps), free(sw);
     for (size_t i = 0; i < n; i++)
         predict_job(r, m, i);

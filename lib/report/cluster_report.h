@@ -18,11 +18,11 @@
 
 typedef struct nv_cluster_report_job {
     uint32_t job_id;
-    const char *app;             /* "" when the job has no app key */
-    const char *model_app;       /* app when the model knows it, else NULL */
-    const char *nodes;           /* comma-separated; "" when unknown */
-    const char *switches;        /* comma-separated leaf switches; "" when unknown */
-    double running_s;            /* now - start; NAN without a plausible start */
+    const char *app;       /* "" when the job has no app key */
+    const char *model_app; /* app when the model knows it, else NULL */
+    const char *nodes;     /* comma-separated; "" when unknown */
+    const char *switches;  /* comma-separated leaf switches; "" when unknown */
+    double running_s;      /* now - start; NAN without a plausible start */
     /* its own slowdown predicted beside the distinct apps of the running
      * jobs whose paths meet its own (nv_report_paths_meet), the model
      * knowing both: 0 with source "no neighbour" when no job's path meets
@@ -30,7 +30,7 @@ typedef struct nv_cluster_report_job {
      * knows none of the apps beside it, or cannot answer */
     double predicted_pct;
     const char *predicted_source; /* static */
-    uint32_t sharing;            /* running jobs whose paths meet its own */
+    uint32_t sharing;             /* running jobs whose paths meet its own */
 } nv_cluster_report_job;
 
 /* The uplink of one leaf switch, as the registry loads it: every running
@@ -40,7 +40,7 @@ typedef struct nv_cluster_report_job {
  * app the model does not know (counted in jobs, not in utilization).  Jobs
  * without a switch list, or under one leaf switch, load no named uplink. */
 typedef struct nv_cluster_report_uplink {
-    const char *name;            /* points into the registry */
+    const char *name; /* points into the registry */
     size_t name_len;
     double utilization;
     uint32_t jobs, jobs_unknown;
@@ -50,14 +50,14 @@ typedef struct nv_cluster_report {
     struct nv_registry registry; /* owns the strings the jobs point to */
     nv_cluster_report_job *jobs; /* sorted by job id */
     size_t n_jobs;
-    size_t refused;              /* registry files refused (logged): not in jobs[] */
-    size_t known;                /* jobs whose app the model knows */
+    size_t refused; /* registry files refused (logged): not in jobs[] */
+    size_t known;   /* jobs whose app the model knows */
     int have_model;
     nv_predictor predictor;
-    size_t pairs_predicted;      /* ordered pairs sharing a switch, both known */
-    size_t n_worst;              /* at most NV_CLUSTER_REPORT_WORST */
+    size_t pairs_predicted;                        /* ordered pairs sharing a switch, both known */
+    size_t n_worst;                                /* at most NV_CLUSTER_REPORT_WORST */
     nv_report_pair worst[NV_CLUSTER_REPORT_WORST]; /* a, b index jobs[]; worst first */
-    nv_cluster_report_uplink *uplinks; /* sorted by name */
+    nv_cluster_report_uplink *uplinks;             /* sorted by name */
     size_t n_uplinks;
 } nv_cluster_report;
 

@@ -53,7 +53,10 @@ static nv_diag_port *add_port(struct ports *P)
     return p;
 }
 
-static double value_of(const nv_ctr_delta_value *v) { return v->valid ? (double)v->value : NAN; }
+static double value_of(const nv_ctr_delta_value *v)
+{
+    return v->valid ? (double)v->value : NAN;
+}
 
 /* One port reading per port of the delta, placed on node tn's switch. */
 static int ports_from_delta(struct ports *P, const nv_ctr_delta *d, unsigned window,
@@ -65,11 +68,15 @@ static int ports_from_delta(struct ports *P, const nv_ctr_delta *d, unsigned win
         nv_diag_port *p = add_port(P);
         if (!p)
             return -1;
-        int network = pd->kind && (!strcmp(pd->kind, "network_tile") || !strcmp(pd->kind, "switch_port"));
+        int network =
+            pd->kind && (!strcmp(pd->kind, "network_tile") || !strcmp(pd->kind, "switch_port"));
         p->kind = network ? NV_LINK_NETWORK : NV_LINK_ENDPOINT;
         snprintf(p->name, sizeof p->name, "%.40s:%.50s", tn->node, pd->name);
         snprintf(p->node, sizeof p->node, "%s", network ? "" : tn->node);
-        snprintf(p->sw, sizeof p->sw, "%s", tn->sw[0] ? tn->sw : tn->blade[0] ? tn->blade : tn->node);
+        snprintf(p->sw, sizeof p->sw, "%s",
+                 tn->sw[0]      ? tn->sw
+                 : tn->blade[0] ? tn->blade
+                                : tn->node);
         p->window = window;
         p->window_s = (double)d->dt_ns / 1e9;
         double out = value_of(&pd->f[NV_CTR_BYTES_OUT]), in = value_of(&pd->f[NV_CTR_BYTES_IN]);
@@ -101,9 +108,10 @@ static int mapping_of(json_object *ranks, json_object *bytes, const char *what, 
     char *note = d->mapping_note, err[300];
     size_t nlen = sizeof d->mapping_note, n = json_object_array_length(ranks);
     if (n == 0 || n > NV_MAPPING_MAX_RANKS || json_object_array_length(bytes) != n)
-        return nv_err(note, nlen, "traffic matrix %.200s: %zu ranks and %zu rows (1 to %d, equal); "
-                                  "mapping metrics not computed", what, n,
-                      json_object_array_length(bytes), NV_MAPPING_MAX_RANKS);
+        return nv_err(note, nlen,
+                      "traffic matrix %.200s: %zu ranks and %zu rows (1 to %d, equal); "
+                      "mapping metrics not computed",
+                      what, n, json_object_array_length(bytes), NV_MAPPING_MAX_RANKS);
     nv_rank_place *pl = calloc(n, sizeof *pl);
     double *b = calloc(n * n, sizeof *b);
     const char **names[3];
@@ -119,13 +127,15 @@ static int mapping_of(json_object *ranks, json_object *bytes, const char *what, 
         const char *node = json_object_get_string(json_object_array_get_idx(ranks, r));
         const nv_topo_node *tn = node ? nv_topo_find(topo, node) : NULL;
         if (!tn) {
-            nv_err(note, nlen, "traffic matrix %.200s: rank %zu runs on node %.60s, which is not in "
-                               "the topology; mapping metrics not computed", what, r,
-                   node ? node : "(none)");
+            nv_err(note, nlen,
+                   "traffic matrix %.200s: rank %zu runs on node %.60s, which is not in "
+                   "the topology; mapping metrics not computed",
+                   what, r, node ? node : "(none)");
             goto done;
         }
         /* dense ids of its node, leaf switch and group, in order of appearance */
-        const char *key[3] = {tn->node, tn->sw[0] ? tn->sw : tn->node, tn->group[0] ? tn->group : "top"};
+        const char *key[3] = {tn->node, tn->sw[0] ? tn->sw : tn->node,
+                              tn->group[0] ? tn->group : "top"};
         unsigned id[3];
         for (int k = 0; k < 3; k++) {
             size_t j = 0;
@@ -180,8 +190,8 @@ static void mapping_from_file(const char *path, const nv_topo *topo, const nv_jo
 /* The traffic matrix the segment profiler recorded in the job's profiles
  * (DIR/profiles/NAME.json: "traffic_matrix".bytes and "placement"): the step
  * that moved the most bytes stands for the job. */
-static void mapping_from_profiles(const char *dir, const nv_topo *topo, const nv_job_diagnose_opts *o,
-                                  nv_job_diagnosis *d)
+static void mapping_from_profiles(const char *dir, const nv_topo *topo,
+                                  const nv_job_diagnose_opts *o, nv_job_diagnosis *d)
 {
     char pdir[PATH_MAX + 16], best_path[PATH_MAX + 300] = "", err[600];
     snprintf(pdir, sizeof pdir, "%s/profiles", dir);
@@ -216,24 +226,27 @@ static void mapping_from_profiles(const char *dir, const nv_topo *topo, const nv
     if (dd)
         closedir(dd);
     if (!best) {
-        nv_err(d->mapping_note, sizeof d->mapping_note,
-               "no traffic matrix recorded (%.200s/traffic-matrix.json absent, and %zu profile(s) in "
-               "%.200s without \"traffic_matrix\" and \"placement\"): hop-bytes and worst-case link "
-               "load not computed, the job's share of network links unknown", dir, without, pdir);
+        nv_err(
+            d->mapping_note, sizeof d->mapping_note,
+            "no traffic matrix recorded (%.200s/traffic-matrix.json absent, and %zu profile(s) in "
+            "%.200s without \"traffic_matrix\" and \"placement\"): hop-bytes and worst-case link "
+            "load not computed, the job's share of network links unknown",
+            dir, without, pdir);
         return;
     }
     char what[PATH_MAX + 400];
-    snprintf(what, sizeof what, "%s (segment profiler; the step with the most bytes of %zu)", best_path,
-             with_matrix);
+    snprintf(what, sizeof what, "%s (segment profiler; the step with the most bytes of %zu)",
+             best_path, with_matrix);
     mapping_of(nv_json_get(best, "placement", json_type_array),
-               nv_json_get(nv_json_get(best, "traffic_matrix", json_type_object), "bytes", json_type_array),
+               nv_json_get(nv_json_get(best, "traffic_matrix", json_type_object), "bytes",
+                           json_type_array),
                what, topo, o, d);
     json_object_put(best);
 }
 
 static int add_node(nv_job_diagnosis *d, const char *node)
 {
-    char (*p)[NV_TOPO_NAME_MAX] = realloc(d->nodes, (d->n_nodes + 1) * sizeof *p);
+    char(*p)[NV_TOPO_NAME_MAX] = realloc(d->nodes, (d->n_nodes + 1) * sizeof *p);
     if (!p)
         return -1;
     d->nodes = p;
@@ -244,18 +257,19 @@ static int add_node(nv_job_diagnosis *d, const char *node)
 /* The ports of one node record: its --netvar-interval windows, else its
  * whole-job delta.  1 when it held counters, 0 when not, -1 on too many
  * ports or out of memory. */
-static int ports_of_record(struct ports *P, json_object *rec, const char *path, const nv_topo_node *tn,
-                           const nv_job_diagnose_opts *o, nv_ctr_delta *delta,
-                           nv_job_diagnose_log_fn log, void *ctx)
+static int ports_of_record(struct ports *P, json_object *rec, const char *path,
+                           const nv_topo_node *tn, const nv_job_diagnose_opts *o,
+                           nv_ctr_delta *delta, nv_job_diagnose_log_fn log, void *ctx)
 {
     char err[600];
     json_object *rec_rates = nv_json_get(rec, "line_rate_Bps", json_type_object), *jd;
-    json_object *windows = nv_json_get(nv_json_get(rec, "samples", json_type_object), "windows",
-                                       json_type_array);
+    json_object *windows =
+        nv_json_get(nv_json_get(rec, "samples", json_type_object), "windows", json_type_array);
     size_t used = 0;
     for (size_t k = 0; windows && k < json_object_array_length(windows); k++) {
         json_object *w = json_object_array_get_idx(windows, k);
-        if (!json_object_object_get_ex(w, "delta", &jd) || nv_ctr_delta_from_json(jd, delta, err, sizeof err))
+        if (!json_object_object_get_ex(w, "delta", &jd) ||
+            nv_ctr_delta_from_json(jd, delta, err, sizeof err))
             continue;
         if (ports_from_delta(P, delta, (unsigned)k, tn, o, rec_rates))
             return -1;
@@ -285,8 +299,9 @@ int nv_job_diagnose(const char *spool, unsigned long job_id, const nv_job_diagno
         o = &dflt;
     }
     if (!o->topology && !o->blade_map)
-        return nv_err(err, errlen, "no topology (a Slurm topology.conf or a blade map); without it "
-                                   "no port can be placed; no diagnosis");
+        return nv_err(err, errlen,
+                      "no topology (a Slurm topology.conf or a blade map); without it "
+                      "no port can be placed; no diagnosis");
     char why[600], dir[PATH_MAX];
     nv_topo topo;
     nv_topo_init(&topo);
@@ -324,13 +339,15 @@ int nv_job_diagnose(const char *spool, unsigned long job_id, const nv_job_diagno
         const nv_topo_node *tn = node ? nv_topo_find(&topo, node) : NULL;
         int got = 0;
         if (!tn)
-            rc = nv_err(err, errlen, "%s: node %.60s is not in the topology (%s); counters from an "
-                                     "unknown topology cannot be placed; no diagnosis",
+            rc = nv_err(err, errlen,
+                        "%s: node %.60s is not in the topology (%s); counters from an "
+                        "unknown topology cannot be placed; no diagnosis",
                         path, node ? node : "(none)", o->topology ? o->topology : o->blade_map);
         else if (add_node(d, node) ||
                  (got = ports_of_record(&P, rec, path, tn, o, delta, log, ctx)) < 0)
-            rc = nv_err(err, errlen, "%s: more than %d port readings, or out of memory; no diagnosis",
-                        path, NV_DIAG_MAX_PORTS);
+            rc = nv_err(err, errlen,
+                        "%s: more than %d port readings, or out of memory; no diagnosis", path,
+                        NV_DIAG_MAX_PORTS);
         else
             with_counters += (size_t)got;
         json_object_put(rec);
@@ -348,8 +365,9 @@ int nv_job_diagnose(const char *spool, unsigned long job_id, const nv_job_diagno
     if (rc == 0) {
         char tm_default[PATH_MAX + 32];
         snprintf(tm_default, sizeof tm_default, "%s/traffic-matrix.json", dir);
-        const char *tm = o->traffic_matrix ? o->traffic_matrix
-                         : !access(tm_default, F_OK) ? tm_default : NULL;
+        const char *tm = o->traffic_matrix           ? o->traffic_matrix
+                         : !access(tm_default, F_OK) ? tm_default
+                                                     : NULL;
         if (tm)
             mapping_from_file(tm, &topo, o, d);
         else

@@ -22,12 +22,12 @@
 #define NV_JOB_DIAG_NOTE_MAX 1200
 
 typedef struct nv_job_diagnose_opts {
-    const char *topology;        /* Slurm topology.conf, or NULL */
-    const char *blade_map;       /* netvar blade map, or NULL (one of the two needed) */
-    double node_Bps;             /* node link line rate, bytes/s; NAN: recorded or sysfs */
-    double uplink_Bps;           /* network port line rate, bytes/s; NAN: recorded or sysfs */
-    const char *sysfs_root;      /* prefix of the sysfs reads ("" = /sys) */
-    const char *traffic_matrix;  /* NULL: SPOOL/jobs/JOBID/traffic-matrix.json when
+    const char *topology;       /* Slurm topology.conf, or NULL */
+    const char *blade_map;      /* netvar blade map, or NULL (one of the two needed) */
+    double node_Bps;            /* node link line rate, bytes/s; NAN: recorded or sysfs */
+    double uplink_Bps;          /* network port line rate, bytes/s; NAN: recorded or sysfs */
+    const char *sysfs_root;     /* prefix of the sysfs reads ("" = /sys) */
+    const char *traffic_matrix; /* NULL: SPOOL/jobs/JOBID/traffic-matrix.json when
                                     present, else the job's profiles */
 } nv_job_diagnose_opts;
 
@@ -36,13 +36,13 @@ void nv_job_diagnose_opts_default(nv_job_diagnose_opts *o);
 
 typedef struct nv_job_diagnosis {
     unsigned long job_id;
-    size_t records;              /* node records read */
+    size_t records;                  /* node records read */
     char (*nodes)[NV_TOPO_NAME_MAX]; /* nodes of those records, in reading order */
     size_t n_nodes;
-    nv_diag_port *ports;         /* one per port and window */
+    nv_diag_port *ports; /* one per port and window */
     size_t n_ports;
-    nv_diagnosis dg;             /* per_port[] parallel to ports[] */
-    int has_mapping;             /* mapping holds the metrics */
+    nv_diagnosis dg; /* per_port[] parallel to ports[] */
+    int has_mapping; /* mapping holds the metrics */
     nv_mapping_metrics mapping;
     char mapping_note[NV_JOB_DIAG_NOTE_MAX]; /* the matrix used, or why none */
 } nv_job_diagnosis;

@@ -54,7 +54,10 @@ static void find_profile(const char *spool, int64_t job_id, char *out, size_t n)
         free(names[i]);
 }
 
-static void copy_str(char *dst, size_t cap, const char *s) { snprintf(dst, cap, "%s", s ? s : ""); }
+static void copy_str(char *dst, size_t cap, const char *s)
+{
+    snprintf(dst, cap, "%s", s ? s : "");
+}
 
 static void record_facts(nv_job_report *r, json_object *rec)
 {
@@ -185,7 +188,8 @@ static void neighbours(nv_job_report *r, const char *spool, const nv_model *m,
                                                  (uint32_t)r->nodes, r->runtime_s, &r->baseline_s);
     nv_prediction pr;
     if (nw && m && r->has_app &&
-        nv_predict(m, r->app, with, nw, predictor, NV_DEFAULT_MIN_SAMPLES, &pr, NULL) == NV_PRED_OK) {
+        nv_predict(m, r->app, with, nw, predictor, NV_DEFAULT_MIN_SAMPLES, &pr, NULL) ==
+            NV_PRED_OK) {
         r->predicted_pct = pr.slowdown_pct;
         copy_str(r->predicted_source, sizeof r->predicted_source, pr.source_label);
     }

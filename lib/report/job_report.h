@@ -40,24 +40,24 @@
 typedef struct nv_job_report_neighbour {
     int64_t job_id;
     char app[NV_MODEL_KEY_MAX + 1];
-    double overlap_s;            /* seconds both ran with paths that meet */
-    double rho;                  /* its own utilization, fraction 0..1; NAN unknown */
+    double overlap_s; /* seconds both ran with paths that meet */
+    double rho;       /* its own utilization, fraction 0..1; NAN unknown */
 } nv_job_report_neighbour;
 
 /* One counter metric of the record ("metrics" object), for display. */
 typedef struct nv_job_report_metric {
     char name[96];
-    char unit[32];               /* "" when the record names none */
-    double mean, p95;            /* over blades; NAN when absent */
-    char source[96];             /* "" when the record names none */
+    char unit[32];    /* "" when the record names none */
+    double mean, p95; /* over blades; NAN when absent */
+    char source[96];  /* "" when the record names none */
 } nv_job_report_metric;
 
 typedef struct nv_job_report {
     int64_t job_id;
-    int has_app;                 /* the record names an app */
+    int has_app; /* the record names an app */
     char app[NV_MODEL_KEY_MAX + 1];
     size_t nodes;
-    double runtime_s;            /* NAN when the record has none */
+    double runtime_s; /* NAN when the record has none */
     /* The record's "switches" and "metrics" as recorded (owned references,
      * NULL when absent), for renderers that pass them through. */
     json_object *switches, *metrics_json;
@@ -65,37 +65,37 @@ typedef struct nv_job_report {
     size_t n_metrics;
 
     /* own utilization, as `netvar train` reads the record */
-    double rho;                  /* fraction 0..1; NAN: no calibrated mu or no counters */
-    int has_utilization;         /* the record has a "utilization" object: */
-    double service_us;           /*   its 1/mu, us (NAN when absent) */
-    char mu_source[128];         /*   where mu came from ("none" when absent) */
-    long ports;                  /*   ports with a utilization (-1 when absent) */
+    double rho;          /* fraction 0..1; NAN: no calibrated mu or no counters */
+    int has_utilization; /* the record has a "utilization" object: */
+    double service_us;   /*   its 1/mu, us (NAN when absent) */
+    char mu_source[128]; /*   where mu came from ("none" when absent) */
+    long ports;          /*   ports with a utilization (-1 when absent) */
 
     /* segment interference estimate of the first profile (by name) */
     int has_segments;
     char profile[NV_JOB_REPORT_PATH_MAX]; /* its path; "" when the job has none */
     nv_seg_estimate seg;
-    nv_seg_profile seg_profile;  /* kept for nv_job_report_timeline() */
+    nv_seg_profile seg_profile;                /* kept for nv_job_report_timeline() */
     char segment_note[NV_JOB_REPORT_NOTE_MAX]; /* why a profile gave no estimate; "" */
 
     /* neighbours and slowdown, from the spool's other records */
-    size_t n_neighbours;         /* in all (may exceed the ones listed) */
-    size_t n_listed;             /* entries of neighbours[], sorted by job id */
+    size_t n_neighbours; /* in all (may exceed the ones listed) */
+    size_t n_listed;     /* entries of neighbours[], sorted by job id */
     nv_job_report_neighbour neighbours[NV_JOB_REPORT_MAX_NEIGHBOURS];
-    double baseline_s;           /* runtime alone at this node count; NAN unknown */
-    double observed_pct;         /* runtime against the baseline, %; NAN unknown */
-    double predicted_pct;        /* predicted beside the neighbours' apps, %; NAN */
-    char predicted_source[64];   /* "table", "model:queue", ...; "" when none */
+    double baseline_s;         /* runtime alone at this node count; NAN unknown */
+    double observed_pct;       /* runtime against the baseline, %; NAN unknown */
+    double predicted_pct;      /* predicted beside the neighbours' apps, %; NAN */
+    char predicted_source[64]; /* "table", "model:queue", ...; "" when none */
 
     /* at submission, as recorded */
     nv_report_annotation at_submission;
     char annotation_note[NV_JOB_REPORT_NOTE_MAX]; /* malformed annotation; "" */
 
     /* Variability Estimate */
-    int ve_in_model;             /* the model has a variability section */
-    int ve_ok;                   /* the record gave the estimate its features */
-    nv_ve_result ve;             /* when ve_ok (ve.answered may be 0: abstained) */
-    char ve_unavailable[256];    /* when !ve_ok: the statistic the record lacks */
+    int ve_in_model;          /* the model has a variability section */
+    int ve_ok;                /* the record gave the estimate its features */
+    nv_ve_result ve;          /* when ve_ok (ve.answered may be 0: abstained) */
+    char ve_unavailable[256]; /* when !ve_ok: the statistic the record lacks */
 } nv_job_report;
 
 /* Report of job `job_id` from the spool.  m may be NULL (no predictions, no
@@ -125,9 +125,9 @@ double nv_job_report_observed_pct(const nv_train_set *s, size_t i, const nv_mode
  * marked" plot of the "Single-run interference estimate" paper (Fig. 2). */
 typedef struct nv_seg_timeline {
     size_t n;
-    double *start_s;             /* since MPI_Init, seconds */
+    double *start_s; /* since MPI_Init, seconds */
     double *duration_ms;
-    unsigned char *interfered;   /* 1: above median + 4 MAD of its group */
+    unsigned char *interfered; /* 1: above median + 4 MAD of its group */
     size_t n_interfered;
 } nv_seg_timeline;
 

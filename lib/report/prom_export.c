@@ -109,8 +109,8 @@ static int running(FILE *f, const nv_prom_opts *o, nv_prom_log_fn log, void *ctx
 {
     nv_cluster_report r;
     char err[4400], l1[2 * NV_PROM_LABEL_MAX + 1], l2[2 * NV_PROM_LABEL_MAX + 1];
-    *ok = nv_cluster_report_build(o->spool, o->model, o->predictor, o->now_unix_s,
-                                  log, ctx, &r, err, sizeof err) == 0;
+    *ok = nv_cluster_report_build(o->spool, o->model, o->predictor, o->now_unix_s, log, ctx, &r,
+                                  err, sizeof err) == 0;
     if (!*ok) {
         log_line(log, ctx, "netvar: export: %s; no running-job figures", err);
         return 0;
@@ -128,11 +128,12 @@ static int running(FILE *f, const nv_prom_opts *o, nv_prom_log_fn log, void *ctx
     keep_top(idx, n, o->max_jobs, cmp_pred, &r);
     n = n < o->max_jobs ? n : o->max_jobs;
     gauge(f, "netvar_running_jobs", "Running jobs in netvar's registry.", (double)r.n_jobs);
-    gauge(f, "netvar_running_jobs_known_to_model",
-          "Running jobs whose app netvar's model knows.", (double)r.known);
+    gauge(f, "netvar_running_jobs_known_to_model", "Running jobs whose app netvar's model knows.",
+          (double)r.known);
     gauge(f, "netvar_job_series_dropped",
           "Running jobs with a prediction left out of netvar_job_predicted_slowdown_ratio by "
-          "the series cap (the lowest predictions go first).", (double)(predicted - n));
+          "the series cap (the lowest predictions go first).",
+          (double)(predicted - n));
     if (n)
         head(f, "netvar_job_predicted_slowdown_ratio", "gauge",
              "A running job's own slowdown predicted beside the running jobs whose paths meet "
@@ -257,10 +258,12 @@ static void jobsubmit(FILE *f, const nv_prom_opts *o, nv_prom_log_fn log, void *
     *ok = 1;
     gauge(f, "netvar_jobsubmit_start_time_seconds",
           "When the slurmctld whose job_submit/netvar counts these started counting (Unix "
-          "time).", st.started_unix_s);
+          "time).",
+          st.started_unix_s);
     gauge(f, "netvar_jobsubmit_stats_written_timestamp_seconds",
           "When job_submit/netvar last wrote its counts (Unix time; it does at least every "
-          "minute).", st.written_unix_s);
+          "minute).",
+          st.written_unix_s);
     head(f, "netvar_jobsubmit_submissions_total", "counter",
          "Submissions job_submit/netvar decided on.");
     fprintf(f, "netvar_jobsubmit_submissions_total %llu\n", (unsigned long long)st.submissions);
@@ -283,12 +286,11 @@ static void jobsubmit(FILE *f, const nv_prom_opts *o, nv_prom_log_fn log, void *
     fprintf(f, "netvar_jobsubmit_call_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
             (unsigned long long)st.calls);
     fprintf(f, "netvar_jobsubmit_call_duration_seconds_sum %.9g\n", (double)st.total_ns * 1e-9);
-    fprintf(f, "netvar_jobsubmit_call_duration_seconds_count %llu\n",
-            (unsigned long long)st.calls);
+    fprintf(f, "netvar_jobsubmit_call_duration_seconds_count %llu\n", (unsigned long long)st.calls);
 }
 
-int nv_prom_export(const nv_prom_opts *o, nv_prom_log_fn log, void *ctx, char **out,
-                   size_t *len, char *err, size_t errlen)
+int nv_prom_export(const nv_prom_opts *o, nv_prom_log_fn log, void *ctx, char **out, size_t *len,
+                   char *err, size_t errlen)
 {
     *out = NULL;
     *len = 0;

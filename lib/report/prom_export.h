@@ -38,19 +38,19 @@
 #include "model.h"
 #include "predict.h"
 
-#define NV_PROM_MAX_JOBS 10000     /* running-job series, at most */
-#define NV_PROM_MAX_UPLINKS 4096   /* uplink series, at most */
-#define NV_PROM_LABEL_MAX 128      /* bytes of a label value kept */
+#define NV_PROM_MAX_JOBS 10000   /* running-job series, at most */
+#define NV_PROM_MAX_UPLINKS 4096 /* uplink series, at most */
+#define NV_PROM_LABEL_MAX 128    /* bytes of a label value kept */
 #define NV_PROM_DEFAULT_WINDOW_S 3600
 
 typedef struct nv_prom_opts {
     const char *spool;
-    const nv_model *model;          /* NULL: no predictions, no utilization */
+    const nv_model *model; /* NULL: no predictions, no utilization */
     nv_predictor predictor;
     double now_unix_s;
-    double window_s;                /* finished jobs: ended within this, > 0 */
-    size_t max_jobs;                /* 1 .. NV_PROM_MAX_JOBS */
-    const char *jobsubmit_stats;    /* job_submit's counts (submit_stats.h); NULL: none */
+    double window_s;             /* finished jobs: ended within this, > 0 */
+    size_t max_jobs;             /* 1 .. NV_PROM_MAX_JOBS */
+    const char *jobsubmit_stats; /* job_submit's counts (submit_stats.h); NULL: none */
 } nv_prom_opts;
 
 typedef void (*nv_prom_log_fn)(void *ctx, const char *line);
@@ -59,8 +59,8 @@ typedef void (*nv_prom_log_fn)(void *ctx, const char *line);
  * A source that cannot be read (the registry, the job records, job_submit's
  * file) gets one line to log and netvar_export_source_ok 0, and the rest is
  * written.  Returns 0, or -1 with err (bad options, out of memory). */
-int nv_prom_export(const nv_prom_opts *o, nv_prom_log_fn log, void *ctx, char **out,
-                   size_t *len, char *err, size_t errlen);
+int nv_prom_export(const nv_prom_opts *o, nv_prom_log_fn log, void *ctx, char **out, size_t *len,
+                   char *err, size_t errlen);
 
 /* A label value: in as above into out[cap] (cap > 2 * NV_PROM_LABEL_MAX
  * always fits).  Returns out. */

@@ -11,7 +11,10 @@
 #include "nv_json.h"
 #include "policy.h"
 
-static double clean(double v) { return isfinite(v) ? v : 0; }
+static double clean(double v)
+{
+    return isfinite(v) ? v : 0;
+}
 
 static const uint32_t *g_cluster, *g_sig; /* qsort context */
 
@@ -35,7 +38,8 @@ long nv_report_segment_flags(const double *work, const double *time_us, const ui
     memset(interfered, 0, n);
     uint32_t *cluster = malloc(n * sizeof *cluster);
     size_t *order = malloc(n * sizeof *order);
-    double *w = malloc(n * sizeof *w), *t = malloc(n * sizeof *t), *scratch = malloc(n * sizeof *scratch);
+    double *w = malloc(n * sizeof *w), *t = malloc(n * sizeof *t),
+           *scratch = malloc(n * sizeof *scratch);
     long flagged = -1;
     if (!cluster || !order || !w || !t || !scratch)
         goto out;
@@ -86,8 +90,8 @@ static void copy_str(json_object *o, const char *key, char *dst, size_t cap)
 int nv_report_action_moved(const nv_report_annotation *an)
 {
     /* the names job_submit writes (policy.c spells them once) */
-    static const enum nv_action moved[] = {NV_ACT_DENY, NV_ACT_HOLD, NV_ACT_ISOLATE,
-                                           NV_ACT_CONTAIN, NV_ACT_AVOID};
+    static const enum nv_action moved[] = {NV_ACT_DENY, NV_ACT_HOLD, NV_ACT_ISOLATE, NV_ACT_CONTAIN,
+                                           NV_ACT_AVOID};
     if (!an || !an->recorded)
         return 0;
     for (size_t i = 0; i < sizeof moved / sizeof moved[0]; i++)
@@ -231,14 +235,15 @@ size_t nv_report_cluster_pairs(const nv_model *m, const char *const *apps,
 
 double nv_profile_matrix_bytes(json_object *profile)
 {
-    json_object *bytes =
-        nv_json_get(nv_json_get(profile, "traffic_matrix", json_type_object), "bytes", json_type_array);
+    json_object *bytes = nv_json_get(nv_json_get(profile, "traffic_matrix", json_type_object),
+                                     "bytes", json_type_array);
     if (!bytes || !nv_json_get(profile, "placement", json_type_array))
         return -1;
     double t = 0;
     for (size_t r = 0; r < json_object_array_length(bytes); r++) {
         json_object *row = json_object_array_get_idx(bytes, r);
-        for (size_t c = 0; json_object_is_type(row, json_type_array) && c < json_object_array_length(row); c++)
+        for (size_t c = 0;
+             json_object_is_type(row, json_type_array) && c < json_object_array_length(row); c++)
             t += json_object_get_double(json_object_array_get_idx(row, c));
     }
     return isfinite(t) ? t : 0;

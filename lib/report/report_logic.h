@@ -23,15 +23,15 @@ long nv_report_segment_flags(const double *work, const double *time_us, const ui
 
 /* What job_submit decided at submission, as recorded. */
 typedef struct nv_report_annotation {
-    int recorded;            /* 0: the record holds no annotation */
-    double own_pct;          /* predicted own slowdown, NAN when absent */
-    double inflicted_pct;    /* NAN when absent */
-    unsigned advice_nodes;   /* 0 when no advice */
-    char source[32];         /* "table", "model:queue", or "" */
-    char action[32];         /* policy action, or "" */
+    int recorded;          /* 0: the record holds no annotation */
+    double own_pct;        /* predicted own slowdown, NAN when absent */
+    double inflicted_pct;  /* NAN when absent */
+    unsigned advice_nodes; /* 0 when no advice */
+    char source[32];       /* "table", "model:queue", or "" */
+    char action[32];       /* policy action, or "" */
     char mode[16];
     char against_app[NV_MODEL_KEY_MAX + 1]; /* the neighbour app own_pct was against; "" */
-    int64_t against_job;     /* a running job of it at submission; 0 when not recorded */
+    int64_t against_job; /* a running job of it at submission; 0 when not recorded */
 } nv_report_annotation;
 
 /* Reads the annotation from a job record: its "annotation" field (the
@@ -66,9 +66,9 @@ int nv_report_paths_meet(const char *switches_a, const char *switches_b);
 
 /* One ordered pair among running jobs: predicted slowdown of a beside b. */
 typedef struct nv_report_pair {
-    size_t a, b;             /* indexes into the caller's job arrays */
+    size_t a, b; /* indexes into the caller's job arrays */
     double slowdown_pct;
-    const char *source;      /* "table" or "model:<predictor>" (static) */
+    const char *source; /* "table" or "model:<predictor>" (static) */
 } nv_report_pair;
 
 /* Predictions for every ordered pair (a, b), a != b, of the n running jobs

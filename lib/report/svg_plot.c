@@ -116,19 +116,22 @@ char *nv_svg_render(const nv_svg_chart *c, size_t *len, char *err, size_t errlen
     if (y1 - y0 < 1e-12)
         y1 = y0 + 1;
     double pw = W - LEFT - RIGHT, ph = H - TOP - BOTTOM;
-#define PX(x) (LEFT + ((x) - x0) / (x1 - x0) * pw)
-#define PY(y) (TOP + ph - ((y) - y0) / (y1 - y0) * ph)
+#define PX(x) (LEFT + ((x)-x0) / (x1 - x0) * pw)
+#define PY(y) (TOP + ph - ((y)-y0) / (y1 - y0) * ph)
     struct buf b = {malloc(4096), 0, 4096, 0};
     if (!b.p) {
         nv_err(err, errlen, "plot: out of memory");
         return NULL;
     }
-    put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"netvar-plot\" width=\"%.0f\" "
-            "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
-            "font-size=\"12\">\n<title>", W, H, W, H);
+    put(&b,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"netvar-plot\" width=\"%.0f\" "
+        "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
+        "font-size=\"12\">\n<title>",
+        W, H, W, H);
     put_text(&b, c->title);
-    put(&b, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W, H);
+    put(&b, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"white\"/>\n", W,
+        H);
     put(&b, "<text class=\"title\" x=\"%.1f\" y=\"22\" font-size=\"14\">", LEFT);
     put_text(&b, c->title);
     put(&b, "</text>\n<g class=\"axes\" stroke=\"black\">\n");
@@ -140,18 +143,24 @@ char *nv_svg_render(const nv_svg_chart *c, size_t *len, char *err, size_t errlen
     double xs = c->log_x ? 1 : nice_step(x1 - x0);
     for (double t = ceil(x0 / xs) * xs; t <= x1 + 1e-9 * xs; t += xs) {
         double lab = c->log_x ? pow(10, t) : t;
-        put(&b, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-                "stroke=\"none\">%g</text>\n", PX(t), TOP + ph + 16, fabs(lab) < 1e-12 ? 0 : lab);
+        put(&b,
+            "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
+            "stroke=\"none\">%g</text>\n",
+            PX(t), TOP + ph + 16, fabs(lab) < 1e-12 ? 0 : lab);
     }
     double ys = nice_step(y1 - y0);
     for (double t = ceil(y0 / ys) * ys; t <= y1 + 1e-9 * ys; t += ys)
-        put(&b, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
-                "stroke=\"none\">%g</text>\n", LEFT - 6, PY(t) + 4, fabs(t) < 1e-12 ? 0 : t);
+        put(&b,
+            "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+            "stroke=\"none\">%g</text>\n",
+            LEFT - 6, PY(t) + 4, fabs(t) < 1e-12 ? 0 : t);
     put(&b, "<text class=\"label x\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" stroke=\"none\">",
         LEFT + pw / 2, H - 16);
     put_text(&b, c->xlabel);
-    put(&b, "</text>\n<text class=\"label y\" x=\"18\" y=\"%.1f\" text-anchor=\"middle\" "
-            "stroke=\"none\" transform=\"rotate(-90 18 %.1f)\">", TOP + ph / 2, TOP + ph / 2);
+    put(&b,
+        "</text>\n<text class=\"label y\" x=\"18\" y=\"%.1f\" text-anchor=\"middle\" "
+        "stroke=\"none\" transform=\"rotate(-90 18 %.1f)\">",
+        TOP + ph / 2, TOP + ph / 2);
     put_text(&b, c->ylabel);
     put(&b, "</text>\n</g>\n");
     for (size_t s = 0; s < c->n_series; s++) {

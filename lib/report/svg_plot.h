@@ -35,7 +35,7 @@ typedef struct nv_svg_series {
 
 typedef struct nv_svg_chart {
     const char *title, *xlabel, *ylabel;
-    int log_x;          /* base-10 x axis */
+    int log_x; /* base-10 x axis */
     const nv_svg_series *series;
     size_t n_series;
 } nv_svg_chart;

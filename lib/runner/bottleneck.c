@@ -27,20 +27,20 @@ const char *nv_bn_kind_name(nv_bn_kind k)
 
 const char *nv_bn_gauge_name(nv_bn_gauge g)
 {
-    return g == NV_BN_GAUGE_QUEUE_US ? "queue_us"
-           : g == NV_BN_GAUGE_STALL  ? "stall_per_word"
-           : g == NV_BN_GAUGE_PAUSE  ? "paused_cycles_per_packet"
+    return g == NV_BN_GAUGE_QUEUE_US     ? "queue_us"
+           : g == NV_BN_GAUGE_STALL      ? "stall_per_word"
+           : g == NV_BN_GAUGE_PAUSE      ? "paused_cycles_per_packet"
            : g == NV_BN_GAUGE_STALL_FLIT ? "stall_per_flit"
-                                     : "none";
+                                         : "none";
 }
 
 nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k)
 {
-    return k == NV_BN_QDISC ? NV_BN_GAUGE_QUEUE_US
+    return k == NV_BN_QDISC        ? NV_BN_GAUGE_QUEUE_US
            : k == NV_BN_INFINIBAND ? NV_BN_GAUGE_STALL
-           : k == NV_BN_CXI ? NV_BN_GAUGE_PAUSE
-           : k == NV_BN_ARIES ? NV_BN_GAUGE_STALL_FLIT
-                              : NV_BN_GAUGE_NONE;
+           : k == NV_BN_CXI        ? NV_BN_GAUGE_PAUSE
+           : k == NV_BN_ARIES      ? NV_BN_GAUGE_STALL_FLIT
+                                   : NV_BN_GAUGE_NONE;
 }
 
 /* "R_C" with R and C in 0..99 (no sign, no leading zero but "0") */
@@ -74,9 +74,10 @@ int nv_bn_aries_events(const char *port, char *buf, size_t cap)
         return -1;
     size_t off = 0;
     for (int vc = 0; vc <= 8; vc++) {
-        int n = vc < 8 ? snprintf(buf + off, cap - off, "%sAR_RTR_%d_%d_INQ_PRF_INCOMING_FLIT_VC%d",
-                                  vc ? "," : "", r, c, vc)
-                       : snprintf(buf + off, cap - off, ",AR_RTR_%d_%d_INQ_PRF_ROWBUS_STALL_CNT", r, c);
+        int n =
+            vc < 8 ? snprintf(buf + off, cap - off, "%sAR_RTR_%d_%d_INQ_PRF_INCOMING_FLIT_VC%d",
+                              vc ? "," : "", r, c, vc)
+                   : snprintf(buf + off, cap - off, ",AR_RTR_%d_%d_INQ_PRF_ROWBUS_STALL_CNT", r, c);
         if (n < 0 || (size_t)n >= cap - off)
             return -1;
         off += (size_t)n;
@@ -103,8 +104,10 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen)
     memset(out, 0, sizeof *out);
     const char *colon = spec ? strchr(spec, ':') : NULL;
     if (!colon)
-        return nv_err(err, errlen, "--bottleneck: '%.80s' is not KIND:PORT[,PORT...] (KIND qdisc, "
-                      "netdev, infiniband, cxi or aries)", spec ? spec : "");
+        return nv_err(err, errlen,
+                      "--bottleneck: '%.80s' is not KIND:PORT[,PORT...] (KIND qdisc, "
+                      "netdev, infiniband, cxi or aries)",
+                      spec ? spec : "");
     size_t kl = (size_t)(colon - spec);
     if (kl == 5 && !strncmp(spec, "qdisc", 5))
         out->kind = NV_BN_QDISC;
@@ -117,22 +120,27 @@ int nv_bn_parse(const char *spec, nv_bn_spec *out, char *err, size_t errlen)
     else if (kl == 5 && !strncmp(spec, "aries", 5))
         out->kind = NV_BN_ARIES;
     else
-        return nv_err(err, errlen, "--bottleneck: kind '%.*s' is not qdisc, netdev, infiniband, cxi or aries",
+        return nv_err(err, errlen,
+                      "--bottleneck: kind '%.*s' is not qdisc, netdev, infiniband, cxi or aries",
                       (int)(kl < 32 ? kl : 32), spec);
     const char *p = colon + 1;
     while (1) {
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (!port_name_ok(p, n))
-            return nv_err(err, errlen, "--bottleneck: port '%.*s' is not a port name (1-%d of "
-                          "A-Z a-z 0-9 _ . - : /)", (int)(n < 64 ? n : 64), p, NV_CTR_NAME_MAX - 1);
+            return nv_err(err, errlen,
+                          "--bottleneck: port '%.*s' is not a port name (1-%d of "
+                          "A-Z a-z 0-9 _ . - : /)",
+                          (int)(n < 64 ? n : 64), p, NV_CTR_NAME_MAX - 1);
         if (out->kind == NV_BN_QDISC && n > 15)
             return nv_err(err, errlen, "--bottleneck: '%.*s' is longer than an interface name",
                           (int)n, p);
         int row, col;
         if (out->kind == NV_BN_ARIES && tile_of(p, n, &row, &col))
-            return nv_err(err, errlen, "--bottleneck: aries port '%.*s' is not a network tile "
-                          "ROW_COL (0-99 each, e.g. 3_5)", (int)(n < 64 ? n : 64), p);
+            return nv_err(err, errlen,
+                          "--bottleneck: aries port '%.*s' is not a network tile "
+                          "ROW_COL (0-99 each, e.g. 3_5)",
+                          (int)(n < 64 ? n : 64), p);
         if (out->nports == NV_BN_MAX_PORTS)
             return nv_err(err, errlen, "--bottleneck: more than %d ports", NV_BN_MAX_PORTS);
         memcpy(out->port[out->nports], p, n);
@@ -177,8 +185,8 @@ static inline int step_in(const nv_bn_step *s, nv_bn_value which, uint64_t t0, u
     return s->t_ns >= t0 && s->t_ns <= t1 && !isnan(step_value(s, which));
 }
 
-long nv_bn_joint_stats(const nv_bn_step *st, size_t n_st, uint64_t t0, uint64_t t1,
-                       uint64_t win_ns, nv_joint_window **v, size_t *n)
+long nv_bn_joint_stats(const nv_bn_step *st, size_t n_st, uint64_t t0, uint64_t t1, uint64_t win_ns,
+                       nv_joint_window **v, size_t *n)
 {
     if (!win_ns)
         return 0;
@@ -225,8 +233,8 @@ long nv_bn_joint_stats(const nv_bn_step *st, size_t n_st, uint64_t t0, uint64_t 
     *v = g;
     for (size_t w = 0; w < nwin; w++)
         if (cnt[w] && 2 * cnt[w] >= most)
-            g[(*n)++] = (nv_joint_window){(float)(su[w] / (double)cnt[w]),
-                                          (float)(sw[w] / (double)cnt[w])};
+            g[(*n)++] =
+                (nv_joint_window){(float)(su[w] / (double)cnt[w]), (float)(sw[w] / (double)cnt[w])};
     free(su);
     free(sw);
     free(cnt);
@@ -518,7 +526,8 @@ static int open_reader(nv_bn_sampler *s, int i, char *err, size_t errlen)
     const nv_bn_spec *spec = &s->spec;
     char e[300] = "", events[600] = "";
     if (spec->kind == NV_BN_ARIES && nv_bn_aries_events(spec->port[i], events, sizeof events))
-        return nv_err(err, errlen, "--bottleneck aries:%s: not a network tile ROW_COL", spec->port[i]);
+        return nv_err(err, errlen, "--bottleneck aries:%s: not a network tile ROW_COL",
+                      spec->port[i]);
     nv_ctr_config cfg = {.backend = spec->kind == NV_BN_NETDEV  ? "netdev"
                                     : spec->kind == NV_BN_CXI   ? "cxi"
                                     : spec->kind == NV_BN_ARIES ? "papi"
@@ -589,8 +598,7 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
         }
         double rate = NAN, backlog;
         if (read_port(s, i, s->last_bytes[i], &backlog, &s->last_stall[i], &s->last_pkts[i],
-                      &s->stall_ok[i], &rate,
-                      e, sizeof e)) {
+                      &s->stall_ok[i], &rate, e, sizeof e)) {
             nv_err(err, errlen, "--bottleneck %s:%s: %s", nv_bn_kind_name(spec->kind),
                    spec->port[i], e);
             free_sampler(s);
@@ -598,8 +606,10 @@ nv_bn_sampler *nv_bn_start(const nv_bn_spec *spec, double interval_ms, char *err
         }
         s->rate[i] = spec->rate_bytes_per_s > 0 ? spec->rate_bytes_per_s : rate;
         if (!(s->rate[i] > 0)) {
-            nv_err(err, errlen, "--bottleneck %s:%s: the port's rate cannot be read; give it "
-                   "with --bottleneck-rate %s", nv_bn_kind_name(spec->kind), spec->port[i],
+            nv_err(err, errlen,
+                   "--bottleneck %s:%s: the port's rate cannot be read; give it "
+                   "with --bottleneck-rate %s",
+                   nv_bn_kind_name(spec->kind), spec->port[i],
                    spec->kind == NV_BN_ARIES ? "FLITS_PER_S (a tile counts flits)" : "BYTES_PER_S");
             free_sampler(s);
             return NULL;

@@ -79,10 +79,10 @@ const char *nv_bn_kind_name(nv_bn_kind k);
 
 /* What a step's congestion gauge reads (the same for every port of a kind) */
 typedef enum nv_bn_gauge {
-    NV_BN_GAUGE_NONE = 0,  /* no gauge (netdev): wait is NAN */
-    NV_BN_GAUGE_QUEUE_US,  /* qdisc: queued bytes / rate, microseconds */
-    NV_BN_GAUGE_STALL,     /* infiniband: port_xmit_wait ticks per 4-byte word sent */
-    NV_BN_GAUGE_PAUSE,     /* cxi: hni_tx_paused cycles per packet sent */
+    NV_BN_GAUGE_NONE = 0,   /* no gauge (netdev): wait is NAN */
+    NV_BN_GAUGE_QUEUE_US,   /* qdisc: queued bytes / rate, microseconds */
+    NV_BN_GAUGE_STALL,      /* infiniband: port_xmit_wait ticks per 4-byte word sent */
+    NV_BN_GAUGE_PAUSE,      /* cxi: hni_tx_paused cycles per packet sent */
     NV_BN_GAUGE_STALL_FLIT, /* aries: ROWBUS_STALL_CNT flit times per incoming flit */
 } nv_bn_gauge;
 
@@ -118,9 +118,9 @@ int nv_bn_aries_events(const char *port, char *buf, size_t cap);
 /* One sampling step: the busiest port's U over [t_ns - dt, t_ns], each
  * port's, and the largest gauge reading of the ports. */
 typedef struct nv_bn_step {
-    uint64_t t_ns; /* CLOCK_MONOTONIC at the step's end */
-    double u;      /* bytes/s over the step / rate, clamped to [0, 1] */
-    double wait;   /* the gauge (nv_bn_gauge): us of queue for a qdisc (its
+    uint64_t t_ns;                 /* CLOCK_MONOTONIC at the step's end */
+    double u;                      /* bytes/s over the step / rate, clamped to [0, 1] */
+    double wait;                   /* the gauge (nv_bn_gauge): us of queue for a qdisc (its
                       backlog at t_ns), stall ticks per word over the step for
                       infiniband; NAN for netdev */
     float port_u[NV_BN_MAX_PORTS]; /* each port's U (busier direction), as u */
@@ -183,8 +183,8 @@ long nv_bn_collect(nv_bn_sampler *s, nv_bn_value which, uint64_t t0, uint64_t t1
  * sampler's form locks; nv_bn_joint_stats is the pure part (tests). */
 long nv_bn_joint_windows(nv_bn_sampler *s, uint64_t t0, uint64_t t1, uint64_t win_ns,
                          nv_joint_window **v, size_t *n);
-long nv_bn_joint_stats(const nv_bn_step *st, size_t n_st, uint64_t t0, uint64_t t1,
-                       uint64_t win_ns, nv_joint_window **v, size_t *n);
+long nv_bn_joint_stats(const nv_bn_step *st, size_t n_st, uint64_t t0, uint64_t t1, uint64_t win_ns,
+                       nv_joint_window **v, size_t *n);
 
 /* Steps that failed to read (a port vanished, tc failed); 0 when all read. */
 size_t nv_bn_read_errors(nv_bn_sampler *s);

@@ -19,11 +19,14 @@ void nv_calibrate_opts_defaults(nv_calibrate_opts *o)
     o->quantile = 0.01;
 }
 
-void nv_calibrate_result_free(nv_calibrate_result *r) { nv_impactb_output_free(&r->probe); }
+void nv_calibrate_result_free(nv_calibrate_result *r)
+{
+    nv_impactb_output_free(&r->probe);
+}
 
 /* Runs ImpactB for the duration and returns its stdout (malloc'd). */
-static char *run_impactb(const nv_run_plan *plan, double duration_s, long interval_us,
-                         size_t *len, char *err, size_t errlen)
+static char *run_impactb(const nv_run_plan *plan, double duration_s, long interval_us, size_t *len,
+                         char *err, size_t errlen)
 {
     char dur[32], ivl[32];
     snprintf(dur, sizeof dur, "%g", duration_s);
@@ -72,7 +75,8 @@ int nv_calibrate_run(nv_run_plan *plan, const nv_calibrate_opts *o, nv_calibrate
         goto out;
     }
     if (nv_calibrate(r->probe.samples_us, r->probe.n_samples, o->method, o->quantile, &r->cal)) {
-        nv_err(err, errlen, "ImpactB gave %zu usable latency sample(s), at least 2 are needed "
+        nv_err(err, errlen,
+               "ImpactB gave %zu usable latency sample(s), at least 2 are needed "
                "(run longer or with a smaller --interval-us); model not changed",
                r->probe.n_samples);
         goto out;

@@ -15,24 +15,24 @@
 #include "probe_output.h"
 
 typedef struct nv_calibrate_opts {
-    const char *model_path;   /* created or updated */
-    const char *from_json;    /* ImpactB output to use instead of a run, or NULL */
-    const char *keep_dir;     /* --keep, or NULL for a temporary directory */
-    double duration_s;        /* how long ImpactB measures */
-    long interval_us;         /* its pause between ping-pongs */
-    nv_cal_method method;     /* which idle latency is the service time */
-    double quantile;          /* for NV_CAL_LOW_QUANTILE */
+    const char *model_path; /* created or updated */
+    const char *from_json;  /* ImpactB output to use instead of a run, or NULL */
+    const char *keep_dir;   /* --keep, or NULL for a temporary directory */
+    double duration_s;      /* how long ImpactB measures */
+    long interval_us;       /* its pause between ping-pongs */
+    nv_cal_method method;   /* which idle latency is the service time */
+    double quantile;        /* for NV_CAL_LOW_QUANTILE */
 } nv_calibrate_opts;
 
 /* 5 s, 20000 us, the minimum, quantile 0.01; no model. */
 void nv_calibrate_opts_defaults(nv_calibrate_opts *o);
 
 typedef struct nv_calibrate_result {
-    nv_calibration cal;       /* as saved */
-    nv_impactb_output probe;  /* what ImpactB wrote: nodes, node names, samples */
-    size_t old_apps;          /* apps and configurations the model had: their */
-    size_t old_configs;       /* utilizations come from the previous calibration */
-    int logs_kept;            /* ImpactB failed: its launch logs stay in plan->work_dir */
+    nv_calibration cal;      /* as saved */
+    nv_impactb_output probe; /* what ImpactB wrote: nodes, node names, samples */
+    size_t old_apps;         /* apps and configurations the model had: their */
+    size_t old_configs;      /* utilizations come from the previous calibration */
+    int logs_kept;           /* ImpactB failed: its launch logs stay in plan->work_dir */
 } nv_calibrate_result;
 
 /* Runs ImpactB with the plan (checked with nv_run_plan_check; not used

@@ -73,8 +73,10 @@ int nv_campaign_parse_configs(const char *spec, nv_campaign_config *out, size_t 
             ok = s3 != s2 + 1 && *s3 == '\0' && mm >= 1 && mm <= 1000;
         }
         if (!ok)
-            return nv_err(err, errlen, "--configs entry '%s': expected B:P:M with B cycles "
-                          "0..1e12, P partners >= 1 and M messages 1..1000", item);
+            return nv_err(err, errlen,
+                          "--configs entry '%s': expected B:P:M with B cycles "
+                          "0..1e12, P partners >= 1 and M messages 1..1000",
+                          item);
         if (add_config(out, cap, n, b, pp, mm))
             return nv_err(err, errlen, "--configs: more than %zu configurations", cap);
         p += len;
@@ -87,8 +89,8 @@ int nv_campaign_parse_configs(const char *spec, nv_campaign_config *out, size_t 
 /* The Queue-theory interference model's Table 2 training sets 1..12 (B
  * values accumulate, P in 1..14,16,17, M in {1,10}) and its section 4.3's
  * 40 configurations. */
-static const double table2_b[12] = {2.5e9, 2.5e8, 2.5e7, 2.5e6, 1.25e6, 2.5e5,
-                                     1.25e5, 2.5e4, 1.25e4, 2.5e3, 1.25e3, 2.5e2};
+static const double table2_b[12] = {2.5e9,  2.5e8, 2.5e7,  2.5e6, 1.25e6, 2.5e5,
+                                    1.25e5, 2.5e4, 1.25e4, 2.5e3, 1.25e3, 2.5e2};
 static const int table2_p[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17};
 static const double paper40_b[4] = {2.5e4, 2.5e5, 2.5e6, 2.5e7};
 static const int paper40_p[5] = {1, 4, 7, 14, 17};
@@ -109,8 +111,11 @@ int nv_campaign_named_set(const char *name, nv_campaign_config *out, size_t cap,
     char *end;
     long k = !strncmp(name, "set", 3) ? strtol(name + 3, &end, 10) : 0;
     if (k < 1 || k > 12 || *end || end == name + 3)
-        return nv_err(err, errlen, "--set '%.40s': must be set1 .. set12 (Queue-theory interference model, Table 2) or "
-                      "paper40 (section 4.3)", name);
+        return nv_err(
+            err, errlen,
+            "--set '%.40s': must be set1 .. set12 (Queue-theory interference model, Table 2) or "
+            "paper40 (section 4.3)",
+            name);
     for (long bi = 0; bi < k; bi++)
         for (int pi = 0; pi < 16; pi++)
             for (int mi = 0; mi < 2; mi++)
@@ -132,10 +137,11 @@ int nv_campaign_check_fit(const nv_campaign_config *c, size_t n, int nodes, int 
 {
     for (size_t i = 0; i < n; i++)
         if (c[i].partners > nodes - 1)
-            return nv_err(err, errlen, "--configs %s: P=%d partners needs at least %d nodes, the "
-                          "%s has %d (P must be 1..%d)", c[i].id, c[i].partners,
-                          c[i].partners + 1, placed ? "--load-nodes list" : "run", nodes,
-                          nodes - 1);
+            return nv_err(err, errlen,
+                          "--configs %s: P=%d partners needs at least %d nodes, the "
+                          "%s has %d (P must be 1..%d)",
+                          c[i].id, c[i].partners, c[i].partners + 1,
+                          placed ? "--load-nodes list" : "run", nodes, nodes - 1);
     return 0;
 }
 
@@ -216,7 +222,7 @@ typedef struct campaign {
     nv_bn_sampler *bn; /* the counters route, or NULL */
     double *app_u;     /* U steps inside the baseline's timed windows */
     size_t n_app_u;
-    double *app_w;     /* and their gauge readings */
+    double *app_w; /* and their gauge readings */
     size_t n_app_w;
     nv_joint_window *joint; /* and both, over NV_CAMPAIGN_JOINT_WINDOW_S windows */
     size_t n_joint;
@@ -225,8 +231,8 @@ typedef struct campaign {
 } campaign;
 
 /* CompressionB's arguments for a configuration (pointing into bufs). */
-static void compressionb_args(const campaign *cp, const nv_campaign_config *cfg,
-                              char bufs[5][32], const char *args[10])
+static void compressionb_args(const campaign *cp, const nv_campaign_config *cfg, char bufs[5][32],
+                              const char *args[10])
 {
     snprintf(bufs[0], 32, "%d", cfg->partners);
     snprintf(bufs[1], 32, "%d", cfg->messages);
@@ -265,8 +271,8 @@ static int run_beside(const campaign *cp, nv_child *probe, const char *name, dou
 }
 
 /* Baseline run r: ImpactB beside the command; its samples are appended. */
-static int run_baseline(campaign *cp, int r, double *runtime_s, double **samples,
-                        size_t *n_samples, char *err, size_t errlen)
+static int run_baseline(campaign *cp, int r, double *runtime_s, double **samples, size_t *n_samples,
+                        char *err, size_t errlen)
 {
     char ivl[32], name[48];
     snprintf(ivl, sizeof ivl, "%ld", cp->o->interval_us);
@@ -380,8 +386,8 @@ static int characterize(const campaign *cp, const nv_campaign_config *cfg,
     if (cp->bn && itext) {
         uint64_t t1 = nv_bn_now_ns(), w = (uint64_t)(cp->o->duration_s * 1e9);
         size_t np;
-        res->counter_steps = nv_bn_window(cp->bn, NV_BN_U, t1 > w ? t1 - w : 0, t1,
-                                          &res->u_counters, NULL, 0, &np);
+        res->counter_steps =
+            nv_bn_window(cp->bn, NV_BN_U, t1 > w ? t1 - w : 0, t1, &res->u_counters, NULL, 0, &np);
         nv_bn_window(cp->bn, NV_BN_WAIT, t1 > w ? t1 - w : 0, t1, &res->wait, NULL, 0, &np);
         for (int i = 0; i < cp->o->bottleneck->nports; i++)
             res->port_u[i] = nv_bn_port_window(cp->bn, i, t1 > w ? t1 - w : 0, t1);
@@ -409,8 +415,10 @@ static int characterize(const campaign *cp, const nv_campaign_config *cfg,
     res->bytes_per_s_sum += cb.mean_bytes_per_s;
     res->bw_runs++;
     if (nv_run_app_utilization(cp->cal, ib.samples_us, ib.n_samples, &res->lat, &res->u)) {
-        nv_err(err, errlen, "ImpactB beside %s took no latency sample in %g s (use a longer "
-               "--duration-s or a smaller --interval-us)", cfg->id, cp->o->duration_s);
+        nv_err(err, errlen,
+               "ImpactB beside %s took no latency sample in %g s (use a longer "
+               "--duration-s or a smaller --interval-us)",
+               cfg->id, cp->o->duration_s);
         goto done;
     }
     res->lat_samples = ib.n_samples;
@@ -490,13 +498,16 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
     if (wkeep)
         memcpy(wpts, v.wait_points, wkeep * sizeof *wpts);
     for (size_t i = 0; waits && i < ncfg; i++)
-        wpts[wkeep + i] = (nv_curve_point){.utilization = res[i].wait,
-                                           .slowdown_pct = res[i].slowdown_pct,
-                                           .weight = (double)((size_t)o->repeat - res[i].n_stalled)};
-    nv_app_input in = {.key = app, .utilization = counters ? r->app_u_counters : r->app_u.rho,
+        wpts[wkeep + i] =
+            (nv_curve_point){.utilization = res[i].wait,
+                             .slowdown_pct = res[i].slowdown_pct,
+                             .weight = (double)((size_t)o->repeat - res[i].n_stalled)};
+    nv_app_input in = {.key = app,
+                       .utilization = counters ? r->app_u_counters : r->app_u.rho,
                        .utilization_source = counters ? NV_USRC_COUNTERS : NV_USRC_LATENCY,
                        .latency = &r->app_lat,
-                       .points = pts, .n_points = keep + ncfg,
+                       .points = pts,
+                       .n_points = keep + ncfg,
                        .scaling = idx >= 0 ? v.scaling : NULL,
                        .n_scaling = idx >= 0 ? v.n_scaling : 0,
                        .profile = counters ? r->app_profile : NULL,
@@ -519,7 +530,8 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
                               : r->gauge == NV_BN_GAUGE_STALL_FLIT ? NV_WAIT_STALL_PER_FLIT
                                                                    : NV_WAIT_QUEUE_US;
             if (g != bn.wait_gauge && model_has_wait_points(model)) {
-                nv_err(err, errlen, "the model's queue-wait points read %s but this campaign's "
+                nv_err(err, errlen,
+                       "the model's queue-wait points read %s but this campaign's "
                        "ports read %s: they are not on one axis (use another model file)",
                        nv_wait_gauge_name(bn.wait_gauge), nv_wait_gauge_name(g));
                 goto done;
@@ -567,15 +579,19 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
         }
         apps[n] = app;
         pct[n++] = res[i].slowdown_pct;
-        nv_config_input ci_in = {.id = cfg[i].id, .bubble_cycles = cfg[i].bubble_cycles,
+        nv_config_input ci_in = {.id = cfg[i].id,
+                                 .bubble_cycles = cfg[i].bubble_cycles,
                                  .partners = (uint32_t)cfg[i].partners,
                                  .messages = (uint32_t)cfg[i].messages,
                                  .utilization = counters ? res[i].u_counters : res[i].u.rho,
                                  .latency = &res[i].lat,
-                                 .n_slowdowns = n, .slowdown_apps = apps, .slowdown_pct = pct,
+                                 .n_slowdowns = n,
+                                 .slowdown_apps = apps,
+                                 .slowdown_pct = pct,
                                  /* where every configuration's wait was read, the
                                   * nearest configurations can place them */
-                                 .has_queue_wait = waits, .queue_wait_us = res[i].wait};
+                                 .has_queue_wait = waits,
+                                 .queue_wait_us = res[i].wait};
         if (nv_builder_add_config(b, &ci_in)) {
             nv_err(err, errlen, "%s", nv_builder_error(b));
             goto done;
@@ -646,15 +662,16 @@ void nv_campaign_result_free(nv_campaign_result *r)
     r->n_fit = 0;
 }
 
-int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_result *r,
-                    char *err, size_t errlen)
+int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_result *r, char *err,
+                    size_t errlen)
 {
     memset(r, 0, sizeof *r);
     if (!o->model_path || !o->app || !o->cmd || !o->ncmd || !o->cfg || !o->ncfg ||
         o->ncfg > NV_CAMPAIGN_MAX_CONFIGS || o->repeat < 1 || o->repeat > NV_CAMPAIGN_MAX_REPEAT)
-        return nv_err(err, errlen, "nothing to run: a model, an app, a command, 1-%d "
-                      "configurations and 1-%d repeats are needed", NV_CAMPAIGN_MAX_CONFIGS,
-                      NV_CAMPAIGN_MAX_REPEAT);
+        return nv_err(err, errlen,
+                      "nothing to run: a model, an app, a command, 1-%d "
+                      "configurations and 1-%d repeats are needed",
+                      NV_CAMPAIGN_MAX_CONFIGS, NV_CAMPAIGN_MAX_REPEAT);
     nv_model *model = nv_run_load_model_required(o->model_path, err, errlen);
     if (!model)
         return -1;
@@ -708,12 +725,11 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
             nv_err(err, errlen, "%s; model not changed", inner);
             goto out;
         }
-    r->baseline_median_s = nv_campaign_median_kept(r->baseline_s, (size_t)o->repeat,
-                                                   o->stall_ratio, r->baseline_stalled,
-                                                   &r->n_baseline_stalled);
+    r->baseline_median_s = nv_campaign_median_kept(r->baseline_s, (size_t)o->repeat, o->stall_ratio,
+                                                   r->baseline_stalled, &r->n_baseline_stalled);
     int fastest = o->point == NV_CAMPAIGN_POINT_FASTEST;
-    r->baseline_point_s = fastest ? nv_campaign_fastest(r->baseline_s, (size_t)o->repeat)
-                                  : r->baseline_median_s;
+    r->baseline_point_s =
+        fastest ? nv_campaign_fastest(r->baseline_s, (size_t)o->repeat) : r->baseline_median_s;
     for (size_t i = 0; i < o->ncfg; i++) {
         nv_campaign_config_result *c = &r->configs[i];
         c->median_s = nv_campaign_median_kept(c->runtime_s, (size_t)o->repeat, o->stall_ratio,
@@ -723,39 +739,42 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
         c->injected_bytes_per_s = c->bw_runs ? c->bytes_per_s_sum / c->bw_runs : 0;
     }
     if (nv_run_app_utilization(cp.cal, app_samples, n_app_samples, &r->app_lat, &r->app_u)) {
-        nv_err(err, errlen, "ImpactB took no latency sample beside the baseline runs; run the "
+        nv_err(err, errlen,
+               "ImpactB took no latency sample beside the baseline runs; run the "
                "command longer or use a smaller --interval-us; model not changed");
         goto out;
     }
     r->app_samples = n_app_samples;
     r->route_agreement = NAN;
     if (cp.bn) {
-        nv_bn_values_stats(cp.app_u, cp.n_app_u, &r->app_u_counters, r->app_profile,
-                           NV_PROFILE_MAX, &r->n_app_profile);
+        nv_bn_values_stats(cp.app_u, cp.n_app_u, &r->app_u_counters, r->app_profile, NV_PROFILE_MAX,
+                           &r->n_app_profile);
         r->n_app_steps = cp.n_app_u;
         r->gauge = nv_bn_sampler_gauge(cp.bn);
         for (int i = 0; i < o->bottleneck->nports; i++)
             r->app_port_u[i] = cp.app_port_n ? cp.app_port_sum[i] / (double)cp.app_port_n : NAN;
-        nv_bn_values_stats(cp.app_w, cp.n_app_w, &r->app_wait, r->app_wait_profile,
-                           NV_PROFILE_MAX, &r->n_app_wait_profile);
+        nv_bn_values_stats(cp.app_w, cp.n_app_w, &r->app_wait, r->app_wait_profile, NV_PROFILE_MAX,
+                           &r->n_app_wait_profile);
         r->n_app_wait = cp.n_app_w;
         /* the joint windows, where the ports have a gauge: every k-th of
          * them when there were more than a model keeps */
         r->n_app_joint_measured = cp.n_app_w ? cp.n_joint : 0;
-        r->n_app_joint = r->n_app_joint_measured < NV_JOINT_MAX ? r->n_app_joint_measured
-                                                                : NV_JOINT_MAX;
+        r->n_app_joint =
+            r->n_app_joint_measured < NV_JOINT_MAX ? r->n_app_joint_measured : NV_JOINT_MAX;
         for (size_t k = 0; k < r->n_app_joint; k++)
             r->app_joint[k] = cp.joint[k * r->n_app_joint_measured / r->n_app_joint];
         r->bottleneck_read_errors = nv_bn_read_errors(cp.bn);
         for (size_t i = 0; i < o->ncfg; i++)
             if (!r->configs[i].counter_steps) {
-                nv_err(err, errlen, "the bottleneck sampler took no step while %s ran (a port "
-                       "unreadable %zu times); model not changed", o->cfg[i].id,
-                       r->bottleneck_read_errors);
+                nv_err(err, errlen,
+                       "the bottleneck sampler took no step while %s ran (a port "
+                       "unreadable %zu times); model not changed",
+                       o->cfg[i].id, r->bottleneck_read_errors);
                 goto out;
             }
         if (!r->n_app_steps) {
-            nv_err(err, errlen, "the bottleneck sampler took no step inside the baseline runs' "
+            nv_err(err, errlen,
+                   "the bottleneck sampler took no step inside the baseline runs' "
                    "timed windows (%zu read errors); model not changed",
                    r->bottleneck_read_errors);
             goto out;

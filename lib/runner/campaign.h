@@ -102,10 +102,10 @@ double nv_campaign_slowdown_pct(double t_alone, double t_with);
 
 /* What to run. */
 typedef struct nv_campaign_opts {
-    const char *model_path;       /* with a calibration; updated in place */
-    const char *app;              /* app key (nv_model_key_valid) */
-    const char *keep_dir;         /* --keep, or NULL for a temporary directory */
-    const char *const *cmd;       /* the command under test */
+    const char *model_path; /* with a calibration; updated in place */
+    const char *app;        /* app key (nv_model_key_valid) */
+    const char *keep_dir;   /* --keep, or NULL for a temporary directory */
+    const char *const *cmd; /* the command under test */
     size_t ncmd;
     const nv_campaign_config *cfg;
     size_t ncfg;                  /* 1 .. NV_CAMPAIGN_MAX_CONFIGS */
@@ -136,43 +136,43 @@ void nv_campaign_opts_defaults(nv_campaign_opts *o);
 
 /* What one configuration gave. */
 typedef struct nv_campaign_config_result {
-    double runtime_s[NV_CAMPAIGN_MAX_REPEAT]; /* the command under it, per round */
+    double runtime_s[NV_CAMPAIGN_MAX_REPEAT];      /* the command under it, per round */
     unsigned char stalled[NV_CAMPAIGN_MAX_REPEAT]; /* 1: that round was a stall */
-    size_t n_stalled;             /* rounds left out of the median */
-    double median_s;              /* of the rounds that are not stalls */
-    double point_s;               /* by the point rule: fastest or median_s */
-    double slowdown_pct;          /* point_s against the baseline's point_s */
-    double injected_bytes_per_s;  /* CompressionB's mean per node over its runs */
-    double bytes_per_s_sum;       /* (the sum and count behind it) */
+    size_t n_stalled;                              /* rounds left out of the median */
+    double median_s;                               /* of the rounds that are not stalls */
+    double point_s;                                /* by the point rule: fastest or median_s */
+    double slowdown_pct;                           /* point_s against the baseline's point_s */
+    double injected_bytes_per_s;                   /* CompressionB's mean per node over its runs */
+    double bytes_per_s_sum;                        /* (the sum and count behind it) */
     int bw_runs;
-    nv_latency_summary lat;       /* ImpactB beside the configuration alone */
-    nv_utilization u;             /* and the utilization it means */
+    nv_latency_summary lat; /* ImpactB beside the configuration alone */
+    nv_utilization u;       /* and the utilization it means */
     size_t lat_samples;
-    double u_counters;            /* counters route: mean U at the bottleneck (NAN: none) */
-    double wait;                  /* and its mean congestion gauge (result's gauge: queue
+    double u_counters;              /* counters route: mean U at the bottleneck (NAN: none) */
+    double wait;                    /* and its mean congestion gauge (result's gauge: queue
                                      wait in us, or stall ticks per word; NAN: none) */
     double port_u[NV_BN_MAX_PORTS]; /* each named port's mean U (spec order) */
-    size_t counter_steps;         /* sampling steps behind it */
+    size_t counter_steps;           /* sampling steps behind it */
 } nv_campaign_config_result;
 
 typedef struct nv_campaign_result {
-    double baseline_s[NV_CAMPAIGN_MAX_REPEAT]; /* the command alone, per round */
+    double baseline_s[NV_CAMPAIGN_MAX_REPEAT];              /* the command alone, per round */
     unsigned char baseline_stalled[NV_CAMPAIGN_MAX_REPEAT]; /* as a configuration's */
     size_t n_baseline_stalled;
     double baseline_median_s;
-    double baseline_point_s;      /* by the point rule, as a configuration's */
-    nv_latency_summary app_lat;   /* ImpactB beside the baseline runs */
+    double baseline_point_s;    /* by the point rule, as a configuration's */
+    nv_latency_summary app_lat; /* ImpactB beside the baseline runs */
     nv_utilization app_u;
     size_t app_samples;
     /* counters route (n_app_steps 0: not measured) */
-    double app_u_counters;        /* the command's mean U at the bottleneck, alone */
+    double app_u_counters;              /* the command's mean U at the bottleneck, alone */
     double app_profile[NV_PROFILE_MAX]; /* its quantiles over the timed windows */
     size_t n_app_profile, n_app_steps;
-    double route_agreement;       /* Pearson r of the two routes' U over the configurations */
+    double route_agreement;             /* Pearson r of the two routes' U over the configurations */
     double app_port_u[NV_BN_MAX_PORTS]; /* each named port's mean U over those windows */
     /* the queueing mechanism (n_app_wait 0: the ports have no gauge) */
-    nv_bn_gauge gauge;            /* what the wait figures read (bottleneck.h) */
-    double app_wait;              /* the command's mean gauge reading at the bottleneck, alone */
+    nv_bn_gauge gauge; /* what the wait figures read (bottleneck.h) */
+    double app_wait;   /* the command's mean gauge reading at the bottleneck, alone */
     double app_wait_profile[NV_PROFILE_MAX]; /* its quantiles, in the gauge's unit */
     size_t n_app_wait_profile, n_app_wait;
     /* its joint windows (U and gauge over NV_CAMPAIGN_JOINT_WINDOW_S of the
@@ -182,9 +182,9 @@ typedef struct nv_campaign_result {
     size_t n_app_joint, n_app_joint_measured;
     size_t bottleneck_read_errors;
     nv_campaign_config_result *configs; /* [opts->ncfg] */
-    nv_curve_point *fit;          /* the app's p_A(U) fit as saved */
+    nv_curve_point *fit;                /* the app's p_A(U) fit as saved */
     size_t n_fit;
-    int logs_kept;                /* failed: the launch logs stay in plan->work_dir */
+    int logs_kept; /* failed: the launch logs stay in plan->work_dir */
 } nv_campaign_result;
 
 /* Runs the campaign with the plan (checked with nv_run_plan_check) and
@@ -192,8 +192,8 @@ typedef struct nv_campaign_result {
  * stops the children.  0 with *r filled, or -1 with one line in err that
  * says whether anything ran and that the model file is unchanged.  Free
  * *r with nv_campaign_result_free either way. */
-int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_result *r,
-                    char *err, size_t errlen);
+int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_result *r, char *err,
+                    size_t errlen);
 void nv_campaign_result_free(nv_campaign_result *r);
 
 #endif

@@ -35,7 +35,10 @@ void nv_run_catch_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-int nv_run_interrupted(void) { return interrupted != 0; }
+int nv_run_interrupted(void)
+{
+    return interrupted != 0;
+}
 
 static uint64_t now_ns(void)
 {
@@ -62,8 +65,8 @@ static int std_fd(int fd, int std)
     return fl < 0 || fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC) < 0;
 }
 
-int nv_child_start(nv_child *c, const char *work_dir, char **argv, const char *name,
-                   int fake_nodes, char *err, size_t errlen)
+int nv_child_start(nv_child *c, const char *work_dir, char **argv, const char *name, int fake_nodes,
+                   char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     if (!argv || !argv[0])
@@ -81,9 +84,12 @@ int nv_child_start(nv_child *c, const char *work_dir, char **argv, const char *n
     if (in < 0 || out < 0 || er < 0) {
         nv_err(err, errlen, "%s: cannot open its output files in %s: %s", name, work_dir,
                strerror(errno));
-        if (in >= 0) close(in);
-        if (out >= 0) close(out);
-        if (er >= 0) close(er);
+        if (in >= 0)
+            close(in);
+        if (out >= 0)
+            close(out);
+        if (er >= 0)
+            close(er);
         return -1;
     }
     char fake[24];
@@ -243,8 +249,7 @@ void nv_child_last_line(const nv_child *c, char *buf, size_t n)
     }
 }
 
-char *nv_read_text_file(const char *path, size_t max_bytes, size_t *len, char *err,
-                        size_t errlen)
+char *nv_read_text_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -278,4 +283,3 @@ char *nv_read_text_file(const char *path, size_t max_bytes, size_t *len, char *e
     *len = n;
     return buf;
 }
-

@@ -17,18 +17,18 @@
 #define NV_RUN_PATH_MAX 1024
 
 typedef struct nv_child {
-    pid_t pid;                 /* 0 when not running */
-    int stop_signal;           /* SIGUSR1: both launchers forward it as is */
+    pid_t pid;       /* 0 when not running */
+    int stop_signal; /* SIGUSR1: both launchers forward it as is */
     uint64_t t_start_ns;
-    char what[64];             /* "impactb", "the command", ... for messages */
+    char what[64]; /* "impactb", "the command", ... for messages */
     char out_path[NV_RUN_PATH_MAX + 64], err_path[NV_RUN_PATH_MAX + 64];
 } nv_child;
 
 /* Starts argv with stdin from /dev/null and stdout/stderr into
  * WORK_DIR/NAME.out and .err.  fake_nodes > 0 exports
  * NETVAR_PROBE_FAKE_NODES to the child.  0, or -1 with err set. */
-int nv_child_start(nv_child *c, const char *work_dir, char **argv, const char *name,
-                   int fake_nodes, char *err, size_t errlen);
+int nv_child_start(nv_child *c, const char *work_dir, char **argv, const char *name, int fake_nodes,
+                   char *err, size_t errlen);
 
 enum { NV_WAIT_EXITED = 0, NV_WAIT_TIMEOUT = 1, NV_WAIT_INTERRUPTED = 2, NV_WAIT_READY = 3 };
 
@@ -60,7 +60,6 @@ int nv_run_interrupted(void);
 
 /* Reads a whole file (at most max_bytes) into a NUL-terminated malloc'd
  * buffer of *len bytes; NULL with err set. */
-char *nv_read_text_file(const char *path, size_t max_bytes, size_t *len, char *err,
-                        size_t errlen);
+char *nv_read_text_file(const char *path, size_t max_bytes, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -23,8 +23,10 @@ void nv_impact_opts_defaults(nv_impact_opts *o)
 static int save_model(const nv_impact_opts *o, const nv_model *model, const nv_impact_result *r,
                       char *err, size_t errlen)
 {
-    nv_app_input in = {.key = o->app, .utilization = r->u.rho,
-                       .utilization_source = NV_USRC_LATENCY, .latency = &r->lat};
+    nv_app_input in = {.key = o->app,
+                       .utilization = r->u.rho,
+                       .utilization_source = NV_USRC_LATENCY,
+                       .latency = &r->lat};
     int32_t idx = nv_model_app_index(model, o->app);
     nv_app_view v;
     if (idx >= 0 && nv_model_app(model, idx, &v) == 0) {
@@ -93,7 +95,8 @@ int nv_impact_run(nv_run_plan *plan, const nv_impact_opts *o, nv_impact_result *
     }
     if (nv_run_app_utilization(nv_model_calibration(model), ib.samples_us, ib.n_samples, &r->lat,
                                &r->u)) {
-        nv_err(err, errlen, "ImpactB took no latency sample while the command ran (%.1f s); run "
+        nv_err(err, errlen,
+               "ImpactB took no latency sample while the command ran (%.1f s); run "
                "the command longer or use a smaller --interval-us; model not changed",
                r->runtime_s);
         goto out;

@@ -16,25 +16,25 @@
 #include "queue.h"
 
 typedef struct nv_impact_opts {
-    const char *model_path;   /* with a calibration; updated in place */
-    const char *app;          /* app key (nv_model_key_valid) */
-    const char *keep_dir;     /* --keep, or NULL for a temporary directory */
-    const char *const *cmd;   /* the command under test */
+    const char *model_path; /* with a calibration; updated in place */
+    const char *app;        /* app key (nv_model_key_valid) */
+    const char *keep_dir;   /* --keep, or NULL for a temporary directory */
+    const char *const *cmd; /* the command under test */
     size_t ncmd;
-    long interval_us;         /* ImpactB's pause between ping-pongs */
-    double timeout_s;         /* longest the command may run */
+    long interval_us; /* ImpactB's pause between ping-pongs */
+    double timeout_s; /* longest the command may run */
 } nv_impact_opts;
 
 /* interval 20000 us, timeout 3600 s; no model, app or command. */
 void nv_impact_opts_defaults(nv_impact_opts *o);
 
 typedef struct nv_impact_result {
-    double runtime_s;         /* the command's wall time, or what it printed
+    double runtime_s;       /* the command's wall time, or what it printed
                                  (the plan's runtime_key) */
-    nv_latency_summary lat;   /* ImpactB beside it */
+    nv_latency_summary lat; /* ImpactB beside it */
     size_t samples;
-    nv_utilization u;         /* what that latency means (source "latency") */
-    int logs_kept;            /* failed: the launch logs stay in plan->work_dir */
+    nv_utilization u; /* what that latency means (source "latency") */
+    int logs_kept;    /* failed: the launch logs stay in plan->work_dir */
 } nv_impact_result;
 
 /* Runs ImpactB and the command with the plan (checked with

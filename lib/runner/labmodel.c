@@ -93,8 +93,10 @@ static int read_meta(const char *dir, nv_labmodel *lm, char *err, size_t errlen)
     size_t na = apps ? json_object_array_length(apps) : 0,
            nc = cfgs ? json_object_array_length(cfgs) : 0;
     if (!apps || !cfgs || na > NV_LABMODEL_MAX_APPS || nc > NV_LABMODEL_MAX_CONFIGS) {
-        nv_err(err, errlen, "%s: needs an apps array (at most %d) and a configs array (at most "
-               "%d)", path, NV_LABMODEL_MAX_APPS, NV_LABMODEL_MAX_CONFIGS);
+        nv_err(err, errlen,
+               "%s: needs an apps array (at most %d) and a configs array (at most "
+               "%d)",
+               path, NV_LABMODEL_MAX_APPS, NV_LABMODEL_MAX_CONFIGS);
         goto out;
     }
     lm->apps = calloc(na ? na : 1, sizeof *lm->apps);
@@ -116,8 +118,10 @@ static int read_meta(const char *dir, nv_labmodel *lm, char *err, size_t errlen)
         nv_labmodel_config *k = &lm->configs[lm->n_configs];
         const char *s = json_object_is_type(c, json_type_string) ? json_object_get_string(c) : "";
         if (!name_ok(s, sizeof k->name) || parse_bpm(s, k)) {
-            nv_err(err, errlen, "%s: configs[%zu] is not \"B:P:M\" (B cycles, P partners, M "
-                   "messages)", path, i);
+            nv_err(err, errlen,
+                   "%s: configs[%zu] is not \"B:P:M\" (B cycles, P partners, M "
+                   "messages)",
+                   path, i);
             goto out;
         }
         snprintf(k->name, sizeof k->name, "%s", s);
@@ -138,8 +142,7 @@ struct alone {
 
 /* runs.txt's alone runs, in its order; lines of another length are not
  * runs (a header, a note) */
-static int read_runs(const char *dir, struct alone **out, size_t *n_out, char *err,
-                     size_t errlen)
+static int read_runs(const char *dir, struct alone **out, size_t *n_out, char *err, size_t errlen)
 {
     char path[4096], why[256];
     snprintf(path, sizeof path, "%s/runs.txt", dir);
@@ -176,8 +179,10 @@ static int read_runs(const char *dir, struct alone **out, size_t *n_out, char *e
         int bad = errno || end == tok[3] || *end;
         double t = strtod(tok[4], &end);
         if (bad || errno || end == tok[4] || *end || !isfinite(t) || t < 0) {
-            nv_err(err, errlen, "%s:%zu: not 'kind app with rep runtime_s' (rep a whole number, "
-                   "runtime_s seconds >= 0)", path, lineno);
+            nv_err(err, errlen,
+                   "%s:%zu: not 'kind app with rep runtime_s' (rep a whole number, "
+                   "runtime_s seconds >= 0)",
+                   path, lineno);
             goto out;
         }
         if (strcmp(tok[0], "alone"))
@@ -277,8 +282,8 @@ static int read_app(const char *dir, const struct alone *runs, size_t n_runs, do
         double t = runs[i].runtime_s;
         int bad = nv_netlab_u_values(&f, t, NV_LABMODEL_TRIM_S, &u, &nu) < 0 ||
                   nv_netlab_w_values(&f, t, NV_LABMODEL_TRIM_S, wait_window_s, &w, &nw) < 0 ||
-                  nv_netlab_joint_windows(&f, t, NV_LABMODEL_TRIM_S, NV_LABMODEL_JOINT_WINDOW_S,
-                                          &j, &nj) < 0;
+                  nv_netlab_joint_windows(&f, t, NV_LABMODEL_TRIM_S, NV_LABMODEL_JOINT_WINDOW_S, &j,
+                                          &nj) < 0;
         nv_netlab_free(&f);
         if (bad) {
             nv_err(err, errlen, "%s/%s: out of memory", dir, name);
@@ -370,8 +375,8 @@ const nv_labmodel_app *nv_labmodel_app_find(const nv_labmodel *lm, const char *k
 
 /* per configuration of the base model: where its U and W now lie */
 struct placed {
-    double u;     /* its U in the variant (the curves' axis) */
-    double w_us;  /* its W on the wait curves (NAN: not placed) */
+    double u;    /* its U in the variant (the curves' axis) */
+    double w_us; /* its W on the wait curves (NAN: not placed) */
 };
 
 static int add_configs(nv_model_builder *b, const nv_labmodel *lm, const nv_model *base,
@@ -404,12 +409,19 @@ static int add_configs(nv_model_builder *b, const nv_labmodel *lm, const nv_mode
             nv_model_app(base, a, &av);
             apps[k] = av.key;
         }
-        nv_config_input in = {
-            .id = c.id, .bubble_cycles = c.bubble_cycles, .partners = c.partners,
-            .messages = c.messages, .utilization = mj ? mj->joint_u : pl[i].u,
-            .has_queue_wait = mj || mw || isfinite(c.queue_wait_us),
-            .queue_wait_us = mj ? mj->joint_w_us : mw ? mw->w_us : c.queue_wait_us,
-            .latency = c.latency, .n_slowdowns = ns, .slowdown_apps = apps, .slowdown_pct = pct};
+        nv_config_input in = {.id = c.id,
+                              .bubble_cycles = c.bubble_cycles,
+                              .partners = c.partners,
+                              .messages = c.messages,
+                              .utilization = mj ? mj->joint_u : pl[i].u,
+                              .has_queue_wait = mj || mw || isfinite(c.queue_wait_us),
+                              .queue_wait_us = mj   ? mj->joint_w_us
+                                               : mw ? mw->w_us
+                                                    : c.queue_wait_us,
+                              .latency = c.latency,
+                              .n_slowdowns = ns,
+                              .slowdown_apps = apps,
+                              .slowdown_pct = pct};
         int rc = nv_builder_add_config(b, &in);
         free(apps);
         free(pct);
@@ -500,14 +512,15 @@ out:
 }
 
 nv_model_builder *nv_labmodel_build(const nv_labmodel *lm, const nv_model *base,
-                                    nv_labmodel_variant v, size_t *moved, char *err,
-                                    size_t errlen)
+                                    nv_labmodel_variant v, size_t *moved, char *err, size_t errlen)
 {
     *moved = 0;
     if (v == NV_LABMODEL_NEAREST && !lm->nearest_ok) {
-        nv_err(err, errlen, "the nearest variant needs every configuration's joint steps, and "
+        nv_err(err, errlen,
+               "the nearest variant needs every configuration's joint steps, and "
                "configuration %s has none (no counter file cb_%s.counters.json, or no step "
-               "inside its trimmed run)", lm->nearest_missing, lm->nearest_missing);
+               "inside its trimmed run)",
+               lm->nearest_missing, lm->nearest_missing);
         return NULL;
     }
     nv_model_builder *b = nv_builder_from_model(base);
@@ -524,7 +537,8 @@ nv_model_builder *nv_labmodel_build(const nv_labmodel *lm, const nv_model *base,
      * latency route's, and the model file says so */
     nv_bottleneck bn = {.idle_utilization = 0,
                         .route = *moved ? NV_USRC_COUNTERS : NV_USRC_LATENCY,
-                        .wait_gauge = NV_WAIT_QUEUE_US, .shrink_samples = 2};
+                        .wait_gauge = NV_WAIT_QUEUE_US,
+                        .shrink_samples = 2};
     if (nv_builder_set_bottleneck(b, &bn)) {
         nv_err(err, errlen, "%s", nv_builder_error(b));
         goto fail;

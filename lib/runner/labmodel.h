@@ -46,14 +46,14 @@
 #include "model_builder.h"
 
 #define NV_LABMODEL_DATASET_SCHEMA "netvar-netlab-dataset"
-#define NV_LABMODEL_META_MAX (1u << 20)   /* bytes of dataset.json */
-#define NV_LABMODEL_RUNS_MAX (16u << 20)  /* bytes of runs.txt */
+#define NV_LABMODEL_META_MAX (1u << 20)  /* bytes of dataset.json */
+#define NV_LABMODEL_RUNS_MAX (16u << 20) /* bytes of runs.txt */
 #define NV_LABMODEL_MAX_CONFIGS 256
 #define NV_LABMODEL_MAX_APPS 256
-#define NV_LABMODEL_MAX_ALONE 10000       /* alone runs of one dataset */
-#define NV_LABMODEL_NAME_MAX 64           /* a configuration's "B:P:M" */
-#define NV_LABMODEL_TRIM_S 1.0            /* a configuration's run, trimmed at each end */
-#define NV_LABMODEL_JOINT_WINDOW_S 0.5    /* an app's joint windows */
+#define NV_LABMODEL_MAX_ALONE 10000    /* alone runs of one dataset */
+#define NV_LABMODEL_NAME_MAX 64        /* a configuration's "B:P:M" */
+#define NV_LABMODEL_TRIM_S 1.0         /* a configuration's run, trimmed at each end */
+#define NV_LABMODEL_JOINT_WINDOW_S 0.5 /* an app's joint windows */
 #define NV_LABMODEL_WAIT_WINDOW_MAX_S 60.0
 
 typedef enum nv_labmodel_variant {
@@ -70,25 +70,25 @@ typedef struct nv_labmodel_config {
     char name[NV_LABMODEL_NAME_MAX]; /* as dataset.json writes it */
     double bubble_cycles;
     uint32_t partners, messages;
-    int have_file;                   /* its counter file is there */
-    size_t n_u, n_w, n_joint;        /* steps behind each mean */
-    double u, w_us;                  /* NAN: no step */
-    double joint_u, joint_w_us;      /* NAN: no joint step */
+    int have_file;              /* its counter file is there */
+    size_t n_u, n_w, n_joint;   /* steps behind each mean */
+    double u, w_us;             /* NAN: no step */
+    double joint_u, joint_w_us; /* NAN: no joint step */
 } nv_labmodel_config;
 
 typedef struct nv_labmodel_app {
     char key[NV_MODEL_KEY_MAX + 1];
     size_t alone_runs, counter_files;
-    size_t n_u;                      /* U steps over its alone runs */
-    double profile[NV_PROFILE_MAX];  /* octiles of U (n_profile 0: none) */
+    size_t n_u;                     /* U steps over its alone runs */
+    double profile[NV_PROFILE_MAX]; /* octiles of U (n_profile 0: none) */
     size_t n_profile;
-    double u;                        /* their mean; NAN without */
-    size_t n_w;                      /* W values (steps or window means) */
-    double wait_mean_us;             /* their mean; NAN without */
+    double u;            /* their mean; NAN without */
+    size_t n_w;          /* W values (steps or window means) */
+    double wait_mean_us; /* their mean; NAN without */
     double wait_profile_us[NV_PROFILE_MAX];
     size_t n_wait_profile;
-    size_t n_joint_measured;         /* joint windows over its alone runs */
-    nv_joint_window *joint;          /* the ones a model keeps, in time order */
+    size_t n_joint_measured; /* joint windows over its alone runs */
+    nv_joint_window *joint;  /* the ones a model keeps, in time order */
     size_t n_joint;
 } nv_labmodel_app;
 
@@ -126,7 +126,6 @@ const nv_labmodel_app *nv_labmodel_app_find(const nv_labmodel *lm, const char *k
  * line in err (nearest without every configuration's joint steps, a value
  * the builder refuses, out of memory). */
 nv_model_builder *nv_labmodel_build(const nv_labmodel *lm, const nv_model *base,
-                                    nv_labmodel_variant v, size_t *moved, char *err,
-                                    size_t errlen);
+                                    nv_labmodel_variant v, size_t *moved, char *err, size_t errlen);
 
 #endif

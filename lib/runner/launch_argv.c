@@ -105,8 +105,8 @@ char **nv_run_argv_on(const nv_run_plan *p, nv_run_side side, int tasks_per_node
         push(&v, "--kill-on-bad-exit=1");
         if (placed) {
             char w[NV_RUN_LOAD_NODES_MAX + 16];
-            snprintf(w, sizeof w, "%s%s", side == NV_SIDE_LOAD ? "--nodelist=" : "--exclude=",
-                     p->load_nodes);
+            snprintf(w, sizeof w, "%s%s",
+                     side == NV_SIDE_LOAD ? "--nodelist=" : "--exclude=", p->load_nodes);
             push(&v, w);
         }
         if (p->in_allocation) {
@@ -144,4 +144,3 @@ char **nv_run_argv_on(const nv_run_plan *p, nv_run_side side, int tasks_per_node
     }
     return v.v;
 }
-

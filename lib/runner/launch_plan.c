@@ -17,7 +17,10 @@
 #include "counters_topology.h"
 #include "nv_err.h"
 
-const char *nv_launcher_name(nv_launcher l) { return l == NV_LAUNCHER_MPIRUN ? "mpirun" : "srun"; }
+const char *nv_launcher_name(nv_launcher l)
+{
+    return l == NV_LAUNCHER_MPIRUN ? "mpirun" : "srun";
+}
 
 int nv_launcher_from_name(const char *name, nv_launcher *out)
 {
@@ -89,7 +92,6 @@ int nv_status_crashed(int status)
     return WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) > 128);
 }
 
-
 /* Expands and checks a --load-nodes list: count, or -1 with err. */
 long nv_run_load_nodes_expand(const char *list, char ***names, char *err, size_t errlen)
 {
@@ -138,8 +140,8 @@ int nv_run_plan_option(nv_run_plan *p, int c, const char *arg, const char **keep
     }
     case NV_OPT_RUNTIME_KEY:
         if (!runtime_key_valid(arg))
-            return nv_err(err, errlen,
-                          "--runtime-key '%.40s': must be 1-64 of A-Z a-z 0-9 _ . -", arg);
+            return nv_err(err, errlen, "--runtime-key '%.40s': must be 1-64 of A-Z a-z 0-9 _ . -",
+                          arg);
         p->runtime_key = arg;
         return 0;
     case NV_OPT_NODES:
@@ -178,15 +180,12 @@ int nv_run_plan_option(nv_run_plan *p, int c, const char *arg, const char **keep
     }
     case NV_OPT_LAUNCH_TIMEOUT:
         return nv_parse_seconds("--launch-timeout-s", arg, &p->launch_timeout_s, err, errlen);
-    case NV_OPT_KEEP:
-        *keep_dir = arg;
-        return 0;
+    case NV_OPT_KEEP: *keep_dir = arg; return 0;
     case NV_OPT_NO_FAKE_NODES:
         p->fake_nodes = 0;
         p->no_fake_given = 1;
         return 0;
-    default:
-        return 1;
+    default: return 1;
     }
 }
 
@@ -195,8 +194,10 @@ int nv_run_plan_option(nv_run_plan *p, int c, const char *arg, const char **keep
 static int load_nodes_check(nv_run_plan *p, int alloc, int min_nodes, char *err, size_t errlen)
 {
     if (p->n_load_nodes < min_nodes)
-        return nv_err(err, errlen, "--load-nodes %.60s: %d node(s), at least %d are needed "
-                      "(ImpactB pairs nodes)", p->load_nodes, p->n_load_nodes, min_nodes);
+        return nv_err(err, errlen,
+                      "--load-nodes %.60s: %d node(s), at least %d are needed "
+                      "(ImpactB pairs nodes)",
+                      p->load_nodes, p->n_load_nodes, min_nodes);
     if (p->launcher != NV_LAUNCHER_SRUN || !alloc)
         return 0;
     const char *in = getenv("SLURM_JOB_NODELIST");
@@ -228,14 +229,13 @@ static int load_nodes_check(nv_run_plan *p, int alloc, int min_nodes, char *err,
     } else if (p->nodes > rest || rest < min_nodes)
         return nv_err(err, errlen,
                       "--load-nodes %.60s takes %d of the allocation's %d nodes, leaving %d for "
-                      "the command, which needs %d", p->load_nodes, p->n_load_nodes, alloc,
-                      rest > 0 ? rest : 0,
+                      "the command, which needs %d",
+                      p->load_nodes, p->n_load_nodes, alloc, rest > 0 ? rest : 0,
                       p->nodes_given && p->nodes > min_nodes ? p->nodes : min_nodes);
     return 0;
 }
 
-int nv_run_plan_check(nv_run_plan *p, int min_nodes, int need_allocation, char *err,
-                      size_t errlen)
+int nv_run_plan_check(nv_run_plan *p, int min_nodes, int need_allocation, char *err, size_t errlen)
 {
     int alloc = nv_run_allocation_nodes();
     if (p->n_load_nodes && load_nodes_check(p, alloc, min_nodes, err, errlen))
@@ -248,8 +248,9 @@ int nv_run_plan_check(nv_run_plan *p, int min_nodes, int need_allocation, char *
     } else {
         p->in_allocation = alloc > 0;
         if (need_allocation && !alloc)
-            return nv_err(err, errlen, "--launcher srun needs an allocation (run inside salloc or "
-                                       "sbatch) so that the probes and the command share nodes");
+            return nv_err(err, errlen,
+                          "--launcher srun needs an allocation (run inside salloc or "
+                          "sbatch) so that the probes and the command share nodes");
         if (alloc && p->nodes > alloc)
             return nv_err(err, errlen, "--nodes %d: the allocation has only %d node(s)", p->nodes,
                           alloc);
@@ -264,7 +265,6 @@ int nv_run_side_nodes(const nv_run_plan *p, nv_run_side side)
 {
     return side == NV_SIDE_LOAD && p->n_load_nodes > 0 ? p->n_load_nodes : p->nodes;
 }
-
 
 int nv_run_work_dir(nv_run_plan *p, const char *keep_dir, const char *verb, char *err,
                     size_t errlen)
@@ -283,8 +283,7 @@ int nv_run_work_dir(nv_run_plan *p, const char *keep_dir, const char *verb, char
         tmp = "/tmp";
     snprintf(p->work_dir, sizeof p->work_dir, "%s/netvar-%s.XXXXXX", tmp, verb);
     if (!mkdtemp(p->work_dir)) {
-        nv_err(err, errlen, "%s: cannot create a work directory: %s", p->work_dir,
-               strerror(errno));
+        nv_err(err, errlen, "%s: cannot create a work directory: %s", p->work_dir, strerror(errno));
         p->work_dir[0] = '\0';
         return -1;
     }
@@ -331,9 +330,8 @@ int nv_parse_count(const char *opt, const char *s, long lo, long hi, long *out, 
     errno = 0;
     long v = strtol(s, &end, 10);
     if (end == s || *end || errno == ERANGE || v < lo || v > hi)
-        return nv_err(err, errlen, "%s '%.40s': must be a whole number from %ld to %ld", opt, s,
-                      lo, hi);
+        return nv_err(err, errlen, "%s '%.40s': must be a whole number from %ld to %ld", opt, s, lo,
+                      hi);
     *out = v;
     return 0;
 }
-

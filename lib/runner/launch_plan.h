@@ -14,31 +14,31 @@
 
 typedef enum nv_launcher { NV_LAUNCHER_SRUN = 0, NV_LAUNCHER_MPIRUN = 1 } nv_launcher;
 
-#define NV_RUN_MAX_EXTRA 32    /* --launcher-arg values */
+#define NV_RUN_MAX_EXTRA 32       /* --launcher-arg values */
 #define NV_RUN_LOAD_NODES_MAX 512 /* --load-nodes host list, characters */
 
 /* How every launch of one workflow is made. */
 typedef struct nv_run_plan {
     nv_launcher launcher;
-    int nodes;                 /* nodes each launch spans (>= 2 for the probes) */
-    int app_tasks_per_node;    /* tasks per node of the command under test */
-    int probe_tasks_per_node;  /* tasks per node of ImpactB and CompressionB */
-    int in_allocation;         /* srun inside salloc/sbatch: steps overlap on the
+    int nodes;                /* nodes each launch spans (>= 2 for the probes) */
+    int app_tasks_per_node;   /* tasks per node of the command under test */
+    int probe_tasks_per_node; /* tasks per node of ImpactB and CompressionB */
+    int in_allocation;        /* srun inside salloc/sbatch: steps overlap on the
                                   allocation's first `nodes` nodes */
-    int fake_nodes;            /* mpirun: NETVAR_PROBE_FAKE_NODES=nodes for the probes */
+    int fake_nodes;           /* mpirun: NETVAR_PROBE_FAKE_NODES=nodes for the probes */
     const char *extra[NV_RUN_MAX_EXTRA];
     size_t n_extra;
     char impactb[NV_RUN_PATH_MAX];
     char compressionb[NV_RUN_PATH_MAX];
     char work_dir[NV_RUN_PATH_MAX]; /* children's stdout/stderr files */
-    double launch_timeout_s;   /* most seconds a probe may take to start or stop */
+    double launch_timeout_s;        /* most seconds a probe may take to start or stop */
     int nodes_given, no_fake_given; /* set by the options */
     /* --load-nodes: the probe load (CompressionB, ImpactB beside the
      * command) on these nodes, the command on others, so that the load
      * crosses the links the command uses instead of sharing its own ports.
      * "" = today's placement (everything on the same first nodes). */
     char load_nodes[NV_RUN_LOAD_NODES_MAX];
-    int n_load_nodes;          /* names in load_nodes, 0 when none */
+    int n_load_nodes; /* names in load_nodes, 0 when none */
     /* --runtime-key: the command's runtime is the last KEY=SECONDS it
      * prints on stdout instead of its wall time; NULL = wall time */
     const char *runtime_key;
@@ -96,9 +96,18 @@ void nv_run_work_dir_cleanup(const nv_run_plan *p, int keep);
 /* Options every workflow verb takes: the codes its table (cli/args.c)
  * passes to nv_run_plan_option. */
 enum {
-    NV_OPT_NODES = 1000, NV_OPT_LAUNCHER, NV_OPT_LAUNCHER_ARG, NV_OPT_IMPACTB,
-    NV_OPT_COMPRESSIONB, NV_OPT_LAUNCH_TIMEOUT, NV_OPT_KEEP, NV_OPT_NO_FAKE_NODES,
-    NV_OPT_PROBE_TPN, NV_OPT_LOAD_NODES, NV_OPT_RUNTIME_KEY, NV_OPT_LAUNCH_ATTEMPTS,
+    NV_OPT_NODES = 1000,
+    NV_OPT_LAUNCHER,
+    NV_OPT_LAUNCHER_ARG,
+    NV_OPT_IMPACTB,
+    NV_OPT_COMPRESSIONB,
+    NV_OPT_LAUNCH_TIMEOUT,
+    NV_OPT_KEEP,
+    NV_OPT_NO_FAKE_NODES,
+    NV_OPT_PROBE_TPN,
+    NV_OPT_LOAD_NODES,
+    NV_OPT_RUNTIME_KEY,
+    NV_OPT_LAUNCH_ATTEMPTS,
 };
 
 /* Applies one of the options above; 1 when c is not one of them, 0 done,
@@ -111,8 +120,7 @@ int nv_run_plan_option(nv_run_plan *p, int c, const char *arg, const char **keep
  * --load-nodes, at least min_nodes load nodes, all in the allocation
  * (SLURM_JOB_NODELIST), and the command's nodes (default: the allocation
  * minus the load nodes) on the rest.  0 or -1. */
-int nv_run_plan_check(nv_run_plan *p, int min_nodes, int need_allocation, char *err,
-                      size_t errlen);
+int nv_run_plan_check(nv_run_plan *p, int min_nodes, int need_allocation, char *err, size_t errlen);
 
 /* Parses a positive duration in seconds (0 < d <= 1e6); one-line error in err. */
 int nv_parse_seconds(const char *opt, const char *s, double *out, char *err, size_t errlen);

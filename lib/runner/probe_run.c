@@ -41,7 +41,8 @@ static void retry_notice(const nv_run_plan *p, const char *name, const char *whe
     nv_child_last_line(c, line, sizeof line);
     nv_status_text(st, how, sizeof how);
     snprintf(msg, sizeof msg, "%s crashed%s%s (%s): %s; launching it again (attempt %d of %d)",
-             name, when[0] ? " " : "", when, how, line[0] ? line : "no message", next, p->launch_attempts);
+             name, when[0] ? " " : "", when, how, line[0] ? line : "no message", next,
+             p->launch_attempts);
     if (p->notice)
         p->notice(p->notice_ctx, msg);
 }
@@ -148,8 +149,8 @@ int nv_run_command(const nv_run_plan *p, const char *const *cmd, size_t ncmd, co
         if (w != NV_WAIT_EXITED) {
             nv_child_stop(&c, 5);
             if (w == NV_WAIT_TIMEOUT)
-                nv_err(err, errlen, "%s did not finish within --timeout-s %.0f s; stopped it",
-                       name, timeout_s);
+                nv_err(err, errlen, "%s did not finish within --timeout-s %.0f s; stopped it", name,
+                       timeout_s);
             else
                 nv_err(err, errlen, "interrupted while %s ran; stopped it", name);
             return -1;

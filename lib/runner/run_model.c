@@ -43,4 +43,3 @@ int nv_run_app_utilization(const nv_calibration *cal, const double *samples_us, 
         return -1;
     return nv_utilization_from_latency(cal->service_us, cal->var_s_us2, lat->mean_us, u);
 }
-

@@ -47,7 +47,8 @@ int nv_seg_bins_nearest(const nv_seg_bins *b, double v)
         return b->order[b->used - 1];
     int below = b->order[pos - 1], above = b->order[pos];
     return nv_seg_rel_distance(b->value[below], v) <= nv_seg_rel_distance(b->value[above], v)
-               ? below : above;
+               ? below
+               : above;
 }
 
 /* merge_down's candidate pairs: the live bins at sorted positions l and
@@ -168,9 +169,9 @@ static void merge_down(nv_seg_bins *b, uint32_t target, uint16_t *remap)
         if (prev[l] != UINT16_MAX) {
             uint16_t q = prev[l];
             ver[q]++;
-            heap_push(&h, (struct pair_entry){
-                              nv_seg_rel_distance(b->value[b->order[q]], b->value[keep]), q,
-                              ver[q]});
+            heap_push(
+                &h, (struct pair_entry){nv_seg_rel_distance(b->value[b->order[q]], b->value[keep]),
+                                        q, ver[q]});
         }
     }
     /* the surviving positions, in order */

@@ -17,8 +17,8 @@
 #include <stddef.h>
 
 #define NV_SEG_BINS_MAX 512
-#define NV_SEG_RANK_BINS 256    /* per process (seed: 256) */
-#define NV_SEG_GLOBAL_BINS 512  /* program wide (seed: 512) */
+#define NV_SEG_RANK_BINS 256   /* per process (seed: 256) */
+#define NV_SEG_GLOBAL_BINS 512 /* program wide (seed: 512) */
 
 /* Values whose relative distance to an existing bin is at most this are
  * counted in that bin without creating a new one (quantization step far
@@ -46,8 +46,7 @@ double nv_seg_rel_distance(double a, double b);
  * is set to 1 and remap[slot] gives every old slot's surviving slot (the
  * caller must rewrite stored indices); otherwise *merged is 0 and remap is
  * untouched.  remap must hold NV_SEG_BINS_MAX entries. */
-int nv_seg_bins_add(nv_seg_bins *b, double v, uint64_t weight,
-                    uint16_t *remap, int *merged);
+int nv_seg_bins_add(nv_seg_bins *b, double v, uint64_t weight, uint16_t *remap, int *merged);
 
 /* Slot of the live bin nearest to v (relative distance); -1 when empty. */
 int nv_seg_bins_nearest(const nv_seg_bins *b, double v);

@@ -53,7 +53,6 @@ const char *nv_seg_class_name(nv_seg_class c)
     return c == NV_SEG_HIGH ? "high" : c == NV_SEG_MEDIUM ? "medium" : "low";
 }
 
-
 /* Sorted permutation of indices without a global: a merge sort keyed by
  * values (keeps the library reentrant). */
 static void sort_indices(size_t *idx, size_t *tmp, size_t n, const double *values)

@@ -46,27 +46,27 @@ typedef struct nv_seg_group_summary {
 } nv_seg_group_summary;
 
 typedef struct nv_seg_estimate {
-    size_t segments;          /* input segments */
-    size_t clusters;          /* by work */
-    size_t groups;            /* clusters split by signature */
-    size_t groups_used;       /* groups with >= min_group segments */
-    size_t segments_used;     /* segments in used groups */
-    size_t interfered;        /* segments above their group threshold */
-    double runtime_us;        /* denominator of every percentage: never below the
+    size_t segments;         /* input segments */
+    size_t clusters;         /* by work */
+    size_t groups;           /* clusters split by signature */
+    size_t groups_used;      /* groups with >= min_group segments */
+    size_t segments_used;    /* segments in used groups */
+    size_t interfered;       /* segments above their group threshold */
+    double runtime_us;       /* denominator of every percentage: never below the
                                  segments' own total, so no percentage passes 100 */
-    double runtime_given_us;  /* what the profile said (its writer is the job's user) */
-    int runtime_replaced;     /* the given runtime was shorter than the segments (or
+    double runtime_given_us; /* what the profile said (its writer is the job's user) */
+    int runtime_replaced;    /* the given runtime was shorter than the segments (or
                                  not a number): their total is used instead */
-    double excess_us;         /* summed time above the thresholds */
-    double interference_pct;  /* instantaneous interference */
-    double continuous_us;     /* median displacement above fastest decile */
+    double excess_us;        /* summed time above the thresholds */
+    double interference_pct; /* instantaneous interference */
+    double continuous_us;    /* median displacement above fastest decile */
     double continuous_pct;
     double median_baseline_us; /* sum over used groups of size * median */
-    double p_high;            /* logistic of interference_pct */
+    double p_high;             /* logistic of interference_pct */
     nv_seg_class cls;
-    double rate_hz;           /* segments per second of runtime */
-    int high_rate;            /* rate_hz > opts.high_rate_hz */
-    size_t ngroup_summaries;  /* largest groups by total time */
+    double rate_hz;          /* segments per second of runtime */
+    int high_rate;           /* rate_hz > opts.high_rate_hz */
+    size_t ngroup_summaries; /* largest groups by total time */
     nv_seg_group_summary group[NV_SEG_REPORT_GROUPS];
 } nv_seg_estimate;
 

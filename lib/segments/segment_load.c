@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NV_SEG_MAX_FILE_BYTES ((size_t)512 << 20)  /* a partial (per-rank) file */
-#define NV_SEG_MAX_JSON_BYTES ((size_t)256 << 20)  /* a JSON profile, read whole */
+#define NV_SEG_MAX_FILE_BYTES ((size_t)512 << 20) /* a partial (per-rank) file */
+#define NV_SEG_MAX_JSON_BYTES ((size_t)256 << 20) /* a JSON profile, read whole */
 #define NV_SEG_MAX_SEGMENTS (4u << 20) /* 28 bytes each while loaded, 76 in the estimate */
 #define NV_SEG_MAX_PARTIALS 4096
 /* work of one segment: 10^18 (a year of thread CPU time is 3.2e16 ns) */
@@ -112,7 +112,8 @@ static int seg_member(void *arg, const char *key, nv_jspan v)
         return snprintf(d->why, sizeof d->why, "\"%.60s\" given twice", key), -1;
     if (v.len > NV_SEG_MAX_MEMBER_BYTES)
         return snprintf(d->why, sizeof d->why, "\"%.60s\" is larger than %zu bytes", key,
-                        NV_SEG_MAX_MEMBER_BYTES), -1;
+                        NV_SEG_MAX_MEMBER_BYTES),
+               -1;
     json_object *o = nv_jspan_parse(d->tok, d->text, d->len, v, d->why, sizeof d->why);
     if (!o && strncmp(d->text + v.off, "null", 4))
         return -1;
@@ -139,8 +140,8 @@ static int index_of(const char *text, nv_jspan e, uint32_t limit, uint32_t *out)
     return 0;
 }
 
-static int load_json(const char *path, const char *text, size_t len, nv_seg_profile *out,
-                     char *err, size_t errlen)
+static int load_json(const char *path, const char *text, size_t len, nv_seg_profile *out, char *err,
+                     size_t errlen)
 {
     struct seg_doc d = {.text = text, .len = len};
     d.tok = json_tokener_new_ex(64);
@@ -365,8 +366,10 @@ static int read_rank_header(const char *path, uid_t owner, struct rank_view *v, 
     if (!(v->h = calloc(1, sizeof *v->h)))
         snprintf(err, errlen, "%s: out of memory", path);
     else if (v->size < sizeof *v->h)
-        snprintf(err, errlen, "%s: not a usable partial profile: shorter than a rank-file header "
-                              "(truncated)", path);
+        snprintf(err, errlen,
+                 "%s: not a usable partial profile: shorter than a rank-file header "
+                 "(truncated)",
+                 path);
     else if (nv_pread_all(fd, v->h, sizeof *v->h, 0, why, sizeof why))
         snprintf(err, errlen, "%s: %s", path, why);
     else
@@ -406,7 +409,7 @@ static int load_partials(const char *const *paths, size_t np, uid_t owner, nv_se
 {
     struct rank_view *v = calloc(np, sizeof *v);
     nv_seg_bins *global = calloc(NV_SEG_METRICS, sizeof *global);
-    uint16_t (*map)[NV_SEG_METRICS][NV_SEG_BINS_MAX] = calloc(np, sizeof *map);
+    uint16_t(*map)[NV_SEG_METRICS][NV_SEG_BINS_MAX] = calloc(np, sizeof *map);
     uint16_t *block = NULL;
     uint8_t *cols = NULL;
     nv_seg_aggregator *a = NULL;
@@ -427,8 +430,8 @@ static int load_partials(const char *const *paths, size_t np, uid_t owner, nv_se
         meta.inject_events += v[i].h->inject_events;
         meta.inject_total_us += v[i].h->inject_total_us;
         meta.runtime_us = fmax(meta.runtime_us, v[i].h->runtime_us);
-        double bytes = (double)sizeof(nv_seg_rank_header) +
-                       (double)v[i].h->nsegments * NV_SEG_METRICS;
+        double bytes =
+            (double)sizeof(nv_seg_rank_header) + (double)v[i].h->nsegments * NV_SEG_METRICS;
         meta.peak_bytes_per_rank = fmax(meta.peak_bytes_per_rank, bytes);
         if (i > 0 && strcmp(v[i].h->job, v[0].h->job) != 0) {
             snprintf(err, errlen, "%s: belongs to job %s, %s to job %s; give files of one run only",
@@ -462,7 +465,8 @@ static int load_partials(const char *const *paths, size_t np, uid_t owner, nv_se
         for (size_t i = 0; i < np; i++) {
             const nv_seg_bins *b = &v[i].h->bins[m];
             for (uint32_t k = 0; k < b->used; k++)
-                nv_seg_bins_add(&global[m], b->value[b->order[k]], b->count[b->order[k]], remap, &merged);
+                nv_seg_bins_add(&global[m], b->value[b->order[k]], b->count[b->order[k]], remap,
+                                &merged);
         }
         if (global[m].used == 0) /* no segment at all: keep tables valid */
             nv_seg_bins_add(&global[m], 0, 1, remap, &merged);
@@ -543,8 +547,10 @@ static int profile_plausible(const char *path, const nv_seg_profile *p, char *er
         total += p->time_us[i];
     }
     if (total > year_us)
-        return nv_err(err, errlen, "%s: its %zu segments add up to %g us, more than a year "
-                      "(plausible.h)", path, p->n, total);
+        return nv_err(err, errlen,
+                      "%s: its %zu segments add up to %g us, more than a year "
+                      "(plausible.h)",
+                      path, p->n, total);
     return 0;
 }
 
@@ -578,7 +584,8 @@ static int seg_profile_load(const char *const *paths, size_t npaths, uid_t owner
     if (is_rank)
         return load_partials(paths, npaths, owner, out, err, errlen);
     if (npaths > 1) {
-        snprintf(err, errlen, "%s: several files given, but only per-rank partial files can be combined",
+        snprintf(err, errlen,
+                 "%s: several files given, but only per-rank partial files can be combined",
                  paths[0]);
         return -1;
     }

@@ -16,9 +16,18 @@
 #define NV_SEG_SIG_OVERFLOW UINT32_MAX
 
 static const char *const metric_names[NV_SEG_METRICS] = {
-    "work", "time_us", "p2p_blocking", "p2p_nonblocking", "coll_one_to_all",
-    "coll_all_to_one", "coll_all_to_all", "bytes_sent", "bytes_recv",
-    "io_open_close", "io_read_write", "io_bytes",
+    "work",
+    "time_us",
+    "p2p_blocking",
+    "p2p_nonblocking",
+    "coll_one_to_all",
+    "coll_all_to_one",
+    "coll_all_to_all",
+    "bytes_sent",
+    "bytes_recv",
+    "io_open_close",
+    "io_read_write",
+    "io_bytes",
 };
 
 const char *nv_seg_metric_name(int m)
@@ -109,7 +118,8 @@ size_t nv_seg_agg_count(const nv_seg_aggregator *a)
     return a ? a->n : 0;
 }
 
-void nv_seg_map_bins(const nv_seg_bins *local, const nv_seg_bins *global, uint16_t map[NV_SEG_BINS_MAX])
+void nv_seg_map_bins(const nv_seg_bins *local, const nv_seg_bins *global,
+                     uint16_t map[NV_SEG_BINS_MAX])
 {
     for (uint32_t s = 0; s < NV_SEG_BINS_MAX; s++) {
         int g = nv_seg_bins_nearest(global, local->live[s] ? local->value[s] : 0);
@@ -135,8 +145,8 @@ static int grow(nv_seg_aggregator *a)
     return 0;
 }
 
-static double median_over_ranks(nv_seg_aggregator *a, const uint16_t *block, size_t chunk,
-                                size_t s, int m)
+static double median_over_ranks(nv_seg_aggregator *a, const uint16_t *block, size_t chunk, size_t s,
+                                int m)
 {
     const nv_seg_bins *g = &a->global[m];
     for (unsigned r = 0; r < a->nranks; r++)
@@ -221,7 +231,8 @@ int nv_seg_agg_add(nv_seg_aggregator *a, const uint16_t *block, size_t chunk, si
     return 0;
 }
 
-int nv_seg_agg_to_profile(const nv_seg_aggregator *a, const nv_seg_profile_meta *meta, nv_seg_profile *out)
+int nv_seg_agg_to_profile(const nv_seg_aggregator *a, const nv_seg_profile_meta *meta,
+                          nv_seg_profile *out)
 {
     memset(out, 0, sizeof *out);
     out->meta = *meta;
@@ -283,7 +294,8 @@ int nv_seg_agg_write_json(const nv_seg_aggregator *a, const nv_seg_profile_meta 
     json_object_object_add(o, "runtime_us", json_object_new_double(meta->runtime_us));
     json_object_object_add(o, "segments", json_object_new_int64((int64_t)a->n));
     json_object_object_add(o, "segments_dropped", json_object_new_int64((int64_t)meta->dropped));
-    json_object_object_add(o, "segments_unaligned", json_object_new_int64((int64_t)meta->unaligned));
+    json_object_object_add(o, "segments_unaligned",
+                           json_object_new_int64((int64_t)meta->unaligned));
     json_object_object_add(o, "peak_profiler_bytes_per_rank",
                            json_object_new_double(meta->peak_bytes_per_rank));
     json_object *inj = json_object_new_object();

@@ -27,9 +27,9 @@ enum nv_seg_metric {
     NV_SEG_M_COLL_ALL_TO_ALL, /* every rank sends and receives */
     NV_SEG_M_BYTES_SENT,
     NV_SEG_M_BYTES_RECV,
-    NV_SEG_M_IO_OPEN_CLOSE,   /* MPI-IO open/close calls */
-    NV_SEG_M_IO_READ_WRITE,   /* MPI-IO read/write calls */
-    NV_SEG_M_IO_BYTES,        /* MPI-IO bytes read + written */
+    NV_SEG_M_IO_OPEN_CLOSE, /* MPI-IO open/close calls */
+    NV_SEG_M_IO_READ_WRITE, /* MPI-IO read/write calls */
+    NV_SEG_M_IO_BYTES,      /* MPI-IO bytes read + written */
     NV_SEG_METRICS
 };
 #define NV_SEG_FIRST_SIG_METRIC NV_SEG_M_P2P_BLOCKING
@@ -61,13 +61,13 @@ typedef struct nv_seg_rank_header {
     uint32_t version, header_bytes;
     uint32_t metrics, work_source;
     uint32_t rank, nranks;
-    uint32_t busy;          /* nonzero while bins are being merged */
-    uint32_t finalized;     /* the full profile was written */
-    uint64_t capacity;      /* segments the columns can hold */
+    uint32_t busy;      /* nonzero while bins are being merged */
+    uint32_t finalized; /* the full profile was written */
+    uint64_t capacity;  /* segments the columns can hold */
     uint64_t nsegments, dropped;
     uint64_t inject_events;
     double inject_total_us;
-    double runtime_us;      /* MPI_Init to the last segment end */
+    double runtime_us; /* MPI_Init to the last segment end */
     double inject_prob, inject_mean_us, inject_sd_us;
     uint64_t inject_seed;
     char job[64], executable[64];
@@ -80,7 +80,7 @@ uint64_t nv_seg_rank_capacity(uint64_t max_bytes);
 
 /* ---------------------------------------------------------- profile */
 typedef struct nv_seg_profile_meta {
-    int complete;             /* 1 when written at MPI_Finalize */
+    int complete; /* 1 when written at MPI_Finalize */
     unsigned ranks;
     char job[64], executable[64], work_source[32];
     char segment_calls[256];
@@ -140,8 +140,8 @@ int nv_seg_agg_to_profile(const nv_seg_aggregator *a, const nv_seg_profile_meta 
  * opened as untrusted ones (lib/util/safe_open.h: no symbolic link, FIFO or
  * device); partial files are read header first, then in chunks of segments
  * (64 MiB for all ranks together), never whole. */
-int nv_seg_profile_load(const char *const *paths, size_t npaths, nv_seg_profile *out,
-                        char *err, size_t errlen);
+int nv_seg_profile_load(const char *const *paths, size_t npaths, nv_seg_profile *out, char *err,
+                        size_t errlen);
 
 /* For tests: the chunk of partial files read at once, in bytes for all
  * ranks together (0: the default, 64 MiB); not thread-safe. */

@@ -126,8 +126,8 @@ size_t nv_annotation_strip(const char *comment)
             end--;
         /* the last "netvar:{" before end */
         const char *start = NULL;
-        for (const char *p = comment; (p = strstr(p, NV_ANNOTATION_PREFIX "{")) && p < comment + end;
-             p++)
+        for (const char *p = comment;
+             (p = strstr(p, NV_ANNOTATION_PREFIX "{")) && p < comment + end; p++)
             start = p;
         if (!start || !is_own_annotation(start, (size_t)(comment + end - start)))
             return n;

@@ -13,14 +13,14 @@
 #define NV_ANNOTATION_MAX 512
 
 struct nv_annotation {
-    nv_mode mode;              /* effective mode */
-    const char *app;           /* validated key or NULL */
-    const char *model;         /* "none" or the model's id */
-    double own_slowdown_pct;   /* NaN when not predicted */
-    double inflicted_pct;      /* NaN when not predicted */
-    const char *source;        /* "table", "model:queue", ... or NULL */
-    unsigned advice_nodes;     /* 0 when no advice */
-    const char *action;        /* the policy action taken, or NULL */
+    nv_mode mode;            /* effective mode */
+    const char *app;         /* validated key or NULL */
+    const char *model;       /* "none" or the model's id */
+    double own_slowdown_pct; /* NaN when not predicted */
+    double inflicted_pct;    /* NaN when not predicted */
+    const char *source;      /* "table", "model:queue", ... or NULL */
+    unsigned advice_nodes;   /* 0 when no advice */
+    const char *action;      /* the policy action taken, or NULL */
     /* the running job, and its app, behind own_slowdown_pct (the neighbour
      * the prediction was against), so a report can tell whether the job
      * then ran beside it; NULL / 0 when none */

@@ -6,7 +6,7 @@
 
 #include "job_options.h"
 
-static const char *const anonymous[] = {"wrap", "sh", "bash", "zsh", "tcsh", "csh",
+static const char *const anonymous[] = {"wrap",        "sh",   "bash",   "zsh",    "tcsh",  "csh",
                                         "interactive", "srun", "salloc", "sbatch", "script"};
 
 bool nv_app_key_from_name(const char *s, char *out, size_t cap)
@@ -51,20 +51,89 @@ static enum launcher launcher_of(const char *w, size_t n)
  * "--bind-to none" or "-p debug" is not taken for the program. */
 static int option_values(enum launcher l, const char *w, size_t n)
 {
-    static const char *const srun_opts[] = {
-        "-A", "--account", "-p", "--partition", "-J", "--job-name", "-o", "--output", "-e",
-        "--error", "-i", "--input", "-w", "--nodelist", "-x", "--exclude", "-C", "--constraint",
-        "-D", "--chdir", "-t", "--time", "-m", "--distribution", "-q", "--qos", "-d",
-        "--dependency", "-L", "--licenses", "--mpi", "--cpu-bind", "--mem-bind", "--export",
-        "--reservation", "--gres", "--hint", "--mem", "--mem-per-cpu", "--mem-per-gpu",
-        "--gpus", "--gpus-per-node", "--network", "--begin", "--comment", "--time-min", "-B",
-        "--extra-node-info", "--propagate", "--container", NULL};
-    static const char *const mpi_opts[] = {
-        "--bind-to", "-bind-to", "--map-by", "-map-by", "--rank-by", "-rank-by", "-x", "-H",
-        "--host", "-host", "-hosts", "--hostfile", "-hostfile", "--machinefile", "-machinefile",
-        "-f", "-wdir", "--wdir", "-wd", "-d", "--prefix", "-prefix", "--output-filename",
-        "-output-filename", "-launcher", "-bootstrap", "-genvlist", "-envlist", "-am", NULL};
-    static const char *const mpi_two[] = {"--mca", "-mca", "--gmca", "-gmca", "-genv", "-env", NULL};
+    static const char *const srun_opts[] = {"-A",
+                                            "--account",
+                                            "-p",
+                                            "--partition",
+                                            "-J",
+                                            "--job-name",
+                                            "-o",
+                                            "--output",
+                                            "-e",
+                                            "--error",
+                                            "-i",
+                                            "--input",
+                                            "-w",
+                                            "--nodelist",
+                                            "-x",
+                                            "--exclude",
+                                            "-C",
+                                            "--constraint",
+                                            "-D",
+                                            "--chdir",
+                                            "-t",
+                                            "--time",
+                                            "-m",
+                                            "--distribution",
+                                            "-q",
+                                            "--qos",
+                                            "-d",
+                                            "--dependency",
+                                            "-L",
+                                            "--licenses",
+                                            "--mpi",
+                                            "--cpu-bind",
+                                            "--mem-bind",
+                                            "--export",
+                                            "--reservation",
+                                            "--gres",
+                                            "--hint",
+                                            "--mem",
+                                            "--mem-per-cpu",
+                                            "--mem-per-gpu",
+                                            "--gpus",
+                                            "--gpus-per-node",
+                                            "--network",
+                                            "--begin",
+                                            "--comment",
+                                            "--time-min",
+                                            "-B",
+                                            "--extra-node-info",
+                                            "--propagate",
+                                            "--container",
+                                            NULL};
+    static const char *const mpi_opts[] = {"--bind-to",
+                                           "-bind-to",
+                                           "--map-by",
+                                           "-map-by",
+                                           "--rank-by",
+                                           "-rank-by",
+                                           "-x",
+                                           "-H",
+                                           "--host",
+                                           "-host",
+                                           "-hosts",
+                                           "--hostfile",
+                                           "-hostfile",
+                                           "--machinefile",
+                                           "-machinefile",
+                                           "-f",
+                                           "-wdir",
+                                           "--wdir",
+                                           "-wd",
+                                           "-d",
+                                           "--prefix",
+                                           "-prefix",
+                                           "--output-filename",
+                                           "-output-filename",
+                                           "-launcher",
+                                           "-bootstrap",
+                                           "-genvlist",
+                                           "-envlist",
+                                           "-am",
+                                           NULL};
+    static const char *const mpi_two[] = {"--mca", "-mca", "--gmca", "-gmca",
+                                          "-genv", "-env", NULL};
     const char *const *tables[2] = {l == SRUN ? srun_opts : mpi_opts, l == SRUN ? NULL : mpi_two};
     for (int t = 0; t < 2; t++)
         for (size_t i = 0; tables[t] && tables[t][i]; i++)

@@ -74,13 +74,17 @@ static void parse_app_fields(struct parse_ctx *p, struct nv_config *c, const cha
     char buf[64];
     snprintf(buf, sizeof buf, "%s", v);
     for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int f = !strcasecmp(t, "name") ? NV_APPF_NAME : !strcasecmp(t, "script") ? NV_APPF_SCRIPT : 0;
+        int f = !strcasecmp(t, "name")     ? NV_APPF_NAME
+                : !strcasecmp(t, "script") ? NV_APPF_SCRIPT
+                                           : 0;
         if (!strcasecmp(t, "none") && n == 0 && !strtok_r(NULL, ",", &save)) {
             memset(c->app_fields, 0, sizeof c->app_fields);
             return;
         }
         if (!f || n == NV_APP_FIELDS_MAX) {
-            report(p, "AppFields=%s: give name, script, both in order, or none; keeping the default", v);
+            report(p,
+                   "AppFields=%s: give name, script, both in order, or none; keeping the default",
+                   v);
             return;
         }
         out[n++] = f;
@@ -141,7 +145,8 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
                 ok = true;
             }
         if (!ok)
-            report(p, "Predictor=%s: not one of queue, averagelt, averagestdevlt, pdflt; keeping %s",
+            report(p,
+                   "Predictor=%s: not one of queue, averagelt, averagestdevlt, pdflt; keeping %s",
                    v, c->predictor);
     } else if (!strcasecmp(key, "MinPairSamples")) {
         if (!parse_uint(v, 1000000, &c->min_pair_samples))
@@ -155,10 +160,12 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
         else if (!strcasecmp(v, "none"))
             c->annotate_field = NV_ANNOTATE_NONE;
         else
-            report(p, "AnnotateField=%s: not Comment, AdminComment or none; keeping the default", v);
+            report(p, "AnnotateField=%s: not Comment, AdminComment or none; keeping the default",
+                   v);
     } else if (!strcasecmp(key, "AnnotateAll")) {
         if (!nv_parse_bool(v, &c->annotate_all))
-            report(p, "AnnotateAll=%s: not yes or no; keeping %s", v, c->annotate_all ? "yes" : "no");
+            report(p, "AnnotateAll=%s: not yes or no; keeping %s", v,
+                   c->annotate_all ? "yes" : "no");
     } else if (!strcasecmp(key, "InterferenceThreshold")) {
         if (!parse_pct(v, &c->interference_pct))
             report(p, "InterferenceThreshold=%s: not a percentage from 0 to 10000; keeping %g", v,
@@ -167,7 +174,8 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
         parse_app_fields(p, c, v);
     } else if (!strcasecmp(key, "ContainWaitSeconds")) {
         if (!parse_uint(v, 86400 * 7, &c->contain_wait_s))
-            report(p, "ContainWaitSeconds=%s: not 0..604800 seconds; keeping %u", v, c->contain_wait_s);
+            report(p, "ContainWaitSeconds=%s: not 0..604800 seconds; keeping %u", v,
+                   c->contain_wait_s);
     } else if (!strcasecmp(key, "AvoidUplinks")) {
         if (!strcasecmp(v, "contain"))
             c->avoid_uplinks = NV_AVOID_UPLINKS_CONTAIN;
@@ -223,14 +231,13 @@ static char *trim(char *s)
 
 /* keys given once (Rule may repeat): the line each was first given on */
 static const char *const single_keys[] = {
-    "ModelFile", "SpoolDir", "DefaultMode", "Enabled", "AllowOff", "Predictor", "MinPairSamples",
-    "AnnotateField", "AnnotateAll", "InterferenceThreshold", "AppFields", "ContainWaitSeconds",
-    "AvoidUplinks",
-    "MaxNeighbourApps", "RegistryCheckSeconds"};
+    "ModelFile", "SpoolDir",           "DefaultMode",   "Enabled",          "AllowOff",
+    "Predictor", "MinPairSamples",     "AnnotateField", "AnnotateAll",      "InterferenceThreshold",
+    "AppFields", "ContainWaitSeconds", "AvoidUplinks",  "MaxNeighbourApps", "RegistryCheckSeconds"};
 #define NSINGLE (sizeof single_keys / sizeof *single_keys)
 
-int nv_config_parse(const char *name, const char *text, struct nv_config *c,
-                    nv_config_error_fn err, void *ctx)
+int nv_config_parse(const char *name, const char *text, struct nv_config *c, nv_config_error_fn err,
+                    void *ctx)
 {
     struct parse_ctx p = {name ? name : "netvar.conf", 0, 0, err, ctx};
     int first_line[NSINGLE] = {0};

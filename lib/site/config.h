@@ -27,19 +27,19 @@ struct nv_config {
     char model_file[PATH_MAX];
     char spool_dir[PATH_MAX];
     nv_mode default_mode;
-    bool enabled;                 /* Enabled=no: both plugins do nothing (the off switch) */
+    bool enabled; /* Enabled=no: both plugins do nothing (the off switch) */
     bool allow_off;
     char predictor[32];
     unsigned min_pair_samples;
     enum nv_annotate_field annotate_field;
-    bool annotate_all;            /* annotate every job, not only on action=annotate */
-    double interference_pct;      /* a pair beyond this is "interference" (avoid, flags) */
+    bool annotate_all;                 /* annotate every job, not only on action=annotate */
+    double interference_pct;           /* a pair beyond this is "interference" (avoid, flags) */
     int app_fields[NV_APP_FIELDS_MAX]; /* tried in order; 0 ends the list */
-    unsigned contain_wait_s;      /* wait4switch for action=contain */
+    unsigned contain_wait_s;           /* wait4switch for action=contain */
     enum nv_avoid_uplinks avoid_uplinks;
-    unsigned max_neighbour_apps;  /* running apps considered per submission */
-    unsigned registry_check_s;    /* how often job_submit asks slurmctld which jobs run (0: never) */
-    struct nv_policy policy;      /* ordered rules */
+    unsigned max_neighbour_apps; /* running apps considered per submission */
+    unsigned registry_check_s;   /* how often job_submit asks slurmctld which jobs run (0: never) */
+    struct nv_policy policy;     /* ordered rules */
 };
 
 /* Receives each error line (no trailing newline). */
@@ -50,8 +50,8 @@ void nv_config_defaults(struct nv_config *c);
 
 /* Parses text (NUL-terminated) named `name` in messages. Returns the number
  * of errors; c holds the defaults plus every valid line. */
-int nv_config_parse(const char *name, const char *text, struct nv_config *c,
-                    nv_config_error_fn err, void *ctx);
+int nv_config_parse(const char *name, const char *text, struct nv_config *c, nv_config_error_fn err,
+                    void *ctx);
 
 /* Reads and parses a file (at most 1 MiB). A missing or unreadable file, a
  * directory, and a file holding a NUL byte are one error each (the defaults

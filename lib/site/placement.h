@@ -18,8 +18,8 @@
 #define NV_NAMED_NODES_MAX 8192
 
 struct nv_leaf_map {
-    char **node;      /* sorted, distinct */
-    uint32_t *leaf;   /* per node: index into leaf_name */
+    char **node;    /* sorted, distinct */
+    uint32_t *leaf; /* per node: index into leaf_name */
     size_t n;
     char **leaf_name; /* distinct leaf switch names */
     size_t nleaves;
@@ -52,10 +52,10 @@ void nv_named_nodes_free(struct nv_named_nodes *nn);
 int nv_named_nodes_has(const struct nv_named_nodes *nn, const char *node);
 
 struct nv_placement {
-    uint32_t leaves;  /* distinct leaf switches; 0: placement unknown */
-    uint32_t nodes;   /* nodes named */
-    nv_leaf_set set;  /* the leaf switches (when leaves > 0) */
-    const char *why;  /* when unknown: why, for the log ("" when no node list) */
+    uint32_t leaves; /* distinct leaf switches; 0: placement unknown */
+    uint32_t nodes;  /* nodes named */
+    nv_leaf_set set; /* the leaf switches (when leaves > 0) */
+    const char *why; /* when unknown: why, for the log ("" when no node list) */
 };
 
 /* The placement of a job that names the nodes nn holds and asks for

@@ -134,8 +134,10 @@ static int parse_condition(struct nv_policy_rule *r, const char *tok, char *why,
         }
         return 0;
     }
-    snprintf(why, cap, "'%s' is not key=value nor a condition on own_slowdown, "
-                       "inflicted_slowdown or utilization", tok);
+    snprintf(why, cap,
+             "'%s' is not key=value nor a condition on own_slowdown, "
+             "inflicted_slowdown or utilization",
+             tok);
     return -1;
 }
 
@@ -189,7 +191,8 @@ int nv_policy_parse_rule(struct nv_policy *p, const char *value, int line, char 
     snprintf(r.name, sizeof r.name, "%s", tok[0]);
     for (int i = 0; i < p->n; i++)
         if (!strcmp(p->rule[i].name, r.name)) {
-            snprintf(why, cap, "rule name '%s' is already used on line %d", r.name, p->rule[i].line);
+            snprintf(why, cap, "rule name '%s' is already used on line %d", r.name,
+                     p->rule[i].line);
             return -1;
         }
     for (int i = 1; i < nt; i++) {
@@ -223,8 +226,10 @@ int nv_policy_parse_rule(struct nv_policy *p, const char *value, int line, char 
                     if (!strcmp(l.item[a], action_names[j]))
                         break;
                 if (j == 8) {
-                    snprintf(why, cap, "unknown action '%s' (known: message, annotate, contain, "
-                                       "avoid, isolate, hold, deny, resize)", l.item[a]);
+                    snprintf(why, cap,
+                             "unknown action '%s' (known: message, annotate, contain, "
+                             "avoid, isolate, hold, deny, resize)",
+                             l.item[a]);
                     return -1;
                 }
                 r.actions |= 1u << j;
@@ -232,13 +237,16 @@ int nv_policy_parse_rule(struct nv_policy *p, const char *value, int line, char 
         } else if (!strcmp(k, "message") || !strcmp(k, "reason")) {
             char *dst = k[0] == 'm' ? r.message : r.reason;
             if (strlen(v) >= NV_POLICY_TEXT_MAX || !*v) {
-                snprintf(why, cap, "%s= is empty or longer than %d characters", k, NV_POLICY_TEXT_MAX - 1);
+                snprintf(why, cap, "%s= is empty or longer than %d characters", k,
+                         NV_POLICY_TEXT_MAX - 1);
                 return -1;
             }
             snprintf(dst, NV_POLICY_TEXT_MAX, "%s", v);
         } else {
-            snprintf(why, cap, "unknown rule key '%s' (known: partition, account, qos, user, app, "
-                               "action, message, reason, and conditions)", k);
+            snprintf(why, cap,
+                     "unknown rule key '%s' (known: partition, account, qos, user, app, "
+                     "action, message, reason, and conditions)",
+                     k);
             return -1;
         }
     }
@@ -246,11 +254,13 @@ int nv_policy_parse_rule(struct nv_policy *p, const char *value, int line, char 
         snprintf(why, cap, "rule '%s' has no action=", r.name);
         return -1;
     }
-    if ((r.actions & NV_ACT_DENY) && (r.actions & ~(unsigned)(NV_ACT_DENY | NV_ACT_MESSAGE | NV_ACT_ANNOTATE))) {
+    if ((r.actions & NV_ACT_DENY) &&
+        (r.actions & ~(unsigned)(NV_ACT_DENY | NV_ACT_MESSAGE | NV_ACT_ANNOTATE))) {
         char acts[128];
-        nv_actions_format(r.actions & ~(unsigned)(NV_ACT_DENY | NV_ACT_MESSAGE | NV_ACT_ANNOTATE), acts,
-                          sizeof acts);
-        snprintf(why, cap, "rule '%s': deny contradicts %s (a denied job is never placed)", r.name, acts);
+        nv_actions_format(r.actions & ~(unsigned)(NV_ACT_DENY | NV_ACT_MESSAGE | NV_ACT_ANNOTATE),
+                          acts, sizeof acts);
+        snprintf(why, cap, "rule '%s': deny contradicts %s (a denied job is never placed)", r.name,
+                 acts);
         return -1;
     }
     if ((r.actions & NV_ACT_MESSAGE) && !r.message[0]) {
@@ -289,7 +299,8 @@ int nv_policy_check(const struct nv_policy *p, void (*report)(void *ctx, int lin
     for (int i = 0; i < p->n; i++)
         if ((p->rule[i].actions & NV_ACT_DENY) && matches_everything(&p->rule[i])) {
             char why[256];
-            snprintf(why, sizeof why, "rule '%s' denies every job: it has no condition (add "
+            snprintf(why, sizeof why,
+                     "rule '%s' denies every job: it has no condition (add "
                      "own_slowdown, inflicted_slowdown, utilization or a list to match)",
                      p->rule[i].name);
             report(ctx, p->rule[i].line, why);
@@ -300,7 +311,8 @@ int nv_policy_check(const struct nv_policy *p, void (*report)(void *ctx, int lin
             continue;
         for (int j = i + 1; j < p->n; j++) {
             char why[256];
-            snprintf(why, sizeof why, "rule '%s' is never reached: rule '%s' on line %d matches every job first",
+            snprintf(why, sizeof why,
+                     "rule '%s' is never reached: rule '%s' on line %d matches every job first",
                      p->rule[j].name, p->rule[i].name, p->rule[i].line);
             report(ctx, p->rule[j].line, why);
             problems++;
@@ -317,8 +329,10 @@ int nv_policy_warn(const struct nv_policy *p, void (*report)(void *ctx, int line
     for (int i = 0; i < p->n; i++)
         if ((p->rule[i].actions & NV_ACT_DENY) && !p->rule[i].reason[0]) {
             char why[256];
-            snprintf(why, sizeof why, "rule '%s' denies with no reason=: a refused user is told only "
-                     "\"predicted network interference\"", p->rule[i].name);
+            snprintf(why, sizeof why,
+                     "rule '%s' denies with no reason=: a refused user is told only "
+                     "\"predicted network interference\"",
+                     p->rule[i].name);
             report(ctx, p->rule[i].line, why);
             n++;
         }
@@ -351,7 +365,8 @@ static bool bound_matches(const struct nv_policy_bound *b, bool known, double x)
     return true;
 }
 
-const struct nv_policy_rule *nv_policy_match(const struct nv_policy *p, const struct nv_policy_query *q)
+const struct nv_policy_rule *nv_policy_match(const struct nv_policy *p,
+                                             const struct nv_policy_query *q)
 {
     for (int i = 0; i < p->n; i++) {
         const struct nv_policy_rule *r = &p->rule[i];

@@ -34,7 +34,14 @@ enum nv_action {
     NV_ACT_RESIZE = 1 << 7,
 };
 
-enum nv_policy_field { NV_PF_PARTITION, NV_PF_ACCOUNT, NV_PF_QOS, NV_PF_USER, NV_PF_APP, NV_PF_COUNT };
+enum nv_policy_field {
+    NV_PF_PARTITION,
+    NV_PF_ACCOUNT,
+    NV_PF_QOS,
+    NV_PF_USER,
+    NV_PF_APP,
+    NV_PF_COUNT
+};
 enum nv_policy_metric { NV_PM_OWN, NV_PM_INFLICTED, NV_PM_UTILIZATION, NV_PM_COUNT };
 
 struct nv_policy_list {
@@ -84,7 +91,8 @@ struct nv_policy_query {
 };
 
 /* The first matching rule, or NULL. */
-const struct nv_policy_rule *nv_policy_match(const struct nv_policy *p, const struct nv_policy_query *q);
+const struct nv_policy_rule *nv_policy_match(const struct nv_policy *p,
+                                             const struct nv_policy_query *q);
 
 const char *nv_action_name(enum nv_action a);
 /* "contain,avoid" style list of a mask into buf. */

@@ -20,7 +20,8 @@
  * decision's 10 KiB), which only need to start empty: a full memset was
  * about an eighth of a call's instructions.  The buffers are found by
  * name, so a field added anywhere, in any order, starts at zero. */
-#define DECISION_END(f) (offsetof(struct nv_submit_decision, f) + sizeof(((struct nv_submit_decision *)0)->f))
+#define DECISION_END(f)                                                                            \
+    (offsetof(struct nv_submit_decision, f) + sizeof(((struct nv_submit_decision *)0)->f))
 static void zero_between(struct nv_submit_decision *d, size_t from, size_t to)
 {
     if (to > from)
@@ -53,12 +54,13 @@ void nv_submit_identify(const struct nv_config *c, const struct nv_submit_query 
     d->app_source = "none";
     if (q->app_option && nv_app_key_valid(q->app_option, NULL)) {
         snprintf(d->app, sizeof d->app, "%s", q->app_option);
-        d->app_source = q->app_option_source && q->app_option_source[0] ? q->app_option_source
-                                                                         : "--netvar-app";
+        d->app_source =
+            q->app_option_source && q->app_option_source[0] ? q->app_option_source : "--netvar-app";
         return;
     }
     for (int i = 0; i < NV_APP_FIELDS_MAX && c->app_fields[i]; i++) {
-        if (c->app_fields[i] == NV_APPF_NAME && nv_app_key_from_name(q->job_name, d->app, sizeof d->app)) {
+        if (c->app_fields[i] == NV_APPF_NAME &&
+            nv_app_key_from_name(q->job_name, d->app, sizeof d->app)) {
             d->app_source = "job name";
             return;
         }
@@ -137,7 +139,8 @@ static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_
         return mm->key[r] == key ? mm->pct + (size_t)r * mm->cols : NULL;
     uint8_t zero = 0;
     if (claim && st == 0 &&
-        __atomic_compare_exchange_n(&mm->state[r], &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        __atomic_compare_exchange_n(&mm->state[r], &zero, 1, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED)) {
         *fill = 1;
         return mm->pct + (size_t)r * mm->cols;
     }
@@ -292,7 +295,8 @@ static void build_exclude(const struct nv_running_index *ix, const uint8_t *beyo
  * points T is a power law, so its minimum over a range of N lies at a
  * measured point or at an end of the range: only those are evaluated, which
  * keeps the cost independent of how wide the user's range is. */
-static void consider(const nv_app_view *v, uint32_t n, double factor, double *best_t, uint32_t *best_n)
+static void consider(const nv_app_view *v, uint32_t n, double factor, double *best_t,
+                     uint32_t *best_n)
 {
     double t;
     if (n == 0 || nv_scaling_time_s(v->scaling, v->n_scaling, n, &t) != 0)
@@ -330,7 +334,8 @@ static const char *allowed(const nv_model *m, const struct nv_submit_query *q, u
 
 /* Predicted communication time (alloc_advice.h): used when the model has
  * the app's communication profile.  Returns true when it answered. */
-static bool advise_alloc(const nv_model *m, const struct nv_submit_query *q, struct nv_submit_decision *d)
+static bool advise_alloc(const nv_model *m, const struct nv_submit_query *q,
+                         struct nv_submit_decision *d)
 {
     const nv_alloc_model *am = nv_model_alloc(m);
     if (!am || !nv_alloc_app_find(am, d->app))
@@ -339,8 +344,11 @@ static bool advise_alloc(const nv_model *m, const struct nv_submit_query *q, str
     const char *cut = allowed(m, q, &lo, &hi);
     if (lo > hi)
         return false; /* the partitions hold fewer nodes than the smallest count asked for */
-    nv_alloc_query aq = {.app = d->app, .min_nodes = lo, .max_nodes = hi,
-                         .ppn = q->ntasks_per_node, .interference_pct = d->own_pct};
+    nv_alloc_query aq = {.app = d->app,
+                         .min_nodes = lo,
+                         .max_nodes = hi,
+                         .ppn = q->ntasks_per_node,
+                         .interference_pct = d->own_pct};
     nv_alloc_advice a;
     if (nv_alloc_advise(am, &aq, &a))
         return false;
@@ -378,8 +386,8 @@ static void advise(const nv_model *m, const nv_app_view *v, const struct nv_subm
     d->advice = true;
     d->advice_nodes = best;
     d->requested_nodes = lo;
-    snprintf(d->advice_source, sizeof d->advice_source, "runtime history at %zu node count%s", v->n_scaling,
-             v->n_scaling == 1 ? "" : "s");
+    snprintf(d->advice_source, sizeof d->advice_source, "runtime history at %zu node count%s",
+             v->n_scaling, v->n_scaling == 1 ? "" : "s");
     double t_req;
     if (nv_scaling_time_s(v->scaling, v->n_scaling, lo, &t_req) == 0 && t_req > 0) {
         t_req *= factor;

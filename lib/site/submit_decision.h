@@ -21,19 +21,19 @@
 
 struct nv_submit_query {
     const char *partition, *account, *qos, *user;
-    const char *app_option;  /* validated --netvar-app / NETVAR_APP, or NULL */
+    const char *app_option; /* validated --netvar-app / NETVAR_APP, or NULL */
     /* where app_option came from, as the user wrote it ("--netvar-app" or
      * "NETVAR_APP", submit_options.h); NULL: "--netvar-app" */
     const char *app_option_source;
-    const char *job_name;    /* may be NULL */
-    const char *script;      /* batch script, may be NULL */
-    uint32_t min_nodes;      /* 0 when not given */
-    uint32_t max_nodes;      /* 0 when not given */
-    uint32_t ntasks_per_node; /* --ntasks-per-node, 0 when not given */
-    bool advise_apply;       /* --netvar-advise=apply */
-    const char *exclude;     /* the job's own --exclude (a host list), may be NULL */
-    uint32_t req_switch;     /* the job's own --switches count, 0 when not given */
-    const char *req_nodes;   /* the job's own --nodelist (a host list), may be NULL */
+    const char *job_name;              /* may be NULL */
+    const char *script;                /* batch script, may be NULL */
+    uint32_t min_nodes;                /* 0 when not given */
+    uint32_t max_nodes;                /* 0 when not given */
+    uint32_t ntasks_per_node;          /* --ntasks-per-node, 0 when not given */
+    bool advise_apply;                 /* --netvar-advise=apply */
+    const char *exclude;               /* the job's own --exclude (a host list), may be NULL */
+    uint32_t req_switch;               /* the job's own --switches count, 0 when not given */
+    const char *req_nodes;             /* the job's own --nodelist (a host list), may be NULL */
     const struct nv_partitions *parts; /* the partitions' nodes, NULL: not known yet */
     /* every node's leaf switch (topology.conf), NULL: not known; with it a
      * job that names its nodes has a known placement (placement.h) */
@@ -42,15 +42,15 @@ struct nv_submit_query {
 
 struct nv_submit_decision {
     char app[65];
-    const char *app_source;      /* q->app_option_source ("--netvar-app", "NETVAR_APP"),
+    const char *app_source; /* q->app_option_source ("--netvar-app", "NETVAR_APP"),
                                     "job name", "batch script", "none" */
     bool have_model, app_known;
-    double utilization;          /* the app's U (rho), NAN if unknown */
-    double own_pct;              /* worst predicted slowdown of this job, %, NAN if none */
-    char own_source[32];         /* "table (9 runs)", "model:queue" */
-    uint32_t own_jobid;          /* a running job of the neighbour app behind own_pct */
+    double utilization;  /* the app's U (rho), NAN if unknown */
+    double own_pct;      /* worst predicted slowdown of this job, %, NAN if none */
+    char own_source[32]; /* "table (9 runs)", "model:queue" */
+    uint32_t own_jobid;  /* a running job of the neighbour app behind own_pct */
     const char *own_with;
-    double inflicted_pct;        /* worst slowdown it would cause a running app, %, NAN */
+    double inflicted_pct; /* worst slowdown it would cause a running app, %, NAN */
     char inflicted_source[32];
     uint32_t inflicted_jobid;
     const char *inflicted_app;
@@ -61,19 +61,19 @@ struct nv_submit_decision {
      * running apps it shares no uplink with */
     struct nv_placement place;
     size_t apps_apart;
-    bool advice;                 /* scaling data or the alloc section gave an answer */
-    uint32_t advice_nodes;       /* best node count the user allowed and the cluster holds */
-    char advice_source[128];     /* "class C (xgboost ...); profile: sweep" or "runtime history" */
-    char advice_line[400];       /* the predictive advice for the user, or "" */
+    bool advice;             /* scaling data or the alloc section gave an answer */
+    uint32_t advice_nodes;   /* best node count the user allowed and the cluster holds */
+    char advice_source[128]; /* "class C (xgboost ...); profile: sweep" or "runtime history" */
+    char advice_line[400];   /* the predictive advice for the user, or "" */
     uint32_t requested_nodes;
-    double advice_saving_pct;    /* time saved vs requested_nodes, %, 0 if unknown */
-    uint32_t resize_nodes;       /* node count to apply (0: none) */
+    double advice_saving_pct; /* time saved vs requested_nodes, %, 0 if unknown */
+    uint32_t resize_nodes;    /* node count to apply (0: none) */
     const struct nv_policy_rule *rule;
-    unsigned actions;            /* enum nv_action mask to apply */
+    unsigned actions;               /* enum nv_action mask to apply */
     char exclude[NV_REG_NODES_MAX]; /* nodes to add to the excluded list (avoid) */
     size_t exclude_len;             /* strlen(exclude) */
     bool exclude_cut;
-    bool avoid_dropped;          /* avoid would have left too few nodes: message instead */
+    bool avoid_dropped; /* avoid would have left too few nodes: message instead */
     /* an avoided app with a job under several leaf switches (the first in
      * the index's order, and how many more): its traffic crosses their
      * uplinks, which excluding its nodes does not keep this job off */
@@ -90,7 +90,7 @@ struct nv_submit_decision {
      * --nodelist could not be read): nothing excluded, so the rule's own
      * message, which says what avoid does, is not shown */
     bool avoid_all_named;
-    char message[1536];          /* lines for the user, '\n'-separated, each "netvar: ..." */
+    char message[1536]; /* lines for the user, '\n'-separated, each "netvar: ..." */
 };
 /* Sets every field of *d, whatever it held (exclude and message up to
  * their end of string), in stages: the app's identity, the predictions,

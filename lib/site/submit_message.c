@@ -23,7 +23,8 @@ static const char *fixed(char buf[NV_FIXED_MAX], double x, int decimals)
 }
 
 /* appends one line to d->message (nothing once it is full) */
-__attribute__((format(printf, 2, 3))) static void say(struct nv_submit_decision *d, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void say(struct nv_submit_decision *d, const char *fmt,
+                                                      ...)
 {
     size_t len = strlen(d->message);
     if (len + 2 >= sizeof d->message)
@@ -40,9 +41,11 @@ void nv_submit_alloc_line(const nv_alloc_advice *a, const char *cut, struct nv_s
 {
     char vs[160] = "";
     if (a->compared.nodes != a->best.nodes)
-        snprintf(vs, sizeof vs, ": %.0f %% faster than %u, which would span %u switch%s%s", a->margin_pct,
-                 a->compared.nodes, a->compared.switches, a->compared.switches == 1 ? "" : "es",
-                 a->compared.switches > 1 && isfinite(d->own_pct) && d->own_jobid ? " beside job " : "");
+        snprintf(vs, sizeof vs, ": %.0f %% faster than %u, which would span %u switch%s%s",
+                 a->margin_pct, a->compared.nodes, a->compared.switches,
+                 a->compared.switches == 1 ? "" : "es",
+                 a->compared.switches > 1 && isfinite(d->own_pct) && d->own_jobid ? " beside job "
+                                                                                  : "");
     size_t n = strlen(vs);
     if (a->compared.nodes != a->best.nodes && a->compared.switches > 1 && isfinite(d->own_pct) &&
         d->own_jobid)
@@ -51,9 +54,9 @@ void nv_submit_alloc_line(const nv_alloc_advice *a, const char *cut, struct nv_s
     if (*cut)
         snprintf(bound, sizeof bound, "; the %s has fewer nodes than you allowed", cut);
     int w = snprintf(d->advice_line, sizeof d->advice_line,
-        "netvar: advice %u nodes x %u (%u switch%s, %.3g s predicted)%s; %s%s", a->best.nodes, a->ppn,
-        a->best.switches, a->best.switches == 1 ? "" : "es", a->best.time_s, vs, d->advice_source,
-        bound);
+                     "netvar: advice %u nodes x %u (%u switch%s, %.3g s predicted)%s; %s%s",
+                     a->best.nodes, a->ppn, a->best.switches, a->best.switches == 1 ? "" : "es",
+                     a->best.time_s, vs, d->advice_source, bound);
     if (w >= (int)sizeof d->advice_line) /* cut: say so */
         memcpy(d->advice_line + sizeof d->advice_line - 4, "...", 4);
 }
@@ -71,21 +74,22 @@ static void render_prediction(struct nv_submit_decision *d)
         return;
     }
     if (!d->app_known) {
-        say(d, "netvar: app %s (from %s) is not in the model yet; no prediction", app, d->app_source);
+        say(d, "netvar: app %s (from %s) is not in the model yet; no prediction", app,
+            d->app_source);
         return;
     }
     char line[1536]; /* as long as the message: numbers of any size fit */
     char f1[NV_FIXED_MAX], f2[NV_FIXED_MAX];
-    int n = snprintf(line, sizeof line, "netvar: app %s: rho %s", app, fixed(f1, d->utilization, 2));
+    int n =
+        snprintf(line, sizeof line, "netvar: app %s: rho %s", app, fixed(f1, d->utilization, 2));
     if (isfinite(d->own_pct) && n > 0 && (size_t)n < sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n,
                       "; predicted slowdown %s %% beside job %u (%s; %s)", fixed(f2, d->own_pct, 0),
                       d->own_jobid, d->own_with ? d->own_with : "?", d->own_source);
     if (isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n,
-                      "; would slow job %u (%s) by %s %% (%s)", d->inflicted_jobid,
-                      d->inflicted_app ? d->inflicted_app : "?", fixed(f2, d->inflicted_pct, 0),
-                      d->inflicted_source);
+        n += snprintf(line + n, sizeof line - (size_t)n, "; would slow job %u (%s) by %s %% (%s)",
+                      d->inflicted_jobid, d->inflicted_app ? d->inflicted_app : "?",
+                      fixed(f2, d->inflicted_pct, 0), d->inflicted_source);
     if (!isfinite(d->own_pct) && !isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, "; no running job to interfere with");
     if (d->advice && n > 0 && (size_t)n < sizeof line) {
@@ -95,7 +99,8 @@ static void render_prediction(struct nv_submit_decision *d)
             snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%s %% time vs %u; %s)",
                      d->advice_nodes, fixed(f2, d->advice_saving_pct, 0), d->requested_nodes, src);
         else
-            snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (%s)", d->advice_nodes, src);
+            snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (%s)", d->advice_nodes,
+                     src);
     }
     say(d, "%s", line);
     if (d->advice_line[0])
@@ -110,30 +115,37 @@ static void render_span(const struct nv_config *c, const struct nv_submit_query 
     const char *span_app = d->avoid_span_app ? d->avoid_span_app : "?";
     char tail[256];
     switch (ch->span) {
-    case NV_SPAN_NONE:
-        return;
+    case NV_SPAN_NONE: return;
     case NV_SPAN_CONTAINED:
-        say(d, "netvar: job %u (%s) spans %u leaf switches and loads their uplinks%s: avoid "
-               "also keeps this job under one leaf switch (waiting up to %u s for one), "
-               "where it crosses no uplink",
+        say(d,
+            "netvar: job %u (%s) spans %u leaf switches and loads their uplinks%s: avoid "
+            "also keeps this job under one leaf switch (waiting up to %u s for one), "
+            "where it crosses no uplink",
             d->avoid_span_jobid, span_app, d->avoid_span_switches, more, c->contain_wait_s);
         return;
     case NV_SPAN_USER_SWITCHES:
-        snprintf(tail, sizeof tail, "%s; your --switches=%u is kept, so across leaf switches this "
-                 "job would still share their uplinks", more, q->req_switch);
+        snprintf(tail, sizeof tail,
+                 "%s; your --switches=%u is kept, so across leaf switches this "
+                 "job would still share their uplinks",
+                 more, q->req_switch);
         break;
     case NV_SPAN_USER_NODES:
-        snprintf(tail, sizeof tail, "%s; you named this job's nodes, so if they lie under several "
-                 "leaf switches it still shares their uplinks", more);
+        snprintf(tail, sizeof tail,
+                 "%s; you named this job's nodes, so if they lie under several "
+                 "leaf switches it still shares their uplinks",
+                 more);
         break;
     case NV_SPAN_TOO_BIG:
-        snprintf(tail, sizeof tail, "%s; this job needs %u nodes, more than one leaf switch holds "
+        snprintf(tail, sizeof tail,
+                 "%s; this job needs %u nodes, more than one leaf switch holds "
                  "(%u), so it would still share their uplinks",
                  more, d->resize_nodes > ch->need ? d->resize_nodes : ch->need, ch->leaf);
         break;
     case NV_SPAN_WARN:
-        snprintf(tail, sizeof tail, ": on other nodes under them this job would still share "
-                 "their uplinks%s", d->avoid_span_more ? " (so would other avoided jobs)" : "");
+        snprintf(tail, sizeof tail,
+                 ": on other nodes under them this job would still share "
+                 "their uplinks%s",
+                 d->avoid_span_more ? " (so would other avoided jobs)" : "");
         break;
     }
     say(d, "netvar: avoid excludes the nodes of job %u (%s), which spans %u leaf switches%s",
@@ -156,22 +168,28 @@ static void render_rule(const struct nv_config *c, const struct nv_submit_query 
     if (d->resize_nodes)
         say(d, "netvar: node count set to the advised %u (you asked for --netvar-advise=apply)",
             d->resize_nodes);
-    else if (ch->resize_wanted && d->advice && !q->advise_apply && d->advice_nodes != d->requested_nodes)
+    else if (ch->resize_wanted && d->advice && !q->advise_apply &&
+             d->advice_nodes != d->requested_nodes)
         say(d, "netvar: to run on the advised node count, add --netvar-advise=apply "
                "and give a range with --nodes=MIN-MAX");
     if (d->avoid_dropped)
-        say(d, "netvar: not placed away from the jobs it would slow down: avoiding their "
-               "nodes would leave %ld of the partition's %zu nodes, fewer than the %u this "
-               "job needs", ch->left, ch->part_total, ch->need);
+        say(d,
+            "netvar: not placed away from the jobs it would slow down: avoiding their "
+            "nodes would leave %ld of the partition's %zu nodes, fewer than the %u this "
+            "job needs",
+            ch->left, ch->part_total, ch->need);
     if (d->exclude_cut)
         say(d, "netvar: the list of nodes to avoid was cut to %d bytes", NV_REG_NODES_MAX);
     if (d->avoid_named == (size_t)-1)
-        say(d, "netvar: your --nodelist could not be expanded (not a host list, or over %d "
-               "names), so avoid excludes no node: Slurm refuses a job that requires a node "
-               "it excludes", NV_NAMED_NODES_MAX);
+        say(d,
+            "netvar: your --nodelist could not be expanded (not a host list, or over %d "
+            "names), so avoid excludes no node: Slurm refuses a job that requires a node "
+            "it excludes",
+            NV_NAMED_NODES_MAX);
     else if (d->avoid_named)
-        say(d, "netvar: avoid does not exclude the %zu node%s you named with --nodelist "
-               "(%s%s) where a job to keep apart from runs: Slurm would refuse the submission",
+        say(d,
+            "netvar: avoid does not exclude the %zu node%s you named with --nodelist "
+            "(%s%s) where a job to keep apart from runs: Slurm would refuse the submission",
             d->avoid_named, d->avoid_named == 1 ? "" : "s", d->avoid_named_first,
             d->avoid_named > 1 ? ", ..." : "");
     render_span(c, q, ch, d);

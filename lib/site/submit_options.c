@@ -107,8 +107,9 @@ void nv_submit_options_parse(const char *prefix, const char *const *spank_env, u
     if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_interval")))
         take_interval(o, v, "--netvar-interval");
     /* user defaults apply only where no option did */
-    if (o->mode == NV_MODE_UNSET && ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_MODE")) ||
-                                     (v = env_lookup(job_env, job_env_n, "NETVAR_MODE"))))
+    if (o->mode == NV_MODE_UNSET &&
+        ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_MODE")) ||
+         (v = env_lookup(job_env, job_env_n, "NETVAR_MODE"))))
         too_long(v) ? reject(o, "NETVAR_MODE", "is too long") : take_mode(o, v, "NETVAR_MODE");
     if (!o->app[0] && ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_APP")) ||
                        (v = env_lookup(job_env, job_env_n, "NETVAR_APP"))))
@@ -117,8 +118,9 @@ void nv_submit_options_parse(const char *prefix, const char *const *spank_env, u
         ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_ADVISE")) ||
          (v = env_lookup(job_env, job_env_n, "NETVAR_ADVISE"))))
         take_advise(o, v, "NETVAR_ADVISE");
-    if (o->interval_s < 0 && ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_INTERVAL")) ||
-                              (v = env_lookup(job_env, job_env_n, "NETVAR_INTERVAL"))))
+    if (o->interval_s < 0 &&
+        ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_INTERVAL")) ||
+         (v = env_lookup(job_env, job_env_n, "NETVAR_INTERVAL"))))
         take_interval(o, v, "NETVAR_INTERVAL");
 }
 

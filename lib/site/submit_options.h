@@ -19,22 +19,21 @@
 #define NV_ENV_VALUE_MAX 4096 /* longer values are hostile: ignored */
 
 struct nv_submit_options {
-    nv_mode mode;               /* NV_MODE_UNSET when the user said nothing */
-    const char *mode_source;    /* "option", "NETVAR_MODE" or "none" */
+    nv_mode mode;                 /* NV_MODE_UNSET when the user said nothing */
+    const char *mode_source;      /* "option", "NETVAR_MODE" or "none" */
     char app[NV_APP_KEY_MAX + 1]; /* "" when not given */
     const char *app_source;
     bool advise_apply;
-    const char *advise_source;  /* "--netvar-advise", "NETVAR_ADVISE" or "none" */
-    int interval_s;             /* -1 when not given */
+    const char *advise_source;   /* "--netvar-advise", "NETVAR_ADVISE" or "none" */
+    int interval_s;              /* -1 when not given */
     const char *interval_source; /* "--netvar-interval", "NETVAR_INTERVAL" or "none" */
-    int rejected;               /* values ignored as invalid */
-    char note[160];             /* why the first rejected value was ignored */
+    int rejected;                /* values ignored as invalid */
+    char note[160];              /* why the first rejected value was ignored */
 };
 
 void nv_submit_options_parse(const char *prefix, const char *const *spank_env, uint32_t spank_env_n,
                              const char *const *job_env, uint32_t job_env_n,
                              struct nv_submit_options *out);
-
 
 /* The mode a job runs with: the user's choice, else the site default; off
  * only where the site allows it. */

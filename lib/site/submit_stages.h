@@ -45,23 +45,23 @@ struct nv_submit_scratch {
 /* what avoid did about the uplinks of an avoided job under several leaf
  * switches (submit_decision.c, avoid_uplinks) */
 enum nv_span_answer {
-    NV_SPAN_NONE,           /* nothing to say: no such job, this job crosses no uplink,
+    NV_SPAN_NONE,          /* nothing to say: no such job, this job crosses no uplink,
                                or its rule contains it already */
-    NV_SPAN_CONTAINED,      /* contain added: kept under one leaf switch */
-    NV_SPAN_USER_SWITCHES,  /* the job's own --switches=N>1 stays */
-    NV_SPAN_USER_NODES,     /* the job names its nodes */
-    NV_SPAN_WARN,           /* AvoidUplinks=warn */
-    NV_SPAN_TOO_BIG,        /* the job needs more nodes than a leaf switch holds */
+    NV_SPAN_CONTAINED,     /* contain added: kept under one leaf switch */
+    NV_SPAN_USER_SWITCHES, /* the job's own --switches=N>1 stays */
+    NV_SPAN_USER_NODES,    /* the job names its nodes */
+    NV_SPAN_WARN,          /* AvoidUplinks=warn */
+    NV_SPAN_TOO_BIG,       /* the job needs more nodes than a leaf switch holds */
 };
 
 /* what choose found that the decision's fields do not hold, for render */
 struct nv_submit_choice {
-    bool resize_wanted;       /* the rule asked for resize (applied or not) */
-    uint32_t need;            /* the nodes the job needs: --nodes MIN, or 1 */
-    long left;                /* nodes left after avoid's exclusions, -1: not counted */
-    size_t part_total;        /* the partitions' nodes, when left >= 0 */
+    bool resize_wanted; /* the rule asked for resize (applied or not) */
+    uint32_t need;      /* the nodes the job needs: --nodes MIN, or 1 */
+    long left;          /* nodes left after avoid's exclusions, -1: not counted */
+    size_t part_total;  /* the partitions' nodes, when left >= 0 */
     enum nv_span_answer span;
-    uint32_t leaf;            /* the most nodes one leaf switch holds (NV_SPAN_TOO_BIG) */
+    uint32_t leaf; /* the most nodes one leaf switch holds (NV_SPAN_TOO_BIG) */
 };
 
 NV_SUBMIT_STAGE void nv_submit_reset(struct nv_submit_decision *d, const nv_model *m,
@@ -71,8 +71,8 @@ NV_SUBMIT_STAGE void nv_submit_identify(const struct nv_config *c, const struct 
 /* s: zeroed by the caller (NV_SUBMIT_SCRATCH_INIT) */
 NV_SUBMIT_STAGE void nv_submit_predict(const struct nv_config *c, const nv_model *m,
                                        const struct nv_running_index *ix,
-                                       const struct nv_submit_query *q,
-                                       struct nv_submit_scratch *s, struct nv_submit_decision *d);
+                                       const struct nv_submit_query *q, struct nv_submit_scratch *s,
+                                       struct nv_submit_decision *d);
 NV_SUBMIT_STAGE void nv_submit_choose(const struct nv_config *c, const nv_model *m,
                                       const struct nv_running_index *ix,
                                       const struct nv_submit_query *q, struct nv_submit_scratch *s,
@@ -81,7 +81,10 @@ NV_SUBMIT_STAGE void nv_submit_render(const struct nv_config *c, const struct nv
                                       const struct nv_submit_choice *ch,
                                       struct nv_submit_decision *d);
 
-#define NV_SUBMIT_SCRATCH_INIT {.named_read = false}
+#define NV_SUBMIT_SCRATCH_INIT                                                                     \
+    {                                                                                              \
+        .named_read = false                                                                        \
+    }
 NV_SUBMIT_STAGE void nv_submit_scratch_free(struct nv_submit_scratch *s);
 
 /* submit_message.c: the predictive advice's line (d->advice_line) from

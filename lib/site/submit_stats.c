@@ -18,8 +18,14 @@
 const double nv_submit_stats_le_s[NV_SUBMIT_STATS_BUCKETS] = {
     1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 1e-3, 1e-2, 0.1, 1};
 
-static void add(uint64_t *c, uint64_t v) { __atomic_fetch_add(c, v, __ATOMIC_RELAXED); }
-static uint64_t load(const uint64_t *c) { return __atomic_load_n(c, __ATOMIC_RELAXED); }
+static void add(uint64_t *c, uint64_t v)
+{
+    __atomic_fetch_add(c, v, __ATOMIC_RELAXED);
+}
+static uint64_t load(const uint64_t *c)
+{
+    return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
 
 void nv_submit_stats_note_decision(nv_submit_stats *s, unsigned actions)
 {
@@ -32,9 +38,9 @@ void nv_submit_stats_note_decision(nv_submit_stats *s, unsigned actions)
 }
 
 /* the same bounds in nanoseconds, compared exactly */
-static const uint64_t le_ns[NV_SUBMIT_STATS_BUCKETS] = {
-    1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 1000000, 10000000, 100000000,
-    1000000000};
+static const uint64_t le_ns[NV_SUBMIT_STATS_BUCKETS] = {1000,    2500,     5000,      10000,
+                                                        25000,   50000,    100000,    250000,
+                                                        1000000, 10000000, 100000000, 1000000000};
 
 void nv_submit_stats_note_call(nv_submit_stats *s, uint64_t ns)
 {
@@ -69,12 +75,12 @@ void nv_submit_stats_snapshot(const nv_submit_stats *s, nv_submit_stats *out)
 int nv_submit_stats_format(const nv_submit_stats *s, char *buf, size_t cap)
 {
     size_t len = 0;
-#define PUT(...)                                                                      \
-    do {                                                                              \
-        int n_ = snprintf(buf + len, cap > len ? cap - len : 0, __VA_ARGS__);         \
-        if (n_ < 0 || (size_t)n_ >= (cap > len ? cap - len : 0))                      \
-            return -1;                                                                \
-        len += (size_t)n_;                                                            \
+#define PUT(...)                                                                                   \
+    do {                                                                                           \
+        int n_ = snprintf(buf + len, cap > len ? cap - len : 0, __VA_ARGS__);                      \
+        if (n_ < 0 || (size_t)n_ >= (cap > len ? cap - len : 0))                                   \
+            return -1;                                                                             \
+        len += (size_t)n_;                                                                         \
     } while (0)
     PUT("{\"schema\":\"%s\",\"version\":%d,\"started_unix_s\":%.3f,\"written_unix_s\":%.3f,"
         "\"submissions\":%llu,\"no_action\":%llu,\"actions\":{",
@@ -104,8 +110,10 @@ static int parse_obj(const char *name, json_object *o, nv_submit_stats *out, cha
     if (nv_json_u64(o, "submissions", &out->submissions) ||
         nv_json_u64(o, "no_action", &out->no_action) || nv_json_u64(o, "calls", &out->calls) ||
         nv_json_u64(o, "total_ns", &out->total_ns))
-        return nv_err(err, errlen, "%s: submissions, no_action, calls or total_ns is missing "
-                                   "or not a whole number", name);
+        return nv_err(err, errlen,
+                      "%s: submissions, no_action, calls or total_ns is missing "
+                      "or not a whole number",
+                      name);
     if (nv_json_num_strict(o, "started_unix_s", &out->started_unix_s) != 1 ||
         nv_json_num_strict(o, "written_unix_s", &out->written_unix_s) != 1)
         return nv_err(err, errlen, "%s: started_unix_s or written_unix_s is missing", name);
@@ -119,9 +127,10 @@ static int parse_obj(const char *name, json_object *o, nv_submit_stats *out, cha
         if (!acts || nv_json_u64(acts, an, &out->action[k]))
             return nv_err(err, errlen, "%s: actions.%s is missing or not a whole number", name, an);
         if (out->action[k] > acted)
-            return nv_err(err, errlen, "%s: actions.%s %llu is more than the %llu submissions "
-                                       "with an action", name, an,
-                          (unsigned long long)out->action[k], (unsigned long long)acted);
+            return nv_err(err, errlen,
+                          "%s: actions.%s %llu is more than the %llu submissions "
+                          "with an action",
+                          name, an, (unsigned long long)out->action[k], (unsigned long long)acted);
         most = out->action[k] > most ? out->action[k] : most;
     }
     if (acted && !most)
@@ -131,9 +140,10 @@ static int parse_obj(const char *name, json_object *o, nv_submit_stats *out, cha
     json_object *bk = nv_json_get(o, "buckets", json_type_array);
     if (!le || json_object_array_length(le) != NV_SUBMIT_STATS_BUCKETS || !bk ||
         json_object_array_length(bk) != NV_SUBMIT_STATS_BUCKETS + 1)
-        return nv_err(err, errlen, "%s: le_s or buckets is not the %d bounds and %d counts "
-                                   "this netvar writes", name, NV_SUBMIT_STATS_BUCKETS,
-                      NV_SUBMIT_STATS_BUCKETS + 1);
+        return nv_err(err, errlen,
+                      "%s: le_s or buckets is not the %d bounds and %d counts "
+                      "this netvar writes",
+                      name, NV_SUBMIT_STATS_BUCKETS, NV_SUBMIT_STATS_BUCKETS + 1);
     uint64_t sum = 0;
     for (size_t b = 0; b <= NV_SUBMIT_STATS_BUCKETS; b++) {
         json_object *v = json_object_array_get_idx(bk, b);

@@ -28,13 +28,13 @@
 extern const double nv_submit_stats_le_s[NV_SUBMIT_STATS_BUCKETS];
 
 typedef struct nv_submit_stats {
-    uint64_t submissions;                      /* decisions counted */
-    uint64_t no_action;                        /* ... with no action at all */
-    uint64_t action[NV_SUBMIT_STATS_ACTIONS];  /* ... with bit k of enum nv_action */
-    uint64_t calls;                            /* job_submit() calls timed */
+    uint64_t submissions;                         /* decisions counted */
+    uint64_t no_action;                           /* ... with no action at all */
+    uint64_t action[NV_SUBMIT_STATS_ACTIONS];     /* ... with bit k of enum nv_action */
+    uint64_t calls;                               /* job_submit() calls timed */
     uint64_t bucket[NV_SUBMIT_STATS_BUCKETS + 1]; /* per bucket, not cumulative */
     uint64_t total_ns;
-    double started_unix_s, written_unix_s;     /* set by the writer */
+    double started_unix_s, written_unix_s; /* set by the writer */
 } nv_submit_stats;
 
 /* Thread-safe counting. */

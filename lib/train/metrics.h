@@ -18,14 +18,14 @@ typedef struct nv_quartiles {
 
 typedef struct nv_error_summary {
     size_t n;
-    nv_quartiles abs_pp;   /* |predicted - measured|, percentage points */
-    size_t n_rel;          /* pairs with measured != 0 (relative error defined) */
-    double rel_mean_pct;   /* mean of |predicted - measured| / |measured| * 100 */
-    double rel_min_pct;    /* signed (predicted - measured) / measured * 100 */
+    nv_quartiles abs_pp; /* |predicted - measured|, percentage points */
+    size_t n_rel;        /* pairs with measured != 0 (relative error defined) */
+    double rel_mean_pct; /* mean of |predicted - measured| / |measured| * 100 */
+    double rel_min_pct;  /* signed (predicted - measured) / measured * 100 */
     double rel_max_pct;
-    int r2_defined;        /* 0 when all measured values are equal */
-    double r2;             /* 1 - SS_res / SS_tot (0 when undefined) */
-    double rcc;            /* in [0, 1]; 0 when n < 2 */
+    int r2_defined; /* 0 when all measured values are equal */
+    double r2;      /* 1 - SS_res / SS_tot (0 when undefined) */
+    double rcc;     /* in [0, 1]; 0 when n < 2 */
 } nv_error_summary;
 
 /* Quartiles of n finite values.  Returns 0, or -1 (out zeroed) when n is 0

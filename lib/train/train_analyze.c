@@ -66,7 +66,8 @@ static int cmp_job_id(const void *a, const void *b)
 
 static int cmp_start(const void *a, const void *b)
 {
-    const nv_train_sum *x = &sort_set->jobs[*(const size_t *)a], *y = &sort_set->jobs[*(const size_t *)b];
+    const nv_train_sum *x = &sort_set->jobs[*(const size_t *)a],
+                       *y = &sort_set->jobs[*(const size_t *)b];
     if (x->start_s != y->start_s)
         return x->start_s < y->start_s ? -1 : 1;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
@@ -75,7 +76,8 @@ static int cmp_start(const void *a, const void *b)
 
 static int cmp_group(const void *a, const void *b)
 {
-    const nv_train_sum *x = &sort_set->jobs[*(const size_t *)a], *y = &sort_set->jobs[*(const size_t *)b];
+    const nv_train_sum *x = &sort_set->jobs[*(const size_t *)a],
+                       *y = &sort_set->jobs[*(const size_t *)b];
     if (x->app != y->app)
         return x->app < y->app ? -1 : 1;
     if (x->nodes != y->nodes)
@@ -143,8 +145,7 @@ int nv_train_analyze(nv_train_set *s, const nv_train_opts *o)
         free(rt);
         return -1;
     }
-    memset(&s->stats.baseline_runs, 0,
-           sizeof s->stats - offsetof(nv_train_stats, baseline_runs));
+    memset(&s->stats.baseline_runs, 0, sizeof s->stats - offsetof(nv_train_stats, baseline_runs));
     for (size_t i = 0; i < s->n; i++) {
         nv_train_sum *j = &s->jobs[i];
         j->n_neighbours = 0;

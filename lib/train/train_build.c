@@ -44,7 +44,8 @@ static const nv_train_set *sort_set;
 
 static int cmp_app_nodes(const void *a, const void *b)
 {
-    const nv_train_sum *x = &sort_set->jobs[*(const size_t *)a], *y = &sort_set->jobs[*(const size_t *)b];
+    const nv_train_sum *x = &sort_set->jobs[*(const size_t *)a],
+                       *y = &sort_set->jobs[*(const size_t *)b];
     if (x->app != y->app)
         return x->app < y->app ? -1 : 1;
     if (x->nodes != y->nodes)
@@ -204,9 +205,13 @@ static int add_history_app(nv_model_builder *b, const nv_train_set *s, const nv_
         }
     int learn = npts >= 2 && samples >= o->min_runs;
 
-    nv_app_input a = {.key = key, .scaling = sc, .n_scaling = nsc, .has_provenance = 1,
+    nv_app_input a = {.key = key,
+                      .scaling = sc,
+                      .n_scaling = nsc,
+                      .has_provenance = 1,
                       .counter_rho = counter_runs ? counter_rho : 0,
-                      .counter_runs = counter_runs, .history_runs = (uint32_t)n};
+                      .counter_runs = counter_runs,
+                      .history_runs = (uint32_t)n};
     /* U_A: what a campaign measured (at the bottleneck with its profile on
      * the counters route, else through ImpactB), else the records' counters */
     if (have_in && iv.utilization_source == NV_USRC_COUNTERS && iv.n_profile) {
@@ -261,21 +266,34 @@ static int readd_input_app(nv_model_builder *b, const nv_model *in, int32_t ia, 
 {
     nv_app_view v;
     nv_model_app(in, ia, &v);
-    nv_app_input a = {.key = v.key, .utilization = v.utilization,
-                      .utilization_source = v.utilization_source, .latency = v.latency,
-                      .points = v.points, .n_points = v.n_points, .fit = v.fit,
-                      .n_fit = v.n_fit, .fit_residual_pct = v.fit_residual_pct,
-                      .scaling = v.scaling, .n_scaling = v.n_scaling,
+    nv_app_input a = {.key = v.key,
+                      .utilization = v.utilization,
+                      .utilization_source = v.utilization_source,
+                      .latency = v.latency,
+                      .points = v.points,
+                      .n_points = v.n_points,
+                      .fit = v.fit,
+                      .n_fit = v.n_fit,
+                      .fit_residual_pct = v.fit_residual_pct,
+                      .scaling = v.scaling,
+                      .n_scaling = v.n_scaling,
                       .has_provenance = v.curve_origin == NV_CURVE_PRODUCTION ||
-                                        v.latency_origin == NV_LATENCY_DERIVED ||
-                                        v.counter_runs || v.history_runs,
-                      .curve_origin = v.curve_origin, .latency_origin = v.latency_origin,
-                      .counter_rho = v.counter_rho, .counter_runs = v.counter_runs,
-                      .history_runs = v.history_runs, .profile = v.profile,
-                      .n_profile = v.n_profile, .wait_points = v.wait_points,
-                      .n_wait_points = v.n_wait_points, .wait_profile_us = v.wait_profile_us,
-                      .n_wait_profile = v.n_wait_profile, .joint = v.joint,
-                      .n_joint = v.n_joint, .joint_window_s = v.joint_window_s};
+                                        v.latency_origin == NV_LATENCY_DERIVED || v.counter_runs ||
+                                        v.history_runs,
+                      .curve_origin = v.curve_origin,
+                      .latency_origin = v.latency_origin,
+                      .counter_rho = v.counter_rho,
+                      .counter_runs = v.counter_runs,
+                      .history_runs = v.history_runs,
+                      .profile = v.profile,
+                      .n_profile = v.n_profile,
+                      .wait_points = v.wait_points,
+                      .n_wait_points = v.n_wait_points,
+                      .wait_profile_us = v.wait_profile_us,
+                      .n_wait_profile = v.n_wait_profile,
+                      .joint = v.joint,
+                      .n_joint = v.n_joint,
+                      .joint_window_s = v.joint_window_s};
     if (nv_builder_add_app(b, &a)) {
         nv_err(err, errlen, "%s", nv_builder_error(b));
         return -1;
@@ -328,8 +346,8 @@ static int add_apps(nv_model_builder *b, const nv_train_set *s, const nv_model *
         }
         int take_hist = k >= nonly || (a < s->n_apps && strcmp(s->apps[a], inkeys[k]) < 0);
         if (take_hist) {
-            if (add_history_app(b, s, in, cal, idx + start[a], start[a + 1] - start[a], o,
-                                scratch, err, errlen))
+            if (add_history_app(b, s, in, cal, idx + start[a], start[a + 1] - start[a], o, scratch,
+                                err, errlen))
                 goto out;
             a++;
         } else {
@@ -427,9 +445,8 @@ static int add_pairs(nv_model_builder *b, const nv_train_set *s, const nv_model 
     return rc;
 }
 
-nv_model_builder *nv_train_build(const nv_train_set *s, const nv_model *in,
-                                 const nv_train_opts *o, size_t *pairs_out, char *err,
-                                 size_t errlen)
+nv_model_builder *nv_train_build(const nv_train_set *s, const nv_model *in, const nv_train_opts *o,
+                                 size_t *pairs_out, char *err, size_t errlen)
 {
     if (!s || !o || !s->analyzed) {
         nv_err(err, errlen, "train: the job set is not analyzed");
@@ -458,7 +475,8 @@ nv_model_builder *nv_train_build(const nv_train_set *s, const nv_model *in,
         nv_err(err, errlen, "out of memory creating the model builder");
         return NULL;
     }
-    if (add_apps(b, s, in, &cal, o, err, errlen) || add_pairs(b, s, in, o, pairs_out, err, errlen)) {
+    if (add_apps(b, s, in, &cal, o, err, errlen) ||
+        add_pairs(b, s, in, o, pairs_out, err, errlen)) {
         nv_builder_free(b);
         return NULL;
     }

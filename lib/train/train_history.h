@@ -39,12 +39,12 @@
 #define NV_TRAIN_DEFAULT_MAX_JOBS 8000000u /* ~1 GiB of summaries: years of a large site */
 
 typedef struct nv_train_opts {
-    double window_s;          /* a pair needs at least this much overlap, s (10) */
-    double min_overlap_frac;  /* ... and this fraction of A's runtime (0.5; 0 = off) */
-    double low_rho;           /* baseline runs: background rho <= this (0.05) */
-    uint32_t min_runs;        /* samples for a pair entry or a learned curve (1) */
-    size_t max_jobs;          /* hard cap on job summaries held (500000) */
-    double u_bucket;          /* width of the background-U buckets of a learned curve (0.05) */
+    double window_s;         /* a pair needs at least this much overlap, s (10) */
+    double min_overlap_frac; /* ... and this fraction of A's runtime (0.5; 0 = off) */
+    double low_rho;          /* baseline runs: background rho <= this (0.05) */
+    uint32_t min_runs;       /* samples for a pair entry or a learned curve (1) */
+    size_t max_jobs;         /* hard cap on job summaries held (500000) */
+    double u_bucket;         /* width of the background-U buckets of a learned curve (0.05) */
     /* optional: called with the records read so far, every 1024 records
      * and once at the end (a progress line; NULL: none) */
     void (*progress)(void *ctx, size_t records);
@@ -57,21 +57,21 @@ void nv_train_opts_default(nv_train_opts *o);
  * set: its topology inline. */
 typedef struct nv_train_job {
     int64_t job_id;
-    uint32_t app;             /* index into nv_train_set.apps */
+    uint32_t app; /* index into nv_train_set.apps */
     uint32_t nodes;
-    double start_s, end_s;    /* NAN when the record has no times */
-    double runtime_s;         /* > 0 */
-    double rho;               /* own counter rho (median over its ports), NAN unknown */
-    double switch_rho;        /* optional record field: total rho at its switches, NAN */
-    double service_us;        /* the record's calibrated 1/mu, us, NAN when none */
+    double start_s, end_s; /* NAN when the record has no times */
+    double runtime_s;      /* > 0 */
+    double rho;            /* own counter rho (median over its ports), NAN unknown */
+    double switch_rho;     /* optional record field: total rho at its switches, NAN */
+    double service_us;     /* the record's calibrated 1/mu, us, NAN when none */
     uint8_t n_switches, n_groups;
     uint64_t topo[2 * NV_TRAIN_MAX_TOPO]; /* switch hashes, then group hashes */
     /* filled by nv_train_analyze */
-    double background;        /* rho others put on its switches, NAN unknown */
-    uint32_t n_neighbours;    /* jobs overlapping >= the pair window */
-    int32_t neighbour_app;    /* their app when all share one, -1 none, -2 mixed */
-    double baseline_s;        /* NAN when its (app, nodes) has no baseline run */
-    double slowdown_pct;      /* runtime vs baseline, NAN without one */
+    double background;     /* rho others put on its switches, NAN unknown */
+    uint32_t n_neighbours; /* jobs overlapping >= the pair window */
+    int32_t neighbour_app; /* their app when all share one, -1 none, -2 mixed */
+    double baseline_s;     /* NAN when its (app, nodes) has no baseline run */
+    double slowdown_pct;   /* runtime vs baseline, NAN without one */
 } nv_train_job;
 
 /* A job as a set keeps it: the same fields, its topology in the set's
@@ -96,30 +96,30 @@ typedef struct nv_train_sum {
 } nv_train_sum;
 
 typedef struct nv_train_stats {
-    size_t records;           /* job.json files seen */
-    size_t used;              /* summaries kept */
-    size_t corrupt;           /* unreadable, not JSON, wrong schema, bad fields */
-    size_t no_app;            /* records without an app key */
-    size_t apps_over_cap;     /* records of apps beyond NV_MODEL_MAX_APPS (left out) */
-    size_t from_state;        /* summaries taken from the state file, not read again */
-    size_t out_of_window;     /* summaries left out: the job ended before the window */
+    size_t records;       /* job.json files seen */
+    size_t used;          /* summaries kept */
+    size_t corrupt;       /* unreadable, not JSON, wrong schema, bad fields */
+    size_t no_app;        /* records without an app key */
+    size_t apps_over_cap; /* records of apps beyond NV_MODEL_MAX_APPS (left out) */
+    size_t from_state;    /* summaries taken from the state file, not read again */
+    size_t out_of_window; /* summaries left out: the job ended before the window */
     /* nv_train_analyze's own (it zeroes them from here on) */
-    size_t baseline_runs;     /* runs that qualify as baselines */
-    size_t pair_samples;      /* runs with exactly one neighbour app and a baseline */
-    size_t mixed_neighbours;  /* runs with several neighbour apps (not a pair sample) */
-    size_t no_baseline;       /* runs with neighbours but no baseline at their size */
+    size_t baseline_runs;    /* runs that qualify as baselines */
+    size_t pair_samples;     /* runs with exactly one neighbour app and a baseline */
+    size_t mixed_neighbours; /* runs with several neighbour apps (not a pair sample) */
+    size_t no_baseline;      /* runs with neighbours but no baseline at their size */
 } nv_train_stats;
 
 typedef struct nv_train_set {
     nv_train_sum *jobs;
     size_t n, cap;
-    uint64_t *topo;           /* every job's switch and group hashes */
+    uint64_t *topo; /* every job's switch and group hashes */
     size_t n_topo, cap_topo;
-    char **apps;              /* app keys; sorted by nv_train_analyze */
+    char **apps; /* app keys; sorted by nv_train_analyze */
     size_t n_apps, cap_apps;
-    int32_t *app_slots;       /* open-addressing hash of apps[] (-1 empty), O(1) interning */
-    size_t slot_cap;          /* power of two, 0: none yet */
-    size_t hashed;            /* apps[0..hashed) are in the hash */
+    int32_t *app_slots; /* open-addressing hash of apps[] (-1 empty), O(1) interning */
+    size_t slot_cap;    /* power of two, 0: none yet */
+    size_t hashed;      /* apps[0..hashed) are in the hash */
     nv_train_stats stats;
     int analyzed;
     /* Incremental training (train_state.h).  known: record directories
@@ -165,8 +165,7 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
  * with one log line each and counted.  Returns 0, or -1 with err set when
  * the spool cannot be read or the cap is hit. */
 int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opts *o,
-                        nv_train_set *s, nv_train_log_fn log, void *ctx, char *err,
-                        size_t errlen);
+                        nv_train_set *s, nv_train_log_fn log, void *ctx, char *err, size_t errlen);
 
 /* Leave out the jobs that ended more than window_s before the newest end
  * in the set (jobs without times stay); the arena is compacted.  Counts
@@ -199,8 +198,7 @@ void nv_train_pair_entry(double *runs, size_t n, double *pct, double *sd_pct);
  * err set.  *pairs_out (if not NULL) receives the pairs written.  Without
  * `in`, the calibration is the median of the records' service_us (a
  * minimal one: method minimum, no variance), or an error when none has it. */
-nv_model_builder *nv_train_build(const nv_train_set *s, const nv_model *in,
-                                 const nv_train_opts *o, size_t *pairs_out, char *err,
-                                 size_t errlen);
+nv_model_builder *nv_train_build(const nv_train_set *s, const nv_model *in, const nv_train_opts *o,
+                                 size_t *pairs_out, char *err, size_t errlen);
 
 #endif

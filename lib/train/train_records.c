@@ -29,7 +29,10 @@ void nv_train_opts_default(nv_train_opts *o)
     o->progress_ctx = NULL;
 }
 
-void nv_train_set_init(nv_train_set *s) { memset(s, 0, sizeof *s); }
+void nv_train_set_init(nv_train_set *s)
+{
+    memset(s, 0, sizeof *s);
+}
 
 void nv_train_set_free(nv_train_set *s)
 {
@@ -361,14 +364,23 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
     if (job->n_groups)
         memcpy(s->topo + s->n_topo + job->n_switches, job->topo + NV_TRAIN_MAX_TOPO,
                job->n_groups * sizeof *s->topo);
-    s->jobs[s->n] = (nv_train_sum){
-        .job_id = job->job_id, .app = idx, .nodes = job->nodes, .start_s = job->start_s,
-        .end_s = job->end_s, .runtime_s = job->runtime_s, .rho = job->rho,
-        .switch_rho = job->switch_rho, .service_us = job->service_us,
-        .topo_off = (uint32_t)s->n_topo, .n_switches = job->n_switches,
-        .n_groups = job->n_groups, .background = job->background,
-        .n_neighbours = job->n_neighbours, .neighbour_app = job->neighbour_app,
-        .baseline_s = job->baseline_s, .slowdown_pct = job->slowdown_pct};
+    s->jobs[s->n] = (nv_train_sum){.job_id = job->job_id,
+                                   .app = idx,
+                                   .nodes = job->nodes,
+                                   .start_s = job->start_s,
+                                   .end_s = job->end_s,
+                                   .runtime_s = job->runtime_s,
+                                   .rho = job->rho,
+                                   .switch_rho = job->switch_rho,
+                                   .service_us = job->service_us,
+                                   .topo_off = (uint32_t)s->n_topo,
+                                   .n_switches = job->n_switches,
+                                   .n_groups = job->n_groups,
+                                   .background = job->background,
+                                   .n_neighbours = job->n_neighbours,
+                                   .neighbour_app = job->neighbour_app,
+                                   .baseline_s = job->baseline_s,
+                                   .slowdown_pct = job->slowdown_pct};
     s->n_topo += nt;
     s->n++;
     s->stats.used = s->n;
@@ -477,8 +489,7 @@ int nv_train_set_window(nv_train_set *s, double window_s)
 }
 
 int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opts *o,
-                        nv_train_set *s, nv_train_log_fn log, void *ctx, char *err,
-                        size_t errlen)
+                        nv_train_set *s, nv_train_log_fn log, void *ctx, char *err, size_t errlen)
 {
     char dir[4200];
     if (nv_spool_jobs_path(spool, -1, NULL, dir, sizeof dir)) {

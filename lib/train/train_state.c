@@ -30,7 +30,10 @@ struct header {
     uint64_t checksum; /* of everything after the header */
 };
 
-static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+static size_t pad8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
 
 /* a 64-bit FNV-1a over 8-byte words (every section is a multiple of 8) */
 static uint64_t mix(uint64_t h, const void *p, size_t n)
@@ -211,7 +214,8 @@ static int take(struct reader *r, void *buf, size_t n)
     return 0;
 }
 
-static int bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int bad(char *err, size_t errlen, const char *fmt, ...)
 {
     char what[300];
@@ -222,20 +226,23 @@ static int bad(char *err, size_t errlen, const char *fmt, ...)
     return nv_err(err, errlen, "%s", what);
 }
 
-static int fraction_or_nan(double x) { return isnan(x) || (x >= 0 && x <= 1); }
+static int fraction_or_nan(double x)
+{
+    return isnan(x) || (x >= 0 && x <= 1);
+}
 
 /* a summary as strictly as nv_train_job_from_record checks a record (its
  * times and runtime within plausible.h's bounds) */
-static int check_job(const nv_train_sum *j, const struct header *h, const uint64_t *topo,
-                     size_t i, char *err, size_t errlen)
+static int check_job(const nv_train_sum *j, const struct header *h, const uint64_t *topo, size_t i,
+                     char *err, size_t errlen)
 {
     size_t nt = (size_t)j->n_switches + j->n_groups;
     if (j->job_id < 0 || j->job_id > 9000000000000000ll || j->app >= h->n_apps || j->nodes == 0 ||
         !nv_plausible_runtime(j->runtime_s) ||
         (!isnan(j->start_s) && !nv_plausible_time(j->start_s, 0)) ||
         (!isnan(j->end_s) && !nv_plausible_time(j->end_s, 0)) ||
-        isnan(j->start_s) != isnan(j->end_s) || j->end_s - j->start_s > NV_PLAUSIBLE_RUNTIME_MAX_S ||
-        j->end_s < j->start_s ||
+        isnan(j->start_s) != isnan(j->end_s) ||
+        j->end_s - j->start_s > NV_PLAUSIBLE_RUNTIME_MAX_S || j->end_s < j->start_s ||
         !fraction_or_nan(j->rho) || !fraction_or_nan(j->switch_rho) ||
         !(isnan(j->service_us) || (isfinite(j->service_us) && j->service_us > 0)) ||
         j->n_switches > NV_TRAIN_MAX_TOPO || j->n_groups > NV_TRAIN_MAX_TOPO ||
@@ -250,8 +257,8 @@ static int check_job(const nv_train_sum *j, const struct header *h, const uint64
     return 0;
 }
 
-int nv_train_state_load(const char *path, const char *spool, double service_us,
-                        size_t max_jobs, nv_train_set *s, char *err, size_t errlen)
+int nv_train_state_load(const char *path, const char *spool, double service_us, size_t max_jobs,
+                        nv_train_set *s, char *err, size_t errlen)
 {
     struct stat lst;
     if (lstat(path, &lst) && errno == ENOENT)
@@ -268,8 +275,7 @@ int nv_train_state_load(const char *path, const char *spool, double service_us,
     int64_t *ids = NULL;
     int rc = -1;
     if ((size_t)st.st_size < sizeof h) {
-        bad(err, errlen, "%lld bytes is shorter than a state file's header",
-            (long long)st.st_size);
+        bad(err, errlen, "%lld bytes is shorter than a state file's header", (long long)st.st_size);
         goto out;
     }
     if (nv_pread_all(fd, &h, sizeof h, 0, err, errlen))
@@ -374,12 +380,20 @@ int nv_train_state_load(const char *path, const char *spool, double service_us,
                 free(key);
                 goto out;
             }
-            nv_train_job job = {
-                .job_id = sum.job_id, .nodes = sum.nodes, .start_s = sum.start_s,
-                .end_s = sum.end_s, .runtime_s = sum.runtime_s, .rho = sum.rho,
-                .switch_rho = sum.switch_rho, .service_us = sum.service_us,
-                .n_switches = sum.n_switches, .n_groups = sum.n_groups, .background = NAN,
-                .neighbour_app = -1, .baseline_s = NAN, .slowdown_pct = NAN};
+            nv_train_job job = {.job_id = sum.job_id,
+                                .nodes = sum.nodes,
+                                .start_s = sum.start_s,
+                                .end_s = sum.end_s,
+                                .runtime_s = sum.runtime_s,
+                                .rho = sum.rho,
+                                .switch_rho = sum.switch_rho,
+                                .service_us = sum.service_us,
+                                .n_switches = sum.n_switches,
+                                .n_groups = sum.n_groups,
+                                .background = NAN,
+                                .neighbour_app = -1,
+                                .baseline_s = NAN,
+                                .slowdown_pct = NAN};
             memcpy(job.topo, topo + sum.topo_off, sum.n_switches * sizeof *topo);
             memcpy(job.topo + NV_TRAIN_MAX_TOPO, topo + sum.topo_off + sum.n_switches,
                    sum.n_groups * sizeof *topo);

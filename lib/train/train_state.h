@@ -38,8 +38,8 @@
  * already read.  Returns 0 when loaded, 1 when there is no file at path
  * (a first run: nothing said), or -1 with one line in err saying what is
  * wrong (s is then empty again). */
-int nv_train_state_load(const char *path, const char *spool, double service_us,
-                        size_t max_jobs, nv_train_set *s, char *err, size_t errlen);
+int nv_train_state_load(const char *path, const char *spool, double service_us, size_t max_jobs,
+                        nv_train_set *s, char *err, size_t errlen);
 
 /* Write s's summaries, apps and ids (s->known still present, and
  * s->read_ids) to path atomically.  Call it after nv_train_scan_spool and

@@ -124,8 +124,8 @@ static void walk_jobs(struct walk *w, const char *jobs)
     free(ids);
 }
 
-long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs,
-                     nv_ve_log_fn log, void *log_arg, char *err, size_t errlen)
+long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs, nv_ve_log_fn log,
+                     void *log_arg, char *err, size_t errlen)
 {
     struct walk w = {.log = log, .log_arg = log_arg};
     *jobs = NULL;
@@ -174,13 +174,16 @@ nv_ve *nv_ve_train_jobs(const nv_ve_job *jobs, size_t n, size_t min_group,
     size_t m = 0;
     char why[200];
     for (size_t i = 0; i < n; i++)
-        if (isfinite(z[i]) && !nv_ve_select_features(&jobs[i], feat + m * NV_VE_NFEAT, why, sizeof why))
+        if (isfinite(z[i]) &&
+            !nv_ve_select_features(&jobs[i], feat + m * NV_VE_NFEAT, why, sizeof why))
             zz[m++] = z[i];
     nv_ve *ve = NULL;
     if (m == 0)
-        snprintf(err, errlen, "variability: none of %zu jobs is usable (each needs a runtime, the "
-                              "7 features, and %zu or more runs of its app at its node count); "
-                              "nothing trained", n, min_group);
+        snprintf(err, errlen,
+                 "variability: none of %zu jobs is usable (each needs a runtime, the "
+                 "7 features, and %zu or more runs of its app at its node count); "
+                 "nothing trained",
+                 n, min_group);
     else
         ve = nv_ve_train(feat, zz, m, o, err, errlen);
     if (used)
@@ -210,13 +213,16 @@ void nv_ve_format(const nv_ve *ve, const nv_ve_result *r, char *buf, size_t len)
     if (r->answered)
         snprintf(buf, len, "%+.1f σ (± %.1f): %s", r->z, r->half_width, r->label);
     else if (ve && ve->cal.calibrated)
-        snprintf(buf, len, "no estimate: outside training data (SVR %+.1f σ and forest %+.1f σ "
-                           "differ by more than the %.0f %% error bound ± %.1f σ)", r->svr,
-                 r->forest_mean, 100 * ve->cal.level, r->half_width);
+        snprintf(buf, len,
+                 "no estimate: outside training data (SVR %+.1f σ and forest %+.1f σ "
+                 "differ by more than the %.0f %% error bound ± %.1f σ)",
+                 r->svr, r->forest_mean, 100 * ve->cal.level, r->half_width);
     else
-        snprintf(buf, len, "no estimate: outside training data (SVR %+.1f σ is not inside the "
-                           "forest's %.0f-%.0f %% interval [%+.1f, %+.1f] σ)", r->svr,
-                 ve ? 100 * ve->lo_q : 5, ve ? 100 * ve->hi_q : 95, r->forest_lo, r->forest_hi);
+        snprintf(buf, len,
+                 "no estimate: outside training data (SVR %+.1f σ is not inside the "
+                 "forest's %.0f-%.0f %% interval [%+.1f, %+.1f] σ)",
+                 r->svr, ve ? 100 * ve->lo_q : 5, ve ? 100 * ve->hi_q : 95, r->forest_lo,
+                 r->forest_hi);
 }
 
 json_object *nv_ve_result_json(const nv_ve *ve, const nv_ve_result *r)
@@ -236,15 +242,18 @@ json_object *nv_ve_result_json(const nv_ve *ve, const nv_ve_result *r)
     json_object_object_add(o, "forest_hi_sigma", nv_json_new_num(r->forest_hi));
     char how[300];
     if (ve && ve->cal.calibrated)
-        snprintf(how, sizeof how, "error bound: %.3f x (SD of the tree predictions + %.3f sigma), "
+        snprintf(how, sizeof how,
+                 "error bound: %.3f x (SD of the tree predictions + %.3f sigma), "
                  "calibrated on out-of-sample residuals to cover %.0f %% of jobs; forest "
-                 "interval: mean +/- %.3f x the same", ve->cal.svr_factor, ve->cal.spread_floor,
-                 100 * ve->cal.level, ve->cal.factor);
+                 "interval: mean +/- %.3f x the same",
+                 ve->cal.svr_factor, ve->cal.spread_floor, 100 * ve->cal.level, ve->cal.factor);
     else
         snprintf(how, sizeof how, "%g-%g quantiles of tree predictions (uncalibrated model)",
                  ve ? ve->lo_q : 0.05, ve ? ve->hi_q : 0.95);
     json_object_object_add(o, "interval", json_object_new_string(how));
-    json_object_object_add(o, "unit", json_object_new_string(
-        "standard deviations of the app's runtime at this node count (sigma)"));
+    json_object_object_add(
+        o, "unit",
+        json_object_new_string(
+            "standard deviations of the app's runtime at this node count (sigma)"));
     return o;
 }

@@ -25,8 +25,8 @@ json_object *nv_ve_read_record(const char *path, char *err, size_t errlen);
  * profiles/ never become training records.  Unreadable records and
  * records without counters are skipped with one log line each (the first
  * 20, then a count).  Returns the number read, or -1 with err. */
-long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs,
-                     nv_ve_log_fn log, void *log_arg, char *err, size_t errlen);
+long nv_ve_load_dirs(const char *const *dirs, size_t ndirs, nv_ve_job **jobs, nv_ve_log_fn log,
+                     void *log_arg, char *err, size_t errlen);
 
 /* z-scores per (app, nodes) group (groups of >= min_group jobs), features,
  * then nv_ve_train.  *used (may be NULL) gets the jobs trained on. */

@@ -74,8 +74,13 @@ int nv_acct_summary_format(char *buf, size_t cap, const nv_job_report *r,
         put_num(buf, cap, &len, "predicted_pct", mine ? pct_or_nan(own->pct) : NAN) ||
         put_str(buf, cap, &len, "src", mine ? own->src : "") ||
         put_num(buf, cap, &len, "claimed_pct",
-                mine ? pct_or_nan(own->claimed_pct) : claim ? pct_or_nan(a->own_pct) : NAN) ||
-        put_str(buf, cap, &len, "claimed_src", mine ? own->claimed_src : claim ? a->source : "") ||
+                mine    ? pct_or_nan(own->claimed_pct)
+                : claim ? pct_or_nan(a->own_pct)
+                        : NAN) ||
+        put_str(buf, cap, &len, "claimed_src",
+                mine    ? own->claimed_src
+                : claim ? a->source
+                        : "") ||
         put(buf, cap, &len, "}")) {
         buf[0] = '\0';
         return -1;

@@ -181,8 +181,9 @@ int nv_prune_spool(const char *spool, const nv_prune_opts *o, nv_prune_stats *st
         }
         if (renameat(jobs_fd, name, trash_fd, name)) {
             st->failed++;
-            nv_logf(o->log, o->log_arg, "netvar: prune: %s/jobs/%s: cannot move it aside: %s; left alone",
-                    spool, name, strerror(errno));
+            nv_logf(o->log, o->log_arg,
+                    "netvar: prune: %s/jobs/%s: cannot move it aside: %s; left alone", spool, name,
+                    strerror(errno));
             continue;
         }
         if (remove_trashed(trash_fd, name, st)) {

@@ -32,14 +32,14 @@ typedef struct nv_prune_opts {
 } nv_prune_opts;
 
 typedef struct nv_prune_stats {
-    uint64_t examined;    /* entries of SPOOL/jobs */
-    uint64_t removed;     /* job directories removed (or that would be, dry run) */
-    uint64_t kept_recent; /* younger than the cut-off */
-    uint64_t kept_running;/* listed in SPOOL/running */
-    uint64_t skipped;     /* not a job directory: name, type, link or owner */
-    uint64_t failed;      /* could not be moved or removed entirely */
-    uint64_t files;       /* files removed */
-    uint64_t bytes;       /* bytes of the files removed (st_size) */
+    uint64_t examined;     /* entries of SPOOL/jobs */
+    uint64_t removed;      /* job directories removed (or that would be, dry run) */
+    uint64_t kept_recent;  /* younger than the cut-off */
+    uint64_t kept_running; /* listed in SPOOL/running */
+    uint64_t skipped;      /* not a job directory: name, type, link or owner */
+    uint64_t failed;       /* could not be moved or removed entirely */
+    uint64_t files;        /* files removed */
+    uint64_t bytes;        /* bytes of the files removed (st_size) */
 } nv_prune_stats;
 
 /* Prunes spool.  Returns 0 (st filled; individual failures are counted and

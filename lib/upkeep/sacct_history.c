@@ -14,7 +14,19 @@
 #include "nv_json.h"
 #include "plausible.h"
 
-enum { F_ID, F_NAME, F_NNODES, F_START, F_END, F_STATE, F_NODELIST, F_COMMENT, F_ADMIN, F_SYSTEM, F_COUNT };
+enum {
+    F_ID,
+    F_NAME,
+    F_NNODES,
+    F_START,
+    F_END,
+    F_STATE,
+    F_NODELIST,
+    F_COMMENT,
+    F_ADMIN,
+    F_SYSTEM,
+    F_COUNT
+};
 /* lines written before SystemComment was asked for end at AdminComment */
 #define F_COUNT_OLD F_SYSTEM
 
@@ -107,8 +119,10 @@ int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t err
     j->nnodes = (uint32_t)v;
     if (num(f[F_START], 1, NV_PLAUSIBLE_UNIX_MAX_S, &j->start_s) ||
         num(f[F_END], 1, NV_PLAUSIBLE_UNIX_MAX_S, &j->end_s) || !nv_plausible_time(j->end_s, 0))
-        return nv_err(err, errlen, "Start/End '%.20s'/'%.20s' are not Unix seconds "
-                      "(run sacct with SLURM_TIME_FORMAT=%%s)", f[F_START], f[F_END]);
+        return nv_err(err, errlen,
+                      "Start/End '%.20s'/'%.20s' are not Unix seconds "
+                      "(run sacct with SLURM_TIME_FORMAT=%%s)",
+                      f[F_START], f[F_END]);
     if (!(j->end_s > j->start_s))
         return 1;
     if (strlen(f[F_NODELIST]) >= sizeof j->nodelist)
@@ -200,8 +214,9 @@ int nv_sacct_read(FILE *f, const nv_topo *topo, const nv_train_opts *o, nv_train
             st->malformed++;
             if (log) {
                 char msg[128];
-                snprintf(msg, sizeof msg, "netvar: train: sacct line %zu: longer than %d bytes; skipped",
-                         st->lines, NV_SACCT_LINE_MAX);
+                snprintf(msg, sizeof msg,
+                         "netvar: train: sacct line %zu: longer than %d bytes; skipped", st->lines,
+                         NV_SACCT_LINE_MAX);
                 log(ctx, msg);
             }
             continue;
@@ -220,7 +235,8 @@ int nv_sacct_read(FILE *f, const nv_topo *topo, const nv_train_opts *o, nv_train
             st->malformed++;
             if (log) {
                 char msg[400];
-                snprintf(msg, sizeof msg, "netvar: train: sacct line %zu: %s; skipped", st->lines, why);
+                snprintf(msg, sizeof msg, "netvar: train: sacct line %zu: %s; skipped", st->lines,
+                         why);
                 log(ctx, msg);
             }
             json_object_put(rec);
@@ -241,10 +257,12 @@ int nv_sacct_read(FILE *f, const nv_topo *topo, const nv_train_opts *o, nv_train
     }
     if (log && (st->app_from_comment || st->app_from_name)) {
         char msg[300];
-        snprintf(msg, sizeof msg, "netvar: train: sacct: %zu of %zu jobs are named by what their "
+        snprintf(msg, sizeof msg,
+                 "netvar: train: sacct: %zu of %zu jobs are named by what their "
                  "users can edit (%zu by their Comment's netvar annotation, %zu by the job name), "
-                 "not by netvar's entry in AdminComment", st->app_from_comment + st->app_from_name,
-                 st->added, st->app_from_comment, st->app_from_name);
+                 "not by netvar's entry in AdminComment",
+                 st->app_from_comment + st->app_from_name, st->added, st->app_from_comment,
+                 st->app_from_name);
         log(ctx, msg);
     }
     if (!line)

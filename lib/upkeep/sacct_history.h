@@ -39,7 +39,7 @@
 #include "model.h"
 #include "train_history.h"
 
-#define NV_SACCT_FIELDS \
+#define NV_SACCT_FIELDS                                                                            \
     "JobIDRaw,JobName,NNodes,Start,End,State,NodeList,Comment,AdminComment,SystemComment"
 #define NV_SACCT_DELIM "\x1f" /* unit separator: in no job name or comment a user can type */
 #define NV_SACCT_LINE_MAX 8192

@@ -34,8 +34,10 @@ int nv_atomic_begin(nv_atomic_out *o, const char *path, char *err, size_t errlen
         o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
         int fl = o->fd >= 0 ? fcntl(o->fd, F_GETFL) : -1;
         if (fl < 0 || fcntl(o->fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-            snprintf(err, errlen, "%s: not a regular file, and cannot be opened for writing: %s; "
-                     "nothing written", path, strerror(errno));
+            snprintf(err, errlen,
+                     "%s: not a regular file, and cannot be opened for writing: %s; "
+                     "nothing written",
+                     path, strerror(errno));
             if (o->fd >= 0)
                 close(o->fd);
             o->fd = -1;
@@ -129,8 +131,8 @@ fail:
     return -1;
 }
 
-int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mode_t mode,
-                             gid_t gid, char *err, size_t errlen)
+int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mode_t mode, gid_t gid,
+                             char *err, size_t errlen)
 {
     if (!data && len) {
         snprintf(err, errlen, "no file path given; nothing written");

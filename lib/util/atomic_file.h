@@ -20,8 +20,8 @@ int nv_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 
 /* The same, and the file's group is gid before it appears under path
  * ((gid_t)-1 leaves the group as created). */
-int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mode_t mode,
-                             gid_t gid, char *err, size_t errlen);
+int nv_write_file_atomic_gid(const char *path, const void *data, size_t len, mode_t mode, gid_t gid,
+                             char *err, size_t errlen);
 
 /* The same written piece by piece: begin, write any number of times, then
  * commit (or abort, which removes the temp file).  A write error is kept

@@ -39,8 +39,8 @@ json_object *nv_json_read_owned(const char *path, uid_t owner, size_t max_bytes,
     enum json_tokener_error je = tok ? json_tokener_get_error(tok) : json_tokener_error_depth;
     size_t used = tok ? (size_t)json_tokener_get_parse_end(tok) : 0;
     if (o && je == json_tokener_success) {
-        while (used < got && (buf[used] == ' ' || buf[used] == '\n' || buf[used] == '\t' ||
-                              buf[used] == '\r'))
+        while (used < got &&
+               (buf[used] == ' ' || buf[used] == '\n' || buf[used] == '\t' || buf[used] == '\r'))
             used++;
         if (used < got) { /* a complete document followed by more text */
             json_object_put(o);

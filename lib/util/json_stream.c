@@ -10,7 +10,8 @@
 
 #define NO_END SIZE_MAX /* the value runs past the end of the text */
 
-static void fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void fail(char *err, size_t errlen, const char *fmt, ...)
 {
     if (!err || !errlen)
@@ -27,7 +28,10 @@ static void truncated(char *err, size_t errlen, size_t len)
          len);
 }
 
-static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static int is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 static size_t skip_ws(const char *t, size_t len, size_t i)
 {
@@ -89,8 +93,8 @@ static size_t value_end(const char *t, size_t len, size_t i)
     return i;
 }
 
-json_object *nv_jspan_parse(json_tokener *tok, const char *text, size_t len, nv_jspan v,
-                            char *err, size_t errlen)
+json_object *nv_jspan_parse(json_tokener *tok, const char *text, size_t len, nv_jspan v, char *err,
+                            size_t errlen)
 {
     if (v.off > len || v.len > len - v.off || v.len == 0) {
         fail(err, errlen, "invalid JSON at byte %zu: expected a value", v.off);
@@ -140,7 +144,8 @@ int nv_jspan_members(const char *text, size_t len, json_tokener *tok,
             truncated(err, errlen, len);
             return -1;
         }
-        json_object *o = nv_jspan_parse(tok, text, len, (nv_jspan){i, e > i ? e - i : 1}, err, errlen);
+        json_object *o =
+            nv_jspan_parse(tok, text, len, (nv_jspan){i, e > i ? e - i : 1}, err, errlen);
         if (o) {
             fail(err, errlen, "expected a JSON object at the top, got %s",
                  json_type_to_name(json_object_get_type(o)));
@@ -215,10 +220,12 @@ int nv_jspan_members(const char *text, size_t len, json_tokener *tok,
     return 0;
 }
 
-int nv_jspan_is_array(const char *text, nv_jspan v) { return v.len > 0 && text[v.off] == '['; }
+int nv_jspan_is_array(const char *text, nv_jspan v)
+{
+    return v.len > 0 && text[v.off] == '[';
+}
 
-int nv_jarray_open(nv_jarray *a, const char *text, size_t len, nv_jspan v, char *err,
-                   size_t errlen)
+int nv_jarray_open(nv_jarray *a, const char *text, size_t len, nv_jspan v, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
     if (v.off > len || v.len > len - v.off || !nv_jspan_is_array(text, v)) {
@@ -290,8 +297,8 @@ static int unique_member(void *arg, const char *key, nv_jspan v)
     return json_object_object_add(u->seen, key, NULL) ? -1 : 0;
 }
 
-int nv_jspan_unique_members(const char *text, size_t len, nv_jspan v, json_tokener *tok,
-                            char *err, size_t errlen)
+int nv_jspan_unique_members(const char *text, size_t len, nv_jspan v, json_tokener *tok, char *err,
+                            size_t errlen)
 {
     if (v.len == 0 || v.off + v.len > len || text[v.off] != '{')
         return 0;

@@ -28,8 +28,8 @@ typedef struct nv_jspan {
 /* Parse one value of the document with json-c (tok is reset first).
  * Returns a new object (put it when done), or NULL with err set:
  * "invalid JSON at byte N: ..." where N counts from the document's start. */
-json_object *nv_jspan_parse(json_tokener *tok, const char *text, size_t len, nv_jspan v,
-                            char *err, size_t errlen);
+json_object *nv_jspan_parse(json_tokener *tok, const char *text, size_t len, nv_jspan v, char *err,
+                            size_t errlen);
 
 /* Walk the top-level object of text[0, len): for each member, in file
  * order, calls fn(arg, key, value) with the key as a NUL-terminated string
@@ -45,8 +45,8 @@ int nv_jspan_members(const char *text, size_t len, json_tokener *tok,
  * members once; -1 with err ("member \"K\" given twice", or why the
  * object is not well formed).  json-c keeps the last of a duplicate
  * silently; a loader that refuses duplicates calls this first. */
-int nv_jspan_unique_members(const char *text, size_t len, nv_jspan v, json_tokener *tok,
-                            char *err, size_t errlen);
+int nv_jspan_unique_members(const char *text, size_t len, nv_jspan v, json_tokener *tok, char *err,
+                            size_t errlen);
 
 /* The elements of one array value. */
 typedef struct nv_jarray {

@@ -86,8 +86,7 @@ bool nv_json_schema_is(json_object *o, const char *schema)
     return s && schema && !strcmp(s, schema);
 }
 
-int nv_json_schema_check(json_object *o, const char *schema, int version, char *err,
-                         size_t errlen)
+int nv_json_schema_check(json_object *o, const char *schema, int version, char *err, size_t errlen)
 {
     if (!o || !json_object_is_type(o, json_type_object))
         return nv_err(err, errlen, "not a JSON object");
@@ -232,12 +231,30 @@ json_object *nv_jcheck_member(nv_jcheck *c, json_object *obj, const char *key, c
     int ok;
     const char *wanted;
     switch (want) {
-    case json_type_object: ok = json_object_is_type(v, want); wanted = "an object"; break;
-    case json_type_array: ok = json_object_is_type(v, want); wanted = "an array"; break;
-    case json_type_string: ok = json_object_is_type(v, want); wanted = "a string"; break;
-    case json_type_boolean: ok = json_object_is_type(v, want); wanted = "true or false"; break;
-    case json_type_int: ok = json_object_is_type(v, want); wanted = "an integer"; break;
-    default: ok = is_number(v); wanted = "a number"; break;
+    case json_type_object:
+        ok = json_object_is_type(v, want);
+        wanted = "an object";
+        break;
+    case json_type_array:
+        ok = json_object_is_type(v, want);
+        wanted = "an array";
+        break;
+    case json_type_string:
+        ok = json_object_is_type(v, want);
+        wanted = "a string";
+        break;
+    case json_type_boolean:
+        ok = json_object_is_type(v, want);
+        wanted = "true or false";
+        break;
+    case json_type_int:
+        ok = json_object_is_type(v, want);
+        wanted = "an integer";
+        break;
+    default:
+        ok = is_number(v);
+        wanted = "a number";
+        break;
     }
     if (!ok) {
         wrong_type(c, v, path, dot, key, wanted);
@@ -255,7 +272,9 @@ int nv_jcheck_number(nv_jcheck *c, json_object *v, const char *path, double *out
     double d = json_object_get_double(v);
     if (!isfinite(d))
         return nv_jcheck_fail(c, "%s: value %s is not a finite number", path,
-                              isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity");
+                              isnan(d) ? "NaN"
+                              : d > 0  ? "Infinity"
+                                       : "-Infinity");
     *out = d;
     return 0;
 }

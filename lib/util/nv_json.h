@@ -47,8 +47,7 @@ bool nv_json_schema_is(json_object *o, const char *schema);
  * absent (written by hand, or before there were versions) or an integer
  * from 1 to `version`; -1 with one line in err otherwise ("schema is not
  * netvar-x", "version 2 is newer than this netvar reads (1)"). */
-int nv_json_schema_check(json_object *o, const char *schema, int version, char *err,
-                         size_t errlen);
+int nv_json_schema_check(json_object *o, const char *schema, int version, char *err, size_t errlen);
 
 /* Writers.  nv_json_new_num: d written exactly; nv_json_new_num_g: d
  * rounded to `digits` significant digits (for reports people read).  Both
@@ -73,7 +72,7 @@ json_object *nv_json_new_num_array(const double *v, size_t n);
  * once, so a parser may run on and look at c->failed at the end.  `path`
  * is the parent's path ("" at the top); a member's path is "path.key". */
 typedef struct nv_jcheck {
-    char *err;     /* may be NULL */
+    char *err; /* may be NULL */
     size_t errlen;
     int failed;
 } nv_jcheck;

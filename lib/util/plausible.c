@@ -14,7 +14,10 @@ bool nv_plausible_time(double t, double now)
     return t >= 0 && t <= NV_PLAUSIBLE_UNIX_MAX_S && t <= now + NV_PLAUSIBLE_FUTURE_S;
 }
 
-bool nv_plausible_runtime(double s) { return s > 0 && s <= NV_PLAUSIBLE_RUNTIME_MAX_S; }
+bool nv_plausible_runtime(double s)
+{
+    return s > 0 && s <= NV_PLAUSIBLE_RUNTIME_MAX_S;
+}
 
 bool nv_plausible_bytes(double bytes, double dt_s, double line_rate_Bps)
 {

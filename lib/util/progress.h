@@ -11,11 +11,11 @@
 #include <stdio.h>
 
 typedef struct nv_progress {
-    FILE *out;         /* NULL: off */
-    char what[48];     /* "train: records read" */
-    size_t total;      /* 0: unknown (no time left shown) */
+    FILE *out;     /* NULL: off */
+    char what[48]; /* "train: records read" */
+    size_t total;  /* 0: unknown (no time left shown) */
     uint64_t t0_ns, last_ns;
-    int drawn;         /* a line is on the terminal */
+    int drawn; /* a line is on the terminal */
 } nv_progress;
 
 /* On when `on` is true and out is a terminal; total may be 0. */

@@ -10,8 +10,8 @@
 #define MAX_BLADES 4096
 
 static const char *const metric_names[NV_CM_COUNT] = {
-    "proc_traffic_per_s", "net_stall_to_traffic", "net_to_proc_traffic", "net_stalls",
-    "net_traffic",
+    "proc_traffic_per_s", "net_stall_to_traffic", "net_to_proc_traffic",
+    "net_stalls",         "net_traffic",
 };
 
 const char *nv_counter_metric_name(enum nv_counter_metric m)
@@ -101,8 +101,8 @@ void nv_counter_metrics_compute(const struct nv_blade_traffic *b, size_t n,
         out->stat[m] = nv_stat5_of(buf + (size_t)m * n, cnt[m]);
     free(buf);
 
-    const char *net_src = endpoint_fallback ? "endpoint ports (no network-side counters)"
-                                            : "network-side ports";
+    const char *net_src =
+        endpoint_fallback ? "endpoint ports (no network-side counters)" : "network-side ports";
     out->source[NV_CM_PROC_TRAFFIC_PER_S] = cnt[0] ? "processor-side ports" : "unavailable";
     out->source[NV_CM_NET_STALL_RATIO] = cnt[1] ? net_src : "unavailable: no stall counters";
     out->source[NV_CM_NET_TO_PROC_RATIO] =

@@ -25,11 +25,11 @@ enum nv_counter_metric {
 /* One blade's totals over the job (or over one sampling window). NAN marks
  * a quantity the counter source did not provide. */
 struct nv_blade_traffic {
-    double dt_s;            /* measured interval, seconds */
-    double proc_traffic;    /* processor-side bytes (or flits), out + in */
-    double proc_stalls;     /* processor-side stall units (IB xmit_wait), or NAN */
-    double net_traffic;     /* network-side bytes (or flits), or NAN */
-    double net_stalls;      /* network-side stall units, or NAN */
+    double dt_s;         /* measured interval, seconds */
+    double proc_traffic; /* processor-side bytes (or flits), out + in */
+    double proc_stalls;  /* processor-side stall units (IB xmit_wait), or NAN */
+    double net_traffic;  /* network-side bytes (or flits), or NAN */
+    double net_stalls;   /* network-side stall units, or NAN */
 };
 
 struct nv_stat5 {

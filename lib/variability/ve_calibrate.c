@@ -73,8 +73,9 @@ int nv_ve_calibrate(const nv_forest_oob *oob, const double *y, size_t n, double 
             v[m++] = oob[i].sd;
     if (!m) {
         free(v);
-        snprintf(err, errlen, "interval calibration: no job was left out of 2 or more trees; "
-                              "grow more trees");
+        snprintf(err, errlen,
+                 "interval calibration: no job was left out of 2 or more trees; "
+                 "grow more trees");
         return -1;
     }
     double beta = median_of(v, m);
@@ -97,8 +98,8 @@ int nv_ve_calibrate(const nv_forest_oob *oob, const double *y, size_t n, double 
     return 0;
 }
 
-int nv_ve_calibrate_point(const nv_forest_oob *oob, const double *y, const double *point,
-                          size_t n, nv_ve_calibration *out, char *err, size_t errlen)
+int nv_ve_calibrate_point(const nv_forest_oob *oob, const double *y, const double *point, size_t n,
+                          nv_ve_calibration *out, char *err, size_t errlen)
 {
     if (!out->calibrated) {
         snprintf(err, errlen, "interval calibration: the forest interval is not calibrated yet");
@@ -115,8 +116,9 @@ int nv_ve_calibrate_point(const nv_forest_oob *oob, const double *y, const doubl
             v[m++] = fabs(y[i] - point[i]) / (oob[i].sd + out->spread_floor);
     if (!m) {
         free(v);
-        snprintf(err, errlen, "interval calibration: no job has an out-of-sample prediction "
-                              "and 2 or more out-of-bag trees");
+        snprintf(err, errlen,
+                 "interval calibration: no job has an out-of-sample prediction "
+                 "and 2 or more out-of-bag trees");
         return -1;
     }
     double covered;

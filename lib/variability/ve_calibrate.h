@@ -64,8 +64,8 @@ int nv_ve_calibrate(const nv_forest_oob *oob, const double *y, size_t n, double 
  * point[i] +/- svr_factor (s_i + beta) covers `level` of y[i], where
  * point[i] is an out-of-sample prediction of y[i] (the SVR's out-of-fold
  * one).  Returns 0, or -1 with one line in err. */
-int nv_ve_calibrate_point(const nv_forest_oob *oob, const double *y, const double *point,
-                          size_t n, nv_ve_calibration *out, char *err, size_t errlen);
+int nv_ve_calibrate_point(const nv_forest_oob *oob, const double *y, const double *point, size_t n,
+                          nv_ve_calibration *out, char *err, size_t errlen);
 
 /* Half-width of the calibrated forest interval where the trees spread by sd. */
 double nv_ve_calibrated_half_width(const nv_ve_calibration *c, double sd);

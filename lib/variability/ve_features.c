@@ -45,15 +45,15 @@ void nv_ve_stats_from_metrics(const struct nv_counter_metrics *cm, double stats[
     }
 }
 
-int nv_ve_select_features(const nv_ve_job *job, double feat[NV_VE_NFEAT], char *err,
-                          size_t errlen)
+int nv_ve_select_features(const nv_ve_job *job, double feat[NV_VE_NFEAT], char *err, size_t errlen)
 {
     for (size_t f = 0; f < NV_VE_NFEAT - 1; f++) {
         double x = job->stats[selected[f].metric * 5 + selected[f].stat];
         if (!isfinite(x)) {
-            snprintf(err, errlen, "the record lacks %s (its counter source gives no %s); no "
-                                  "estimate", selected[f].name,
-                     nv_counter_metric_name(selected[f].metric));
+            snprintf(err, errlen,
+                     "the record lacks %s (its counter source gives no %s); no "
+                     "estimate",
+                     selected[f].name, nv_counter_metric_name(selected[f].metric));
             return -1;
         }
         feat[f] = x;

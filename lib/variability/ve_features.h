@@ -45,8 +45,7 @@ void nv_ve_stats_from_metrics(const struct nv_counter_metrics *cm, double stats[
 
 /* The 7 selected features of a job.  Returns 0, or -1 with one line in err
  * naming the first statistic the job lacks (nothing is guessed). */
-int nv_ve_select_features(const nv_ve_job *job, double feat[NV_VE_NFEAT], char *err,
-                          size_t errlen);
+int nv_ve_select_features(const nv_ve_job *job, double feat[NV_VE_NFEAT], char *err, size_t errlen);
 
 /* Runtime z-score per (app, nodes) group: z[i] = (t - mean) / sd of the
  * group.  Jobs in groups of fewer than min_group runs, with a zero spread,

@@ -168,15 +168,15 @@ static void oob_finish(nv_forest_oob *oob, size_t n)
         oob[i].sd = oob[i].trees >= 2 && oob[i].sd > 0 ? sqrt(oob[i].sd / (oob[i].trees - 1)) : 0;
 }
 
-int nv_forest_train(const double *X, const double *y, size_t n, size_t d,
-                    const nv_forest_params *p, nv_forest *out, char *err, size_t errlen)
+int nv_forest_train(const double *X, const double *y, size_t n, size_t d, const nv_forest_params *p,
+                    nv_forest *out, char *err, size_t errlen)
 {
     return nv_forest_train_oob(X, y, n, d, p, out, NULL, err, errlen);
 }
 
 int nv_forest_train_oob(const double *X, const double *y, size_t n, size_t d,
-                        const nv_forest_params *p, nv_forest *out, nv_forest_oob *oob,
-                        char *err, size_t errlen)
+                        const nv_forest_params *p, nv_forest *out, nv_forest_oob *oob, char *err,
+                        size_t errlen)
 {
     memset(out, 0, sizeof *out);
     unsigned char *inbag = NULL;
@@ -222,7 +222,7 @@ int nv_forest_train_oob(const double *X, const double *y, size_t n, size_t d,
     for (size_t t = 0; t < trees; t++) {
         for (size_t k = 0; k < n; k++)
             idx[k] = rng_below(&g.rng, n); /* bootstrap sample */
-        if (inbag) { /* before grow() reorders idx */
+        if (inbag) {                       /* before grow() reorders idx */
             memset(inbag, 0, n);
             for (size_t k = 0; k < n; k++)
                 inbag[idx[k]] = 1;
@@ -302,11 +302,11 @@ void nv_forest_tree_predictions(const nv_forest *f, const double *x, double *out
         out[t] = tree_predict(f->nodes + f->tree_off[t], f->tree_len[t], x);
 }
 
-int nv_forest_interval(const nv_forest *f, const double *x, double lo_q, double hi_q,
-                       double *mean, double *lo, double *hi)
+int nv_forest_interval(const nv_forest *f, const double *x, double lo_q, double hi_q, double *mean,
+                       double *lo, double *hi)
 {
-    if (!f || !f->n_trees || f->n_trees > NV_FOREST_MAX_TREES || !(lo_q >= 0) ||
-        !(hi_q <= 1) || !(lo_q <= hi_q))
+    if (!f || !f->n_trees || f->n_trees > NV_FOREST_MAX_TREES || !(lo_q >= 0) || !(hi_q <= 1) ||
+        !(lo_q <= hi_q))
         return -1;
     double v[NV_FOREST_MAX_TREES];
     nv_forest_tree_predictions(f, x, v);

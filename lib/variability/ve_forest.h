@@ -26,18 +26,18 @@
 #define NV_FOREST_MAX_DEPTH 48
 
 typedef struct nv_forest_node {
-    int32_t feature;   /* split feature, or -1 for a leaf */
-    int32_t left;      /* child indexes, always greater than this node's index */
+    int32_t feature; /* split feature, or -1 for a leaf */
+    int32_t left;    /* child indexes, always greater than this node's index */
     int32_t right;
-    double threshold;  /* x[feature] <= threshold goes left */
-    double value;      /* leaf: mean target; inner: mean target of its samples */
+    double threshold; /* x[feature] <= threshold goes left */
+    double value;     /* leaf: mean target; inner: mean target of its samples */
 } nv_forest_node;
 
 typedef struct nv_forest {
     size_t nfeat;
     size_t n_trees;
-    uint32_t *tree_off;    /* first node of each tree in nodes */
-    uint32_t *tree_len;    /* node count of each tree */
+    uint32_t *tree_off; /* first node of each tree in nodes */
+    uint32_t *tree_len; /* node count of each tree */
     nv_forest_node *nodes;
     size_t n_nodes;
 } nv_forest;
@@ -51,8 +51,8 @@ typedef struct nv_forest_params {
 
 /* Grows the forest on X (n rows of d) and y.  Returns 0, or -1 with err
  * (no data, a value not finite, too many nodes, out of memory). */
-int nv_forest_train(const double *X, const double *y, size_t n, size_t d,
-                    const nv_forest_params *p, nv_forest *out, char *err, size_t errlen);
+int nv_forest_train(const double *X, const double *y, size_t n, size_t d, const nv_forest_params *p,
+                    nv_forest *out, char *err, size_t errlen);
 
 /* Out-of-bag summary of one training sample: the trees whose bootstrap
  * sample left it out, their mean prediction and the standard deviation of
@@ -65,8 +65,8 @@ typedef struct nv_forest_oob {
 /* nv_forest_train, and fills oob[0..n) (may be NULL).  The trees are the
  * same as nv_forest_train grows with the same seed. */
 int nv_forest_train_oob(const double *X, const double *y, size_t n, size_t d,
-                        const nv_forest_params *p, nv_forest *out, nv_forest_oob *oob,
-                        char *err, size_t errlen);
+                        const nv_forest_params *p, nv_forest *out, nv_forest_oob *oob, char *err,
+                        size_t errlen);
 
 /* Each tree's prediction for x into out[0..n_trees). */
 void nv_forest_tree_predictions(const nv_forest *f, const double *x, double *out);
@@ -74,8 +74,8 @@ void nv_forest_tree_predictions(const nv_forest *f, const double *x, double *out
 /* Mean of the tree predictions and their lo_q and hi_q quantiles
  * (0 <= lo_q <= hi_q <= 1); lo <= mean-ish <= hi always holds for lo/hi.
  * Returns 0, or -1 for an empty forest or bad quantiles. */
-int nv_forest_interval(const nv_forest *f, const double *x, double lo_q, double hi_q,
-                       double *mean, double *lo, double *hi);
+int nv_forest_interval(const nv_forest *f, const double *x, double lo_q, double hi_q, double *mean,
+                       double *lo, double *hi);
 
 /* Mean and standard deviation (n-1 denominator; 0 for one tree) of the
  * tree predictions.  Returns 0, or -1 for an empty forest. */

@@ -305,12 +305,17 @@ nv_ve *nv_ve_from_json(json_object *o, const char *path, char *err, size_t errle
             ve->training.samples = (size_t)u;
         if (nv_json_u64(tr, "folds", &u) == 0)
             ve->training.folds = (size_t)u;
-        const char *keys[8] = {"cv_r2", "cv_r2_forest", "abstention", "coverage",
-                               "mean_half_width", "level", "interval_coverage", "point_coverage"};
-        double *dst[8] = {&ve->training.cv_r2, &ve->training.cv_r2_forest,
-                          &ve->training.abstention, &ve->training.coverage,
-                          &ve->training.mean_half_width, &ve->training.level,
-                          &ve->training.interval_coverage, &ve->training.point_coverage};
+        const char *keys[8] = {
+            "cv_r2",           "cv_r2_forest", "abstention",        "coverage",
+            "mean_half_width", "level",        "interval_coverage", "point_coverage"};
+        double *dst[8] = {&ve->training.cv_r2,
+                          &ve->training.cv_r2_forest,
+                          &ve->training.abstention,
+                          &ve->training.coverage,
+                          &ve->training.mean_half_width,
+                          &ve->training.level,
+                          &ve->training.interval_coverage,
+                          &ve->training.point_coverage};
         for (int k = 0; k < 8; k++)
             *dst[k] = nv_json_num_or(tr, keys[k], *dst[k]);
     }

@@ -15,7 +15,8 @@ json_object *nv_ve_to_json(const nv_ve *ve)
     for (size_t j = 0; j < D; j++)
         json_object_array_add(names, json_object_new_string(nv_ve_feature_name(j)));
     json_object_object_add(o, "features", names);
-    json_object_object_add(o, "target", json_object_new_string("runtime z-score per app and node count"));
+    json_object_object_add(o, "target",
+                           json_object_new_string("runtime z-score per app and node count"));
 
     json_object *sc = json_object_new_object();
     json_object_object_add(sc, "median", nv_json_new_num_array(ve->median, D));
@@ -58,8 +59,10 @@ json_object *nv_ve_to_json(const nv_ve *ve)
         const nv_forest_node *nd = f->nodes + f->tree_off[t];
         size_t len = f->tree_len[t];
         json_object *to = json_object_new_object();
-        json_object *fe = json_object_new_array_ext((int)len), *th = json_object_new_array_ext((int)len);
-        json_object *le = json_object_new_array_ext((int)len), *ri = json_object_new_array_ext((int)len);
+        json_object *fe = json_object_new_array_ext((int)len),
+                    *th = json_object_new_array_ext((int)len);
+        json_object *le = json_object_new_array_ext((int)len),
+                    *ri = json_object_new_array_ext((int)len);
         json_object *va = json_object_new_array_ext((int)len);
         for (size_t i = 0; i < len; i++) {
             json_object_array_add(fe, json_object_new_int(nd[i].feature));

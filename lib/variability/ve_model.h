@@ -34,20 +34,20 @@
 #include "ve_svr.h"
 
 typedef struct nv_ve_training {
-    size_t samples;       /* jobs trained on */
+    size_t samples; /* jobs trained on */
     size_t folds;
     uint64_t seed;
     double C, gamma, epsilon;
-    double cv_r2;         /* SVR, pooled out-of-fold */
-    double cv_r2_forest;  /* forest mean, pooled out-of-fold */
-    double abstention;    /* fraction of out-of-fold points where the VE abstained */
-    double coverage;      /* fraction of answered points whose truth lay in SVR +/- half-width
+    double cv_r2;             /* SVR, pooled out-of-fold */
+    double cv_r2_forest;      /* forest mean, pooled out-of-fold */
+    double abstention;        /* fraction of out-of-fold points where the VE abstained */
+    double coverage;          /* fraction of answered points whose truth lay in SVR +/- half-width
                              (above level: answers are where the two models agree) */
-    double mean_half_width; /* over answered points, sigma */
-    double level;         /* nominal coverage of both calibrated intervals */
+    double mean_half_width;   /* over answered points, sigma */
+    double level;             /* nominal coverage of both calibrated intervals */
     double interval_coverage; /* fraction of all out-of-fold points whose truth lay in the
                                  fold's calibrated forest interval: should be ~level */
-    double point_coverage; /* fraction of all out-of-fold points whose truth lay in
+    double point_coverage;    /* fraction of all out-of-fold points whose truth lay in
                               SVR +/- h, answered or not: should be ~level */
 } nv_ve_training;
 
@@ -55,8 +55,8 @@ typedef struct nv_ve {
     double median[NV_VE_NFEAT], iqr[NV_VE_NFEAT];
     nv_svr svr;
     nv_forest forest;
-    double lo_q, hi_q;       /* raw tree quantiles: the interval when !cal.calibrated */
-    nv_ve_calibration cal;   /* the interval's calibration (ve_calibrate.h) */
+    double lo_q, hi_q;     /* raw tree quantiles: the interval when !cal.calibrated */
+    nv_ve_calibration cal; /* the interval's calibration (ve_calibrate.h) */
     nv_ve_training training;
 } nv_ve;
 

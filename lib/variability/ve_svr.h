@@ -20,11 +20,11 @@ struct svm_node;
 typedef struct nv_svr {
     size_t nfeat;
     size_t n_sv;
-    double *sv;       /* n_sv rows of nfeat, dense, row-major */
-    double *coef;     /* n_sv dual coefficients (alpha_i - alpha_i*) */
-    double rho;       /* the decision function is sum coef*K(sv, x) - rho */
-    double gamma;     /* RBF: K(a, b) = exp(-gamma |a - b|^2) */
-    double C;         /* training parameters, kept for the record */
+    double *sv;   /* n_sv rows of nfeat, dense, row-major */
+    double *coef; /* n_sv dual coefficients (alpha_i - alpha_i*) */
+    double rho;   /* the decision function is sum coef*K(sv, x) - rho */
+    double gamma; /* RBF: K(a, b) = exp(-gamma |a - b|^2) */
+    double C;     /* training parameters, kept for the record */
     double epsilon;
     struct svm_node *nodes_; /* libsvm view of sv (built by nv_svr_prepare) */
     struct svm_node **rows_;

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void quiet(const char *s) { (void)s; } /* libsvm prints progress on stdout */
+static void quiet(const char *s)
+{
+    (void)s;
+} /* libsvm prints progress on stdout */
 
 int nv_svr_train(const double *X, const double *y, size_t n, size_t d, double C, double gamma,
                  double epsilon, nv_svr *out, char *err, size_t errlen)

@@ -82,9 +82,8 @@ static int grow_calibrated(const double *Xtr, const double *ytr, size_t m,
 
 /* scaled training rows of every fold but `hold` and `hold2` (NO_FOLD: none)
  * into Xtr/ytr, in job order; returns count */
-static size_t split(const double *feat, const double *z, size_t n, const size_t *fold,
-                    size_t hold, size_t hold2, double *median, double *iqr, double *Xtr,
-                    double *ytr)
+static size_t split(const double *feat, const double *z, size_t n, const size_t *fold, size_t hold,
+                    size_t hold2, double *median, double *iqr, double *Xtr, double *ytr)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
@@ -115,8 +114,10 @@ static int inner_svr_oof(const double *feat, const double *z, size_t n, const si
         size_t m = split(feat, z, n, fold, outer, inner, med, iqr, Xtr, ytr);
         nv_svr s;
         if (!m) {
-            snprintf(err, errlen, "variability: no jobs left to train on without folds %zu and "
-                                  "%zu", outer + 1, inner + 1);
+            snprintf(err, errlen,
+                     "variability: no jobs left to train on without folds %zu and "
+                     "%zu",
+                     outer + 1, inner + 1);
             return -1;
         }
         if (nv_svr_train(Xtr, ytr, m, D, C, gamma, eps, &s, err, errlen))
@@ -161,8 +162,10 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
         fp.max_features = (D + 2) / 3; /* d/3 rounded up, the classic regression forest */
     fp.seed = o->seed;
     if (k < 2 || k > 100 || nC > NV_VE_MAX_GRID || nG > NV_VE_MAX_GRID) {
-        snprintf(err, errlen, "variability: %zu folds or a grid of %zux%zu is not supported "
-                              "(folds 2-100, grids up to %d values)", k, nC, nG, NV_VE_MAX_GRID);
+        snprintf(err, errlen,
+                 "variability: %zu folds or a grid of %zux%zu is not supported "
+                 "(folds 2-100, grids up to %d values)",
+                 k, nC, nG, NV_VE_MAX_GRID);
         return NULL;
     }
     if (!(lo_q >= 0 && lo_q < hi_q && hi_q <= 1)) {
@@ -171,8 +174,10 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
         return NULL;
     }
     if (n < 2 * k) {
-        snprintf(err, errlen, "variability: %zu usable jobs is too few for %zu-fold "
-                              "cross-validation (need at least %zu); nothing trained", n, k, 2 * k);
+        snprintf(err, errlen,
+                 "variability: %zu usable jobs is too few for %zu-fold "
+                 "cross-validation (need at least %zu); nothing trained",
+                 n, k, 2 * k);
         return NULL;
     }
     for (size_t i = 0; i < n; i++) {
@@ -264,8 +269,9 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
         }
         nv_logf(o->progress, o->progress_arg,
                 "netvar: variability: fold %zu: forest factor %.3f, SVR factor %.3f, spread "
-                "floor %.3f sigma (out-of-bag coverage %.1f %% of %zu jobs)", f + 1, cal.factor,
-                cal.svr_factor, cal.spread_floor, 100 * cal.oob_coverage, cal.points);
+                "floor %.3f sigma (out-of-bag coverage %.1f %% of %zu jobs)",
+                f + 1, cal.factor, cal.svr_factor, cal.spread_floor, 100 * cal.oob_coverage,
+                cal.points);
         for (size_t i = 0; i < n; i++)
             if (fold[i] == f) {
                 double mean = 0, sd = 0;
@@ -302,8 +308,9 @@ nv_ve *nv_ve_train(const double *feat, const double *z, size_t n, const nv_ve_tr
     nv_logf(o->progress, o->progress_arg,
             "netvar: variability: chose C=%g gamma=%g; forest R^2 %.3f; held out: the %.0f %% "
             "intervals covered %.1f %% (forest) and %.1f %% (SVR), the VE abstained on %.1f %% "
-            "and covered %.1f %% of the rest", best_C, best_g, ve->training.cv_r2_forest,
-            100 * level, 100 * ve->training.interval_coverage, 100 * ve->training.point_coverage,
+            "and covered %.1f %% of the rest",
+            best_C, best_g, ve->training.cv_r2_forest, 100 * level,
+            100 * ve->training.interval_coverage, 100 * ve->training.point_coverage,
             100 * ve->training.abstention, 100 * ve->training.coverage);
 
     /* the final models on all jobs */

@@ -26,27 +26,28 @@
 #define NV_VE_MAX_GRID 16
 
 typedef struct nv_ve_train_opts {
-    size_t folds;                 /* default 10 */
-    uint64_t seed;                /* folds and forest */
-    size_t n_C, n_gamma;          /* 0: default grids */
+    size_t folds;        /* default 10 */
+    uint64_t seed;       /* folds and forest */
+    size_t n_C, n_gamma; /* 0: default grids */
     double C_grid[NV_VE_MAX_GRID];
     double gamma_grid[NV_VE_MAX_GRID];
-    double epsilon;               /* SVR tube, sigma; 0 = 0.1 */
-    nv_forest_params forest;      /* zeros = defaults (100 trees, min leaf 2, 3 of 7 features per split) */
-    double lo_q, hi_q;            /* 0,0 = 0.05, 0.95; the interval's nominal coverage
+    double epsilon; /* SVR tube, sigma; 0 = 0.1 */
+    nv_forest_params
+        forest;        /* zeros = defaults (100 trees, min leaf 2, 3 of 7 features per split) */
+    double lo_q, hi_q; /* 0,0 = 0.05, 0.95; the interval's nominal coverage
                                      (calibration level) is hi_q - lo_q */
     void (*progress)(void *arg, const char *line); /* may be NULL */
     void *progress_arg;
 } nv_ve_train_opts;
 
 typedef struct nv_ve_result {
-    int answered;          /* 1: z and half_width hold the estimate */
-    double z;              /* SVR point, runtime standard deviations from the mean */
-    double half_width;     /* the error bound h, sigma (also set when abstaining) */
+    int answered;      /* 1: z and half_width hold the estimate */
+    double z;          /* SVR point, runtime standard deviations from the mean */
+    double half_width; /* the error bound h, sigma (also set when abstaining) */
     /* forest_lo/hi: the forest's own calibrated interval (the raw quantiles
      * for an uncalibrated older model, whose h is their half-range) */
     double svr, forest_mean, forest_lo, forest_hi;
-    const char *label;     /* "ran in heavy congestion" ... or "outside training data" */
+    const char *label; /* "ran in heavy congestion" ... or "outside training data" */
 } nv_ve_result;
 
 /* Trains on feat (n rows of NV_VE_NFEAT, raw) and z.  Rows with a

@@ -72,40 +72,40 @@ struct opts {
 static void usage(FILE *out)
 {
     fprintf(out,
-        "Usage: netvar-acct JOBID [--field NAME] [--wait-s S] [--spool DIR]\n"
-        "                   [--model FILE] [--config FILE] [--print] [--quiet]\n"
-        "\n"
-        "Puts the netvar summary of finished job JOBID into Slurm accounting:\n"
-        "  netvar:{\"v\":2,\"app\":...,\"runtime_s\":...,\"baseline_s\":...,\n"
-        "          \"slowdown_pct\":...,\"predicted_pct\":...,\"src\":...,\n"
-        "          \"claimed_pct\":...,\"claimed_src\":...}\n"
-        "(the measured slowdown against the app's baseline; the prediction made\n"
-        "at submission and the source that answered, as job_submit recorded it\n"
-        "in the job's AdminComment; else, as claimed_*, what the job's Comment\n"
-        "says, which the user can edit; at most %d bytes).  What other tools\n"
-        "wrote in the field is kept as it is; an earlier netvar entry is\n"
-        "replaced.  Read it back with  sacct -j JOBID -o AdminComment -P\n"
-        "\n"
-        "netvar's EpilogSlurmctld runs it at job end; it must be able to read\n"
-        "the spool's job records (root, or SlurmUser when the spool allows it)\n"
-        "and be an accounting administrator (root or SlurmUser).\n"
-        "\n"
-        "Options:\n"
-        "  --field NAME   AdminComment (default), SystemComment or Comment\n"
-        "  --wait-s S     wait up to S seconds for the job record and for slurmdbd\n"
-        "                 to hold the finished job (default 60, 0..3600)\n"
-        "  --spool DIR    spool (default: SpoolDir of netvar.conf)\n"
-        "  --model FILE   model for the baseline (default: ModelFile of netvar.conf)\n"
-        "  --config FILE  netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)\n"
-        "  --print        print the summary and write nothing (no Slurm needed;\n"
-        "                 AdminComment is not read, so a prediction is the claim)\n"
-        "  --quiet        no line on success\n"
-        "  -h, --help     this help\n"
-        "\n"
-        "Exit status: 0 written, or nothing to write (no netvar record: netvar was\n"
-        "off for the job); 1 the record or slurmdbd could not be read or written\n"
-        "in time; 2 bad usage.\n",
-        NV_ACCT_SUMMARY_MAX);
+            "Usage: netvar-acct JOBID [--field NAME] [--wait-s S] [--spool DIR]\n"
+            "                   [--model FILE] [--config FILE] [--print] [--quiet]\n"
+            "\n"
+            "Puts the netvar summary of finished job JOBID into Slurm accounting:\n"
+            "  netvar:{\"v\":2,\"app\":...,\"runtime_s\":...,\"baseline_s\":...,\n"
+            "          \"slowdown_pct\":...,\"predicted_pct\":...,\"src\":...,\n"
+            "          \"claimed_pct\":...,\"claimed_src\":...}\n"
+            "(the measured slowdown against the app's baseline; the prediction made\n"
+            "at submission and the source that answered, as job_submit recorded it\n"
+            "in the job's AdminComment; else, as claimed_*, what the job's Comment\n"
+            "says, which the user can edit; at most %d bytes).  What other tools\n"
+            "wrote in the field is kept as it is; an earlier netvar entry is\n"
+            "replaced.  Read it back with  sacct -j JOBID -o AdminComment -P\n"
+            "\n"
+            "netvar's EpilogSlurmctld runs it at job end; it must be able to read\n"
+            "the spool's job records (root, or SlurmUser when the spool allows it)\n"
+            "and be an accounting administrator (root or SlurmUser).\n"
+            "\n"
+            "Options:\n"
+            "  --field NAME   AdminComment (default), SystemComment or Comment\n"
+            "  --wait-s S     wait up to S seconds for the job record and for slurmdbd\n"
+            "                 to hold the finished job (default 60, 0..3600)\n"
+            "  --spool DIR    spool (default: SpoolDir of netvar.conf)\n"
+            "  --model FILE   model for the baseline (default: ModelFile of netvar.conf)\n"
+            "  --config FILE  netvar.conf (default: $NETVAR_CONF or /etc/netvar/netvar.conf)\n"
+            "  --print        print the summary and write nothing (no Slurm needed;\n"
+            "                 AdminComment is not read, so a prediction is the claim)\n"
+            "  --quiet        no line on success\n"
+            "  -h, --help     this help\n"
+            "\n"
+            "Exit status: 0 written, or nothing to write (no netvar record: netvar was\n"
+            "off for the job); 1 the record or slurmdbd could not be read or written\n"
+            "in time; 2 bad usage.\n",
+            NV_ACCT_SUMMARY_MAX);
 }
 
 static double now_s(void)
@@ -130,11 +130,11 @@ static void conf_error(void *ctx, const char *line)
 static int parse(int argc, char **argv, struct opts *o)
 {
     static const struct option lo[] = {
-        {"field", required_argument, 0, 'f'}, {"wait-s", required_argument, 0, 'w'},
-        {"spool", required_argument, 0, 's'}, {"model", required_argument, 0, 'm'},
+        {"field", required_argument, 0, 'f'},  {"wait-s", required_argument, 0, 'w'},
+        {"spool", required_argument, 0, 's'},  {"model", required_argument, 0, 'm'},
         {"config", required_argument, 0, 'c'}, {"print", no_argument, 0, 'p'},
-        {"quiet", no_argument, 0, 'q'},       {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},     {0, 0, 0, 0}};
+        {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0}};
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -147,8 +147,10 @@ static int parse(int argc, char **argv, struct opts *o)
             else if (!strcasecmp(optarg, "Comment"))
                 o->field = F_COMMENT;
             else {
-                fprintf(stderr, "netvar: acct: --field %.40s: not AdminComment, SystemComment "
-                                "or Comment\n", optarg);
+                fprintf(stderr,
+                        "netvar: acct: --field %.40s: not AdminComment, SystemComment "
+                        "or Comment\n",
+                        optarg);
                 return 2;
             }
             break;
@@ -203,14 +205,16 @@ static int wait_record(const struct opts *o, const char *spool, double deadline)
 
 static char **field_of(slurmdb_job_rec_t *j, enum field f)
 {
-    return f == F_ADMIN_COMMENT ? &j->admin_comment
+    return f == F_ADMIN_COMMENT    ? &j->admin_comment
            : f == F_SYSTEM_COMMENT ? &j->system_comment
                                    : &j->derived_es;
 }
 
 static const char *field_name(enum field f)
 {
-    return f == F_ADMIN_COMMENT ? "AdminComment" : f == F_SYSTEM_COMMENT ? "SystemComment" : "Comment";
+    return f == F_ADMIN_COMMENT    ? "AdminComment"
+           : f == F_SYSTEM_COMMENT ? "SystemComment"
+                                   : "Comment";
 }
 
 static slurmdb_job_cond_t *job_cond(unsigned long jobid, const char *cluster)
@@ -300,8 +304,10 @@ static int store(const struct opts *o, const nv_job_report *r, double deadline)
     slurm_init(NULL);
     slurm_conf_t *conf = NULL;
     if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS || !conf || !conf->cluster_name) {
-        fprintf(stderr, "netvar: acct: job %lu: cannot read slurmctld's configuration: %s; "
-                        "nothing written\n", o->jobid, slurm_strerror(errno));
+        fprintf(stderr,
+                "netvar: acct: job %lu: cannot read slurmctld's configuration: %s; "
+                "nothing written\n",
+                o->jobid, slurm_strerror(errno));
         return 1;
     }
     slurmdb_job_cond_t *cond = job_cond(o->jobid, conf->cluster_name);
@@ -313,17 +319,22 @@ static int store(const struct opts *o, const nv_job_report *r, double deadline)
         fprintf(stderr, "netvar: acct: job %lu: cannot reach slurmdbd: %s; nothing written\n",
                 o->jobid, slurm_strerror(errno));
     } else if (read_fields(db, cond, field, deadline, &cur, &admin)) {
-        fprintf(stderr, "netvar: acct: job %lu: slurmdbd holds no finished record of it after "
-                        "%.0f s; nothing written\n", o->jobid, o->wait_s);
+        fprintf(stderr,
+                "netvar: acct: job %lu: slurmdbd holds no finished record of it after "
+                "%.0f s; nothing written\n",
+                o->jobid, o->wait_s);
     } else if (field == F_ADMIN_COMMENT && nv_acct_holds_jobstats(cur) &&
                (free(cur), free(admin), cur = admin = NULL,
-                fprintf(stderr, "netvar: acct: job %lu: AdminComment holds a jobstats summary "
-                                "(JS1:), which its readers decode whole; writing netvar's to "
-                                "SystemComment instead\n", o->jobid),
-                field = F_SYSTEM_COMMENT,
-                read_fields(db, cond, field, deadline, &cur, &admin))) {
-        fprintf(stderr, "netvar: acct: job %lu: cannot read its SystemComment; nothing "
-                        "written\n", o->jobid);
+                fprintf(stderr,
+                        "netvar: acct: job %lu: AdminComment holds a jobstats summary "
+                        "(JS1:), which its readers decode whole; writing netvar's to "
+                        "SystemComment instead\n",
+                        o->jobid),
+                field = F_SYSTEM_COMMENT, read_fields(db, cond, field, deadline, &cur, &admin))) {
+        fprintf(stderr,
+                "netvar: acct: job %lu: cannot read its SystemComment; nothing "
+                "written\n",
+                o->jobid);
     } else {
         /* the prediction as job_submit recorded it where users cannot write */
         nv_acct_prediction own;
@@ -337,8 +348,8 @@ static int store(const struct opts *o, const nv_job_report *r, double deadline)
         else if (!strcmp(merged, cur))
             rc = 0; /* already there */
         else if (write_field(db, cond, field, merged))
-            fprintf(stderr, "netvar: acct: job %lu: slurmdbd refused the %s update: %s\n",
-                    o->jobid, field_name(field), slurm_strerror(errno));
+            fprintf(stderr, "netvar: acct: job %lu: slurmdbd refused the %s update: %s\n", o->jobid,
+                    field_name(field), slurm_strerror(errno));
         else {
             rc = 0;
             if (!o->quiet)
@@ -380,11 +391,15 @@ int main(int argc, char **argv)
     int have = wait_record(&o, spool, deadline);
     if (have <= 0) {
         if (have == 0)
-            fprintf(stderr, "netvar: acct: job %lu: no netvar record in %s (netvar was off for "
-                            "it); nothing written\n", o.jobid, spool);
+            fprintf(stderr,
+                    "netvar: acct: job %lu: no netvar record in %s (netvar was off for "
+                    "it); nothing written\n",
+                    o.jobid, spool);
         else
-            fprintf(stderr, "netvar: acct: job %lu: %s/jobs/%lu/job.json did not appear within "
-                            "%.0f s; nothing written\n", o.jobid, spool, o.jobid, o.wait_s);
+            fprintf(stderr,
+                    "netvar: acct: job %lu: %s/jobs/%lu/job.json did not appear within "
+                    "%.0f s; nothing written\n",
+                    o.jobid, spool, o.jobid, o.wait_s);
         free(site);
         return have == 0 ? 0 : 1;
     }
@@ -396,7 +411,8 @@ int main(int argc, char **argv)
         nv_model_free(m);
     free(site);
     if (!ok) {
-        fprintf(stderr, "netvar: acct: job %lu: %s; nothing written\n", o.jobid, r ? err : "out of memory");
+        fprintf(stderr, "netvar: acct: job %lu: %s; nothing written\n", o.jobid,
+                r ? err : "out of memory");
         rc = 1;
     } else if (o.print_only) {
         /* AdminComment is not read: a recorded prediction is the Comment's claim */

@@ -39,7 +39,8 @@ static void annotate(char **field, const struct nv_annotation *an, int limited, 
         if (!limited)
             return;
         char msg[200];
-        snprintf(msg, sizeof msg, "netvar: your Comment (%zu characters) leaves no room for netvar's "
+        snprintf(msg, sizeof msg,
+                 "netvar: your Comment (%zu characters) leaves no room for netvar's "
                  "annotation under Slurm's %d; it is kept as you wrote it, without the annotation",
                  keep, NV_SLURM_COMMENT_MAX);
         nv_tell_user(err_msg, msg);
@@ -66,7 +67,7 @@ static void annotate(char **field, const struct nv_annotation *an, int limited, 
 
 static const char *main_action(unsigned a)
 {
-    static const unsigned order[] = {NV_ACT_DENY, NV_ACT_HOLD, NV_ACT_ISOLATE, NV_ACT_CONTAIN,
+    static const unsigned order[] = {NV_ACT_DENY,  NV_ACT_HOLD,   NV_ACT_ISOLATE, NV_ACT_CONTAIN,
                                      NV_ACT_AVOID, NV_ACT_RESIZE, NV_ACT_MESSAGE};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
         if (a & order[i])
@@ -99,7 +100,8 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
         char msg[512];
         snprintf(msg, sizeof msg, "netvar: submission denied by policy rule '%s': %s",
                  d->rule ? d->rule->name : "?",
-                 d->rule && d->rule->reason[0] ? d->rule->reason : "predicted network interference");
+                 d->rule && d->rule->reason[0] ? d->rule->reason
+                                               : "predicted network interference");
         nv_tell_user(err_msg, msg);
         return ESLURM_ACCESS_DENIED;
     }

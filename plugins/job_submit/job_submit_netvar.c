@@ -92,8 +92,8 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
     nv_submit_decide(g->conf, g->model, g->index, &q, &d);
     if (d.place.why && d.place.why[0])
         slurm_debug("netvar: a job of uid %u: its --nodelist was not read for its leaf "
-                    "switches (%s); predicted as if its placement were unknown", user,
-                    d.place.why);
+                    "switches (%s); predicted as if its placement were unknown",
+                    user, d.place.why);
     if (modify) {
         /* An update carries only the changed fields, and the job record is
          * opaque to plugins built out of tree: without an app in the update
@@ -106,7 +106,8 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
             else
                 snprintf(id, sizeof id, "%u", nv_job_desc_id(job));
             slurm_info("netvar: job_modify: job %s: node count or partition changed; its app is "
-                       "not in the update, so the submission's prediction stands", id);
+                       "not in the update, so the submission's prediction stands",
+                       id);
             goto out;
         }
         d.actions = nv_modify_actions(d.actions);

@@ -46,7 +46,7 @@ static struct timespec conf_mtime, model_mtime;
 static char model_path[PATH_MAX];
 static char topo_path[PATH_MAX]; /* topology.conf: beside slurm.conf */
 static struct timespec topo_mtime;
-static bool topo_seen;           /* the file existed at the last look */
+static bool topo_seen; /* the file existed at the last look */
 static struct nv_registry registry;
 static double last_check; /* when slurmctld was last asked which jobs run */
 static double last_parts; /* ... and its partitions' nodes */
@@ -137,7 +137,8 @@ static struct nv_partitions *load_partitions(void)
 static size_t expire_registry(const struct nv_config *c)
 {
     double now = now_unix_s();
-    size_t n = nv_registry_expire(&registry, now, REGISTRY_GRACE_S, NULL, 0, 0, log_info_line, NULL);
+    size_t n =
+        nv_registry_expire(&registry, now, REGISTRY_GRACE_S, NULL, 0, 0, log_info_line, NULL);
     unsigned every = c ? c->registry_check_s : 60;
     if (!every || !registry.n || now - last_check < every)
         return n;
@@ -311,7 +312,7 @@ static void registry_dir(const struct nv_config *c, char *buf, size_t cap)
 /* one pass of the refresher; at_start loads unconditionally */
 static void refresh(bool at_start)
 {
-    const bool first = at_start; /* at_start also marks a model path change below */
+    const bool first = at_start;         /* at_start also marks a model path change below */
     struct js_generation next = current; /* only this thread writes current */
     bool changed = false, index_stale = false;
     struct timespec t;
@@ -344,8 +345,9 @@ static void refresh(bool at_start)
         if (m || !failed) {
             if (m)
                 slurm_info("netvar: model %s loaded: %zu apps, %zu training configurations, "
-                           "%zu measured pairs", model_path, nv_model_app_count(m),
-                           nv_model_config_count(m), nv_model_pair_count(m));
+                           "%zu measured pairs",
+                           model_path, nv_model_app_count(m), nv_model_config_count(m),
+                           nv_model_pair_count(m));
             else
                 slurm_info("netvar: no model at %s; annotating only", model_path);
             next.model = m;
@@ -364,14 +366,15 @@ static void refresh(bool at_start)
     size_t expired = expire_registry(next.conf);
     /* partitions: until slurmctld first answers every 5 s, then with the
      * registry check (or every 60 s) */
-    double now = now_unix_s(), every = next.conf && next.conf->registry_check_s
-                                            ? next.conf->registry_check_s : 60;
+    double now = now_unix_s(),
+           every = next.conf && next.conf->registry_check_s ? next.conf->registry_check_s : 60;
     if (now - last_parts >= (next.parts ? every : 5)) {
         last_parts = now;
         struct nv_partitions *ps = load_partitions();
         if (ps && !next.parts)
             slurm_info("netvar: %zu partitions known; avoid always leaves a job the nodes it "
-                       "needs", ps->n);
+                       "needs",
+                       ps->n);
         if (ps) {
             next.parts = ps;
             changed = true;
@@ -388,7 +391,8 @@ static void refresh(bool at_start)
              * without its own index would leave it pointing into freed
              * memory.  Keep both, and load the model again next time. */
             slurm_error("netvar: out of memory building the running-jobs index for model %s; "
-                        "keeping the previous model, retrying in a second", model_path);
+                        "keeping the previous model, retrying in a second",
+                        model_path);
             nv_model_free(next.model);
             next.model = current.model;
             model_mtime = (struct timespec){0, 0};

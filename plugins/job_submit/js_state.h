@@ -15,14 +15,14 @@
 #include "registry.h"
 
 struct js_generation {
-    struct nv_config *conf;          /* NULL: passive (config had errors at start) */
-    nv_model *model;                 /* NULL: no model, annotate only */
-    struct nv_running_index *index;  /* never NULL once started */
-    struct nv_partitions *parts;     /* partitions' nodes; NULL until slurmctld answered */
-    struct nv_leaf_map *leaves;      /* every node's leaf switch (topology.conf); NULL: none */
+    struct nv_config *conf;         /* NULL: passive (config had errors at start) */
+    nv_model *model;                /* NULL: no model, annotate only */
+    struct nv_running_index *index; /* never NULL once started */
+    struct nv_partitions *parts;    /* partitions' nodes; NULL until slurmctld answered */
+    struct nv_leaf_map *leaves;     /* every node's leaf switch (topology.conf); NULL: none */
 };
 
-int js_state_start(void);            /* loads everything, starts the refresher */
+int js_state_start(void); /* loads everything, starts the refresher */
 void js_state_stop(void);
 
 /* For tests: loads everything without the refresher thread (slurmctld is

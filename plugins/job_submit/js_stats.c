@@ -57,7 +57,8 @@ void js_stats_flush(const char *model_path)
         if (!failing)
             slurm_info("netvar: job_submit: cannot write its counts to %s (%s); `netvar export` "
                        "shows no job_submit figures until it can (the directory must be "
-                       "writable by SlurmUser)", path, len < 0 ? "too long" : err);
+                       "writable by SlurmUser)",
+                       path, len < 0 ? "too long" : err);
         failing = true;
         return;
     }

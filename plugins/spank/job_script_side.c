@@ -127,8 +127,10 @@ static nv_ctr_reader *open_counters(char *why, size_t cap, nv_ctr_log_fn log)
         *colon = '\0';
         sel = colon + 1;
     }
-    nv_ctr_config cfg = {.backend = spec, .log = log,
-                         .sysfs_root = nv_spank.args.sysfs_root[0] ? nv_spank.args.sysfs_root : NULL};
+    nv_ctr_config cfg = {.backend = spec,
+                         .log = log,
+                         .sysfs_root =
+                             nv_spank.args.sysfs_root[0] ? nv_spank.args.sysfs_root : NULL};
     if (!strcmp(spec, "papi"))
         cfg.papi_events = sel;
     else
@@ -179,7 +181,8 @@ static void prolog(struct job_ctx *j)
         int gone = nv_spool_job_reset(j->dir, err, sizeof err);
         if (gone > 0)
             slurm_info("netvar: job %u: %s held %d entries of an earlier run with this job id "
-                       "(requeued, or the id reused); removed them", j->jobid, j->dir, gone);
+                       "(requeued, or the id reused); removed them",
+                       j->jobid, j->dir, gone);
         else if (gone < 0)
             slurm_error("netvar: job %u: cannot reset %s: %s", j->jobid, j->dir, err);
         registry_add(j, t);
@@ -284,7 +287,8 @@ static void epilog(struct job_ctx *j)
     }
     snprintf(path, sizeof path, "%s/node-%s.json", j->dir, j->node);
     if (nv_node_record_write(path, j->gid, &rec, err, sizeof err))
-        slurm_error("netvar: job %u node %s: %s; this node's record is lost", j->jobid, j->node, err);
+        slurm_error("netvar: job %u node %s: %s; this node's record is lost", j->jobid, j->node,
+                    err);
     free(a);
     free(b);
     free(d);
@@ -293,7 +297,8 @@ static void epilog(struct job_ctx *j)
 
     /* the last node to finish on a shared spool merges the records */
     if (nv_job_count_node_records(j->dir) == j->nnodes) {
-        json_object *job = nv_job_collect(j->dir, (long long)j->jobid, 0, "none: collected in the epilog; run "
+        json_object *job = nv_job_collect(j->dir, (long long)j->jobid, 0,
+                                          "none: collected in the epilog; run "
                                           "'netvar collect' with a model for rho",
                                           log_line, NULL, err, sizeof err);
         snprintf(path, sizeof path, "%s/job.json", j->dir);
@@ -370,6 +375,7 @@ void nv_spank_slurmd_start(int ac, char **av)
         nv_ctr_close(r);
     } else {
         slurm_error("netvar: counters: %s; jobs in counters, segments or full mode get no counters "
-                    "on this node", why);
+                    "on this node",
+                    why);
     }
 }

@@ -16,7 +16,8 @@ int nv_spank_local_post_opt(spank_t sp)
             m = nv_mode_parse(env);
             if (m == NV_MODE_UNSET)
                 slurm_error("netvar: NETVAR_MODE='%.32s' in your environment is not one of %s; "
-                            "the site default applies", env, NV_MODE_CHOICES);
+                            "the site default applies",
+                            env, NV_MODE_CHOICES);
             else /* hand the user default to job_submit and the prolog */
                 spank_job_control_setenv(sp, "NETVAR_MODE", nv_mode_name(m), 1);
         }
@@ -39,7 +40,8 @@ int nv_spank_local_post_opt(spank_t sp)
         int s;
         if (nv_spank_parse_interval(iv, &s))
             slurm_error("netvar: NETVAR_INTERVAL='%.32s' in your environment is not a whole "
-                        "number of seconds from 0 to 86400; ignoring it", iv);
+                        "number of seconds from 0 to 86400; ignoring it",
+                        iv);
         else
             spank_job_control_setenv(sp, "NETVAR_INTERVAL", iv, 1);
     }
@@ -47,7 +49,8 @@ int nv_spank_local_post_opt(spank_t sp)
     if (!nv_spank.opt_advise_set && adv) {
         if (strcmp(adv, "show") && strcmp(adv, "apply"))
             slurm_error("netvar: NETVAR_ADVISE='%.32s' in your environment is not 'show' or "
-                        "'apply'; ignoring it", adv);
+                        "'apply'; ignoring it",
+                        adv);
         else
             spank_job_control_setenv(sp, "NETVAR_ADVISE", adv, 1);
     }

@@ -37,7 +37,8 @@ static int option_cb(int val, const char *optarg, int remote)
     case OPT_MODE: {
         nv_mode m = nv_mode_parse(optarg);
         if (m == NV_MODE_UNSET)
-            return reject("netvar", optarg, "is not a mode; choose one of " NV_MODE_CHOICES, remote);
+            return reject("netvar", optarg, "is not a mode; choose one of " NV_MODE_CHOICES,
+                          remote);
         nv_spank.opt_mode = m;
         return 0;
     }
@@ -75,8 +76,8 @@ static struct spank_option netvar_options[] = {
      "at most 64 characters)",
      1, OPT_APP, option_cb},
     {"netvar-interval", "SECONDS",
-     "netvar counter sampling period in seconds; 0 = job start and end only",
-     1, OPT_INTERVAL, option_cb},
+     "netvar counter sampling period in seconds; 0 = job start and end only", 1, OPT_INTERVAL,
+     option_cb},
     {"netvar-advise", "show|apply",
      "netvar allocation-size advice: show it (default) or apply it within "
      "your --nodes min-max",

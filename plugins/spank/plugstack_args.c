@@ -27,7 +27,8 @@ static bool copy_path(char *dst, size_t cap, const char *v)
 
 enum { GIVEN_SPOOL = 1, GIVEN_MODE = 2, GIVEN_ALLOW_OFF = 4, GIVEN_CONFIG = 8 };
 
-static const char *apply_arg(struct nv_spank_args *a, const char *key, const char *val, unsigned *given)
+static const char *apply_arg(struct nv_spank_args *a, const char *key, const char *val,
+                             unsigned *given)
 {
     if (!strcmp(key, "spool"))
         *given |= GIVEN_SPOOL;
@@ -46,7 +47,8 @@ static const char *apply_arg(struct nv_spank_args *a, const char *key, const cha
     if (!strcmp(key, "profiler"))
         return copy_path(a->profiler, sizeof a->profiler, val) ? NULL : "needs an absolute path";
     if (!strcmp(key, "sysfs_root"))
-        return copy_path(a->sysfs_root, sizeof a->sysfs_root, val) ? NULL : "needs an absolute path";
+        return copy_path(a->sysfs_root, sizeof a->sysfs_root, val) ? NULL
+                                                                   : "needs an absolute path";
     if (!strcmp(key, "counters"))
         return copy_value(a->counters, sizeof a->counters, val) ? NULL : "is empty or too long";
     if (!strcmp(key, "default_mode")) {
@@ -100,15 +102,17 @@ int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *a, bool log_err
             if (why && !*why) {
                 errors++;
                 if (log_errors)
-                    slurm_error("netvar: plugstack.conf: unknown argument '%s' (known: %s); ignoring it",
-                                key, known_keys);
+                    slurm_error(
+                        "netvar: plugstack.conf: unknown argument '%s' (known: %s); ignoring it",
+                        key, known_keys);
                 continue;
             }
         }
         if (why) {
             errors++;
             if (log_errors)
-                slurm_error("netvar: plugstack.conf: argument '%s' %s; using the default", av[i], why);
+                slurm_error("netvar: plugstack.conf: argument '%s' %s; using the default", av[i],
+                            why);
         }
     }
     /* netvar.conf holds the site policy; plugstack arguments override it */

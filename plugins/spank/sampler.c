@@ -28,7 +28,7 @@ struct sampler {
     nv_ctr_snapshot layout;  /* names, kinds, units, scales of the ports */
     size_t cap, count, head; /* ring of cap samples; head = next slot */
     uint64_t dropped;
-    uint64_t *raw;           /* cap * nports * NV_CTR_NFIELDS */
+    uint64_t *raw; /* cap * nports * NV_CTR_NFIELDS */
     uint64_t *t_ns;
     double *t_unix;
     char path[PATH_MAX + 160];

@@ -44,15 +44,12 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
     (void)ac;
     (void)av;
     switch (spank_context()) {
-    case S_CTX_REMOTE:
-        nv_spank_remote_post_opt(sp);
-        return 0;
+    case S_CTX_REMOTE: nv_spank_remote_post_opt(sp); return 0;
     case S_CTX_LOCAL:
     case S_CTX_ALLOCATOR:
         (void)nv_spank_local_post_opt(sp); /* warns the user; never fails srun/sbatch/salloc */
         return 0;
-    default:
-        return 0;
+    default: return 0;
     }
 }
 

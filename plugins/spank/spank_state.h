@@ -10,28 +10,29 @@
 
 #include "job_options.h"
 
-struct nv_spank_args {           /* from the plugstack.conf line */
+struct nv_spank_args { /* from the plugstack.conf line */
     char spool[PATH_MAX];
     char config[PATH_MAX];
     char counters[256];
     char blade_map[PATH_MAX];
     char profiler[PATH_MAX];
-    char sysfs_root[PATH_MAX];   /* prefix before /sys for the netdev/infiniband counters; "" = /sys */
+    char
+        sysfs_root[PATH_MAX]; /* prefix before /sys for the netdev/infiniband counters; "" = /sys */
     nv_mode default_mode;
     bool allow_off;
-    bool enabled;    /* netvar.conf Enabled=no: every hook does nothing */
+    bool enabled; /* netvar.conf Enabled=no: every hook does nothing */
     unsigned max_samples;
-    bool config_missing;         /* no netvar.conf at the default path: the defaults */
+    bool config_missing; /* no netvar.conf at the default path: the defaults */
 };
 
 struct nv_spank_state {
     struct nv_spank_args args;
-    nv_mode opt_mode;            /* from --netvar, NV_MODE_UNSET if not given */
+    nv_mode opt_mode; /* from --netvar, NV_MODE_UNSET if not given */
     char opt_app[NV_APP_KEY_MAX + 1];
     bool opt_app_set;
-    int opt_interval_s;          /* -1 if not given */
+    int opt_interval_s; /* -1 if not given */
     bool opt_advise_apply;
-    bool opt_advise_set;         /* --netvar-advise given */
+    bool opt_advise_set; /* --netvar-advise given */
 };
 
 extern struct nv_spank_state nv_spank;

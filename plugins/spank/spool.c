@@ -18,8 +18,8 @@ bool nv_spool_name_ok(const char *s)
     return nv_plain_name(s) && strnlen(s, 65) <= 64;
 }
 
-int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, size_t cap,
-                     char *err, size_t errlen)
+int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, size_t cap, char *err,
+                     size_t errlen)
 {
     char jobs[4096];
     if (nv_spool_jobs_path(spool, -1, NULL, jobs, sizeof jobs) ||

@@ -21,8 +21,8 @@ bool nv_spool_name_ok(const char *name);
 
 /* Creates <spool>/jobs/<jobid> (and parents) owned root:gid, mode 0750.
  * Returns 0 or -1 with err. */
-int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, size_t cap,
-                     char *err, size_t errlen);
+int nv_spool_job_dir(const char *spool, uint32_t jobid, gid_t gid, char *dir, size_t cap, char *err,
+                     size_t errlen);
 
 /* A new job with this id starts (the first node's prolog, before any
  * step): what an earlier run with the same id left in dir (a requeue, or

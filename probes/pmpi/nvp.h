@@ -11,17 +11,19 @@
 #include "nvp_pending.h"
 
 enum nvp_kind {
-    NVK_ALL_TO_ALL,     /* every rank sends and receives: segment boundary candidates */
-    NVK_ALL_TO_ALL_NB,  /* their nonblocking forms: boundaries when the request completes */
+    NVK_ALL_TO_ALL,    /* every rank sends and receives: segment boundary candidates */
+    NVK_ALL_TO_ALL_NB, /* their nonblocking forms: boundaries when the request completes */
     NVK_ONE_TO_ALL,
     NVK_ALL_TO_ONE,
     NVK_P2P_BLOCKING,
     NVK_P2P_NONBLOCKING,
-    NVK_WAIT,           /* completion calls (Wait*, Test*): time inside MPI, no count */
+    NVK_WAIT, /* completion calls (Wait*, Test*): time inside MPI, no count */
     NVK_IO_OPEN_CLOSE,
     NVK_IO_READ_WRITE,
 };
 
+/* not reformatted: one MPI call per line, as the X-macro lists them */
+/* clang-format off */
 #define NVP_CALLS(X)                                                                     \
     X(ALLTOALL, "Alltoall", NVK_ALL_TO_ALL) X(ALLTOALLV, "Alltoallv", NVK_ALL_TO_ALL)    \
     X(ALLTOALLW, "Alltoallw", NVK_ALL_TO_ALL) X(ALLREDUCE, "Allreduce", NVK_ALL_TO_ALL)  \
@@ -57,6 +59,7 @@ enum nvp_kind {
     X(FILE_WRITE, "File_write", NVK_IO_READ_WRITE) X(FILE_WRITE_AT, "File_write_at", NVK_IO_READ_WRITE) \
     X(FILE_WRITE_ALL, "File_write_all", NVK_IO_READ_WRITE)                               \
     X(FILE_WRITE_AT_ALL, "File_write_at_all", NVK_IO_READ_WRITE)
+/* clang-format on */
 
 #define NVP_ENUM(id, name, kind) NVP_##id,
 enum nvp_call { NVP_CALLS(NVP_ENUM) NVP_NCALLS };
@@ -73,7 +76,8 @@ extern pthread_t nvp_main_thread; /* only the thread that initialized MPI record
 int nvp_enter_slow(int call);
 /* peer: the destination of a send, the root of a rooted collective (ranks
  * of comm), for the traffic matrix; MPI_PROC_NULL elsewhere. */
-void nvp_leave_peer(int call, int rc, double bytes_sent, double bytes_recv, MPI_Comm comm, int peer);
+void nvp_leave_peer(int call, int rc, double bytes_sent, double bytes_recv, MPI_Comm comm,
+                    int peer);
 static inline void nvp_leave(int call, int rc, double bytes_sent, double bytes_recv, MPI_Comm comm)
 {
     nvp_leave_peer(call, rc, bytes_sent, bytes_recv, comm, MPI_PROC_NULL);
@@ -130,7 +134,7 @@ void nvp_nbc_forget_f(const MPI_Fint *req);
 void nvp_nbc_mark_f(nvp_nbc_marks *m, const MPI_Fint *reqs, int n);
 int nvp_nbc_completed_f(const nvp_nbc_marks *m, const MPI_Fint *reqs);
 
-void nvp_after_init(void);     /* after PMPI_Init(_thread) succeeded */
+void nvp_after_init(void);      /* after PMPI_Init(_thread) succeeded */
 void nvp_before_finalize(void); /* before PMPI_Finalize */
 
 /* The traffic matrix (nvp_matrix.c).  init after MPI_Init on every rank;

@@ -55,16 +55,16 @@ static struct {
     int depth;
     int work_source;
     uint64_t boundary_mask, inject_mask;
-    uint64_t exact_mask;  /* blocking calls that may cut a segment */
+    uint64_t exact_mask; /* blocking calls that may cut a segment */
     /* the current segment */
     double acc[NV_SEG_METRICS];
-    double work_mark;     /* work counter at the last exact point */
-    double mark_ns;       /* monotonic time then */
-    double mpi_ns;        /* wall time inside MPI since then, of calls that were not exact */
-    int exact;            /* the current call reads the work counter at entry and exit */
+    double work_mark; /* work counter at the last exact point */
+    double mark_ns;   /* monotonic time then */
+    double mpi_ns;    /* wall time inside MPI since then, of calls that were not exact */
+    int exact;        /* the current call reads the work counter at entry and exit */
     double call_start_ns, call_injected_ns;
     uint8_t waits[NVP_NCALLS]; /* > 0: this call waited lately, read CPU time around it */
-    double seg_start_ns;  /* monotonic, end of the previous boundary */
+    double seg_start_ns;       /* monotonic, end of the previous boundary */
     /* the open polling run, if any (nvp_poll_run_is_waiting) */
     int in_run;
     uint64_t run_tests;
@@ -72,7 +72,7 @@ static struct {
     double init_end_ns;
     /* storage */
     nv_seg_rank_header *h;
-    uint8_t *col;         /* NV_SEG_METRICS columns of h->capacity */
+    uint8_t *col; /* NV_SEG_METRICS columns of h->capacity */
     size_t map_bytes;
     int file_backed;
     char partial_path[4096];
@@ -134,7 +134,8 @@ static double read_work(void)
 double nvp_bytes(int count, MPI_Datatype type)
 {
     int sz = 0;
-    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &sz) != MPI_SUCCESS || sz < 0)
+    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &sz) != MPI_SUCCESS ||
+        sz < 0)
         return 0;
     return (double)count * (double)sz;
 }
@@ -327,10 +328,14 @@ static void end_segment(double t_ns)
 }
 
 static const int kind_metric[] = {
-    [NVK_ALL_TO_ALL] = NV_SEG_M_COLL_ALL_TO_ALL, [NVK_ALL_TO_ALL_NB] = NV_SEG_M_COLL_ALL_TO_ALL,
-    [NVK_ONE_TO_ALL] = NV_SEG_M_COLL_ONE_TO_ALL, [NVK_ALL_TO_ONE] = NV_SEG_M_COLL_ALL_TO_ONE,
-    [NVK_P2P_BLOCKING] = NV_SEG_M_P2P_BLOCKING,  [NVK_P2P_NONBLOCKING] = NV_SEG_M_P2P_NONBLOCKING,
-    [NVK_WAIT] = -1,                             [NVK_IO_OPEN_CLOSE] = NV_SEG_M_IO_OPEN_CLOSE,
+    [NVK_ALL_TO_ALL] = NV_SEG_M_COLL_ALL_TO_ALL,
+    [NVK_ALL_TO_ALL_NB] = NV_SEG_M_COLL_ALL_TO_ALL,
+    [NVK_ONE_TO_ALL] = NV_SEG_M_COLL_ONE_TO_ALL,
+    [NVK_ALL_TO_ONE] = NV_SEG_M_COLL_ALL_TO_ONE,
+    [NVK_P2P_BLOCKING] = NV_SEG_M_P2P_BLOCKING,
+    [NVK_P2P_NONBLOCKING] = NV_SEG_M_P2P_NONBLOCKING,
+    [NVK_WAIT] = -1,
+    [NVK_IO_OPEN_CLOSE] = NV_SEG_M_IO_OPEN_CLOSE,
     [NVK_IO_READ_WRITE] = NV_SEG_M_IO_READ_WRITE,
 };
 
@@ -352,7 +357,8 @@ void nvp_leave_peer(int call, int rc, double sent, double recv, MPI_Comm comm, i
         }
         /* only collectives spanning the whole job cut segments: the seed's
          * global synchronization points (nonblocking ones when they complete) */
-        if (kind == NVK_ALL_TO_ALL && ((S.boundary_mask >> call) & 1) && nvp_comm_size(comm) == S.world_size) {
+        if (kind == NVK_ALL_TO_ALL && ((S.boundary_mask >> call) & 1) &&
+            nvp_comm_size(comm) == S.world_size) {
             make_exact(call);
             end_segment(now_ns());
         }
@@ -456,11 +462,14 @@ static uint64_t parse_calls(const char *list, const char *var, int all_to_all_on
         size_t len = strcspn(p, ",:+ ");
         if (len > 0) {
             int c = call_by_name(p, len);
-            if (c < 0 || (all_to_all_only && call_kind[c] != NVK_ALL_TO_ALL && call_kind[c] != NVK_ALL_TO_ALL_NB))
-                nvp_log_once("%s: '%.*s' is not %s; ignored", var, (int)(len > 40 ? 40 : len), p,
-                             all_to_all_only ? "an all-to-all collective (Alltoall/v/w, Allreduce, Allgather/v, "
-                                               "Reduce_scatter/_block, Barrier, or their I-forms)"
-                                             : "a wrapped MPI call");
+            if (c < 0 || (all_to_all_only && call_kind[c] != NVK_ALL_TO_ALL &&
+                          call_kind[c] != NVK_ALL_TO_ALL_NB))
+                nvp_log_once(
+                    "%s: '%.*s' is not %s; ignored", var, (int)(len > 40 ? 40 : len), p,
+                    all_to_all_only
+                        ? "an all-to-all collective (Alltoall/v/w, Allreduce, Allgather/v, "
+                          "Reduce_scatter/_block, Barrier, or their I-forms)"
+                        : "a wrapped MPI call");
             else
                 mask |= 1ull << c;
         }
@@ -530,16 +539,19 @@ static void parse_inject(const char *spec)
             }
         }
         if (!eq || !end || *end || errno) {
-            nvp_log_once("NETVAR_INJECT: bad item '%.60s' (want prob=P,mean_us=M,sd_us=S,calls=A:B,seed=N); injection disabled",
-                         item);
+            nvp_log_once(
+                "NETVAR_INJECT: bad item '%.60s' (want prob=P,mean_us=M,sd_us=S,calls=A:B,seed=N); injection disabled",
+                item);
             return;
         }
         p += len;
         if (*p)
             p++;
     }
-    if (!(prob >= 0 && prob <= 1) || !(mean >= 0) || !(sd >= 0) || !isfinite(mean) || !isfinite(sd)) {
-        nvp_log_once("NETVAR_INJECT: prob must be in [0,1], mean_us and sd_us >= 0; injection disabled");
+    if (!(prob >= 0 && prob <= 1) || !(mean >= 0) || !(sd >= 0) || !isfinite(mean) ||
+        !isfinite(sd)) {
+        nvp_log_once(
+            "NETVAR_INJECT: prob must be in [0,1], mean_us and sd_us >= 0; injection disabled");
         return;
     }
     S.inject_mask = calls[0] ? parse_calls(calls, "NETVAR_INJECT calls", 0) : S.boundary_mask;
@@ -638,7 +650,8 @@ static void try_papi(void)
 
 static int map_storage(size_t bytes, const char *dir, const char *base)
 {
-    int n = snprintf(S.partial_path, sizeof S.partial_path, "%s/%s.rank%d.partial", dir, base, S.rank);
+    int n =
+        snprintf(S.partial_path, sizeof S.partial_path, "%s/%s.rank%d.partial", dir, base, S.rank);
     if (n > 0 && (size_t)n < sizeof S.partial_path) {
         int fd = open(S.partial_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd >= 0) {
@@ -654,8 +667,9 @@ static int map_storage(size_t bytes, const char *dir, const char *base)
             }
             unlink(S.partial_path);
         }
-        nvp_log_once("cannot create %s (%s); profiling in memory only, no partial profile if the run dies",
-                     S.partial_path, strerror(errno));
+        nvp_log_once(
+            "cannot create %s (%s); profiling in memory only, no partial profile if the run dies",
+            S.partial_path, strerror(errno));
     }
     S.partial_path[0] = 0;
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -686,12 +700,14 @@ void nvp_after_init(void)
         unsigned long long v = strtoull(mb, &end, 10);
         uint64_t floor_bytes = sizeof(nv_seg_rank_header) + 4096;
         if (!end || *end || v < floor_bytes || v > (1ull << 34))
-            nvp_log_once("NETVAR_PROFILE_MAX_BYTES='%.30s' is not a byte count in [%llu, 2^34]; using %llu",
-                         mb, (unsigned long long)floor_bytes, (unsigned long long)max_bytes);
+            nvp_log_once(
+                "NETVAR_PROFILE_MAX_BYTES='%.30s' is not a byte count in [%llu, 2^34]; using %llu",
+                mb, (unsigned long long)floor_bytes, (unsigned long long)max_bytes);
         else
             max_bytes = v;
     }
-    const char *dir = getenv("NETVAR_PROFILE_DIR"), *replaced = getenv("NETVAR_PROFILE_DIR_REPLACED");
+    const char *dir = getenv("NETVAR_PROFILE_DIR"),
+               *replaced = getenv("NETVAR_PROFILE_DIR_REPLACED");
     if (replaced && *replaced && dir && *dir && S.rank == 0) { /* set by the spank plugin */
         char a[256], b[256];
         fprintf(stderr,
@@ -704,7 +720,8 @@ void nvp_after_init(void)
     if (!S.dir_from_env)
         dir = ".";
     else if (strlen(dir) > 3000) {
-        nvp_log_once("NETVAR_PROFILE_DIR is longer than 3000 bytes; writing to the current directory");
+        nvp_log_once(
+            "NETVAR_PROFILE_DIR is longer than 3000 bytes; writing to the current directory");
         dir = ".";
         S.dir_from_env = 0;
         S.dir_note = "is longer than 3000 bytes";
@@ -714,13 +731,15 @@ void nvp_after_init(void)
     job_key(key, sizeof key, &slurm);
     snprintf(base, sizeof base, slurm ? "profile-%s" : "netvar-profile-%s", key);
     if (map_storage((size_t)max_bytes, dir, base) != 0) {
-        nvp_log_once("cannot map %llu bytes for the profile; profiling disabled", (unsigned long long)max_bytes);
+        nvp_log_once("cannot map %llu bytes for the profile; profiling disabled",
+                     (unsigned long long)max_bytes);
         return;
     }
     if (slurm)
         snprintf(S.final_path, sizeof S.final_path, "%s/profile-%s.json", dir, key);
     else
-        snprintf(S.final_path, sizeof S.final_path, "%s/netvar-profile-%ld.json", dir, (long)getpid());
+        snprintf(S.final_path, sizeof S.final_path, "%s/netvar-profile-%ld.json", dir,
+                 (long)getpid());
 
     nv_seg_rank_header *h = S.h;
     memset(h, 0, sizeof *h);
@@ -763,10 +782,12 @@ void nvp_after_init(void)
     mark_work(read_work());
     __atomic_store_n(&nvp_active, 1, __ATOMIC_SEQ_CST);
     if (S.rank == 0 && nvp_tools_before()[0] && !nvp_tools_said())
-        fprintf(stderr, "netvar: LD_PRELOAD has the PMPI tool %.300s before the segment profiler: the MPI "
-                "calls it wraps do not reach the profiler, so the profile may miss segment boundaries (marked "
-                "in it as pmpi_tools); put libnetvar_pmpi.so first in LD_PRELOAD to profile every call\n",
-                nvp_tools_before());
+        fprintf(
+            stderr,
+            "netvar: LD_PRELOAD has the PMPI tool %.300s before the segment profiler: the MPI "
+            "calls it wraps do not reach the profiler, so the profile may miss segment boundaries (marked "
+            "in it as pmpi_tools); put libnetvar_pmpi.so first in LD_PRELOAD to profile every call\n",
+            nvp_tools_before());
 }
 
 /* ------------------------------------------------------------ finalize */
@@ -778,7 +799,8 @@ static void merge_bins_op(void *in, void *inout, int *len, MPI_Datatype *type)
         uint16_t remap[NV_SEG_BINS_MAX];
         int merged;
         for (uint32_t k = 0; k < a[i].used; k++)
-            nv_seg_bins_add(&b[i], a[i].value[a[i].order[k]], a[i].count[a[i].order[k]], remap, &merged);
+            nv_seg_bins_add(&b[i], a[i].value[a[i].order[k]], a[i].count[a[i].order[k]], remap,
+                            &merged);
     }
 }
 
@@ -790,7 +812,7 @@ static int write_profile(MPI_Comm comm)
     int written = 0;
     nv_seg_bins *bins = malloc(NV_SEG_METRICS * sizeof *bins);
     nv_seg_bins *global = malloc(NV_SEG_METRICS * sizeof *global);
-    uint16_t (*map)[NV_SEG_BINS_MAX] = malloc(NV_SEG_METRICS * sizeof *map);
+    uint16_t(*map)[NV_SEG_BINS_MAX] = malloc(NV_SEG_METRICS * sizeof *map);
     int ok_local = bins && global && map, ok_all = 0;
     PMPI_Allreduce(&ok_local, &ok_all, 1, MPI_INT, MPI_MIN, comm);
     if (!ok_all) {
@@ -842,7 +864,8 @@ static int write_profile(MPI_Comm comm)
             size_t cnt = (size_t)((nmin - start) < chunk ? (nmin - start) : chunk);
             for (int m = 0; m < NV_SEG_METRICS; m++)
                 for (size_t s = 0; s < cnt; s++)
-                    send[(size_t)m * chunk + s] = map[m][S.col[(size_t)m * h->capacity + start + s]];
+                    send[(size_t)m * chunk + s] =
+                        map[m][S.col[(size_t)m * h->capacity + start + s]];
             PMPI_Gather(send, (int)(NV_SEG_METRICS * chunk), MPI_UNSIGNED_SHORT, recv,
                         (int)(NV_SEG_METRICS * chunk), MPI_UNSIGNED_SHORT, 0, comm);
             if (agg)
@@ -856,7 +879,8 @@ static int write_profile(MPI_Comm comm)
             meta.ranks = (unsigned)S.nranks;
             snprintf(meta.job, sizeof meta.job, "%s", h->job);
             snprintf(meta.executable, sizeof meta.executable, "%s", h->executable);
-            snprintf(meta.work_source, sizeof meta.work_source, "%s", nv_seg_work_source_name((int)h->work_source));
+            snprintf(meta.work_source, sizeof meta.work_source, "%s",
+                     nv_seg_work_source_name((int)h->work_source));
             snprintf(meta.segment_calls, sizeof meta.segment_calls, "%s", h->segment_calls);
             meta.runtime_us = rt_max;
             meta.dropped = dropped + bad;
@@ -874,7 +898,8 @@ static int write_profile(MPI_Comm comm)
             if (nv_seg_agg_write_json(agg, &meta, S.final_path, err, sizeof err) == 0) {
                 written = 1;
                 if (!S.dir_from_env)
-                    fprintf(stderr, "netvar: NETVAR_PROFILE_DIR %s; segment profile written to %s\n",
+                    fprintf(stderr,
+                            "netvar: NETVAR_PROFILE_DIR %s; segment profile written to %s\n",
                             S.dir_note, S.final_path);
             } else {
                 /* always said, whatever was said before: the one-time
@@ -887,7 +912,8 @@ static int write_profile(MPI_Comm comm)
             }
         }
     } else {
-        nvp_log_once("out of memory gathering segments at MPI_Finalize; the partial files stay in place");
+        nvp_log_once(
+            "out of memory gathering segments at MPI_Finalize; the partial files stay in place");
     }
     free(send);
     free(recv);
@@ -904,7 +930,8 @@ void nvp_before_finalize(void)
     S.finalized = 1;
     MPI_Comm comm;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS) {
-        nvp_log_once("cannot duplicate MPI_COMM_WORLD at MPI_Finalize; only partial profiles are left");
+        nvp_log_once(
+            "cannot duplicate MPI_COMM_WORLD at MPI_Finalize; only partial profiles are left");
         return;
     }
     int written = write_profile(comm);

@@ -89,8 +89,8 @@ void nvp_matrix_init(int rank, int nranks)
     M.keyval = MPI_KEYVAL_INVALID;
     const char *env = getenv("NETVAR_MATRIX_MAX_RANKS");
     if (nvp_matrix_parse_max_ranks(env, &M.max_ranks) != 0)
-        nvp_log_once("NETVAR_MATRIX_MAX_RANKS='%.30s' is not a rank count in [0, %d]; using %d", env,
-                     HARD_MAX_RANKS, DEFAULT_MAX_RANKS);
+        nvp_log_once("NETVAR_MATRIX_MAX_RANKS='%.30s' is not a rank count in [0, %d]; using %d",
+                     env, HARD_MAX_RANKS, DEFAULT_MAX_RANKS);
     if (M.max_ranks == 0) {
         M.why = WHY_DISABLED;
         return;
@@ -101,13 +101,15 @@ void nvp_matrix_init(int rank, int nranks)
     }
     M.row = calloc((size_t)nranks, sizeof *M.row);
     if (!M.row || PMPI_Comm_group(MPI_COMM_WORLD, &M.world) != MPI_SUCCESS) {
-        nvp_log_once("out of memory for the traffic matrix row (%d ranks); no traffic matrix", nranks);
+        nvp_log_once("out of memory for the traffic matrix row (%d ranks); no traffic matrix",
+                     nranks);
         free(M.row);
         M.row = NULL;
         M.why = WHY_NO_MEMORY;
         return;
     }
-    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, xlate_delete, &M.keyval, NULL) != MPI_SUCCESS)
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, xlate_delete, &M.keyval, NULL) !=
+        MPI_SUCCESS)
         M.keyval = MPI_KEYVAL_INVALID; /* translate on every call instead */
     M.enabled = 1;
 }
@@ -166,8 +168,8 @@ static const xlate *xlate_of(MPI_Comm comm)
         return v;
     if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         return NULL;
-    if ((inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) != MPI_SUCCESS || n <= 0 ||
-        n > XLATE_MAX_RANKS)
+    if ((inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) != MPI_SUCCESS ||
+        n <= 0 || n > XLATE_MAX_RANKS)
         return NULL;
     xlate *x = malloc(sizeof *x + (size_t)n * sizeof x->world[0]);
     if (!x)
@@ -234,8 +236,11 @@ static void add_to_all(MPI_Comm comm, int me, int p, double each)
 }
 
 static const char call_is_send[NVP_NCALLS] = {
-    [NVP_SEND] = 1, [NVP_SSEND] = 1, [NVP_RSEND] = 1, [NVP_BSEND] = 1, [NVP_ISEND] = 1, [NVP_ISSEND] = 1,
-    [NVP_IRSEND] = 1, [NVP_IBSEND] = 1, [NVP_SENDRECV] = 1, [NVP_SENDRECV_REPLACE] = 1,
+    [NVP_SEND] = 1,     [NVP_SSEND] = 1,
+    [NVP_RSEND] = 1,    [NVP_BSEND] = 1,
+    [NVP_ISEND] = 1,    [NVP_ISSEND] = 1,
+    [NVP_IRSEND] = 1,   [NVP_IBSEND] = 1,
+    [NVP_SENDRECV] = 1, [NVP_SENDRECV_REPLACE] = 1,
 };
 
 void nvp_matrix_count(int call, MPI_Comm comm, int peer, double sent, double recv)
@@ -250,9 +255,16 @@ void nvp_matrix_count(int call, MPI_Comm comm, int peer, double sent, double rec
         return;
     }
     switch (call) {
-    case NVP_SEND: case NVP_SSEND: case NVP_RSEND: case NVP_BSEND:
-    case NVP_ISEND: case NVP_ISSEND: case NVP_IRSEND: case NVP_IBSEND:
-    case NVP_SENDRECV: case NVP_SENDRECV_REPLACE:
+    case NVP_SEND:
+    case NVP_SSEND:
+    case NVP_RSEND:
+    case NVP_BSEND:
+    case NVP_ISEND:
+    case NVP_ISSEND:
+    case NVP_IRSEND:
+    case NVP_IBSEND:
+    case NVP_SENDRECV:
+    case NVP_SENDRECV_REPLACE:
         if (sent > 0 && peer != MPI_PROC_NULL)
             add_to(comm, 1, peer, sent);
         return;
@@ -263,25 +275,35 @@ void nvp_matrix_count(int call, MPI_Comm comm, int peer, double sent, double rec
         return;
     int right = (me + 1) % p;
     switch (call) {
-    case NVP_ALLTOALL: case NVP_ALLTOALLV: case NVP_ALLTOALLW:
-    case NVP_IALLTOALL: case NVP_IALLTOALLV: case NVP_IALLTOALLW: {
+    case NVP_ALLTOALL:
+    case NVP_ALLTOALLV:
+    case NVP_ALLTOALLW:
+    case NVP_IALLTOALL:
+    case NVP_IALLTOALLV:
+    case NVP_IALLTOALLW: {
         double total = sent > 0 ? sent : recv; /* in place: what arrives is what left */
         if (total > 0)
             add_to_all(comm, me, p, total / p);
         break;
     }
-    case NVP_ALLREDUCE: case NVP_IALLREDUCE:
+    case NVP_ALLREDUCE:
+    case NVP_IALLREDUCE:
         if (sent > 0)
             add_to(comm, 0, right, 2.0 * (p - 1) / p * sent);
         break;
-    case NVP_ALLGATHER: case NVP_ALLGATHERV: case NVP_IALLGATHER: case NVP_IALLGATHERV: {
+    case NVP_ALLGATHER:
+    case NVP_ALLGATHERV:
+    case NVP_IALLGATHER:
+    case NVP_IALLGATHERV: {
         double block = sent > 0 ? sent : recv / p;
         if (block > 0)
             add_to(comm, 0, right, (p - 1) * block);
         break;
     }
-    case NVP_REDUCE_SCATTER: case NVP_REDUCE_SCATTER_BLOCK:
-    case NVP_IREDUCE_SCATTER: case NVP_IREDUCE_SCATTER_BLOCK:
+    case NVP_REDUCE_SCATTER:
+    case NVP_REDUCE_SCATTER_BLOCK:
+    case NVP_IREDUCE_SCATTER:
+    case NVP_IREDUCE_SCATTER_BLOCK:
         if (sent > 0)
             add_to(comm, 0, right, (double)(p - 1) / p * sent);
         break;
@@ -289,11 +311,14 @@ void nvp_matrix_count(int call, MPI_Comm comm, int peer, double sent, double rec
         if (sent > 0 && me == peer)
             add_to_all(comm, me, p, sent);
         break;
-    case NVP_SCATTER: case NVP_SCATTERV:
+    case NVP_SCATTER:
+    case NVP_SCATTERV:
         if (sent > 0 && me == peer)
             add_to_all(comm, me, p, sent / p);
         break;
-    case NVP_REDUCE: case NVP_GATHER: case NVP_GATHERV:
+    case NVP_REDUCE:
+    case NVP_GATHER:
+    case NVP_GATHERV:
         if (sent > 0 && me != peer && peer >= 0)
             add_to(comm, 0, peer, sent);
         break;
@@ -334,16 +359,19 @@ static void add_pmpi_tools(json_object *o)
     json_object *t = json_object_new_object();
     json_object_object_add(t, "after", path_list(after));
     json_object_object_add(t, "before", path_list(before));
-    json_object_object_add(t, "note", json_object_new_string(
-        "other PMPI tools in the preload order (rank 0's view): the profiler forwards every MPI call "
-        "to the tools after it; the calls a tool before it wraps did not reach the profiler, so the "
-        "segments may miss boundaries"));
+    json_object_object_add(
+        t, "note",
+        json_object_new_string(
+            "other PMPI tools in the preload order (rank 0's view): the profiler forwards every MPI call "
+            "to the tools after it; the calls a tool before it wraps did not reach the profiler, so the "
+            "segments may miss boundaries"));
     json_object_object_add(o, "pmpi_tools", t);
 }
 
 /* Adds traffic_matrix (and placement, if absent) to the profile at path,
  * atomically.  matrix NULL: not recorded, for the reason `why`. */
-static int amend_profile(const char *path, const double *matrix, const char *names, double other, int why)
+static int amend_profile(const char *path, const double *matrix, const char *names, double other,
+                         int why)
 {
     char err[512], tmp[4200];
     json_object *o = nv_json_read_file(path, PROFILE_MAX_BYTES, err, sizeof err);
@@ -361,21 +389,25 @@ static int amend_profile(const char *path, const double *matrix, const char *nam
         for (int r = 0; r < n; r++) {
             json_object *row = json_object_new_array_ext(n);
             for (int c = 0; c < n; c++)
-                json_object_array_add(row, json_object_new_int64(llround(matrix[(size_t)r * n + c])));
+                json_object_array_add(row,
+                                      json_object_new_int64(llround(matrix[(size_t)r * n + c])));
             json_object_array_add(rows, row);
         }
         json_object_object_add(tm, "bytes", rows);
         json_object_object_add(tm, "other_bytes", json_object_new_int64(llround(other)));
-        json_object_object_add(tm, "point_to_point", json_object_new_string(
-            "bytes of each send to its MPI_COMM_WORLD destination, from the thread that initialized MPI; "
-            "other_bytes had no MPI_COMM_WORLD destination"));
-        json_object_object_add(tm, "collectives", json_object_new_string(nvp_matrix_collectives_note));
+        json_object_object_add(
+            tm, "point_to_point",
+            json_object_new_string(
+                "bytes of each send to its MPI_COMM_WORLD destination, from the thread that initialized MPI; "
+                "other_bytes had no MPI_COMM_WORLD destination"));
+        json_object_object_add(tm, "collectives",
+                               json_object_new_string(nvp_matrix_collectives_note));
     } else {
         char note[200];
         snprintf(note, sizeof note, "not recorded: %s",
-                 why == WHY_TOO_MANY    ? "the job has more ranks than NETVAR_MATRIX_MAX_RANKS"
-                 : why == WHY_DISABLED  ? "NETVAR_MATRIX_MAX_RANKS=0"
-                                        : "out of memory");
+                 why == WHY_TOO_MANY   ? "the job has more ranks than NETVAR_MATRIX_MAX_RANKS"
+                 : why == WHY_DISABLED ? "NETVAR_MATRIX_MAX_RANKS=0"
+                                       : "out of memory");
         json_object_object_add(tm, "bytes", NULL);
         json_object_object_add(tm, "note", json_object_new_string(note));
     }
@@ -389,12 +421,14 @@ static int amend_profile(const char *path, const double *matrix, const char *nam
     }
     int rc = -1;
     if (snprintf(tmp, sizeof tmp, "%s.matrix.%ld.tmp", path, (long)getpid()) < (int)sizeof tmp) {
-        if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) == 0 &&
+        if (json_object_to_file_ext(tmp, o,
+                                    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) == 0 &&
             rename(tmp, path) == 0)
             rc = 0;
         else {
-            nvp_log_once("cannot write the traffic matrix into %s (%s); the profile stays without it", path,
-                         strerror(errno));
+            nvp_log_once(
+                "cannot write the traffic matrix into %s (%s); the profile stays without it", path,
+                strerror(errno));
             unlink(tmp);
         }
     }
@@ -427,12 +461,14 @@ void nvp_matrix_finalize(MPI_Comm comm, const char *profile_path, int profile_wr
         } else {
             why_all = WHY_NO_MEMORY;
             if (M.rank == 0)
-                nvp_log_once("out of memory gathering the traffic matrix at MPI_Finalize; not recorded");
+                nvp_log_once(
+                    "out of memory gathering the traffic matrix at MPI_Finalize; not recorded");
         }
     }
     if (M.rank == 0 && profile_written)
         amend_profile(profile_path, en_all && matrix && names ? matrix : NULL,
-                      en_all && matrix && names ? names : NULL, other_all, why_all ? why_all : WHY_NO_MEMORY);
+                      en_all && matrix && names ? names : NULL, other_all,
+                      why_all ? why_all : WHY_NO_MEMORY);
     free(matrix);
     free(names);
     free(M.row);

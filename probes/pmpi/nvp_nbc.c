@@ -39,8 +39,10 @@ void nvp_nbc_started(int boundary, int rc, const MPI_Request *req)
         return;
     }
     if (nvp_pending_add(&pending, k) < 0 && k != 0 && pending.overflow == 1)
-        nvp_log_once("more than %d nonblocking boundary collectives in flight; the extra ones do not cut "
-                     "segments (counted, run unaffected)", NVP_PENDING_MAX);
+        nvp_log_once(
+            "more than %d nonblocking boundary collectives in flight; the extra ones do not cut "
+            "segments (counted, run unaffected)",
+            NVP_PENDING_MAX);
 }
 
 int nvp_nbc_in_flight(void)

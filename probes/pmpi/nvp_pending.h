@@ -16,7 +16,7 @@
 typedef struct {
     uint64_t key[NVP_PENDING_MAX]; /* compact: key[0..n-1] are live */
     int n;
-    uint64_t overflow;             /* adds refused because the table was full */
+    uint64_t overflow; /* adds refused because the table was full */
 } nvp_pending;
 
 /* Tracks key.  Returns 1 when added, 0 when it was tracked already (a

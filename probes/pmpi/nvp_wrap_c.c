@@ -17,6 +17,8 @@
  * tool preloaded after the profiler, which then still sees every call.  The
  * pointers start at the PMPI entries, so a symbol not found leaves the
  * wrapper calling MPI directly. */
+/* not reformatted: the wrapped calls as the X-macro lists them */
+/* clang-format off */
 #define NVP_C_WRAPPED(X) X(Init) X(Init_thread) X(Finalize) X(Alltoall) X(Alltoallv) X(Alltoallw) \
     X(Allreduce) X(Allgather) X(Allgatherv) X(Reduce_scatter) X(Reduce_scatter_block) X(Barrier) \
     X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Iallreduce) X(Iallgather) X(Iallgatherv) \
@@ -26,6 +28,7 @@
     X(File_open) X(File_close) X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) \
     X(Ibsend) X(File_read) X(File_read_all) X(File_write) X(File_write_all) X(File_read_at) \
     X(File_read_at_all) X(File_write_at) X(File_write_at_all)
+/* clang-format on */
 #define NEXT_DECL(n) static __typeof__(PMPI_##n) *next_##n = PMPI_##n;
 NVP_C_WRAPPED(NEXT_DECL)
 
@@ -71,12 +74,12 @@ static void resolve_next(void)
         return;
     done = 1;
     const char *self = self_object();
-#define NEXT_RESOLVE(n)                                         \
-    {                                                           \
-        void *f = dlsym(RTLD_NEXT, "MPI_" #n);                  \
-        check_chain("MPI_" #n, f, (void *)PMPI_##n, self);      \
-        if (f)                                                  \
-            next_##n = (__typeof__(next_##n))f;                 \
+#define NEXT_RESOLVE(n)                                                                            \
+    {                                                                                              \
+        void *f = dlsym(RTLD_NEXT, "MPI_" #n);                                                     \
+        check_chain("MPI_" #n, f, (void *)PMPI_##n, self);                                         \
+        if (f)                                                                                     \
+            next_##n = (__typeof__(next_##n))f;                                                    \
     }
     NVP_C_WRAPPED(NEXT_RESOLVE)
 #undef NEXT_RESOLVE
@@ -99,8 +102,8 @@ __attribute__((constructor)) static void check_first(void)
         return;
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
         void *first = dlsym(RTLD_DEFAULT, ends[i]);
-        if (first && dladdr(first, &at) && at.dli_fname && strcmp(at.dli_fname, mpi.dli_fname) != 0 &&
-            strcmp(at.dli_fname, self) != 0)
+        if (first && dladdr(first, &at) && at.dli_fname &&
+            strcmp(at.dli_fname, mpi.dli_fname) != 0 && strcmp(at.dli_fname, self) != 0)
             note_object(before, at.dli_fname);
     }
     if (!before[0])
@@ -113,10 +116,13 @@ __attribute__((constructor)) static void check_first(void)
         rank = getenv("SLURM_PROCID");
     if (rank && strcmp(rank, "0") != 0)
         return;
-    fprintf(stderr, "netvar: LD_PRELOAD has the PMPI tool %.300s before the segment profiler and it wraps "
-            "MPI_Init or MPI_Finalize: the profiler misses the run's start or end and writes no segment "
-            "profile (at most per-rank partial files); put libnetvar_pmpi.so first in LD_PRELOAD to profile "
-            "the run\n", before);
+    fprintf(
+        stderr,
+        "netvar: LD_PRELOAD has the PMPI tool %.300s before the segment profiler and it wraps "
+        "MPI_Init or MPI_Finalize: the profiler misses the run's start or end and writes no segment "
+        "profile (at most per-rank partial files); put libnetvar_pmpi.so first in LD_PRELOAD to profile "
+        "the run\n",
+        before);
 }
 
 int nvp_tools_said(void)
@@ -170,13 +176,15 @@ int MPI_Finalize(void)
 }
 
 /* ------------------------------------------------------------ all-to-all */
-int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt, MPI_Comm comm)
+int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+                 MPI_Comm comm)
 {
     int t = nvp_enter(NVP_ALLTOALL);
     int rc = next_Alltoall(sb, sc, st, rb, rc_, rt, comm);
     if (t) {
         int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
-        nvp_leave(NVP_ALLTOALL, rc, IN_PLACE(sb) ? 0 : p * nvp_bytes(sc, st), p * nvp_bytes(rc_, rt), comm);
+        nvp_leave(NVP_ALLTOALL, rc, IN_PLACE(sb) ? 0 : p * nvp_bytes(sc, st),
+                  p * nvp_bytes(rc_, rt), comm);
     }
     return rc;
 }
@@ -188,7 +196,8 @@ int MPI_Alltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype s
     int rc = next_Alltoallv(sb, sc, sd, st, rb, rcs, rd, rt, comm);
     if (t) {
         int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
-        nvp_leave(NVP_ALLTOALLV, rc, IN_PLACE(sb) ? 0 : sum_bytes(sc, st, p), sum_bytes(rcs, rt, p), comm);
+        nvp_leave(NVP_ALLTOALLV, rc, IN_PLACE(sb) ? 0 : sum_bytes(sc, st, p), sum_bytes(rcs, rt, p),
+                  comm);
     }
     return rc;
 }
@@ -223,30 +232,34 @@ int MPI_Allreduce(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op
     return rc;
 }
 
-int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt, MPI_Comm comm)
+int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+                  MPI_Comm comm)
 {
     int t = nvp_enter(NVP_ALLGATHER);
     int rc = next_Allgather(sb, sc, st, rb, rc_, rt, comm);
     if (t) {
         int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
-        nvp_leave(NVP_ALLGATHER, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), p * nvp_bytes(rc_, rt), comm);
+        nvp_leave(NVP_ALLGATHER, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), p * nvp_bytes(rc_, rt),
+                  comm);
     }
     return rc;
 }
 
-int MPI_Allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[], const int rd[],
-                   MPI_Datatype rt, MPI_Comm comm)
+int MPI_Allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
+                   const int rd[], MPI_Datatype rt, MPI_Comm comm)
 {
     int t = nvp_enter(NVP_ALLGATHERV);
     int rc = next_Allgatherv(sb, sc, st, rb, rcs, rd, rt, comm);
     if (t) {
         int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
-        nvp_leave(NVP_ALLGATHERV, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), sum_bytes(rcs, rt, p), comm);
+        nvp_leave(NVP_ALLGATHERV, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), sum_bytes(rcs, rt, p),
+                  comm);
     }
     return rc;
 }
 
-int MPI_Reduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+int MPI_Reduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
 {
     int t = nvp_enter(NVP_REDUCE_SCATTER);
     int rc = next_Reduce_scatter(sb, rb, rcs, type, op, comm);
@@ -258,7 +271,8 @@ int MPI_Reduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype t
     return rc;
 }
 
-int MPI_Reduce_scatter_block(const void *sb, void *rb, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+int MPI_Reduce_scatter_block(const void *sb, void *rb, int rcount, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm)
 {
     int t = nvp_enter(NVP_REDUCE_SCATTER_BLOCK);
     int rc = next_Reduce_scatter_block(sb, rb, rcount, type, op, comm);
@@ -281,38 +295,42 @@ int MPI_Barrier(MPI_Comm comm)
 
 /* ------------------------------------------------------------ nonblocking all-to-all
  * Counted (and bytes) when started; a boundary when the request completes. */
-#define NB_DONE(ID, rc, sent, recv, comm, req)                       \
-    do {                                                              \
-        nvp_leave(ID, rc, sent, recv, comm);                          \
-        nvp_nbc_started(nvp_nbc_is_boundary(ID, comm), rc, req);      \
+#define NB_DONE(ID, rc, sent, recv, comm, req)                                                     \
+    do {                                                                                           \
+        nvp_leave(ID, rc, sent, recv, comm);                                                       \
+        nvp_nbc_started(nvp_nbc_is_boundary(ID, comm), rc, req);                                   \
     } while (0)
 
-int MPI_Ialltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt, MPI_Comm comm,
-                  MPI_Request *req)
+int MPI_Ialltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+                  MPI_Comm comm, MPI_Request *req)
 {
     int t = nvp_enter(NVP_IALLTOALL);
     int rc = next_Ialltoall(sb, sc, st, rb, rc_, rt, comm, req);
     if (t) {
         int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
-        NB_DONE(NVP_IALLTOALL, rc, IN_PLACE(sb) ? 0 : p * nvp_bytes(sc, st), p * nvp_bytes(rc_, rt), comm, req);
+        NB_DONE(NVP_IALLTOALL, rc, IN_PLACE(sb) ? 0 : p * nvp_bytes(sc, st), p * nvp_bytes(rc_, rt),
+                comm, req);
     }
     return rc;
 }
 
-int MPI_Ialltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb, const int rcs[],
-                   const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+int MPI_Ialltoallv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb,
+                   const int rcs[], const int rd[], MPI_Datatype rt, MPI_Comm comm,
+                   MPI_Request *req)
 {
     int t = nvp_enter(NVP_IALLTOALLV);
     int rc = next_Ialltoallv(sb, sc, sd, st, rb, rcs, rd, rt, comm, req);
     if (t) {
         int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
-        NB_DONE(NVP_IALLTOALLV, rc, IN_PLACE(sb) ? 0 : sum_bytes(sc, st, p), sum_bytes(rcs, rt, p), comm, req);
+        NB_DONE(NVP_IALLTOALLV, rc, IN_PLACE(sb) ? 0 : sum_bytes(sc, st, p), sum_bytes(rcs, rt, p),
+                comm, req);
     }
     return rc;
 }
 
-int MPI_Ialltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[], void *rb,
-                   const int rcs[], const int rd[], const MPI_Datatype rt[], MPI_Comm comm, MPI_Request *req)
+int MPI_Ialltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[],
+                   void *rb, const int rcs[], const int rd[], const MPI_Datatype rt[],
+                   MPI_Comm comm, MPI_Request *req)
 {
     int t = nvp_enter(NVP_IALLTOALLW);
     int rc = next_Ialltoallw(sb, sc, sd, st, rb, rcs, rd, rt, comm, req);
@@ -342,32 +360,34 @@ int MPI_Iallreduce(const void *sb, void *rb, int count, MPI_Datatype type, MPI_O
     return rc;
 }
 
-int MPI_Iallgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt, MPI_Comm comm,
-                   MPI_Request *req)
+int MPI_Iallgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+                   MPI_Comm comm, MPI_Request *req)
 {
     int t = nvp_enter(NVP_IALLGATHER);
     int rc = next_Iallgather(sb, sc, st, rb, rc_, rt, comm, req);
     if (t) {
         int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
-        NB_DONE(NVP_IALLGATHER, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), p * nvp_bytes(rc_, rt), comm, req);
+        NB_DONE(NVP_IALLGATHER, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), p * nvp_bytes(rc_, rt),
+                comm, req);
     }
     return rc;
 }
 
-int MPI_Iallgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[], const int rd[],
-                    MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
+int MPI_Iallgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
+                    const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Request *req)
 {
     int t = nvp_enter(NVP_IALLGATHERV);
     int rc = next_Iallgatherv(sb, sc, st, rb, rcs, rd, rt, comm, req);
     if (t) {
         int p = rc == MPI_SUCCESS ? nvp_comm_size(comm) : 0;
-        NB_DONE(NVP_IALLGATHERV, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), sum_bytes(rcs, rt, p), comm, req);
+        NB_DONE(NVP_IALLGATHERV, rc, IN_PLACE(sb) ? 0 : nvp_bytes(sc, st), sum_bytes(rcs, rt, p),
+                comm, req);
     }
     return rc;
 }
 
-int MPI_Ireduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                        MPI_Request *req)
+int MPI_Ireduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm, MPI_Request *req)
 {
     int t = nvp_enter(NVP_IREDUCE_SCATTER);
     int rc = next_Ireduce_scatter(sb, rb, rcs, type, op, comm, req);
@@ -379,8 +399,8 @@ int MPI_Ireduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype 
     return rc;
 }
 
-int MPI_Ireduce_scatter_block(const void *sb, void *rb, int rcount, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                              MPI_Request *req)
+int MPI_Ireduce_scatter_block(const void *sb, void *rb, int rcount, MPI_Datatype type, MPI_Op op,
+                              MPI_Comm comm, MPI_Request *req)
 {
     int t = nvp_enter(NVP_IREDUCE_SCATTER_BLOCK);
     int rc = next_Ireduce_scatter_block(sb, rb, rcount, type, op, comm, req);
@@ -414,7 +434,8 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     return rc;
 }
 
-int MPI_Scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt, int root, MPI_Comm comm)
+int MPI_Scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+                int root, MPI_Comm comm)
 {
     int t = nvp_enter(NVP_SCATTER);
     int rc = next_Scatter(sb, sc, st, rb, rc_, rt, root, comm);
@@ -441,7 +462,8 @@ int MPI_Scatterv(const void *sb, const int sc[], const int sd[], MPI_Datatype st
     return rc;
 }
 
-int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
+int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op, int root,
+               MPI_Comm comm)
 {
     int t = nvp_enter(NVP_REDUCE);
     int rc = next_Reduce(sb, rb, count, type, op, root, comm);
@@ -453,7 +475,8 @@ int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op
     return rc;
 }
 
-int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt, int root, MPI_Comm comm)
+int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+               int root, MPI_Comm comm)
 {
     int t = nvp_enter(NVP_GATHER);
     int rc = next_Gather(sb, sc, st, rb, rc_, rt, root, comm);
@@ -481,38 +504,40 @@ int MPI_Gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs
 }
 
 /* ------------------------------------------------------------ p2p */
-#define SEND_LIKE(NAME, ID)                                                                   \
-    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) \
-    {                                                                                         \
-        int t = nvp_enter(ID);                                                                \
-        int rc = next_##NAME(buf, count, type, dest, tag, comm);                              \
-        if (t)                                                                                \
+#define SEND_LIKE(NAME, ID)                                                                        \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,               \
+                   MPI_Comm comm)                                                                  \
+    {                                                                                              \
+        int t = nvp_enter(ID);                                                                     \
+        int rc = next_##NAME(buf, count, type, dest, tag, comm);                                   \
+        if (t)                                                                                     \
             nvp_leave_peer(ID, rc, rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0, 0, comm, dest); \
-        return rc;                                                                            \
+        return rc;                                                                                 \
     }
 SEND_LIKE(Send, NVP_SEND)
 SEND_LIKE(Ssend, NVP_SSEND)
 SEND_LIKE(Rsend, NVP_RSEND)
 SEND_LIKE(Bsend, NVP_BSEND)
 
-#define ISEND_LIKE(NAME, ID)                                                                  \
-    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
-                   MPI_Request *req)                                                          \
-    {                                                                                         \
-        int t = nvp_enter(ID);                                                                \
-        int rc = next_##NAME(buf, count, type, dest, tag, comm, req);                         \
-        if (t) {                                                                              \
+#define ISEND_LIKE(NAME, ID)                                                                       \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,               \
+                   MPI_Comm comm, MPI_Request *req)                                                \
+    {                                                                                              \
+        int t = nvp_enter(ID);                                                                     \
+        int rc = next_##NAME(buf, count, type, dest, tag, comm, req);                              \
+        if (t) {                                                                                   \
             nvp_leave_peer(ID, rc, rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0, 0, comm, dest); \
-            nvp_nbc_started(0, rc, req);                                                      \
-        }                                                                                     \
-        return rc;                                                                            \
+            nvp_nbc_started(0, rc, req);                                                           \
+        }                                                                                          \
+        return rc;                                                                                 \
     }
 ISEND_LIKE(Isend, NVP_ISEND)
 ISEND_LIKE(Issend, NVP_ISSEND)
 ISEND_LIKE(Irsend, NVP_IRSEND)
 ISEND_LIKE(Ibsend, NVP_IBSEND)
 
-int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Status *st)
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+             MPI_Status *st)
 {
     int t = nvp_enter(NVP_RECV);
     int rc = next_Recv(buf, count, type, src, tag, comm, st);
@@ -521,7 +546,8 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm
     return rc;
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm, MPI_Request *req)
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+              MPI_Request *req)
 {
     int t = nvp_enter(NVP_IRECV);
     int rc = next_Irecv(buf, count, type, src, tag, comm, req);
@@ -539,13 +565,14 @@ int MPI_Sendrecv(const void *sb, int sc, MPI_Datatype st, int dest, int stag, vo
     int rc = next_Sendrecv(sb, sc, st, dest, stag, rb, rc_, rt, src, rtag, comm, status);
     if (t) {
         int ok = rc == MPI_SUCCESS;
-        nvp_leave_peer(NVP_SENDRECV, rc, ok ? nvp_bytes(sc, st) : 0, ok ? nvp_bytes(rc_, rt) : 0, comm, dest);
+        nvp_leave_peer(NVP_SENDRECV, rc, ok ? nvp_bytes(sc, st) : 0, ok ? nvp_bytes(rc_, rt) : 0,
+                       comm, dest);
     }
     return rc;
 }
 
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag,
-                         MPI_Comm comm, MPI_Status *status)
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag, int src,
+                         int rtag, MPI_Comm comm, MPI_Status *status)
 {
     int t = nvp_enter(NVP_SENDRECV_REPLACE);
     int rc = next_Sendrecv_replace(buf, count, type, dest, stag, src, rtag, comm, status);
@@ -615,7 +642,8 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
         nvp_nbc_mark(&m, req, 1);
     int rc = next_Test(req, flag, st);
     if (t)
-        nvp_test_leave(NVP_TEST, rc, nvp_nbc_completed(&m, req), rc == MPI_SUCCESS && flag && !*flag);
+        nvp_test_leave(NVP_TEST, rc, nvp_nbc_completed(&m, req),
+                       rc == MPI_SUCCESS && flag && !*flag);
     return rc;
 }
 
@@ -627,7 +655,8 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
         nvp_nbc_mark(&m, reqs, n);
     int rc = next_Testall(n, reqs, flag, sts);
     if (t)
-        nvp_test_leave(NVP_TESTALL, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && flag && !*flag);
+        nvp_test_leave(NVP_TESTALL, rc, nvp_nbc_completed(&m, reqs),
+                       rc == MPI_SUCCESS && flag && !*flag);
     return rc;
 }
 
@@ -639,7 +668,8 @@ int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
         nvp_nbc_mark(&m, reqs, n);
     int rc = next_Testany(n, reqs, idx, flag, st);
     if (t)
-        nvp_test_leave(NVP_TESTANY, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && flag && !*flag);
+        nvp_test_leave(NVP_TESTANY, rc, nvp_nbc_completed(&m, reqs),
+                       rc == MPI_SUCCESS && flag && !*flag);
     return rc;
 }
 
@@ -651,7 +681,8 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outn, int idx[], MPI_Status sts
         nvp_nbc_mark(&m, reqs, n);
     int rc = next_Testsome(n, reqs, outn, idx, sts);
     if (t)
-        nvp_test_leave(NVP_TESTSOME, rc, nvp_nbc_completed(&m, reqs), rc == MPI_SUCCESS && outn && *outn == 0);
+        nvp_test_leave(NVP_TESTSOME, rc, nvp_nbc_completed(&m, reqs),
+                       rc == MPI_SUCCESS && outn && *outn == 0);
     return rc;
 }
 
@@ -682,28 +713,28 @@ int MPI_File_close(MPI_File *fh)
     return rc;
 }
 
-#define FILE_RW(NAME, ID, CONSTQ, WRITE)                                                      \
-    int MPI_##NAME(MPI_File fh, CONSTQ void *buf, int count, MPI_Datatype type, MPI_Status *st) \
-    {                                                                                         \
-        int t = nvp_enter(ID);                                                                \
-        int rc = next_##NAME(fh, buf, count, type, st);                                       \
-        if (t) {                                                                              \
-            double b = rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0;                        \
-            nvp_leave(ID, rc, WRITE ? b : 0, WRITE ? 0 : b, MPI_COMM_NULL);                   \
-        }                                                                                     \
-        return rc;                                                                            \
+#define FILE_RW(NAME, ID, CONSTQ, WRITE)                                                           \
+    int MPI_##NAME(MPI_File fh, CONSTQ void *buf, int count, MPI_Datatype type, MPI_Status *st)    \
+    {                                                                                              \
+        int t = nvp_enter(ID);                                                                     \
+        int rc = next_##NAME(fh, buf, count, type, st);                                            \
+        if (t) {                                                                                   \
+            double b = rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0;                             \
+            nvp_leave(ID, rc, WRITE ? b : 0, WRITE ? 0 : b, MPI_COMM_NULL);                        \
+        }                                                                                          \
+        return rc;                                                                                 \
     }
-#define FILE_RW_AT(NAME, ID, CONSTQ, WRITE)                                                   \
-    int MPI_##NAME(MPI_File fh, MPI_Offset off, CONSTQ void *buf, int count, MPI_Datatype type, \
-                   MPI_Status *st)                                                            \
-    {                                                                                         \
-        int t = nvp_enter(ID);                                                                \
-        int rc = next_##NAME(fh, off, buf, count, type, st);                                  \
-        if (t) {                                                                              \
-            double b = rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0;                        \
-            nvp_leave(ID, rc, WRITE ? b : 0, WRITE ? 0 : b, MPI_COMM_NULL);                   \
-        }                                                                                     \
-        return rc;                                                                            \
+#define FILE_RW_AT(NAME, ID, CONSTQ, WRITE)                                                        \
+    int MPI_##NAME(MPI_File fh, MPI_Offset off, CONSTQ void *buf, int count, MPI_Datatype type,    \
+                   MPI_Status *st)                                                                 \
+    {                                                                                              \
+        int t = nvp_enter(ID);                                                                     \
+        int rc = next_##NAME(fh, off, buf, count, type, st);                                       \
+        if (t) {                                                                                   \
+            double b = rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0;                             \
+            nvp_leave(ID, rc, WRITE ? b : 0, WRITE ? 0 : b, MPI_COMM_NULL);                        \
+        }                                                                                          \
+        return rc;                                                                                 \
     }
 #define NOCONST
 FILE_RW(File_read, NVP_FILE_READ, NOCONST, 0)

@@ -13,19 +13,20 @@
 
 static void usage(void)
 {
-    printf("Usage: netvar-proxy-bsp [OPTIONS]\n\n"
-           "Bulk-synchronous MPI proxy: compute, then MPI_Alltoall, in a loop.\n\n"
-           "Options:\n"
-           "  --iters N          iterations (default 200)\n"
-           "  --work K           class-A work, thousands of multiply-adds per iteration (default 2000)\n"
-           "  --b-every N        every Nth iteration is class B (default 4; 0 = never)\n"
-           "  --b-factor F       class-B work = F x class-A work (default 3)\n"
-           "  --bytes B          Alltoall bytes per peer (default 1024)\n"
-           "  --exit-after N     call _exit(3) after N iterations (no MPI_Finalize)\n"
-           "  --sigterm-after N  raise SIGTERM after N iterations (no MPI_Finalize)\n"
-           "  --help             this text\n\n"
-           "Rank 0 prints one line: iterations, loop time in microseconds.\n"
-           "Exit status: 0 ok, 2 bad usage.\n");
+    printf(
+        "Usage: netvar-proxy-bsp [OPTIONS]\n\n"
+        "Bulk-synchronous MPI proxy: compute, then MPI_Alltoall, in a loop.\n\n"
+        "Options:\n"
+        "  --iters N          iterations (default 200)\n"
+        "  --work K           class-A work, thousands of multiply-adds per iteration (default 2000)\n"
+        "  --b-every N        every Nth iteration is class B (default 4; 0 = never)\n"
+        "  --b-factor F       class-B work = F x class-A work (default 3)\n"
+        "  --bytes B          Alltoall bytes per peer (default 1024)\n"
+        "  --exit-after N     call _exit(3) after N iterations (no MPI_Finalize)\n"
+        "  --sigterm-after N  raise SIGTERM after N iterations (no MPI_Finalize)\n"
+        "  --help             this text\n\n"
+        "Rank 0 prints one line: iterations, loop time in microseconds.\n"
+        "Exit status: 0 ok, 2 bad usage.\n");
 }
 
 static double now_us(void)
@@ -56,7 +57,8 @@ static long arg_long(const char *s, const char *name)
 
 int main(int argc, char **argv)
 {
-    long iters = 200, work = 2000, b_every = 4, b_factor = 3, bytes = 1024, exit_after = -1, term_after = -1;
+    long iters = 200, work = 2000, b_every = 4, b_factor = 3, bytes = 1024, exit_after = -1,
+         term_after = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help")) {
@@ -68,13 +70,20 @@ int main(int argc, char **argv)
             return 2;
         }
         long v = arg_long(argv[++i], a);
-        if (!strcmp(a, "--iters")) iters = v;
-        else if (!strcmp(a, "--work")) work = v;
-        else if (!strcmp(a, "--b-every")) b_every = v;
-        else if (!strcmp(a, "--b-factor")) b_factor = v;
-        else if (!strcmp(a, "--bytes")) bytes = v;
-        else if (!strcmp(a, "--exit-after")) exit_after = v;
-        else if (!strcmp(a, "--sigterm-after")) term_after = v;
+        if (!strcmp(a, "--iters"))
+            iters = v;
+        else if (!strcmp(a, "--work"))
+            work = v;
+        else if (!strcmp(a, "--b-every"))
+            b_every = v;
+        else if (!strcmp(a, "--b-factor"))
+            b_factor = v;
+        else if (!strcmp(a, "--bytes"))
+            bytes = v;
+        else if (!strcmp(a, "--exit-after"))
+            exit_after = v;
+        else if (!strcmp(a, "--sigterm-after"))
+            term_after = v;
         else {
             fprintf(stderr, "netvar-proxy-bsp: unknown option '%s'\n", a);
             return 2;
@@ -86,7 +95,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (bytes > (1L << 24))
         bytes = 1L << 24;
-    char *sb = calloc((size_t)size, (size_t)bytes + 1), *rb = calloc((size_t)size, (size_t)bytes + 1);
+    char *sb = calloc((size_t)size, (size_t)bytes + 1),
+         *rb = calloc((size_t)size, (size_t)bytes + 1);
     if (!sb || !rb)
         MPI_Abort(MPI_COMM_WORLD, 1);
     double x = 1.0 + rank;
@@ -104,8 +114,8 @@ int main(int argc, char **argv)
     }
     double t1 = now_us();
     if (rank == 0)
-        printf("netvar-proxy-bsp: ranks=%d iterations=%ld loop_us=%.0f checksum=%g\n", size, iters, t1 - t0,
-               x > 0 ? 1.0 : 0.0);
+        printf("netvar-proxy-bsp: ranks=%d iterations=%ld loop_us=%.0f checksum=%g\n", size, iters,
+               t1 - t0, x > 0 ? 1.0 : 0.0);
     free(sb);
     free(rb);
     MPI_Finalize();

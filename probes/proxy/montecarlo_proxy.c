@@ -13,18 +13,24 @@ int main(int argc, char **argv)
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    struct proxy_opts o = {.name = "montecarlo", .size = 5000000, .iters = 600, .compute_scale = 1,
-                           .extra = 50, .extra_name = "reduce-every"};
-    int rc = proxy_parse(&o, argc, argv, rank,
-                         "Monte-Carlo-like proxy: each iteration draws N samples (a quarter-circle\n"
-                         "test, about 3.7 ns a sample here; --compute sleep sleeps that long); every\n"
-                         "K iterations the tallies are combined with one MPI_Allreduce of two doubles.",
-                         "samples per iteration", "iterations between reductions");
+    struct proxy_opts o = {.name = "montecarlo",
+                           .size = 5000000,
+                           .iters = 600,
+                           .compute_scale = 1,
+                           .extra = 50,
+                           .extra_name = "reduce-every"};
+    int rc =
+        proxy_parse(&o, argc, argv, rank,
+                    "Monte-Carlo-like proxy: each iteration draws N samples (a quarter-circle\n"
+                    "test, about 3.7 ns a sample here; --compute sleep sleeps that long); every\n"
+                    "K iterations the tallies are combined with one MPI_Allreduce of two doubles.",
+                    "samples per iteration", "iterations between reductions");
     if (rc) {
         MPI_Finalize();
         return rc < 0 ? 0 : rc;
     }
-    unsigned long long s = 88172645463325252ull ^ (unsigned long long)(rank + 1) * 0x9E3779B97F4A7C15ull;
+    unsigned long long s =
+        88172645463325252ull ^ (unsigned long long)(rank + 1) * 0x9E3779B97F4A7C15ull;
     double tally[2] = {0, 0}, global[2] = {0, 0}, sink = 0;
     proxy_barrier(&o);
     double t0 = proxy_now_s();

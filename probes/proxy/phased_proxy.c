@@ -11,13 +11,18 @@ int main(int argc, char **argv)
     int rank, nranks;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    struct proxy_opts o = {.name = "phased", .size = 32768, .iters = 1200, .compute_scale = 1,
-                           .extra = 25, .extra_name = "phase-iters"};
-    int rc = proxy_parse(&o, argc, argv, rank,
-                         "Phased (AMG-like) proxy: blocks of K compute-only iterations (N log2 N /\n"
-                         "50 work units each) alternate with blocks of K communication iterations\n"
-                         "(MPI_Alltoall of N doubles per rank, N/ranks to each peer).",
-                         "doubles per rank moved by each Alltoall", "iterations per phase");
+    struct proxy_opts o = {.name = "phased",
+                           .size = 32768,
+                           .iters = 1200,
+                           .compute_scale = 1,
+                           .extra = 25,
+                           .extra_name = "phase-iters"};
+    int rc =
+        proxy_parse(&o, argc, argv, rank,
+                    "Phased (AMG-like) proxy: blocks of K compute-only iterations (N log2 N /\n"
+                    "50 work units each) alternate with blocks of K communication iterations\n"
+                    "(MPI_Alltoall of N doubles per rank, N/ranks to each peer).",
+                    "doubles per rank moved by each Alltoall", "iterations per phase");
     if (rc) {
         MPI_Finalize();
         return rc < 0 ? 0 : rc;

@@ -98,39 +98,42 @@ static inline double proxy_compute(const struct proxy_opts *o, double work, doub
     return acc;
 }
 
-static inline void proxy_usage(const struct proxy_opts *o, const char *what, const char *size_meaning,
-                               long def_size, long def_iters, const char *extra_meaning, long def_extra)
+static inline void proxy_usage(const struct proxy_opts *o, const char *what,
+                               const char *size_meaning, long def_size, long def_iters,
+                               const char *extra_meaning, long def_extra)
 {
-    printf("Usage: mpirun [...] netvar-proxy-%s [--size N] [--iters N]%s%s%s [--compute cpu|sleep]\n"
-           "       [--compute-scale F] [--busy-wait]\n\n"
-           "%s\n\n"
-           "Options:\n"
-           "  --size N           %s (default %ld)\n"
-           "  --iters N          iterations (default %ld)\n",
-           o->name, extra_meaning ? " [--" : "", extra_meaning ? o->extra_name : "",
-           extra_meaning ? " N]" : "", what, size_meaning, def_size, def_iters);
+    printf(
+        "Usage: mpirun [...] netvar-proxy-%s [--size N] [--iters N]%s%s%s [--compute cpu|sleep]\n"
+        "       [--compute-scale F] [--busy-wait]\n\n"
+        "%s\n\n"
+        "Options:\n"
+        "  --size N           %s (default %ld)\n"
+        "  --iters N          iterations (default %ld)\n",
+        o->name, extra_meaning ? " [--" : "", extra_meaning ? o->extra_name : "",
+        extra_meaning ? " N]" : "", what, size_meaning, def_size, def_iters);
     if (extra_meaning)
         printf("  --%-16s %s (default %ld)\n", o->extra_name, extra_meaning, def_extra);
-    printf("  --compute cpu|sleep  cpu: real floating-point work (default); sleep: sleep for the\n"
-           "                     modelled compute time (1 work unit = 1 us), so co-located jobs on\n"
-           "                     a small machine do not compete for cores\n"
-           "  --compute-scale F  multiply the compute work by F, 0..1000 (default 1)\n"
-           "  --busy-wait        wait with MPI_Waitall (Open MPI polls) instead of MPI_Test plus\n"
-           "                     short sleeps\n"
-           "  --help             this text\n\n"
-           "Rank 0 prints one line of key=value pairs: proxy, ranks, iterations, runtime_s\n"
-           "(seconds, from a barrier before the first iteration to one after the last), size.\n"
-           "No core binding is requested; run with --bind-to none under mpirun.\n\n"
-           "Exit status: 0 success, 2 bad usage.\n\n"
-           "Example:\n"
-           "  srun -N2 --mpi=pmix netvar-proxy-%s --iters 20\n",
-           o->name);
+    printf(
+        "  --compute cpu|sleep  cpu: real floating-point work (default); sleep: sleep for the\n"
+        "                     modelled compute time (1 work unit = 1 us), so co-located jobs on\n"
+        "                     a small machine do not compete for cores\n"
+        "  --compute-scale F  multiply the compute work by F, 0..1000 (default 1)\n"
+        "  --busy-wait        wait with MPI_Waitall (Open MPI polls) instead of MPI_Test plus\n"
+        "                     short sleeps\n"
+        "  --help             this text\n\n"
+        "Rank 0 prints one line of key=value pairs: proxy, ranks, iterations, runtime_s\n"
+        "(seconds, from a barrier before the first iteration to one after the last), size.\n"
+        "No core binding is requested; run with --bind-to none under mpirun.\n\n"
+        "Exit status: 0 success, 2 bad usage.\n\n"
+        "Example:\n"
+        "  srun -N2 --mpi=pmix netvar-proxy-%s --iters 20\n",
+        o->name);
 }
 
 /* Parses argv into o; returns -1 after --help (caller exits 0), 0 ok; bad
  * usage prints one line (rank 0 only) and returns 2. */
-static inline int proxy_parse(struct proxy_opts *o, int argc, char **argv, int rank, const char *what,
-                              const char *size_meaning, const char *extra_meaning)
+static inline int proxy_parse(struct proxy_opts *o, int argc, char **argv, int rank,
+                              const char *what, const char *size_meaning, const char *extra_meaning)
 {
     long def_size = o->size, def_iters = o->iters, def_extra = o->extra;
     for (int i = 1; i < argc; i++) {
@@ -146,7 +149,8 @@ static inline int proxy_parse(struct proxy_opts *o, int argc, char **argv, int r
         }
         if (i + 1 >= argc) {
             if (rank == 0)
-                fprintf(stderr, "netvar-proxy-%s: unknown or incomplete option '%.40s'; see --help\n",
+                fprintf(stderr,
+                        "netvar-proxy-%s: unknown or incomplete option '%.40s'; see --help\n",
                         o->name, a);
             return 2;
         }
@@ -157,7 +161,8 @@ static inline int proxy_parse(struct proxy_opts *o, int argc, char **argv, int r
                 continue;
             }
             if (rank == 0)
-                fprintf(stderr, "netvar-proxy-%s: --compute must be cpu or sleep, got '%.20s'\n", o->name, v);
+                fprintf(stderr, "netvar-proxy-%s: --compute must be cpu or sleep, got '%.20s'\n",
+                        o->name, v);
             return 2;
         }
         char *end = NULL;
@@ -166,8 +171,10 @@ static inline int proxy_parse(struct proxy_opts *o, int argc, char **argv, int r
             double f = strtod(v, &end);
             if (errno || !end || *end || !(f >= 0 && f <= 1000)) {
                 if (rank == 0)
-                    fprintf(stderr, "netvar-proxy-%s: --compute-scale needs a number 0..1000, got '%.20s'\n",
-                            o->name, v);
+                    fprintf(
+                        stderr,
+                        "netvar-proxy-%s: --compute-scale needs a number 0..1000, got '%.20s'\n",
+                        o->name, v);
                 return 2;
             }
             o->compute_scale = f;
@@ -199,15 +206,16 @@ static inline void proxy_barrier(const struct proxy_opts *o)
     proxy_wait(o, 1, &r);
 }
 
-static inline void proxy_report(const struct proxy_opts *o, int rank, int nranks, long iters, double t0,
-                                double sink)
+static inline void proxy_report(const struct proxy_opts *o, int rank, int nranks, long iters,
+                                double t0, double sink)
 {
     proxy_barrier(o);
     double t = proxy_now_s() - t0;
     if (rank == 0) {
-        printf("proxy=%s ranks=%d iterations=%ld runtime_s=%.6f size=%ld compute=%s wait=%s checksum=%.6g\n",
-               o->name, nranks, iters, t, o->size, o->compute_sleep ? "sleep" : "cpu",
-               o->busy_wait ? "busy" : "polite", sink);
+        printf(
+            "proxy=%s ranks=%d iterations=%ld runtime_s=%.6f size=%ld compute=%s wait=%s checksum=%.6g\n",
+            o->name, nranks, iters, t, o->size, o->compute_sleep ? "sleep" : "cpu",
+            o->busy_wait ? "busy" : "polite", sink);
         fflush(stdout);
     }
 }

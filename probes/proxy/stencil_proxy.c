@@ -11,18 +11,20 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     struct proxy_opts o = {.name = "stencil", .size = 1024, .iters = 2500, .compute_scale = 1};
-    int rc = proxy_parse(&o, argc, argv, rank,
-                         "2-D stencil proxy: ranks on a periodic 2-D grid exchange the four edges\n"
-                         "(N doubles each) of an N x N block with their neighbours every iteration,\n"
-                         "then update the block (5 N^2 / 1000 work units).",
-                         "side of the local block in doubles (halo = 8N bytes per edge)", NULL);
+    int rc =
+        proxy_parse(&o, argc, argv, rank,
+                    "2-D stencil proxy: ranks on a periodic 2-D grid exchange the four edges\n"
+                    "(N doubles each) of an N x N block with their neighbours every iteration,\n"
+                    "then update the block (5 N^2 / 1000 work units).",
+                    "side of the local block in doubles (halo = 8N bytes per edge)", NULL);
     if (rc) {
         MPI_Finalize();
         return rc < 0 ? 0 : rc;
     }
     if (o.size > 100000) {
         if (rank == 0)
-            fprintf(stderr, "netvar-proxy-stencil: --size %ld is more than 100000; using 100000\n", o.size);
+            fprintf(stderr, "netvar-proxy-stencil: --size %ld is more than 100000; using 100000\n",
+                    o.size);
         o.size = 100000;
     }
     int dims[2] = {0, 0}, periods[2] = {1, 1};
@@ -33,7 +35,8 @@ int main(int argc, char **argv)
     MPI_Cart_shift(grid, 0, 1, &nb[0], &nb[1]);
     MPI_Cart_shift(grid, 1, 1, &nb[2], &nb[3]);
     long n = o.size;
-    double *send = malloc(4 * (size_t)n * sizeof *send), *recv = malloc(4 * (size_t)n * sizeof *recv);
+    double *send = malloc(4 * (size_t)n * sizeof *send),
+           *recv = malloc(4 * (size_t)n * sizeof *recv);
     double *block = malloc((size_t)n * sizeof *block); /* one row stands in for the block's data */
     if (!send || !recv || !block) {
         fprintf(stderr, "netvar-proxy-stencil: cannot allocate halo buffers of %ld doubles\n", n);

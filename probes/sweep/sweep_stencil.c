@@ -41,9 +41,9 @@ int main(int argc, char **argv)
     long bytes = 4096, dims = 3, phases = 200, warmup = 10;
     for (int i = 1; i < argc; i++) {
         long *dst = !strcmp(argv[i], "--bytes")    ? &bytes
-                  : !strcmp(argv[i], "--dims")     ? &dims
-                  : !strcmp(argv[i], "--phases")   ? &phases
-                  : !strcmp(argv[i], "--warmup")   ? &warmup
+                    : !strcmp(argv[i], "--dims")   ? &dims
+                    : !strcmp(argv[i], "--phases") ? &phases
+                    : !strcmp(argv[i], "--warmup") ? &warmup
                                                    : NULL;
         if (!strcmp(argv[i], "--help")) {
             if (rank == 0)
@@ -60,11 +60,12 @@ int main(int argc, char **argv)
         }
         i++;
     }
-    if (bytes < 1 || bytes > (64L << 20) || dims < 1 || dims > 3 || phases < 1 || phases > 1000000 ||
-        warmup < 0 || warmup > 100000) {
+    if (bytes < 1 || bytes > (64L << 20) || dims < 1 || dims > 3 || phases < 1 ||
+        phases > 1000000 || warmup < 0 || warmup > 100000) {
         if (rank == 0)
-            fprintf(stderr, "netvar-sweep-stencil: --bytes 1..67108864, --dims 1..3, --phases 1..1000000, "
-                            "--warmup 0..100000\n");
+            fprintf(stderr,
+                    "netvar-sweep-stencil: --bytes 1..67108864, --dims 1..3, --phases 1..1000000, "
+                    "--warmup 0..100000\n");
         MPI_Finalize();
         return 2;
     }
@@ -78,7 +79,8 @@ int main(int argc, char **argv)
             peers[np++] = -stride;
         stride *= g[i];
     }
-    char *sbuf = malloc((size_t)bytes * (np ? np : 1)), *rbuf = malloc((size_t)bytes * (np ? np : 1));
+    char *sbuf = malloc((size_t)bytes * (np ? np : 1)),
+         *rbuf = malloc((size_t)bytes * (np ? np : 1));
     double *t = malloc(sizeof(double) * (size_t)phases);
     if (!sbuf || !rbuf || !t) {
         fprintf(stderr, "netvar-sweep-stencil: out of memory for %ld-byte messages\n", bytes);
@@ -92,8 +94,10 @@ int main(int argc, char **argv)
         int nr = 0;
         for (int k = 0; k < np; k++) {
             int to = ((rank + peers[k]) % P + P) % P, from = ((rank - peers[k]) % P + P) % P;
-            MPI_Irecv(rbuf + (size_t)k * bytes, (int)bytes, MPI_BYTE, from, k, MPI_COMM_WORLD, &req[nr++]);
-            MPI_Isend(sbuf + (size_t)k * bytes, (int)bytes, MPI_BYTE, to, k, MPI_COMM_WORLD, &req[nr++]);
+            MPI_Irecv(rbuf + (size_t)k * bytes, (int)bytes, MPI_BYTE, from, k, MPI_COMM_WORLD,
+                      &req[nr++]);
+            MPI_Isend(sbuf + (size_t)k * bytes, (int)bytes, MPI_BYTE, to, k, MPI_COMM_WORLD,
+                      &req[nr++]);
         }
         MPI_Waitall(nr, req, MPI_STATUSES_IGNORE);
         if (it >= 0)

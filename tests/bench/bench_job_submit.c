@@ -46,7 +46,10 @@
 #include "registry.h"
 
 /* ---- the libslurmfull symbols the plugin resolves at load time ---- */
-char *slurm_xstrdup(const char *s) { return s ? strdup(s) : NULL; }
+char *slurm_xstrdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
 void slurm_xfree(void **p)
 {
     free(*p);
@@ -61,7 +64,7 @@ void slurm_xstrcat(char **a, const char *b)
     memcpy(n + la, b, lb + 1);
     *a = n;
 }
-static int quiet; /* read by the plugin's refresher thread too: atomic */
+static int quiet;   /* read by the plugin's refresher thread too: atomic */
 static int reloads; /* model loads the plugin logged (atomically counted) */
 static void vlog(const char *fmt, va_list ap)
 {
@@ -72,9 +75,24 @@ static void vlog(const char *fmt, va_list ap)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
 }
-void slurm_info(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vlog(fmt, ap); va_end(ap); }
-void slurm_error(const char *fmt, ...) { va_list ap; va_start(ap, fmt); vlog(fmt, ap); va_end(ap); }
-void slurm_debug(const char *fmt, ...) { (void)fmt; }
+void slurm_info(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+void slurm_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vlog(fmt, ap);
+    va_end(ap);
+}
+void slurm_debug(const char *fmt, ...)
+{
+    (void)fmt;
+}
 /* the reload thread's two requests to slurmctld: here it cannot answer, so
  * no registry entry expires and avoid is not checked against partitions */
 int slurm_load_jobs(time_t t, job_info_msg_t **m, uint16_t f)
@@ -83,14 +101,20 @@ int slurm_load_jobs(time_t t, job_info_msg_t **m, uint16_t f)
     *m = NULL;
     return -1;
 }
-void slurm_free_job_info_msg(job_info_msg_t *m) { (void)m; }
+void slurm_free_job_info_msg(job_info_msg_t *m)
+{
+    (void)m;
+}
 int slurm_load_partitions(time_t t, partition_info_msg_t **m, uint16_t f)
 {
     (void)t, (void)f;
     *m = NULL;
     return -1;
 }
-void slurm_free_partition_info_msg(partition_info_msg_t *m) { (void)m; }
+void slurm_free_partition_info_msg(partition_info_msg_t *m)
+{
+    (void)m;
+}
 
 static __thread uint64_t rs = 0x9E3779B97F4A7C15ull; /* one stream per thread */
 static uint64_t rnd(void)
@@ -98,7 +122,10 @@ static uint64_t rnd(void)
     rs ^= rs >> 12, rs ^= rs << 25, rs ^= rs >> 27;
     return rs * 2685821657736338717ull;
 }
-static double unif(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
+static double unif(void)
+{
+    return (double)(rnd() >> 11) / 9007199254740992.0;
+}
 static double now_us(void)
 {
     struct timespec ts;
@@ -141,7 +168,8 @@ static nv_alloc_model *bench_alloc(int napps)
                 v[o + i] = leaf ? 0.01 * (unif() - 0.5) : 0;
             }
         }
-        nv_alloc_predictor p = {.cls = (nv_alloc_class)cls, .max_msg_bytes = INFINITY, .base = log(1e-3)};
+        nv_alloc_predictor p = {
+            .cls = (nv_alloc_class)cls, .max_msg_bytes = INFINITY, .base = log(1e-3)};
         snprintf(p.source, sizeof p.source, "bench: random trees");
         if (nv_alloc_add_predictor(m, &p, f, th, l, r, v, n, roots, (size_t)trees, err, sizeof err))
             fprintf(stderr, "bench: %s\n", err);
@@ -198,7 +226,8 @@ static int build_model(const char *path, int napps)
     nv_builder_set_calibration(b, &cal);
     /* NETVAR_BENCH_JOINT=K: the nearest configurations' data (see the top) */
     long n_joint = getenv("NETVAR_BENCH_JOINT") ? atol(getenv("NETVAR_BENCH_JOINT")) : 0;
-    long n_phases = getenv("NETVAR_BENCH_JOINT_PHASES") ? atol(getenv("NETVAR_BENCH_JOINT_PHASES")) : 3;
+    long n_phases =
+        getenv("NETVAR_BENCH_JOINT_PHASES") ? atol(getenv("NETVAR_BENCH_JOINT_PHASES")) : 3;
     if (n_joint < 0 || n_joint > NV_JOINT_MAX)
         n_joint = 0;
     if (n_phases < 1 || n_phases > 64)
@@ -230,13 +259,22 @@ static int build_model(const char *path, int napps)
         for (long k = 0; k < n_joint; k++) { /* within 0.01 of U and 2 % of W of a phase */
             const nv_joint_window *c = &phase[rnd() % (uint64_t)n_phases];
             double ju = c->u + 0.02 * (unif() - 0.5);
-            joint[k] = (nv_joint_window){(float)(ju < 0 ? 0 : ju > 1 ? 1 : ju),
+            joint[k] = (nv_joint_window){(float)(ju < 0   ? 0
+                                                 : ju > 1 ? 1
+                                                          : ju),
                                          (float)(c->w_us * (0.98 + 0.04 * unif()))};
         }
-        nv_app_input in = {.key = key, .utilization = u, .latency = &l, .points = pts,
-                           .n_points = 6, .scaling = sc, .n_scaling = 3,
-                           .profile = prof, .n_profile = NV_PROFILE_MAX,
-                           .joint = n_joint ? joint : NULL, .n_joint = (size_t)n_joint,
+        nv_app_input in = {.key = key,
+                           .utilization = u,
+                           .latency = &l,
+                           .points = pts,
+                           .n_points = 6,
+                           .scaling = sc,
+                           .n_scaling = 3,
+                           .profile = prof,
+                           .n_profile = NV_PROFILE_MAX,
+                           .joint = n_joint ? joint : NULL,
+                           .n_joint = (size_t)n_joint,
                            .joint_window_s = 0.5};
         if (nv_builder_add_app(b, &in))
             return fprintf(stderr, "bench: %s\n", nv_builder_error(b)), -1;
@@ -256,11 +294,16 @@ static int build_model(const char *path, int napps)
             snprintf(id, sizeof id, "B%d-P%d-M%d", 25000 << (c % 4), 1 + c / 8, c % 2 ? 10 : 1);
             for (int i = 0; i < napps; i++)
                 pct[i] = 200 * unif();
-            nv_config_input in = {.id = id, .bubble_cycles = 25000 << (c % 4),
-                                  .partners = 1 + c / 8, .messages = c % 2 ? 10 : 1,
-                                  .utilization = 0.26 + 0.66 * c / 39.0, .latency = &l,
-                                  .n_slowdowns = (size_t)napps, .slowdown_apps = apps,
-                                  .slowdown_pct = pct, .has_queue_wait = 1,
+            nv_config_input in = {.id = id,
+                                  .bubble_cycles = 25000 << (c % 4),
+                                  .partners = 1 + c / 8,
+                                  .messages = c % 2 ? 10 : 1,
+                                  .utilization = 0.26 + 0.66 * c / 39.0,
+                                  .latency = &l,
+                                  .n_slowdowns = (size_t)napps,
+                                  .slowdown_apps = apps,
+                                  .slowdown_pct = pct,
+                                  .has_queue_wait = 1,
                                   .queue_wait_us = 100.0 * (c + 1)};
             if (nv_builder_add_config(b, &in))
                 return fprintf(stderr, "bench: %s\n", nv_builder_error(b)), -1;
@@ -329,13 +372,16 @@ static void make_submission(void)
     for (long i = 0; bench_env && i < n; i++) {
         char v[400];
         if (i == 0)
-            snprintf(v, sizeof v, "PATH=/opt/apps/gcc/12/bin:/opt/apps/openmpi/4.1/bin:/usr/local/bin:"
-                                  "/usr/bin:/bin:/home/user/.local/bin:/opt/slurm/bin");
+            snprintf(v, sizeof v,
+                     "PATH=/opt/apps/gcc/12/bin:/opt/apps/openmpi/4.1/bin:/usr/local/bin:"
+                     "/usr/bin:/bin:/home/user/.local/bin:/opt/slurm/bin");
         else if (i == 1)
-            snprintf(v, sizeof v, "LD_LIBRARY_PATH=/opt/apps/gcc/12/lib64:/opt/apps/openmpi/4.1/lib:"
-                                  "/opt/apps/fftw/3.3/lib:/opt/apps/hdf5/1.14/lib:/opt/intel/mkl/lib");
+            snprintf(v, sizeof v,
+                     "LD_LIBRARY_PATH=/opt/apps/gcc/12/lib64:/opt/apps/openmpi/4.1/lib:"
+                     "/opt/apps/fftw/3.3/lib:/opt/apps/hdf5/1.14/lib:/opt/intel/mkl/lib");
         else
-            snprintf(v, sizeof v, "MODULE_VAR_%03ld=/opt/apps/package-%03ld/version-1.%ld/share", i, i, i);
+            snprintf(v, sizeof v, "MODULE_VAR_%03ld=/opt/apps/package-%03ld/version-1.%ld/share", i,
+                     i, i);
         bench_env[i] = strdup(v);
     }
     bench_env_n = bench_env ? (uint32_t)n : 0;
@@ -366,7 +412,7 @@ static int finished; /* workers done */
 typedef int (*submit_fn)(job_desc_msg_t *, uint32_t, char **);
 struct worker {
     submit_fn submit;
-    double *lat;      /* this worker's slice of the latencies */
+    double *lat; /* this worker's slice of the latencies */
     long calls;
     int napps;
     uint64_t seed;
@@ -423,7 +469,8 @@ int main(int argc, char **argv)
     if (calls < 1 || napps < 1 || napps > BENCH_MAX_APPS || njobs < 0 || nthreads < 1 ||
         nthreads > 64)
         return fprintf(stderr, "bench: CALLS >= 1, APPS 1..%d, RUNNING_JOBS >= 0, THREADS 1..64\n",
-                       BENCH_MAX_APPS), 2;
+                       BENCH_MAX_APPS),
+               2;
     char tmpl[] = "/tmp/netvar-bench-js.XXXXXX";
     char *dir = mkdtemp(tmpl);
     if (!dir)
@@ -468,10 +515,12 @@ int main(int argc, char **argv)
            given_model ? "given" : "built-in", napps, given_model ? " " : "",
            given_model ? given_model : "", njobs, (now_us() - t0) / 1e6);
     FILE *f = fopen(conf, "w");
-    fprintf(f, "ModelFile=%s\nSpoolDir=%s\nInterferenceThreshold=10\n"
-               "Rule=noisy inflicted_slowdown>=30 action=avoid,message message=\"netvar: kept apart\"\n"
-               "Rule=sensitive own_slowdown>=20 action=contain\n",
-            model, spool);
+    fprintf(
+        f,
+        "ModelFile=%s\nSpoolDir=%s\nInterferenceThreshold=10\n"
+        "Rule=noisy inflicted_slowdown>=30 action=avoid,message message=\"netvar: kept apart\"\n"
+        "Rule=sensitive own_slowdown>=20 action=contain\n",
+        model, spool);
     fclose(f);
     setenv("NETVAR_CONF", conf, 1);
 
@@ -504,7 +553,8 @@ int main(int argc, char **argv)
         int started = 0;
         for (int t = 0; t < nthreads; t++) {
             long n = t == nthreads - 1 ? calls - per * (nthreads - 1) : per;
-            w[t] = (struct worker){submit, lat + per * t, n, napps, 0x1000193ull * (uint64_t)(t + 1)};
+            w[t] =
+                (struct worker){submit, lat + per * t, n, napps, 0x1000193ull * (uint64_t)(t + 1)};
             if (pthread_create(&tid[t], NULL, run_calls, &w[t]) != 0)
                 break;
             started++;
@@ -529,11 +579,13 @@ int main(int argc, char **argv)
            "and a %zu-byte script each: median %.2f us, p90 %.2f us, "
            "p99 %.2f us, max %.1f us (budget: median <= 8 us, p99 <= 20 us); %d thread%s, "
            "%.0f calls/s; %d model reloads during the calls%s%s\n",
-           calls, napps, njobs, bench_env_n, bench_env_n ? strlen(bench_script) : 0,
-           lat[calls / 2], lat[calls * 9 / 10], lat[calls * 99 / 100],
-           lat[calls - 1], nthreads, nthreads == 1 ? "" : "s", calls / (wall / 1e6),
+           calls, napps, njobs, bench_env_n, bench_env_n ? strlen(bench_script) : 0, lat[calls / 2],
+           lat[calls * 9 / 10], lat[calls * 99 / 100], lat[calls - 1], nthreads,
+           nthreads == 1 ? "" : "s", calls / (wall / 1e6),
            __atomic_load_n(&reloads, __ATOMIC_RELAXED) - loads_before,
-           getenv("NETVAR_BENCH_ALLOC") && !getenv("NETVAR_BENCH_MODEL") ? "; with the alloc section" : "",
+           getenv("NETVAR_BENCH_ALLOC") && !getenv("NETVAR_BENCH_MODEL")
+               ? "; with the alloc section"
+               : "",
            cold_bytes ? "; caches swept before each call" : "");
     __atomic_store_n(&quiet, 0, __ATOMIC_RELAXED);
     fini();

@@ -28,9 +28,24 @@ void *__real_calloc(size_t n, size_t m);
 void *__real_realloc(void *p, size_t n);
 static volatile int counting;
 static long allocations;
-void *__wrap_malloc(size_t n) { if (counting) allocations++; return __real_malloc(n); }
-void *__wrap_calloc(size_t n, size_t m) { if (counting) allocations++; return __real_calloc(n, m); }
-void *__wrap_realloc(void *p, size_t n) { if (counting) allocations++; return __real_realloc(p, n); }
+void *__wrap_malloc(size_t n)
+{
+    if (counting)
+        allocations++;
+    return __real_malloc(n);
+}
+void *__wrap_calloc(size_t n, size_t m)
+{
+    if (counting)
+        allocations++;
+    return __real_calloc(n, m);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+    if (counting)
+        allocations++;
+    return __real_realloc(p, n);
+}
 
 static uint64_t rs = 0x2545F4914F6CDD1Dull;
 static uint64_t rnd(void)
@@ -40,7 +55,10 @@ static uint64_t rnd(void)
     rs ^= rs >> 27;
     return rs * 2685821657736338717ull;
 }
-static double unif(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
+static double unif(void)
+{
+    return (double)(rnd() >> 11) / 9007199254740992.0;
+}
 
 static double now_s(void)
 {
@@ -112,7 +130,8 @@ static int build_and_save(const char *path)
         double scale = 100 * unif();
         for (int k = 0; k < 8; k++)
             pts[k] = (nv_curve_point){0.1 * (k + 1), scale * (0.1 * (k + 1)) + 3 * unif(), 2};
-        nv_scaling_point sc[3] = {{4, 400 + unif(), 3}, {8, 210 + unif(), 3}, {16, 120 + unif(), 3}};
+        nv_scaling_point sc[3] = {
+            {4, 400 + unif(), 3}, {8, 210 + unif(), 3}, {16, 120 + unif(), 3}};
         /* a full utilization profile (the queue route's worst case: NV_PROFILE_MAX
          * curve reads per neighbour), sorted as the loader keeps it */
         double u = 0.9 * unif(), prof[NV_PROFILE_MAX];
@@ -134,18 +153,28 @@ static int build_and_save(const char *path)
             if (n_phases) {
                 const nv_joint_window *c = &phase[rnd() % (uint64_t)n_phases];
                 double ju = c->u + 0.02 * (unif() - 0.5);
-                joint[k] = (nv_joint_window){(float)(ju < 0 ? 0 : ju > 1 ? 1 : ju),
+                joint[k] = (nv_joint_window){(float)(ju < 0   ? 0
+                                                     : ju > 1 ? 1
+                                                              : ju),
                                              (float)(c->w_us * (0.98 + 0.04 * unif()))};
             } else {
                 joint[k] = (nv_joint_window){(float)unif(), (float)(4000 * unif() * unif())};
             }
         }
-        nv_app_input in = {.key = keys[i], .utilization = u, .latency = &l,
-                           .joint = n_joint ? joint : NULL, .n_joint = (size_t)n_joint,
+        nv_app_input in = {.key = keys[i],
+                           .utilization = u,
+                           .latency = &l,
+                           .joint = n_joint ? joint : NULL,
+                           .n_joint = (size_t)n_joint,
                            .joint_window_s = 0.5,
-                           .points = pts, .n_points = 8, .scaling = sc, .n_scaling = 3,
-                           .profile = prof, .n_profile = NV_PROFILE_MAX,
-                           .wait_points = no_wait ? NULL : wpts, .n_wait_points = no_wait ? 0 : 8,
+                           .points = pts,
+                           .n_points = 8,
+                           .scaling = sc,
+                           .n_scaling = 3,
+                           .profile = prof,
+                           .n_profile = NV_PROFILE_MAX,
+                           .wait_points = no_wait ? NULL : wpts,
+                           .n_wait_points = no_wait ? 0 : 8,
                            .wait_profile_us = no_wait ? NULL : wprof,
                            .n_wait_profile = no_wait ? 0 : NV_PROFILE_MAX};
         if (nv_builder_add_app(b, &in)) {
@@ -164,10 +193,16 @@ static int build_and_save(const char *path)
         random_latency(&l, 1.2 + 6 * unif());
         for (int i = 0; i < NV_BENCH_APPS; i++)
             pct[i] = 200 * unif();
-        nv_config_input in = {.id = id, .bubble_cycles = 25000 << (c % 4), .partners = 1 + c / 8,
-                              .messages = c % 2 ? 10 : 1, .utilization = 0.26 + 0.66 * c / 39.0,
-                              .latency = &l, .n_slowdowns = NV_BENCH_APPS, .slowdown_apps = apps,
-                              .slowdown_pct = pct, .has_queue_wait = n_joint > 0,
+        nv_config_input in = {.id = id,
+                              .bubble_cycles = 25000 << (c % 4),
+                              .partners = 1 + c / 8,
+                              .messages = c % 2 ? 10 : 1,
+                              .utilization = 0.26 + 0.66 * c / 39.0,
+                              .latency = &l,
+                              .n_slowdowns = NV_BENCH_APPS,
+                              .slowdown_apps = apps,
+                              .slowdown_pct = pct,
+                              .has_queue_wait = n_joint > 0,
                               .queue_wait_us = 100.0 * (c + 1)};
         if (nv_builder_add_config(b, &in)) {
             fprintf(stderr, "bench: %s\n", nv_builder_error(b));
@@ -192,8 +227,11 @@ static int build_and_save(const char *path)
     stat(path, &st);
     printf("model file: %d apps, %d configurations, %d x %d training slowdowns, %d table pairs, "
            "%ld joint windows per app%s\n",
-           NV_BENCH_APPS, NV_BENCH_CONFIGS, NV_BENCH_CONFIGS, NV_BENCH_APPS, NV_BENCH_PAIRS, n_joint,
-           n_joint && n_phases ? " (about its phases)" : n_joint ? " (scattered)" : "");
+           NV_BENCH_APPS, NV_BENCH_CONFIGS, NV_BENCH_CONFIGS, NV_BENCH_APPS, NV_BENCH_PAIRS,
+           n_joint,
+           n_joint && n_phases ? " (about its phases)"
+           : n_joint           ? " (scattered)"
+                               : "");
     printf("  size %.1f MiB, validate+save %.0f ms\n", (double)st.st_size / 1048576.0,
            (t1 - t0) * 1e3);
     return 0;
@@ -272,8 +310,10 @@ int main(int argc, char **argv)
     printf("load: median %.1f ms of 3 (min %.1f, max %.1f)\n", loads[1], loads[0], loads[2]);
     long huge = anon_huge_kb();
     if (huge >= 0)
-        printf("  process memory in transparent huge pages: %ld KiB (the model's hot arrays when the "
-               "kernel gave them)\n", huge);
+        printf(
+            "  process memory in transparent huge pages: %ld KiB (the model's hot arrays when the "
+            "kernel gave them)\n",
+            huge);
 
     /* random queries prepared up front so that only nv_predict is timed */
     const char **qa = malloc((size_t)n_pred * sizeof *qa);
@@ -285,8 +325,10 @@ int main(int argc, char **argv)
         for (int k = 0; k < 4; k++)
             qw[i * 4 + k] = keys[rnd() % NV_BENCH_APPS];
     }
-    printf("predictions: %ld random queries per row, keys resolved by hash inside each call\n", n_pred);
-    printf("  %-15s %-12s %10s %12s %12s\n", "predictor", "neighbours", "ns/pred", "table hits", "allocations");
+    printf("predictions: %ld random queries per row, keys resolved by hash inside each call\n",
+           n_pred);
+    printf("  %-15s %-12s %10s %12s %12s\n", "predictor", "neighbours", "ns/pred", "table hits",
+           "allocations");
     double sink = 0;
     for (int nw = 1; nw <= 4; nw += 3)
         for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++) {
@@ -301,14 +343,15 @@ int main(int argc, char **argv)
                 else {
                     sink += p.slowdown_pct;
                     hits += p.source == NV_SOURCE_TABLE;
-                    waits += !strcmp(p.mechanism, "queue-wait") || !strcmp(p.mechanism, "bandwidth-share");
+                    waits += !strcmp(p.mechanism, "queue-wait") ||
+                             !strcmp(p.mechanism, "bandwidth-share");
                     nearest += !strcmp(p.mechanism, "nearest-configurations");
                 }
             }
             double dt = now_s() - t0;
             counting = 0;
-            printf("  %-15s %-12d %10.1f %12ld %12ld%s%s%s\n", nv_predictor_name((nv_predictor)pr), nw,
-                   dt * 1e9 / (double)n_pred, hits, allocations,
+            printf("  %-15s %-12d %10.1f %12ld %12ld%s%s%s\n", nv_predictor_name((nv_predictor)pr),
+                   nw, dt * 1e9 / (double)n_pred, hits, allocations,
                    waits ? "  (wait and share mechanisms)" : "",
                    nearest ? "  (nearest configurations)" : "", failed ? "  (some failed!)" : "");
         }
@@ -321,8 +364,9 @@ int main(int argc, char **argv)
         ia[i] = nv_model_app_index(m, qa[i]);
         iw[i] = nv_model_app_index(m, qw[i * 4]);
     }
-    printf("by model index (as job_submit calls it: no key lookup), one neighbour; ns/pred over the "
-           "run, and the median and fastest of 10 chunks:\n");
+    printf(
+        "by model index (as job_submit calls it: no key lookup), one neighbour; ns/pred over the "
+        "run, and the median and fastest of 10 chunks:\n");
     for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++)
         by_index_row(m, ia, iw, n_pred, pr, &sink);
     /* job_submit's loop itself asks for the answer alone (no nv_prediction

@@ -86,11 +86,11 @@ int main(int argc, char **argv)
     }
     /* the heap it keeps, and the mapping a large model's prediction arrays
      * were packed into (model_hot.c), which malloc does not see */
-    size_t kept = (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd) +
-                  nv_model_hot_bytes(m);
+    size_t kept =
+        (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd) + nv_model_hot_bytes(m);
     printf("{\"file_bytes\":%zu,\"apps\":%zu,\"pairs\":%zu,\"kept_bytes\":%zu,"
-           "\"peak_extra_kib\":%ld}\n", len, nv_model_app_count(m), nv_model_pair_count(m), kept,
-           rss1 - rss0);
+           "\"peak_extra_kib\":%ld}\n",
+           len, nv_model_app_count(m), nv_model_pair_count(m), kept, rss1 - rss0);
     nv_model_free(m);
     free(text);
     return 0;

@@ -43,11 +43,13 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? strtol(argv[1], NULL, 10) : 200000;
     if (n < 1 || n > 100000000) {
-        fprintf(stderr, "netvar: bench_pmpi_clocks: reads per round '%s' is not in [1, 1e8]\n", argv[1]);
+        fprintf(stderr, "netvar: bench_pmpi_clocks: reads per round '%s' is not in [1, 1e8]\n",
+                argv[1]);
         return 2;
     }
     double mono = per_read(CLOCK_MONOTONIC, n), cpu = per_read(CLOCK_THREAD_CPUTIME_ID, n);
     printf("clock reads, CPU time per read (median of 9 rounds of %ld): CLOCK_MONOTONIC %.1f ns, "
-           "CLOCK_THREAD_CPUTIME_ID %.1f ns (%.1fx)\n", n, mono, cpu, cpu / mono);
+           "CLOCK_THREAD_CPUTIME_ID %.1f ns (%.1fx)\n",
+           n, mono, cpu, cpu / mono);
     return 0;
 }

@@ -102,8 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             json_object_put(nv_sacct_job_record(&j, NULL, err, sizeof err));
         nv_acct_merge(text, "netvar:{\"v\":1}", out, sizeof out);
         nv_acct_prediction own;
-        if (nv_acct_own_prediction(text, &own) != own.found || strnlen(own.src, sizeof own.src) ==
-            sizeof own.src || strnlen(own.claimed_src, sizeof own.claimed_src) == sizeof own.claimed_src)
+        if (nv_acct_own_prediction(text, &own) != own.found ||
+            strnlen(own.src, sizeof own.src) == sizeof own.src ||
+            strnlen(own.claimed_src, sizeof own.claimed_src) == sizeof own.claimed_src)
             abort(); /* the sources stay terminated */
         break;
     }

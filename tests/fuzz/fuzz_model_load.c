@@ -51,8 +51,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the allocation-advice section: every app advised over a range */
     const nv_alloc_model *am = nv_model_alloc(m);
     for (size_t i = 0; am && i < nv_alloc_app_count(am) && i < 8; i++) {
-        nv_alloc_query q = {.app = nv_alloc_app_at(am, i)->key, .min_nodes = 1, .max_nodes = 64,
-                            .ppn = (uint32_t)(1 + i % 3), .interference_pct = 10.0 * (double)i};
+        nv_alloc_query q = {.app = nv_alloc_app_at(am, i)->key,
+                            .min_nodes = 1,
+                            .max_nodes = 64,
+                            .ppn = (uint32_t)(1 + i % 3),
+                            .interference_pct = 10.0 * (double)i};
         nv_alloc_advice a;
         if (nv_alloc_advise(am, &q, &a) == 0 &&
             (!(a.best.time_s >= 0) || a.best.nodes < 1 || a.best.nodes > 64))

@@ -32,16 +32,18 @@
 #include "report_logic.h"
 #include "train_history.h"
 
-
 /* plausible.h's bounds hold for whatever a reader accepted (abort: the
  * fuzzer reports it) */
-static bool time_ok(double t) { return isnan(t) || nv_plausible_time(t, 0); }
+static bool time_ok(double t)
+{
+    return isnan(t) || nv_plausible_time(t, 0);
+}
 
 static void check_train_job(const nv_train_job *j)
 {
     if (!nv_plausible_runtime(j->runtime_s) || !time_ok(j->start_s) || !time_ok(j->end_s) ||
-        (!isnan(j->start_s) && !(j->end_s >= j->start_s &&
-                                 j->end_s - j->start_s <= NV_PLAUSIBLE_RUNTIME_MAX_S)))
+        (!isnan(j->start_s) &&
+         !(j->end_s >= j->start_s && j->end_s - j->start_s <= NV_PLAUSIBLE_RUNTIME_MAX_S)))
         abort();
 }
 

@@ -7,10 +7,24 @@
 #include <mpi.h>
 #include <stdio.h>
 
-enum { C_INIT, C_SEND, C_RECV, C_ISEND, C_IRECV, C_WAIT, C_WAITALL, C_ALLREDUCE, C_BCAST, C_BARRIER,
-       C_ALLTOALL, C_IALLREDUCE, C_N };
-static const char *const names[C_N] = {"Init", "Send", "Recv", "Isend", "Irecv", "Wait", "Waitall",
-                                       "Allreduce", "Bcast", "Barrier", "Alltoall", "Iallreduce"};
+enum {
+    C_INIT,
+    C_SEND,
+    C_RECV,
+    C_ISEND,
+    C_IRECV,
+    C_WAIT,
+    C_WAITALL,
+    C_ALLREDUCE,
+    C_BCAST,
+    C_BARRIER,
+    C_ALLTOALL,
+    C_IALLREDUCE,
+    C_N
+};
+static const char *const names[C_N] = {"Init",  "Send",    "Recv",     "Isend",
+                                       "Irecv", "Wait",    "Waitall",  "Allreduce",
+                                       "Bcast", "Barrier", "Alltoall", "Iallreduce"};
 static long counts[C_N];
 static int rank = -1;
 
@@ -77,13 +91,15 @@ int MPI_Barrier(MPI_Comm c)
     return PMPI_Barrier(c);
 }
 
-int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c)
+int MPI_Alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt,
+                 MPI_Comm c)
 {
     counts[C_ALLTOALL]++;
     return PMPI_Alltoall(s, sn, st, r, rn, rt, c);
 }
 
-int MPI_Iallreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c, MPI_Request *q)
+int MPI_Iallreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c,
+                   MPI_Request *q)
 {
     counts[C_IALLREDUCE]++;
     return PMPI_Iallreduce(s, r, n, t, op, c, q);

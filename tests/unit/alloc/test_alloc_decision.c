@@ -27,7 +27,8 @@ static nv_model *with_alloc(const uint32_t *sw_nodes, size_t ns, char *dir)
     assert_int_equal(nv_test_tmpdir(dir, 256, "alloc"), 0);
     /* the job_submit fixture (fftw scales 1: 100 s, 2: 60 s, 4: 70 s) */
     const char *root = getenv("ROOT");
-    snprintf(path, sizeof path, "%s%stests/fixtures/jobsubmit/model.json", root ? root : "", root ? "/" : "");
+    snprintf(path, sizeof path, "%s%stests/fixtures/jobsubmit/model.json", root ? root : "",
+             root ? "/" : "");
     nv_model *m = nv_model_load(path, err, sizeof err);
     if (!m)
         fail_msg("%s (run from the source tree, or set ROOT)", err);
@@ -35,10 +36,14 @@ static nv_model *with_alloc(const uint32_t *sw_nodes, size_t ns, char *dir)
     int32_t feat[3] = {NV_AF_SWITCHES, -1, -1}, left[3] = {1, 0, 0}, right[3] = {2, 0, 0};
     double thr[3] = {1.5, 0, 0}, val[3] = {0, log(0.001), log(0.01)};
     uint32_t roots[1] = {0};
-    nv_alloc_predictor p = {.cls = NV_ALLOC_CLASS_C, .max_msg_bytes = INFINITY, .combine = NV_ALLOC_SUM};
+    nv_alloc_predictor p = {
+        .cls = NV_ALLOC_CLASS_C, .max_msg_bytes = INFINITY, .combine = NV_ALLOC_SUM};
     snprintf(p.source, sizeof p.source, "hand-made stump");
-    assert_int_equal(nv_alloc_add_predictor(am, &p, feat, thr, left, right, val, 3, roots, 1, err, sizeof err), 0);
-    nv_alloc_app a = {.compute_core_s = 100, .phases = 1000, .ranks = 8, .pattern = {.n = 1, .o = {{1, 1e5, 1}}}};
+    assert_int_equal(
+        nv_alloc_add_predictor(am, &p, feat, thr, left, right, val, 3, roots, 1, err, sizeof err),
+        0);
+    nv_alloc_app a = {
+        .compute_core_s = 100, .phases = 1000, .ranks = 8, .pattern = {.n = 1, .o = {{1, 1e5, 1}}}};
     snprintf(a.key, sizeof a.key, "fftw");
     snprintf(a.source, sizeof a.source, "sweep");
     assert_int_equal(nv_alloc_add_app(am, &a, err, sizeof err), 0);
@@ -103,7 +108,8 @@ static void advice_within_range_and_applied(void **state)
     struct nv_config *c = config("Rule=fit action=resize\n");
     struct nv_submit_decision *d = calloc(1, sizeof *d);
     /* 1..8: 8 nodes over two switches 12.5 + 10 = 22.5 s beat 4 in one at 26 s */
-    struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 1, .max_nodes = 8, .advise_apply = true};
+    struct nv_submit_query q = {
+        .app_option = "fftw", .min_nodes = 1, .max_nodes = 8, .advise_apply = true};
     nv_submit_decide(c, m, NULL, &q, d);
     assert_int_equal(d->advice_nodes, 8);
     assert_int_equal(d->resize_nodes, 8);
@@ -135,12 +141,16 @@ static void avoid_contains_only_what_fits_under_a_leaf(void **state)
     char dir[256];
     uint32_t nodes[] = {2, 2};
     nv_model *m = with_alloc(nodes, 2, dir);
-    struct nv_config *c =
-        config("Rule=noisy app=amg inflicted_slowdown>=10 action=avoid\n");
+    struct nv_config *c = config("Rule=noisy app=amg inflicted_slowdown>=10 action=avoid\n");
     static char fftw_nodes[] = "n2,n3";
-    struct nv_running_app fftw = {.app = nv_model_app_index(m, "fftw"), .key = "fftw",
-                                  .utilization = 0.3, .njobs = 1, .first_jobid = 21,
-                                  .nodes = fftw_nodes, .span_switches = 2, .span_jobid = 21};
+    struct nv_running_app fftw = {.app = nv_model_app_index(m, "fftw"),
+                                  .key = "fftw",
+                                  .utilization = 0.3,
+                                  .njobs = 1,
+                                  .first_jobid = 21,
+                                  .nodes = fftw_nodes,
+                                  .span_switches = 2,
+                                  .span_jobid = 21};
     assert_true(fftw.app >= 0);
     struct nv_running_index ix = {.njobs = 1, .napps_total = 1, .napps = 1, .apps = &fftw};
     struct nv_submit_decision *d = calloc(1, sizeof *d);
@@ -151,9 +161,10 @@ static void avoid_contains_only_what_fits_under_a_leaf(void **state)
     q.min_nodes = q.max_nodes = 3;
     nv_submit_decide(c, m, &ix, &q, d);
     assert_int_equal(d->actions & (NV_ACT_AVOID | NV_ACT_CONTAIN), NV_ACT_AVOID);
-    assert_non_null(strstr(d->message, "netvar: avoid excludes the nodes of job 21 (fftw), which "
-                                       "spans 2 leaf switches; this job needs 3 nodes, more than one "
-                                       "leaf switch holds (2), so it would still share their uplinks"));
+    assert_non_null(strstr(d->message,
+                           "netvar: avoid excludes the nodes of job 21 (fftw), which "
+                           "spans 2 leaf switches; this job needs 3 nodes, more than one "
+                           "leaf switch holds (2), so it would still share their uplinks"));
     free(d);
     free(c);
     nv_model_free(m);

@@ -78,7 +78,8 @@ static void matrix_of(const nv_alloc_pattern *p, uint32_t P, double *b, double *
 static void closed_form_equals_enumeration(void **state)
 {
     (void)state;
-    const uint32_t layouts[][4] = {{4, 0, 0, 0}, {3, 1, 0, 0}, {2, 2, 0, 0}, {1, 2, 3, 2}, {5, 1, 1, 0}};
+    const uint32_t layouts[][4] = {
+        {4, 0, 0, 0}, {3, 1, 0, 0}, {2, 2, 0, 0}, {1, 2, 3, 2}, {5, 1, 1, 0}};
     const uint32_t groups[][4] = {{0}, {0, 0}, {0, 1}, {0, 0, 1, 1}, {0, 1, 2}};
     const size_t nsw[] = {1, 2, 2, 4, 3};
     for (int dims = 1; dims <= 3; dims++)
@@ -113,8 +114,9 @@ static void closed_form_equals_enumeration(void **state)
                     if (f == NV_AF_MIN_S || f == NV_AF_MAX_S)
                         continue; /* the matrix merges offsets that meet on one peer */
                     if (!(fabs(xa[f] - xb[f]) <= 1e-9 * (1 + fabs(xb[f]))))
-                        fail_msg("dims %d layout %zu ppn %u: %s closed form %.17g, enumerated %.17g", dims,
-                                 li, ppn, nv_alloc_feature_name(f), xa[f], xb[f]);
+                        fail_msg(
+                            "dims %d layout %zu ppn %u: %s closed form %.17g, enumerated %.17g",
+                            dims, li, ppn, nv_alloc_feature_name(f), xa[f], xb[f]);
                 }
                 free(b);
                 free(m);

@@ -23,8 +23,8 @@ static void near(double got, double want, const char *what)
 }
 
 /* one tree: feature f < thr -> ln(a) else ln(b); sum with base 0 */
-static void add_stump(nv_alloc_model *m, nv_alloc_class c, double max_msg, int f, double thr, double a,
-                      double b)
+static void add_stump(nv_alloc_model *m, nv_alloc_class c, double max_msg, int f, double thr,
+                      double a, double b)
 {
     int32_t feat[3] = {f, -1, -1}, left[3] = {1, 0, 0}, right[3] = {2, 0, 0};
     double th[3] = {thr, 0, 0}, val[3] = {0, log(a), log(b)};
@@ -43,7 +43,8 @@ static nv_alloc_model *cluster(const uint32_t *nodes, size_t ns)
     /* class C: comm 1 ms per phase inside one switch, 10 ms across */
     add_stump(m, NV_ALLOC_CLASS_C, INFINITY, NV_AF_SWITCHES, 1.5, 0.001, 0.01);
     add_stump(m, NV_ALLOC_CLASS_A, INFINITY, NV_AF_N, 100, 0.002, 0.002);
-    nv_alloc_app a = {.compute_core_s = 100, .phases = 1000, .ranks = 8, .pattern = {.n = 1, .o = {{1, 1e5, 1}}}};
+    nv_alloc_app a = {
+        .compute_core_s = 100, .phases = 1000, .ranks = 8, .pattern = {.n = 1, .o = {{1, 1e5, 1}}}};
     snprintf(a.key, sizeof a.key, "stencil");
     snprintf(a.source, sizeof a.source, "sweep");
     char err[300];

@@ -55,7 +55,8 @@ static void fill(nv_alloc_dataset *d, int every, int keep)
                 }
 }
 
-static double mean_rel_error(const nv_alloc_model *m, const nv_alloc_dataset *test, nv_alloc_class c)
+static double mean_rel_error(const nv_alloc_model *m, const nv_alloc_dataset *test,
+                             nv_alloc_class c)
 {
     double sum = 0;
     for (size_t i = 0; i < test->n; i++) {
@@ -82,8 +83,8 @@ static void learners_learn_and_export(void **state)
         nv_alloc_model *m = nv_alloc_new();
         char err[400];
         for (int c = 0; c < NV_ALLOC_CLASSES; c++) {
-            long used = nv_alloc_train_class(&train, NULL, 0, (nv_alloc_class)c, 0, INFINITY, &p, m, err,
-                                             sizeof err);
+            long used = nv_alloc_train_class(&train, NULL, 0, (nv_alloc_class)c, 0, INFINITY, &p, m,
+                                             err, sizeof err);
             if (used != (long)train.n)
                 fail_msg("learner %d class %d: %ld rows: %s", lr, c, used, err);
         }
@@ -92,8 +93,10 @@ static void learners_learn_and_export(void **state)
         double mre_c = mean_rel_error(m, &test, NV_ALLOC_CLASS_C);
         /* class C sees the uplink traffic; A cannot tell placements apart */
         if (!(mre_c < 25 && mre_c < mre_a))
-            fail_msg("learner %d: held-out mean relative error class C %.1f %%, A %.1f %%", lr, mre_c, mre_a);
-        assert_string_equal(nv_alloc_predictor_at(m, 0)->source[0] == 'x' ? "x" : "e", lr ? "e" : "x");
+            fail_msg("learner %d: held-out mean relative error class C %.1f %%, A %.1f %%", lr,
+                     mre_c, mre_a);
+        assert_string_equal(nv_alloc_predictor_at(m, 0)->source[0] == 'x' ? "x" : "e",
+                            lr ? "e" : "x");
         /* the section's round trip answers the same */
         json_object *o = nv_alloc_to_json(m);
         nv_alloc_model *r = nv_alloc_from_json(o, "alloc", err, sizeof err);
@@ -125,12 +128,16 @@ static void partitions_and_refusals(void **state)
     nv_alloc_train_defaults(&p, NV_LEARN_XGBOOST);
     nv_alloc_model *m = nv_alloc_new();
     char err[400];
-    long small = nv_alloc_train_class(&d, NULL, 0, NV_ALLOC_CLASS_B, 0, 4096, &p, m, err, sizeof err);
-    long large = nv_alloc_train_class(&d, NULL, 0, NV_ALLOC_CLASS_B, 4096, INFINITY, &p, m, err, sizeof err);
+    long small =
+        nv_alloc_train_class(&d, NULL, 0, NV_ALLOC_CLASS_B, 0, 4096, &p, m, err, sizeof err);
+    long large =
+        nv_alloc_train_class(&d, NULL, 0, NV_ALLOC_CLASS_B, 4096, INFINITY, &p, m, err, sizeof err);
     assert_true(small > 0 && large > 0);
     assert_int_equal(small + large, (long)d.n);
     /* no rows with messages beyond 64 MiB */
-    assert_int_equal(nv_alloc_train_class(&d, NULL, 0, NV_ALLOC_CLASS_A, 64e6, INFINITY, &p, m, err, sizeof err), -1);
+    assert_int_equal(
+        nv_alloc_train_class(&d, NULL, 0, NV_ALLOC_CLASS_A, 64e6, INFINITY, &p, m, err, sizeof err),
+        -1);
     assert_non_null(strstr(err, "rows; need 2"));
     nv_alloc_free(m);
     nv_alloc_dataset_free(&d);
@@ -167,19 +174,21 @@ static void dataset_file(void **state)
     for (size_t i = 0; i < d.n; i++)
         for (int f = 0; f < NV_AF_COUNT; f++)
             if (back.rows[i].x[f] != d.rows[i].x[f])
-                fail_msg("row %zu feature %s: %.17g, was %.17g", i, nv_alloc_feature_name(f), back.rows[i].x[f],
-                         d.rows[i].x[f]);
+                fail_msg("row %zu feature %s: %.17g, was %.17g", i, nv_alloc_feature_name(f),
+                         back.rows[i].x[f], d.rows[i].x[f]);
     assert_true(back.rows[d.n - 1].runtime_s == 12);
     /* a file that is not a data set, and a row without a layout's nodes */
     assert_int_equal(nv_test_write_file(dir, "bad.json", "{\"schema\": \"netvar-model\"}"), 0);
     snprintf(path, sizeof path, "%s/bad.json", dir);
     assert_int_equal(nv_alloc_dataset_load(&back, path, err, sizeof err), -1);
     assert_true(err[0] && !strchr(err, '\n'));
-    assert_int_equal(nv_test_write_file(dir, "bad2.json",
-                                        "{\"schema\": \"netvar-alloc-dataset\", \"version\": 1, \"rows\": [{\"nodes\": 3,"
-                                        " \"ppn\": 1, \"layout\": [1, 1], \"pattern\": [{\"offset\": 1, \"bytes\": 8,"
-                                        " \"messages\": 1}], \"comm_s\": 0.1}]}"),
-                     0);
+    assert_int_equal(
+        nv_test_write_file(
+            dir, "bad2.json",
+            "{\"schema\": \"netvar-alloc-dataset\", \"version\": 1, \"rows\": [{\"nodes\": 3,"
+            " \"ppn\": 1, \"layout\": [1, 1], \"pattern\": [{\"offset\": 1, \"bytes\": 8,"
+            " \"messages\": 1}], \"comm_s\": 0.1}]}"),
+        0);
     snprintf(path, sizeof path, "%s/bad2.json", dir);
     assert_int_equal(nv_alloc_dataset_load(&back, path, err, sizeof err), -1);
     assert_non_null(strstr(err, "rows[0]: layout holds 2 nodes; nodes says 3"));

@@ -71,7 +71,8 @@ static void a_bad_value_is_one_line_naming_the_option(void **state)
     const nv_opt o[] = {
         {"long", "N", NV_CLI_LONG, &l, 1, 10},
         {"dbl", "R", NV_CLI_DOUBLE, &d, 1.5, 1000},
-        {"ghz", "G", NV_CLI_DOUBLE, &g, 0.01, 100, .bad = "must be a clock rate from 0.01 to 100 GHz"},
+        {"ghz", "G", NV_CLI_DOUBLE, &g, 0.01, 100,
+         .bad = "must be a clock rate from 0.01 to 100 GHz"},
         {"pick", "RULE", NV_CLI_CHOICE, &choice, .choices = "fastest|median|slowest"},
         {"secs", "S", NV_CLI_SECONDS, &d},
         {"call", "V", NV_CLI_CALL, NULL, .call = record_call},
@@ -161,13 +162,35 @@ static void the_launch_options_set_the_plan(void **state)
     nv_run_plan_defaults(&plan);
     const char *keep = NULL;
     nv_cli_launch l = {&plan, &keep};
-    nv_opt_spec s = {"netvar t", NULL, NULL, NULL, 1, {nv_cli_placement_options(&l),
-                                                       nv_cli_launch_options(&l)}};
-    char *argv[] = {"t", "--nodes", "3", "--launcher", "mpirun", "--launcher-arg", "-v",
-                    "--launcher-arg=--oversubscribe", "--probe-tasks-per-node", "2",
-                    "--impactb", "/bin/ib", "--compressionb", "/bin/cb", "--launch-timeout-s",
-                    "9", "--launch-attempts", "10", "--no-fake-nodes", "--keep", "/tmp/k",
-                    "--load-nodes", "h[2,4]", "--runtime-key", "runtime_s", "cmd", NULL};
+    nv_opt_spec s = {"netvar t", NULL, NULL,
+                     NULL,       1,    {nv_cli_placement_options(&l), nv_cli_launch_options(&l)}};
+    char *argv[] = {"t",
+                    "--nodes",
+                    "3",
+                    "--launcher",
+                    "mpirun",
+                    "--launcher-arg",
+                    "-v",
+                    "--launcher-arg=--oversubscribe",
+                    "--probe-tasks-per-node",
+                    "2",
+                    "--impactb",
+                    "/bin/ib",
+                    "--compressionb",
+                    "/bin/cb",
+                    "--launch-timeout-s",
+                    "9",
+                    "--launch-attempts",
+                    "10",
+                    "--no-fake-nodes",
+                    "--keep",
+                    "/tmp/k",
+                    "--load-nodes",
+                    "h[2,4]",
+                    "--runtime-key",
+                    "runtime_s",
+                    "cmd",
+                    NULL};
     assert_int_equal(parse(&s, argv), 0);
     assert_string_equal(argv[optind], "cmd");
     assert_int_equal(plan.nodes, 3);
@@ -214,16 +237,21 @@ static void help_is_generated_from_the_table(void **state)
         {"a-very-long-option-name", "KIND:PORT[,PORT...]", NV_CLI_STR, &model,
          .help = "on its own line\nand a line of its own"},
     };
-    nv_opt_spec s = {"netvar t", NULL, "Usage: netvar t\n\n", "\nExit status: 0.\n", 0,
+    nv_opt_spec s = {"netvar t",
+                     NULL,
+                     "Usage: netvar t\n\n",
+                     "\nExit status: 0.\n",
+                     0,
                      {{"Options:", "t", o, 3}}};
     char *h = printed(nv_opts_help, &s);
     assert_non_null(strstr(h, "Usage: netvar t\n\nOptions:\n"
                               "  --model FILE       model file to read (required)\n"
                               "  --interval-us US   pause between ping-pongs, in microseconds"));
-    assert_non_null(strstr(h, "(0..10, default\n"
-                              "                     5); a long text that does not fit on one line is wrapped\n"
-                              "                     at the last space before column 79 and goes on under the\n"
-                              "                     first word\n"));
+    assert_non_null(
+        strstr(h, "(0..10, default\n"
+                  "                     5); a long text that does not fit on one line is wrapped\n"
+                  "                     at the last space before column 79 and goes on under the\n"
+                  "                     first word\n"));
     assert_non_null(strstr(h, "  --a-very-long-option-name KIND:PORT[,PORT...]\n"
                               "                     on its own line\n"
                               "                     and a line of its own\n"));

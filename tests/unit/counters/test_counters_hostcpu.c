@@ -54,10 +54,12 @@ static void refuses_text_without_a_cpu_line(void **state)
     nv_hostcpu_stat s;
     char err[256] = "";
     const char per_cpu_only[] = "cpu0 1 2 3 4 5 6 7 8\nintr 1\n";
-    assert_int_equal(nv_hostcpu_parse_stat(per_cpu_only, strlen(per_cpu_only), &s, err, sizeof err), -1);
+    assert_int_equal(nv_hostcpu_parse_stat(per_cpu_only, strlen(per_cpu_only), &s, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "no aggregate"));
     const char short_line[] = "cpu  1 2 x\n";
-    assert_int_equal(nv_hostcpu_parse_stat(short_line, strlen(short_line), &s, err, sizeof err), -1);
+    assert_int_equal(nv_hostcpu_parse_stat(short_line, strlen(short_line), &s, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "2 numbers"));
     const char huge[] = "cpu  99999999999999999999999 1 1 1\n"; /* past 64 bits */
     assert_int_equal(nv_hostcpu_parse_stat(huge, strlen(huge), &s, err, sizeof err), -1);
@@ -75,12 +77,12 @@ static void percentages_over_a_window(void **state)
     assert_int_equal(nv_hostcpu_parse_stat(STAT_B, strlen(STAT_B), &b, err, sizeof err), 0);
     assert_int_equal(nv_hostcpu_delta(&a, &b, &p), 0);
     assert_int_equal(p.ticks, 2000);
-    assert_true(p.steal > 29.99 && p.steal < 30.01);  /* 600 of 2000 */
-    assert_true(p.idle > 29.99 && p.idle < 30.01);    /* 600 */
-    assert_true(p.user > 19.99 && p.user < 20.01);    /* 400 */
+    assert_true(p.steal > 29.99 && p.steal < 30.01);    /* 600 of 2000 */
+    assert_true(p.idle > 29.99 && p.idle < 30.01);      /* 600 */
+    assert_true(p.user > 19.99 && p.user < 20.01);      /* 400 */
     assert_true(p.softirq > 9.99 && p.softirq < 10.01); /* 200 */
-    assert_true(p.system > 9.99 && p.system < 10.01); /* 200 */
-    assert_true(p.busy > 69.99 && p.busy < 70.01);    /* all but idle */
+    assert_true(p.system > 9.99 && p.system < 10.01);   /* 200 */
+    assert_true(p.busy > 69.99 && p.busy < 70.01);      /* all but idle */
     double sum = p.user + p.system + p.irq + p.softirq + p.steal + p.iowait + p.idle;
     assert_true(sum > 99.99 && sum < 100.01);
 
@@ -158,7 +160,7 @@ static void reads_a_node_cgroup_without_following_links(void **state)
     nv_hostcpu_stat s;
     assert_int_equal(nv_hostcpu_read_stat(NULL, &s, err, sizeof err), 0); /* this machine's */
     assert_true(s.user + s.system + s.idle > 0);
-    assert_int_equal(nv_hostcpu_read_stat(p, &s, err, sizeof err), -1);   /* the FIFO */
+    assert_int_equal(nv_hostcpu_read_stat(p, &s, err, sizeof err), -1); /* the FIFO */
 
     for (int i = 1; i <= 3; i++) {
         snprintf(p, sizeof p, "%s/h%d/cpu.stat", dir, i);

@@ -30,7 +30,8 @@ static void maps_aries_tiles(void **state)
     assert_string_equal(m.kind, "network_tile");
     assert_int_equal(m.field, NV_CTR_BYTES_IN);
     assert_string_equal(m.unit, "flits");
-    assert_int_equal(nv_ctr_papi_map_event("aries_rtr:::AR_RTR_PT_1_0_INQ_PRF_INCOMING_FLIT_VC4", &m), 0);
+    assert_int_equal(
+        nv_ctr_papi_map_event("aries_rtr:::AR_RTR_PT_1_0_INQ_PRF_INCOMING_FLIT_VC4", &m), 0);
     assert_string_equal(m.port, "ptile_1_0");
     assert_string_equal(m.kind, "processor_tile");
     assert_int_equal(nv_ctr_papi_map_event("AR_RTR_0_2_INQ_PRF_ROWBUS_STALL_CNT", &m), 0);
@@ -80,8 +81,11 @@ static void missing_component_says_so_once_and_auto_moves_on(void **state)
     /* auto: exactly one line for papi, then netdev answers */
     loglines[0] = '\0';
     nlog = 0;
-    nv_ctr_config a = {.backend = "auto", .papi_events = cfg.papi_events, .iface_glob = "eth0",
-                       .sysfs_root = "tests/fixtures/sysfs/netdev", .log = capture_log};
+    nv_ctr_config a = {.backend = "auto",
+                       .papi_events = cfg.papi_events,
+                       .iface_glob = "eth0",
+                       .sysfs_root = "tests/fixtures/sysfs/netdev",
+                       .log = capture_log};
     r = nv_ctr_open(&a, err, sizeof err);
     assert_non_null(r);
     assert_string_equal(nv_ctr_reader_backend(r), "netdev");

@@ -110,8 +110,8 @@ static void bad_fields_are_invalid_and_named(void **state)
     size_t len;
     const char *t = slurp("tbf_bad_fields.json", &len);
     assert_int_equal(nv_qdisc_parse(t, len, "u", q, 2, err, sizeof err), 1);
-    assert_false(q[0].has_bytes);    /* a string */
-    assert_false(q[0].has_packets);  /* negative */
+    assert_false(q[0].has_bytes);      /* a string */
+    assert_false(q[0].has_packets);    /* negative */
     assert_false(q[0].has_overlimits); /* missing */
     assert_true(q[0].has_drops);
     assert_true(q[0].has_backlog);

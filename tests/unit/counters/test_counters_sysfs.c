@@ -45,10 +45,22 @@ static int setup_tree(void **state, const char *name)
     return system(cmd) == 0 ? 0 : -1;
 }
 
-static int setup_netdev(void **s) { return setup_tree(s, "netdev"); }
-static int setup_netdev_bad(void **s) { return setup_tree(s, "netdev_bad"); }
-static int setup_ib(void **s) { return setup_tree(s, "infiniband"); }
-static int setup_cxi(void **s) { return setup_tree(s, "cxi"); }
+static int setup_netdev(void **s)
+{
+    return setup_tree(s, "netdev");
+}
+static int setup_netdev_bad(void **s)
+{
+    return setup_tree(s, "netdev_bad");
+}
+static int setup_ib(void **s)
+{
+    return setup_tree(s, "infiniband");
+}
+static int setup_cxi(void **s)
+{
+    return setup_tree(s, "cxi");
+}
 
 static int teardown(void **state)
 {
@@ -69,8 +81,8 @@ static void put(const char *rel, const char *value)
 
 static nv_ctr_reader *open_backend(const char *backend, const char *glob)
 {
-    nv_ctr_config cfg = {.backend = backend, .sysfs_root = tmpdir, .iface_glob = glob,
-                         .log = capture_log};
+    nv_ctr_config cfg = {
+        .backend = backend, .sysfs_root = tmpdir, .iface_glob = glob, .log = capture_log};
     char err[512];
     nv_ctr_reader *r = nv_ctr_open(&cfg, err, sizeof err);
     if (!r)
@@ -146,8 +158,8 @@ static void netdev_delta_and_64bit_wrap(void **state)
     char err[256];
     assert_int_equal(nv_ctr_snapshot_take(r, &a, err, sizeof err), 0);
     put("sys/class/net/eth0/statistics/tx_bytes", "6000");
-    put("sys/class/net/eth1/statistics/tx_bytes", "384");    /* 2^64-616 -> 384: +1000 */
-    put("sys/class/net/eth1/statistics/rx_packets", "4");    /* 2^64-1 -> 4: +5 */
+    put("sys/class/net/eth1/statistics/tx_bytes", "384"); /* 2^64-616 -> 384: +1000 */
+    put("sys/class/net/eth1/statistics/rx_packets", "4"); /* 2^64-1 -> 4: +5 */
     assert_int_equal(nv_ctr_snapshot_take(r, &b, err, sizeof err), 0);
     assert_int_equal(nv_ctr_delta_compute(&a, &b, &d, err, sizeof err), 0);
     assert_string_equal(d.backend, "netdev");
@@ -340,7 +352,8 @@ static void raw_delta_rules(void **state)
     assert_false(lb || wr);
     assert_int_equal(nv_ctr_raw_delta(UINT64_MAX, 0, 0, false, &lb, &wr), 1);
     assert_true(wr);
-    assert_int_equal(nv_ctr_raw_delta(10, 4294967295ull, 4294967295ull, true, &lb, &wr), 4294967285ull);
+    assert_int_equal(nv_ctr_raw_delta(10, 4294967295ull, 4294967295ull, true, &lb, &wr),
+                     4294967285ull);
     assert_true(lb);
     assert_int_equal(nv_ctr_raw_delta(10, 3, 65535, false, &lb, &wr), 3);
     assert_true(lb);
@@ -361,7 +374,6 @@ static void unknown_backend_and_long_root(void **state)
     assert_null(nv_ctr_open(&cfg2, err, sizeof err));
     assert_non_null(strstr(err, "too long"));
 }
-
 
 static void cxi_reads_telemetry_and_sums_traffic_classes(void **state)
 {
@@ -442,18 +454,24 @@ static void auto_takes_cxi_before_netdev_only_where_present(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(netdev_reads_values_and_skips_lo_by_default, setup_netdev, teardown),
+        cmocka_unit_test_setup_teardown(netdev_reads_values_and_skips_lo_by_default, setup_netdev,
+                                        teardown),
         cmocka_unit_test_setup_teardown(netdev_glob_and_exact_name, setup_netdev, teardown),
         cmocka_unit_test_setup_teardown(netdev_delta_and_64bit_wrap, setup_netdev, teardown),
-        cmocka_unit_test_setup_teardown(netdev_bad_files_give_one_line_each, setup_netdev_bad, teardown),
-        cmocka_unit_test_setup_teardown(ib_prefers_64bit_ext_and_converts_words, setup_ib, teardown),
+        cmocka_unit_test_setup_teardown(netdev_bad_files_give_one_line_each, setup_netdev_bad,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(ib_prefers_64bit_ext_and_converts_words, setup_ib,
+                                        teardown),
         cmocka_unit_test_setup_teardown(ib_delta_saturation_wrap_and_units, setup_ib, teardown),
         cmocka_unit_test_setup_teardown(ib_glob_selects_device_or_port, setup_ib, teardown),
-        cmocka_unit_test_setup_teardown(auto_falls_back_to_netdev_when_no_ib, setup_netdev, teardown),
+        cmocka_unit_test_setup_teardown(auto_falls_back_to_netdev_when_no_ib, setup_netdev,
+                                        teardown),
         cmocka_unit_test_setup_teardown(auto_prefers_infiniband, setup_ib, teardown),
-        cmocka_unit_test_setup_teardown(cxi_reads_telemetry_and_sums_traffic_classes, setup_cxi, teardown),
+        cmocka_unit_test_setup_teardown(cxi_reads_telemetry_and_sums_traffic_classes, setup_cxi,
+                                        teardown),
         cmocka_unit_test_setup_teardown(cxi_delta_glob_and_bad_value, setup_cxi, teardown),
-        cmocka_unit_test_setup_teardown(auto_takes_cxi_before_netdev_only_where_present, setup_cxi, teardown),
+        cmocka_unit_test_setup_teardown(auto_takes_cxi_before_netdev_only_where_present, setup_cxi,
+                                        teardown),
         cmocka_unit_test(delta_rejects_mixed_backends),
         cmocka_unit_test(raw_delta_rules),
         cmocka_unit_test(unknown_backend_and_long_root),

@@ -80,7 +80,8 @@ static void blade_map_errors_name_the_line(void **state)
     nv_topo t;
     nv_topo_init(&t);
     char err[256] = "";
-    assert_int_equal(nv_topo_parse_map(&t, "n1 blade=b0\nn2 colour=red\n", "map.txt", err, sizeof err), -1);
+    assert_int_equal(
+        nv_topo_parse_map(&t, "n1 blade=b0\nn2 colour=red\n", "map.txt", err, sizeof err), -1);
     assert_non_null(strstr(err, "map.txt:2: unknown key 'colour'"));
     assert_int_equal(t.n, 1); /* the good line before it is kept */
     assert_int_equal(nv_topo_parse_map(&t, "n3 blade\n", "m2", err, sizeof err), -1);
@@ -118,8 +119,10 @@ static void map_and_topology_combine(void **state)
     nv_topo_init(&t);
     char err[256] = "";
     assert_int_equal(nv_topo_parse_map(&t, "n[1-2] blade=b0 group=g7\n", "m", err, sizeof err), 0);
-    assert_int_equal(nv_topo_parse_slurm(&t, "SwitchName=s1 Nodes=n[1-3]\nSwitchName=top Switches=s1\n",
-                                         "t", err, sizeof err), 0);
+    assert_int_equal(nv_topo_parse_slurm(&t,
+                                         "SwitchName=s1 Nodes=n[1-3]\nSwitchName=top Switches=s1\n",
+                                         "t", err, sizeof err),
+                     0);
     assert_string_equal(nv_topo_find(&t, "n1")->sw, "s1");
     assert_string_equal(nv_topo_find(&t, "n1")->group, "g7"); /* the map wins */
     assert_string_equal(nv_topo_find(&t, "n3")->group, "top");
@@ -132,7 +135,8 @@ static void one_reader_per_blade(void **state)
     nv_topo t;
     nv_topo_init(&t);
     char err[256] = "";
-    assert_int_equal(nv_topo_parse_map(&t, "n[1-4] blade=b0\nn[5-8] blade=b1\n", "m", err, sizeof err), 0);
+    assert_int_equal(
+        nv_topo_parse_map(&t, "n[1-4] blade=b0\nn[5-8] blade=b1\n", "m", err, sizeof err), 0);
     const char *job[] = {"n3", "n2", "n6", "n7", "n9"};
     size_t nj = 5;
     /* b0: n2 and n3 in the job -> n2 reads; b1: n6 reads; n9 is its own blade */

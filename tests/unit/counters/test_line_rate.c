@@ -54,7 +54,7 @@ static void cxi_rate_from_its_netdev(void **state)
 {
     (void)state;
     assert_true(fabs(nv_ctr_port_line_rate(root_cxi, "cxi", "cxi0") - 25e9) < 1); /* 200 Gb/s */
-    assert_true(isnan(nv_ctr_port_line_rate(root_cxi, "cxi", "cxi1")));  /* no net function */
+    assert_true(isnan(nv_ctr_port_line_rate(root_cxi, "cxi", "cxi1"))); /* no net function */
     assert_true(isnan(nv_ctr_port_line_rate(root_cxi, "cxi", "cxi0/x")));
 }
 

@@ -17,7 +17,7 @@
 #include "ctr_line_rate.h"
 #include "diagnose_mapping.h"
 
-#define GBPS(x) ((x) * 1e9 / 8) /* bytes/s */
+#define GBPS(x) ((x)*1e9 / 8) /* bytes/s */
 
 static nv_diag_port port(const char *name, const char *node, const char *sw, nv_link_kind kind,
                          double rate_Bps, double util, double cf, double own_util)
@@ -56,8 +56,8 @@ static void reduction_into_one_node_is_a_communication_pattern(void **state)
     for (int i = 1; i < 8; i++) {
         snprintf(name, sizeof name, "n%d:hca-out", i);
         snprintf(node, sizeof node, "n%d", i);
-        p[n++] = port(name, node, i < 4 ? "leaf0" : "leaf1", NV_LINK_ENDPOINT, GBPS(100),
-                      0.926 / 7, 0.85, 0.926 / 7);
+        p[n++] = port(name, node, i < 4 ? "leaf0" : "leaf1", NV_LINK_ENDPOINT, GBPS(100), 0.926 / 7,
+                      0.85, 0.926 / 7);
     }
     p[n++] = port("leaf1:up", "", "leaf1", NV_LINK_NETWORK, GBPS(100), 0.53, 0.4, 0.53);
     p[n++] = port("leaf0:down", "", "leaf0", NV_LINK_NETWORK, GBPS(100), 0.53, 0.3, 0.53);
@@ -107,8 +107,8 @@ static void ring_beside_random_traffic_is_background_interference(void **state)
     char name[32];
     for (int i = 0; i < 4; i++) {
         snprintf(name, sizeof name, "%s:hca", nodes[i]);
-        p[n++] = port(name, nodes[i], i < 2 ? "leaf0" : "leaf1", NV_LINK_ENDPOINT, GBPS(100),
-                      0.2, 0.02, 0.2);
+        p[n++] = port(name, nodes[i], i < 2 ? "leaf0" : "leaf1", NV_LINK_ENDPOINT, GBPS(100), 0.2,
+                      0.02, 0.2);
     }
     p[n++] = port("agg0->leaf1", "", "agg0", NV_LINK_NETWORK, GBPS(100), 0.97, 0.6, 0.24);
     p[n++] = port("leaf0:up", "", "leaf0", NV_LINK_NETWORK, GBPS(100), 0.4, 0.05, 0.2);
@@ -143,9 +143,8 @@ static void unknown_own_traffic_is_inconclusive_and_says_why(void **state)
 static void too_little_data_is_inconclusive(void **state)
 {
     /* 10 ms windows with a kilobyte each: nothing can be judged */
-    nv_diag_port p[2] = {
-        port("n0:hca", "n0", "leaf0", NV_LINK_ENDPOINT, GBPS(100), 0.9, 0.99, 0.9),
-        port("leaf0:up", "", "leaf0", NV_LINK_NETWORK, GBPS(100), 0.9, 0.99, 0.9)};
+    nv_diag_port p[2] = {port("n0:hca", "n0", "leaf0", NV_LINK_ENDPOINT, GBPS(100), 0.9, 0.99, 0.9),
+                         port("leaf0:up", "", "leaf0", NV_LINK_NETWORK, GBPS(100), 0.9, 0.99, 0.9)};
     for (int i = 0; i < 2; i++) {
         p[i].window_s = 0.01;
         p[i].traffic_bytes = 1024;
@@ -173,7 +172,8 @@ static void too_little_data_is_inconclusive(void **state)
 
 static void quiet_ports_mean_no_congestion(void **state)
 {
-    nv_diag_port p[1] = {port("n0:hca", "n0", "leaf0", NV_LINK_ENDPOINT, GBPS(100), 0.9, 0.01, 0.9)};
+    nv_diag_port p[1] = {
+        port("n0:hca", "n0", "leaf0", NV_LINK_ENDPOINT, GBPS(100), 0.9, 0.01, 0.9)};
     nv_diagnosis d = run(p, 1);
     assert_int_equal(d.cause, NV_CAUSE_NONE);
     nv_diagnosis_free(&d);

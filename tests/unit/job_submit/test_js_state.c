@@ -45,8 +45,14 @@ struct nv_running_index *__wrap_nv_running_index_build(const struct nv_registry 
 
 /* what slurmctld would provide */
 static char last_error[1024];
-void slurm_info(const char *fmt, ...) { (void)fmt; }
-void slurm_debug(const char *fmt, ...) { (void)fmt; }
+void slurm_info(const char *fmt, ...)
+{
+    (void)fmt;
+}
+void slurm_debug(const char *fmt, ...)
+{
+    (void)fmt;
+}
 void slurm_error(const char *fmt, ...)
 {
     va_list ap;
@@ -199,11 +205,12 @@ static void a_phantom_entry_is_dropped_by_the_reload_thread(void **state)
 {
     (void)state;
     /* job 5 runs; job 6's first node died long ago */
-    const char *entries[] = {
-        "5.json", "{\"schema\":\"netvar-running\",\"job_id\":5,\"app\":\"amg\","
-                  "\"start_unix_s\":1000,\"nodes\":[\"n1\"]}",
-        "6.json", "{\"schema\":\"netvar-running\",\"job_id\":6,\"app\":\"fftw\","
-                  "\"start_unix_s\":1000,\"nodes\":[\"n2\"]}"};
+    const char *entries[] = {"5.json",
+                             "{\"schema\":\"netvar-running\",\"job_id\":5,\"app\":\"amg\","
+                             "\"start_unix_s\":1000,\"nodes\":[\"n1\"]}",
+                             "6.json",
+                             "{\"schema\":\"netvar-running\",\"job_id\":6,\"app\":\"fftw\","
+                             "\"start_unix_s\":1000,\"nodes\":[\"n2\"]}"};
     make_site("js-phantom", "RegistryCheckSeconds=1\n", entries, 4);
     const uint32_t live[] = {5};
     ctl_runs(live, 1);
@@ -261,8 +268,8 @@ static void the_counts_reach_the_file_beside_the_model(void **state)
         fail_msg("%s", err);
     assert_int_equal(s.submissions, 2);
     assert_int_equal(s.no_action, 1);
-    assert_int_equal(s.action[0], 1); /* message */
-    assert_int_equal(s.action[3], 1); /* avoid */
+    assert_int_equal(s.action[0], 1);              /* message */
+    assert_int_equal(s.action[3], 1);              /* avoid */
     assert_true(s.calls >= 1 && s.bucket[2] >= 1); /* 3 us: the 5 us bucket */
     assert_true(s.written_unix_s >= s.started_unix_s && s.started_unix_s > 1e9);
     js_stats_note_decision(0);

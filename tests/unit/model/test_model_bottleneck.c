@@ -37,11 +37,17 @@ static nv_model_builder *base(double idle, int bottleneck)
     assert_int_equal(nv_builder_set_calibration(b, &cal), 0);
     nv_latency_summary_of(idle_lat, 100, &lat);
     static const nv_curve_point fit[] = {{0.4, 20, 1}, {0.999, 120, 1}};
-    nv_app_input v = {.key = "v", .utilization = 0.1, .latency = &lat, .points = fit,
-                      .n_points = 2, .fit = fit, .n_fit = 2};
+    nv_app_input v = {.key = "v",
+                      .utilization = 0.1,
+                      .latency = &lat,
+                      .points = fit,
+                      .n_points = 2,
+                      .fit = fit,
+                      .n_fit = 2};
     assert_int_equal(nv_builder_add_app(b, &v), 0);
     if (bottleneck) {
-        nv_bottleneck bn = {.idle_utilization = idle, .route = NV_USRC_COUNTERS, .shrink_samples = 2};
+        nv_bottleneck bn = {
+            .idle_utilization = idle, .route = NV_USRC_COUNTERS, .shrink_samples = 2};
         assert_int_equal(nv_builder_set_bottleneck(b, &bn), 0);
     }
     return b;
@@ -49,8 +55,12 @@ static nv_model_builder *base(double idle, int bottleneck)
 
 static void add(nv_model_builder *b, const char *key, double u, const double *prof, size_t n)
 {
-    nv_app_input a = {.key = key, .utilization = u, .utilization_source = NV_USRC_COUNTERS,
-                      .latency = &lat, .profile = prof, .n_profile = n};
+    nv_app_input a = {.key = key,
+                      .utilization = u,
+                      .utilization_source = NV_USRC_COUNTERS,
+                      .latency = &lat,
+                      .profile = prof,
+                      .n_profile = n};
     assert_int_equal(nv_builder_add_app(b, &a), 0);
 }
 
@@ -259,12 +269,18 @@ static void a_victim_without_pairs_gets_its_physics(void **state)
     for (int counters = 1; counters >= 0; counters--) {
         nv_model_builder *b = base(0, 1);
         if (!counters) {
-            nv_bottleneck bn = {.idle_utilization = 0, .route = NV_USRC_LATENCY, .shrink_samples = 2};
+            nv_bottleneck bn = {
+                .idle_utilization = 0, .route = NV_USRC_LATENCY, .shrink_samples = 2};
             assert_int_equal(nv_builder_set_bottleneck(b, &bn), 0);
         }
         static const nv_curve_point fit[] = {{0.4, 20, 1}, {0.999, 120, 1}};
-        nv_app_input w = {.key = "w", .utilization = 0.1, .latency = &lat, .points = fit,
-                          .n_points = 2, .fit = fit, .n_fit = 2};
+        nv_app_input w = {.key = "w",
+                          .utilization = 0.1,
+                          .latency = &lat,
+                          .points = fit,
+                          .n_points = 2,
+                          .fit = fit,
+                          .n_fit = 2};
         assert_int_equal(nv_builder_add_app(b, &w), 0);
         add(b, "a", 0.2, NULL, 0);
         add(b, "c", 0.3, NULL, 0);
@@ -284,7 +300,8 @@ static void a_victim_without_pairs_gets_its_physics(void **state)
         const char *with[][2] = {{"a", NULL}, {"a", "c"}};
         for (size_t k = 0; k < 2; k++) {
             nv_prediction p;
-            assert_int_equal(nv_predict(m, "w", with[k], k + 1, NV_PREDICT_QUEUE, 100, &p, NULL), 0);
+            assert_int_equal(nv_predict(m, "w", with[k], k + 1, NV_PREDICT_QUEUE, 100, &p, NULL),
+                             0);
             assert_true(p.physics_pct > 5);
             if (counters) {
                 assert_string_equal(p.source_label, "model:queue");
@@ -300,7 +317,8 @@ static void a_victim_without_pairs_gets_its_physics(void **state)
                 NEAR(nv_predict_pair_pct(m, wi, ai, NV_PREDICT_QUEUE, 100), p.slowdown_pct);
             /* v, which has pairs, keeps its correction beside the same neighbours */
             nv_prediction q;
-            assert_int_equal(nv_predict(m, "v", with[k], k + 1, NV_PREDICT_QUEUE, 100, &q, NULL), 0);
+            assert_int_equal(nv_predict(m, "v", with[k], k + 1, NV_PREDICT_QUEUE, 100, &q, NULL),
+                             0);
             assert_string_equal(q.source_label, "model:queue+history");
             NEAR(q.physics_pct, p.physics_pct);
             assert_true(q.correction_pp > 5);
@@ -319,14 +337,15 @@ static void bad_profiles_and_bottlenecks_are_named(void **state)
     assert_non_null(m);
     nv_model_free(m);
     double too_many[NV_PROFILE_MAX + 1] = {0};
-    nv_app_input a = {.key = "x", .latency = &lat, .profile = too_many,
-                      .n_profile = NV_PROFILE_MAX + 1};
+    nv_app_input a = {
+        .key = "x", .latency = &lat, .profile = too_many, .n_profile = NV_PROFILE_MAX + 1};
     assert_int_equal(nv_builder_add_app(b, &a), -1);
     nv_bottleneck bn = {.idle_utilization = 1.5, .shrink_samples = 2};
     assert_int_equal(nv_builder_set_bottleneck(b, &bn), -1);
     add(b, "bad", 0.3, (const double[]){0.1, 1.5}, 2);
     assert_null(nv_builder_build(b, err, sizeof err));
-    assert_non_null(strstr(err, "utilization_profile[1]: value 1.5 is not a utilization in [0, 1]"));
+    assert_non_null(
+        strstr(err, "utilization_profile[1]: value 1.5 is not a utilization in [0, 1]"));
     nv_builder_free(b);
 }
 
@@ -334,8 +353,12 @@ static void bad_profiles_and_bottlenecks_are_named(void **state)
  * the neighbours' wait profiles and averaged as progress rates */
 static void add_waits(nv_model_builder *b, const char *key, const double *wprof, size_t n)
 {
-    nv_app_input a = {.key = key, .utilization = 0.3, .utilization_source = NV_USRC_COUNTERS,
-                      .latency = &lat, .wait_profile_us = wprof, .n_wait_profile = n};
+    nv_app_input a = {.key = key,
+                      .utilization = 0.3,
+                      .utilization_source = NV_USRC_COUNTERS,
+                      .latency = &lat,
+                      .wait_profile_us = wprof,
+                      .n_wait_profile = n};
     assert_int_equal(nv_builder_add_app(b, &a), 0);
 }
 
@@ -344,9 +367,17 @@ static nv_model_builder *wait_base(void)
     nv_model_builder *b = base(0, 1);
     static const nv_curve_point fit[] = {{0.4, 20, 1}, {0.999, 120, 1}};
     static const nv_curve_point waits[] = {{1000, 90, 1}, {100, 10, 2}};
-    nv_app_input v = {.key = "v", .utilization = 0.1, .latency = &lat, .points = fit,
-                      .n_points = 2, .fit = fit, .n_fit = 2, .wait_points = waits,
-                      .n_wait_points = 2, .wait_profile_us = (const double[]){5, 1}, .n_wait_profile = 2};
+    nv_app_input v = {.key = "v",
+                      .utilization = 0.1,
+                      .latency = &lat,
+                      .points = fit,
+                      .n_points = 2,
+                      .fit = fit,
+                      .n_fit = 2,
+                      .wait_points = waits,
+                      .n_wait_points = 2,
+                      .wait_profile_us = (const double[]){5, 1},
+                      .n_wait_profile = 2};
     assert_int_equal(nv_builder_add_app(b, &v), 0); /* replaces base()'s v */
     /* w: the same U curve, but its campaign does not lie on a monotone
      * curve against the wait (20 pp apart at one wait): U explains it */
@@ -367,9 +398,16 @@ static void a_port_never_speeds_a_victim_up(void **state)
     nv_model_builder *b = base(0.0, 1);
     static const nv_curve_point fit[] = {{0.3, -10, 1}, {0.6, -10, 1}, {0.9, 50, 1}};
     static const nv_curve_point waits[] = {{100, -10, 1}, {1000, 50, 1}};
-    nv_app_input n = {.key = "noisy", .utilization = 0.5, .latency = &lat, .points = fit,
-                      .n_points = 3, .fit = fit, .n_fit = 3, .wait_points = waits,
-                      .n_wait_points = 2, .wait_profile_us = (const double[]){0, 0},
+    nv_app_input n = {.key = "noisy",
+                      .utilization = 0.5,
+                      .latency = &lat,
+                      .points = fit,
+                      .n_points = 3,
+                      .fit = fit,
+                      .n_fit = 3,
+                      .wait_points = waits,
+                      .n_wait_points = 2,
+                      .wait_profile_us = (const double[]){0, 0},
                       .n_wait_profile = 2};
     assert_int_equal(nv_builder_add_app(b, &n), 0);
     add(b, "light", 0.4, NULL, 0);
@@ -396,9 +434,9 @@ static void a_port_never_speeds_a_victim_up(void **state)
 static void the_queueing_mechanism_averages_progress_rates(void **state)
 {
     nv_model_builder *b = wait_base();
-    add_waits(b, "q", (const double[]){1000, 0, 1000, 0}, 4);  /* a queue half the time */
+    add_waits(b, "q", (const double[]){1000, 0, 1000, 0}, 4); /* a queue half the time */
     add_waits(b, "q2", (const double[]){0, 500}, 2);
-    add(b, "noq", 0.2, NULL, 0);                               /* no queue gauge */
+    add(b, "noq", 0.2, NULL, 0); /* no queue gauge */
     nv_model *m = build(b);
     nv_prediction p;
     const char *q[] = {"q"}, *both[] = {"q", "q2"}, *noq[] = {"noq"}, *mix[] = {"q", "noq"};
@@ -458,13 +496,23 @@ static void a_queue_free_neighbour_slows_bulk_victims_by_their_share(void **stat
     nv_model_builder *b = wait_base();
     static const nv_curve_point fit[] = {{0.4, 20, 1}, {0.999, 120, 1}};
     static const nv_curve_point waits[] = {{1000, 90, 1}, {100, 10, 2}};
-    nv_app_input bulk = {.key = "bulk", .utilization = 0.7, .latency = &lat, .points = fit,
-                         .n_points = 2, .fit = fit, .n_fit = 2, .wait_points = waits,
-                         .n_wait_points = 2, .wait_profile_us = (const double[]){0, 0},
+    nv_app_input bulk = {.key = "bulk",
+                         .utilization = 0.7,
+                         .latency = &lat,
+                         .points = fit,
+                         .n_points = 2,
+                         .fit = fit,
+                         .n_fit = 2,
+                         .wait_points = waits,
+                         .n_wait_points = 2,
+                         .wait_profile_us = (const double[]){0, 0},
                          .n_wait_profile = 2};
     assert_int_equal(nv_builder_add_app(b, &bulk), 0);
-    nv_app_input smooth = {.key = "smooth", .utilization = 0.5, .utilization_source = NV_USRC_COUNTERS,
-                           .latency = &lat, .wait_profile_us = (const double[]){0, 0, 0},
+    nv_app_input smooth = {.key = "smooth",
+                           .utilization = 0.5,
+                           .utilization_source = NV_USRC_COUNTERS,
+                           .latency = &lat,
+                           .wait_profile_us = (const double[]){0, 0, 0},
                            .n_wait_profile = 3};
     assert_int_equal(nv_builder_add_app(b, &smooth), 0);
     add_waits(b, "q", (const double[]){1000, 0, 1000, 0}, 4);
@@ -543,8 +591,8 @@ static void the_wait_gauge_round_trips(void **state)
     assert_non_null(m);
     assert_int_equal(nv_model_bottleneck(m)->wait_gauge, NV_WAIT_QUEUE_US);
     nv_model_free(m);
-    nv_bottleneck bn = {.route = NV_USRC_COUNTERS, .shrink_samples = 2,
-                        .wait_gauge = NV_WAIT_STALL_PER_WORD};
+    nv_bottleneck bn = {
+        .route = NV_USRC_COUNTERS, .shrink_samples = 2, .wait_gauge = NV_WAIT_STALL_PER_WORD};
     assert_int_equal(nv_builder_set_bottleneck(b, &bn), 0);
     assert_int_equal(nv_builder_save(b, path, err, sizeof err), 0);
     nv_builder_free(b);
@@ -583,7 +631,6 @@ static void the_wait_gauge_round_trips(void **state)
     unlink(path);
 }
 
-
 /* six apps with both curves and both profiles, and pairs among them, plus
  * `fillers` apps that appear in no pair (they change no core app's
  * corrections, so every core prediction must come out the same) */
@@ -605,10 +652,17 @@ static nv_model *core_model(int fillers)
         }
         snprintf(key, sizeof key, i < 6 ? "core%d" : "fill%05d", i < 6 ? i : i - 6);
         /* every third app hardly uses the port itself (a latency-bound victim) */
-        nv_app_input a = {.key = key, .utilization = i % 3 ? prof[NV_PROFILE_MAX / 2] : 0.06,
-                          .utilization_source = NV_USRC_COUNTERS, .latency = &lat, .points = fit,
-                          .n_points = 5, .profile = prof, .n_profile = NV_PROFILE_MAX,
-                          .wait_points = waits, .n_wait_points = 5, .wait_profile_us = wprof,
+        nv_app_input a = {.key = key,
+                          .utilization = i % 3 ? prof[NV_PROFILE_MAX / 2] : 0.06,
+                          .utilization_source = NV_USRC_COUNTERS,
+                          .latency = &lat,
+                          .points = fit,
+                          .n_points = 5,
+                          .profile = prof,
+                          .n_profile = NV_PROFILE_MAX,
+                          .wait_points = waits,
+                          .n_wait_points = 5,
+                          .wait_profile_us = wprof,
                           .n_wait_profile = NV_PROFILE_MAX};
         assert_int_equal(nv_builder_add_app(b, &a), 0);
     }
@@ -650,14 +704,15 @@ static void a_large_model_packed_for_huge_pages_predicts_the_same(void **state)
                 int rs = nv_predict(small, ka, w, 1, NV_PREDICT_QUEUE, min, &ps, NULL);
                 assert_int_equal(nv_predict(large, ka, w, 1, NV_PREDICT_QUEUE, min, &pl, NULL), rs);
                 int32_t bi = nv_model_app_index(large, kb);
-                assert_int_equal(
-                    nv_predict_idx(large, nv_model_app_index(large, ka), &bi, 1, NV_PREDICT_QUEUE, min, &pi),
-                    rs);
+                assert_int_equal(nv_predict_idx(large, nv_model_app_index(large, ka), &bi, 1,
+                                                NV_PREDICT_QUEUE, min, &pi),
+                                 rs);
                 if (rs)
                     continue;
                 answered++;
                 tabled += ps.source == NV_SOURCE_TABLE;
-                assert_true(ps.slowdown_pct == pl.slowdown_pct && pl.slowdown_pct == pi.slowdown_pct);
+                assert_true(ps.slowdown_pct == pl.slowdown_pct &&
+                            pl.slowdown_pct == pi.slowdown_pct);
                 assert_string_equal(ps.source_label, pl.source_label);
                 assert_string_equal(ps.source_label, pi.source_label);
                 assert_true(ps.history_samples == pl.history_samples);
@@ -736,8 +791,9 @@ static void a_long_curve_is_entered_through_its_grid(void **state)
             for (size_t k = 0; k < n; k++) {
                 double t = (double)k / (double)(n - 1);
                 /* even; bunched toward the top (U near 1); in us, bunched at 0 */
-                c[k].u = shape == 0 ? 0.05 + 0.9 * t : shape == 1 ? 0.05 + 0.949 * (1 - pow(1 - t, 4))
-                                                                  : 5000 * t * t * t;
+                c[k].u = shape == 0   ? 0.05 + 0.9 * t
+                         : shape == 1 ? 0.05 + 0.949 * (1 - pow(1 - t, 4))
+                                      : 5000 * t * t * t;
                 c[k].y = 3 * (double)k;
             }
             for (size_t k = 0; k + 1 < n; k++)
@@ -746,7 +802,8 @@ static void a_long_curve_is_entered_through_its_grid(void **state)
             nv_seg_grid_build(c, n, &gr);
             for (int i = 0; i < 20000; i++) {
                 r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-                double x = c[0].u + (c[n - 1].u - c[0].u) * ((double)(r >> 11) / 9007199254740992.0);
+                double x =
+                    c[0].u + (c[n - 1].u - c[0].u) * ((double)(r >> 11) / 9007199254740992.0);
                 if (!(x > c[0].u && x < c[n - 1].u))
                     continue;
                 assert_int_equal(nv_seg_find(c, n, &gr, x), walk_to(c, n, x));
@@ -795,8 +852,13 @@ static void a_forty_point_campaign_reads_as_its_curve(void **state)
         double t = k / 39.0;
         fit[k] = (nv_curve_point){0.2 + 0.79 * (1 - (1 - t) * (1 - t)), 2 + 300 * t * t * t, 1};
     }
-    nv_app_input v = {.key = "long", .utilization = 0.3, .latency = &lat, .points = fit,
-                      .n_points = 40, .fit = fit, .n_fit = 40};
+    nv_app_input v = {.key = "long",
+                      .utilization = 0.3,
+                      .latency = &lat,
+                      .points = fit,
+                      .n_points = 40,
+                      .fit = fit,
+                      .n_fit = 40};
     assert_int_equal(nv_builder_add_app(b, &v), 0);
     double prof[8];
     for (int k = 0; k < 8; k++)
@@ -871,21 +933,34 @@ static nv_model *varied_model(int n_apps)
             yw += 0.5 + 25 * vary(); /* strictly rising: the isotonic fit keeps every point */
         }
         double prof[NV_PROFILE_MAX], wprof[NV_PROFILE_MAX];
-        size_t np = (size_t)(vary() * (NV_PROFILE_MAX + 1)), nwp = (size_t)(vary() * (NV_PROFILE_MAX + 1));
+        size_t np = (size_t)(vary() * (NV_PROFILE_MAX + 1)),
+               nwp = (size_t)(vary() * (NV_PROFILE_MAX + 1));
         for (size_t k = 0; k < np; k++) {
             double r = vary();
-            prof[k] = r < 0.2 && nu ? fit[(size_t)(vary() * nu)].utilization : r < 0.3 ? 0.02 : vary();
+            prof[k] = r < 0.2 && nu ? fit[(size_t)(vary() * nu)].utilization
+                      : r < 0.3     ? 0.02
+                                    : vary();
         }
         for (size_t k = 0; k < nwp; k++) {
             double r = vary();
-            wprof[k] = r < 0.2 && nw ? waits[(size_t)(vary() * nw)].utilization : 12000 * vary() * vary();
+            wprof[k] =
+                r < 0.2 && nw ? waits[(size_t)(vary() * nw)].utilization : 12000 * vary() * vary();
         }
         snprintf(key, sizeof key, "vary%d", i);
-        nv_app_input a = {.key = key, .utilization = vary(), .utilization_source = NV_USRC_COUNTERS,
-                          .latency = &lat, .points = nu ? fit : NULL, .n_points = nu,
-                          .fit = nu ? fit : NULL, .n_fit = nu, .profile = np ? prof : NULL,
-                          .n_profile = np, .wait_points = nw ? waits : NULL, .n_wait_points = nw,
-                          .wait_profile_us = nwp ? wprof : NULL, .n_wait_profile = nwp};
+        nv_app_input a = {.key = key,
+                          .utilization = vary(),
+                          .utilization_source = NV_USRC_COUNTERS,
+                          .latency = &lat,
+                          .points = nu ? fit : NULL,
+                          .n_points = nu,
+                          .fit = nu ? fit : NULL,
+                          .n_fit = nu,
+                          .profile = np ? prof : NULL,
+                          .n_profile = np,
+                          .wait_points = nw ? waits : NULL,
+                          .n_wait_points = nw,
+                          .wait_profile_us = nwp ? wprof : NULL,
+                          .n_wait_profile = nwp};
         if (nv_builder_add_app(b, &a))
             fail_msg("varied app %d: %s", i, nv_builder_error(b));
     }
@@ -905,12 +980,17 @@ static void the_answer_alone_is_the_full_answer(void **state)
     char err[512];
     const char *root = getenv("ROOT");
     char lab[4096], js[4096];
-    snprintf(lab, sizeof lab, "%s/tests/fixtures/model/netlab-queue-wait.json", root && *root ? root : ".");
+    snprintf(lab, sizeof lab, "%s/tests/fixtures/model/netlab-queue-wait.json",
+             root && *root ? root : ".");
     snprintf(js, sizeof js, "%s/tests/fixtures/jobsubmit/model.json", root && *root ? root : ".");
     char near[4096];
-    snprintf(near, sizeof near, "%s/tests/fixtures/model/netlab-nearest.json", root && *root ? root : ".");
-    nv_model *ms[6] = {core_model(0), core_model(4000), nv_model_load(lab, err, sizeof err),
-                       nv_model_load(js, err, sizeof err), varied_model(160),
+    snprintf(near, sizeof near, "%s/tests/fixtures/model/netlab-nearest.json",
+             root && *root ? root : ".");
+    nv_model *ms[6] = {core_model(0),
+                       core_model(4000),
+                       nv_model_load(lab, err, sizeof err),
+                       nv_model_load(js, err, sizeof err),
+                       varied_model(160),
                        nv_model_load(near, err, sizeof err)};
     for (int i = 0; i < 6; i++)
         assert_non_null(ms[i]);
@@ -963,9 +1043,16 @@ static void the_answer_alone_is_the_full_answer(void **state)
 static void add_config(nv_model_builder *b, const char *id, double u, int has_w, double w,
                        const char *const *apps, const double *pct, size_t n)
 {
-    nv_config_input c = {.id = id, .bubble_cycles = 1e6, .partners = 1, .messages = 1,
-                         .utilization = u, .latency = &lat, .n_slowdowns = n,
-                         .slowdown_apps = apps, .slowdown_pct = pct, .has_queue_wait = has_w,
+    nv_config_input c = {.id = id,
+                         .bubble_cycles = 1e6,
+                         .partners = 1,
+                         .messages = 1,
+                         .utilization = u,
+                         .latency = &lat,
+                         .n_slowdowns = n,
+                         .slowdown_apps = apps,
+                         .slowdown_pct = pct,
+                         .has_queue_wait = has_w,
                          .queue_wait_us = w};
     if (nv_builder_add_config(b, &c))
         fail_msg("config %s: %s", id, nv_builder_error(b));
@@ -973,8 +1060,13 @@ static void add_config(nv_model_builder *b, const char *id, double u, int has_w,
 
 static void add_joint(nv_model_builder *b, const char *key, const nv_joint_window *w, size_t n)
 {
-    nv_app_input a = {.key = key, .utilization = 0.5, .utilization_source = NV_USRC_COUNTERS,
-                      .latency = &lat, .joint = w, .n_joint = n, .joint_window_s = 0.5};
+    nv_app_input a = {.key = key,
+                      .utilization = 0.5,
+                      .utilization_source = NV_USRC_COUNTERS,
+                      .latency = &lat,
+                      .joint = w,
+                      .n_joint = n,
+                      .joint_window_s = 0.5};
     if (nv_builder_add_app(b, &a))
         fail_msg("app %s: %s", key, nv_builder_error(b));
 }
@@ -983,8 +1075,14 @@ static nv_model_builder *nearest_base(int c1_wait, int pair)
 {
     nv_model_builder *b = base(0, 1);
     static const nv_curve_point wfit[] = {{0.4, 30, 1}};
-    nv_app_input w = {.key = "w", .utilization = 0.2, .utilization_source = NV_USRC_COUNTERS,
-                      .latency = &lat, .points = wfit, .n_points = 1, .fit = wfit, .n_fit = 1};
+    nv_app_input w = {.key = "w",
+                      .utilization = 0.2,
+                      .utilization_source = NV_USRC_COUNTERS,
+                      .latency = &lat,
+                      .points = wfit,
+                      .n_points = 1,
+                      .fit = wfit,
+                      .n_fit = 1};
     assert_int_equal(nv_builder_add_app(b, &w), 0);
     static const nv_joint_window on_c0[] = {{0.5f, 1000}}, halfway[] = {{0.25f, 500}},
                                  both[] = {{0.5f, 1000}, {0.25f, 500}},
@@ -1095,13 +1193,15 @@ static void bad_joint_windows_are_named(void **state)
         {"3", "joint_windows: expected an object"},
         {"{\"window_s\": 0.5, \"utilization\": [0.1], \"queue_wait_us\": [1, 2]}",
          "1 utilization values but 2 queue_wait_us values"},
-        {"{\"window_s\": 0.5, \"utilization\": [], \"queue_wait_us\": []}", "0 windows; an app has 1 to 512"},
+        {"{\"window_s\": 0.5, \"utilization\": [], \"queue_wait_us\": []}",
+         "0 windows; an app has 1 to 512"},
         {many, "513 windows; an app has 1 to 512"},
         {"{\"window_s\": 0.5, \"utilization\": [1.5], \"queue_wait_us\": [1]}",
          "joint_windows.utilization[0]: value 1.5 is not a utilization in [0, 1]"},
         {"{\"window_s\": 0.5, \"utilization\": [0.5], \"queue_wait_us\": [-1]}",
          "joint_windows.queue_wait_us[0]: value -1 is not a queue wait in us in [0, 1e+07]"},
-        {"{\"window_s\": 0, \"utilization\": [0.5], \"queue_wait_us\": [1]}", "window_s: value 0 is not allowed"},
+        {"{\"window_s\": 0, \"utilization\": [0.5], \"queue_wait_us\": [1]}",
+         "window_s: value 0 is not allowed"},
         {"{\"utilization\": [0.5], \"queue_wait_us\": [1]}", "window_s"},
         {"{\"window_s\": 0.5, \"queue_wait_us\": [1]}", "utilization"},
     };
@@ -1122,12 +1222,14 @@ static void bad_joint_windows_are_named(void **state)
             json_object_object_add(json_object_array_get_idx(arr, 0), "joint_windows", jw);
         } else { /* a configuration's queue wait below 0 or beyond 10 s */
             assert_true(json_object_object_get_ex(o, "training_set", &arr));
-            json_object_object_add(json_object_array_get_idx(arr, 0), "queue_wait_us",
-                                   json_object_new_double(i == sizeof bad / sizeof bad[0] ? -1 : 2e7));
+            json_object_object_add(
+                json_object_array_get_idx(arr, 0), "queue_wait_us",
+                json_object_new_double(i == sizeof bad / sizeof bad[0] ? -1 : 2e7));
         }
         const char *want = i < sizeof bad / sizeof bad[0] ? bad[i][1]
-                           : i == sizeof bad / sizeof bad[0] ? "training_set[0].queue_wait_us: value -1 is negative"
-                                                             : "training_set[0].queue_wait_us: value 2e+07 is over";
+                           : i == sizeof bad / sizeof bad[0]
+                               ? "training_set[0].queue_wait_us: value -1 is negative"
+                               : "training_set[0].queue_wait_us: value 2e+07 is over";
         const char *text = json_object_to_json_string(o);
         err[0] = 0;
         nv_model *m = nv_model_load_buffer(text, strlen(text), err, sizeof err);

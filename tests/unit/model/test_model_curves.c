@@ -36,12 +36,16 @@ static void isotonic_hand_cases(void **state)
     /* already monotone: unchanged, zero residual */
     fit_values(u4, (double[]){1, 2, 3, 4}, NULL, 4, f, &n, &res);
     assert_int_equal(n, 4);
-    NEAR(f[0].slowdown_pct, 1); NEAR(f[3].slowdown_pct, 4); NEAR(res, 0);
+    NEAR(f[0].slowdown_pct, 1);
+    NEAR(f[3].slowdown_pct, 4);
+    NEAR(res, 0);
 
     /* one violator: 3,2 pool to 2.5 */
     fit_values(u4, (double[]){1, 3, 2, 4}, NULL, 4, f, &n, &res);
-    NEAR(f[0].slowdown_pct, 1); NEAR(f[1].slowdown_pct, 2.5);
-    NEAR(f[2].slowdown_pct, 2.5); NEAR(f[3].slowdown_pct, 4);
+    NEAR(f[0].slowdown_pct, 1);
+    NEAR(f[1].slowdown_pct, 2.5);
+    NEAR(f[2].slowdown_pct, 2.5);
+    NEAR(f[3].slowdown_pct, 4);
     NEAR(res, sqrt((0.25 + 0.25) / 4));
 
     /* fully decreasing: one pool at the mean 2.5; residual sqrt(5/4) */
@@ -52,7 +56,8 @@ static void isotonic_hand_cases(void **state)
 
     /* weights: 5 (w 1) then 1 (w 3) pool to (5 + 3) / 4 = 2 */
     fit_values((double[]){0.1, 0.2}, (double[]){5, 1}, (double[]){1, 3}, 2, f, &n, &res);
-    NEAR(f[0].slowdown_pct, 2); NEAR(f[1].slowdown_pct, 2);
+    NEAR(f[0].slowdown_pct, 2);
+    NEAR(f[1].slowdown_pct, 2);
     NEAR(f[1].weight, 3);
 
     /* tied values: 1,2,2,1 -> the trailing 1 pulls both 2s: (2+2+1)/3 */
@@ -64,11 +69,12 @@ static void isotonic_hand_cases(void **state)
     /* tied U, unsorted input: (0.5,2),(0.2,5 w2),(0.5,4) -> U=0.5 pools to 3
      * (w 2), which violates 5 (w 2): both become 4.  Residual over the input
      * points: (2*1^2 + 2^2 + 0^2) / 4 weights -> sqrt(1.5) */
-    fit_values((double[]){0.5, 0.2, 0.5}, (double[]){2, 5, 4}, (double[]){1, 2, 1}, 3, f, &n,
-               &res);
+    fit_values((double[]){0.5, 0.2, 0.5}, (double[]){2, 5, 4}, (double[]){1, 2, 1}, 3, f, &n, &res);
     assert_int_equal(n, 2);
-    NEAR(f[0].utilization, 0.2); NEAR(f[1].utilization, 0.5);
-    NEAR(f[0].slowdown_pct, 4); NEAR(f[1].slowdown_pct, 4);
+    NEAR(f[0].utilization, 0.2);
+    NEAR(f[1].utilization, 0.5);
+    NEAR(f[0].slowdown_pct, 4);
+    NEAR(f[1].slowdown_pct, 4);
     NEAR(f[1].weight, 2);
     NEAR(res, sqrt(1.5));
 
@@ -86,7 +92,7 @@ static void curve_interpolates_and_clamps(void **state)
 {
     (void)state;
     const nv_curve_point fit[] = {{0.2, 10, 1}, {0.5, 40, 1}, {0.9, 240, 1}};
-    NEAR(nv_curve_eval(fit, 3, 0.0), 10);  /* clamped below */
+    NEAR(nv_curve_eval(fit, 3, 0.0), 10); /* clamped below */
     NEAR(nv_curve_eval(fit, 3, 0.2), 10);
     NEAR(nv_curve_eval(fit, 3, 0.35), 25);
     NEAR(nv_curve_eval(fit, 3, 0.5), 40);
@@ -100,12 +106,12 @@ static void curve_interpolates_and_clamps(void **state)
 static void interval_overlap_lengths(void **state)
 {
     (void)state;
-    NEAR(nv_interval_overlap_us(5, 1, 7, 2), 1);   /* [4,6] n [5,9] = [5,6] */
-    NEAR(nv_interval_overlap_us(5, 1, 5, 5), 2);   /* contained: its own width */
-    NEAR(nv_interval_overlap_us(5, 1, 5, 1), 2);   /* identical */
-    NEAR(nv_interval_overlap_us(5, 1, 7, 1), 0);   /* touching at 6 */
-    NEAR(nv_interval_overlap_us(5, 1, 10, 1), 0);  /* disjoint */
-    NEAR(nv_interval_overlap_us(5, 0, 5, 1), 0);   /* a point has no length */
+    NEAR(nv_interval_overlap_us(5, 1, 7, 2), 1);         /* [4,6] n [5,9] = [5,6] */
+    NEAR(nv_interval_overlap_us(5, 1, 5, 5), 2);         /* contained: its own width */
+    NEAR(nv_interval_overlap_us(5, 1, 5, 1), 2);         /* identical */
+    NEAR(nv_interval_overlap_us(5, 1, 7, 1), 0);         /* touching at 6 */
+    NEAR(nv_interval_overlap_us(5, 1, 10, 1), 0);        /* disjoint */
+    NEAR(nv_interval_overlap_us(5, 0, 5, 1), 0);         /* a point has no length */
     NEAR(nv_interval_overlap_us(2.5, 0.5, 2.0, 1.0), 1); /* [2,3] n [1,3] */
 }
 
@@ -113,15 +119,22 @@ static void pdf_integrals(void **state)
 {
     (void)state;
     nv_histogram a = {0}, b = {0}, c = {0}, e = {0};
-    a.count[3] = 2; a.count[4] = 2; a.total = 4;
-    b.count[4] = 1; b.count[5] = 3; b.total = 4;
-    c.count[3] = 2; c.count[4] = 2; c.total = 4;
-    NEAR(nv_hist_overlap(&a, &b), 0.5 * 0.25);        /* only bin 4 is shared */
-    NEAR(nv_hist_overlap(&a, &c), 0.25 + 0.25);       /* 0.5^2 + 0.5^2 */
+    a.count[3] = 2;
+    a.count[4] = 2;
+    a.total = 4;
+    b.count[4] = 1;
+    b.count[5] = 3;
+    b.total = 4;
+    c.count[3] = 2;
+    c.count[4] = 2;
+    c.total = 4;
+    NEAR(nv_hist_overlap(&a, &b), 0.5 * 0.25);  /* only bin 4 is shared */
+    NEAR(nv_hist_overlap(&a, &c), 0.25 + 0.25); /* 0.5^2 + 0.5^2 */
     NEAR(nv_hist_overlap(&a, &e), 0);
     nv_histogram one = {0};
-    one.count[10] = 7; one.total = 7;
-    NEAR(nv_hist_overlap(&one, &one), 1);             /* the bound of *Queue-theory interference model* */
+    one.count[10] = 7;
+    one.total = 7;
+    NEAR(nv_hist_overlap(&one, &one), 1); /* the bound of *Queue-theory interference model* */
 }
 
 static nv_latency_summary summary(double mean, double sd, int bin)
@@ -189,10 +202,16 @@ static void metrics_by_hand(void **state)
     (void)state;
     nv_quartiles q;
     assert_int_equal(nv_quartiles_of((double[]){5, 1, 4, 2, 3}, 5, &q), 0);
-    NEAR(q.min, 1); NEAR(q.q1, 2); NEAR(q.median, 3); NEAR(q.q3, 4); NEAR(q.max, 5);
+    NEAR(q.min, 1);
+    NEAR(q.q1, 2);
+    NEAR(q.median, 3);
+    NEAR(q.q3, 4);
+    NEAR(q.max, 5);
     NEAR(q.mean, 3);
     assert_int_equal(nv_quartiles_of((double[]){1, 2, 3, 4}, 4, &q), 0);
-    NEAR(q.q1, 1.75); NEAR(q.median, 2.5); NEAR(q.q3, 3.25);
+    NEAR(q.q1, 1.75);
+    NEAR(q.median, 2.5);
+    NEAR(q.q3, 3.25);
     assert_int_equal(nv_quartiles_of((double[]){1, NAN}, 2, &q), -1);
 
     /* RCC: one discordant pair of six */
@@ -206,9 +225,14 @@ static void metrics_by_hand(void **state)
     nv_error_summary e;
     /* measured 10, 0, 20; predicted 12, 5, 15 */
     assert_int_equal(nv_error_summary_of((double[]){10, 0, 20}, (double[]){12, 5, 15}, 3, &e), 0);
-    NEAR(e.abs_pp.median, 5); NEAR(e.abs_pp.max, 5); NEAR(e.abs_pp.min, 2); NEAR(e.abs_pp.mean, 4);
-    assert_int_equal(e.n_rel, 2);                  /* measured 0 has no relative error */
-    NEAR(e.rel_min_pct, -25); NEAR(e.rel_max_pct, 20); NEAR(e.rel_mean_pct, 22.5);
+    NEAR(e.abs_pp.median, 5);
+    NEAR(e.abs_pp.max, 5);
+    NEAR(e.abs_pp.min, 2);
+    NEAR(e.abs_pp.mean, 4);
+    assert_int_equal(e.n_rel, 2); /* measured 0 has no relative error */
+    NEAR(e.rel_min_pct, -25);
+    NEAR(e.rel_max_pct, 20);
+    NEAR(e.rel_mean_pct, 22.5);
     /* R^2: measured mean 10, SS_tot = 0 + 100 + 100, SS_res = 4 + 25 + 25 */
     NEAR(e.r2, 1.0 - (4.0 + 25.0 + 25.0) / 200.0);
     assert_true(e.r2_defined);
@@ -224,7 +248,7 @@ static void advice_by_hand(void **state)
     const nv_scaling_point pts[] = {{4, 400, 3}, {8, 200, 3}, {16, 120, 2}};
     double t;
     assert_int_equal(nv_scaling_time_s(pts, 3, 6, &t), 0);
-    NEAR(t, 1600.0 / 6.0);                    /* log-log is exact for a power law */
+    NEAR(t, 1600.0 / 6.0); /* log-log is exact for a power law */
     assert_int_equal(nv_scaling_time_s(pts, 3, 16, &t), 0);
     NEAR(t, 120);
     assert_int_equal(nv_scaling_time_s(pts, 3, 17, &t), -1); /* no extrapolation */
@@ -236,7 +260,8 @@ static void advice_by_hand(void **state)
     NEAR(a.best_time_s, 120);
     assert_true(a.requested_known);
     NEAR(a.requested_time_s, 200);
-    NEAR(a.saving_s, 80); NEAR(a.saving_pct, 40);
+    NEAR(a.saving_s, 80);
+    NEAR(a.saving_pct, 40);
 
     /* beyond 8 nodes the job would share a busy switch: +100 % */
     double slow[13];

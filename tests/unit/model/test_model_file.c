@@ -113,7 +113,10 @@ static void each_malformed_kind_has_its_own_error(void **state)
 static void inline_malformed_documents(void **state)
 {
     (void)state;
-    struct { const char *doc; const char *expect; } cases[] = {
+    struct {
+        const char *doc;
+        const char *expect;
+    } cases[] = {
         {"", "empty"},
         {"[1,2]", "expected a JSON object"},
         {"{\"schema\":\"other\",\"version\":1}", "schema: value \"other\""},
@@ -121,7 +124,8 @@ static void inline_malformed_documents(void **state)
         {"{\"schema\":\"netvar-model\",\"version\":1.5}", "version: expected an integer"},
         {"{} x", "unexpected data after the document"},
         {"{\"a\": tru}", "invalid JSON"},
-        {"{\"schema\":\"netvar-model\",\"version\":1,\"calibration\":[]}", "calibration: expected an object"},
+        {"{\"schema\":\"netvar-model\",\"version\":1,\"calibration\":[]}",
+         "calibration: expected an object"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char err[512] = "";
@@ -145,14 +149,20 @@ static void value_rules(void **state)
     size_t n = fread(doc, 1, sizeof doc - 1, f);
     fclose(f);
     doc[n] = 0;
-    struct { const char *from, *to, *expect; } cases[] = {
-        {"\"utilization\": 0.3,", "\"utilization\": 1.3,", "apps[0].utilization: value 1.3 is outside [0, 1]"},
-        {"\"key\": \"lulesh\"", "\"key\": \"bad key\"", "apps[1].key: value \"bad key\" is not a valid app key"},
+    struct {
+        const char *from, *to, *expect;
+    } cases[] = {
+        {"\"utilization\": 0.3,", "\"utilization\": 1.3,",
+         "apps[0].utilization: value 1.3 is outside [0, 1]"},
+        {"\"key\": \"lulesh\"", "\"key\": \"bad key\"",
+         "apps[1].key: value \"bad key\" is not a valid app key"},
         {"\"samples\": 8", "\"samples\": 0", "colocation[0].samples: value 0 is outside"},
         {"\"nodes\": 8", "\"nodes\": 4", "scaling[1].nodes: value 4 is not above"},
         {"\"slowdown_pct\": 12.0", "\"slowdown_pct\": -150", "below -100"},
-        {"\"utilization_source\": \"latency\"", "\"utilization_source\": \"guess\"", "not latency or counters"},
-        {"\"bins_per_decade\": 16", "\"bins_per_decade\": 10", "bins_per_decade: value 10 is not 16"},
+        {"\"utilization_source\": \"latency\"", "\"utilization_source\": \"guess\"",
+         "not latency or counters"},
+        {"\"bins_per_decade\": 16", "\"bins_per_decade\": 10",
+         "bins_per_decade: value 10 is not 16"},
         /* a member given twice is refused, not the last taken (json-c's way) */
         {"\"utilization\": 0.3,", "\"utilization\": 0.3, \"utilization\": 0.9,",
          "member \"utilization\" given twice"},
@@ -164,7 +174,8 @@ static void value_rules(void **state)
         const char *at = strstr(doc, cases[i].from);
         assert_non_null(at);
         size_t pre = (size_t)(at - doc);
-        snprintf(mod, sizeof mod, "%.*s%s%s", (int)pre, doc, cases[i].to, at + strlen(cases[i].from));
+        snprintf(mod, sizeof mod, "%.*s%s%s", (int)pre, doc, cases[i].to,
+                 at + strlen(cases[i].from));
         char err[512] = "";
         nv_model *m = nv_model_load_buffer(mod, strlen(mod), err, sizeof err);
         if (m || !strstr(err, cases[i].expect))
@@ -209,7 +220,8 @@ static void predictions_on_small_model(void **state)
     NEAR(p.with_utilization[1], 0.60);
 
     /* AverageLT: lulesh's mean 3.0 is nearest config 1 (3.1): fftw measured 70 */
-    assert_int_equal(nv_predict(m, "fftw", lulesh, 1, NV_PREDICT_AVERAGE_LT, UINT32_MAX, &p, NULL), 0);
+    assert_int_equal(nv_predict(m, "fftw", lulesh, 1, NV_PREDICT_AVERAGE_LT, UINT32_MAX, &p, NULL),
+                     0);
     assert_string_equal(p.source_label, "model:averagelt");
     assert_string_equal(p.config_id, "B2.5e5-P4-M10");
     NEAR(p.slowdown_pct, 70.0);
@@ -240,16 +252,18 @@ static void predictions_on_small_model(void **state)
     /* errors */
     size_t bad = 99;
     const char *unknown[] = {"fftw", "ghost"};
-    assert_int_equal(nv_predict(m, "fftw", unknown, 2, NV_PREDICT_QUEUE, 3, &p, &bad), NV_PRED_EUNKNOWN_WITH);
+    assert_int_equal(nv_predict(m, "fftw", unknown, 2, NV_PREDICT_QUEUE, 3, &p, &bad),
+                     NV_PRED_EUNKNOWN_WITH);
     assert_int_equal(bad, 1);
-    assert_int_equal(nv_predict(m, "ghost", fftw, 1, NV_PREDICT_QUEUE, 3, &p, NULL), NV_PRED_EUNKNOWN_APP);
+    assert_int_equal(nv_predict(m, "ghost", fftw, 1, NV_PREDICT_QUEUE, 3, &p, NULL),
+                     NV_PRED_EUNKNOWN_APP);
     assert_int_equal(nv_predict(m, "fftw", fftw, 0, NV_PREDICT_QUEUE, 3, &p, NULL), NV_PRED_EINVAL);
     assert_int_equal(nv_predict(m, "fftw", fftw, 1, (nv_predictor)9, 3, &p, NULL), NV_PRED_EINVAL);
     assert_true(strlen(nv_predict_strerror(NV_PRED_ENODATA)) > 0);
 
     /* by index gives the same answers as by key */
-    int32_t f = nv_model_app_index(m, "fftw"), w[2] = {nv_model_app_index(m, "lulesh"),
-                                                        nv_model_app_index(m, "amg")};
+    int32_t f = nv_model_app_index(m, "fftw"),
+            w[2] = {nv_model_app_index(m, "lulesh"), nv_model_app_index(m, "amg")};
     nv_prediction q;
     for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++) {
         assert_int_equal(nv_predict(m, "fftw", two, 2, (nv_predictor)pr, 3, &p, NULL), 0);
@@ -280,12 +294,8 @@ static void predictor_names(void **state)
  * app, transcribed independently of the fixture file. */
 static const char *const t1_apps[6] = {"FFTW", "Lulesh", "MCB", "MILC", "VPFFT", "AMG"};
 static const double t1[6][6] = {
-    {45, 5, 3, 11, 12, 7},
-    {5, 5, 3, 6, 2, 3},
-    {3, 5, 4, 7, 5, 6},
-    {25, 12, 1, 4, 3, 14},
-    {9, 0, 2, 5, 7, 2},
-    {0, 5, 4, 5, 3, 4},
+    {45, 5, 3, 11, 12, 7}, {5, 5, 3, 6, 2, 3}, {3, 5, 4, 7, 5, 6},
+    {25, 12, 1, 4, 3, 14}, {9, 0, 2, 5, 7, 2}, {0, 5, 4, 5, 3, 4},
 };
 
 static void paper_table1_answers_from_the_table(void **state)
@@ -300,7 +310,8 @@ static void paper_table1_answers_from_the_table(void **state)
             const char *with[] = {t1_apps[b]};
             for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++) {
                 assert_int_equal(nv_predict(m, t1_apps[a], with, 1, (nv_predictor)pr,
-                                            NV_DEFAULT_MIN_SAMPLES, &p, NULL), 0);
+                                            NV_DEFAULT_MIN_SAMPLES, &p, NULL),
+                                 0);
                 if (p.source != NV_SOURCE_TABLE || p.slowdown_pct != t1[a][b])
                     fail_msg("%s beside %s: %s %.2f %%, Table 1 says %.0f %%", t1_apps[a],
                              t1_apps[b], p.source_label, p.slowdown_pct, t1[a][b]);
@@ -434,17 +445,28 @@ static void builder_makes_models(void **state)
     /* noisy, non-monotone points: the builder fits them */
     const nv_curve_point pts[] = {{0.2, 5, 1}, {0.4, 3, 1}, {0.8, 20, 2}};
     const nv_scaling_point sc[] = {{2, 100, 1}, {4, 60, 1}};
-    nv_app_input a = {.key = "app-a", .utilization = 0.4, .latency = &la,
-                      .points = pts, .n_points = 3, .scaling = sc, .n_scaling = 2};
-    nv_app_input bb = {.key = "app-b", .utilization = 0.5, .utilization_source = NV_USRC_COUNTERS,
-                       .latency = &lb};
+    nv_app_input a = {.key = "app-a",
+                      .utilization = 0.4,
+                      .latency = &la,
+                      .points = pts,
+                      .n_points = 3,
+                      .scaling = sc,
+                      .n_scaling = 2};
+    nv_app_input bb = {
+        .key = "app-b", .utilization = 0.5, .utilization_source = NV_USRC_COUNTERS, .latency = &lb};
     assert_int_equal(nv_builder_add_app(b, &a), 0);
     assert_int_equal(nv_builder_add_app(b, &bb), 0);
     const char *apps[] = {"app-a", "app-b"};
     const double slow[] = {12.0, 1.0};
-    nv_config_input c = {.id = "B2.5e6-P1-M1", .bubble_cycles = 2.5e6, .partners = 1, .messages = 1,
-                         .utilization = 0.5, .latency = &lb, .n_slowdowns = 2,
-                         .slowdown_apps = apps, .slowdown_pct = slow};
+    nv_config_input c = {.id = "B2.5e6-P1-M1",
+                         .bubble_cycles = 2.5e6,
+                         .partners = 1,
+                         .messages = 1,
+                         .utilization = 0.5,
+                         .latency = &lb,
+                         .n_slowdowns = 2,
+                         .slowdown_apps = apps,
+                         .slowdown_pct = slow};
     assert_int_equal(nv_builder_add_config(b, &c), 0);
     nv_pair_input pr = {"app-b", "app-a", 2.0, 5, 0.5};
     assert_int_equal(nv_builder_add_pair(b, &pr), 0);

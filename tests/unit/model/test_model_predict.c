@@ -52,7 +52,8 @@ static int setup(void **state)
     (void)state;
     const char *root = getenv("ROOT");
     char path[4096], err[512];
-    snprintf(path, sizeof path, "%s/tests/fixtures/model/valid_small.json", root && *root ? root : ".");
+    snprintf(path, sizeof path, "%s/tests/fixtures/model/valid_small.json",
+             root && *root ? root : ".");
     small = nv_model_load(path, err, sizeof err);
     if (!small) {
         fprintf(stderr, "%s: %s\n", path, err);
@@ -74,8 +75,8 @@ static int setup(void **state)
     nv_builder_set_calibration(b, &cal);
     nv_latency_summary_of(lat, 32, &l);
     const nv_curve_point pts[] = {{0.2, 2, 1}, {0.5, 10, 1}, {0.9, 40, 1}};
-    nv_app_input with_curve = {.key = "curved", .utilization = 0.4, .latency = &l, .points = pts,
-                               .n_points = 3};
+    nv_app_input with_curve = {
+        .key = "curved", .utilization = 0.4, .latency = &l, .points = pts, .n_points = 3};
     nv_app_input without = {.key = "flat", .utilization = 0.5, .latency = &l};
     if (nv_builder_add_app(b, &with_curve) || nv_builder_add_app(b, &without))
         return -1;
@@ -107,16 +108,15 @@ static void a_bad_question_leaves_the_blank(void **state)
             size_t n;
             int st;
         } q[] = {
-            {NULL, fftw, w, 1, NV_PRED_EINVAL},
-            {small, fftw, NULL, 1, NV_PRED_EINVAL},
-            {small, fftw, w, 0, NV_PRED_EINVAL},
-            {small, -1, w, 1, NV_PRED_EUNKNOWN_APP},
+            {NULL, fftw, w, 1, NV_PRED_EINVAL},     {small, fftw, NULL, 1, NV_PRED_EINVAL},
+            {small, fftw, w, 0, NV_PRED_EINVAL},    {small, -1, w, 1, NV_PRED_EUNKNOWN_APP},
             {small, 3, w, 1, NV_PRED_EUNKNOWN_APP},
         };
         for (size_t i = 0; i < sizeof q / sizeof *q; i++) {
             garbage(&p);
-            assert_int_equal(nv_predict_idx(q[i].m, q[i].a, q[i].with, q[i].n, (nv_predictor)pr, 3, &p),
-                             q[i].st);
+            assert_int_equal(
+                nv_predict_idx(q[i].m, q[i].a, q[i].with, q[i].n, (nv_predictor)pr, 3, &p),
+                q[i].st);
             assert_blank_but_answer(&p, (nv_predictor)pr);
             assert_null(p.app);
             assert_null(p.source_label);
@@ -154,7 +154,8 @@ static void an_unknown_neighbour_stops_the_pass(void **state)
     /* by index: a neighbour outside the model */
     int32_t w[2] = {lulesh, 3};
     garbage(&p);
-    assert_int_equal(nv_predict_idx(small, fftw, w, 2, NV_PREDICT_QUEUE, 3, &p), NV_PRED_EUNKNOWN_WITH);
+    assert_int_equal(nv_predict_idx(small, fftw, w, 2, NV_PREDICT_QUEUE, 3, &p),
+                     NV_PRED_EUNKNOWN_WITH);
     assert_true(fabs(p.with_utilization[0] - 0.45) < 1e-12);
 }
 
@@ -167,17 +168,20 @@ static void the_table_answers_before_any_predictor(void **state)
     for (int pr = 0; pr < NV_PREDICTOR_COUNT; pr++) {
         /* fftw beside lulesh: 8 runs, whatever the predictor */
         garbage(&p);
-        assert_int_equal(nv_predict_idx(small, fftw, &lulesh, 1, (nv_predictor)pr, 8, &p), NV_PRED_OK);
+        assert_int_equal(nv_predict_idx(small, fftw, &lulesh, 1, (nv_predictor)pr, 8, &p),
+                         NV_PRED_OK);
         assert_int_equal(p.source, NV_SOURCE_TABLE);
         assert_string_equal(p.source_label, "table");
         assert_true(p.slowdown_pct == 5.0);
         assert_int_equal(p.table_samples, 8);
         assert_true(p.table_sd_pct == 1.0);
-        assert_true(fabs(p.utilization_used - 0.45) < 1e-12 && p.utilization_used == p.utilization_sum);
+        assert_true(fabs(p.utilization_used - 0.45) < 1e-12 &&
+                    p.utilization_used == p.utilization_sum);
         assert_blank_but_answer(&p, (nv_predictor)pr); /* no predictor ran */
         /* one run short: the predictor answers, and the entry is echoed */
         garbage(&p);
-        assert_int_equal(nv_predict_idx(small, fftw, &lulesh, 1, (nv_predictor)pr, 9, &p), NV_PRED_OK);
+        assert_int_equal(nv_predict_idx(small, fftw, &lulesh, 1, (nv_predictor)pr, 9, &p),
+                         NV_PRED_OK);
         assert_int_equal(p.source, NV_SOURCE_MODEL);
         assert_int_equal(p.table_samples, 8);
         assert_true(p.table_sd_pct == 1.0);
@@ -203,15 +207,16 @@ static void each_route_writes_its_own_fields(void **state)
     assert_int_equal(p.source, NV_SOURCE_MODEL);
     assert_true(strncmp(p.source_label, "model:queue", 11) == 0);
     assert_true(strlen(p.mechanism) > 0);
-    assert_true(p.slowdown_pct == (p.physics_pct + p.correction_pp < -100 ? -100
-                                                                          : p.physics_pct + p.correction_pp));
+    assert_true(p.slowdown_pct ==
+                (p.physics_pct + p.correction_pp < -100 ? -100 : p.physics_pct + p.correction_pp));
     assert_int_equal(p.config, -1);
     assert_string_equal(p.config_id, "");
     assert_int_equal(p.curve_fallback, 0);
 
     /* a look-up route: a configuration, measured there or read off the
      * curve, and none of the queue route's fields */
-    const nv_predictor lookups[] = {NV_PREDICT_AVERAGE_LT, NV_PREDICT_AVERAGE_STDEV_LT, NV_PREDICT_PDF_LT};
+    const nv_predictor lookups[] = {NV_PREDICT_AVERAGE_LT, NV_PREDICT_AVERAGE_STDEV_LT,
+                                    NV_PREDICT_PDF_LT};
     const char *labels[] = {"model:averagelt", "model:averagestdevlt", "model:pdflt"};
     int fallbacks = 0;
     for (int i = 0; i < 3; i++)
@@ -232,7 +237,8 @@ static void each_route_writes_its_own_fields(void **state)
     /* several neighbours: beyond the training set's top U it is capped */
     int32_t three[3] = {amg, amg, amg};
     garbage(&p);
-    assert_int_equal(nv_predict_idx(small, fftw, three, 3, NV_PREDICT_AVERAGE_LT, 3, &p), NV_PRED_OK);
+    assert_int_equal(nv_predict_idx(small, fftw, three, 3, NV_PREDICT_AVERAGE_LT, 3, &p),
+                     NV_PRED_OK);
     assert_int_equal(p.capped, 1);
     assert_true(p.config >= 0);
 }
@@ -244,7 +250,8 @@ static void no_data_names_the_route(void **state)
     nv_prediction p;
     int32_t curved = nv_model_app_index(bare, "curved"), flat = nv_model_app_index(bare, "flat");
     garbage(&p);
-    assert_int_equal(nv_predict_idx(bare, flat, &curved, 1, NV_PREDICT_QUEUE, 3, &p), NV_PRED_ENODATA);
+    assert_int_equal(nv_predict_idx(bare, flat, &curved, 1, NV_PREDICT_QUEUE, 3, &p),
+                     NV_PRED_ENODATA);
     assert_int_equal(p.source, NV_SOURCE_MODEL);
     assert_string_equal(p.source_label, "model:queue");
     assert_blank_but_answer(&p, NV_PREDICT_QUEUE);
@@ -253,7 +260,8 @@ static void no_data_names_the_route(void **state)
     assert_int_equal(nv_predict_idx(bare, curved, &flat, 1, NV_PREDICT_QUEUE, 3, &p), NV_PRED_OK);
     /* ... but no look-up route can without configurations */
     garbage(&p);
-    assert_int_equal(nv_predict_idx(bare, curved, &flat, 1, NV_PREDICT_PDF_LT, 3, &p), NV_PRED_ENODATA);
+    assert_int_equal(nv_predict_idx(bare, curved, &flat, 1, NV_PREDICT_PDF_LT, 3, &p),
+                     NV_PRED_ENODATA);
     assert_string_equal(p.source_label, "model:pdflt");
     assert_blank_but_answer(&p, NV_PREDICT_PDF_LT);
     assert_true(fabs(p.utilization_sum - 0.5) < 1e-12);

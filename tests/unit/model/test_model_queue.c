@@ -17,8 +17,8 @@ static void pk_round_trip_over_grid_to_the_edges(void **state)
     (void)state;
     const double services[] = {0.05, 0.5, 1.0, 1.25, 3.0, 400.0};
     const double vars[] = {0.0, 1e-6, 0.04, 1.0, 10.0, 1e4};
-    const double edge_rhos[] = {0.0, 1e-15, 1e-12, 1e-9, 1e-6, 0.999, 0.9999, 0.999999,
-                                1.0 - 1e-9, 1.0 - 1e-12};
+    const double edge_rhos[] = {0.0,   1e-15,  1e-12,    1e-9,       1e-6,
+                                0.999, 0.9999, 0.999999, 1.0 - 1e-9, 1.0 - 1e-12};
     int checked = 0;
     for (size_t si = 0; si < sizeof services / sizeof *services; si++)
         for (size_t vi = 0; vi < sizeof vars / sizeof *vars; vi++) {
@@ -136,14 +136,24 @@ static double simulate_w(double lambda, double (*draw)(void), long n)
     return sum / (double)(n - warm);
 }
 
-static double uniform_service(void) { return 0.5 + uniform01(); } /* mean 1, Var 1/12 */
-static double deterministic_service(void) { return 1.0; }          /* M/D/1 */
+static double uniform_service(void)
+{
+    return 0.5 + uniform01();
+} /* mean 1, Var 1/12 */
+static double deterministic_service(void)
+{
+    return 1.0;
+} /* M/D/1 */
 
 static void simulated_mg1_is_recovered_within_2pp(void **state)
 {
     (void)state;
     const double rhos[] = {0.1, 0.3, 0.5, 0.7, 0.8, 0.9};
-    struct { double (*draw)(void); double var; const char *name; } dists[] = {
+    struct {
+        double (*draw)(void);
+        double var;
+        const char *name;
+    } dists[] = {
         {uniform_service, 1.0 / 12.0, "uniform[0.5,1.5]"},
         {deterministic_service, 0.0, "deterministic"},
     };

@@ -25,7 +25,7 @@ static void add_remove_and_recycled_handles(void **state)
     assert_int_equal(t.overflow, 0);
     assert_int_equal(nvp_pending_remove(&t, 0x1000), 1);
     assert_int_equal(nvp_pending_remove(&t, 0x1000), 0); /* completed once only */
-    assert_true(nvp_pending_has(&t, 0x2000));             /* the hole was filled */
+    assert_true(nvp_pending_has(&t, 0x2000));            /* the hole was filled */
     assert_int_equal(nvp_pending_remove(&t, 0x2000), 1);
     assert_int_equal(t.n, 0);
 }

@@ -67,7 +67,11 @@ static void start_file_round_trip(void **state)
     nv_ctr_snapshot snap, back;
     snapshot(&snap, 5000000000ull, 7);
     struct nv_node_start st = {
-        .id = {.job_id = 42, .node = "n1", .mode = "counters", .app = "lulesh", .blade = "b1",
+        .id = {.job_id = 42,
+               .node = "n1",
+               .mode = "counters",
+               .app = "lulesh",
+               .blade = "b1",
                .blade_reader = true},
         .start_unix_s = 1700000000.5,
         .interval_s = 2,
@@ -137,8 +141,13 @@ static void samples_and_node_records_make_a_job_record(void **state)
     const char *nodes[2] = {"n1", "n2"};
     for (int k = 0; k < 2; k++) {
         struct nv_node_record rec = {
-            .id = {.job_id = 42, .node = nodes[k], .mode = "counters", .app = "lulesh",
-                   .blade = k ? "b2" : "b1", .sw = "s1", .blade_reader = true},
+            .id = {.job_id = 42,
+                   .node = nodes[k],
+                   .mode = "counters",
+                   .app = "lulesh",
+                   .blade = k ? "b2" : "b1",
+                   .sw = "s1",
+                   .blade_reader = true},
             .start_unix_s = 100 + k,
             .end_unix_s = 110 + k,
             .delta = &d,
@@ -214,11 +223,18 @@ static void node_file(const char *name, long long id, double start, double end, 
     b.port[0].f[NV_CTR_BYTES_OUT].raw = bytes;
     assert_int_equal(nv_ctr_delta_compute(&a, &b, &d, err, sizeof err), 0);
     double rates[NV_CTR_MAX_PORTS] = {1.25e9};
-    struct nv_node_record rec = {
-        .id = {.job_id = id, .node = name, .mode = "counters", .app = "lulesh", .blade = name,
-               .sw = "s1", .blade_reader = true},
-        .start_unix_s = start, .end_unix_s = end, .delta = &d, .line_rate_Bps = rates,
-        .counter_source = "netdev"};
+    struct nv_node_record rec = {.id = {.job_id = id,
+                                        .node = name,
+                                        .mode = "counters",
+                                        .app = "lulesh",
+                                        .blade = name,
+                                        .sw = "s1",
+                                        .blade_reader = true},
+                                 .start_unix_s = start,
+                                 .end_unix_s = end,
+                                 .delta = &d,
+                                 .line_rate_Bps = rates,
+                                 .counter_source = "netdev"};
     char file[64];
     snprintf(file, sizeof file, "node-%s.json", name);
     path_of(path, sizeof path, file);
@@ -237,11 +253,11 @@ static void collect_merges_only_this_jobs_plausible_records(void **state)
     (void)state;
     char path[128], err[256];
     node_file("n1", 42, 1000, 1100, 5000);
-    node_file("n2", 43, 1000, 1100, 5000);        /* another job's */
-    node_file("n3", 42, 1000, 1e308, 5000);       /* an absurd end */
-    node_file("n4", 42, -1e308, 1100, 5000);      /* an absurd start */
-    node_file("n5", 42, 1000, 1100, 1ull << 40);  /* 1 TiB in 2 s over 1.25 GB/s */
-    node_file("n6", 42, 1000, 1000 + 4e7, 5000);  /* more than a year */
+    node_file("n2", 43, 1000, 1100, 5000);       /* another job's */
+    node_file("n3", 42, 1000, 1e308, 5000);      /* an absurd end */
+    node_file("n4", 42, -1e308, 1100, 5000);     /* an absurd start */
+    node_file("n5", 42, 1000, 1100, 1ull << 40); /* 1 TiB in 2 s over 1.25 GB/s */
+    node_file("n6", 42, 1000, 1000 + 4e7, 5000); /* more than a year */
     int others = 0;
     if (geteuid() == 0) { /* a record of another owner: only root can make one */
         node_file("n7", 42, 1000, 1100, 5000);

@@ -37,7 +37,9 @@ static void impactb_output_is_read(void **state)
     nv_impactb_output_free(&r);
     nv_impactb_output_free(&r); /* idempotent */
 
-    struct { const char *text, *want; } bad[] = {
+    struct {
+        const char *text, *want;
+    } bad[] = {
         {"", "no JSON object"},
         {"no json here\n", "no JSON object"},
         {"{\"schema\":\"netvar-impactb\",\"version\":1,", "incomplete or invalid"},
@@ -47,14 +49,17 @@ static void impactb_output_is_read(void **state)
         {"{\"schema\":\"netvar-impactb\",\"version\":1,\"elapsed_s\":1,\"placement\":{\"nodes\":2}}",
          "--samples"},
         {"{\"schema\":\"netvar-impactb\",\"version\":1,\"elapsed_s\":1,\"placement\":{\"nodes\":2},"
-         "\"samples_us\":[1,-2]}", "samples_us[1]"},
+         "\"samples_us\":[1,-2]}",
+         "samples_us[1]"},
         {"{\"schema\":\"netvar-impactb\",\"version\":1,\"elapsed_s\":1,\"placement\":{\"nodes\":2},"
-         "\"samples_us\":[1,\"x\"]}", "samples_us[1]"},
+         "\"samples_us\":[1,\"x\"]}",
+         "samples_us[1]"},
         {"[1,2]\n", "no JSON object"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
-        assert_int_equal(nv_impactb_parse(bad[i].text, strlen(bad[i].text), &r, err, sizeof err), -1);
+        assert_int_equal(nv_impactb_parse(bad[i].text, strlen(bad[i].text), &r, err, sizeof err),
+                         -1);
         if (!strstr(err, bad[i].want))
             fail_msg("case %zu: '%s' lacks '%s'", i, err, bad[i].want);
         assert_null(r.samples_us);
@@ -71,7 +76,8 @@ static void compressionb_output_is_read(void **state)
     nv_compressionb_output r;
     char err[300];
     assert_int_equal(nv_compressionb_parse(ok, strlen(ok), &r, err, sizeof err), 0);
-    assert_true(r.mean_bytes_per_s == 2.5e7 && r.min_bytes_per_s == 2e7 && r.max_bytes_per_s == 3e7);
+    assert_true(r.mean_bytes_per_s == 2.5e7 && r.min_bytes_per_s == 2e7 &&
+                r.max_bytes_per_s == 3e7);
     assert_int_equal(r.placement.nodes, 4);
     assert_int_equal(r.rounds_per_rank, 120);
     nv_compressionb_output_free(&r);
@@ -85,8 +91,8 @@ static void compressionb_output_is_read(void **state)
  * after some launcher chatter. */
 static char *as_probe_text(json_object *o)
 {
-    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                          JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *s =
+        json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
     size_t n = strlen(s) + 64;
     char *text = malloc(n);
     assert_non_null(text);
@@ -98,16 +104,32 @@ static void impactb_round_trip(void **state)
 {
     (void)state;
     char *names[] = {"n1", "n2", "n3", "n4"};
-    int tpn[] = {2, 2, 1, 1}, rank_node[] = {0, 0, 1, 1, 2, 3}, pairs[][2] = {{0, 2}, {1, 3}, {4, 5}};
+    int tpn[] = {2, 2, 1, 1}, rank_node[] = {0, 0, 1, 1, 2, 3},
+        pairs[][2] = {{0, 2}, {1, 3}, {4, 5}};
     double samples[] = {7.25, 5.5, 6, 0.1, 1e3 / 3};
     nv_impactb_output w = {
-        .message_bytes = 1024, .interval_us = 20000, .duration_s = 2, .elapsed_s = 2.0123456789,
-        .exchanges_per_rank = 99, .samples_dropped = 3, .samples_discarded_responder_late = 4,
-        .pairs = pairs, .n_pairs = 3, .cpu_us_per_exchange = 12.5, .mpi_tests_per_exchange = 0.1,
-        .samples_us = samples, .n_samples = 5, .write_samples = true,
-        .placement = {.source = "NETVAR_PROBE_FAKE_NODES", .overridden = true, .ranks = 6,
-                      .nodes = 4, .node_names = names, .n_node_names = 4,
-                      .tasks_per_node = tpn, .rank_node = rank_node},
+        .message_bytes = 1024,
+        .interval_us = 20000,
+        .duration_s = 2,
+        .elapsed_s = 2.0123456789,
+        .exchanges_per_rank = 99,
+        .samples_dropped = 3,
+        .samples_discarded_responder_late = 4,
+        .pairs = pairs,
+        .n_pairs = 3,
+        .cpu_us_per_exchange = 12.5,
+        .mpi_tests_per_exchange = 0.1,
+        .samples_us = samples,
+        .n_samples = 5,
+        .write_samples = true,
+        .placement = {.source = "NETVAR_PROBE_FAKE_NODES",
+                      .overridden = true,
+                      .ranks = 6,
+                      .nodes = 4,
+                      .node_names = names,
+                      .n_node_names = 4,
+                      .tasks_per_node = tpn,
+                      .rank_node = rank_node},
     };
     snprintf(w.stopped_by, sizeof w.stopped_by, "signal");
     snprintf(w.wait_mode, sizeof w.wait_mode, "polite");
@@ -186,7 +208,8 @@ static void impactb_round_trip(void **state)
 static void impactb_without_samples(void **state)
 {
     (void)state;
-    nv_impactb_output w = {.interval_us = 100000, .elapsed_s = 1,
+    nv_impactb_output w = {.interval_us = 100000,
+                           .elapsed_s = 1,
                            .placement = {.source = "MPI_COMM_TYPE_SHARED", .nodes = 2, .ranks = 2}};
     snprintf(w.stopped_by, sizeof w.stopped_by, "duration");
     nv_impactb_summarize(&w);
@@ -226,7 +249,9 @@ static void impactb_node_names_are_bounded(void **state)
     for (int i = 0; i < N; i++)
         names[i] = i == 1 ? longname : "n";
     double s = 1;
-    nv_impactb_output w = {.elapsed_s = 1, .samples_us = &s, .n_samples = 1,
+    nv_impactb_output w = {.elapsed_s = 1,
+                           .samples_us = &s,
+                           .n_samples = 1,
                            .write_samples = true,
                            .placement = {.nodes = N, .node_names = names, .n_node_names = N}};
     json_object *o = nv_impactb_to_json(&w);
@@ -248,14 +273,30 @@ static void compressionb_round_trip(void **state)
     int tpn[] = {1, 1, 1}, rank_node[] = {0, 1, 2};
     double per_node[] = {1.5e7, 2.25e7, 3e7};
     nv_compressionb_output w = {
-        .partners = 2, .messages = 10, .msg_bytes = 40960, .sleep_us = 250000 / 2.6e3,
-        .have_cycles = true, .cycles = 250000, .ghz = 2.6, .sleep_per_round = true,
-        .duration_s = 0, .elapsed_s = 3.5, .rounds_per_rank = 120, .bytes_sent_total = 1ull << 40,
-        .placement = {.source = "MPI_COMM_TYPE_SHARED", .ranks = 3, .nodes = 3,
-                      .node_names = names, .n_node_names = 3, .tasks_per_node = tpn,
+        .partners = 2,
+        .messages = 10,
+        .msg_bytes = 40960,
+        .sleep_us = 250000 / 2.6e3,
+        .have_cycles = true,
+        .cycles = 250000,
+        .ghz = 2.6,
+        .sleep_per_round = true,
+        .duration_s = 0,
+        .elapsed_s = 3.5,
+        .rounds_per_rank = 120,
+        .bytes_sent_total = 1ull << 40,
+        .placement = {.source = "MPI_COMM_TYPE_SHARED",
+                      .ranks = 3,
+                      .nodes = 3,
+                      .node_names = names,
+                      .n_node_names = 3,
+                      .tasks_per_node = tpn,
                       .rank_node = rank_node},
-        .per_node_bytes_per_s = per_node, .n_per_node = 3,
-        .mean_bytes_per_s = 2.25e7, .min_bytes_per_s = 1.5e7, .max_bytes_per_s = 3e7,
+        .per_node_bytes_per_s = per_node,
+        .n_per_node = 3,
+        .mean_bytes_per_s = 2.25e7,
+        .min_bytes_per_s = 1.5e7,
+        .max_bytes_per_s = 3e7,
     };
     snprintf(w.stopped_by, sizeof w.stopped_by, "signal");
     snprintf(w.wait_mode, sizeof w.wait_mode, "busy");

@@ -252,12 +252,14 @@ static void corrupt_files_are_logged_once_and_counted(void **state)
     assert_int_equal(r.bad_files, 3);
     assert_int_equal(log.n, 3);
     char want[256];
-    snprintf(want, sizeof want, "netvar: registry: %s/15.json: not valid JSON (truncated); ignoring that job", dir);
+    snprintf(want, sizeof want,
+             "netvar: registry: %s/15.json: not valid JSON (truncated); ignoring that job", dir);
     assert_string_equal(log.line[0], want);
     snprintf(want, sizeof want,
              "netvar: registry: %s/16.json: schema is not netvar-running; ignoring that job", dir);
     assert_string_equal(log.line[1], want);
-    snprintf(want, sizeof want, "netvar: registry: %s/17.json: not a JSON object; ignoring that job", dir);
+    snprintf(want, sizeof want,
+             "netvar: registry: %s/17.json: not a JSON object; ignoring that job", dir);
     assert_string_equal(log.line[2], want);
     const struct nv_running_job *good = find(&r, 12);
     assert_non_null(good);
@@ -373,9 +375,21 @@ static void names_that_are_not_job_files_are_ignored(void **state)
 {
     (void)state;
     const char *body = "{\"schema\":\"netvar-running\",\"app\":\"fftw\",\"nodes\":[\"x\"]}";
-    const char *strangers[] = {".12.json.tmp.AbC123", "abc.json", "012.json", "0.json", "12.json.tmp",
-                               "12.JSON", "12", "12json", "-12.json", "+12.json", " 12.json",
-                               "12.json~", "4294967295.json", "99999999999999999999.json", "1e3.json"};
+    const char *strangers[] = {".12.json.tmp.AbC123",
+                               "abc.json",
+                               "012.json",
+                               "0.json",
+                               "12.json.tmp",
+                               "12.JSON",
+                               "12",
+                               "12json",
+                               "-12.json",
+                               "+12.json",
+                               " 12.json",
+                               "12.json~",
+                               "4294967295.json",
+                               "99999999999999999999.json",
+                               "1e3.json"};
     for (size_t i = 0; i < sizeof strangers / sizeof *strangers; i++)
         write_file(strangers[i], body);
     write_job(12, "fftw", "[\"n1\"]");
@@ -409,7 +423,8 @@ static void missing_vanished_and_unreadable_directories(void **state)
     char job[160];
     snprintf(job, sizeof job, "%s/31.json", path);
     assert_int_equal(
-        nv_test_write_file(path, "31.json", "{\"schema\":\"netvar-running\",\"app\":\"amg\",\"nodes\":[\"n1\"]}"),
+        nv_test_write_file(path, "31.json",
+                           "{\"schema\":\"netvar-running\",\"app\":\"amg\",\"nodes\":[\"n1\"]}"),
         0);
     assert_int_equal(nv_registry_refresh(&r, NULL, NULL), 1);
     assert_int_equal(r.n, 1);
@@ -643,7 +658,8 @@ static void index_node_lists_are_bounded(void **state)
     nodes[len] = '\0';
     char name[32], *text = malloc(len + 256);
     assert_non_null(text);
-    snprintf(text, len + 256, "{\"schema\":\"netvar-running\",\"app\":\"amg\",\"nodes\":%s}", nodes);
+    snprintf(text, len + 256, "{\"schema\":\"netvar-running\",\"app\":\"amg\",\"nodes\":%s}",
+             nodes);
     snprintf(name, sizeof name, "50.json");
     write_file(name, text);
     write_job_on(51, "amg", "[\"small1\",\"small2\"]", "[\"s1\",\"s2\"]");
@@ -674,10 +690,16 @@ static void the_writer_and_the_reader_agree(void **state)
     snprintf(spool, sizeof spool, "%s/spool", dir);
     const char *nodes[] = {"n1", "n2", "n3"};
     const char *sw[] = {"s1", NULL, "s1"}, *grp[] = {"", "g0", "g1"};
-    struct nv_running_entry e = {.job_id = 77, .uid = 1000, .app = "lulesh", .mode = "counters",
-                                 .start_unix_s = 1700000000.25, .end_unix_s = 1700003600,
-                                 .nodes = nodes, .nnodes = 3,
-                                 .node_switch = sw, .node_group = grp};
+    struct nv_running_entry e = {.job_id = 77,
+                                 .uid = 1000,
+                                 .app = "lulesh",
+                                 .mode = "counters",
+                                 .start_unix_s = 1700000000.25,
+                                 .end_unix_s = 1700003600,
+                                 .nodes = nodes,
+                                 .nnodes = 3,
+                                 .node_switch = sw,
+                                 .node_group = grp};
     /* the spool and its running/ do not exist yet */
     assert_int_equal(nv_registry_write(spool, &e, err, sizeof err), 0);
     e.job_id = 78;

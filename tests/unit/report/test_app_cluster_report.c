@@ -56,7 +56,8 @@ static void app_report_matches_the_model_file(void **state)
         assert_string_equal(r.colocation[k].with, w);
         assert_float_equal(r.colocation[k].slowdown_pct,
                            json_object_get_double(json_object_object_get(e, "slowdown_pct")), 1e-9);
-        assert_int_equal(r.colocation[k].samples, json_object_get_int(json_object_object_get(e, "samples")));
+        assert_int_equal(r.colocation[k].samples,
+                         json_object_get_int(json_object_object_get(e, "samples")));
         k++;
     }
     assert_true(k > 0);
@@ -93,8 +94,10 @@ static void running(const char *dir, int id, const char *app, const char *sw)
     snprintf(path, sizeof path, "%s/%d.json", dir, id);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fprintf(f, "{\"schema\":\"netvar-running\",\"job_id\":%d,%s\"start_unix_s\":%d,\"nodes\":[\"a%d\"]%s}\n",
-            id, app_field, 1000 + id, id, sw_field);
+    fprintf(
+        f,
+        "{\"schema\":\"netvar-running\",\"job_id\":%d,%s\"start_unix_s\":%d,\"nodes\":[\"a%d\"]%s}\n",
+        id, app_field, 1000 + id, id, sw_field);
     fclose(f);
 }
 
@@ -124,7 +127,9 @@ static void cluster_report_of_a_registry(void **state)
     assert_non_null(m);
 
     nv_cluster_report r;
-    assert_int_equal(nv_cluster_report_build(spool, m, NV_PREDICT_QUEUE, 2000, NULL, NULL, &r, err, sizeof err), 0);
+    assert_int_equal(
+        nv_cluster_report_build(spool, m, NV_PREDICT_QUEUE, 2000, NULL, NULL, &r, err, sizeof err),
+        0);
     assert_true(r.have_model);
     assert_int_equal(r.n_jobs, 6);
     assert_int_equal(r.known, 4);
@@ -150,9 +155,12 @@ static void cluster_report_of_a_registry(void **state)
     assert_true(r.worst[0].slowdown_pct >= r.worst[1].slowdown_pct);
     for (size_t k = 0; k < 2; k++) {
         const char *a = r.jobs[r.worst[k].a].model_app, *b = r.jobs[r.worst[k].b].model_app;
-        assert_true((!strcmp(a, "FFTW") && !strcmp(b, "MILC")) || (!strcmp(a, "MILC") && !strcmp(b, "FFTW")));
+        assert_true((!strcmp(a, "FFTW") && !strcmp(b, "MILC")) ||
+                    (!strcmp(a, "MILC") && !strcmp(b, "FFTW")));
         nv_prediction p;
-        assert_int_equal(nv_predict(m, a, &b, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL), NV_PRED_OK);
+        assert_int_equal(
+            nv_predict(m, a, &b, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL),
+            NV_PRED_OK);
         assert_float_equal(r.worst[k].slowdown_pct, p.slowdown_pct, 1e-12);
     }
     /* each job's own prediction beside the known apps its path meets: FFTW
@@ -160,7 +168,9 @@ static void cluster_report_of_a_registry(void **state)
      * alone meets only job 5 (no switch list), which has no app: no answer */
     nv_prediction p;
     const char *milc = "MILC";
-    assert_int_equal(nv_predict(m, "FFTW", &milc, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL), NV_PRED_OK);
+    assert_int_equal(
+        nv_predict(m, "FFTW", &milc, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL),
+        NV_PRED_OK);
     assert_float_equal(r.jobs[0].predicted_pct, p.slowdown_pct, 1e-12);
     assert_int_equal(r.jobs[0].sharing, 3);
     assert_true(isnan(r.jobs[2].predicted_pct));
@@ -184,7 +194,9 @@ static void cluster_report_of_a_registry(void **state)
     nv_cluster_report_free(&r);
 
     /* without a model: the jobs, nothing known, nothing predicted */
-    assert_int_equal(nv_cluster_report_build(spool, NULL, NV_PREDICT_QUEUE, 2000, NULL, NULL, &r, err, sizeof err), 0);
+    assert_int_equal(nv_cluster_report_build(spool, NULL, NV_PREDICT_QUEUE, 2000, NULL, NULL, &r,
+                                             err, sizeof err),
+                     0);
     assert_false(r.have_model);
     assert_int_equal(r.n_jobs, 6);
     assert_int_equal(r.known, 0);
@@ -213,8 +225,9 @@ static void cluster_report_of_a_registry(void **state)
     fputs("{\"schema\":\"netvar-running\",\"job_id\":10,\"start_unix_s\":-1e308,\"nodes\":[]}", f);
     fclose(f);
     lines = 0;
-    assert_int_equal(nv_cluster_report_build(spool, NULL, NV_PREDICT_QUEUE, 2000, count_line, NULL, &r, err,
-                                             sizeof err), 0);
+    assert_int_equal(nv_cluster_report_build(spool, NULL, NV_PREDICT_QUEUE, 2000, count_line, NULL,
+                                             &r, err, sizeof err),
+                     0);
     assert_int_equal(lines, 3);
     assert_int_equal(r.refused, 3);
     assert_int_equal(r.n_jobs, 7);

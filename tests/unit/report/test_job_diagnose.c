@@ -42,20 +42,23 @@ static void jobfile(struct fx *f, int job, const char *name, const char *text)
 /* one InfiniBand port, whole job of 2 s */
 static void delta_json(char *out, size_t n, double in, double outb, double stall)
 {
-    snprintf(out, n,
-             "{\"backend\":\"infiniband\",\"dt_ns\":2000000000,\"ports\":[{\"name\":\"mlx5_0/1\","
-             "\"kind\":\"ib_port\",\"fields\":{\"bytes_in\":{\"value\":%.0f,\"unit\":\"bytes\"},"
-             "\"bytes_out\":{\"value\":%.0f,\"unit\":\"bytes\"},\"stall\":{\"value\":%.0f,\"unit\":\"ticks\"}}}]}",
-             in, outb, stall);
+    snprintf(
+        out, n,
+        "{\"backend\":\"infiniband\",\"dt_ns\":2000000000,\"ports\":[{\"name\":\"mlx5_0/1\","
+        "\"kind\":\"ib_port\",\"fields\":{\"bytes_in\":{\"value\":%.0f,\"unit\":\"bytes\"},"
+        "\"bytes_out\":{\"value\":%.0f,\"unit\":\"bytes\"},\"stall\":{\"value\":%.0f,\"unit\":\"ticks\"}}}]}",
+        in, outb, stall);
 }
 
-static void node_record(struct fx *f, int job, const char *node, double in, double outb, double stall)
+static void node_record(struct fx *f, int job, const char *node, double in, double outb,
+                        double stall)
 {
     char d[1024], text[1400], name[64];
     delta_json(d, sizeof d, in, outb, stall);
     snprintf(text, sizeof text,
              "{\"schema\":\"netvar-node-record\",\"version\":1,\"job_id\":%d,\"node\":\"%s\","
-             "\"start_unix_s\":100,\"end_unix_s\":102,\"delta\":%s}", job, node, d);
+             "\"start_unix_s\":100,\"end_unix_s\":102,\"delta\":%s}",
+             job, node, d);
     snprintf(name, sizeof name, "node-%s.json", node);
     jobfile(f, job, name, text);
 }
@@ -78,24 +81,26 @@ static int setup(void **state)
     char dir[128];
     snprintf(dir, sizeof dir, "%s/jobs", f->spool);
     assert_int_equal(mkdir(dir, 0755), 0);
-    assert_int_equal(nv_test_write_file(f->root, "topology.conf",
-                                        "SwitchName=leaf0 Nodes=n[0-1]\nSwitchName=leaf1 Nodes=n[2-3]\n"
-                                        "SwitchName=top Switches=leaf[0-1]\n"),
-                     0);
+    assert_int_equal(
+        nv_test_write_file(f->root, "topology.conf",
+                           "SwitchName=leaf0 Nodes=n[0-1]\nSwitchName=leaf1 Nodes=n[2-3]\n"
+                           "SwitchName=top Switches=leaf[0-1]\n"),
+        0);
     /* job 7: many-to-one into n0 at 92.6 % of 100 Gb/s */
     mkjob(f, 7);
     node_record(f, 7, "n0", 23150000000, 1000000, 23103700000);
     node_record(f, 7, "n1", 1000000, 7716666666, 6500000000);
     node_record(f, 7, "n2", 1000000, 7716666666, 6500000000);
     node_record(f, 7, "n3", 1000000, 7716666666, 6500000000);
-    jobfile(f, 7, "node-n4.json", "{broken");      /* skipped, one log line */
+    jobfile(f, 7, "node-n4.json", "{broken");                   /* skipped, one log line */
     jobfile(f, 7, "notes.json", "{\"not\":\"a node record\"}"); /* not read */
     /* job 8: a node outside the topology */
     mkjob(f, 8);
     node_record(f, 8, "n9", 1, 1, 1);
     /* job 9: a record without counters */
     mkjob(f, 9);
-    jobfile(f, 9, "node-n1.json", "{\"schema\":\"netvar-node-record\",\"node\":\"n1\",\"counter_source\":\"none\"}");
+    jobfile(f, 9, "node-n1.json",
+            "{\"schema\":\"netvar-node-record\",\"node\":\"n1\",\"counter_source\":\"none\"}");
     /* job 10: no node records */
     mkjob(f, 10);
     /* job 11: two --netvar-interval windows on n1, with the profiler's matrix */
@@ -103,9 +108,11 @@ static int setup(void **state)
     char d1[1024], d2[1024], text[3000];
     delta_json(d1, sizeof d1, 1000000, 5000000000, 10);
     delta_json(d2, sizeof d2, 1000000, 6000000000, 20);
-    snprintf(text, sizeof text,
-             "{\"schema\":\"netvar-node-record\",\"node\":\"n1\",\"line_rate_Bps\":{\"mlx5_0/1\":12500000000},"
-             "\"samples\":{\"windows\":[{\"delta\":%s},{\"delta\":%s}]}}", d1, d2);
+    snprintf(
+        text, sizeof text,
+        "{\"schema\":\"netvar-node-record\",\"node\":\"n1\",\"line_rate_Bps\":{\"mlx5_0/1\":12500000000},"
+        "\"samples\":{\"windows\":[{\"delta\":%s},{\"delta\":%s}]}}",
+        d1, d2);
     jobfile(f, 11, "node-n1.json", text);
     snprintf(dir, sizeof dir, "%s/jobs/11/profiles", f->spool);
     assert_int_equal(mkdir(dir, 0755), 0);
@@ -195,7 +202,9 @@ static void mapping_from_a_traffic_matrix_file(void **state)
     assert_non_null(strstr(d.mapping_note, "tm.json"));
     nv_job_diagnosis_free(&d);
     /* a rank outside the topology: no metrics, the reason in the note */
-    assert_int_equal(nv_test_write_file(f->root, "tm.json", "{\"ranks\":[\"n0\",\"n7\"],\"bytes\":[[0,0],[1,0]]}"), 0);
+    assert_int_equal(nv_test_write_file(f->root, "tm.json",
+                                        "{\"ranks\":[\"n0\",\"n7\"],\"bytes\":[[0,0],[1,0]]}"),
+                     0);
     assert_int_equal(nv_job_diagnose(f->spool, 7, &o, NULL, NULL, &d, err, sizeof err), 0);
     assert_false(d.has_mapping);
     assert_non_null(strstr(d.mapping_note, "not in the topology"));

@@ -109,8 +109,9 @@ static void predicted_as_fftw_beside_milc(const nv_model *m, const nv_job_report
 {
     nv_prediction p;
     const char *with[] = {"MILC"};
-    assert_int_equal(nv_predict(m, "FFTW", with, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL),
-                     NV_PRED_OK);
+    assert_int_equal(
+        nv_predict(m, "FFTW", with, 1, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL),
+        NV_PRED_OK);
     assert_float_equal(r->predicted_pct, p.slowdown_pct, 1e-12);
     assert_string_equal(r->predicted_source, "table");
 }
@@ -120,7 +121,8 @@ static void job_beside_a_neighbour(void **state)
     struct fx *f = *state;
     nv_job_report *r = malloc(sizeof *r);
     char err[256];
-    assert_int_equal(nv_job_report_build(f->spool, 100, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(nv_job_report_build(f->spool, 100, f->m, NV_PREDICT_QUEUE, r, err, sizeof err),
+                     0);
     assert_int_equal(r->job_id, 100);
     assert_true(r->has_app);
     assert_string_equal(r->app, "FFTW");
@@ -208,12 +210,14 @@ static void the_neighbours_follow_the_placements(void **state)
     job_record(f->spool, 203, "Lulesh", 30000, 400, "\"leaf1\"", 0.2, "");
     job_record(f->spool, 204, "MILC", 30000, 400, SPAN0, 0.5, "");
     for (int id = 200; id <= 201; id++) {
-        assert_int_equal(nv_job_report_build(f->spool, id, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+        assert_int_equal(
+            nv_job_report_build(f->spool, id, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
         assert_int_equal(r->n_neighbours, 0);
         assert_true(isnan(r->predicted_pct));
         nv_job_report_free(r);
     }
-    assert_int_equal(nv_job_report_build(f->spool, 202, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(nv_job_report_build(f->spool, 202, f->m, NV_PREDICT_QUEUE, r, err, sizeof err),
+                     0);
     assert_int_equal(r->n_neighbours, 1);
     assert_int_equal(r->neighbours[0].job_id, 204);
     predicted_as_fftw_beside_milc(f->m, r);
@@ -226,7 +230,8 @@ static void without_a_model_nothing_is_predicted(void **state)
     struct fx *f = *state;
     nv_job_report *r = malloc(sizeof *r);
     char err[256];
-    assert_int_equal(nv_job_report_build(f->spool, 101, NULL, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(nv_job_report_build(f->spool, 101, NULL, NV_PREDICT_QUEUE, r, err, sizeof err),
+                     0);
     assert_string_equal(r->app, "MILC");
     assert_int_equal(r->n_neighbours, 1);
     assert_int_equal(r->neighbours[0].job_id, 100);
@@ -252,26 +257,30 @@ static void notes_for_what_could_not_be_read(void **state)
     nv_job_report *r = malloc(sizeof *r);
     char err[256];
     /* a profile that is not one: a note, no estimate */
-    assert_int_equal(nv_job_report_build(f->spool, 102, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(nv_job_report_build(f->spool, 102, f->m, NV_PREDICT_QUEUE, r, err, sizeof err),
+                     0);
     assert_false(r->has_segments);
     assert_non_null(strstr(r->profile, "/jobs/102/profiles/a.json"));
     assert_true(r->segment_note[0] != 0);
     assert_int_equal(r->n_neighbours, 0);
     nv_job_report_free(r);
     /* a malformed annotation: not recorded, and a note naming the field */
-    assert_int_equal(nv_job_report_build(f->spool, 104, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(nv_job_report_build(f->spool, 104, f->m, NV_PREDICT_QUEUE, r, err, sizeof err),
+                     0);
     assert_int_equal(r->at_submission.recorded, 0);
     assert_non_null(strstr(r->annotation_note, "comment"));
     nv_job_report_free(r);
     /* a record without an app: no neighbours attributed */
-    assert_int_equal(nv_job_report_build(f->spool, 103, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(nv_job_report_build(f->spool, 103, f->m, NV_PREDICT_QUEUE, r, err, sizeof err),
+                     0);
     assert_false(r->has_app);
     assert_string_equal(r->app, "");
     assert_int_equal(r->n_neighbours, 0);
     assert_float_equal(r->rho, 0.2, 1e-9);
     nv_job_report_free(r);
     /* no record at all */
-    assert_int_equal(nv_job_report_build(f->spool, 999, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), -1);
+    assert_int_equal(nv_job_report_build(f->spool, 999, f->m, NV_PREDICT_QUEUE, r, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "jobs/999/job.json"));
     nv_job_report_free(r);
     free(r);
@@ -295,7 +304,8 @@ static void a_planted_fifo_does_not_hang_the_report(void **state)
     copy_file(PROFILE, esc);
     nv_job_report *r = malloc(sizeof *r);
     alarm(30);
-    assert_int_equal(nv_job_report_build(f->spool, 105, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+    assert_int_equal(nv_job_report_build(f->spool, 105, f->m, NV_PREDICT_QUEUE, r, err, sizeof err),
+                     0);
     alarm(0);
     assert_false(r->has_segments);
     assert_non_null(strstr(r->segment_note, "FIFO"));
@@ -305,7 +315,8 @@ static void a_planted_fifo_does_not_hang_the_report(void **state)
         assert_int_equal(unlink(path), 0);
         copy_file(PROFILE, path);
         assert_int_equal(chown(path, 4242, 4242), 0);
-        assert_int_equal(nv_job_report_build(f->spool, 105, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
+        assert_int_equal(
+            nv_job_report_build(f->spool, 105, f->m, NV_PREDICT_QUEUE, r, err, sizeof err), 0);
         assert_false(r->has_segments);
         assert_non_null(strstr(r->segment_note, "owned by uid 4242"));
         nv_job_report_free(r);
@@ -347,7 +358,7 @@ static void kept_apart_only_from_the_app_predicted_against(void **state)
     const char *beside_it[] = {"cg", "alltoall"}, *beside_others[] = {"cg", "stencil"};
     assert_false(nv_report_kept_apart(&an, beside_it, 2, 1));
     assert_true(nv_report_kept_apart(&an, beside_others, 2, 1));
-    assert_true(nv_report_kept_apart(&an, NULL, 0, 1)); /* ran beside nobody */
+    assert_true(nv_report_kept_apart(&an, NULL, 0, 1));           /* ran beside nobody */
     assert_false(nv_report_kept_apart(&an, beside_others, 2, 0)); /* list cut */
     snprintf(an.action, sizeof an.action, "message");
     assert_false(nv_report_kept_apart(&an, beside_others, 2, 1)); /* nothing moved it */

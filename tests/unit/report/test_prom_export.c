@@ -50,7 +50,8 @@ static void running(const char *dir, int id, const char *app, const char *sw)
     snprintf(name, sizeof name, "%d.json", id);
     snprintf(text, sizeof text,
              "{\"schema\":\"netvar-running\",\"job_id\":%d,\"app\":\"%s\",\"start_unix_s\":1000,"
-             "\"nodes\":[\"n%d\"],\"switches\":[%s]}\n", id, app, id, sw);
+             "\"nodes\":[\"n%d\"],\"switches\":[%s]}\n",
+             id, app, id, sw);
     assert_int_equal(nv_test_write_file(dir, name, text), 0);
 }
 
@@ -86,8 +87,9 @@ static void figures_match_the_cluster_report(void **state)
     nv_model *m = nv_model_load(MODEL, err, sizeof err);
     assert_non_null(m);
     nv_cluster_report r;
-    assert_int_equal(nv_cluster_report_build(spool, m, NV_PREDICT_QUEUE, 2000, NULL, NULL, &r, err,
-                                             sizeof err), 0);
+    assert_int_equal(
+        nv_cluster_report_build(spool, m, NV_PREDICT_QUEUE, 2000, NULL, NULL, &r, err, sizeof err),
+        0);
 
     /* job_submit's counts */
     nv_submit_stats st = {0};
@@ -102,8 +104,12 @@ static void figures_match_the_cluster_report(void **state)
     assert_int_equal(nv_test_write_file(spool, "js.json", buf), 0);
     snprintf(js, sizeof js, "%s/js.json", spool);
 
-    nv_prom_opts o = {.spool = spool, .model = m, .predictor = NV_PREDICT_QUEUE,
-                      .now_unix_s = 2000, .window_s = 3600, .max_jobs = NV_PROM_MAX_JOBS,
+    nv_prom_opts o = {.spool = spool,
+                      .model = m,
+                      .predictor = NV_PREDICT_QUEUE,
+                      .now_unix_s = 2000,
+                      .window_s = 3600,
+                      .max_jobs = NV_PROM_MAX_JOBS,
                       .jobsubmit_stats = js};
     char *text;
     size_t len;
@@ -121,8 +127,9 @@ static void figures_match_the_cluster_report(void **state)
     size_t predicted = 0;
     for (size_t i = 0; i < r.n_jobs; i++) {
         char series[200];
-        snprintf(series, sizeof series, "netvar_job_predicted_slowdown_ratio{jobid=\"%u\",app=\"%s\"}",
-                 r.jobs[i].job_id, r.jobs[i].app);
+        snprintf(series, sizeof series,
+                 "netvar_job_predicted_slowdown_ratio{jobid=\"%u\",app=\"%s\"}", r.jobs[i].job_id,
+                 r.jobs[i].app);
         if (!isfinite(r.jobs[i].predicted_pct)) {
             assert_true(isnan(sample(text, series)));
             continue;
@@ -132,7 +139,8 @@ static void figures_match_the_cluster_report(void **state)
     }
     assert_int_equal(predicted, 3); /* "nope" is unknown to the model */
     /* Lulesh under leaf1 alone shares with no one: 0 */
-    assert_float_equal(sample(text, "netvar_job_predicted_slowdown_ratio{jobid=\"3\",app=\"Lulesh\"}"), 0, 0);
+    assert_float_equal(
+        sample(text, "netvar_job_predicted_slowdown_ratio{jobid=\"3\",app=\"Lulesh\"}"), 0, 0);
     assert_true(sample(text, "netvar_job_predicted_slowdown_ratio{jobid=\"1\",app=\"FFTW\"}") > 0);
 
     /* leaf0: FFTW, MILC and nope; the switch with a quote is escaped */
@@ -151,10 +159,14 @@ static void figures_match_the_cluster_report(void **state)
     assert_float_equal(sample(text, "netvar_jobsubmit_decisions_total{action=\"none\"}"), 1, 0);
     assert_float_equal(sample(text, "netvar_jobsubmit_decisions_total{action=\"avoid\"}"), 1, 0);
     assert_float_equal(sample(text, "netvar_jobsubmit_decisions_total{action=\"deny\"}"), 0, 0);
-    assert_float_equal(sample(text, "netvar_jobsubmit_call_duration_seconds_bucket{le=\"1e-06\"}"), 1, 0);
-    assert_float_equal(sample(text, "netvar_jobsubmit_call_duration_seconds_bucket{le=\"2.5e-06\"}"), 1, 0);
-    assert_float_equal(sample(text, "netvar_jobsubmit_call_duration_seconds_bucket{le=\"5e-06\"}"), 3, 0);
-    assert_float_equal(sample(text, "netvar_jobsubmit_call_duration_seconds_bucket{le=\"+Inf\"}"), 3, 0);
+    assert_float_equal(sample(text, "netvar_jobsubmit_call_duration_seconds_bucket{le=\"1e-06\"}"),
+                       1, 0);
+    assert_float_equal(
+        sample(text, "netvar_jobsubmit_call_duration_seconds_bucket{le=\"2.5e-06\"}"), 1, 0);
+    assert_float_equal(sample(text, "netvar_jobsubmit_call_duration_seconds_bucket{le=\"5e-06\"}"),
+                       3, 0);
+    assert_float_equal(sample(text, "netvar_jobsubmit_call_duration_seconds_bucket{le=\"+Inf\"}"),
+                       3, 0);
     assert_float_equal(sample(text, "netvar_jobsubmit_call_duration_seconds_count"), 3, 0);
     assert_float_equal(sample(text, "netvar_jobsubmit_call_duration_seconds_sum"), 9.3e-6, 1e-15);
     assert_float_equal(sample(text, "netvar_jobsubmit_stats_written_timestamp_seconds"), 1990, 0);
@@ -197,8 +209,9 @@ static void figures_match_the_cluster_report(void **state)
         if (isfinite(r.jobs[i].predicted_pct) && r.jobs[i].predicted_pct > top)
             top = r.jobs[i].predicted_pct;
     assert_non_null(strstr(text, "netvar_job_predicted_slowdown_ratio{"));
-    assert_float_equal(strtod(strstr(strstr(text, "\nnetvar_job_predicted_slowdown_ratio{"), "} ") + 2, NULL),
-                       top / 100, 1e-9);
+    assert_float_equal(
+        strtod(strstr(strstr(text, "\nnetvar_job_predicted_slowdown_ratio{"), "} ") + 2, NULL),
+        top / 100, 1e-9);
     free(text);
 
     /* a bad job_submit file and a registry that is no directory: named, left out, the rest written */

@@ -84,7 +84,8 @@ static void parse(const char *s, struct doc *d)
         if (p[1] == '/') {
             if (depth == 0 || strcmp(stack[depth - 1], name)) {
                 d->ok = 0;
-                snprintf(d->why, sizeof d->why, "</%s> closes <%s>", name, depth ? stack[depth - 1] : "");
+                snprintf(d->why, sizeof d->why, "</%s> closes <%s>", name,
+                         depth ? stack[depth - 1] : "");
                 return;
             }
             depth--;
@@ -216,7 +217,7 @@ static void segment_flags_agree_with_the_estimator(void **state)
     double work[N], t[N];
     uint32_t sig[N];
     for (int i = 0; i < N; i++) {
-        work[i] = i % 2 ? 1000 : 5000;   /* two clusters */
+        work[i] = i % 2 ? 1000 : 5000; /* two clusters */
         sig[i] = i % 2;
         t[i] = (i % 2 ? 100 : 500) + (i % 5); /* small jitter */
     }

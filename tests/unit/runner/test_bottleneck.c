@@ -42,9 +42,18 @@ static void spec_rejects_bad_input(void **state)
     (void)state;
     nv_bn_spec s;
     char err[256];
-    const char *bad[] = {"eth0", "ib:mlx5_0/1", "qdisc:", "netdev:eth0,", "netdev:../etc",
-                         "netdev:a/../b", "netdev:/abs", "netdev:e*", "netdev:e th",
-                         "qdisc:abcdefghijklmnop", "netdev:a,b,c,d,e,f,g,h,i", ""};
+    const char *bad[] = {"eth0",
+                         "ib:mlx5_0/1",
+                         "qdisc:",
+                         "netdev:eth0,",
+                         "netdev:../etc",
+                         "netdev:a/../b",
+                         "netdev:/abs",
+                         "netdev:e*",
+                         "netdev:e th",
+                         "qdisc:abcdefghijklmnop",
+                         "netdev:a,b,c,d,e,f,g,h,i",
+                         ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
         assert_int_equal(nv_bn_parse(bad[i], &s, err, sizeof err), -1);
@@ -58,12 +67,14 @@ static void window_takes_only_its_steps(void **state)
     (void)state;
     nv_bn_step st[10];
     for (int i = 0; i < 10; i++) /* step i ends at (i + 1) s with U (i + 1)/10 */
-        st[i] = (nv_bn_step){.t_ns = (uint64_t)(i + 1) * 1000000000u, .u = (i + 1) / 10.0,
+        st[i] = (nv_bn_step){.t_ns = (uint64_t)(i + 1) * 1000000000u,
+                             .u = (i + 1) / 10.0,
                              .wait = i % 2 ? NAN : 100.0 * i};
     double mean, prof[8];
     size_t np;
     /* steps ending at 3..6 s */
-    assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_U, 3000000000u, 6000000000u, &mean, prof, 8, &np), 4);
+    assert_int_equal(
+        nv_bn_window_stats(st, 10, NV_BN_U, 3000000000u, 6000000000u, &mean, prof, 8, &np), 4);
     assert_true(fabs(mean - 0.45) < 1e-12);
     assert_int_equal(np, 4);
     assert_true(fabs(prof[0] - 0.3) < 1e-12 && fabs(prof[3] - 0.6) < 1e-12);
@@ -74,7 +85,8 @@ static void window_takes_only_its_steps(void **state)
         assert_true(prof[k] >= prof[k - 1]);
     assert_true(fabs(mean - 0.55) < 1e-12);
     /* queue waits: the steps without a gauge (NAN) are left out: 0, 200, 400 us */
-    assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_WAIT, 0, 5000000000u, &mean, prof, 8, &np), 3);
+    assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_WAIT, 0, 5000000000u, &mean, prof, 8, &np),
+                     3);
     assert_true(fabs(mean - 200) < 1e-12);
     assert_true(prof[0] == 0 && prof[2] == 400);
     /* each port's own mean: port 1 carried a tenth of the busiest's U */
@@ -87,7 +99,8 @@ static void window_takes_only_its_steps(void **state)
     assert_true(isnan(nv_bn_port_mean(st, 10, NV_BN_MAX_PORTS, 0, UINT64_MAX)));
     assert_true(isnan(nv_bn_port_mean(st, 10, 0, 20000000000u, 30000000000u)));
     /* an empty window says so */
-    assert_int_equal(nv_bn_window_stats(st, 10, NV_BN_U, 20000000000u, 30000000000u, &mean, prof, 8, &np), 0);
+    assert_int_equal(
+        nv_bn_window_stats(st, 10, NV_BN_U, 20000000000u, 30000000000u, &mean, prof, 8, &np), 0);
     assert_true(isnan(mean));
     assert_int_equal(np, 0);
 }
@@ -100,8 +113,8 @@ static void joint_windows_average_both_over_the_same_steps(void **state)
     (void)state;
     nv_bn_step st[13];
     for (int i = 0; i < 13; i++) /* steps every 0.1 s from 1.0 s: U i/100, wait 10 i us */
-        st[i] = (nv_bn_step){.t_ns = 1000000000u + (uint64_t)i * 100000000u, .u = i / 100.0,
-                             .wait = 10.0 * i};
+        st[i] = (nv_bn_step){
+            .t_ns = 1000000000u + (uint64_t)i * 100000000u, .u = i / 100.0, .wait = 10.0 * i};
     st[3].wait = NAN; /* a step without a gauge reading is left out of both */
     nv_joint_window *v = NULL;
     size_t n = 0;
@@ -153,8 +166,8 @@ static void live_sampler_reads_a_netdev_port(void **state)
     mkdir(p, 0755);
     snprintf(p, sizeof p, "%s/sys/class/net/up0/statistics", root);
     mkdir(p, 0755);
-    const char *files[] = {"tx_bytes", "rx_bytes", "tx_packets", "rx_packets", "tx_dropped",
-                           "rx_dropped"};
+    const char *files[] = {"tx_bytes",   "rx_bytes",   "tx_packets",
+                           "rx_packets", "tx_dropped", "rx_dropped"};
     for (size_t i = 0; i < 6; i++) {
         snprintf(p, sizeof p, "%s/sys/class/net/up0/statistics/%s", root, files[i]);
         put(p, "1000\n");
@@ -167,7 +180,7 @@ static void live_sampler_reads_a_netdev_port(void **state)
     assert_null(nv_bn_start(&s, 10, err, sizeof err));
     assert_non_null(strstr(err, "--bottleneck-rate"));
     snprintf(p, sizeof p, "%s/sys/class/net/up0/speed", root);
-    put(p, "8\n"); /* 8 Mb/s = 1e6 bytes/s */
+    put(p, "8\n");                                    /* 8 Mb/s = 1e6 bytes/s */
     assert_null(nv_bn_start(&s, 5, err, sizeof err)); /* interval out of range */
     nv_bn_sampler *bn = nv_bn_start(&s, 10, err, sizeof err);
     assert_non_null(bn);
@@ -274,7 +287,7 @@ static void live_sampler_reads_infiniband_stalls(void **state)
     char root[512], p[768];
     assert_int_equal(nv_test_tmpdir(root, sizeof root, "bottleneck-ib"), 0);
     mkdirs(root, "sys/class/infiniband/mlx5_0/ports/1/counters");
-    const char *files[] = {"port_xmit_data", "port_rcv_data", "port_xmit_packets",
+    const char *files[] = {"port_xmit_data",   "port_rcv_data",  "port_xmit_packets",
                            "port_rcv_packets", "port_xmit_wait", "port_xmit_discards"};
     for (size_t i = 0; i < 6; i++)
         put_counter(root, files[i], "1000\n");
@@ -317,7 +330,6 @@ static void live_sampler_reads_infiniband_stalls(void **state)
     nv_bn_stop(bn);
     nv_test_rmtree(root);
 }
-
 
 static void put_cxi(const char *root, const char *name, const char *text)
 {

@@ -38,8 +38,8 @@ static void aries_spec_names_network_tiles(void **state)
     assert_string_equal(nv_bn_kind_name(NV_BN_ARIES), "aries");
     assert_int_equal(nv_bn_kind_gauge(NV_BN_ARIES), NV_BN_GAUGE_STALL_FLIT);
     assert_string_equal(nv_bn_gauge_name(NV_BN_GAUGE_STALL_FLIT), "stall_per_flit");
-    const char *bad[] = {"aries:3", "aries:3_5_1", "aries:100_1", "aries:1_100", "aries:03_1",
-                         "aries:-1_2", "aries:a_b", "aries:_5", "aries:5_", "aries:3-5"};
+    const char *bad[] = {"aries:3",    "aries:3_5_1", "aries:100_1", "aries:1_100", "aries:03_1",
+                         "aries:-1_2", "aries:a_b",   "aries:_5",    "aries:5_",    "aries:3-5"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
         assert_int_equal(nv_bn_parse(bad[i], &s, err, sizeof err), -1);

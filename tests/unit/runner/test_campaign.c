@@ -38,7 +38,8 @@ static void config_lists_parse(void **state)
     nv_campaign_config c[8];
     size_t n = 0;
     char err[300];
-    assert_int_equal(nv_campaign_parse_configs("2.5e6:1:1,2.5e4:3:10", c, 8, &n, err, sizeof err), 0);
+    assert_int_equal(nv_campaign_parse_configs("2.5e6:1:1,2.5e4:3:10", c, 8, &n, err, sizeof err),
+                     0);
     assert_int_equal(n, 2);
     assert_true(c[0].bubble_cycles == 2.5e6 && c[0].partners == 1 && c[0].messages == 1);
     assert_true(c[1].bubble_cycles == 2.5e4 && c[1].partners == 3 && c[1].messages == 10);
@@ -46,9 +47,9 @@ static void config_lists_parse(void **state)
     assert_int_equal(nv_campaign_parse_configs("0:1:1000", c, 8, &n, err, sizeof err), 0);
     assert_int_equal(n, 1);
 
-    const char *bad[] = {"", "2.5e6:1", "x:1:1", "1:0:1", "1:1:0", "1:1:1001", "-1:1:1",
-                         "1:1:1,", ",1:1:1", "1:1:1,,2:2:2", "1:1:1x", "1e13:1:1", "nan:1:1",
-                         "inf:1:1", "1: 1:1x"};
+    const char *bad[] = {"",         "2.5e6:1",  "x:1:1",   "1:0:1",   "1:1:0",
+                         "1:1:1001", "-1:1:1",   "1:1:1,",  ",1:1:1",  "1:1:1,,2:2:2",
+                         "1:1:1x",   "1e13:1:1", "nan:1:1", "inf:1:1", "1: 1:1x"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         assert_int_equal(nv_campaign_parse_configs(bad[i], c, 8, &n, err, sizeof err), -1);
@@ -66,11 +67,13 @@ static void named_sets_follow_table2(void **state)
     static nv_campaign_config c[NV_CAMPAIGN_MAX_CONFIGS];
     size_t n = 0;
     char err[300];
-    assert_int_equal(nv_campaign_named_set("set1", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
+    assert_int_equal(nv_campaign_named_set("set1", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err),
+                     0);
     assert_int_equal(n, 1 * 16 * 2);
     for (size_t i = 0; i < n; i++)
         assert_true(c[i].bubble_cycles == 2.5e9);
-    assert_int_equal(nv_campaign_named_set("set12", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
+    assert_int_equal(
+        nv_campaign_named_set("set12", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
     assert_int_equal(n, 12 * 16 * 2);
     int saw_250 = 0, saw_p15 = 0, saw_p17 = 0;
     for (size_t i = 0; i < n; i++) {
@@ -79,14 +82,16 @@ static void named_sets_follow_table2(void **state)
         saw_p17 |= c[i].partners == 17;
     }
     assert_true(saw_250 && !saw_p15 && saw_p17);
-    assert_int_equal(nv_campaign_named_set("paper40", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
+    assert_int_equal(
+        nv_campaign_named_set("paper40", c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), 0);
     assert_int_equal(n, 40);
     assert_string_equal(c[0].id, "B2.5e4-P1-M1");
     assert_string_equal(c[39].id, "B2.5e7-P17-M10");
 
     const char *bad[] = {"set0", "set13", "setx", "set1x", "set", "foo", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(nv_campaign_named_set(bad[i], c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), -1);
+        assert_int_equal(
+            nv_campaign_named_set(bad[i], c, NV_CAMPAIGN_MAX_CONFIGS, &n, err, sizeof err), -1);
         assert_non_null(strstr(err, "set1 .. set12"));
     }
     /* on 4 nodes only P <= 3 fits */
@@ -172,7 +177,8 @@ static void configs_fit_the_nodes(void **state)
     nv_campaign_config c[4];
     size_t n = 0;
     char err[300];
-    assert_int_equal(nv_campaign_parse_configs("2.5e6:1:1,2.5e4:4:1", c, 4, &n, err, sizeof err), 0);
+    assert_int_equal(nv_campaign_parse_configs("2.5e6:1:1,2.5e4:4:1", c, 4, &n, err, sizeof err),
+                     0);
     assert_int_equal(nv_campaign_check_fit(c, n, 5, 0, err, sizeof err), 0);
     assert_int_equal(nv_campaign_check_fit(c, n, 4, 0, err, sizeof err), -1);
     assert_string_equal(err, "--configs B2.5e4-P4-M1: P=4 partners needs at least 5 nodes, the run "
@@ -209,12 +215,9 @@ static void run_refuses_empty_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(config_ids_read_like_table2),
-        cmocka_unit_test(config_lists_parse),
-        cmocka_unit_test(named_sets_follow_table2),
-        cmocka_unit_test(medians_and_slowdowns),
-        cmocka_unit_test(stalled_runs_leave_the_median),
-        cmocka_unit_test(configs_fit_the_nodes),
+        cmocka_unit_test(config_ids_read_like_table2),   cmocka_unit_test(config_lists_parse),
+        cmocka_unit_test(named_sets_follow_table2),      cmocka_unit_test(medians_and_slowdowns),
+        cmocka_unit_test(stalled_runs_leave_the_median), cmocka_unit_test(configs_fit_the_nodes),
         cmocka_unit_test(run_refuses_empty_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -153,7 +153,8 @@ static void load_nodes_place_the_load(void **state)
     nv_argv_free(app);
     nv_argv_free(load);
 
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h[2,4-5]", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h[2,4-5]", &keep, err, sizeof err),
+                     0);
     assert_int_equal(p.n_load_nodes, 3);
     assert_int_equal(nv_run_side_nodes(&p, NV_SIDE_LOAD), 3);
     assert_int_equal(nv_run_side_nodes(&p, NV_SIDE_APP), 2);
@@ -197,14 +198,16 @@ static void load_nodes_are_checked(void **state)
     unsetenv("SLURM_JOB_NODELIST");
     unsetenv("SLURM_NODELIST");
     nv_run_plan_defaults(&p);
-    struct { const char *list, *want; } bad[] = {
-        {"h[2", "'[' without ']'"}, {"h2,h2", "listed twice"}, {"h[1-2],h2", "listed twice"},
-        {"h[3-1]", "reversed"}, {"h2,bad!name", "not allowed"}, {",", "no node names"},
+    struct {
+        const char *list, *want;
+    } bad[] = {
+        {"h[2", "'[' without ']'"}, {"h2,h2", "listed twice"},      {"h[1-2],h2", "listed twice"},
+        {"h[3-1]", "reversed"},     {"h2,bad!name", "not allowed"}, {",", "no node names"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
-        assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, bad[i].list, &keep, err,
-                                            sizeof err), -1);
+        assert_int_equal(
+            nv_run_plan_option(&p, NV_OPT_LOAD_NODES, bad[i].list, &keep, err, sizeof err), -1);
         assert_non_null(strstr(err, "--load-nodes"));
         assert_non_null(strstr(err, bad[i].want));
         assert_null(strchr(err, '\n'));
@@ -213,7 +216,8 @@ static void load_nodes_are_checked(void **state)
     char longlist[NV_RUN_LOAD_NODES_MAX + 8];
     memset(longlist, 'h', sizeof longlist - 1);
     longlist[sizeof longlist - 1] = '\0';
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, longlist, &keep, err, sizeof err), -1);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, longlist, &keep, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "longer than"));
 
     /* one node cannot pair ImpactB */
@@ -239,12 +243,14 @@ static void load_nodes_are_checked(void **state)
     /* --nodes asks more than the load leaves */
     nv_run_plan_defaults(&p);
     assert_int_equal(nv_run_plan_option(&p, NV_OPT_NODES, "3", &keep, err, sizeof err), 0);
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h[2,4]", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h[2,4]", &keep, err, sizeof err),
+                     0);
     assert_int_equal(nv_run_plan_check(&p, 2, 1, err, sizeof err), -1);
     assert_non_null(strstr(err, "leaving 2 for the command, which needs 3"));
     /* the load takes so much that the command cannot pair */
     nv_run_plan_defaults(&p);
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h[2-4]", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LOAD_NODES, "h[2-4]", &keep, err, sizeof err),
+                     0);
     assert_int_equal(nv_run_plan_check(&p, 2, 1, err, sizeof err), -1);
     assert_non_null(strstr(err, "leaving 1 for the command"));
     assert_null(strchr(err, '\n'));

@@ -80,14 +80,16 @@ static void runtime_key_reads_the_printed_runtime(void **state)
 {
     (void)state;
     double d = -1;
-    assert_int_equal(nv_output_seconds("proxy=cg ranks=2 runtime_s=12.5 size=3\n", "runtime_s", &d), 0);
+    assert_int_equal(nv_output_seconds("proxy=cg ranks=2 runtime_s=12.5 size=3\n", "runtime_s", &d),
+                     0);
     assert_true(d == 12.5);
     /* the last one wins; a launcher prefix "0: " is fine */
     assert_int_equal(nv_output_seconds("runtime_s=1\n0: runtime_s=2.25\n", "runtime_s", &d), 0);
     assert_true(d == 2.25);
     /* not a word start, no '=', not a number, negative, trailing junk: none */
-    const char *none[] = {"xruntime_s=3", "runtime_s 3", "runtime_s=abc", "runtime_s=-1",
-                          "runtime_s=3s", "runtime_s=nan", "runtime_s=", "", "runtime_sx=4"};
+    const char *none[] = {"xruntime_s=3", "runtime_s 3",   "runtime_s=abc", "runtime_s=-1",
+                          "runtime_s=3s", "runtime_s=nan", "runtime_s=",    "",
+                          "runtime_sx=4"};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
         d = -1;
         assert_int_equal(nv_output_seconds(none[i], "runtime_s", &d), -1);
@@ -123,7 +125,8 @@ static void runtime_key_reads_the_printed_runtime(void **state)
     const char *prints[] = {"/bin/sh", "-c", "echo proxy=x runtime_s=0.75 size=1"};
     assert_int_equal(nv_run_command(&p, prints, 3, "wall", 10, &t, err, sizeof err), 0);
     assert_true(t >= 0 && t != 0.75); /* wall time without the key */
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_RUNTIME_KEY, "runtime_s", &keep, err, sizeof err), 0);
+    assert_int_equal(
+        nv_run_plan_option(&p, NV_OPT_RUNTIME_KEY, "runtime_s", &keep, err, sizeof err), 0);
     assert_int_equal(nv_run_command(&p, prints, 3, "keyed", 10, &t, err, sizeof err), 0);
     assert_true(t == 0.75);
     const char *silent[] = {"/bin/sh", "-c", "echo nothing here"};
@@ -162,9 +165,11 @@ static void a_crashed_launch_is_made_again(void **state)
     nv_run_plan_defaults(&p);
     assert_int_equal(p.launch_attempts, 2);
     assert_ptr_equal(p.notice, nv_run_notice_stderr);
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "0", &keep, err, sizeof err), -1);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "0", &keep, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "--launch-attempts"));
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "11", &keep, err, sizeof err), -1);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "11", &keep, err, sizeof err),
+                     -1);
     assert_int_equal(p.launch_attempts, 2);
     p.notice = keep_notice;
     p.notice_ctx = "unit";
@@ -185,18 +190,21 @@ static void a_crashed_launch_is_made_again(void **state)
 
     /* killed by a signal the first time: made again, and the second
      * attempt's runtime counts */
-    snprintf(script, sizeof script,
-             "if [ -e %s ]; then echo runtime_s=1.5; else touch %s; echo boom >&2; kill -SEGV $$; fi",
-             once, once);
+    snprintf(
+        script, sizeof script,
+        "if [ -e %s ]; then echo runtime_s=1.5; else touch %s; echo boom >&2; kill -SEGV $$; fi",
+        once, once);
     const char *crash_once[] = {"/bin/sh", "-c", script};
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_RUNTIME_KEY, "runtime_s", &keep, err, sizeof err), 0);
+    assert_int_equal(
+        nv_run_plan_option(&p, NV_OPT_RUNTIME_KEY, "runtime_s", &keep, err, sizeof err), 0);
     double t = -1;
     n_notices = 0;
     assert_int_equal(nv_run_command(&p, crash_once, 3, "cmd", 10, &t, err, sizeof err), 0);
     assert_true(t == 1.5);
     assert_int_equal(n_notices, 1);
-    assert_non_null(strstr(notices[0], "cmd crashed (killed by signal 11): boom; launching it again "
-                                       "(attempt 2 of 2)"));
+    assert_non_null(strstr(notices[0],
+                           "cmd crashed (killed by signal 11): boom; launching it again "
+                           "(attempt 2 of 2)"));
     /* a launcher's exit 139 (a rank killed by SIGSEGV) is a crash too; the
      * last attempt's failure is the error */
     const char *srun_139[] = {"/bin/sh", "-c", "echo rank died >&2; exit 139"};
@@ -211,7 +219,8 @@ static void a_crashed_launch_is_made_again(void **state)
     assert_int_equal(n_notices, 0);
     assert_non_null(strstr(err, "cmd failed (exit 3): bad input"));
     /* --launch-attempts 1: a crash is the error at once */
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "1", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "1", &keep, err, sizeof err),
+                     0);
     unlink(once);
     n_notices = 0;
     assert_int_equal(nv_run_command(&p, crash_once, 3, "cmd", 10, &t, err, sizeof err), -1);
@@ -220,7 +229,8 @@ static void a_crashed_launch_is_made_again(void **state)
 
     /* a probe that crashed before it announced: made again; stopped by its
      * stop signal, it writes its output */
-    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "3", &keep, err, sizeof err), 0);
+    assert_int_equal(nv_run_plan_option(&p, NV_OPT_LAUNCH_ATTEMPTS, "3", &keep, err, sizeof err),
+                     0);
     snprintf(probe, sizeof probe, "%s/fakeprobe", bindir);
     unlink(once);
     snprintf(script, sizeof script,

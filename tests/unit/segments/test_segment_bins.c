@@ -175,8 +175,8 @@ static void batch_merge_matches_the_pairwise_scan(void **state)
             x ^= x << 17;
             /* a few decades; every third round powers of two, whose
              * neighbours are all exactly 1 apart: every pair ties */
-            double v = round % 3 ? exp((double)(x % 100000) / 1e4)
-                                 : ldexp(1.0, (int)(x % 600) - 300);
+            double v =
+                round % 3 ? exp((double)(x % 100000) / 1e4) : ldexp(1.0, (int)(x % 600) - 300);
             uint64_t w = 1 + x % 3;
             int merged;
             nv_seg_bins_add(&b, v, w, remap, &merged);
@@ -207,7 +207,8 @@ static void batch_merge_matches_the_pairwise_scan(void **state)
         for (uint32_t i = 0; i < n; i++) {
             if (b.value[b.order[i]] != val[i] || b.count[b.order[i]] != cnt[i])
                 fail_msg("round %d (capacity %u): bin %u is %.17g x %llu, the scan gives "
-                         "%.17g x %llu", round, cap, i, b.value[b.order[i]],
+                         "%.17g x %llu",
+                         round, cap, i, b.value[b.order[i]],
                          (unsigned long long)b.count[b.order[i]], val[i],
                          (unsigned long long)cnt[i]);
         }

@@ -78,7 +78,7 @@ static void aggregate_takes_rank_medians_and_exact_signatures(void **state)
     assert_true(p.signature[2] != p.signature[0]);
     assert_int_equal(p.nsig, 2);
     int k = NV_SEG_M_BYTES_SENT - NV_SEG_FIRST_SIG_METRIC;
-    assert_true(p.sig_sum[p.signature[0]][k] == 3);     /* 1+1+1 */
+    assert_true(p.sig_sum[p.signature[0]][k] == 3); /* 1+1+1 */
     assert_true(p.sig_sum[p.signature[2]][k] == 1 + 6 + 1);
     nv_seg_profile_free(&p);
     nv_seg_agg_free(a);
@@ -137,17 +137,19 @@ static void json_round_trip_and_truncation(void **state)
     assert_int_equal(nv_seg_profile_load(paths, 1, &p, err, sizeof err), -1);
     assert_non_null(strstr(err, "empty"));
     f = fopen(path, "w");
-    fputs("{\"format\":\"netvar-segment-profile\",\"version\":1,\"bins\":{\"work\":[1],\"time_us\":[2]},"
-          "\"segment_work_bin\":[0,5],\"segment_time_bin\":[0,0],\"segment_signature\":[0,0],"
-          "\"signatures\":[[0,0,0,0,0,0,0,0,0,0]]}", f);
+    fputs(
+        "{\"format\":\"netvar-segment-profile\",\"version\":1,\"bins\":{\"work\":[1],\"time_us\":[2]},"
+        "\"segment_work_bin\":[0,5],\"segment_time_bin\":[0,0],\"segment_signature\":[0,0],"
+        "\"signatures\":[[0,0,0,0,0,0,0,0,0,0]]}",
+        f);
     fclose(f);
     assert_int_equal(nv_seg_profile_load(paths, 1, &p, err, sizeof err), -1);
     assert_non_null(strstr(err, "does not exist"));
 }
 
 /* Writes a per-rank file as the profiler would: header + columns. */
-static void write_rank(const char *path, unsigned rank, unsigned nranks, int nseg, double time_base, int busy,
-                       int truncate_it)
+static void write_rank(const char *path, unsigned rank, unsigned nranks, int nseg, double time_base,
+                       int busy, int truncate_it)
 {
     uint64_t cap = 64;
     size_t bytes = sizeof(nv_seg_rank_header) + NV_SEG_METRICS * cap;
@@ -168,10 +170,13 @@ static void write_rank(const char *path, unsigned rank, unsigned nranks, int nse
         nv_seg_bins_init(&h->bins[m], NV_SEG_RANK_BINS);
     for (int s = 0; s < nseg; s++) {
         for (int m = 0; m < NV_SEG_METRICS; m++) {
-            double v = m == NV_SEG_M_WORK ? 1000 : m == NV_SEG_M_TIME_US ? time_base + (s == 7 ? 500 : s % 3) : 1;
+            double v = m == NV_SEG_M_WORK      ? 1000
+                       : m == NV_SEG_M_TIME_US ? time_base + (s == 7 ? 500 : s % 3)
+                                               : 1;
             uint16_t remap[NV_SEG_BINS_MAX];
             int merged;
-            col[(size_t)m * cap + (size_t)s] = (uint8_t)nv_seg_bins_add(&h->bins[m], v, 1, remap, &merged);
+            col[(size_t)m * cap + (size_t)s] =
+                (uint8_t)nv_seg_bins_add(&h->bins[m], v, 1, remap, &merged);
         }
         h->nsegments++;
     }
@@ -277,21 +282,26 @@ static void implausible_profiles_are_refused(void **state)
     nv_seg_profile p;
     const char *paths[] = {path};
     snprintf(path, sizeof path, "%s/profile-9.0.json", dir);
-    static const struct { const char *bins, *extra, *want; } bad[] = {
+    static const struct {
+        const char *bins, *extra, *want;
+    } bad[] = {
         {"\"work\":[1],\"time_us\":[1e308]", "", "outside [0, a year]"},
         {"\"work\":[1e308],\"time_us\":[5]", "", "outside [0, a year]"},
         {"\"work\":[-1],\"time_us\":[5]", "", "outside [0, a year]"},
-        {"\"work\":[1],\"time_us\":[5]", ",\"runtime_us\":1e308", "runtime_us 1e+308 is more than a year"},
+        {"\"work\":[1],\"time_us\":[5]", ",\"runtime_us\":1e308",
+         "runtime_us 1e+308 is more than a year"},
         {"\"work\":[1],\"time_us\":[2e13]", "", "add up to"},
         {"\"work\":[1],\"time_us\":[5]", ",\"version\":1", "\"version\" given twice"},
-        {"\"work\":[1],\"time_us\":[5]", ",\"segment_time_bin\":[0,0]", "\"segment_time_bin\" given twice"},
+        {"\"work\":[1],\"time_us\":[5]", ",\"segment_time_bin\":[0,0]",
+         "\"segment_time_bin\" given twice"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        snprintf(text, sizeof text,
-                 "{\"format\":\"netvar-segment-profile\",\"version\":1,\"bins\":{%s},"
-                 "\"segment_work_bin\":[0,0],\"segment_time_bin\":[0,0],\"segment_signature\":[0,0],"
-                 "\"signatures\":[[0,0,0,0,0,0,0,0,0,0]]%s}",
-                 bad[i].bins, bad[i].extra);
+        snprintf(
+            text, sizeof text,
+            "{\"format\":\"netvar-segment-profile\",\"version\":1,\"bins\":{%s},"
+            "\"segment_work_bin\":[0,0],\"segment_time_bin\":[0,0],\"segment_signature\":[0,0],"
+            "\"signatures\":[[0,0,0,0,0,0,0,0,0,0]]%s}",
+            bad[i].bins, bad[i].extra);
         put(path, text);
         assert_int_equal(nv_seg_profile_load(paths, 1, &p, err, sizeof err), -1);
         if (!strstr(err, bad[i].want) || !strstr(err, path))

@@ -24,9 +24,9 @@ static const struct nv_annotation full = {
     .action = "avoid",
 };
 
-#define FULL_TEXT                                                                              \
-    "netvar:{\"v\":1,\"mode\":\"full\",\"app\":\"lulesh2.0\",\"model\":\"known\","             \
-    "\"own_pct\":107.5,\"inflicted_pct\":1.4,\"src\":\"model:queue\",\"advice_nodes\":2,"      \
+#define FULL_TEXT                                                                                  \
+    "netvar:{\"v\":1,\"mode\":\"full\",\"app\":\"lulesh2.0\",\"model\":\"known\","                 \
+    "\"own_pct\":107.5,\"inflicted_pct\":1.4,\"src\":\"model:queue\",\"advice_nodes\":2,"          \
     "\"action\":\"avoid\"}"
 
 static void every_field_in_order(void **state)
@@ -72,21 +72,31 @@ static void nan_null_and_zero_fields_are_omitted(void **state)
 {
     (void)state;
     char buf[NV_ANNOTATION_MAX];
-    struct nv_annotation a = {.mode = NV_MODE_COUNTERS, .app = NULL, .model = "none",
-                              .own_slowdown_pct = NAN, .inflicted_pct = NAN};
+    struct nv_annotation a = {.mode = NV_MODE_COUNTERS,
+                              .app = NULL,
+                              .model = "none",
+                              .own_slowdown_pct = NAN,
+                              .inflicted_pct = NAN};
     int n = nv_annotation_format(buf, sizeof buf, &a);
     assert_string_equal(buf, "netvar:{\"v\":1,\"mode\":\"counters\",\"model\":\"none\"}");
     assert_int_equal(n, (int)strlen(buf));
 
-    struct nv_annotation b = {.mode = NV_MODE_OFF, .app = "amg", .model = NULL,
-                              .own_slowdown_pct = 0.0, .inflicted_pct = INFINITY,
-                              .source = "table, 8 runs", .advice_nodes = 0, .action = NULL};
+    struct nv_annotation b = {.mode = NV_MODE_OFF,
+                              .app = "amg",
+                              .model = NULL,
+                              .own_slowdown_pct = 0.0,
+                              .inflicted_pct = INFINITY,
+                              .source = "table, 8 runs",
+                              .advice_nodes = 0,
+                              .action = NULL};
     nv_annotation_format(buf, sizeof buf, &b);
     assert_string_equal(buf, "netvar:{\"v\":1,\"mode\":\"off\",\"app\":\"amg\",\"own_pct\":0.0,"
                              "\"src\":\"table, 8 runs\"}");
 
-    struct nv_annotation c = {.mode = NV_MODE_UNSET, .own_slowdown_pct = -INFINITY,
-                              .inflicted_pct = 5.04, .action = "deny"};
+    struct nv_annotation c = {.mode = NV_MODE_UNSET,
+                              .own_slowdown_pct = -INFINITY,
+                              .inflicted_pct = 5.04,
+                              .action = "deny"};
     nv_annotation_format(buf, sizeof buf, &c);
     assert_string_equal(buf, "netvar:{\"v\":1,\"mode\":\"unset\",\"inflicted_pct\":5.0,"
                              "\"action\":\"deny\"}");
@@ -98,8 +108,8 @@ static void invalid_app_keys_never_reach_the_json(void **state)
     char buf[NV_ANNOTATION_MAX];
     const char *bad[] = {"a\"b", "x\\y", "", "../etc", "new\nline"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        struct nv_annotation a = {.mode = NV_MODE_FULL, .app = bad[i], .own_slowdown_pct = NAN,
-                                  .inflicted_pct = NAN};
+        struct nv_annotation a = {
+            .mode = NV_MODE_FULL, .app = bad[i], .own_slowdown_pct = NAN, .inflicted_pct = NAN};
         nv_annotation_format(buf, sizeof buf, &a);
         assert_string_equal(buf, "netvar:{\"v\":1,\"mode\":\"full\"}");
     }
@@ -242,14 +252,14 @@ static void strip_then_format_replaces_an_old_annotation(void **state)
 static int by_printf(char *buf, size_t cap, const struct nv_annotation *a)
 {
     size_t len = 0;
-    int n = snprintf(buf, cap, NV_ANNOTATION_PREFIX "{\"v\":%d,\"mode\":\"%s\"", NV_ANNOTATION_VERSION,
-                     nv_mode_name(a->mode));
-#define PIECE(...)                                                                       \
-    do {                                                                                 \
-        if (n < 0 || (size_t)n >= cap - len)                                             \
-            goto overflow;                                                               \
-        len += (size_t)n;                                                                \
-        n = snprintf(buf + len, cap - len, __VA_ARGS__);                                 \
+    int n = snprintf(buf, cap, NV_ANNOTATION_PREFIX "{\"v\":%d,\"mode\":\"%s\"",
+                     NV_ANNOTATION_VERSION, nv_mode_name(a->mode));
+#define PIECE(...)                                                                                 \
+    do {                                                                                           \
+        if (n < 0 || (size_t)n >= cap - len)                                                       \
+            goto overflow;                                                                         \
+        len += (size_t)n;                                                                          \
+        n = snprintf(buf + len, cap - len, __VA_ARGS__);                                           \
     } while (0)
     if (a->app)
         PIECE(",\"app\":\"%s\"", a->app);

@@ -32,8 +32,8 @@ static void name_anonymous_ones_are_refused(void **state)
 {
     (void)state;
     char out[NV_APP_KEY_MAX + 1];
-    const char *anon[] = {"wrap", "sh", "bash", "zsh", "tcsh", "csh", "interactive", "srun",
-                          "salloc", "sbatch", "script"};
+    const char *anon[] = {"wrap",        "sh",   "bash",   "zsh",    "tcsh",  "csh",
+                          "interactive", "srun", "salloc", "sbatch", "script"};
     for (size_t i = 0; i < sizeof anon / sizeof *anon; i++)
         if (nv_app_key_from_name(anon[i], out, sizeof out))
             fail_msg("anonymous name '%s' accepted as '%s'", anon[i], out);
@@ -166,10 +166,11 @@ static void script_lines_that_do_not_launch(void **state)
     expect_script("#!/bin/bash\n#SBATCH -J lulesh\n# srun ./commented_out\n", NULL);
     expect_script("module load fftw\n./serial_run\necho srun ./not_me\ncd /tmp\n", NULL);
     expect_script("srun\nsrun -n 4\nmpirun -np 8 --\n", NULL); /* launchers with no program */
-    expect_script("srunner ./x\nmy-mpirun ./y\n", NULL);        /* not launchers */
-    expect_script("srun wrap\nsrun bash -c 'x'\n", NULL);       /* anonymous programs */
+    expect_script("srunner ./x\nmy-mpirun ./y\n", NULL);       /* not launchers */
+    expect_script("srun wrap\nsrun bash -c 'x'\n", NULL);      /* anonymous programs */
     /* the first usable launcher line wins, later ones are not looked at */
-    expect_script("hostname\n# srun ./c\nsrun bash run.sh\nsrun -n 2 ./first\nsrun ./second\n", "first");
+    expect_script("hostname\n# srun ./c\nsrun bash run.sh\nsrun -n 2 ./first\nsrun ./second\n",
+                  "first");
     expect_script("#!/bin/sh\nsrun ./x # srun ./y\n", "x");
     char small[NV_APP_KEY_MAX];
     assert_false(nv_app_key_from_script("srun ./x\n", small, sizeof small));

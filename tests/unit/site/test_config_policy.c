@@ -140,11 +140,12 @@ static void other_spellings_of_values(void **state)
     (void)state;
     struct nv_config *c = cfg_new();
     struct errors e = {0};
-    assert_int_equal(nv_config_parse("t.conf",
-                                     "AnnotateField=None\nAppFields=name\nPredictor=AverageStDevLT\n"
-                                     "AllowOff=yes\nInterferenceThreshold=0\nDefaultMode=off\n",
-                                     c, capture, &e),
-                     0);
+    assert_int_equal(
+        nv_config_parse("t.conf",
+                        "AnnotateField=None\nAppFields=name\nPredictor=AverageStDevLT\n"
+                        "AllowOff=yes\nInterferenceThreshold=0\nDefaultMode=off\n",
+                        c, capture, &e),
+        0);
     assert_int_equal(c->annotate_field, NV_ANNOTATE_NONE);
     assert_int_equal(c->app_fields[0], NV_APPF_NAME);
     assert_int_equal(c->app_fields[1], 0);
@@ -152,8 +153,9 @@ static void other_spellings_of_values(void **state)
     assert_true(c->allow_off);
     assert_true(c->interference_pct == 0.0);
     assert_int_equal(c->default_mode, NV_MODE_OFF);
-    assert_int_equal(nv_config_parse("t.conf", "AppFields=NONE\nAnnotateField=Comment\n"
-                                               "Predictor=averagelt\nInterferenceThreshold=10000",
+    assert_int_equal(nv_config_parse("t.conf",
+                                     "AppFields=NONE\nAnnotateField=Comment\n"
+                                     "Predictor=averagelt\nInterferenceThreshold=10000",
                                      c, capture, &e),
                      0);
     assert_int_equal(c->app_fields[0], 0);
@@ -168,51 +170,61 @@ static void other_spellings_of_values(void **state)
 static void each_bad_value_is_one_error_line(void **state)
 {
     (void)state;
-    expect_one_error("ModelFile=model.json", "t.conf:1: ModelFile=model.json: needs an absolute path; "
-                                             "keeping the default");
+    expect_one_error("ModelFile=model.json",
+                     "t.conf:1: ModelFile=model.json: needs an absolute path; "
+                     "keeping the default");
     expect_one_error("\nSpoolDir=../spool", "t.conf:2: SpoolDir=../spool: needs an absolute path; "
                                             "keeping the default");
     expect_one_error("DefaultMode=quiet", "t.conf:1: DefaultMode=quiet: not one of off, counters, "
-                                         "segments, full; keeping counters");
+                                          "segments, full; keeping counters");
     expect_one_error("AllowOff=maybe", "t.conf:1: AllowOff=maybe: not yes or no; keeping yes");
     expect_one_error("Enabled=maybe", "t.conf:1: Enabled=maybe: not yes or no; keeping yes");
     expect_one_error("Predictor=oracle", "t.conf:1: Predictor=oracle: not one of queue, averagelt, "
                                          "averagestdevlt, pdflt; keeping queue");
-    expect_one_error("MinPairSamples=-1", "t.conf:1: MinPairSamples=-1: not a whole number from 0 to "
-                                          "1000000; keeping 3");
-    expect_one_error("MinPairSamples=1000001", "t.conf:1: MinPairSamples=1000001: not a whole number "
-                                               "from 0 to 1000000; keeping 3");
-    expect_one_error("MinPairSamples=3x", "t.conf:1: MinPairSamples=3x: not a whole number from 0 to "
-                                          "1000000; keeping 3");
-    expect_one_error("AnnotateField=Notes", "t.conf:1: AnnotateField=Notes: not Comment, AdminComment "
-                                            "or none; keeping the default");
+    expect_one_error("MinPairSamples=-1",
+                     "t.conf:1: MinPairSamples=-1: not a whole number from 0 to "
+                     "1000000; keeping 3");
+    expect_one_error("MinPairSamples=1000001",
+                     "t.conf:1: MinPairSamples=1000001: not a whole number "
+                     "from 0 to 1000000; keeping 3");
+    expect_one_error("MinPairSamples=3x",
+                     "t.conf:1: MinPairSamples=3x: not a whole number from 0 to "
+                     "1000000; keeping 3");
+    expect_one_error("AnnotateField=Notes",
+                     "t.conf:1: AnnotateField=Notes: not Comment, AdminComment "
+                     "or none; keeping the default");
     expect_one_error("AnnotateAll=2", "t.conf:1: AnnotateAll=2: not yes or no; keeping yes");
     expect_one_error("InterferenceThreshold=10%", "t.conf:1: InterferenceThreshold=10%: not a "
                                                   "percentage from 0 to 10000; keeping 10");
     expect_one_error("InterferenceThreshold=-1", "t.conf:1: InterferenceThreshold=-1: not a "
                                                  "percentage from 0 to 10000; keeping 10");
-    expect_one_error("InterferenceThreshold=10000.5", "t.conf:1: InterferenceThreshold=10000.5: not a "
-                                                      "percentage from 0 to 10000; keeping 10");
+    expect_one_error("InterferenceThreshold=10000.5",
+                     "t.conf:1: InterferenceThreshold=10000.5: not a "
+                     "percentage from 0 to 10000; keeping 10");
     /* strtod reads hex: 0x10 would be 16 % */
     expect_one_error("InterferenceThreshold=0x10", "t.conf:1: InterferenceThreshold=0x10: not a "
                                                    "percentage from 0 to 10000; keeping 10");
     expect_one_error("InterferenceThreshold=nan", "t.conf:1: InterferenceThreshold=nan: not a "
                                                   "percentage from 0 to 10000; keeping 10");
-    expect_one_error("AppFields=name,script,name", "t.conf:1: AppFields=name,script,name: give name, "
-                                                   "script, both in order, or none; keeping the default");
+    expect_one_error("AppFields=name,script,name",
+                     "t.conf:1: AppFields=name,script,name: give name, "
+                     "script, both in order, or none; keeping the default");
     expect_one_error("AppFields=cmdline", "t.conf:1: AppFields=cmdline: give name, script, both in "
                                           "order, or none; keeping the default");
-    expect_one_error("AppFields=none,name", "t.conf:1: AppFields=none,name: give name, script, both "
-                                            "in order, or none; keeping the default");
+    expect_one_error("AppFields=none,name",
+                     "t.conf:1: AppFields=none,name: give name, script, both "
+                     "in order, or none; keeping the default");
     expect_one_error("ContainWaitSeconds=604801", "t.conf:1: ContainWaitSeconds=604801: not "
                                                   "0..604800 seconds; keeping 300");
     expect_one_error("AvoidUplinks=exclude", "t.conf:1: AvoidUplinks=exclude: not contain or "
                                              "warn; keeping contain");
     expect_one_error("MaxNeighbourApps=0", "t.conf:1: MaxNeighbourApps=0: not 1..4096; keeping 32");
-    expect_one_error("MaxNeighbourApps=4097", "t.conf:1: MaxNeighbourApps=4097: not 1..4096; keeping 32");
+    expect_one_error("MaxNeighbourApps=4097",
+                     "t.conf:1: MaxNeighbourApps=4097: not 1..4096; keeping 32");
     expect_one_error("Frobnicate=yes", "t.conf:1: unknown key 'Frobnicate'; ignoring the line");
-    expect_one_error("  just words here  ", "t.conf:1: 'just words here' is not Key=Value; ignoring "
-                                            "the line");
+    expect_one_error("  just words here  ",
+                     "t.conf:1: 'just words here' is not Key=Value; ignoring "
+                     "the line");
     expect_one_error("=value", "t.conf:1: empty key or value; ignoring the line");
     expect_one_error("ModelFile=   # nothing", "t.conf:1: empty key or value; ignoring the line");
 }
@@ -299,14 +311,16 @@ static void rule_lines_through_the_config(void **state)
     (void)state;
     struct nv_config *c = cfg_new();
     struct errors e = {0};
-    int n = nv_config_parse("p.conf",
-                            "Rule=quiet app=fftw own_slowdown>=15 action=contain,message "
-                            "message=\"netvar: kept under one leaf switch\"\n"
-                            "Rule=broken app=x\n"
-                            "Rule = spaced  user=alice,bob   action=hold  reason=\"admin review\"  \n",
-                            c, capture, &e);
+    int n =
+        nv_config_parse("p.conf",
+                        "Rule=quiet app=fftw own_slowdown>=15 action=contain,message "
+                        "message=\"netvar: kept under one leaf switch\"\n"
+                        "Rule=broken app=x\n"
+                        "Rule = spaced  user=alice,bob   action=hold  reason=\"admin review\"  \n",
+                        c, capture, &e);
     assert_int_equal(n, 1);
-    assert_string_equal(e.line[0], "p.conf:2: Rule: rule 'broken' has no action=; the rule is ignored");
+    assert_string_equal(e.line[0],
+                        "p.conf:2: Rule: rule 'broken' has no action=; the rule is ignored");
     assert_int_equal(c->policy.n, 2);
     const struct nv_policy_rule *r = &c->policy.rule[0];
     assert_string_equal(r->name, "quiet");
@@ -335,22 +349,26 @@ static void a_deny_of_every_job_is_an_error_one_without_reason_a_warning(void **
     struct errors e = {0};
     assert_int_equal(nv_config_parse("p.conf", "Rule=x action=deny\n", c, capture, &e), 1);
     assert_int_equal(e.n, 2);
-    assert_string_equal(e.line[0], "p.conf:1: rule 'x' denies every job: it has no condition (add "
-                                   "own_slowdown, inflicted_slowdown, utilization or a list to match)");
+    assert_string_equal(e.line[0],
+                        "p.conf:1: rule 'x' denies every job: it has no condition (add "
+                        "own_slowdown, inflicted_slowdown, utilization or a list to match)");
     assert_string_equal(e.line[1], "p.conf:1: warning: rule 'x' denies with no reason=: a refused "
                                    "user is told only \"predicted network interference\"");
     e.n = 0;
-    assert_int_equal(nv_config_parse("p.conf", "Rule=y user=* qos=* action=deny reason=\"closed\"\n",
-                                     c, capture, &e), 1);
+    assert_int_equal(nv_config_parse("p.conf",
+                                     "Rule=y user=* qos=* action=deny reason=\"closed\"\n", c,
+                                     capture, &e),
+                     1);
     assert_int_equal(e.n, 1); /* wildcards only: still every job */
     e.n = 0;
-    assert_int_equal(nv_config_parse("p.conf", "Rule=z own_slowdown>=50 action=deny\n", c, capture, &e),
-                     0);
+    assert_int_equal(
+        nv_config_parse("p.conf", "Rule=z own_slowdown>=50 action=deny\n", c, capture, &e), 0);
     assert_int_equal(e.n, 1); /* valid, with its warning */
     assert_non_null(strstr(e.line[0], "warning: rule 'z' denies with no reason="));
     e.n = 0;
-    assert_int_equal(nv_config_parse("p.conf", "Rule=w own_slowdown>=50 action=deny reason=\"r\"\n", c,
-                                     capture, &e), 0);
+    assert_int_equal(nv_config_parse("p.conf", "Rule=w own_slowdown>=50 action=deny reason=\"r\"\n",
+                                     c, capture, &e),
+                     0);
     assert_int_equal(e.n, 0);
     free(c);
 }
@@ -376,8 +394,8 @@ static void unreachable_rules_after_a_catch_all_are_errors(void **state)
                                    "matches every job first");
     /* a catch-all that comes last is fine */
     e.n = 0;
-    assert_int_equal(nv_config_parse("p.conf", "Rule=a app=x action=deny\nRule=b action=annotate\n", c,
-                                     capture, &e),
+    assert_int_equal(nv_config_parse("p.conf", "Rule=a app=x action=deny\nRule=b action=annotate\n",
+                                     c, capture, &e),
                      0);
     free(c);
 }
@@ -413,7 +431,8 @@ static void load_from_file_missing_and_too_big(void **state)
     e.n = 0;
     snprintf(path, sizeof path, "%s/absent.conf", tmpdir);
     assert_int_equal(nv_config_load(path, c, capture, &e), 1);
-    snprintf(want, sizeof want, "%s:0: cannot open: No such file or directory; using the defaults", path);
+    snprintf(want, sizeof want, "%s:0: cannot open: No such file or directory; using the defaults",
+             path);
     assert_string_equal(e.line[0], want);
     assert_int_equal(c->default_mode, NV_MODE_COUNTERS);
 
@@ -452,8 +471,9 @@ static void load_from_file_missing_and_too_big(void **state)
 
     /* a rule naming a user that does not exist is flagged, root resolved */
     e.n = 0;
-    assert_int_equal(nv_config_parse("r.conf", "Rule=a user=root,no-such-user-zz9 action=hold\n",
-                                     c, capture, &e), 0);
+    assert_int_equal(nv_config_parse("r.conf", "Rule=a user=root,no-such-user-zz9 action=hold\n", c,
+                                     capture, &e),
+                     0);
     assert_int_equal(nv_config_resolve_users(c, "r.conf", capture, &e), 1);
     assert_string_equal(e.line[0], "r.conf:1: rule 'a': user 'no-such-user-zz9' does not exist; "
                                    "the rule will not match it");
@@ -474,12 +494,14 @@ static void rule_parsing_fields_lists_and_conditions(void **state)
     struct nv_policy *p = calloc(1, sizeof *p);
     assert_non_null(p);
     char why[384] = "";
-    assert_int_equal(parse(p, "big partition=debug,batch account=phys qos=high user=al* app=lulesh "
-                              "own_slowdown>=20 own_slowdown<50 inflicted_slowdown>5 "
-                              "utilization<=0.9 action=message,annotate,contain,avoid,isolate,hold,resize "
-                              "message=\"you   have  spaces\" reason=\"why not\"",
-                           7, why),
-                     0);
+    assert_int_equal(
+        parse(p,
+              "big partition=debug,batch account=phys qos=high user=al* app=lulesh "
+              "own_slowdown>=20 own_slowdown<50 inflicted_slowdown>5 "
+              "utilization<=0.9 action=message,annotate,contain,avoid,isolate,hold,resize "
+              "message=\"you   have  spaces\" reason=\"why not\"",
+              7, why),
+        0);
     assert_int_equal(p->n, 1);
     const struct nv_policy_rule *r = &p->rule[0];
     assert_string_equal(r->name, "big");
@@ -504,7 +526,8 @@ static void rule_parsing_fields_lists_and_conditions(void **state)
     assert_string_equal(r->reason, "why not");
 
     /* quotes can sit anywhere in a word; deny with message and annotate is fine */
-    assert_int_equal(parse(p, "d app=\"x\" action=deny,message,annotate message=no\" \"way", 8, why), 0);
+    assert_int_equal(
+        parse(p, "d app=\"x\" action=deny,message,annotate message=no\" \"way", 8, why), 0);
     assert_string_equal(p->rule[1].match[NV_PF_APP].item[0], "x");
     assert_string_equal(p->rule[1].message, "no way");
     assert_int_equal(p->rule[1].actions, NV_ACT_DENY | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
@@ -527,13 +550,17 @@ static void rule_load_time_errors(void **state)
         const char *rule, *why;
     } bad[] = {
         {"noact app=x", "rule 'noact' has no action="},
-        {"unk action=annotate,explode", "unknown action 'explode' (known: message, annotate, contain, "
-                                        "avoid, isolate, hold, deny, resize)"},
-        {"dr action=deny,resize", "rule 'dr': deny contradicts resize (a denied job is never placed)"},
-        {"dc action=deny,contain", "rule 'dc': deny contradicts contain (a denied job is never placed)"},
+        {"unk action=annotate,explode",
+         "unknown action 'explode' (known: message, annotate, contain, "
+         "avoid, isolate, hold, deny, resize)"},
+        {"dr action=deny,resize",
+         "rule 'dr': deny contradicts resize (a denied job is never placed)"},
+        {"dc action=deny,contain",
+         "rule 'dc': deny contradicts contain (a denied job is never placed)"},
         {"dh action=hold,deny", "rule 'dh': deny contradicts hold (a denied job is never placed)"},
-        {"da action=deny,avoid,isolate", "rule 'da': deny contradicts avoid,isolate (a denied job is "
-                                         "never placed)"},
+        {"da action=deny,avoid,isolate",
+         "rule 'da': deny contradicts avoid,isolate (a denied job is "
+         "never placed)"},
         {"msg action=message", "rule 'msg': action message needs message=\"text\""},
         {"taken action=deny", "rule name 'taken' is already used on line 3"},
         {"imp own_slowdown>20 own_slowdown<10 action=annotate",
@@ -542,34 +569,43 @@ static void rule_load_time_errors(void **state)
          "rule 'imp2' matches nothing: no inflicted_slowdown satisfies its bounds"},
         {"imp3 own_slowdown>=10 own_slowdown<10 action=annotate",
          "rule 'imp3' matches nothing: no own_slowdown satisfies its bounds"},
-        {"u1 utilization>1 action=annotate", "rule 'u1' matches nothing: no utilization satisfies its "
-                                             "bounds"},
-        {"u0 utilization<0 action=annotate", "rule 'u0' matches nothing: no utilization satisfies its "
-                                             "bounds"},
-        {"u2 utilization>1.5 action=annotate", "'utilization>1.5': utilization is rho, from 0 to 1"},
-        {"uz utilization<-0.1 action=annotate", "'utilization<-0.1': utilization is rho, from 0 to 1"},
+        {"u1 utilization>1 action=annotate",
+         "rule 'u1' matches nothing: no utilization satisfies its "
+         "bounds"},
+        {"u0 utilization<0 action=annotate",
+         "rule 'u0' matches nothing: no utilization satisfies its "
+         "bounds"},
+        {"u2 utilization>1.5 action=annotate",
+         "'utilization>1.5': utilization is rho, from 0 to 1"},
+        {"uz utilization<-0.1 action=annotate",
+         "'utilization<-0.1': utilization is rho, from 0 to 1"},
         {"u3 utilization<=0.5 utilization>0.5 action=annotate",
          "rule 'u3' matches nothing: no utilization satisfies its bounds"},
         {"q action=message message=\"never closed", "unterminated \" in rule"},
-        {"two own_slowdown>1 own_slowdown>=2 action=annotate", "'own_slowdown>=2': a second lower bound "
-                                                               "on own_slowdown"},
-        {"two2 utilization<0.5 utilization<=0.4 action=annotate", "'utilization<=0.4': a second upper "
-                                                                  "bound on utilization"},
+        {"two own_slowdown>1 own_slowdown>=2 action=annotate",
+         "'own_slowdown>=2': a second lower bound "
+         "on own_slowdown"},
+        {"two2 utilization<0.5 utilization<=0.4 action=annotate",
+         "'utilization<=0.4': a second upper "
+         "bound on utilization"},
         {"num own_slowdown>=ten action=annotate", "'own_slowdown>=ten': 'ten' is not a number"},
         {"num2 own_slowdown> action=annotate", "'own_slowdown>': '' is not a number"},
         {"num3 own_slowdown>=inf action=annotate", "'own_slowdown>=inf': 'inf' is not a number"},
         {"hex own_slowdown>0x10 action=annotate", "'own_slowdown>0x10': '0x10' is not a number"},
-        {"cond speed>3 action=annotate", "'speed>3' is not key=value nor a condition on own_slowdown, "
-                                         "inflicted_slowdown or utilization"},
+        {"cond speed>3 action=annotate",
+         "'speed>3' is not key=value nor a condition on own_slowdown, "
+         "inflicted_slowdown or utilization"},
         {"cond2 own_slowdown action=annotate", "'own_slowdown' is not key=value nor a condition on "
                                                "own_slowdown, inflicted_slowdown or utilization"},
-        {"key colour=red action=annotate", "unknown rule key 'colour' (known: partition, account, qos, "
-                                           "user, app, action, message, reason, and conditions)"},
+        {"key colour=red action=annotate",
+         "unknown rule key 'colour' (known: partition, account, qos, "
+         "user, app, action, message, reason, and conditions)"},
         {"twice app=a app=b action=annotate", "app= given twice"},
         {"empty app=a,,b action=annotate", "list 'a,,b' has an empty or over-long (>63) entry"},
         {"empty2 app= action=annotate", "empty list"},
         {"emsg action=message message=\"\"", "message= is empty or longer than 199 characters"},
-        {"name=x action=annotate", "rule name 'name=x' is missing, has '=' or is over 63 characters"},
+        {"name=x action=annotate",
+         "rule name 'name=x' is missing, has '=' or is over 63 characters"},
         {"", "rule has no name"},
         {"   ", "rule has no name"},
     };
@@ -694,10 +730,12 @@ static void check_finds_rules_behind_a_catch_all(void **state)
     assert_int_equal(r.n, 2);
     assert_int_equal(r.line[0], 5);
     assert_int_equal(r.line[1], 8);
-    assert_string_equal(r.why[0], "rule 'after1' is never reached: rule 'stars' on line 3 matches every "
-                                  "job first");
-    assert_string_equal(r.why[1], "rule 'bare' is never reached: rule 'stars' on line 3 matches every "
-                                  "job first");
+    assert_string_equal(r.why[0],
+                        "rule 'after1' is never reached: rule 'stars' on line 3 matches every "
+                        "job first");
+    assert_string_equal(r.why[1],
+                        "rule 'bare' is never reached: rule 'stars' on line 3 matches every "
+                        "job first");
     struct nv_policy *q = calloc(1, sizeof *q);
     assert_non_null(q);
     r.n = 0;
@@ -709,7 +747,8 @@ static void check_finds_rules_behind_a_catch_all(void **state)
     free(q);
 }
 
-static struct nv_policy_query query(const char *part, const char *app, double own, double infl, double u)
+static struct nv_policy_query query(const char *part, const char *app, double own, double infl,
+                                    double u)
 {
     struct nv_policy_query q = {
         .field = {part, "acct", "normal", "alice", app},
@@ -741,7 +780,7 @@ static void match_first_rule_wins_and_wildcards(void **state)
     assert_string_equal(nv_policy_match(p, &q)->name, "rest");
     q = query("batch", "lulesh2.0", NAN, NAN, NAN);
     assert_string_equal(nv_policy_match(p, &q)->name, "lulesh"); /* lulesh-too is shadowed */
-    q = query("Debug", "LULESH", NAN, NAN, NAN); /* fnmatch is case-sensitive */
+    q = query("Debug", "LULESH", NAN, NAN, NAN);                 /* fnmatch is case-sensitive */
     assert_string_equal(nv_policy_match(p, &q)->name, "rest");
     /* NULL fields match only "*" and absent lists */
     q = query(NULL, NULL, NAN, NAN, NAN);
@@ -778,7 +817,7 @@ static void match_unknown_figures_make_conditions_false(void **state)
     assert_int_equal(parse(p, "fast own_slowdown<10 action=annotate", 2, why), 0);
     struct nv_policy_query q = query("b", "amg", NAN, NAN, NAN);
     assert_null(nv_policy_match(p, &q)); /* neither >= nor < holds for an unknown figure */
-    q.known[NV_PM_OWN] = true; /* known but NaN still counts as unknown */
+    q.known[NV_PM_OWN] = true;           /* known but NaN still counts as unknown */
     assert_null(nv_policy_match(p, &q));
     q.value[NV_PM_OWN] = 3;
     q.known[NV_PM_OWN] = false; /* a value that is not known is not used */
@@ -882,7 +921,8 @@ int main(void)
         cmocka_unit_test(rule_lines_through_the_config),
         cmocka_unit_test(unreachable_rules_after_a_catch_all_are_errors),
         cmocka_unit_test(a_deny_of_every_job_is_an_error_one_without_reason_a_warning),
-        cmocka_unit_test_setup_teardown(load_from_file_missing_and_too_big, make_tmpdir, remove_tmpdir),
+        cmocka_unit_test_setup_teardown(load_from_file_missing_and_too_big, make_tmpdir,
+                                        remove_tmpdir),
         cmocka_unit_test(rule_parsing_fields_lists_and_conditions),
         cmocka_unit_test(rule_load_time_errors),
         cmocka_unit_test(rule_size_limits),

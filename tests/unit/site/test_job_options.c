@@ -18,8 +18,8 @@ static void mode_parse_accepts_exactly_the_four_names(void **state)
     assert_int_equal(nv_mode_parse("segments"), NV_MODE_SEGMENTS);
     assert_int_equal(nv_mode_parse("full"), NV_MODE_FULL);
     /* anything else is unset: NULL, empty, prefixes, padding, other words */
-    const char *bad[] = {"", "Full", "FULL", "ful", "fulll", " full", "full ", "on", "none",
-                         "counter", "segment", "0", "1", "off\n"};
+    const char *bad[] = {"",   "Full", "FULL",    "ful",     "fulll", " full", "full ",
+                         "on", "none", "counter", "segment", "0",     "1",     "off\n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         if (nv_mode_parse(bad[i]) != NV_MODE_UNSET)
             fail_msg("nv_mode_parse(\"%s\") should be unset", bad[i]);
@@ -58,9 +58,14 @@ static void mode_wants_counters_and_segments(void **state)
 static void app_key_accepts_the_documented_alphabet(void **state)
 {
     (void)state;
-    const char *good[] = {"a", "Z", "0", "_", "_x", "lulesh2.0", "su3_rmd", "a-b", "a.b.c",
-                          "A1_b-2.c", "x.", "x-", "0123456789",
-                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._"};
+    const char *good[] = {
+        "a",          "Z",
+        "0",          "_",
+        "_x",         "lulesh2.0",
+        "su3_rmd",    "a-b",
+        "a.b.c",      "A1_b-2.c",
+        "x.",         "x-",
+        "0123456789", "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._"};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         const char *why = "untouched";
         if (!nv_app_key_valid(good[i], &why))
@@ -107,8 +112,10 @@ static void app_key_rejections_name_the_rule(void **state)
         {"app ", "character"},
         {"tab\there", "character"},
         {"new\nline", "character"},
-        {"caf\xc3\xa9", "character"},      /* UTF-8 e-acute */
-        {"\xe2\x80\x8b" "app", "character"}, /* zero-width space first */
+        {"caf\xc3\xa9", "character"}, /* UTF-8 e-acute */
+        {"\xe2\x80\x8b"
+         "app",
+         "character"}, /* zero-width space first */
         {"a\"b", "character"},
         {"a\\b", "character"},
         {"a;rm", "character"},
@@ -171,8 +178,8 @@ static void parse_bool_words_any_case(void **state)
 static void parse_bool_rejects_others_and_leaves_out_alone(void **state)
 {
     (void)state;
-    const char *bad[] = {"", "y", "n", "t", "f", "2", "-1", "yes ", " no", "enable", "of", "onn",
-                         "truee", "00"};
+    const char *bad[] = {"",     "y",   "n",      "t",  "f",   "2",     "-1",
+                         "yes ", " no", "enable", "of", "onn", "truee", "00"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         bool b = true;
         if (nv_parse_bool(bad[i], &b))

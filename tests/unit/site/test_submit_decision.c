@@ -33,7 +33,7 @@ static nv_model *model;
 static char amg_nodes[] = "n3,n6";
 static char lulesh_nodes[] = "n4,n5";
 static struct nv_running_app apps[2];
-static struct nv_running_index both;      /* amg and lulesh running */
+static struct nv_running_index both; /* amg and lulesh running */
 static struct nv_running_index lulesh_only;
 
 static nv_model *fixture_model(void)
@@ -70,18 +70,24 @@ static int setup(void **state)
     model = fixture_model();
     if (!model)
         return -1;
-    apps[0] = (struct nv_running_app){.app = nv_model_app_index(model, "amg"), .key = "amg",
-                                      .utilization = 0.6, .njobs = 2, .first_jobid = 13,
+    apps[0] = (struct nv_running_app){.app = nv_model_app_index(model, "amg"),
+                                      .key = "amg",
+                                      .utilization = 0.6,
+                                      .njobs = 2,
+                                      .first_jobid = 13,
                                       .nodes = amg_nodes};
-    apps[1] = (struct nv_running_app){.app = nv_model_app_index(model, "lulesh"), .key = "lulesh",
-                                      .utilization = 0.45, .njobs = 1, .first_jobid = 14,
+    apps[1] = (struct nv_running_app){.app = nv_model_app_index(model, "lulesh"),
+                                      .key = "lulesh",
+                                      .utilization = 0.45,
+                                      .njobs = 1,
+                                      .first_jobid = 14,
                                       .nodes = lulesh_nodes};
     if (apps[0].app < 0 || apps[1].app < 0)
         return -1;
-    both = (struct nv_running_index){.njobs = 4, .unknown_jobs = 1, .napps_total = 2, .napps = 2,
-                                     .apps = apps};
-    lulesh_only = (struct nv_running_index){.njobs = 1, .napps_total = 1, .napps = 1,
-                                            .apps = &apps[1]};
+    both = (struct nv_running_index){
+        .njobs = 4, .unknown_jobs = 1, .napps_total = 2, .napps = 2, .apps = apps};
+    lulesh_only =
+        (struct nv_running_index){.njobs = 1, .napps_total = 1, .napps = 1, .apps = &apps[1]};
     return 0;
 }
 
@@ -236,9 +242,13 @@ static void own_and_inflicted_predictions(void **state)
     apps[0].local = apps[1].local = false;
 
     /* amg beside running fftw: p_amg(0.3) */
-    struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"), .key = "fftw",
-                                      .utilization = 0.3, .njobs = 1, .first_jobid = 12};
-    struct nv_running_index fftw_running = {.njobs = 1, .napps_total = 1, .napps = 1, .apps = &fftw_app};
+    struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"),
+                                      .key = "fftw",
+                                      .utilization = 0.3,
+                                      .njobs = 1,
+                                      .first_jobid = 12};
+    struct nv_running_index fftw_running = {
+        .njobs = 1, .napps_total = 1, .napps = 1, .apps = &fftw_app};
     q.app_option = "amg";
     d = decide(c, model, &fftw_running, &q);
     near(d->own_pct, 1.0 + (0.1 / 0.7) * 2.5, "amg beside fftw");
@@ -334,8 +344,9 @@ static void nothing_running(void **state)
         assert_int_equal(d->advice_nodes, 2);
         assert_int_equal(d->requested_nodes, 1);
         near(d->advice_saving_pct, 40.0, "saving");
-        assert_string_equal(d->message, "netvar: app fftw: rho 0.30; no running job to interfere with; "
-                                        "advice 2 nodes (-40 % time vs 1; runtime history at 3 node counts)");
+        assert_string_equal(d->message,
+                            "netvar: app fftw: rho 0.30; no running job to interfere with; "
+                            "advice 2 nodes (-40 % time vs 1; runtime history at 3 node counts)");
         free(d);
     }
     free(c);
@@ -350,10 +361,10 @@ static void avoid_excludes_only_apps_beyond_the_threshold(void **state)
     struct {
         const char *threshold, *exclude;
     } cases[] = {
-        {"10", "n3,n6"},           /* amg 107.5 % beyond; lulesh 5 % / 4 % not */
-        {"5", "n3,n6"},            /* 5 % is not beyond 5 % */
-        {"4.5", "n3,n6,n4,n5"},    /* lulesh own 5 % > 4.5 % */
-        {"107.5", ""},             /* 107.5 % is not beyond 107.5 % */
+        {"10", "n3,n6"},        /* amg 107.5 % beyond; lulesh 5 % / 4 % not */
+        {"5", "n3,n6"},         /* 5 % is not beyond 5 % */
+        {"4.5", "n3,n6,n4,n5"}, /* lulesh own 5 % > 4.5 % */
+        {"107.5", ""},          /* 107.5 % is not beyond 107.5 % */
         {"200", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -405,8 +416,8 @@ static void a_named_placement_follows_the_paths(void **state)
     nv_leaf_set_add_list(&apps[0].leaves, "s3,s4");
     nv_leaf_set_add_list(&apps[1].leaves, "s1,s3");
     struct nv_config *c = config("Rule=apart action=avoid\n");
-    struct nv_submit_query q = {.app_option = "fftw", .req_nodes = "n1,n3", .min_nodes = 2,
-                                .leaf_map = &lm};
+    struct nv_submit_query q = {
+        .app_option = "fftw", .req_nodes = "n1,n3", .min_nodes = 2, .leaf_map = &lm};
 
     /* across s1 and s2: apart from amg (0 %, the path), beside lulesh */
     struct nv_submit_decision *d = decide(c, model, &both, &q);
@@ -500,10 +511,11 @@ static void a_named_placement_follows_the_paths(void **state)
 static void resize_needs_apply_and_stays_in_range(void **state)
 {
     (void)state;
-    struct nv_config *c = config("Rule=fit app=fftw action=resize,message message=\"netvar: sized\"\n");
+    struct nv_config *c =
+        config("Rule=fit app=fftw action=resize,message message=\"netvar: sized\"\n");
     /* own 107.5 %: 1 node 207.5 s, 2 nodes 124.5 s, 4 nodes 145.25 s */
-    struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 1, .max_nodes = 4,
-                                .advise_apply = true};
+    struct nv_submit_query q = {
+        .app_option = "fftw", .min_nodes = 1, .max_nodes = 4, .advise_apply = true};
     struct nv_submit_decision *d = decide(c, model, &both, &q);
     assert_true(d->advice);
     assert_int_equal(d->advice_nodes, 2);
@@ -520,12 +532,13 @@ static void resize_needs_apply_and_stays_in_range(void **state)
     d = decide(c, model, &both, &q);
     assert_int_equal(d->resize_nodes, 0);
     assert_false(d->actions & NV_ACT_RESIZE);
-    assert_non_null(strstr(d->message, "add --netvar-advise=apply and give a range with --nodes=MIN-MAX"));
+    assert_non_null(
+        strstr(d->message, "add --netvar-advise=apply and give a range with --nodes=MIN-MAX"));
     free(d);
 
     /* the range holds only the requested count: nothing to change */
-    q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 4, .max_nodes = 4,
-                                 .advise_apply = true};
+    q = (struct nv_submit_query){
+        .app_option = "fftw", .min_nodes = 4, .max_nodes = 4, .advise_apply = true};
     d = decide(c, model, &both, &q);
     assert_int_equal(d->advice_nodes, 4); /* never beyond what the user allowed */
     assert_int_equal(d->requested_nodes, 4);
@@ -542,16 +555,16 @@ static void resize_needs_apply_and_stays_in_range(void **state)
     /* [3, 4]: log-log interpolation predicts 3 nodes at
      * 60*(70/60)^log2(1.5) = 65.69 s against 70 s at 4, so the range is
      * pinned to 3. */
-    q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 3, .max_nodes = 4,
-                                 .advise_apply = true};
+    q = (struct nv_submit_query){
+        .app_option = "fftw", .min_nodes = 3, .max_nodes = 4, .advise_apply = true};
     d = decide(c, model, &both, &q);
     assert_int_equal(d->requested_nodes, 3);
     assert_int_equal(d->resize_nodes, 3);
     assert_int_equal(!!(d->actions & NV_ACT_RESIZE), d->resize_nodes != 0);
     free(d);
     /* [5, 8]: beyond the scaling points (no extrapolation): no advice, no resize */
-    q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 5, .max_nodes = 8,
-                                 .advise_apply = true};
+    q = (struct nv_submit_query){
+        .app_option = "fftw", .min_nodes = 5, .max_nodes = 8, .advise_apply = true};
     d = decide(c, model, &both, &q);
     assert_false(d->advice);
     assert_int_equal(d->resize_nodes, 0);
@@ -561,8 +574,8 @@ static void resize_needs_apply_and_stays_in_range(void **state)
 
     /* advise_apply without a resize rule changes nothing */
     c = config("");
-    q = (struct nv_submit_query){.app_option = "fftw", .min_nodes = 1, .max_nodes = 4,
-                                 .advise_apply = true};
+    q = (struct nv_submit_query){
+        .app_option = "fftw", .min_nodes = 1, .max_nodes = 4, .advise_apply = true};
     d = decide(c, model, &both, &q);
     assert_int_equal(d->resize_nodes, 0);
     assert_false(d->actions & NV_ACT_RESIZE);
@@ -587,8 +600,9 @@ static void actions_from_rules(void **state)
     assert_string_equal(d->rule->name, "deny-it");
     assert_int_equal(d->actions, NV_ACT_DENY | NV_ACT_ANNOTATE);
     assert_string_equal(d->rule->reason, "denyme is not allowed");
-    assert_string_equal(d->message, "netvar: app denyme (from --netvar-app) is not in the model yet; no "
-                                    "prediction\nnetvar: policy rule 'deny-it' applied: deny");
+    assert_string_equal(d->message,
+                        "netvar: app denyme (from --netvar-app) is not in the model yet; no "
+                        "prediction\nnetvar: policy rule 'deny-it' applied: deny");
     free(d);
 
     q.app_option = "holdme";
@@ -613,8 +627,11 @@ static void actions_from_rules(void **state)
 
     /* amg beside running fftw inflicts 107.5 % -> avoid fftw's nodes */
     static char fftw_nodes[] = "n1,n2";
-    struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"), .key = "fftw",
-                                      .utilization = 0.3, .njobs = 1, .first_jobid = 12,
+    struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"),
+                                      .key = "fftw",
+                                      .utilization = 0.3,
+                                      .njobs = 1,
+                                      .first_jobid = 12,
                                       .nodes = fftw_nodes};
     struct nv_running_index ix = {.njobs = 1, .napps_total = 1, .napps = 1, .apps = &fftw_app};
     q.app_option = "amg";
@@ -671,10 +688,12 @@ static void actions_from_rules(void **state)
     assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_CONTAIN | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
     assert_true(d->avoid_contained);
     assert_string_equal(d->exclude, "n1,n2");
-    assert_non_null(strstr(d->message, "netvar: policy rule 'noisy' applied: message,contain,avoid\n"));
-    assert_non_null(strstr(d->message, "\nnetvar: job 12 (fftw) spans 2 leaf switches and loads their "
-                                       "uplinks: avoid also keeps this job under one leaf switch "
-                                       "(waiting up to 300 s for one), where it crosses no uplink"));
+    assert_non_null(
+        strstr(d->message, "netvar: policy rule 'noisy' applied: message,contain,avoid\n"));
+    assert_non_null(strstr(d->message,
+                           "\nnetvar: job 12 (fftw) spans 2 leaf switches and loads their "
+                           "uplinks: avoid also keeps this job under one leaf switch "
+                           "(waiting up to 300 s for one), where it crosses no uplink"));
     free(d);
     /* a one-node job sends nothing through a switch: it shares no port
      * with fftw either way, so the path answers 0 % both ways, no
@@ -688,7 +707,8 @@ static void actions_from_rules(void **state)
     assert_string_equal(d->inflicted_source, NV_PATH_SOURCE_ONE_NODE);
     assert_int_equal(d->own_jobid, 12);
     assert_null(strstr(d->message, "leaf switch"));
-    assert_non_null(strstr(d->message, "predicted slowdown 0 % beside job 12 (fftw; path: one node)"));
+    assert_non_null(
+        strstr(d->message, "predicted slowdown 0 % beside job 12 (fftw; path: one node)"));
     free(d);
     q.max_nodes = 0;
     /* fftw's every job under one leaf switch (the index's local): it sends
@@ -722,9 +742,10 @@ static void actions_from_rules(void **state)
     d = decide(c, model, &ix, &q);
     assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
     assert_false(d->avoid_contained);
-    assert_non_null(strstr(d->message, "\nnetvar: avoid excludes the nodes of job 12 (fftw), which "
-                                       "spans 2 leaf switches; your --switches=2 is kept, so across "
-                                       "leaf switches this job would still share their uplinks"));
+    assert_non_null(strstr(d->message,
+                           "\nnetvar: avoid excludes the nodes of job 12 (fftw), which "
+                           "spans 2 leaf switches; your --switches=2 is kept, so across "
+                           "leaf switches this job would still share their uplinks"));
     free(d);
     q.req_switch = 0;
     /* nodes the user named stay theirs: contain could hold the job for a
@@ -740,8 +761,9 @@ static void actions_from_rules(void **state)
     q.req_nodes = NULL;
     free(c);
     /* AvoidUplinks=warn: only the user is told */
-    c = config("AvoidUplinks=warn\n"
-               "Rule=noisy app=amg inflicted_slowdown>=10 action=avoid,message message=\"netvar: kept away\"\n");
+    c = config(
+        "AvoidUplinks=warn\n"
+        "Rule=noisy app=amg inflicted_slowdown>=10 action=avoid,message message=\"netvar: kept away\"\n");
     d = decide(c, model, &ix, &q);
     assert_int_equal(d->actions, NV_ACT_AVOID | NV_ACT_MESSAGE | NV_ACT_ANNOTATE);
     assert_non_null(strstr(d->message, "\nnetvar: avoid excludes the nodes of job 12 (fftw), which "
@@ -790,7 +812,8 @@ static void actions_from_rules(void **state)
 static void advice_stays_inside_the_partition(void **state)
 {
     (void)state;
-    struct nv_config *c = config("Rule=fit app=fftw action=resize,message message=\"netvar: sized\"\n");
+    struct nv_config *c =
+        config("Rule=fit app=fftw action=resize,message message=\"netvar: sized\"\n");
     struct nv_partitions parts = {0};
     char err[200];
     assert_int_equal(nv_partitions_add(&parts, "lab", "n[1-4]", true, err, sizeof err), 0);
@@ -802,8 +825,11 @@ static void advice_stays_inside_the_partition(void **state)
     assert_int_equal(nv_partitions_size(&parts, "nope"), -1);
     assert_int_equal(nv_partitions_size(NULL, "lab"), -1);
     /* in the default partition (4 nodes) the history's best, 2 nodes */
-    struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 1, .max_nodes = 4,
-                                .advise_apply = true, .parts = &parts};
+    struct nv_submit_query q = {.app_option = "fftw",
+                                .min_nodes = 1,
+                                .max_nodes = 4,
+                                .advise_apply = true,
+                                .parts = &parts};
     struct nv_submit_decision *d = decide(c, model, &both, &q);
     assert_true(d->advice);
     assert_int_equal(d->advice_nodes, 2);
@@ -830,8 +856,11 @@ static void avoid_never_excludes_the_whole_partition(void **state)
     struct nv_config *c = config(
         "Rule=noisy app=amg inflicted_slowdown>=10 action=avoid,message message=\"netvar: kept away\"\n");
     static char fftw_nodes[] = "n1,n2";
-    struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"), .key = "fftw",
-                                      .utilization = 0.3, .njobs = 1, .first_jobid = 12,
+    struct nv_running_app fftw_app = {.app = nv_model_app_index(model, "fftw"),
+                                      .key = "fftw",
+                                      .utilization = 0.3,
+                                      .njobs = 1,
+                                      .first_jobid = 12,
                                       .nodes = fftw_nodes};
     struct nv_running_index ix = {.njobs = 1, .napps_total = 1, .napps = 1, .apps = &fftw_app};
     struct nv_partitions parts = {0};
@@ -852,7 +881,8 @@ static void avoid_never_excludes_the_whole_partition(void **state)
     assert_true(d->avoid_dropped);
     assert_string_equal(d->exclude, "");
     assert_non_null(strstr(d->message, "policy rule 'noisy' applied: message\n"));
-    assert_non_null(strstr(d->message, "would leave 1 of the partition's 4 nodes, fewer than the 2"));
+    assert_non_null(
+        strstr(d->message, "would leave 1 of the partition's 4 nodes, fewer than the 2"));
     assert_null(strstr(d->message, "netvar: kept away"));
     free(d);
     /* a partition of only the avoided nodes: nothing would be left */
@@ -892,15 +922,16 @@ static void the_users_line_has_units_and_sources(void **state)
     struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 1, .max_nodes = 4};
     struct nv_submit_decision *d = decide(c, model, &both, &q);
     /* 107.5 prints as 108 (%.0f), 4.0 as 4; 2 nodes at 124.5 s vs 1 node at 207.5 s = -40 % */
-    assert_string_equal(d->message,
-                        "netvar: app fftw: rho 0.30; predicted slowdown 108 % beside job 13 (amg; "
-                        "model:queue); would slow job 14 (lulesh) by 4 % (model:queue); advice 2 nodes "
-                        "(-40 % time vs 1; runtime history at 3 node counts)");
+    assert_string_equal(
+        d->message, "netvar: app fftw: rho 0.30; predicted slowdown 108 % beside job 13 (amg; "
+                    "model:queue); would slow job 14 (lulesh) by 4 % (model:queue); advice 2 nodes "
+                    "(-40 % time vs 1; runtime history at 3 node counts)");
     assert_null(strchr(d->message, '\n')); /* no rule matched: one line */
     free(d);
 
     d = decide(c, model, &lulesh_only, &q);
-    assert_non_null(strstr(d->message, "predicted slowdown 5 % beside job 14 (lulesh; table, 8 runs)"));
+    assert_non_null(
+        strstr(d->message, "predicted slowdown 5 % beside job 14 (lulesh; table, 8 runs)"));
     free(d);
     free(c);
 }
@@ -910,8 +941,8 @@ static void no_model_means_annotate_only(void **state)
     (void)state;
     struct nv_config *c = config("Rule=slow own_slowdown>=0 action=hold\n"
                                  "Rule=named app=fftw action=contain\n");
-    struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 2, .max_nodes = 8,
-                                .advise_apply = true};
+    struct nv_submit_query q = {
+        .app_option = "fftw", .min_nodes = 2, .max_nodes = 8, .advise_apply = true};
     struct nv_submit_decision *d = decide(c, NULL, &both, &q);
     assert_false(d->have_model);
     assert_false(d->app_known);
@@ -923,16 +954,18 @@ static void no_model_means_annotate_only(void **state)
     assert_non_null(d->rule);
     assert_string_equal(d->rule->name, "named");
     assert_int_equal(d->actions, NV_ACT_CONTAIN | NV_ACT_ANNOTATE);
-    assert_string_equal(d->message, "netvar: app fftw: no model loaded yet, so no prediction (job "
-                                    "annotated only)\nnetvar: policy rule 'named' applied: contain");
+    assert_string_equal(d->message,
+                        "netvar: app fftw: no model loaded yet, so no prediction (job "
+                        "annotated only)\nnetvar: policy rule 'named' applied: contain");
     free(d);
     free(c);
 
     c = config("");
     q.app_option = NULL;
     d = decide(c, NULL, NULL, &q);
-    assert_string_equal(d->message, "netvar: app (unnamed): no model loaded yet, so no prediction (job "
-                                    "annotated only)");
+    assert_string_equal(d->message,
+                        "netvar: app (unnamed): no model loaded yet, so no prediction (job "
+                        "annotated only)");
     assert_int_equal(d->actions, NV_ACT_ANNOTATE);
     free(d);
     free(c);
@@ -947,8 +980,9 @@ static void unknown_app_message(void **state)
     assert_true(d->have_model);
     assert_false(d->app_known);
     assert_string_equal(d->app, "gromacs");
-    assert_string_equal(d->message, "netvar: app gromacs (from job name) is not in the model yet; no "
-                                    "prediction");
+    assert_string_equal(d->message,
+                        "netvar: app gromacs (from job name) is not in the model yet; no "
+                        "prediction");
     assert_true(isnan(d->own_pct));
     assert_int_equal(d->apps_considered, 0);
     assert_false(d->advice);
@@ -1000,8 +1034,13 @@ static nv_model *random_model(void)
         if (i % 5 == 0) /* a steady load */
             for (int k = 0; k < NV_PROFILE_MAX; k++)
                 prof[k] = u, wprof[k] = 2000 * u;
-        nv_app_input in = {.key = key, .utilization = u, .utilization_source = NV_USRC_COUNTERS,
-                           .latency = &lat, .points = pts, .n_points = 6, .profile = prof,
+        nv_app_input in = {.key = key,
+                           .utilization = u,
+                           .utilization_source = NV_USRC_COUNTERS,
+                           .latency = &lat,
+                           .points = pts,
+                           .n_points = 6,
+                           .profile = prof,
                            .n_profile = NV_PROFILE_MAX};
         if (i % 2) {
             in.wait_points = wpts;
@@ -1051,9 +1090,13 @@ static void the_loop_decides_as_full_predictions_would(void **state)
         nv_app_view v;
         assert_int_equal(nv_model_app(m, a, &v), 0);
         snprintf(nodes[k], sizeof nodes[k], "n%d", k);
-        run[k] = (struct nv_running_app){.app = a, .key = v.key, .utilization = v.utilization,
-                                         .njobs = 1, .first_jobid = (uint32_t)(100 + k),
-                                         .nodes = nodes[k], .nodes_len = strlen(nodes[k])};
+        run[k] = (struct nv_running_app){.app = a,
+                                         .key = v.key,
+                                         .utilization = v.utilization,
+                                         .njobs = 1,
+                                         .first_jobid = (uint32_t)(100 + k),
+                                         .nodes = nodes[k],
+                                         .nodes_len = strlen(nodes[k])};
     }
     /* the index keeps the most utilizing apps first */
     for (int i = 1; i < 32; i++)
@@ -1112,7 +1155,7 @@ static void the_loop_decides_as_full_predictions_would(void **state)
         free(c);
     }
     assert_int_equal(decisions, 320);
-    assert_int_equal(answered, 320 * 64); /* every app has a curve */
+    assert_int_equal(answered, 320 * 64);              /* every app has a curve */
     assert_true(excluded > 0 && excluded < decisions); /* thresholds both ways */
     nv_model_free(m);
 }

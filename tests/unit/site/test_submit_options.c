@@ -193,7 +193,8 @@ static void rejected_values_are_counted_and_the_first_noted(void **state)
     nv_submit_options_parse("", env_mode, N(env_mode), NULL, 0, &o);
     assert_int_equal(o.rejected, 1);
     assert_int_equal(o.mode, NV_MODE_UNSET);
-    assert_string_equal(o.note, "NETVAR_MODE is not one of off, counters, segments, full; ignored it");
+    assert_string_equal(o.note,
+                        "NETVAR_MODE is not one of off, counters, segments, full; ignored it");
 }
 
 static void a_rejected_option_falls_back_to_the_user_default(void **state)
@@ -217,9 +218,10 @@ static void interval_bounds(void **state)
     struct {
         const char *v;
         int want; /* -1: rejected */
-    } cases[] = {{"0", 0},   {"1", 1},   {"86400", 86400}, {"86401", -1}, {"-1", -1},
-                 {"", -1},   {"5s", -1}, {"abc", -1},      {"1e3", -1},   {"99999999999999999999", -1},
-                 {"3.5", -1}};
+    } cases[] = {
+        {"0", 0},   {"1", 1},   {"86400", 86400}, {"86401", -1}, {"-1", -1},
+        {"", -1},   {"5s", -1}, {"abc", -1},      {"1e3", -1},   {"99999999999999999999", -1},
+        {"3.5", -1}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char entry[128];
         snprintf(entry, sizeof entry, OPT "netvar_interval=%s", cases[i].v);

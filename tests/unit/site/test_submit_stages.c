@@ -40,14 +40,20 @@ static int setup(void **state)
         fprintf(stderr, "%s: %s (run from the source tree, or set ROOT)\n", path, err);
         return -1;
     }
-    run[0] = (struct nv_running_app){.app = nv_model_app_index(model, "amg"), .key = "amg",
-                                     .utilization = 0.6, .njobs = 1, .first_jobid = 13,
+    run[0] = (struct nv_running_app){.app = nv_model_app_index(model, "amg"),
+                                     .key = "amg",
+                                     .utilization = 0.6,
+                                     .njobs = 1,
+                                     .first_jobid = 13,
                                      .nodes = amg_nodes};
-    run[1] = (struct nv_running_app){.app = nv_model_app_index(model, "lulesh"), .key = "lulesh",
-                                     .utilization = 0.45, .njobs = 1, .first_jobid = 14,
+    run[1] = (struct nv_running_app){.app = nv_model_app_index(model, "lulesh"),
+                                     .key = "lulesh",
+                                     .utilization = 0.45,
+                                     .njobs = 1,
+                                     .first_jobid = 14,
                                      .nodes = lulesh_nodes};
-    ix = (struct nv_running_index){.njobs = 3, .unknown_jobs = 1, .napps_total = 2, .napps = 2,
-                                   .apps = run};
+    ix = (struct nv_running_index){
+        .njobs = 3, .unknown_jobs = 1, .napps_total = 2, .napps = 2, .apps = run};
     return run[0].app < 0 || run[1].app < 0 ? -1 : 0;
 }
 
@@ -130,13 +136,15 @@ static void identify_names_the_source(void **state)
         struct nv_submit_query q;
         const char *app, *source;
     } cases[] = {
-        {{.app_option = "fftw", .app_option_source = "NETVAR_APP", .job_name = "amg"}, "fftw",
+        {{.app_option = "fftw", .app_option_source = "NETVAR_APP", .job_name = "amg"},
+         "fftw",
          "NETVAR_APP"},
         {{.app_option = "fftw", .app_option_source = "--netvar-app"}, "fftw", "--netvar-app"},
         {{.app_option = "fftw"}, "fftw", "--netvar-app"}, /* no source given */
         {{.app_option = "fftw", .app_option_source = ""}, "fftw", "--netvar-app"},
         /* an invalid value is not used, nor is its source */
-        {{.app_option = "a/b", .app_option_source = "NETVAR_APP", .job_name = "amg"}, "amg",
+        {{.app_option = "a/b", .app_option_source = "NETVAR_APP", .job_name = "amg"},
+         "amg",
          "job name"},
         {{.job_name = "wrap", .script = "#!/bin/sh\nsrun ./lulesh\n"}, "lulesh", "batch script"},
         {{.job_name = "wrap"}, "", "none"},
@@ -225,8 +233,9 @@ static struct nv_submit_decision *predicted(double own, double inflicted, uint8_
 static void choose_works_from_the_predictions(void **state)
 {
     (void)state;
-    struct nv_config *c = config("Rule=slow own_slowdown>=4 action=avoid,message message=\"netvar: away\"\n"
-                                 "Rule=fit app=fftw action=resize\n");
+    struct nv_config *c =
+        config("Rule=slow own_slowdown>=4 action=avoid,message message=\"netvar: away\"\n"
+               "Rule=fit app=fftw action=resize\n");
     struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 2};
     struct nv_submit_scratch s;
     struct nv_submit_choice ch;
@@ -330,8 +339,9 @@ static void choose_works_from_the_predictions(void **state)
 static void render_tells_each_case(void **state)
 {
     (void)state;
-    struct nv_config *c = config("ContainWaitSeconds=45\n"
-                                 "Rule=r action=avoid,resize,message message=\"netvar: admin text\"\n");
+    struct nv_config *c =
+        config("ContainWaitSeconds=45\n"
+               "Rule=r action=avoid,resize,message message=\"netvar: admin text\"\n");
     struct nv_submit_query q = {.app_option = "fftw", .req_switch = 2};
     struct nv_submit_choice ch = {.need = 2, .left = -1};
 
@@ -349,8 +359,8 @@ static void render_tells_each_case(void **state)
     snprintf(d->app, sizeof d->app, "gromacs");
     d->app_source = "NETVAR_APP";
     nv_submit_render(c, &q, &ch, d);
-    assert_string_equal(d->message,
-                        "netvar: app gromacs (from NETVAR_APP) is not in the model yet; no prediction");
+    assert_string_equal(
+        d->message, "netvar: app gromacs (from NETVAR_APP) is not in the model yet; no prediction");
     free(d);
 
     /* a known app: the figures with units and sources, then the rule */
@@ -368,9 +378,10 @@ static void render_tells_each_case(void **state)
     d->advice_saving_pct = 40.2;
     snprintf(d->advice_source, sizeof d->advice_source, "runtime history at 3 node counts");
     nv_submit_render(c, &q, &ch, d);
-    assert_string_equal(d->message, "netvar: app fftw: rho 0.30; predicted slowdown 108 % beside job "
-                                    "13 (amg; model:queue); advice 2 nodes (-40 % time vs 1; runtime "
-                                    "history at 3 node counts)");
+    assert_string_equal(d->message,
+                        "netvar: app fftw: rho 0.30; predicted slowdown 108 % beside job "
+                        "13 (amg; model:queue); advice 2 nodes (-40 % time vs 1; runtime "
+                        "history at 3 node counts)");
     /* the rule: what it applied, the admin's text, the uplinks kept by the
      * user's own --switches */
     struct nv_config *rc = c;
@@ -384,25 +395,27 @@ static void render_tells_each_case(void **state)
     ch.resize_wanted = true;
     ch.span = NV_SPAN_USER_SWITCHES;
     nv_submit_render(c, &q, &ch, d);
-    assert_non_null(strstr(d->message,
-                           "\nnetvar: policy rule 'r' applied: message,avoid\nnetvar: admin text\n"
-                           "netvar: to run on the advised node count, add --netvar-advise=apply and "
-                           "give a range with --nodes=MIN-MAX\n"
-                           "netvar: avoid excludes the nodes of job 21 (amg), which spans 3 leaf "
-                           "switches (so do other avoided jobs); your --switches=2 is kept, so across "
-                           "leaf switches this job would still share their uplinks"));
+    assert_non_null(strstr(
+        d->message, "\nnetvar: policy rule 'r' applied: message,avoid\nnetvar: admin text\n"
+                    "netvar: to run on the advised node count, add --netvar-advise=apply and "
+                    "give a range with --nodes=MIN-MAX\n"
+                    "netvar: avoid excludes the nodes of job 21 (amg), which spans 3 leaf "
+                    "switches (so do other avoided jobs); your --switches=2 is kept, so across "
+                    "leaf switches this job would still share their uplinks"));
     /* each span answer has its own line */
     const struct {
         enum nv_span_answer span;
         const char *line;
     } spans[] = {
-        {NV_SPAN_CONTAINED, "netvar: job 21 (amg) spans 3 leaf switches and loads their uplinks (so "
-                            "do other avoided jobs): avoid also keeps this job under one leaf switch "
-                            "(waiting up to 45 s for one), where it crosses no uplink"},
-        {NV_SPAN_USER_NODES, "netvar: avoid excludes the nodes of job 21 (amg), which spans 3 "
-                             "leaf switches (so do other avoided jobs); you named this job's nodes, "
-                             "so if they lie under several leaf switches it still shares their "
-                             "uplinks"},
+        {NV_SPAN_CONTAINED,
+         "netvar: job 21 (amg) spans 3 leaf switches and loads their uplinks (so "
+         "do other avoided jobs): avoid also keeps this job under one leaf switch "
+         "(waiting up to 45 s for one), where it crosses no uplink"},
+        {NV_SPAN_USER_NODES,
+         "netvar: avoid excludes the nodes of job 21 (amg), which spans 3 "
+         "leaf switches (so do other avoided jobs); you named this job's nodes, "
+         "so if they lie under several leaf switches it still shares their "
+         "uplinks"},
         {NV_SPAN_TOO_BIG, "netvar: avoid excludes the nodes of job 21 (amg), which spans 3 leaf "
                           "switches (so do other avoided jobs); this job needs 2 nodes, more than "
                           "one leaf switch holds (1), so it would still share their uplinks"},

@@ -24,7 +24,10 @@
 
 static char root[256];
 
-static void mk(const char *p) { mkdir(p, 0755); }
+static void mk(const char *p)
+{
+    mkdir(p, 0755);
+}
 
 static void rec(const char *spool, long id, const char *app, unsigned nodes, const char *sw,
                 double start, double runtime, double rho)
@@ -70,12 +73,18 @@ static void count_log(void *ctx, const char *line)
  * on leaf1 (A 110 s); C on leaf2 at the same time (no shared switch). */
 static void history(const char *spool, int reverse)
 {
-    struct { long id; const char *app; unsigned nodes; const char *sw; double t0, rt, rho; } j[] = {
-        {10, "appA", 4, "leaf0", 0, 100, 0.30},    {11, "appA", 4, "leaf0", 1000, 102, 0.30},
-        {12, "appA", 4, "leaf0", 2000, 104, 0.30}, {13, "appB", 4, "leaf0", 3000, 200, 0.20},
-        {14, "appB", 4, "leaf0", 4000, 200, 0.20}, {15, "appB", 4, "leaf0", 5000, 200, 0.20},
+    struct {
+        long id;
+        const char *app;
+        unsigned nodes;
+        const char *sw;
+        double t0, rt, rho;
+    } j[] = {
+        {10, "appA", 4, "leaf0", 0, 100, 0.30},      {11, "appA", 4, "leaf0", 1000, 102, 0.30},
+        {12, "appA", 4, "leaf0", 2000, 104, 0.30},   {13, "appB", 4, "leaf0", 3000, 200, 0.20},
+        {14, "appB", 4, "leaf0", 4000, 200, 0.20},   {15, "appB", 4, "leaf0", 5000, 200, 0.20},
         {16, "appA", 4, "leaf1", 6000, 112.2, 0.30}, {17, "appB", 4, "leaf1", 5990, 205, 0.20},
-        {18, "appC", 4, "leaf2", 6000, 50, 0.10},  {19, "appA", 2, "leaf0", 8000, 180, 0.30},
+        {18, "appC", 4, "leaf2", 6000, 50, 0.10},    {19, "appA", 2, "leaf0", 8000, 180, 0.30},
     };
     size_t n = sizeof j / sizeof j[0];
     for (size_t k = 0; k < n; k++) {
@@ -122,7 +131,10 @@ static void neighbours_are_jobs_whose_paths_meet(void **state)
     snprintf(spool, sizeof spool, "%s/paths", root);
     /* per slot: the two jobs' switch lists, their group lists, and
      * whether their paths meet */
-    static const struct { const char *sw[2], *groups[2]; int meet; } slot_of[] = {
+    static const struct {
+        const char *sw[2], *groups[2];
+        int meet;
+    } slot_of[] = {
         /* both across leaf0 and leaf1: they meet at both uplinks */
         {{"\"leaf0\",\"leaf1\"", "\"leaf1\",\"leaf0\""}, {"", ""}, 1},
         /* both under leaf0 alone: switched there, no uplink */
@@ -149,8 +161,8 @@ static void neighbours_are_jobs_whose_paths_meet(void **state)
         long a = nv_train_find_job(&s, 2 * slot + 1), b = nv_train_find_job(&s, 2 * slot + 2);
         assert_true(a >= 0 && b >= 0);
         if (s.jobs[a].n_neighbours != (uint32_t)meet || s.jobs[b].n_neighbours != (uint32_t)meet)
-            fail_msg("slot %d: neighbours %u and %u, expected %d", slot, (unsigned)s.jobs[a].n_neighbours,
-                     (unsigned)s.jobs[b].n_neighbours, meet);
+            fail_msg("slot %d: neighbours %u and %u, expected %d", slot,
+                     (unsigned)s.jobs[a].n_neighbours, (unsigned)s.jobs[b].n_neighbours, meet);
         size_t out[4];
         assert_int_equal(nv_train_neighbours(&s, (size_t)a, out, 4), (size_t)meet);
         /* the background follows: the other's rho only where they meet */
@@ -167,8 +179,9 @@ static void corrupt_records_skipped_and_counted(void **state)
     history(spool, 0);
     raw(spool, 90, "{\"schema\":\"netvar-job-record\",\"job_id\":90,\"app\":\"appA\",\"nod");
     raw(spool, 91, "{\"schema\":\"something-else\",\"job_id\":91}");
-    raw(spool, 92, "{\"schema\":\"netvar-job-record\",\"job_id\":92,\"app\":\"appA\","
-                   "\"nodes\":[\"n0\"],\"runtime_s\":-4}");
+    raw(spool, 92,
+        "{\"schema\":\"netvar-job-record\",\"job_id\":92,\"app\":\"appA\","
+        "\"nodes\":[\"n0\"],\"runtime_s\":-4}");
     rec(spool, 93, NULL, 2, "leaf0", 9000, 10, 0.1); /* no app: not corrupt */
     nv_train_opts o;
     nv_train_opts_default(&o);
@@ -201,7 +214,7 @@ static void implausible_times_and_copies_are_skipped(void **state)
         "\"start_unix_s\":9000,\"end_unix_s\":9100,\"runtime_s\":1e308",
         "\"start_unix_s\":9000,\"end_unix_s\":1e308,\"runtime_s\":100",
         "\"start_unix_s\":-1e308,\"end_unix_s\":9100,\"runtime_s\":100",
-        "\"start_unix_s\":9000,\"end_unix_s\":9100,\"runtime_s\":4e7", /* > a year */
+        "\"start_unix_s\":9000,\"end_unix_s\":9100,\"runtime_s\":4e7",       /* > a year */
         "\"start_unix_s\":4e9,\"end_unix_s\":4.0000001e9,\"runtime_s\":100", /* the future */
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -291,7 +304,8 @@ static void baseline_and_pair_from_shared_switch(void **state)
     nv_train_opts_default(&o);
     nv_train_set s;
     scan(spool, &s, &o);
-    long a16 = nv_train_find_job(&s, 16), c18 = nv_train_find_job(&s, 18), a19 = nv_train_find_job(&s, 19);
+    long a16 = nv_train_find_job(&s, 16), c18 = nv_train_find_job(&s, 18),
+         a19 = nv_train_find_job(&s, 19);
     assert_true(a16 >= 0 && c18 >= 0 && a19 >= 0);
     /* baseline: median of the low-background runs at 4 nodes (100,102,104),
      * not the 112.2 s run beside B (background 0.2 > 0.05) */
@@ -372,8 +386,8 @@ static void pair_entry_is_the_median_run(void **state)
     assert_int_equal(pv.samples, 3);
     assert_float_equal(pv.slowdown_pct, 12.0, 1e-9);
     double mean = (10.0 + 12.0 + 100.0) / 3;
-    double sd = sqrt(((10 - mean) * (10 - mean) + (12 - mean) * (12 - mean) +
-                      (100 - mean) * (100 - mean)) / 2);
+    double sd = sqrt(
+        ((10 - mean) * (10 - mean) + (12 - mean) * (12 - mean) + (100 - mean) * (100 - mean)) / 2);
     assert_float_equal(pv.sd_pct, sd, 1e-6);
     assert_int_equal(nv_model_pair_find(m, B, A, &pv), 0);
     assert_float_equal(pv.slowdown_pct, 2.5, 1e-9); /* B ran 205 s each time */
@@ -453,13 +467,23 @@ static void campaign_curve_and_impactb_kept(void **state)
     nv_latency_summary_of(l, 3, &lat);
     nv_curve_point pts[] = {{0.2, 3, 1}, {0.6, 12, 1}};
     nv_joint_window jw[] = {{0.25f, 300}, {0.75f, 900}};
-    nv_app_input ai = {.key = "appA", .utilization = 0.5, .utilization_source = NV_USRC_LATENCY,
-                       .latency = &lat, .points = pts, .n_points = 2, .joint = jw, .n_joint = 2,
+    nv_app_input ai = {.key = "appA",
+                       .utilization = 0.5,
+                       .utilization_source = NV_USRC_LATENCY,
+                       .latency = &lat,
+                       .points = pts,
+                       .n_points = 2,
+                       .joint = jw,
+                       .n_joint = 2,
                        .joint_window_s = 0.5};
     assert_int_equal(nv_builder_add_app(in, &ai), 0);
     nv_pair_input keep = {"appA", "appZ", 7, 4, 1};
-    nv_app_input zi = {.key = "appZ", .utilization = 0.1, .latency = &lat, .joint = jw,
-                       .n_joint = 1, .joint_window_s = 0.5};
+    nv_app_input zi = {.key = "appZ",
+                       .utilization = 0.1,
+                       .latency = &lat,
+                       .joint = jw,
+                       .n_joint = 1,
+                       .joint_window_s = 0.5};
     assert_int_equal(nv_builder_add_app(in, &zi), 0);
     assert_int_equal(nv_builder_add_pair(in, &keep), 0);
     nv_model *im = nv_builder_build(in, err, sizeof err);
@@ -494,8 +518,9 @@ static void campaign_curve_and_impactb_kept(void **state)
     assert_true(zv.joint[0].u == 0.25f);
     /* an input-only app and its table entry survive */
     nv_pair_view pv;
-    assert_int_equal(nv_model_pair_find(m, nv_model_app_index(m, "appA"),
-                                        nv_model_app_index(m, "appZ"), &pv), 0);
+    assert_int_equal(
+        nv_model_pair_find(m, nv_model_app_index(m, "appA"), nv_model_app_index(m, "appZ"), &pv),
+        0);
     assert_int_equal(pv.samples, 4);
     assert_true(nv_model_calibration(m)->service_us == cal.service_us);
     nv_model_free(m);
@@ -540,7 +565,8 @@ static void old_model_without_provenance_loads(void **state)
     assert_int_equal(av.history_runs, 0);
     assert_int_equal(av.latency_origin, NV_LATENCY_IMPACTB);
     nv_model_free(m);
-    const char *bad = "{\"schema\":\"netvar-model\",\"version\":1,\"calibration\":{\"method\":"
+    const char *bad =
+        "{\"schema\":\"netvar-model\",\"version\":1,\"calibration\":{\"method\":"
         "\"minimum\",\"quantile\":0,\"service_us\":1,\"var_s_us2\":0,\"idle_mean_us\":1,"
         "\"samples\":0,\"histogram\":{\"bins_per_decade\":16,\"first_edge_us\":1,\"counts\":"
         "[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"

@@ -45,8 +45,7 @@ static void quiet_log(void *ctx, const char *line)
 }
 
 /* as `netvar train` does it: state in, scan, window, state out, model */
-static nv_train_stats train(const char *spool, const char *state, double window_s,
-                            const char *out)
+static nv_train_stats train(const char *spool, const char *state, double window_s, const char *out)
 {
     char err[300];
     nv_train_opts o;
@@ -102,17 +101,20 @@ static void history(const char *spool)
         const char *sw;
         double t0, rt, rho;
     } j[] = {
-        {10, "appA", "leaf0", 0, 100, 0.30},    {11, "appA", "leaf0", 1000, 102, 0.30},
-        {12, "appA", "leaf0", 2000, 104, 0.30}, {13, "appB", "leaf0", 3000, 200, 0.20},
-        {14, "appB", "leaf0", 4000, 200, 0.20}, {15, "appB", "leaf0", 5000, 200, 0.20},
+        {10, "appA", "leaf0", 0, 100, 0.30},      {11, "appA", "leaf0", 1000, 102, 0.30},
+        {12, "appA", "leaf0", 2000, 104, 0.30},   {13, "appB", "leaf0", 3000, 200, 0.20},
+        {14, "appB", "leaf0", 4000, 200, 0.20},   {15, "appB", "leaf0", 5000, 200, 0.20},
         {16, "appA", "leaf1", 6000, 112.2, 0.30}, {17, "appB", "leaf1", 5990, 205, 0.20},
-        {18, "appC", "leaf2", 6000, 50, 0.10},  {19, "appA", "leaf0", 8000, 101, 0.30},
+        {18, "appC", "leaf2", 6000, 50, 0.10},    {19, "appA", "leaf0", 8000, 101, 0.30},
     };
     for (size_t i = 0; i < sizeof j / sizeof j[0]; i++)
         nv_test_job_record(spool, j[i].id, j[i].app, 4, j[i].sw, j[i].t0, j[i].rt, j[i].rho);
 }
 
-static void path(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", root, name); }
+static void path(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "%s/%s", root, name);
+}
 
 static void retrain_reads_only_new_records_and_writes_the_same_model(void **state)
 {
@@ -301,8 +303,10 @@ static void a_bad_state_is_refused_with_the_reason(void **state)
 
     /* absurd but finite times or runtime (plausible.h): refused by the
      * same check, so a state never brings back what records may not */
-    static const struct { long at; double v; } absurd[] = {
-        {16, -1e308}, {24, 1e308}, {32, 1e308}, {32, 4e7}, {16, 4.2e9}};
+    static const struct {
+        long at;
+        double v;
+    } absurd[] = {{16, -1e308}, {24, 1e308}, {32, 1e308}, {32, 4e7}, {16, 4.2e9}};
     for (size_t i = 0; i < sizeof absurd / sizeof *absurd; i++) {
         copy(st, bad);
         patch(bad, jobs_at + absurd[i].at, &absurd[i].v, 8);

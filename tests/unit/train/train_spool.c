@@ -10,8 +10,8 @@
 
 #include "train_spool.h"
 
-void nv_test_job_record(const char *spool, long id, const char *app, unsigned nodes,
-                        const char *sw, double start, double runtime, double rho)
+void nv_test_job_record(const char *spool, long id, const char *app, unsigned nodes, const char *sw,
+                        double start, double runtime, double rho)
 {
     char d[512], p[600];
     snprintf(d, sizeof d, "%s/jobs", spool);
@@ -30,13 +30,13 @@ void nv_test_job_record(const char *spool, long id, const char *app, unsigned no
     fprintf(f, "\"nodes\":[");
     for (unsigned n = 0; n < nodes; n++)
         fprintf(f, "%s\"n%u\"", n ? "," : "", n);
-    fprintf(f, "],\"switches\":[\"%s\",\"%s-b\"],\"groups\":[],\"start_unix_s\":%g,"
-               "\"end_unix_s\":%g,\"runtime_s\":%g,\"utilization\":{\"service_us\":1.0,\"ports\":["
-               "{\"node\":\"n0\",\"port\":\"eth0\",\"rho\":%g}]}}\n",
+    fprintf(f,
+            "],\"switches\":[\"%s\",\"%s-b\"],\"groups\":[],\"start_unix_s\":%g,"
+            "\"end_unix_s\":%g,\"runtime_s\":%g,\"utilization\":{\"service_us\":1.0,\"ports\":["
+            "{\"node\":\"n0\",\"port\":\"eth0\",\"rho\":%g}]}}\n",
             sw, sw, start, start + runtime, runtime, rho);
     fclose(f);
 }
-
 
 char *nv_test_slurp(const char *p, size_t *n)
 {

@@ -5,8 +5,8 @@
 #ifndef NETVAR_TEST_TRAIN_SPOOL_H
 #define NETVAR_TEST_TRAIN_SPOOL_H
 
-void nv_test_job_record(const char *spool, long id, const char *app, unsigned nodes,
-                        const char *sw, double start, double runtime, double rho);
+void nv_test_job_record(const char *spool, long id, const char *app, unsigned nodes, const char *sw,
+                        double start, double runtime, double rho);
 
 #include <stddef.h>
 

@@ -37,22 +37,26 @@ static void test_format(void **state)
     nv_job_report r = report();
     char buf[NV_ACCT_SUMMARY_MAX];
     nv_acct_prediction own;
-    assert_int_equal(nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"alltoall\","
-                                            "\"model\":\"known\",\"own_pct\":5.26,\"src\":\"table\"}",
-                                            &own), 1);
+    assert_int_equal(
+        nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"alltoall\","
+                               "\"model\":\"known\",\"own_pct\":5.26,\"src\":\"table\"}",
+                               &own),
+        1);
     int n = nv_acct_summary_format(buf, sizeof buf, &r, &own);
-    assert_string_equal(buf, "netvar:{\"v\":2,\"app\":\"alltoall\",\"runtime_s\":41.2,\"baseline_s\":38.9,"
-                             "\"slowdown_pct\":5.9,\"predicted_pct\":5.3,\"src\":\"table\","
-                             "\"claimed_pct\":null,\"claimed_src\":\"\"}");
+    assert_string_equal(
+        buf, "netvar:{\"v\":2,\"app\":\"alltoall\",\"runtime_s\":41.2,\"baseline_s\":38.9,"
+             "\"slowdown_pct\":5.9,\"predicted_pct\":5.3,\"src\":\"table\","
+             "\"claimed_pct\":null,\"claimed_src\":\"\"}");
     assert_int_equal(n, (int)strlen(buf));
     r.baseline_s = NAN;
     r.observed_pct = NAN;
     r.at_submission.recorded = 0;
     strcpy(r.app, "a\"b");
     nv_acct_summary_format(buf, sizeof buf, &r, NULL);
-    assert_string_equal(buf, "netvar:{\"v\":2,\"app\":\"a_b\",\"runtime_s\":41.2,\"baseline_s\":null,"
-                             "\"slowdown_pct\":null,\"predicted_pct\":null,\"src\":\"\","
-                             "\"claimed_pct\":null,\"claimed_src\":\"\"}");
+    assert_string_equal(buf,
+                        "netvar:{\"v\":2,\"app\":\"a_b\",\"runtime_s\":41.2,\"baseline_s\":null,"
+                        "\"slowdown_pct\":null,\"predicted_pct\":null,\"src\":\"\","
+                        "\"claimed_pct\":null,\"claimed_src\":\"\"}");
     /* the longest app key and sources and the longest figures still fit */
     memset(r.app, 'x', 64);
     r.app[64] = '\0';
@@ -99,13 +103,15 @@ static void test_forged_comment(void **state)
     assert_int_equal(nv_acct_own_prediction("JS1:H4sIabc netvar:{\"v\":1,\"mode\":\"counters\","
                                             "\"app\":\"alltoall\",\"own_pct\":12.0,"
                                             "\"src\":\"model:queue\",\"action\":\"message\"}",
-                                            &own), 1);
+                                            &own),
+                     1);
     nv_acct_summary_format(buf, sizeof buf, &r, &own);
     assert_non_null(strstr(buf, "\"predicted_pct\":12.0,\"src\":\"model:queue\","
                                 "\"claimed_pct\":null,\"claimed_src\":\"\"}"));
     /* an annotation that made no prediction says so: no claim either */
-    assert_int_equal(nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"model\":\"none\"}",
-                                            &own), 1);
+    assert_int_equal(
+        nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"model\":\"none\"}", &own),
+        1);
     nv_acct_summary_format(buf, sizeof buf, &r, &own);
     assert_non_null(strstr(buf, "\"predicted_pct\":null,\"src\":\"\",\"claimed_pct\":null,"));
 }
@@ -119,15 +125,21 @@ static void test_own_prediction(void **state)
     assert_true(isnan(own.pct) && isnan(own.claimed_pct));
     assert_int_equal(nv_acct_own_prediction("", &own), 0);
     assert_int_equal(nv_acct_own_prediction("netvar:{ broken", &own), 0);
-    assert_int_equal(nv_acct_own_prediction("netvar:{\"app\":\"x\",\"own_pct\":3}", &own), 0); /* no v */
+    assert_int_equal(nv_acct_own_prediction("netvar:{\"app\":\"x\",\"own_pct\":3}", &own),
+                     0); /* no v */
     assert_int_equal(nv_acct_own_prediction("netvar:[1]", &own), 0);
     /* a version 1 summary's predicted_pct was the Comment's claim */
     assert_int_equal(nv_acct_own_prediction("netvar:{\"v\":1,\"app\":\"a\",\"runtime_s\":4.0,"
-                                            "\"predicted_pct\":-50.0,\"src\":\"table\"}", &own), 0);
+                                            "\"predicted_pct\":-50.0,\"src\":\"table\"}",
+                                            &own),
+                     0);
     /* the last of several entries */
-    assert_int_equal(nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"own_pct\":1.0} x "
-                                            "netvar:{\"v\":1,\"mode\":\"counters\",\"own_pct\":2.0,"
-                                            "\"src\":\"table\"} netvar:{ open", &own), 1);
+    assert_int_equal(
+        nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"own_pct\":1.0} x "
+                               "netvar:{\"v\":1,\"mode\":\"counters\",\"own_pct\":2.0,"
+                               "\"src\":\"table\"} netvar:{ open",
+                               &own),
+        1);
     assert_true(own.pct == 2.0);
     assert_string_equal(own.src, "table");
 
@@ -135,8 +147,8 @@ static void test_own_prediction(void **state)
      * with netvar's word or with the user's claim */
     nv_job_report r = report();
     char first[NV_ACCT_SUMMARY_MAX], again[NV_ACCT_SUMMARY_MAX], merged[2 * NV_ACCT_SUMMARY_MAX];
-    nv_acct_own_prediction("netvar:{\"v\":1,\"mode\":\"counters\",\"own_pct\":7.04,\"src\":\"table\"}",
-                           &own);
+    nv_acct_own_prediction(
+        "netvar:{\"v\":1,\"mode\":\"counters\",\"own_pct\":7.04,\"src\":\"table\"}", &own);
     nv_acct_summary_format(first, sizeof first, &r, &own);
     assert_true(nv_acct_merge("JS1:abc", first, merged, sizeof merged) > 0);
     assert_int_equal(nv_acct_own_prediction(merged, &own), 1);
@@ -197,10 +209,8 @@ static void test_jobstats_value(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_format),
-        cmocka_unit_test(test_jobstats_value),
-        cmocka_unit_test(test_forged_comment),
-        cmocka_unit_test(test_own_prediction),
+        cmocka_unit_test(test_format),         cmocka_unit_test(test_jobstats_value),
+        cmocka_unit_test(test_forged_comment), cmocka_unit_test(test_own_prediction),
         cmocka_unit_test(test_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

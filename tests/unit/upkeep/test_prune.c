@@ -60,7 +60,8 @@ static void age_rel(const char *rel, double days)
 {
     char p[256];
     path(p, sizeof p, rel);
-    struct timeval tv[2] = {{.tv_sec = NOW - (time_t)(days * 86400)}, {.tv_sec = NOW - (time_t)(days * 86400)}};
+    struct timeval tv[2] = {{.tv_sec = NOW - (time_t)(days * 86400)},
+                            {.tv_sec = NOW - (time_t)(days * 86400)}};
     assert_int_equal(lutimes(p, tv), 0);
 }
 

@@ -22,40 +22,62 @@ static void test_parse(void **state)
     (void)state;
     nv_sacct_job j;
     char err[256];
-    assert_int_equal(nv_sacct_parse_line("12" D "run.sh" D "2" D "1000" D "1100" D "COMPLETED" D "n[1-2]" D
+    assert_int_equal(nv_sacct_parse_line("12" D "run.sh" D "2" D "1000" D "1100" D "COMPLETED" D
+                                         "n[1-2]" D
                                          "user text netvar:{\"v\":1,\"app\":\"lammps\"}" D "\n",
-                                         &j, err, sizeof err), 0);
+                                         &j, err, sizeof err),
+                     0);
     assert_int_equal(j.job_id, 12);
     assert_int_equal(j.nnodes, 2);
     assert_string_equal(j.app, "lammps");
     assert_string_equal(j.nodelist, "n[1-2]");
     assert_int_equal(j.app_from, NV_SACCT_APP_COMMENT);
     /* the app from AdminComment, then from the job name */
-    assert_int_equal(nv_sacct_parse_line("13" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D "" D
-                                         "JS1:a netvar:{\"v\":1,\"app\":\"milc\",\"runtime_s\":10.0}",
-                                         &j, err, sizeof err), 0);
+    assert_int_equal(
+        nv_sacct_parse_line("13" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D "" D
+                            "JS1:a netvar:{\"v\":1,\"app\":\"milc\",\"runtime_s\":10.0}",
+                            &j, err, sizeof err),
+        0);
     assert_string_equal(j.app, "milc");
     assert_int_equal(j.app_from, NV_SACCT_APP_ADMIN);
-    assert_int_equal(nv_sacct_parse_line("14" D "stencil" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D "" D "",
-                                         &j, err, sizeof err), 0);
+    assert_int_equal(nv_sacct_parse_line("14" D "stencil" D "1" D "1000" D "1010" D "COMPLETED" D
+                                         "n1" D "" D "",
+                                         &j, err, sizeof err),
+                     0);
     assert_string_equal(j.app, "stencil");
     assert_int_equal(j.app_from, NV_SACCT_APP_NAME);
     /* left out */
-    assert_int_equal(nv_sacct_parse_line("15.0" D "s" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D "", &j, err, sizeof err), 1);
-    assert_int_equal(nv_sacct_parse_line("16_3" D "s" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D "", &j, err, sizeof err), 1);
-    assert_int_equal(nv_sacct_parse_line("17" D "s" D "1" D "1" D "2" D "FAILED" D "n1" D "" D "", &j, err, sizeof err), 1);
-    assert_int_equal(nv_sacct_parse_line("18" D "" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D "", &j, err, sizeof err), 1);
+    assert_int_equal(nv_sacct_parse_line("15.0" D "s" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D
+                                         "",
+                                         &j, err, sizeof err),
+                     1);
+    assert_int_equal(nv_sacct_parse_line("16_3" D "s" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D
+                                         "",
+                                         &j, err, sizeof err),
+                     1);
+    assert_int_equal(nv_sacct_parse_line("17" D "s" D "1" D "1" D "2" D "FAILED" D "n1" D "" D "",
+                                         &j, err, sizeof err),
+                     1);
+    assert_int_equal(nv_sacct_parse_line("18" D "" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D "",
+                                         &j, err, sizeof err),
+                     1);
     /* malformed */
     assert_int_equal(nv_sacct_parse_line("19|s|1|1|2|COMPLETED|n1||", &j, err, sizeof err), -1);
     assert_non_null(strstr(err, "fields"));
-    assert_int_equal(nv_sacct_parse_line("x" D "s" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D "", &j, err, sizeof err), -1);
+    assert_int_equal(nv_sacct_parse_line("x" D "s" D "1" D "1" D "2" D "COMPLETED" D "n1" D "" D "",
+                                         &j, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "JobIDRaw"));
-    assert_int_equal(nv_sacct_parse_line("20" D "s" D "1" D "2026-01-01T00:00:00" D "2" D "COMPLETED" D "n1" D "" D "",
-                                         &j, err, sizeof err), -1);
+    assert_int_equal(nv_sacct_parse_line("20" D "s" D "1" D "2026-01-01T00:00:00" D "2" D
+                                         "COMPLETED" D "n1" D "" D "",
+                                         &j, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "SLURM_TIME_FORMAT"));
     /* the shared bounds (plausible.h): an end past a day from now is refused */
-    assert_int_equal(nv_sacct_parse_line("21" D "s" D "1" D "1000" D "9e10" D "COMPLETED" D "n1" D "" D "",
-                                         &j, err, sizeof err), -1);
+    assert_int_equal(nv_sacct_parse_line("21" D "s" D "1" D "1000" D "9e10" D "COMPLETED" D "n1" D
+                                         "" D "",
+                                         &j, err, sizeof err),
+                     -1);
 }
 
 /* issue 52 item 6: the first netvar:{..."app"} of the user's Comment was
@@ -70,30 +92,38 @@ static void test_user_text_after_netvar(void **state)
                                          "netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"forged\","
                                          "\"own_pct\":-50.0,\"src\":\"table\"}" D
                                          "netvar:{\"v\":2,\"app\":\"milc\",\"runtime_s\":10.0}",
-                                         &j, err, sizeof err), 0);
+                                         &j, err, sizeof err),
+                     0);
     assert_string_equal(j.app, "milc");
     assert_int_equal(j.app_from, NV_SACCT_APP_ADMIN);
     /* job_submit's annotation in AdminComment (AnnotateField=AdminComment) */
-    assert_int_equal(nv_sacct_parse_line("41" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
-                                         "netvar:{\"app\":\"forged\"} my notes" D
-                                         "JS1:abc netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"lammps\"}",
-                                         &j, err, sizeof err), 0);
+    assert_int_equal(
+        nv_sacct_parse_line("41" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                            "netvar:{\"app\":\"forged\"} my notes" D
+                            "JS1:abc netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"lammps\"}",
+                            &j, err, sizeof err),
+        0);
     assert_string_equal(j.app, "lammps");
     /* a netvar:{ the user wrote before their own text is theirs: never
      * read, the job name names the job, or nothing does */
-    assert_int_equal(nv_sacct_parse_line("42" D "stencil" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
-                                         "netvar:{\"v\":1,\"app\":\"forged\"} see above" D "",
-                                         &j, err, sizeof err), 0);
+    assert_int_equal(nv_sacct_parse_line("42" D "stencil" D "1" D "1000" D "1010" D "COMPLETED" D
+                                         "n1" D "netvar:{\"v\":1,\"app\":\"forged\"} see above" D
+                                         "",
+                                         &j, err, sizeof err),
+                     0);
     assert_string_equal(j.app, "stencil");
     assert_int_equal(j.app_from, NV_SACCT_APP_NAME);
     assert_int_equal(nv_sacct_parse_line("43" D "" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
                                          "a netvar:{\"v\":1,\"app\":\"forged\"} b" D "",
-                                         &j, err, sizeof err), 1);
+                                         &j, err, sizeof err),
+                     1);
     /* an AdminComment entry without an app does not stop the search */
-    assert_int_equal(nv_sacct_parse_line("44" D "stencil" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+    assert_int_equal(nv_sacct_parse_line("44" D "stencil" D "1" D "1000" D "1010" D "COMPLETED" D
+                                         "n1" D
                                          "mine netvar:{\"v\":1,\"mode\":\"off\",\"app\":\"fftw\"}" D
                                          "netvar:{\"v\":2,\"app\":\"\",\"runtime_s\":10.0}",
-                                         &j, err, sizeof err), 0);
+                                         &j, err, sizeof err),
+                     0);
     assert_string_equal(j.app, "fftw");
     assert_int_equal(j.app_from, NV_SACCT_APP_COMMENT);
 }
@@ -107,22 +137,28 @@ static void test_summary_in_system_comment(void **state)
     (void)state;
     nv_sacct_job j;
     char err[256];
-    assert_int_equal(nv_sacct_parse_line("50" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
-                                         "netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"forged\"}" D
-                                         "JS1:H4sIAAAAAAAAA6tWKkktLlGyUlAqS8wpTVWqBQBGmWQ0EQAAAA==" D
-                                         "netvar:{\"v\":2,\"app\":\"milc\",\"runtime_s\":10.0}",
-                                         &j, err, sizeof err), 0);
+    assert_int_equal(
+        nv_sacct_parse_line("50" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                            "netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"forged\"}" D
+                            "JS1:H4sIAAAAAAAAA6tWKkktLlGyUlAqS8wpTVWqBQBGmWQ0EQAAAA==" D
+                            "netvar:{\"v\":2,\"app\":\"milc\",\"runtime_s\":10.0}",
+                            &j, err, sizeof err),
+        0);
     assert_string_equal(j.app, "milc");
     assert_int_equal(j.app_from, NV_SACCT_APP_ADMIN);
     /* an empty SystemComment: the Comment's trailing annotation, as before */
     assert_int_equal(nv_sacct_parse_line("51" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
                                          "netvar:{\"v\":1,\"mode\":\"counters\",\"app\":\"amg\"}" D
-                                         "JS1:abc" D "", &j, err, sizeof err), 0);
+                                         "JS1:abc" D "",
+                                         &j, err, sizeof err),
+                     0);
     assert_string_equal(j.app, "amg");
     assert_int_equal(j.app_from, NV_SACCT_APP_COMMENT);
     /* eleven fields: refused, named */
-    assert_int_equal(nv_sacct_parse_line("52" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D "" D
-                                         "" D "" D "extra", &j, err, sizeof err), -1);
+    assert_int_equal(nv_sacct_parse_line("52" D "x" D "1" D "1000" D "1010" D "COMPLETED" D "n1" D
+                                         "" D "" D "" D "extra",
+                                         &j, err, sizeof err),
+                     -1);
     assert_non_null(strstr(err, "fields"));
 }
 
@@ -152,7 +188,8 @@ static void test_read_counts_claims(void **state)
     assert_int_equal(st.added, 3);
     assert_int_equal(st.app_from_comment, 1);
     assert_int_equal(st.app_from_name, 1);
-    assert_non_null(strstr(said, "netvar: train: sacct: 2 of 3 jobs are named by what their users can edit"));
+    assert_non_null(
+        strstr(said, "netvar: train: sacct: 2 of 3 jobs are named by what their users can edit"));
     nv_train_set_free(&s);
 }
 
@@ -162,14 +199,19 @@ static void test_record_and_read(void **state)
     nv_topo topo;
     nv_topo_init(&topo);
     char err[256];
-    assert_int_equal(nv_topo_parse_slurm(&topo, "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-4]\n",
-                                         "t", err, sizeof err), 0);
+    assert_int_equal(nv_topo_parse_slurm(&topo,
+                                         "SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-4]\n",
+                                         "t", err, sizeof err),
+                     0);
     nv_sacct_job j;
-    assert_int_equal(nv_sacct_parse_line("21" D "a" D "3" D "1000" D "1100" D "COMPLETED" D "n[2-4]" D "" D "",
-                                         &j, err, sizeof err), 0);
+    assert_int_equal(nv_sacct_parse_line("21" D "a" D "3" D "1000" D "1100" D "COMPLETED" D
+                                         "n[2-4]" D "" D "",
+                                         &j, err, sizeof err),
+                     0);
     json_object *r = nv_sacct_job_record(&j, &topo, err, sizeof err);
     assert_non_null(r);
-    assert_string_equal(json_object_to_json_string_ext(json_object_object_get(r, "switches"), JSON_C_TO_STRING_PLAIN),
+    assert_string_equal(json_object_to_json_string_ext(json_object_object_get(r, "switches"),
+                                                       JSON_C_TO_STRING_PLAIN),
                         "[\"s1\",\"s2\"]");
     nv_train_job tj;
     char app[NV_MODEL_KEY_MAX + 1];

@@ -75,9 +75,9 @@ static void near_and_at_ties(void **state)
 static void signs_extremes_and_small_buffers(void **state)
 {
     (void)state;
-    double xs[] = {0.0, -0.0, -0.04, -0.4, -0.5, 0.5, 1.5, 2.5, 4294967295.4, 4294967296.6,
-                   1e15, -1e300, 1e-300, 5e-324, NAN, -NAN, INFINITY, -INFINITY, 99.95,
-                   107.5, 0.949999, 0.95, 0.05};
+    double xs[] = {0.0,          -0.0,         -0.04, -0.4,   -0.5,     0.5,    1.5, 2.5,
+                   4294967295.4, 4294967296.6, 1e15,  -1e300, 1e-300,   5e-324, NAN, -NAN,
+                   INFINITY,     -INFINITY,    99.95, 107.5,  0.949999, 0.95,   0.05};
     for (size_t i = 0; i < sizeof xs / sizeof *xs; i++)
         for (int d = 0; d <= 3; d++)
             same(xs[i], d);

@@ -99,9 +99,9 @@ static void pieces_join_to_the_whole(void **state)
     /* the arrays were counted and read one element at a time */
     json_object *apps = json_object_object_get(s, "apps");
     assert_int_equal(json_object_array_length(apps), 2);
-    assert_string_equal(json_object_get_string(json_object_object_get(
-                            json_object_array_get_idx(apps, 0), "key")),
-                        "a\"b");
+    assert_string_equal(
+        json_object_get_string(json_object_object_get(json_object_array_get_idx(apps, 0), "key")),
+        "a\"b");
     json_object_put(s);
     json_object_put(w);
     /* the same without the trailing newline, and with no whitespace at all */

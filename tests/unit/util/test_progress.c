@@ -40,7 +40,7 @@ static void off_unless_a_terminal_and_asked(void **state)
     assert_null(p.out);
     nv_progress_update(&p, 5, 1);
     nv_progress_end(&p);
-    assert_int_equal(ftell(f), 0); /* nothing written */
+    assert_int_equal(ftell(f), 0);             /* nothing written */
     nv_progress_start(&p, stderr, 0, "x", 10); /* --quiet */
     assert_null(p.out);
     fclose(f);

@@ -159,8 +159,8 @@ static void owner_size_and_type_are_checked(void **state)
     assert_non_null(strstr(err, "limit"));
     assert_null(nv_read_untrusted(dir, NV_ANY_OWNER, 4096, 0, &len, err, sizeof err));
     assert_non_null(strstr(err, "directory"));
-    assert_null(nv_read_untrusted("/dev/zero", NV_ANY_OWNER, 4096, NV_OPEN_FOLLOW, &len, err,
-                                  sizeof err));
+    assert_null(
+        nv_read_untrusted("/dev/zero", NV_ANY_OWNER, 4096, NV_OPEN_FOLLOW, &len, err, sizeof err));
     assert_non_null(strstr(err, "device"));
     uid_t o = 12345;
     assert_int_equal(nv_dir_owner(dir, &o, err, sizeof err), 0);
@@ -190,7 +190,10 @@ static void names_are_escaped_for_the_terminal(void **state)
     char b[64];
     assert_string_equal(nv_printable("profile-12.3.json", b, sizeof b), "profile-12.3.json");
     assert_string_equal(nv_printable("a\033]0;pwned\007b", b, sizeof b), "a\\x1b]0;pwned\\x07b");
-    assert_string_equal(nv_printable("x\x9b" "2Jy", b, sizeof b), "x\\x9b2Jy"); /* 8-bit CSI */
+    assert_string_equal(nv_printable("x\x9b"
+                                     "2Jy",
+                                     b, sizeof b),
+                        "x\\x9b2Jy");                                               /* 8-bit CSI */
     assert_string_equal(nv_printable("c1 \xc2\x9b", b, sizeof b), "c1 \\xc2\\x9b"); /* UTF-8 C1 */
     assert_string_equal(nv_printable("µs é", b, sizeof b), "µs é");
     assert_string_equal(nv_printable("back\\slash\n", b, sizeof b), "back\\\\slash\\x0a");

@@ -108,7 +108,7 @@ static void names(void **state)
     assert_string_equal(nv_counter_metric_name(NV_CM_NET_STALLS), "net_stalls");
     assert_string_equal(nv_counter_metric_name(NV_CM_NET_TRAFFIC), "net_traffic");
     assert_string_equal(nv_counter_metric_name(NV_CM_COUNT), "unknown");
-    assert_string_equal(nv_counter_metric_name((enum nv_counter_metric)-1), "unknown");
+    assert_string_equal(nv_counter_metric_name((enum nv_counter_metric) - 1), "unknown");
 }
 
 static void no_nan_when_n_positive(const struct nv_counter_metrics *m)
@@ -117,7 +117,8 @@ static void no_nan_when_n_positive(const struct nv_counter_metrics *m)
         const struct nv_stat5 *s = &m->stat[k];
         if (s->n && !(isfinite(s->mean) && isfinite(s->variance) && isfinite(s->p75) &&
                       isfinite(s->p95) && isfinite(s->p99)))
-            fail_msg("metric %s: n=%zu but a statistic is not finite", nv_counter_metric_name(k), s->n);
+            fail_msg("metric %s: n=%zu but a statistic is not finite", nv_counter_metric_name(k),
+                     s->n);
         if (!s->n && !isnan(s->mean))
             fail_msg("metric %s: n=0 but mean %g", nv_counter_metric_name(k), s->mean);
     }
@@ -127,8 +128,16 @@ static void network_side_ports_present(void **state)
 {
     (void)state;
     const struct nv_blade_traffic b[] = {
-        {.dt_s = 10, .proc_traffic = 1000, .proc_stalls = 5, .net_traffic = 2000, .net_stalls = 100},
-        {.dt_s = 10, .proc_traffic = 3000, .proc_stalls = NAN, .net_traffic = 1000, .net_stalls = 200},
+        {.dt_s = 10,
+         .proc_traffic = 1000,
+         .proc_stalls = 5,
+         .net_traffic = 2000,
+         .net_stalls = 100},
+        {.dt_s = 10,
+         .proc_traffic = 3000,
+         .proc_stalls = NAN,
+         .net_traffic = 1000,
+         .net_stalls = 200},
     };
     struct nv_counter_metrics m;
     nv_counter_metrics_compute(b, 2, "bytes", &m);
@@ -175,7 +184,8 @@ static void endpoint_fallback_without_network_side(void **state)
     assert_int_equal(m.stat[NV_CM_PROC_TRAFFIC_PER_S].n, 2);
     near(m.stat[NV_CM_PROC_TRAFFIC_PER_S].mean, 300, "proc/s mean"); /* 200, 400 */
     assert_int_equal(m.stat[NV_CM_NET_STALL_RATIO].n, 2);
-    near(m.stat[NV_CM_NET_STALL_RATIO].mean, (0.02 + 0.005) / 2, "stall ratio mean"); /* 8/400, 4/800 */
+    near(m.stat[NV_CM_NET_STALL_RATIO].mean, (0.02 + 0.005) / 2,
+         "stall ratio mean"); /* 8/400, 4/800 */
     assert_int_equal(m.stat[NV_CM_NET_TO_PROC_RATIO].n, 0);
     assert_true(isnan(m.stat[NV_CM_NET_TO_PROC_RATIO].mean));
     assert_int_equal(m.stat[NV_CM_NET_STALLS].n, 2);
@@ -236,9 +246,16 @@ static void mixed_and_bad_rows_are_skipped_per_metric(void **state)
         {.dt_s = 1, .proc_traffic = 0, .proc_stalls = 0, .net_traffic = 0, .net_stalls = 7},
         /* negative or NaN interval: no rate */
         {.dt_s = -1, .proc_traffic = 50, .proc_stalls = NAN, .net_traffic = NAN, .net_stalls = NAN},
-        {.dt_s = NAN, .proc_traffic = 50, .proc_stalls = NAN, .net_traffic = NAN, .net_stalls = NAN},
+        {.dt_s = NAN,
+         .proc_traffic = 50,
+         .proc_stalls = NAN,
+         .net_traffic = NAN,
+         .net_stalls = NAN},
         /* infinite traffic is not a reading */
-        {.dt_s = 1, .proc_traffic = INFINITY, .proc_stalls = NAN, .net_traffic = INFINITY,
+        {.dt_s = 1,
+         .proc_traffic = INFINITY,
+         .proc_stalls = NAN,
+         .net_traffic = INFINITY,
          .net_stalls = NAN},
     };
     struct nv_counter_metrics m;
@@ -262,7 +279,10 @@ static void overflowing_quotients_are_not_readings(void **state)
     (void)state;
     /* finite inputs whose quotient overflows must not turn into inf/NaN statistics */
     const struct nv_blade_traffic b[] = {
-        {.dt_s = 1e-300, .proc_traffic = 1e300, .proc_stalls = NAN, .net_traffic = 1e-320,
+        {.dt_s = 1e-300,
+         .proc_traffic = 1e300,
+         .proc_stalls = NAN,
+         .net_traffic = 1e-320,
          .net_stalls = 1e10},
         {.dt_s = 1, .proc_traffic = 10, .proc_stalls = NAN, .net_traffic = 20, .net_stalls = 2},
     };

@@ -59,7 +59,8 @@ static void forest_is_deterministic_with_a_seed_and_intervals_are_ordered(void *
     }
     int differs = a.n_nodes != c.n_nodes;
     for (size_t i = 0; !differs && i < a.n_nodes; i++)
-        differs = a.nodes[i].threshold != c.nodes[i].threshold || a.nodes[i].value != c.nodes[i].value;
+        differs =
+            a.nodes[i].threshold != c.nodes[i].threshold || a.nodes[i].value != c.nodes[i].value;
     assert_true(differs); /* another seed grows other trees */
     for (int k = 0; k < 20; k++) {
         double x[DIM] = {lcg(&s), lcg(&s), lcg(&s)}, tp[30], mean, lo, hi;
@@ -210,8 +211,8 @@ static void calibrated_forest_interval_covers_fresh_data(void **state)
     }
     double cover = (double)in / FRESH;
     print_message("calibrated 90 %% forest interval: fresh coverage %.3f (raw 5-95 %% quantiles "
-                  "%.3f), mean half-width %.3f vs the noise's own %.3f\n", cover,
-                  (double)in_raw / FRESH, hw_sum / FRESH, true_hw / FRESH);
+                  "%.3f), mean half-width %.3f vs the noise's own %.3f\n",
+                  cover, (double)in_raw / FRESH, hw_sum / FRESH, true_hw / FRESH);
     assert_true(cover >= 0.80 && cover <= 0.98);
     assert_true(in_raw < in); /* the raw tree quantiles under-cover (why calibrate) */
     /* not covering by being uselessly wide: within reach of the noise's own
@@ -245,15 +246,20 @@ static void ve_error_bound_covers_fresh_jobs(void **state)
         else
             zf[i - N] = zz;
     }
-    nv_ve_train_opts o = {.folds = 5, .seed = 13, .n_C = 1, .C_grid = {10}, .n_gamma = 1,
-                          .gamma_grid = {0.03}, .forest = {.n_trees = 60}};
+    nv_ve_train_opts o = {.folds = 5,
+                          .seed = 13,
+                          .n_C = 1,
+                          .C_grid = {10},
+                          .n_gamma = 1,
+                          .gamma_grid = {0.03},
+                          .forest = {.n_trees = 60}};
     char err[300];
     nv_ve *ve = nv_ve_train(feat, z, N, &o, err, sizeof err);
     assert_non_null(ve);
     const nv_ve_training *t = &ve->training;
     print_message("VE: R^2 %.3f, held out: forest %.3f, SVR %.3f, abstained %.3f, answered "
-                  "covered %.3f\n", t->cv_r2, t->interval_coverage, t->point_coverage,
-                  t->abstention, t->coverage);
+                  "covered %.3f\n",
+                  t->cv_r2, t->interval_coverage, t->point_coverage, t->abstention, t->coverage);
     assert_true(ve->cal.calibrated && fabs(ve->cal.level - 0.9) < 1e-12);
     assert_true(t->interval_coverage >= 0.80 && t->interval_coverage <= 0.98);
     assert_true(t->point_coverage >= 0.80 && t->point_coverage <= 0.98);
@@ -270,7 +276,8 @@ static void ve_error_bound_covers_fresh_jobs(void **state)
         }
     }
     print_message("VE on %d fresh jobs: SVR +/- h covered %.3f; answered %.3f, of which "
-                  "covered %.3f\n", FRESH, (double)all_in / FRESH, (double)answered / FRESH,
+                  "covered %.3f\n",
+                  FRESH, (double)all_in / FRESH, (double)answered / FRESH,
                   (double)covered / (double)answered);
     assert_true((double)all_in / FRESH >= 0.80 && (double)all_in / FRESH <= 0.98);
     assert_true(answered > FRESH / 2);
@@ -279,7 +286,8 @@ static void ve_error_bound_covers_fresh_jobs(void **state)
     /* the same seed trains the same VE */
     nv_ve *again = nv_ve_train(feat, z, N, &o, err, sizeof err);
     assert_non_null(again);
-    assert_true(again->cal.factor == ve->cal.factor && again->cal.svr_factor == ve->cal.svr_factor &&
+    assert_true(again->cal.factor == ve->cal.factor &&
+                again->cal.svr_factor == ve->cal.svr_factor &&
                 again->training.coverage == ve->training.coverage);
     nv_ve_free(again);
     nv_ve_free(ve);
@@ -343,8 +351,13 @@ static nv_ve *small_ve(void)
             feat[i * NV_VE_NFEAT + j] = 10 * lcg(&s);
         z[i] = (feat[i * NV_VE_NFEAT + 2] - 5) / 3;
     }
-    nv_ve_train_opts o = {.folds = 3, .seed = 5, .n_C = 1, .C_grid = {10}, .n_gamma = 1,
-                          .gamma_grid = {0.1}, .forest = {.n_trees = 20}};
+    nv_ve_train_opts o = {.folds = 3,
+                          .seed = 5,
+                          .n_C = 1,
+                          .C_grid = {10},
+                          .n_gamma = 1,
+                          .gamma_grid = {0.1},
+                          .forest = {.n_trees = 20}};
     char err[300];
     nv_ve *ve = nv_ve_train(feat, z, N, &o, err, sizeof err);
     assert_non_null(ve);
@@ -395,7 +408,8 @@ static void model_file_section_round_trips_and_old_files_load(void **state)
         nv_ve_estimate(ve, f, &r1);
         nv_ve_estimate(back, f, &r2);
         assert_int_equal(r1.answered, r2.answered);
-        assert_true(r1.svr == r2.svr && r1.forest_lo == r2.forest_lo && r1.forest_hi == r2.forest_hi);
+        assert_true(r1.svr == r2.svr && r1.forest_lo == r2.forest_lo &&
+                    r1.forest_hi == r2.forest_hi);
         assert_true(r1.half_width == r2.half_width);
     }
     /* the section survives a copy of the model (nv_model_save's path) */
@@ -494,7 +508,10 @@ static void cal_zero_floor(json_object *v)
 {
     json_object_object_add(calibration_of(v), "spread_floor", json_object_new_double(0));
 }
-static void cal_no_svr_factor(json_object *v) { json_object_object_del(calibration_of(v), "svr_factor"); }
+static void cal_no_svr_factor(json_object *v)
+{
+    json_object_object_del(calibration_of(v), "svr_factor");
+}
 static void cal_not_object(json_object *v)
 {
     json_object_object_add(json_object_object_get(v, "forest"), "calibration",
@@ -533,10 +550,13 @@ static void wrong_feature(json_object *v)
 static void short_vector(json_object *v)
 {
     json_object *sv = json_object_object_get(v, "svr");
-    json_object_array_del_idx(json_object_array_get_idx(
-                                  json_object_object_get(sv, "support_vectors"), 0), 0, 1);
+    json_object_array_del_idx(
+        json_object_array_get_idx(json_object_object_get(sv, "support_vectors"), 0), 0, 1);
 }
-static void no_forest(json_object *v) { json_object_object_del(v, "forest"); }
+static void no_forest(json_object *v)
+{
+    json_object_object_del(v, "forest");
+}
 
 static void bad_sections_are_rejected_with_one_line(void **state)
 {
@@ -599,8 +619,8 @@ static void words_and_abstention_text(void **state)
     nv_ve_format(&ve, &r, buf, sizeof buf);
     assert_true(!strncmp(buf, "no estimate: outside training data", 34));
     assert_non_null(strstr(buf, "5-95 % interval")); /* an uncalibrated model */
-    ve.cal = (nv_ve_calibration){.calibrated = 1, .level = 0.9, .factor = 1, .svr_factor = 1.5,
-                                 .spread_floor = 0.1};
+    ve.cal = (nv_ve_calibration){
+        .calibrated = 1, .level = 0.9, .factor = 1, .svr_factor = 1.5, .spread_floor = 0.1};
     r.svr = 1.0;
     r.forest_mean = 0.2;
     r.half_width = 0.6;
