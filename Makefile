@@ -263,9 +263,12 @@ LINT_SH_DIRS := lab eval packaging tests
 LINT_PY_SKIP :=
 LINT_PY = $(filter-out $(LINT_PY_SKIP),$(sort $(wildcard eval/*.py) $(shell find tests -name '*.py')))
 FLAKE8 ?= $(firstword $(wildcard /usr/bin/python3) python3) -m flake8
+# the C style: .clang-format, applied to the whole tree once; Debian 12's is 14
+CLANG_FORMAT ?= clang-format
 lint:
 	@command -v shellcheck >/dev/null || { echo "netvar: lint: shellcheck not installed (make deps)" >&2; exit 1; }
 	@$(FLAKE8) --version >/dev/null 2>&1 || { echo "netvar: lint: $(FLAKE8) does not run (make deps)" >&2; exit 1; }
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "netvar: lint: $(CLANG_FORMAT) not installed (make deps)" >&2; exit 1; }
 	@sh=$$(find $(LINT_SH_DIRS) -type f \( -name '*.sh' -print -o -exec awk \
 	    'FNR == 1 && /^#!.*[\/ ](ba|da)?sh( |$$)/ { print FILENAME } { nextfile }' {} + \) | LC_ALL=C sort); \
 	rc=0; \
@@ -273,6 +276,9 @@ lint:
 	echo "netvar: lint: shellcheck $$(shellcheck --version | sed -n 's/^version: //p') on $$(echo $$sh | wc -w) scripts"; \
 	$(FLAKE8) $(LINT_PY) || rc=1; \
 	echo "netvar: lint: flake8 $$($(FLAKE8) --version | sed -n '1s/ .*//p') on $(words $(LINT_PY)) Python files"; \
+	c=$$(git ls-files '*.c' '*.h' 2>/dev/null | grep -v '^tests/fixtures/' || find lib cli plugins probes lab tests eval \( -name '*.c' -o -name '*.h' \) ! -path 'tests/fixtures/*'); \
+	$(CLANG_FORMAT) --dry-run -Werror $$c || rc=1; \
+	echo "netvar: lint: $$($(CLANG_FORMAT) --version | sed 's/.*version \([0-9.]*\).*/clang-format \1/') on $$(echo $$c | wc -w) C files (.clang-format)"; \
 	exit $$rc
 
 unit: all
