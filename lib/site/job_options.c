@@ -1,6 +1,8 @@
 /* job_options.c - --netvar mode and app-key validation (see job_options.h). */
 #include "job_options.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <strings.h>
 #include <string.h>
 
@@ -14,6 +16,27 @@ nv_mode nv_mode_parse(const char *s)
         if (strcmp(s, mode_names[i]) == 0)
             return (nv_mode)i;
     return NV_MODE_UNSET;
+}
+
+int nv_interval_parse(const char *s, int *out)
+{
+    char *end;
+    if (!s || !*s || s[0] == '+' || s[0] == '-' || s[0] == ' ')
+        return -1;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 0 || v > NV_INTERVAL_MAX_S)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int nv_advise_parse(const char *s, bool *apply)
+{
+    if (!s || (strcmp(s, "show") && strcmp(s, "apply")))
+        return -1;
+    *apply = !strcmp(s, "apply");
+    return 0;
 }
 
 const char *nv_mode_name(nv_mode m)

@@ -28,6 +28,14 @@ bool nv_mode_wants_segments(nv_mode m);
  * *why (when given) names the rule that was broken. */
 bool nv_app_key_valid(const char *s, const char **why);
 
+/* --netvar-interval / NETVAR_INTERVAL: "0".."86400", whole seconds, the
+ * whole string (no sign, no spaces).  0 with *out set, or -1. */
+#define NV_INTERVAL_MAX_S 86400
+int nv_interval_parse(const char *s, int *out);
+/* --netvar-advise / NETVAR_ADVISE: "show" or "apply".  0 with *apply set,
+ * or -1 (NULL, or any other word). */
+int nv_advise_parse(const char *s, bool *apply);
+
 /* Parses a yes/no style boolean (yes/no, true/false, 1/0, on/off). */
 bool nv_parse_bool(const char *s, bool *out);
 

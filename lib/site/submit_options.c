@@ -56,27 +56,22 @@ static void take_app(struct nv_submit_options *o, const char *v, const char *src
     o->app_source = src;
 }
 
-/* "show" or "apply", as the option's callback takes them */
+/* the options' own rules (job_options.h) */
 static void take_advise(struct nv_submit_options *o, const char *v, const char *src)
 {
-    if (strcmp(v, "show") && strcmp(v, "apply")) {
+    if (nv_advise_parse(v, &o->advise_apply)) {
         reject(o, src, "is not 'show' or 'apply'");
         return;
     }
-    o->advise_apply = !strcmp(v, "apply");
     o->advise_source = src;
 }
 
-/* 0..86400 whole seconds */
 static void take_interval(struct nv_submit_options *o, const char *v, const char *src)
 {
-    char *end;
-    long s = strtol(v, &end, 10);
-    if (!*v || *end || s < 0 || s > 86400 || v[0] == '+' || v[0] == ' ') {
+    if (nv_interval_parse(v, &o->interval_s)) {
         reject(o, src, "is not 0..86400 seconds");
         return;
     }
-    o->interval_s = (int)s;
     o->interval_source = src;
 }
 

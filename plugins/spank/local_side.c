@@ -3,7 +3,6 @@
  * user about anything the site overrides.  Never fails the command for an
  * environment default; only a bad --netvar option (options.c) does that. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "spank_state.h"
 
@@ -38,7 +37,7 @@ int nv_spank_local_post_opt(spank_t sp)
     const char *iv = getenv("NETVAR_INTERVAL");
     if (nv_spank.opt_interval_s < 0 && iv) {
         int s;
-        if (nv_spank_parse_interval(iv, &s))
+        if (nv_interval_parse(iv, &s))
             slurm_error("netvar: NETVAR_INTERVAL='%.32s' in your environment is not a whole "
                         "number of seconds from 0 to 86400; ignoring it",
                         iv);
@@ -46,8 +45,9 @@ int nv_spank_local_post_opt(spank_t sp)
             spank_job_control_setenv(sp, "NETVAR_INTERVAL", iv, 1);
     }
     const char *adv = getenv("NETVAR_ADVISE");
+    bool apply;
     if (!nv_spank.opt_advise_set && adv) {
-        if (strcmp(adv, "show") && strcmp(adv, "apply"))
+        if (nv_advise_parse(adv, &apply))
             slurm_error("netvar: NETVAR_ADVISE='%.32s' in your environment is not 'show' or "
                         "'apply'; ignoring it",
                         adv);

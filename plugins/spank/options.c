@@ -20,16 +20,6 @@ static int reject(const char *opt, const char *val, const char *why, int remote)
     return -1;
 }
 
-int nv_spank_parse_interval(const char *v, int *out)
-{
-    char *end;
-    long s = v ? strtol(v, &end, 10) : -1;
-    if (!v || !*v || *end || s < 0 || s > 86400 || v[0] == '+' || v[0] == ' ')
-        return -1;
-    *out = (int)s;
-    return 0;
-}
-
 static int option_cb(int val, const char *optarg, int remote)
 {
     const char *why;
@@ -50,16 +40,15 @@ static int option_cb(int val, const char *optarg, int remote)
         return 0;
     case OPT_INTERVAL: {
         int s;
-        if (nv_spank_parse_interval(optarg, &s))
+        if (nv_interval_parse(optarg, &s))
             return reject("netvar-interval", optarg,
                           "is not a whole number of seconds from 0 to 86400", remote);
         nv_spank.opt_interval_s = s;
         return 0;
     }
     case OPT_ADVISE:
-        if (!optarg || (strcmp(optarg, "show") && strcmp(optarg, "apply")))
+        if (nv_advise_parse(optarg, &nv_spank.opt_advise_apply))
             return reject("netvar-advise", optarg, "is not 'show' or 'apply'", remote);
-        nv_spank.opt_advise_apply = !strcmp(optarg, "apply");
         nv_spank.opt_advise_set = true;
         return 0;
     }

@@ -49,8 +49,6 @@ void nv_spank_slurmd_start(int ac, char **av);
 
 /* options.c */
 int nv_spank_register_options(spank_t sp);
-/* "0".."86400" whole seconds into *out: 0, or -1 (the --netvar-interval rule) */
-int nv_spank_parse_interval(const char *v, int *out);
 
 /* remote_side.c: slurmstepd behaviour */
 int nv_spank_remote_post_opt(spank_t sp);
