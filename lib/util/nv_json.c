@@ -228,34 +228,24 @@ json_object *nv_jcheck_member(nv_jcheck *c, json_object *obj, const char *key, c
         nv_jcheck_fail(c, "%s%s%s: missing required field", path, dot, key);
         return NULL;
     }
-    int ok;
-    const char *wanted;
-    switch (want) {
-    case json_type_object:
-        ok = json_object_is_type(v, want);
-        wanted = "an object";
-        break;
-    case json_type_array:
-        ok = json_object_is_type(v, want);
-        wanted = "an array";
-        break;
-    case json_type_string:
-        ok = json_object_is_type(v, want);
-        wanted = "a string";
-        break;
-    case json_type_boolean:
-        ok = json_object_is_type(v, want);
-        wanted = "true or false";
-        break;
-    case json_type_int:
-        ok = json_object_is_type(v, want);
-        wanted = "an integer";
-        break;
-    default:
+    /* the kinds checked by type; any other is a number (int or double) */
+    static const struct {
+        json_type type;
+        const char *name;
+    } kinds[] = {{json_type_object, "an object"},
+                 {json_type_array, "an array"},
+                 {json_type_string, "a string"},
+                 {json_type_boolean, "true or false"},
+                 {json_type_int, "an integer"}};
+    const char *wanted = "a number";
+    int ok = -1;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].type == want) {
+            wanted = kinds[i].name;
+            ok = json_object_is_type(v, want);
+        }
+    if (ok < 0)
         ok = is_number(v);
-        wanted = "a number";
-        break;
-    }
     if (!ok) {
         wrong_type(c, v, path, dot, key, wanted);
         return NULL;
