@@ -11,6 +11,8 @@
 #                          (root; EVAL_SHORT=1 for the CI size)
 #   make eval-contain      what avoid's contain buys beside a job spanning both leaves
 #   make eval-paths        per-path answers between two spanning placements (4 leaves)
+#   make eval-stream       the product's loop: a stream of jobs, history-only training,
+#                          job_submit's answers against what happened (STREAM_JOBS=N)
 #   make eval-netlab-pool  the kept lab runs that are held-out tests of today's rules,
 #                          pooled (eval/netlab_pool.py; seconds, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
@@ -33,7 +35,7 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
-.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths \
+.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths eval-stream \
 	eval-netlab-pool
 variability-gen: $(VARIABILITY_GEN)
 
@@ -84,6 +86,12 @@ eval-netlab-pool:
 # CONTAIN_REPS, CONTAIN_SHORT=1 for the smoke size)
 eval-contain: all
 	@BUILD=$(BUILD) bash eval/contain_eval.sh
+
+# the loop end to end on 8 nodes under 4 leaves: jobs arrive, spank_netvar
+# records them, netvar train learns from the spool alone, job_submit answers
+# the next ones (eval/stream_eval.sh says how; about 25 minutes for 200 jobs)
+eval-stream: all
+	@BUILD=$(BUILD) bash eval/stream_eval.sh
 
 # per-path prediction between two placements that both span leaves: CG
 # beside an all-to-all whose leaves it misses, and one sharing a leaf's

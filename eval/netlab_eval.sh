@@ -70,24 +70,8 @@ command -v python3 >/dev/null || { echo "netlab_eval: skip: python3 needed for t
 
 # ------------------------------------------------------------ the setup
 APPS_FILE=${EVAL_APPS:-$ROOT/eval/apps/proxies.apps}
-[ -r "$APPS_FILE" ] || die "apps file $APPS_FILE: cannot be read"
-declare -A CMD=() RTKEY=()
-APPS=""
-while read -r name rt cmd; do
-    case $name in ''|\#*) continue ;; esac
-    [[ $name =~ ^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}$ ]] || die "apps file $APPS_FILE: app name '$name' is not 1-64 of A-Za-z0-9._-"
-    [[ $rt = wall || $rt =~ ^[A-Za-z_][A-Za-z0-9_]{0,63}$ ]] || die "apps file $APPS_FILE: app $name: runtime '$rt' is neither a KEY nor 'wall'"
-    [ -n "$cmd" ] || die "apps file $APPS_FILE: app $name has no command"
-    cmd=${cmd//@BUILD@/$BUILD}
-    CMD[$name]=${cmd//@ROOT@/$ROOT}
-    prog=${CMD[$name]%% *}
-    command -v "$prog" >/dev/null ||
-        die "apps file $APPS_FILE: app $name: '$prog' is not installed (real.apps: sh packaging/install-deps.sh real-apps)"
-    RTKEY[$name]=$rt
-    APPS="$APPS $name"
-done <"$APPS_FILE"
-APPS=${APPS# }
-[ -n "$APPS" ] || die "apps file $APPS_FILE: no app"
+. "$ROOT/eval/apps_file.sh"
+apps_file_read "$APPS_FILE" netlab_eval
 if [ "$SHORT" = 1 ]; then
     APPS=$(echo "$APPS" | cut -d' ' -f1-2)
     REPS=2

@@ -4,8 +4,11 @@
 # interference is real and measured at a real bottleneck.
 #  1. calibrate the idle uplink with ImpactB;
 #  2. measure two apps' character with a short CompressionB campaign each,
-#     reading utilization at the uplink's own counters (the counters route);
-#  3. run the sensitive app alone (spank_netvar records it), train;
+#     reading utilization at the uplink's own counters (the counters route),
+#     NETVAR_DEMO_ROUNDS rounds of every configuration (default 3: one
+#     round's answer moved by tens of points from run to run);
+#  3. run the sensitive app alone as many times (spank_netvar records it),
+#     train;
 #  4. start the heavy app, then submit the sensitive one beside it:
 #     job_submit/netvar prints its prediction and the source that answered,
 #     and applies the site policy;
@@ -30,6 +33,8 @@ netlab_session_up 4 "$ROOT/lab/demo/netvar.conf" "netvar demo"
 # latency-bound CG solver beside a bursty all-to-all, which queues the
 # uplink for milliseconds at a time
 VICTIM=cg NEIGHBOUR=alltoall
+ROUNDS=${NETVAR_DEMO_ROUNDS:-3}
+case $ROUNDS in [1-9]) ;; *) echo "netvar demo: NETVAR_DEMO_ROUNDS=$ROUNDS: not 1 to 9" >&2; exit 2 ;; esac
 VCMD="$BUILD/bin/netvar-proxy-cg --compute sleep --iters 2500"
 NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 200"
 LONG_NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 600"
@@ -43,21 +48,21 @@ printf '$ salloc -N2 -w h1,h3 netvar calibrate --model model.json --duration-s 3
 salloc -Q -N2 -w h1,h3 --exclusive "$NV" calibrate --model "$MODEL" --duration-s 3 \
     --interval-us 5000 --text | sed 's/^/  /'
 
-say "2. Each app's character: a short CompressionB campaign, U read at the uplink's counters"
+say "2. Each app's character: a short CompressionB campaign ($ROUNDS rounds), U read at the uplink's counters"
 for a in $VICTIM $NEIGHBOUR; do
     case $a in "$VICTIM") cmd=$VCMD ;; *) cmd=$NCMD ;; esac
-    printf '$ salloc -N4 netvar campaign --model model.json --app %s --configs 2.6e7:1:1,8.7e6:1:1,250:1:10 --load-nodes h2,h4 --bottleneck %s -- %s\n' \
-        "$a" "$BOTTLENECK" "${cmd#"$BUILD"/bin/}"
+    printf '$ salloc -N4 netvar campaign --model model.json --app %s --configs 2.6e7:1:1,8.7e6:1:1,250:1:10 --repeat %s --load-nodes h2,h4 --bottleneck %s -- %s\n' \
+        "$a" "$ROUNDS" "$BOTTLENECK" "${cmd#"$BUILD"/bin/}"
     # shellcheck disable=SC2086 # cmd: the command and its options, one word each
     salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" campaign --model "$MODEL" --app "$a" \
-        --configs 2.6e7:1:1,8.7e6:1:1,250:1:10 --repeat 1 --duration-s 2 --ghz 2.6 \
+        --configs 2.6e7:1:1,8.7e6:1:1,250:1:10 --repeat "$ROUNDS" --duration-s 2 --ghz 2.6 \
         --interval-us 5000 --load-nodes h2,h4 --runtime-key runtime_s \
         --bottleneck "$BOTTLENECK" --text -- $cmd | sed 's/^/  /'
 done
 echo "(at $(since))"
 
-say "3. $VICTIM alone twice on h1,h3 (spank_netvar records every job), then train"
-for rep in 1 2; do
+say "3. $VICTIM alone $ROUNDS times on h1,h3 (spank_netvar records every job), then train"
+for rep in $(seq 1 "$ROUNDS"); do
     run sbatch -Q -W -N2 -w h1,h3 -J "$VICTIM" --netvar=counters --netvar-app="$VICTIM" \
         -o "$VICTIM-alone-$rep.out" --wrap "srun --mpi=pmix $VCMD" >/dev/null
 done
@@ -75,6 +80,7 @@ victim=$(sbatch --parsable -N2 -w h1,h3 -J "$VICTIM" --netvar=counters --netvar-
     --netvar-advise=show -o "$VICTIM-beside.out" --wrap "srun --mpi=pmix $VCMD" 2>sbatch.err) || true
 sed 's/^/  /' sbatch.err
 [ -n "$victim" ] || { echo "netvar demo: the submission failed" >&2; exit 1; }
+scontrol -o show job "$victim" >victim.job 2>/dev/null || true # the Comment: what job_submit said
 printf '$ scontrol show job %s | grep -E "Comment|ExcNodeList"\n' "$victim"
 scontrol show job "$victim" | grep -E "Comment|ExcNodeList" | sed 's/^ */  /' || true
 for _ in $(seq 1 600); do
@@ -89,12 +95,17 @@ done
 NEIGHBOUR_JOB=""
 
 say "5. Measured, next to the prediction"
-alone=$(sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$VICTIM"-alone-*.out | sort -n | head -n 1)
+alone=$(sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$VICTIM"-alone-*.out | sort -n |
+    awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')
 beside=$(sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$VICTIM-beside.out" | head -n 1)
 pct=$(awk -v a="${alone:-0}" -v b="${beside:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%+.1f", (b / a - 1) * 100; else print "?" }')
-predicted=$(sed -n 's/.*predicted slowdown \([0-9.-]*\) % beside job [0-9]* (\([^;]*\); *\([^)]*\)).*/\1 % (\3)/p' sbatch.err | head -n 1)
-printf '%s alone: %s s (the faster of two); beside %s: %s s (the runtime_s the app printed)\n' \
-    "$VICTIM" "${alone:-?}" "$NEIGHBOUR" "${beside:-?}"
+# job_submit's answer, from the annotation it added to the Comment
+ann=$(grep -o 'netvar:{[^{}]*}' victim.job 2>/dev/null | tail -n 1 || true)
+own=$(printf '%s' "$ann" | sed -n 's/.*"own_pct":\([-0-9.]*\).*/\1/p')
+src=$(printf '%s' "$ann" | sed -n 's/.*"src":"\([^"]*\)".*/\1/p')
+predicted=${own:+$own % (${src:-?})}
+printf '%s alone: %s s (the median of %s); beside %s: %s s (the runtime_s the app printed)\n' \
+    "$VICTIM" "${alone:-?}" "$ROUNDS" "$NEIGHBOUR" "${beside:-?}"
 printf 'measured slowdown: %s %%; predicted at submission: +%s\n' "$pct" "${predicted:-?}"
 echo "(netvar report below compares whole-job wall times from the records, which include the srun launch)"
 for _ in $(seq 1 50); do [ -e "$SPOOL/jobs/$victim/job.json" ] && break; sleep 0.2; done
