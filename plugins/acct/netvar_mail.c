@@ -15,6 +15,7 @@
  *   netvar-mail [--config FILE] [--wait-s S] -s SUBJECT USER... */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,8 @@
 #define BODY_MAX (256 * 1024) /* bytes of Slurm's body kept; the rest passes through */
 #define WAIT_DEFAULT_S 60     /* Slurm gives MailProg 120 s */
 #define ARGS_MAX 64
+#define STDIN_IDLE_MS 5000
+#define GUARD_S 15 /* beyond the wait: sacct itself may hang on a slurmdbd that does not answer */
 
 static void conf_error(void *ctx, const char *line)
 {
@@ -78,17 +81,93 @@ static void job_report(const char *subject, double wait_s, char *text, size_t ca
     nv_ureport_format(&r, text, cap);
 }
 
+/* job_report in a child of its own process group, killed (with its sacct)
+ * when it takes longer than the wait and GUARD_S: the mail must leave
+ * before Slurm's MailProg timeout */
+static void guarded_report(const char *subject, double wait_s, char *text, size_t cap)
+{
+    text[0] = '\0';
+    int fd[2];
+    if (pipe(fd)) {
+        fprintf(stderr, "netvar: mail: pipe: %s; mail sent without netvar's report\n",
+                strerror(errno));
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        close(fd[0]);
+        job_report(subject, wait_s, text, cap);
+        size_t n = strlen(text), off = 0;
+        while (off < n) {
+            ssize_t w = write(fd[1], text + off, n - off);
+            if (w <= 0)
+                _exit(1);
+            off += (size_t)w;
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    if (pid < 0) {
+        close(fd[0]);
+        fprintf(stderr, "netvar: mail: fork: %s; mail sent without netvar's report\n",
+                strerror(errno));
+        return;
+    }
+    setpgid(pid, pid);
+    size_t len = 0;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int timed_out = 0;
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double left = wait_s + GUARD_S - (double)(now.tv_sec - t0.tv_sec);
+        struct pollfd pf = {fd[0], POLLIN, 0};
+        if (left <= 0 || poll(&pf, 1, (int)(left * 1000)) == 0) {
+            timed_out = 1;
+            break;
+        }
+        ssize_t n = len + 1 < cap ? read(fd[0], text + len, cap - 1 - len) : 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    text[len] = '\0';
+    close(fd[0]);
+    if (timed_out) {
+        kill(-pid, SIGKILL);
+        text[0] = '\0';
+        fprintf(stderr, "netvar: mail: the report took over %.0f s; mail sent without it\n",
+                wait_s + GUARD_S);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!timed_out && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+        text[0] = '\0';
+}
+
 /* all of fd into a buffer, at most max bytes (*more: there was more) */
 static char *slurp(int fd, size_t max, size_t *len, int *more)
 {
     char *b = malloc(max + 1);
     *len = 0;
     *more = 0;
-    if (!b)
+    if (!b) {
+        *more = 1; /* passed through unread */
         return NULL;
+    }
     for (;;) {
         if (*len == max) {
             *more = 1;
+            break;
+        }
+        struct pollfd pf = {fd, POLLIN, 0};
+        if (poll(&pf, 1, STDIN_IDLE_MS) <= 0) { /* no writer: Slurm gives /dev/null */
+            fprintf(stderr, "netvar: mail: nothing on stdin for %d ms; body taken as ended\n",
+                    STDIN_IDLE_MS);
             break;
         }
         ssize_t n = read(fd, b + *len, max - *len);
@@ -159,7 +238,7 @@ int main(int argc, char **argv)
     static char report[NV_UREPORT_MAX];
     report[0] = '\0';
     if (end_mail() && subject)
-        job_report(subject, wait_s, report, sizeof report);
+        guarded_report(subject, wait_s, report, sizeof report);
     int fd[2];
     if (pipe(fd)) {
         fprintf(stderr, "netvar: mail: pipe: %s\n", strerror(errno));
