@@ -233,9 +233,10 @@ static void notes(out *o, const nv_ureport *r)
                 obs, r->advice_nodes);
         else if (r->nnodes > 1)
             put(o,
-                "  The job ran %.1f %% slower than alone while sharing the network: submit\n"
-                "  with --switches=1 to keep its %ld nodes under one leaf switch, where it\n"
-                "  shares no uplink with other jobs (it may wait longer to start).\n",
+                "  The job ran %.1f %% slower than its time alone.  Where other jobs\n"
+                "  shared its network links, submit with --switches=1 to keep its %ld nodes\n"
+                "  under one leaf switch, where it shares no uplink (it may wait longer\n"
+                "  to start).\n",
                 obs, r->nnodes);
         else
             put(o,

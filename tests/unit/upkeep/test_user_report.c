@@ -130,7 +130,7 @@ static void test_format_and_notes(void **state)
     assert_non_null(strstr(text, "Predicted slowdown: 28.5 % at submission (table)"));
     assert_non_null(strstr(text, "Neighbour:          job 6 (fftw)"));
     /* slow, several nodes, no advice: keep it under one switch */
-    assert_non_null(strstr(text, "31.0 % slower than alone"));
+    assert_non_null(strstr(text, "31.0 % slower than its time alone"));
     assert_non_null(strstr(text, "--switches=1"));
     /* with advice at submission: apply it */
     r.advice_nodes = 4;
