@@ -88,11 +88,13 @@ static const char help_head[] =
 
 static const char help_tail[] =
     "\n"
-    "Exit status: 0 reported, 1 record, model or spool unreadable (or nothing\n"
-    "to plot), 2 bad usage.\n"
+    "Exit status: 0 reported, 1 record, model, spool or accounting unreadable\n"
+    "(or nothing to plot, or another user's job asked for by a user who is not\n"
+    "root), 2 bad usage.\n"
     "\n"
     "Examples:\n"
     "  netvar report 4242 --spool /var/spool/netvar\n"
+    "  netvar report 4242 --from accounting   # a user, on a login node\n"
     "  netvar report --app lulesh --plot lulesh-curve.svg\n"
     "  netvar report --cluster --json\n";
 

@@ -391,6 +391,6 @@ int nv_ureport_sacct(int64_t job, nv_ureport *r, char *err, size_t errlen)
         nv_err(err, errlen, "sacct -j %s failed (exit status %d)", id,
                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     else
-        nv_err(err, errlen, "accounting knows no job %s", id);
+        nv_err(err, errlen, "accounting shows no job %s (none such, or not yours to see)", id);
     return rc;
 }
