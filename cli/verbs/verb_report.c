@@ -101,6 +101,7 @@ static const char help_tail[] =
 struct ctx {
     const char *spool, *model_path, *plot, *plot_latency;
     int json, from;
+    int fell_back; /* auto found no readable spool record */
     nv_predictor predictor;
     nv_model *m;
 };
@@ -414,7 +415,13 @@ static int report_job_acct(struct ctx *c, int64_t job)
     nv_ureport r;
     char err[512];
     if (nv_ureport_sacct(job, &r, err, sizeof err)) {
-        fprintf(stderr, "netvar: report: job %lld: %s\n", (long long)job, err);
+        if (c->fell_back)
+            fprintf(stderr,
+                    "netvar: report: job %lld: no readable record in the spool %s (root: run "
+                    "`netvar collect` for it), and from accounting: %s\n",
+                    (long long)job, nv_cli_shown(c->spool), err);
+        else
+            fprintf(stderr, "netvar: report: job %lld: %s\n", (long long)job, err);
         return 1;
     }
     uid_t me = getuid();
@@ -459,8 +466,6 @@ static int report_job(struct ctx *c, const char *jobid)
                             sizeof err)) {
         nv_job_report_free(r);
         free(r);
-        if (c->from == FROM_AUTO && !c->plot)
-            return report_job_acct(c, strtoll(jobid, NULL, 10));
         fprintf(stderr, "netvar: report: job %s: %s (run `netvar collect` for it first)\n", jobid,
                 err);
         return 1;
@@ -991,7 +996,7 @@ int verb_report(int argc, char **argv)
         long long id = strtoll(jobid, NULL, 10);
         if (id > 0 &&
             (nv_spool_jobs_path(c.spool, id, "job.json", rec, sizeof rec) || access(rec, R_OK)))
-            c.from = FROM_ACCT;
+            c.from = FROM_ACCT, c.fell_back = 1;
     }
     if (c.from == FROM_ACCT)
         return report_job(&c, jobid); /* no model: the summary holds the figures */
