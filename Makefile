@@ -179,6 +179,13 @@ $(ACCT_BIN): $(BUILD)/obj/plugins/acct/netvar_acct.o $(call nv_link,$(ACCT_LIBS)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(call nv_link,$(ACCT_LIBS)) $(SVM_LIBS) $(NV_SYS_LIBS) -lslurm
 ALL_TARGETS += $(ACCT_BIN)
 
+# netvar-mail: Slurm's MailProg that adds the job's report (lib/upkeep)
+MAIL_BIN := $(BUILD)/bin/netvar-mail
+$(MAIL_BIN): $(BUILD)/obj/plugins/acct/netvar_mail.o $(call nv_link,$(ACCT_LIBS))
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(call nv_link,$(ACCT_LIBS)) $(SVM_LIBS) $(NV_SYS_LIBS)
+ALL_TARGETS += $(MAIL_BIN)
+
 # ------------------------------------------------------- area fragments
 include probes/probes.mk
 include probes/pmpi/pmpi.mk
@@ -328,11 +335,11 @@ NV_SUBST = sed -e 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g' -e 's|@PREFIX@|$(PREFIX
   -e 's|@NETVAR_ACCT@|$(LIBEXECDIR)/netvar-acct|g'
 NV_MAN1 := man/netvar.1 man/impactb.1 man/compressionb.1
 NV_MAN5 := conf/netvar.conf.5
-NV_MAN8 := man/spank_netvar.8 man/netvar-acct.8 man/job_submit_netvar.8
+NV_MAN8 := man/spank_netvar.8 man/netvar-acct.8 man/job_submit_netvar.8 man/netvar-mail.8
 
 # what install and the packages ship; 'make programs' builds only these
 NV_INSTALL_BINS := $(NETVAR_BIN) $(SPANK_SO) $(JS_SO) $(BUILD)/bin/impactb $(BUILD)/bin/compressionb $(PMPI_SO) \
-                   $(ACCT_BIN)
+                   $(ACCT_BIN) $(MAIL_BIN)
 programs: $(NV_INSTALL_BINS)
 
 install: $(NV_INSTALL_BINS)
@@ -362,7 +369,7 @@ install: $(NV_INSTALL_BINS)
 	$(NV_SUBST) packaging/systemd/netvar-train-run.in > $(DESTDIR)$(LIBEXECDIR)/netvar-train-run
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/netvar-train-run
 	$(NV_SUBST) packaging/acct/epilog-slurmctld.in > $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
-	install -m 0755 $(ACCT_BIN) $(DESTDIR)$(LIBEXECDIR)/
+	install -m 0755 $(ACCT_BIN) $(MAIL_BIN) $(DESTDIR)$(LIBEXECDIR)/
 	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/epilog-slurmctld
 
 # The Debian source package and netvar, netvar-mpi, netvar-spank,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -15,6 +16,7 @@
 #include "args.h"
 #include "cluster_report.h"
 #include "config.h"
+#include "job_record.h"
 #include "job_report.h"
 #include "model.h"
 #include "nv_err.h"
@@ -22,10 +24,12 @@
 #include "opts.h"
 #include "predict.h"
 #include "svg_plot.h"
+#include "user_report.h"
 #include "verbs.h"
 
 static const char help_head[] =
-    "Usage: netvar report JOBID [--spool DIR] [--model FILE] [--json] [--plot FILE.svg]\n"
+    "Usage: netvar report JOBID [--from auto|spool|accounting] [--spool DIR] [--model FILE]\n"
+    "                     [--config FILE] [--json] [--plot FILE.svg]\n"
     "       netvar report --app NAME [--model FILE] [--json] [--plot FILE.svg]\n"
     "                     [--plot-latency FILE.svg]\n"
     "       netvar report --cluster [--spool DIR] [--model FILE] [--json]\n"
@@ -46,6 +50,13 @@ static const char help_head[] =
     "           as job_submit's decision; \"not recorded\" when it holds none)\n"
     "           against what happened, and the Variability\n"
     "           Estimate when the model has one.\n"
+    "           From accounting (--from accounting, or auto when the spool's record\n"
+    "           is not readable, as for a user on a login node): the job's owner\n"
+    "           (or root; another user's job is refused) gets a header (user,\n"
+    "           account, state, elapsed, nodes), netvar-acct's summary in plain\n"
+    "           words (run time, time alone, observed and predicted slowdown in %,\n"
+    "           the neighbour the prediction was against) and a Notes section\n"
+    "           with one thing to do and the figure that says why.\n"
     "           --plot: segment durations over time, interfered ones marked\n"
     "           (\"Single-run interference estimate\", Fig. 2).\n"
     "--app      the app's profile in the model: U_A and where it came from, the\n"
@@ -77,17 +88,20 @@ static const char help_head[] =
 
 static const char help_tail[] =
     "\n"
-    "Exit status: 0 reported, 1 record, model or spool unreadable (or nothing\n"
-    "to plot), 2 bad usage.\n"
+    "Exit status: 0 reported, 1 record, model, spool or accounting unreadable\n"
+    "(or nothing to plot, or another user's job asked for by a user who is not\n"
+    "root), 2 bad usage.\n"
     "\n"
     "Examples:\n"
     "  netvar report 4242 --spool /var/spool/netvar\n"
+    "  netvar report 4242 --from accounting   # a user, on a login node\n"
     "  netvar report --app lulesh --plot lulesh-curve.svg\n"
     "  netvar report --cluster --json\n";
 
 struct ctx {
     const char *spool, *model_path, *plot, *plot_latency;
-    int json;
+    int json, from;
+    int fell_back; /* auto found no readable spool record */
     nv_predictor predictor;
     nv_model *m;
 };
@@ -361,6 +375,74 @@ out:
     return rc;
 }
 
+enum { FROM_AUTO, FROM_SPOOL, FROM_ACCT };
+
+static json_object *num_or_null(double v)
+{
+    return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *ureport_json(const nv_ureport *r, const char *text)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "job_id", json_object_new_int64(r->job_id));
+    json_object_object_add(o, "source", json_object_new_string("accounting"));
+    json_object_object_add(o, "user", json_object_new_string(r->user));
+    json_object_object_add(o, "uid", r->uid >= 0 ? json_object_new_int64(r->uid) : NULL);
+    json_object_object_add(o, "account", json_object_new_string(r->account));
+    json_object_object_add(o, "state", json_object_new_string(r->state));
+    json_object_object_add(o, "elapsed_s", num_or_null(r->elapsed_s));
+    json_object_object_add(o, "nodes", json_object_new_int64(r->nnodes));
+    json_object_object_add(o, "nodelist", json_object_new_string(r->nodelist));
+    json_object_object_add(o, "has_summary", json_object_new_boolean(r->has_summary));
+    json_object_object_add(o, "app", json_object_new_string(r->app));
+    json_object_object_add(o, "runtime_s", num_or_null(r->runtime_s));
+    json_object_object_add(o, "baseline_s", num_or_null(r->baseline_s));
+    json_object_object_add(o, "observed_pct", num_or_null(r->slowdown_pct));
+    json_object_object_add(o, "predicted_pct", num_or_null(r->predicted_pct));
+    json_object_object_add(o, "claimed_pct", num_or_null(r->claimed_pct));
+    json_object_object_add(o, "neighbour_job", r->vs_job ? json_object_new_int64(r->vs_job) : NULL);
+    json_object_object_add(o, "neighbour_app",
+                           r->vs_app[0] ? json_object_new_string(r->vs_app) : NULL);
+    json_object_object_add(o, "advice_nodes", json_object_new_int64(r->advice_nodes));
+    json_object_object_add(o, "text", json_object_new_string(text));
+    return o;
+}
+
+/* the job's summary from accounting, for its owner or root */
+static int report_job_acct(struct ctx *c, int64_t job)
+{
+    nv_ureport r;
+    char err[512];
+    if (nv_ureport_sacct(job, &r, err, sizeof err)) {
+        if (c->fell_back)
+            fprintf(stderr,
+                    "netvar: report: job %lld: no readable record in the spool %s (root: run "
+                    "`netvar collect` for it), and from accounting: %s\n",
+                    (long long)job, nv_cli_shown(c->spool), err);
+        else
+            fprintf(stderr, "netvar: report: job %lld: %s\n", (long long)job, err);
+        return 1;
+    }
+    uid_t me = getuid();
+    if (me != 0 && (r.uid < 0 || (uid_t)r.uid != me)) {
+        fprintf(stderr,
+                "netvar: report: job %lld belongs to user %s (uid %ld), not to you (uid %ld); "
+                "only its owner and root read its report\n",
+                (long long)job, r.user[0] ? r.user : "unknown", r.uid, (long)me);
+        return 1;
+    }
+    char text[NV_UREPORT_MAX];
+    nv_ureport_format(&r, text, sizeof text);
+    if (c->json) {
+        json_object *o = ureport_json(&r, text);
+        nv_cli_print_json(o);
+        json_object_put(o);
+    } else
+        fputs(text, stdout);
+    return 0;
+}
+
 static int report_job(struct ctx *c, const char *jobid)
 {
     for (const char *p = jobid; *p; p++)
@@ -368,6 +450,12 @@ static int report_job(struct ctx *c, const char *jobid)
             fprintf(stderr, "netvar: report: JOBID %.40s: not a job number\n", jobid);
             return 2;
         }
+    if (!*jobid) {
+        fprintf(stderr, "netvar: report: JOBID is empty\n");
+        return 2;
+    }
+    if (c->from == FROM_ACCT)
+        return report_job_acct(c, strtoll(jobid, NULL, 10));
     char err[512];
     nv_job_report *r = malloc(sizeof *r);
     if (!r) {
@@ -376,10 +464,10 @@ static int report_job(struct ctx *c, const char *jobid)
     }
     if (nv_job_report_build(c->spool, strtoll(jobid, NULL, 10), c->m, c->predictor, r, err,
                             sizeof err)) {
-        fprintf(stderr, "netvar: report: job %s: %s (run `netvar collect` for it first)\n", jobid,
-                err);
         nv_job_report_free(r);
         free(r);
+        fprintf(stderr, "netvar: report: job %s: %s (run `netvar collect` for it first)\n", jobid,
+                err);
         return 1;
     }
     if (r->segment_note[0])
@@ -836,16 +924,22 @@ static int report_cluster(struct ctx *c)
 
 int verb_report(int argc, char **argv)
 {
-    struct nv_config conf;
-    nv_config_defaults(&conf);
     struct ctx c = {.spool = NULL, .model_path = NULL, .predictor = NV_PREDICT_QUEUE};
-    const char *app = NULL;
+    const char *app = NULL, *config = NULL;
     int cluster = 0;
     const nv_opt opts[] = {
         {"app", "NAME", NV_CLI_STR, &app,
          .help = "report on the app NAME (above) instead of a job"},
         {"cluster", NULL, NV_CLI_FLAG, &cluster, .ival = 1,
          .help = "report on the whole cluster (above) instead of a job"},
+        {"from", "auto|spool|accounting", NV_CLI_CHOICE, &c.from,
+         .choices = "auto|spool|accounting",
+         .help = "(JOBID) where the job's report comes from: the spool's record, or "
+                 "accounting (sacct: netvar-acct's summary, for the job's owner or root); "
+                 "auto (the default): the spool when its record is readable, else accounting"},
+        {"config", "FILE", NV_CLI_STR, &config,
+         .help = "netvar.conf (default: /etc/netvar/netvar.conf when it exists, else the "
+                 "built-in defaults)"},
         {"spool", "DIR", NV_CLI_STR, &c.spool,
          .help = "netvar spool (default: netvar.conf's, /var/spool/netvar)"},
         {"model", "FILE", NV_CLI_STR, &c.model_path,
@@ -880,10 +974,32 @@ int verb_report(int argc, char **argv)
         fprintf(stderr, "netvar: report: --cluster has no plot\n");
         return 2;
     }
+    if (c.from != FROM_AUTO && !jobid) {
+        fprintf(stderr, "netvar: report: --from goes with JOBID\n");
+        return 2;
+    }
+    if (c.from == FROM_ACCT && c.plot) {
+        fprintf(stderr, "netvar: report: --from accounting has no plot\n");
+        return 2;
+    }
+    if (!config && access("/etc/netvar/netvar.conf", R_OK) == 0)
+        config = "/etc/netvar/netvar.conf";
+    const struct nv_config *conf = nv_cli_config(config && *config ? config : NULL);
     if (!c.spool)
-        c.spool = conf.spool_dir;
+        c.spool = conf->spool_dir;
     if (!c.model_path)
-        c.model_path = conf.model_file;
+        c.model_path = conf->model_file;
+    if (c.from == FROM_AUTO && jobid && !c.plot) {
+        /* the spool when its record is readable (root, the admin), else
+         * accounting (a user on a login node) */
+        char rec[4096];
+        long long id = strtoll(jobid, NULL, 10);
+        if (id > 0 &&
+            (nv_spool_jobs_path(c.spool, id, "job.json", rec, sizeof rec) || access(rec, R_OK)))
+            c.from = FROM_ACCT, c.fell_back = 1;
+    }
+    if (c.from == FROM_ACCT)
+        return report_job(&c, jobid); /* no model: the summary holds the figures */
     char err[512];
     c.m = nv_model_load(c.model_path, err, sizeof err);
     if (!c.m) {

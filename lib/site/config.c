@@ -43,6 +43,7 @@ void nv_config_defaults(struct nv_config *c)
     memset(c, 0, sizeof *c);
     snprintf(c->model_file, sizeof c->model_file, "/var/lib/netvar/model.json");
     snprintf(c->spool_dir, sizeof c->spool_dir, "/var/spool/netvar");
+    snprintf(c->mailer, sizeof c->mailer, "/usr/bin/mail");
     c->default_mode = NV_MODE_COUNTERS;
     c->enabled = true;
     c->allow_off = true;
@@ -123,6 +124,8 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
         set_path(p, c->model_file, sizeof c->model_file, key, v);
     } else if (!strcasecmp(key, "SpoolDir")) {
         set_path(p, c->spool_dir, sizeof c->spool_dir, key, v);
+    } else if (!strcasecmp(key, "Mailer")) {
+        set_path(p, c->mailer, sizeof c->mailer, key, v);
     } else if (!strcasecmp(key, "DefaultMode")) {
         nv_mode m = nv_mode_parse(v);
         if (m == NV_MODE_UNSET)
@@ -233,7 +236,8 @@ static char *trim(char *s)
 static const char *const single_keys[] = {
     "ModelFile", "SpoolDir",           "DefaultMode",   "Enabled",          "AllowOff",
     "Predictor", "MinPairSamples",     "AnnotateField", "AnnotateAll",      "InterferenceThreshold",
-    "AppFields", "ContainWaitSeconds", "AvoidUplinks",  "MaxNeighbourApps", "RegistryCheckSeconds"};
+    "AppFields", "ContainWaitSeconds", "AvoidUplinks",  "MaxNeighbourApps", "RegistryCheckSeconds",
+    "Mailer"};
 #define NSINGLE (sizeof single_keys / sizeof *single_keys)
 
 int nv_config_parse(const char *name, const char *text, struct nv_config *c, nv_config_error_fn err,

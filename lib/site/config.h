@@ -26,6 +26,7 @@ enum nv_avoid_uplinks { NV_AVOID_UPLINKS_CONTAIN, NV_AVOID_UPLINKS_WARN };
 struct nv_config {
     char model_file[PATH_MAX];
     char spool_dir[PATH_MAX];
+    char mailer[PATH_MAX]; /* Mailer=: the mail program netvar-mail hands Slurm's mail to */
     nv_mode default_mode;
     bool enabled; /* Enabled=no: both plugins do nothing (the off switch) */
     bool allow_off;

@@ -81,6 +81,7 @@ expect_files netvar-mpi /usr/bin/impactb /usr/bin/compressionb "/usr/lib/$ma/net
 expect_files netvar-spank "$pd/spank_netvar.so" /etc/netvar/plugstack.conf /usr/share/man/man8/spank_netvar.8.gz \
     /usr/share/lintian/overrides/netvar-spank
 expect_files netvar-jobsubmit "$pd/job_submit_netvar.so" /usr/libexec/netvar/netvar-acct \
+    /usr/libexec/netvar/netvar-mail /usr/share/man/man8/netvar-mail.8.gz \
     /usr/libexec/netvar/epilog-slurmctld /usr/share/man/man8/netvar-acct.8.gz \
     /usr/share/man/man8/job_submit_netvar.8.gz /usr/share/lintian/overrides/netvar-jobsubmit
 check "netvar owns the spool and model directories" test -d "$T/root-netvar/var/spool/netvar" -a -d "$T/root-netvar/var/lib/netvar"
@@ -181,8 +182,9 @@ contains "netvar-spank: spank_netvar(8)" "$files" /usr/share/man/man8/spank_netv
 files=$(rpm -qpl "$(rpm_of netvar-jobsubmit)")
 check "netvar-jobsubmit: the job_submit plugin and the accounting writer" test "$files" = \
     "$(printf '%s\n' /usr/lib64/slurm/job_submit_netvar.so /usr/libexec/netvar/epilog-slurmctld \
-       /usr/libexec/netvar/netvar-acct /usr/share/man/man8/job_submit_netvar.8.gz \
-       /usr/share/man/man8/netvar-acct.8.gz)"
+       /usr/libexec/netvar/netvar-acct /usr/libexec/netvar/netvar-mail \
+       /usr/share/man/man8/job_submit_netvar.8.gz /usr/share/man/man8/netvar-acct.8.gz \
+       /usr/share/man/man8/netvar-mail.8.gz)"
 files=$(rpm -qpl "$(rpm_of netvar)")
 for f in /usr/bin/netvar /usr/bin/impactb /usr/bin/compressionb /usr/lib/systemd/system/netvar-train.timer \
     /usr/lib/systemd/system/netvar-train.service /usr/share/man/man1/netvar.1 /usr/share/man/man5/netvar.conf.5 \
