@@ -92,10 +92,13 @@ static int resize_fits(const job_desc_msg_t *job, uint32_t n)
 }
 
 int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mode,
-                      const struct nv_submit_decision *d, char **err_msg)
+                      const struct nv_submit_decision *d, const char *user_msg, char **err_msg)
 {
     unsigned a = d->actions;
-    nv_tell_user(err_msg, d->message);
+    nv_tell_user(err_msg, user_msg);
+    /* the refusal's reason at every UserMessages= but none (the log has it) */
+    if (c->user_messages == NV_UMSG_NONE)
+        err_msg = NULL;
     if (a & NV_ACT_DENY) {
         char msg[512];
         snprintf(msg, sizeof msg, "netvar: submission denied by policy rule '%s': %s",
@@ -119,7 +122,9 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
             .against_job = isfinite(d->own_pct) ? d->own_jobid : 0,
         };
         int admin = c->annotate_field == NV_ANNOTATE_ADMIN_COMMENT;
-        annotate(admin ? &job->admin_comment : &job->comment, &an, !admin, err_msg);
+        /* a Comment left as the user wrote it: said at UserMessages=all */
+        annotate(admin ? &job->admin_comment : &job->comment, &an, !admin,
+                 c->user_messages == NV_UMSG_ALL ? err_msg : NULL);
     }
     if (a & NV_ACT_CONTAIN) {
         /* only where the user asked for nothing: a --switches of theirs stays */
