@@ -92,7 +92,10 @@ say "5. Measured, next to the prediction"
 alone=$(sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$VICTIM"-alone-*.out | sort -n | head -n 1)
 beside=$(sed -n 's/.*runtime_s=\([0-9.]*\).*/\1/p' "$VICTIM-beside.out" | head -n 1)
 pct=$(awk -v a="${alone:-0}" -v b="${beside:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%+.1f", (b / a - 1) * 100; else print "?" }')
-predicted=$(sed -n 's/.*predicted slowdown \([0-9.-]*\) % beside job [0-9]* (\([^;]*\); *\([^)]*\)).*/\1 % (\3)/p' sbatch.err | head -n 1)
+# the prediction and its source, from job_submit's annotation in the Comment
+# (sbatch tells the user in plain words, without the source)
+predicted=$(scontrol show job "$victim" 2>/dev/null | sed -n 's/.*netvar:\({[^}]*}\).*/\1/p' | head -n 1 |
+    jq -r 'select(.own_pct != null) | "\(.own_pct | round) % (\(.src // "?"))"' 2>/dev/null || true)
 printf '%s alone: %s s (the faster of two); beside %s: %s s (the runtime_s the app printed)\n' \
     "$VICTIM" "${alone:-?}" "$NEIGHBOUR" "${beside:-?}"
 printf 'measured slowdown: %s %%; predicted at submission: +%s\n' "$pct" "${predicted:-?}"

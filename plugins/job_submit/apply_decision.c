@@ -96,7 +96,8 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
 {
     unsigned a = d->actions;
     nv_tell_user(err_msg, user_msg);
-    /* the refusal's reason at every UserMessages= but none (the log has it) */
+    /* the refusal's reason, and a Comment left without the annotation, at
+     * every UserMessages= but none */
     if (c->user_messages == NV_UMSG_NONE)
         err_msg = NULL;
     if (a & NV_ACT_DENY) {
@@ -122,9 +123,7 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
             .against_job = isfinite(d->own_pct) ? d->own_jobid : 0,
         };
         int admin = c->annotate_field == NV_ANNOTATE_ADMIN_COMMENT;
-        /* a Comment left as the user wrote it: said at UserMessages=all */
-        annotate(admin ? &job->admin_comment : &job->comment, &an, !admin,
-                 c->user_messages == NV_UMSG_ALL ? err_msg : NULL);
+        annotate(admin ? &job->admin_comment : &job->comment, &an, !admin, err_msg);
     }
     if (a & NV_ACT_CONTAIN) {
         /* only where the user asked for nothing: a --switches of theirs stays */
