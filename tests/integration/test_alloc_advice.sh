@@ -26,6 +26,9 @@ contains "advice from predicted communication time" "$out" "netvar: advice "
 contains "it names its class and source" "$out" "class C (xgboost"
 contains "and the profile" "$out" "profile: halo description"
 contains "the cluster bound is said" "$out" "the cluster has fewer nodes than you allowed"
+contains "the user reads the advice in plain words" "$(user_lines "$out")" \
+    "netvar: your job is predicted to finish about "
+lacks "... without the model's terms" "$(user_lines "$out")" "xgboost"
 n=$(printf '%s\n' "$out" | sed -n 's/.*netvar: advice \([0-9]*\) nodes.*/\1/p' | head -n 1)
 check "advice within the lab's 4 nodes ($n)" test -n "$n" -a "${n:-99}" -le 4
 cli=$("$NV" alloc advise --model netvar/model.json --app fftw --nodes 1-16 --json)

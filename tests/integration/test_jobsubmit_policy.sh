@@ -79,6 +79,7 @@ user=$(user_lines "$out")
 contains "the user is told plainly" "$user" \
     "netvar: your job would share a network link with job $span (fftw) and slow it down by about 108 %. Placed away from it. Kept under one network switch (waiting up to 120 s for one)."
 contains "with the rule's own message" "$user" "netvar: kept away from the jobs it would slow down"
+echo "transcript: sbatch told the user:"; printf "%s\n" "$user" | sed "s/^/    /"
 lacks "the user sees no model terms (rho)" "$user" "rho"
 lacks "... nor sources" "$user" "model:"
 contains "avoid adds contain beside a job under two leaf switches" "$out" \
