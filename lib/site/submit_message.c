@@ -276,7 +276,7 @@ static void plain_actions(const struct nv_config *c, const struct nv_submit_quer
 {
     const char *them = named == 1  ? "it"
                        : named > 1 ? "them"
-                                   : "the running jobs it would slow down";
+                                   : "the running jobs it would interfere with";
 #define SP (o->len ? " " : "")
     if ((d->actions & NV_ACT_AVOID) && d->exclude[0])
         put(o, "%sPlaced away from %s.", SP, them);
