@@ -25,6 +25,9 @@ BUILD=$(readlink -f "${BUILD:-build}")
 lab_eval_init "netvar eval-contain" CONTAIN
 . "$ROOT/lab/netlab_session.sh"
 netlab_session_up 6 "$ROOT/lab/demo/netvar.conf" "netvar eval-contain"
+# the evaluation reads the model's lines (source, rule) from sbatch, which
+# tells users plain words by default; the refresher rereads within a second
+echo "UserMessages=all" >>etc/netvar.conf
 echo "lab $LAB: 6 nodes, h1-h3 on s1, h4-h6 on s2, uplink ${NETVAR_NETLAB_RATE}; $REPS repetition(s)"
 
 echo "lab up at $(since)"

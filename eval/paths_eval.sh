@@ -35,6 +35,9 @@ BUILD=$(readlink -f "${BUILD:-build}")
 lab_eval_init "netvar eval-paths" PATHS
 . "$ROOT/lab/netlab_session.sh"
 netlab_session_up 6 "$ROOT/lab/demo/netvar.conf" "netvar eval-paths" 4
+# the evaluation reads the model's lines (source, rule) from sbatch, which
+# tells users plain words by default; the refresher rereads within a second
+echo "UserMessages=all" >>etc/netvar.conf
 echo "lab $LAB: 6 nodes, h1,h2 on s1, h3,h4 on s2, h5 on s3, h6 on s4, each leaf's uplink ${NETVAR_NETLAB_RATE} to a core; $REPS repetition(s)"
 grep -q '^SwitchName=s4 Nodes=h6$' etc/topology.conf ||
     { echo "netvar eval-paths: the lab's topology is not the one this evaluation needs:" >&2; cat etc/topology.conf >&2; exit 1; }

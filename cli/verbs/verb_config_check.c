@@ -61,6 +61,8 @@ static json_object *config_json(const char *path, const struct nv_config *c, int
         st, "avoid_uplinks",
         json_object_new_string(c->avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain"));
     json_object_object_add(st, "max_neighbour_apps", json_object_new_int64(c->max_neighbour_apps));
+    json_object_object_add(st, "user_messages",
+                           json_object_new_string(nv_user_messages_name(c->user_messages)));
     json_object_object_add(o, "settings", st);
     json_object *rules = json_object_new_array();
     for (int i = 0; i < c->policy.n; i++) {
@@ -83,11 +85,12 @@ int verb_config_check(int argc, char **argv)
     int json = 0;
     const nv_opt opts[] = {
         {"json", NULL, NV_CLI_FLAG, &json, .ival = 1,
-         .help = "one JSON object instead: file, valid (true/false), problems (the lines "
-                 "above), and when valid the settings (model_file, spool_dir, default_mode, "
-                 "enabled, allow_off, predictor, min_pair_samples, interference_threshold_pct, "
-                 "contain_wait_s, avoid_uplinks, max_neighbour_apps) and the rules (index, "
-                 "line, name, actions)"},
+         .help =
+             "one JSON object instead: file, valid (true/false), problems (the lines "
+             "above), and when valid the settings (model_file, spool_dir, default_mode, "
+             "enabled, allow_off, predictor, min_pair_samples, interference_threshold_pct, "
+             "contain_wait_s, avoid_uplinks, max_neighbour_apps, user_messages) and the rules (index, "
+             "line, name, actions)"},
     };
     const nv_opt_spec spec = {"netvar: config-check",
                               NULL,
@@ -132,10 +135,11 @@ int verb_config_check(int argc, char **argv)
         printf("  Enabled=no: both plugins do nothing (the site's off switch)\n");
     printf("  ModelFile=%s\n  SpoolDir=%s\n  DefaultMode=%s AllowOff=%s Predictor=%s "
            "MinPairSamples=%u\n  InterferenceThreshold=%g %%  ContainWaitSeconds=%u s  "
-           "AvoidUplinks=%s  MaxNeighbourApps=%u\n",
+           "AvoidUplinks=%s  MaxNeighbourApps=%u  UserMessages=%s\n",
            c.model_file, c.spool_dir, nv_mode_name(c.default_mode), c.allow_off ? "yes" : "no",
            c.predictor, c.min_pair_samples, c.interference_pct, c.contain_wait_s,
-           c.avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain", c.max_neighbour_apps);
+           c.avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain", c.max_neighbour_apps,
+           nv_user_messages_name(c.user_messages));
     for (int i = 0; i < c.policy.n; i++) {
         char acts[128];
         nv_actions_format(c.policy.rule[i].actions, acts, sizeof acts);

@@ -58,6 +58,14 @@ void nv_config_defaults(struct nv_config *c)
     c->avoid_uplinks = NV_AVOID_UPLINKS_CONTAIN;
     c->max_neighbour_apps = 32;
     c->registry_check_s = 60;
+    c->user_messages = NV_UMSG_PREDICTIONS;
+}
+
+static const char *const umsg_names[] = {"none", "actions", "predictions", "all"};
+
+const char *nv_user_messages_name(enum nv_user_messages m)
+{
+    return (unsigned)m < sizeof umsg_names / sizeof *umsg_names ? umsg_names[m] : "?";
 }
 
 static bool parse_pct(const char *v, double *out)
@@ -197,6 +205,15 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
         if (!parse_uint(v, 86400, &c->registry_check_s))
             report(p, "RegistryCheckSeconds=%s: not 0..86400 seconds; keeping %u", v,
                    c->registry_check_s);
+    } else if (!strcasecmp(key, "UserMessages")) {
+        size_t k = 0;
+        while (k < sizeof umsg_names / sizeof *umsg_names && strcasecmp(v, umsg_names[k]))
+            k++;
+        if (k < sizeof umsg_names / sizeof *umsg_names)
+            c->user_messages = (enum nv_user_messages)k;
+        else
+            report(p, "UserMessages=%s: not none, actions, predictions or all; keeping %s", v,
+                   nv_user_messages_name(c->user_messages));
     } else if (!strcasecmp(key, "Rule")) {
         char why[384];
         if (nv_policy_parse_rule(&c->policy, v, p->line, why, sizeof why))
@@ -237,7 +254,7 @@ static const char *const single_keys[] = {
     "ModelFile", "SpoolDir",           "DefaultMode",   "Enabled",          "AllowOff",
     "Predictor", "MinPairSamples",     "AnnotateField", "AnnotateAll",      "InterferenceThreshold",
     "AppFields", "ContainWaitSeconds", "AvoidUplinks",  "MaxNeighbourApps", "RegistryCheckSeconds",
-    "Mailer"};
+    "Mailer",    "UserMessages"};
 #define NSINGLE (sizeof single_keys / sizeof *single_keys)
 
 int nv_config_parse(const char *name, const char *text, struct nv_config *c, nv_config_error_fn err,

@@ -23,6 +23,11 @@ enum nv_app_field { NV_APPF_NAME = 1, NV_APPF_SCRIPT = 2 };
 enum nv_avoid_uplinks { NV_AVOID_UPLINKS_CONTAIN, NV_AVOID_UPLINKS_WARN };
 #define NV_APP_FIELDS_MAX 2
 
+/* What job_submit tells the user at sbatch (UserMessages=): nothing; only
+ * what netvar did (an action); also a prediction at or over the
+ * threshold (the default); or every line, in the model's terms. */
+enum nv_user_messages { NV_UMSG_NONE, NV_UMSG_ACTIONS, NV_UMSG_PREDICTIONS, NV_UMSG_ALL };
+
 struct nv_config {
     char model_file[PATH_MAX];
     char spool_dir[PATH_MAX];
@@ -40,8 +45,12 @@ struct nv_config {
     enum nv_avoid_uplinks avoid_uplinks;
     unsigned max_neighbour_apps; /* running apps considered per submission */
     unsigned registry_check_s;   /* how often job_submit asks slurmctld which jobs run (0: never) */
-    struct nv_policy policy;     /* ordered rules */
+    enum nv_user_messages user_messages;
+    struct nv_policy policy; /* ordered rules */
 };
+
+/* "none", "actions", "predictions" or "all" */
+const char *nv_user_messages_name(enum nv_user_messages m);
 
 /* Receives each error line (no trailing newline). */
 typedef void (*nv_config_error_fn)(void *ctx, const char *line);

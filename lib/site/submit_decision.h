@@ -99,6 +99,17 @@ void nv_submit_decide(const struct nv_config *c, const nv_model *m,
                       const struct nv_running_index *ix, const struct nv_submit_query *q,
                       struct nv_submit_decision *d);
 
+/* The user's lines at sbatch, in plain words, for c->user_messages
+ * (UserMessages=, netvar.conf(5)): "" at none, and when nothing is worth
+ * saying; d->message itself at all.  actions: only when netvar acted
+ * (avoid, contain, isolate, hold, resize, the rule's own message) or
+ * could not; predictions: also a predicted slowdown, either way, or a
+ * node-count saving at or over InterferenceThreshold.  The model's terms
+ * (rho, sources) stay in d->message, for the log.  q: the submission d
+ * was decided for.  Pure; buf always ends in NUL (cap > 0). */
+void nv_submit_user_message(const struct nv_config *c, const struct nv_submit_query *q,
+                            const struct nv_submit_decision *d, char *buf, size_t cap);
+
 /* What job_modify may apply of actions: an update carries only the fields
  * it changes, so netvar cannot see the job's Comment, --exclude or
  * --switches there and changes none of them (no annotate, avoid, contain,

@@ -2,7 +2,9 @@
  * decision whose other stages have run (submit_stages.h): numbers with
  * units and their sources, the rule applied, and what an action could
  * not do.  Pure, allocation-free. */
+#include <ctype.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -201,4 +203,143 @@ void nv_submit_render(const struct nv_config *c, const struct nv_submit_query *q
     render_prediction(d);
     if (d->rule)
         render_rule(c, q, ch, d);
+}
+
+/* the plain-words message (submit_decision.h) */
+struct plain {
+    char *buf;
+    size_t cap, len;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct plain *o, const char *fmt, ...)
+{
+    if (o->len + 1 >= o->cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        o->len = o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap - 1;
+}
+
+/* a slowdown worth telling the user: at or over the threshold, and at
+ * least 1 % as shown */
+static bool worth(const struct nv_config *c, double pct)
+{
+    return isfinite(pct) && round(pct) >= 1.0 && pct >= c->interference_pct - 1e-6;
+}
+
+/* the sentence about the neighbours; returns how many jobs it named */
+static int plain_prediction(const struct nv_config *c, const struct nv_submit_decision *d,
+                            struct plain *o)
+{
+    bool own = worth(c, d->own_pct), infl = worth(c, d->inflicted_pct);
+    char f1[NV_FIXED_MAX], f2[NV_FIXED_MAX];
+    const char *with = d->own_with ? d->own_with : "?";
+    const char *victim = d->inflicted_app ? d->inflicted_app : "?";
+    if (own && infl && d->own_jobid == d->inflicted_jobid) {
+        put(o,
+            "your job would share a network link with job %u (%s); expected slowdown about "
+            "%s %%, and about %s %% for job %u.",
+            d->own_jobid, with, fixed(f1, d->own_pct, 0), fixed(f2, d->inflicted_pct, 0),
+            d->inflicted_jobid);
+        return 1;
+    }
+    if (own && infl) {
+        put(o,
+            "your job would share network links with job %u (%s), expected slowdown about "
+            "%s %%, and with job %u (%s), which it would slow down by about %s %%.",
+            d->own_jobid, with, fixed(f1, d->own_pct, 0), d->inflicted_jobid, victim,
+            fixed(f2, d->inflicted_pct, 0));
+        return 2;
+    }
+    if (own) {
+        put(o,
+            "your job would share a network link with job %u (%s); expected slowdown about "
+            "%s %%.",
+            d->own_jobid, with, fixed(f1, d->own_pct, 0));
+        return 1;
+    }
+    if (infl) {
+        put(o,
+            "your job would share a network link with job %u (%s) and slow it down by about %s %%.",
+            d->inflicted_jobid, victim, fixed(f2, d->inflicted_pct, 0));
+        return 1;
+    }
+    return 0;
+}
+
+/* what netvar did, or could not do, as sentences */
+static void plain_actions(const struct nv_config *c, const struct nv_submit_query *q,
+                          const struct nv_submit_decision *d, int named, struct plain *o)
+{
+    const char *them = named == 1  ? "it"
+                       : named > 1 ? "them"
+                                   : "the running jobs it would interfere with";
+#define SP (o->len ? " " : "")
+    if ((d->actions & NV_ACT_AVOID) && d->exclude[0])
+        put(o, "%sPlaced away from %s.", SP, them);
+    if (d->avoid_dropped)
+        put(o, "%sNot placed away from %s: that would leave too few nodes for this job.", SP, them);
+    else if (d->avoid_named)
+        put(o, "%sNot kept off the nodes you named with --nodelist.", SP);
+    /* contain keeps a --switches of the user's (apply_decision.c) */
+    if ((d->actions & NV_ACT_CONTAIN) && !q->req_switch)
+        put(o, "%sKept under one network switch (waiting up to %u s for one).", SP,
+            c->contain_wait_s);
+    if (d->actions & NV_ACT_ISOLATE)
+        put(o, "%sGiven whole nodes, shared with no other job.", SP);
+    if (d->actions & NV_ACT_HOLD)
+        put(o, "%sHeld: it waits until an administrator releases it.", SP);
+    if (d->resize_nodes)
+        put(o, "%sRun on the advised %u nodes (you asked for --netvar-advise=apply).", SP,
+            d->resize_nodes);
+#undef SP
+}
+
+void nv_submit_user_message(const struct nv_config *c, const struct nv_submit_query *q,
+                            const struct nv_submit_decision *d, char *buf, size_t cap)
+{
+    if (!cap)
+        return;
+    buf[0] = '\0';
+    if (c->user_messages == NV_UMSG_NONE)
+        return;
+    if (c->user_messages == NV_UMSG_ALL) {
+        snprintf(buf, cap, "%s", d->message);
+        return;
+    }
+    char pred[512] = "", act[512] = "";
+    struct plain po = {pred, sizeof pred, 0}, ao = {act, sizeof act, 0};
+    int named = plain_prediction(c, d, &po);
+    plain_actions(c, q, d, named, &ao);
+    /* the admin's own text, as render_rule shows it */
+    const char *admin = d->rule && (d->actions & NV_ACT_MESSAGE) && d->rule->message[0] &&
+                                !d->avoid_dropped && !d->avoid_all_named
+                            ? d->rule->message
+                            : NULL;
+    bool acted = ao.len || admin || (d->actions & NV_ACT_DENY);
+    bool advice = d->advice && !d->resize_nodes && d->advice_nodes != d->requested_nodes &&
+                  worth(c, d->advice_saving_pct);
+    if (!acted && (c->user_messages == NV_UMSG_ACTIONS || (!named && !advice)))
+        return;
+    struct plain o = {buf, cap, 0};
+    if (!po.len && ao.len) /* the actions begin the line */
+        act[0] = (char)tolower((unsigned char)act[0]);
+    if (po.len || ao.len)
+        put(&o, "netvar: %s%s%s", pred, po.len && ao.len ? " " : "", act);
+    if (admin)
+        put(&o, "%s%s", o.len ? "\n" : "", admin);
+    if (advice && c->user_messages >= NV_UMSG_PREDICTIONS) {
+        char f[NV_FIXED_MAX];
+        put(&o,
+            "%snetvar: your job is predicted to finish about %s %% sooner on %u nodes than on %u",
+            o.len ? "\n" : "", fixed(f, d->advice_saving_pct, 0), d->advice_nodes,
+            d->requested_nodes);
+        if (!q->advise_apply)
+            put(&o, "; to run on the advised count, add --netvar-advise=apply and give a range "
+                    "with --nodes=MIN-MAX");
+        put(&o, ".");
+    }
 }

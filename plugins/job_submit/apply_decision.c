@@ -92,10 +92,14 @@ static int resize_fits(const job_desc_msg_t *job, uint32_t n)
 }
 
 int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mode,
-                      const struct nv_submit_decision *d, char **err_msg)
+                      const struct nv_submit_decision *d, const char *user_msg, char **err_msg)
 {
     unsigned a = d->actions;
-    nv_tell_user(err_msg, d->message);
+    nv_tell_user(err_msg, user_msg);
+    /* the refusal's reason, and a Comment left without the annotation, at
+     * every UserMessages= but none */
+    if (c->user_messages == NV_UMSG_NONE)
+        err_msg = NULL;
     if (a & NV_ACT_DENY) {
         char msg[512];
         snprintf(msg, sizeof msg, "netvar: submission denied by policy rule '%s': %s",

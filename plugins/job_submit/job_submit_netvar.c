@@ -54,6 +54,24 @@ static uint32_t given(uint32_t v)
     return (v == NO_VAL || v == INFINITE) ? 0 : v;
 }
 
+/* The decision's lines in the model's terms (rho, sources), for the admin:
+ * "netvar: job_submit: uid N: app ...", one log line each; the user sees
+ * what UserMessages= says (nv_submit_user_message). */
+static void log_decision(const char *entry, uint32_t user, const char *msg)
+{
+    while (msg && *msg) {
+        size_t w = strcspn(msg, "\n");
+        const char *line = msg;
+        int len = (int)w;
+        if (w >= 8 && !strncmp(line, "netvar: ", 8))
+            line += 8, len -= 8;
+        slurm_info("netvar: %s: uid %u: %.*s", entry, user, len, line);
+        msg += w;
+        if (*msg == '\n')
+            msg++;
+    }
+}
+
 static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bool modify)
 {
     const struct js_generation *g = js_state_acquire();
@@ -112,10 +130,13 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
         }
         d.actions = nv_modify_actions(d.actions);
     }
-    rc = nv_apply_decision(job, g->conf, mode, &d, err_msg);
+    log_decision(modify ? "job_modify" : "job_submit", user, d.message);
+    static __thread char user_msg[sizeof d.message];
+    nv_submit_user_message(g->conf, &q, &d, user_msg, sizeof user_msg);
+    rc = nv_apply_decision(job, g->conf, mode, &d, user_msg, err_msg);
     if (!modify)
         js_stats_note_decision(d.actions);
-    if (opt.rejected) {
+    if (opt.rejected && g->conf->user_messages != NV_UMSG_NONE) {
         char msg[200];
         snprintf(msg, sizeof msg, "netvar: %s", opt.note);
         nv_tell_user(err_msg, msg);
@@ -148,8 +169,8 @@ static bool worth_reevaluating(const job_desc_msg_t *job)
 struct job_record;
 
 /* What an update's re-evaluation says is logged on every release (an admin
- * sees it whatever the release) and, where job_modify has err_msg, also
- * handed to the user. */
+ * sees it whatever the release, evaluate) and, where job_modify has
+ * err_msg, also handed to the user as UserMessages= says. */
 static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
     if (!job_desc || !worth_reevaluating(job_desc))
@@ -157,7 +178,6 @@ static int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
     char *msg = NULL;
     evaluate(job_desc, submit_uid, &msg, true);
     if (msg) {
-        slurm_info("netvar: job_modify: %s", msg);
         nv_tell_user(err_msg, msg);
         nv_xfree(msg);
     }

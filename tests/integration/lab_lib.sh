@@ -31,6 +31,21 @@ lab_start() {
     cd "$d" || exit 1
 }
 
+# nv_sbatch ARGS...: sbatch's output (what the user sees), then the lines
+# job_submit/netvar logged for the submission in the model's terms
+# ("netvar: job_submit: uid N: app ..."), each as "log: netvar: app ...";
+# sbatch's exit status.
+nv_sbatch() {
+    local n rc
+    n=$(wc -l <"$NETVAR_LAB/log/slurmctld.log")
+    sbatch "$@" 2>&1
+    rc=$?
+    tail -n +"$((n + 1))" "$NETVAR_LAB/log/slurmctld.log" | sed -n 's/.*netvar: job_submit: uid [0-9]*: /log: netvar: /p'
+    return $rc
+}
+# user_lines TEXT: TEXT without nv_sbatch's log lines
+user_lines() { printf '%s\n' "$1" | grep -v '^log: '; }
+
 ok() { _checks=$((_checks + 1)); echo "ok - $*"; }
 not_ok() { _checks=$((_checks + 1)); _failures=$((_failures + 1)); echo "NOT OK - $*"; }
 # check "description" command...: passes when the command succeeds

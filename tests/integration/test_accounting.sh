@@ -172,7 +172,7 @@ echo "$out"
 check "prune removed the finished jobs' records" test ! -e "$S/jobs/$a" -a ! -e "$S/jobs/$b"
 check "prune kept the running job's record" test -d "$S/jobs/$r"
 check "prune counted it as running" test "$(jq .kept_running <<<"$out")" -ge 1
-msg=$(sbatch -N1 --netvar-app=delta --wrap "sleep 1" 2>&1)
+msg=$(nv_sbatch -N1 --netvar-app=delta --wrap "sleep 1" 2>&1)
 contains "job_submit answers after the prune" "$msg" "netvar: app delta"
 scancel "$r" 2>/dev/null
 

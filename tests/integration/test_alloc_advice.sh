@@ -21,25 +21,29 @@ contains "alloc train wrote the section" "$out" "apps, 2 switches -> netvar/mode
 for _ in $(seq 1 30); do grep -q "netvar: model .* loaded: 3 apps" log/slurmctld.log && break; sleep 0.2; done
 check "slurmctld loaded the model" grep -q "netvar: model .* loaded: 3 apps" log/slurmctld.log
 
-out=$(sbatch -N1-16 --netvar-app=fftw --hold --wrap "true" 2>&1)
+out=$(nv_sbatch -N1-16 --netvar-app=fftw --hold --wrap "true" 2>&1)
 contains "advice from predicted communication time" "$out" "netvar: advice "
 contains "it names its class and source" "$out" "class C (xgboost"
 contains "and the profile" "$out" "profile: halo description"
 contains "the cluster bound is said" "$out" "the cluster has fewer nodes than you allowed"
+contains "the user reads the advice in plain words" "$(user_lines "$out")" \
+    "netvar: your job is predicted to finish about "
+lacks "... without the model's terms" "$(user_lines "$out")" "xgboost"
 n=$(printf '%s\n' "$out" | sed -n 's/.*netvar: advice \([0-9]*\) nodes.*/\1/p' | head -n 1)
 check "advice within the lab's 4 nodes ($n)" test -n "$n" -a "${n:-99}" -le 4
 cli=$("$NV" alloc advise --model netvar/model.json --app fftw --nodes 1-16 --json)
 contains "netvar alloc advise agrees" "$cli" "\"nodes\":$n,"
 
 # no profile: the history route, within the cluster (it used to say 16)
-out=$(sbatch -N1-16 --netvar-app=lulesh --hold --wrap "true" 2>&1)
+out=$(nv_sbatch -N1-16 --netvar-app=lulesh --hold --wrap "true" 2>&1)
 contains "history advice capped at the cluster, with its source" "$out" "advice 4 nodes (runtime history at 3 node counts)"
 lacks "never 16 nodes" "$out" "advice 16 nodes"
 
 # apply within the range
-out=$(sbatch -N1-4 --netvar-app=fftw --netvar-advise=apply --hold --wrap "true" 2>&1)
+out=$(nv_sbatch -N1-4 --netvar-app=fftw --netvar-advise=apply --hold --wrap "true" 2>&1)
 j=$(printf '%s\n' "$out" | sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p')
-contains "told it was applied" "$out" "node count set to the advised $n"
+contains "logged as applied" "$out" "node count set to the advised $n"
+contains "and the user told so in plain words" "$(user_lines "$out")" "netvar: run on the advised $n nodes"
 nn=$(job_field "$j" NumNodes | cut -d" " -f1)
 check "scontrol shows the advised node count ($nn)" test "${nn%%-*}" = "$n" -a "${nn#*-}" = "$n"
 scancel -u "$(id -un)" >/dev/null 2>&1

@@ -13,7 +13,7 @@ for _ in $(seq 1 30); do grep -q "netvar: model .* loaded: 3 apps" log/slurmctld
 check "slurmctld loaded the model (reload thread)" grep -q "netvar: model .* loaded: 3 apps" log/slurmctld.log
 
 # a sensitive job on n1-n2; contain applies to it
-out=$(sbatch -N2 -w n1,n2 --netvar-app=fftw --wrap "srun sleep 60" 2>&1)
+out=$(nv_sbatch -N2 -w n1,n2 --netvar-app=fftw --wrap "srun sleep 60" 2>&1)
 sens=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "sensitive job told its rule" "$out" "netvar: policy rule 'sensitive' applied: message,contain"
 contains "rule message shown by sbatch" "$out" "netvar: kept under one leaf switch"
@@ -25,13 +25,13 @@ contains "annotation in Comment" "$(job_field "$sens" Comment)" 'netvar:{"v":1,"
 # push it past Slurm's 1024 characters (checked after job_submit: the job
 # would be rejected) is kept as written, the job accepted, the user told
 mid=$(head -c 600 /dev/zero | tr '\0' 'c')
-out=$(sbatch -N2 -w n1,n2 --netvar-app=fftw --switches=2@1:00 --comment="$mid" --hold --wrap "true" 2>&1)
+out=$(nv_sbatch -N2 -w n1,n2 --netvar-app=fftw --switches=2@1:00 --comment="$mid" --hold --wrap "true" 2>&1)
 own=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 check "a job with its own --switches and a 600-character Comment is accepted" test -n "$own"
 contains "contain keeps the user's own --switches" "$(scontrol show job "$own")" "Switches=2@00:01:00"
 contains "a 600-character Comment is kept whole before the annotation" "$(job_field "$own" Comment)" "$mid netvar:{"
 full=$(head -c 1000 /dev/zero | tr '\0' 'c')
-out=$(sbatch -N2 -w n1,n2 --netvar-app=fftw --comment="$full" --hold --wrap "true" 2>&1)
+out=$(nv_sbatch -N2 -w n1,n2 --netvar-app=fftw --comment="$full" --hold --wrap "true" 2>&1)
 own2=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 check "a 1000-character Comment does not get the job rejected" test -n "$own2"
 contains "the user is told the annotation did not fit" "$out" "leaves no room for netvar's annotation"
@@ -46,7 +46,7 @@ sleep 1.5 # the refresher looks once a second
 # does not fire and nothing is excluded
 contains "the registry names the sensitive job's one leaf switch" \
     "$(tr -d ' \n\t' <"netvar/spool/running/$sens.json" 2>/dev/null)" '"switches":["s1"]'
-out=$(sbatch -N2 --netvar-app=amg --wrap "srun sleep 5" 2>&1)
+out=$(nv_sbatch -N2 --netvar-app=amg --wrap "srun sleep 5" 2>&1)
 noisy=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "beside a job under one leaf switch the path answers" "$out" \
     "predicted slowdown 0 % beside job $sens (fftw; path: under one leaf switch); would slow job $sens (fftw) by 0 % (path: under one leaf switch)"
@@ -63,7 +63,7 @@ for _ in $(seq 1 50); do [ -e "netvar/spool/running/$span.json" ] && break; slee
 contains "the registry names both leaf switches of the spanning job" \
     "$(tr -d ' \n\t' <"netvar/spool/running/$span.json" 2>/dev/null)" '"switches":["s1","s2"]'
 sleep 1.5 # the refresher looks once a second
-out=$(sbatch -N1-2 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(nv_sbatch -N1-2 --hold --netvar-app=amg --wrap true 2>&1)
 j=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 # fftw now has a job under each kind of placement: the one named is the
 # job that crosses the uplinks
@@ -73,6 +73,15 @@ contains "own slowdown predicted beside the running job" "$out" "predicted slowd
 contains "annotation carries the prediction" "$(job_field "$j" Comment)" '"inflicted_pct":107.5,"src":"model:queue"'
 contains "annotation names the neighbour the prediction was against" "$(job_field "$j" Comment)" \
     "\"vs\":\"fftw\",\"vs_job\":$span"
+# what the user sees (UserMessages=predictions, the default): plain words,
+# none of the model's
+user=$(user_lines "$out")
+contains "the user is told plainly" "$user" \
+    "netvar: your job would share a network link with job $span (fftw) and slow it down by about 108 %. Placed away from it. Kept under one network switch (waiting up to 120 s for one)."
+contains "with the rule's own message" "$user" "netvar: kept away from the jobs it would slow down"
+echo "transcript: sbatch told the user:"; printf "%s\n" "$user" | sed "s/^/    /"
+lacks "the user sees no model terms (rho)" "$user" "rho"
+lacks "... nor sources" "$user" "model:"
 contains "avoid adds contain beside a job under two leaf switches" "$out" \
     "netvar: policy rule 'noisy' applied: message,contain,avoid"
 contains "and says why" "$out" \
@@ -84,7 +93,7 @@ contains "the newcomer is kept under one leaf switch" "$show" "Switches=1@00:02:
 contains "and off the avoided job's nodes" "$show" "ExcNodeList=n[2-3]"
 # avoid keeps a job runnable: 3 nodes wanted, 2 of 4 would be left -> a
 # message with the reason instead of an exclusion that never lets it start
-out=$(sbatch -N3 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(nv_sbatch -N3 --hold --netvar-app=amg --wrap true 2>&1)
 wide=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "avoid that would leave too few nodes becomes a message" "$out" \
     "would leave 2 of the partition's 4 nodes, fewer than the 3 this job needs"
@@ -92,14 +101,15 @@ contains "and nothing is excluded" "$(scontrol show job "$wide")" "ExcNodeList=(
 scancel "$wide" 2>/dev/null
 # a one-node newcomer sends nothing through a switch: the path answers 0 %
 # both ways, so no rule fires, nothing is excluded and nothing contained
-out=$(sbatch -N1 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(nv_sbatch -N1 --hold --netvar-app=amg --wrap true 2>&1)
 j1=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "a one-node newcomer: 0 % from the path" "$out" "predicted slowdown 0 % beside job "
 contains "... named as such" "$out" "; path: one node); would slow job "
+check "nothing worth saying: sbatch prints no netvar line" test -z "$(user_lines "$out" | grep 'netvar')"
 show=$(scontrol show job "$j1")
 contains "is not kept off their nodes" "$show" "ExcNodeList=(null)"
 lacks "nor held for a leaf switch" "$show" "Switches=1@"
-out=$(sbatch -N1-2 --switches=2 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(nv_sbatch -N1-2 --switches=2 --hold --netvar-app=amg --wrap true 2>&1)
 j2=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "a user's --switches=2 is kept beside a job under two leaf switches" \
     "$(scontrol show job "$j2")" "Switches=2@"
@@ -111,21 +121,21 @@ contains "and the user is told what it costs" "$out" \
 # leaves it shares their uplinks with it, and the model answers
 check "slurmctld read the leaf switches of topology.conf" \
     grep -q "netvar: .*topology.conf: 4 nodes under 2 leaf switches" log/slurmctld.log
-out=$(sbatch -N2 -w n3,n4 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(nv_sbatch -N2 -w n3,n4 --hold --netvar-app=amg --wrap true 2>&1)
 j4=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "a newcomer named under one leaf: 0 % from the path" "$out" \
     "predicted slowdown 0 % beside job $span (fftw; path: under one leaf switch)"
 show=$(scontrol show job "$j4")
 contains "... and is not kept off nodes" "$show" "ExcNodeList=(null)"
 lacks "... nor held for a leaf switch" "$show" "Switches=1@"
-out=$(sbatch -N2 -w n1,n4 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(nv_sbatch -N2 -w n1,n4 --hold --netvar-app=amg --wrap true 2>&1)
 j5=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "a newcomer named across the leaves gets the model's answer" "$out" \
     "would slow job $span (fftw) by 108 % (model:queue)"
 scancel "$j4" "$j5" 2>/dev/null
 # a node the user names stays off the exclude list: Slurm refuses a job that
 # requires a node it excludes ("Invalid node name specified")
-out=$(sbatch -N1-2 -w n2 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(nv_sbatch -N1-2 -w n2 --hold --netvar-app=amg --wrap true 2>&1)
 j3=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 check "a job naming a node avoid would exclude is accepted" test -n "$j3"
 contains "the user is told which named node stays" "$out" \
@@ -150,7 +160,7 @@ check "a phantom registry entry is dropped by the reload thread" \
 # kept, the phantom (no leaf switch known) would make fftw an app that may
 # cross an uplink, and amg would be predicted beside it; dropped, fftw's one
 # real job lies under leaf s1 and the path answers
-out=$(sbatch -N2 --hold --netvar-app=amg --wrap true 2>&1)
+out=$(nv_sbatch -N2 --hold --netvar-app=amg --wrap true 2>&1)
 j=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "the phantom is not predicted against (only the running fftw job, under one leaf)" "$out" \
     "predicted slowdown 0 % beside job $sens (fftw; path: under one leaf switch)"
@@ -160,7 +170,7 @@ scancel "$j" 2>/dev/null
 
 # deny, hold, isolate
 before=$(squeue -h | wc -l)
-out=$(sbatch --netvar-app=denyme --wrap true 2>&1); rc=$?
+out=$(nv_sbatch --netvar-app=denyme --wrap true 2>&1); rc=$?
 check "deny rejects the submission" test $rc -ne 0
 contains "deny gives the admin's reason" "$out" "denied by policy rule 'deny-it': denyme is not allowed on this cluster"
 check "nothing queued by the denied submission" test "$(squeue -h | wc -l)" -eq "$before"
@@ -175,7 +185,7 @@ scancel "$j"
 j=$(sbatch --parsable --hold -N1-4 --netvar-app=fftw --wrap true 2>/dev/null)
 contains "no resize without --netvar-advise=apply" "$(scontrol show job "$j")" "NumNodes=1-4"
 scancel "$j"
-out=$(sbatch --hold -N1-4 --netvar-app=fftw --netvar-advise=apply --wrap true 2>&1)
+out=$(nv_sbatch --hold -N1-4 --netvar-app=fftw --netvar-advise=apply --wrap true 2>&1)
 j=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 contains "resize applies the advised 2 nodes" "$(scontrol show job "$j")" "NumNodes=2-2 "
 contains "resize is explained" "$out" "node count set to the advised 2"
@@ -196,8 +206,8 @@ contains "text after the user's own netvar:{ is kept" "$(job_field "$j2" Comment
 exc_before=$(scontrol show job "$j2" | sed -n 's/.*ExcNodeList=\([^ ]*\).*/\1/p')
 comment_before=$(job_field "$j2" Comment)
 scontrol update jobid="$j2" NumNodes=2-2 Name=amg >/dev/null 2>&1
-for _ in $(seq 1 20); do grep -q "netvar: job_modify: netvar: app amg" log/slurmctld.log && break; sleep 0.2; done
-check "job_modify re-evaluates when the update names the app" grep -q "netvar: job_modify: netvar: app amg" log/slurmctld.log
+for _ in $(seq 1 20); do grep -q "netvar: job_modify: uid [0-9]*: app amg" log/slurmctld.log && break; sleep 0.2; done
+check "job_modify re-evaluates when the update names the app" grep -q "netvar: job_modify: uid [0-9]*: app amg" log/slurmctld.log
 # an update carries only what changes: netvar cannot see the Comment or the
 # --exclude list there, so it sets neither (issue 17)
 check "job_modify leaves the Comment as it was" test "$(job_field "$j2" Comment)" = "$comment_before"
@@ -208,11 +218,12 @@ scancel "$j" "$j2"
 
 # the user is told where the app's name came from: their NETVAR_APP
 # default is not the option (issue 52)
-out=$(NETVAR_APP=gromacs sbatch --hold -N1 --wrap true 2>&1)
+out=$(NETVAR_APP=gromacs nv_sbatch --hold -N1 --wrap true 2>&1)
 contains "an app from NETVAR_APP is named with its source" "$out" \
     "netvar: app gromacs (from NETVAR_APP) is not in the model yet"
+check "an app not in the model: sbatch prints no netvar line" test -z "$(user_lines "$out" | grep 'netvar')"
 scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
-out=$(NETVAR_APP=amg sbatch --hold -N1 --netvar-app=gromacs --wrap true 2>&1)
+out=$(NETVAR_APP=amg nv_sbatch --hold -N1 --netvar-app=gromacs --wrap true 2>&1)
 contains "the option wins over NETVAR_APP, and is named" "$out" \
     "netvar: app gromacs (from --netvar-app) is not in the model yet"
 scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
@@ -222,7 +233,7 @@ out=$(NETVAR_APP="$(head -c 6000 /dev/zero | tr '\0' a)" sbatch --hold --wrap tr
 check "oversized NETVAR_APP does not fail the submission" test $rc -eq 0
 contains "oversized NETVAR_APP is named and ignored" "$out" "NETVAR_APP"
 scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
-out=$(sbatch --hold --netvar-app='x;rm -rf /' --wrap true 2>&1); rc=$?
+out=$(nv_sbatch --hold --netvar-app='x;rm -rf /' --wrap true 2>&1); rc=$?
 check "hostile --netvar-app fails the command" test $rc -ne 0
 contains "hostile --netvar-app gets the reason" "$out" "has a character outside letters, digits and ._-"
 
@@ -231,7 +242,7 @@ printf '{"schema":"netvar-model","version":1,"apps":[' >netvar/model.tmp && mv n
 for _ in $(seq 1 30); do grep -q "keeping the previous model" log/slurmctld.log && break; sleep 0.2; done
 check "corrupt model logged with its reason" grep -q "netvar: model .*model.json: " log/slurmctld.log
 check "corrupt model: previous model kept" grep -q "keeping the previous model (still in use)" log/slurmctld.log
-out=$(sbatch --hold -N1 --netvar-app=amg --wrap true 2>&1)
+out=$(nv_sbatch --hold -N1 --netvar-app=amg --wrap true 2>&1)
 contains "predictions still come from the previous model" "$out" "app amg: rho 0.60"
 scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
 cp "$FIX/model.json" netvar/model.json
@@ -241,11 +252,11 @@ check "a fixed model is picked up again" test "$(grep -c 'loaded: 3 apps' log/sl
 # table beats model for a measured pair (fftw beside lulesh: 8 runs)
 scancel "$sens" "$noisy" 2>/dev/null
 wait_job "$sens" 30; wait_job "$noisy" 30
-out=$(sbatch -N2 -w n2,n3 --netvar-app=lulesh --wrap "srun sleep 20" 2>&1)
+out=$(nv_sbatch -N2 -w n2,n3 --netvar-app=lulesh --wrap "srun sleep 20" 2>&1)
 lul=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 for _ in $(seq 1 50); do [ -e "netvar/spool/running/$lul.json" ] && [ ! -e "netvar/spool/running/$sens.json" ] && break; sleep 0.2; done
 sleep 1.5
-out=$(sbatch -N2 --hold --netvar-app=fftw --wrap true 2>&1)
+out=$(nv_sbatch -N2 --hold --netvar-app=fftw --wrap true 2>&1)
 contains "a measured pair answers from the table with its run count" "$out" "beside job $lul (lulesh; table, 8 runs)"
 scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" "$lul" 2>/dev/null
 
@@ -255,7 +266,7 @@ cp etc/netvar.conf etc/netvar.conf.on
 { grep -v '^Enabled=' etc/netvar.conf.on; echo 'Enabled=no'; } >etc/netvar.conf.off
 mv etc/netvar.conf.off etc/netvar.conf
 sleep 1.5
-out=$(sbatch -N1 --hold --netvar-app=fftw --wrap true 2>&1); rc=$?
+out=$(nv_sbatch -N1 --hold --netvar-app=fftw --wrap true 2>&1); rc=$?
 off=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 check "Enabled=no: the submission is accepted" test $rc -eq 0
 check "Enabled=no: netvar says nothing at submission" test -z "$(printf %s "$out" | grep 'netvar:')"
@@ -264,9 +275,31 @@ scancel "$off" 2>/dev/null
 mv etc/netvar.conf.on etc/netvar.conf
 touch etc/netvar.conf
 sleep 1.5
-out=$(sbatch -N1 --hold --netvar-app=fftw --wrap true 2>&1)
+out=$(nv_sbatch -N1 --hold --netvar-app=fftw --wrap true 2>&1)
 contains "Enabled back on: netvar predicts again" "$out" "netvar: app fftw"
 scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
+
+# UserMessages=: all shows the model's lines to the user, none nothing,
+# not even a deny's reason; reread within a second
+user_messages() {
+    { grep -v '^UserMessages=' etc/netvar.conf.on; echo "UserMessages=$1"; } >etc/netvar.conf.new
+    mv etc/netvar.conf.new etc/netvar.conf
+    sleep 1.5
+}
+cp etc/netvar.conf etc/netvar.conf.on
+user_messages all
+out=$(nv_sbatch -N1 --hold --netvar-app=gromacs --wrap true 2>&1)
+contains "UserMessages=all: the model's lines reach the user" "$(user_lines "$out")" \
+    "netvar: app gromacs (from --netvar-app) is not in the model yet"
+scancel "$(printf %s "$out" | sed -n 's/^Submitted batch job //p')" 2>/dev/null
+user_messages none
+out=$(nv_sbatch --netvar-app=denyme --wrap true 2>&1); rc=$?
+check "UserMessages=none: deny still refuses" test $rc -ne 0
+lacks "UserMessages=none: not even the deny's reason" "$(user_lines "$out")" "netvar:"
+contains "UserMessages=none: the log has it" "$out" "log: netvar: app denyme"
+mv etc/netvar.conf.on etc/netvar.conf
+touch etc/netvar.conf
+sleep 1.5
 
 # a malformed config at start: slurmctld runs, netvar is passive
 printf 'DefaultMode=sometimes\nRule=x action=deny,resize\n' >"$NETVAR_LAB/../netvar-bad.conf.$$"

@@ -13,7 +13,12 @@ if [ -z "${NETVAR_LAB_SLURM:-}" ]; then
     exit 77
 fi
 want=$(basename "$NETVAR_LAB_SLURM" | sed -n 's/^slurm-//p')
-lab_start --nodes 2 --netvar-conf "$ROOT/tests/fixtures/jobsubmit/netvar.conf"
+# UserMessages=all: the re-evaluation's lines reach scontrol through err_msg
+# even where, as here, nothing is worth saying
+conf=$(mktemp /tmp/nv-modern-conf.XXXXXX)
+trap 'rm -f "$conf"; _lab_cleanup' EXIT
+{ cat "$ROOT/tests/fixtures/jobsubmit/netvar.conf"; echo "UserMessages=all"; } >"$conf"
+lab_start --nodes 2 --netvar-conf "$conf"
 cp "$ROOT/tests/fixtures/jobsubmit/model.json" "$NETVAR_LAB/netvar/model.json"
 
 check "sbatch is the lab's Slurm's" test "$(command -v sbatch)" = "$NETVAR_LAB_SLURM/bin/sbatch"
