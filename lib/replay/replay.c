@@ -118,9 +118,12 @@ int rp_trace_read(rp_trace *t, FILE *in, const char *name, char *err, size_t err
         double sub, rt, lim;
         int nodes;
         char app[65];
-        if (sscanf(line, "%lf,%d,%lf,%lf,%64[A-Za-z0-9_.+-]", &sub, &nodes, &rt, &lim, app) != 5 ||
-            !(sub >= 0 && sub < 1e10) || nodes < 1 || nodes > RP_NODES_MAX || !(rt > 0) ||
-            !(rt < 1e8) || !(lim >= rt) || !(lim < 1e8)) {
+        int end = 0;
+        if (sscanf(line, "%lf,%d,%lf,%lf,%64[A-Za-z0-9_.+-]%n", &sub, &nodes, &rt, &lim, app,
+                   &end) != 5 ||
+            strspn(line + end, " \t\r\n") != strlen(line + end) || !(sub >= 0 && sub < 1e10) ||
+            nodes < 1 || nodes > RP_NODES_MAX || !(rt > 0) || !(rt < 1e8) || !(lim >= rt) ||
+            !(lim < 1e8)) {
             snprintf(err, errlen,
                      "%s:%zu: not \"submit_s,nodes,runtime_s,limit_s,app\" with 0 < runtime <= "
                      "limit < 1e8 s",
