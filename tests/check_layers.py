@@ -184,7 +184,8 @@ def main():
         return 1
     print(f"check_layers: {len(libs)} libraries, {nfiles} files: no include against the "
           f"direction, no cycle, no .c included; {len(schema_defs)} schemas each spelled out "
-          f"once; SimGrid only in {SIMGRID_DIR}/; libsvm called only in lib/{LIBSVM_LIB}, libxgboost only in lib/{XGB_LIB}")
+          f"once; SimGrid only in {SIMGRID_DIR}/; libsvm called only in lib/{LIBSVM_LIB}, "
+          f"libxgboost only in lib/{XGB_LIB}")
     return 0
 
 

@@ -120,6 +120,7 @@ static void a_group_seen_again_is_not_simulated_again(void **state)
     (void)state;
     rp_trace *t = three_jobs();
     const int c[] = {4, 6};
+    free(t->job[2].node);
     put(t, 2, 70, 200, c, 2);
     FILE *o = fopen("/dev/null", "w");
     rp_flow_plan *p = NULL;
