@@ -84,7 +84,7 @@ ALL_TARGETS :=
 
 # ---------------------------------------------------------------- lib/
 # NV_DEPS_<lib>: every library <lib> may include and link, transitively.
-NV_LIBS := util counters alloc alloctrain variability vetrain segments diagnose model records site train report runner upkeep
+NV_LIBS := util counters alloc alloctrain variability vetrain segments diagnose model records site train report runner upkeep replay
 NV_DEPS_util        :=
 NV_DEPS_counters    := util
 NV_DEPS_alloc       := util
@@ -99,13 +99,14 @@ NV_DEPS_site        := records model alloc variability counters util
 NV_DEPS_train       := vetrain records model alloc variability counters util
 NV_DEPS_report      := train vetrain site records alloctrain model alloc variability segments diagnose counters util
 NV_DEPS_runner      := records model alloc variability counters util
+NV_DEPS_replay      := site records model alloc variability counters util
 NV_DEPS_upkeep      := report train vetrain site records alloctrain model alloc variability segments diagnose counters util
 
 nv_lib_a   = $(BUILD)/lib/libnetvar_$(1).a
 nv_incs    = $(foreach l,$(1),-Ilib/$(l))
 # link line for a set of libraries: dependents before dependencies
 nv_link    = $(foreach l,$(filter $(1),$(NV_LINK_ORDER)),$(call nv_lib_a,$(l)))
-NV_LINK_ORDER := upkeep report runner train vetrain site records alloctrain model alloc variability diagnose segments counters util
+NV_LINK_ORDER := replay upkeep report runner train vetrain site records alloctrain model alloc variability diagnose segments counters util
 
 define nv_library
 NV_SRCS_$(1) := $$(sort $$(wildcard lib/$(1)/*.c))
@@ -195,6 +196,7 @@ include lab/netlab.mk
 include eval/eval.mk
 include tests/bench/bench.mk
 include tests/fuzz/fuzz.mk
+include tools/replay/replay.mk
 include lab/slurm.mk
 
 # ---------------------------------------------------------------- tests

@@ -29,6 +29,8 @@ static const struct nv_verb verbs[] = {
     {"labmodel", verb_labmodel, "a network-lab dataset's model variants, through the builder"},
     {"predict", verb_predict, "predicted slowdown of an app beside neighbours (JSON)"},
     {"prune", verb_prune, "remove the records of jobs that ended more than N days ago"},
+    {"replay", verb_replay,
+     "a job trace on a simulated fat-tree: what each placement policy costs and buys"},
     {"report", verb_report, "what netvar measured and concluded: a job, an app, the cluster"},
     {"train", verb_train, "learn a model file from job records and campaigns"},
     {"utilization", verb_utilization, "switch utilization from probe latency, inverse P-K (JSON)"},

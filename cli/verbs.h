@@ -28,6 +28,7 @@ int verb_impact(int argc, char **argv);
 int verb_labmodel(int argc, char **argv);
 int verb_predict(int argc, char **argv);
 int verb_prune(int argc, char **argv);
+int verb_replay(int argc, char **argv);
 int verb_report(int argc, char **argv);
 int verb_train(int argc, char **argv);
 int verb_utilization(int argc, char **argv);

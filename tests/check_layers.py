@@ -11,6 +11,9 @@ of truth).  Checked:
   * a schema defined once (#define NV_..._SCHEMA or _FORMAT "netvar-...")
     is spelled out nowhere else in C outside tests/ (every other file uses
     the constant, so name, version, writer and reader stay in one module);
+  * SimGrid is used (an #include <simgrid/...>, a link with $(SIMGRID_LIBS)
+    or -lsimgrid) only in tools/replay/, and C++ is written only there:
+    netvar-replay-sim is the one program that links it;
   * libsvm is called (svm_*()) only in lib/vetrain, the one archive that
     links it (job_submit and spank must not); likewise libxgboost (XG*())
     only in lib/alloctrain.
@@ -26,6 +29,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SCHEMA_DEFINE = re.compile(r'^\s*#\s*define\s+(NV_\w+_(?:SCHEMA|FORMAT))\s+"(netvar-[\w.-]+)"')
 LIBSVM_CALL = re.compile(r'\bsvm_[a-z_]+\s*\(')
 LIBSVM_LIB = "vetrain"
+SIMGRID_USE = re.compile(r'#\s*include\s*<simgrid/|SIMGRID_LIBS\)|-lsimgrid')
+SIMGRID_DIR = os.path.join("tools", "replay")
 XGB_CALL = re.compile(r'\bXG[A-Z]\w*\s*\(')
 XGB_LIB = "alloctrain"
 TOKENS = re.compile(r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|/\*.*?\*/|//[^\n]*', re.S)
@@ -111,6 +116,16 @@ def main():
         rel_top = os.path.relpath(top, ROOT)
         dirs[:] = [x for x in dirs if not x.startswith(".") and not x.startswith("build")]
         for name in files:
+            rel0 = os.path.normpath(os.path.join(rel_top, name))
+            in_tool = rel0.startswith(SIMGRID_DIR + os.sep)
+            if name.endswith((".cc", ".cpp", ".cxx", ".hpp")) and not in_tool:
+                errors.append(f"{rel0}: C++ outside {SIMGRID_DIR}/")
+            if (name.endswith((".c", ".h", ".cc", ".cpp", ".mk")) or name == "Makefile") \
+                    and not in_tool:
+                with open(os.path.join(ROOT, rel0), errors="replace") as f:
+                    for no, line in enumerate(f, 1):
+                        if SIMGRID_USE.search(line):
+                            errors.append(f"{rel0}:{no}: uses SimGrid outside {SIMGRID_DIR}/")
             if not name.endswith((".c", ".h")):
                 continue
             rel = os.path.normpath(os.path.join(rel_top, name))
@@ -169,7 +184,8 @@ def main():
         return 1
     print(f"check_layers: {len(libs)} libraries, {nfiles} files: no include against the "
           f"direction, no cycle, no .c included; {len(schema_defs)} schemas each spelled out "
-          f"once; libsvm called only in lib/{LIBSVM_LIB}, libxgboost only in lib/{XGB_LIB}")
+          f"once; SimGrid only in {SIMGRID_DIR}/; libsvm called only in lib/{LIBSVM_LIB}, "
+          f"libxgboost only in lib/{XGB_LIB}")
     return 0
 
 

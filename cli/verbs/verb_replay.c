@@ -1,0 +1,486 @@
+/* verb_replay.c - `netvar replay`: a job trace through a simulated
+ * cluster under each placement policy (lib/replay), the interference from
+ * SimGrid (netvar-replay-sim, tools/replay/), the policy table. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "args.h"
+#include "opts.h"
+#include "replay.h"
+#include "verbs.h"
+
+extern char **environ;
+
+static const char help_head[] =
+    "Usage: netvar replay [--trace FILE | --jobs N --load X] [--nodes N]\n"
+    "                     [--leaf-nodes N] [--oversubscription X] [--policy LIST]\n"
+    "                     [--config FILE] [--model FILE] [--svg FILE] [--json|--text]\n"
+    "\n"
+    "Replays a job trace through a simulated cluster once per placement policy\n"
+    "and prints what each costs and buys: every job's slowdown against the\n"
+    "same job alone on the same nodes (mean, p95, max, in %), node\n"
+    "utilization (%), mean and p95 wait (s), makespan (s), the jobs each\n"
+    "netvar action touched, and netvar's predicted slowdown at submission\n"
+    "against the simulated one.\n"
+    "\n"
+    "Policies: none (Slurm's topology/tree best fit), switches (every job asks\n"
+    "--switches for as few leaves as hold it, waiting at most --switches-wait),\n"
+    "netvar (every submission goes through job_submit/netvar's decision code\n"
+    "with the site's netvar.conf and model: contain, avoid, isolate, hold and\n"
+    "deny act as the plugin makes them act), isolated (a bound like Jigsaw's:\n"
+    "a job under several leaves never shares a leaf with another such job).\n"
+    "\n"
+    "The fabric is a two-level fat-tree of --nodes nodes, --leaf-nodes per leaf\n"
+    "switch and leaf-nodes / oversubscription uplinks per leaf.  The trace is\n"
+    "--trace FILE (lines \"submit_s,nodes,runtime_s,limit_s,app\") or a generated\n"
+    "one (Poisson arrivals at --load, 2^k nodes, runtimes 60 s to 24 h), its\n"
+    "apps the model's.  The scheduler is first come first served with EASY\n"
+    "backfill, an approximation of Slurm's; it schedules on runtimes alone.\n"
+    "\n"
+    "Simulated: the slowdowns.  Each app sends, per phase, from every rank to\n"
+    "the rank half the job away; SimGrid's flow-level fat-tree computes that\n"
+    "phase's time beside the jobs sharing its leaves and alone; the job's\n"
+    "slowdown is its communication fraction (the model's U) times the\n"
+    "time-weighted excess.  A flow-level model does not produce latency-bound\n"
+    "slowdown: jobs of latency-bound apps (U < 0.1) that shared a leaf are\n"
+    "counted apart, not simulated.  Modelled: netvar's own predictions only.\n"
+    "\n";
+
+static const char help_tail[] =
+    "\n"
+    "Output: JSON (the default) with the fabric, the trace and one object per\n"
+    "policy; --text prints the policy table.\n"
+    "\n"
+    "Exit status: 0 done, 1 a trace, model or simulator failure, 2 bad usage.\n"
+    "\n"
+    "Example:\n"
+    "  netvar replay --nodes 1024 --oversubscription 2 --jobs 5000 --load 1 --text\n";
+
+struct rp_opts {
+    const char *trace, *config, *model, *policies, *svg, *sim;
+    long nodes, leaf_nodes, jobs, max_job_nodes, seed;
+    double over, load, gbps, switches_wait;
+    int text;
+};
+
+static const char *sim_path(const char *opt, char *buf, size_t cap)
+{
+    if (opt)
+        return opt;
+    const char *env = getenv("NETVAR_REPLAY_SIM");
+    if (env && *env)
+        return env;
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 32);
+    if (n > 0) {
+        buf[n] = 0;
+        char *slash = strrchr(buf, '/');
+        if (slash) {
+            strcpy(slash + 1, "netvar-replay-sim");
+            if (access(buf, X_OK) == 0)
+                return buf;
+        }
+    }
+    static const char *const dirs[] = {"/usr/libexec/netvar/netvar-replay-sim",
+                                       "/usr/local/libexec/netvar/netvar-replay-sim"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (access(dirs[i], X_OK) == 0)
+            return dirs[i];
+    return "netvar-replay-sim";
+}
+
+/* runs the simulator on in, its answer into out; 0 or -1 */
+static int run_sim(const char *sim, const char *in, const char *out)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+    char *argv[] = {(char *)sim, (char *)in, NULL};
+    pid_t pid;
+    int rc = strchr(sim, '/') ? posix_spawn(&pid, sim, &fa, NULL, argv, environ)
+                              : posix_spawnp(&pid, sim, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc) {
+        fprintf(stderr, "netvar: replay: cannot run the simulator %s: %s\n", sim, strerror(rc));
+        return -1;
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+        fprintf(stderr, "netvar: replay: the simulator %s failed (status %d)\n", sim, st);
+        return -1;
+    }
+    return 0;
+}
+
+static FILE *open_trace(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)512 << 20) {
+        fprintf(stderr, "netvar: replay: --trace %s: %s; nothing replayed\n", path,
+                fd < 0 ? strerror(errno) : "not a regular file of at most 512 MiB");
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    return fdopen(fd, "r");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* one policy: schedule, simulate, measure */
+static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *site,
+                      const char *sim, const char *dir, rp_metrics *m, long *batches)
+{
+    char err[512], in[PATH_MAX + 32], out[PATH_MAX + 32];
+    if (rp_schedule(t, f, p, site, err, sizeof err)) {
+        fprintf(stderr, "netvar: replay: %s: %s\n", rp_policy_name(p), err);
+        return -1;
+    }
+    snprintf(in, sizeof in, "%s/flows-%s", dir, rp_policy_name(p));
+    snprintf(out, sizeof out, "%s/answer-%s", dir, rp_policy_name(p));
+    int fd = open(in, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *fo = fd >= 0 ? fdopen(fd, "w") : NULL;
+    rp_flow_plan *plan = NULL;
+    *batches = fo ? rp_flow_write(t, f, fo, &plan) : -1;
+    if (fo && fclose(fo))
+        *batches = -1;
+    if (*batches < 0) {
+        fprintf(stderr, "netvar: replay: %s: cannot write the flow batches to %s\n",
+                rp_policy_name(p), in);
+        rp_flow_free(plan);
+        return -1;
+    }
+    int rc = run_sim(sim, in, out);
+    FILE *fi = rc ? NULL : fopen(out, "r");
+    size_t bad = 0;
+    if (fi) {
+        rc = rp_flow_apply(t, plan, fi, &bad, err, sizeof err);
+        fclose(fi);
+        if (rc)
+            fprintf(stderr, "netvar: replay: %s: %s\n", rp_policy_name(p), err);
+        if (bad)
+            fprintf(stderr, "netvar: replay: %s: %zu lines of the simulator's answer ignored\n",
+                    rp_policy_name(p), bad);
+    } else
+        rc = -1;
+    unlink(in);
+    unlink(out);
+    rp_flow_free(plan);
+    if (!rc)
+        rp_metrics_of(t, f, m);
+    return rc;
+}
+
+static void write_svg(const char *path, const rp_metrics *m, const rp_policy *pol, size_t np)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *o = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!o) {
+        fprintf(stderr, "netvar: replay: --svg %s: %s; no picture written\n", path,
+                strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    double smax = 1e-9, wmax = 1e-9;
+    for (size_t i = 0; i < np; i++) {
+        smax = fmax(smax, m[i].slow_mean);
+        wmax = fmax(wmax, m[i].wait_mean_s);
+    }
+    int w = 120 + 140 * (int)np;
+    fprintf(o,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"300\" "
+            "font-family=\"sans-serif\" font-size=\"11\">\n"
+            "<text x=\"10\" y=\"16\">mean slowdown (%%, simulated, dark) and mean wait (s, light) "
+            "per policy</text>\n",
+            w);
+    for (size_t i = 0; i < np; i++) {
+        double x = 60 + 140 * (double)i, hs = 200 * m[i].slow_mean / smax,
+               hw = 200 * m[i].wait_mean_s / wmax;
+        fprintf(o,
+                "<rect x=\"%.0f\" y=\"%.1f\" width=\"40\" height=\"%.1f\" fill=\"#335\"/>\n"
+                "<text x=\"%.0f\" y=\"%.1f\">%.2f %%</text>\n"
+                "<rect x=\"%.0f\" y=\"%.1f\" width=\"40\" height=\"%.1f\" fill=\"#9ac\"/>\n"
+                "<text x=\"%.0f\" y=\"%.1f\">%.0f s</text>\n"
+                "<text x=\"%.0f\" y=\"290\">%s</text>\n",
+                x, 260 - hs, hs, x, 255 - hs, m[i].slow_mean, x + 45, 260 - hw, hw, x + 45,
+                255 - hw, m[i].wait_mean_s, x, rp_policy_name(pol[i]));
+    }
+    fprintf(o, "</svg>\n");
+    fclose(o);
+}
+
+static int parse_policies(const char *s, rp_policy *out, size_t *n)
+{
+    *n = 0;
+    if (!s) {
+        for (int p = 0; p < RP_POLICY_COUNT; p++)
+            out[(*n)++] = (rp_policy)p;
+        return 0;
+    }
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *save, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        int p = 0;
+        while (p < RP_POLICY_COUNT && strcmp(w, rp_policy_name((rp_policy)p)))
+            p++;
+        if (p == RP_POLICY_COUNT || *n >= RP_POLICY_COUNT)
+            return -1;
+        out[(*n)++] = (rp_policy)p;
+    }
+    return *n ? 0 : -1;
+}
+
+static json_object *metrics_json(rp_policy p, const rp_metrics *m, long batches, double secs)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "policy", json_object_new_string(rp_policy_name(p)));
+    json_object_object_add(o, "jobs", json_object_new_int64((int64_t)m->jobs));
+    json_object_object_add(o, "ran", json_object_new_int64((int64_t)m->ran));
+    json_object_object_add(o, "held_or_denied", json_object_new_int64((int64_t)m->held));
+    json_object_object_add(o, "never_ran", json_object_new_int64((int64_t)m->skipped));
+    json_object_object_add(o, "multi_leaf_jobs", json_object_new_int64((int64_t)m->multi_leaf));
+    json_object_object_add(o, "slowdown_mean_pct", json_object_new_double(m->slow_mean));
+    json_object_object_add(o, "slowdown_p95_pct", json_object_new_double(m->slow_p95));
+    json_object_object_add(o, "slowdown_max_pct", json_object_new_double(m->slow_max));
+    json_object_object_add(o, "utilization_pct", json_object_new_double(m->util_pct));
+    json_object_object_add(o, "wait_mean_s", json_object_new_double(m->wait_mean_s));
+    json_object_object_add(o, "wait_p95_s", json_object_new_double(m->wait_p95_s));
+    json_object_object_add(o, "makespan_s", json_object_new_double(m->makespan_s));
+    json_object_object_add(o, "contained", json_object_new_int64((int64_t)m->contained));
+    json_object_object_add(o, "avoided", json_object_new_int64((int64_t)m->avoided));
+    json_object_object_add(o, "isolated", json_object_new_int64((int64_t)m->isolated));
+    json_object_object_add(o, "latency_bound_exposed",
+                           json_object_new_int64((int64_t)m->lat_exposed));
+    json_object_object_add(o, "predicted_jobs", json_object_new_int64((int64_t)m->pred_n));
+    json_object_object_add(o, "prediction_mae_pp", json_object_new_double(m->pred_mae_pp));
+    json_object_object_add(o, "prediction_bias_pp", json_object_new_double(m->pred_bias_pp));
+    json_object_object_add(o, "simulated_batches", json_object_new_int64(batches));
+    json_object_object_add(o, "elapsed_s", json_object_new_double(secs));
+    return o;
+}
+
+int verb_replay(int argc, char **argv)
+{
+    struct rp_opts o = {.nodes = 1024,
+                        .leaf_nodes = 32,
+                        .jobs = 2000,
+                        .max_job_nodes = 0,
+                        .seed = 1,
+                        .over = 2,
+                        .load = 1.0,
+                        .gbps = 100,
+                        .switches_wait = 300,
+                        .config = getenv("NETVAR_CONF")};
+    const nv_opt opts[] = {
+        {"trace", "FILE", NV_CLI_STR, &o.trace,
+         .help = "the jobs, one \"submit_s,nodes,runtime_s,limit_s,app\" a line (default: a "
+                 "generated trace)"},
+        {"jobs", "N", NV_CLI_LONG, &o.jobs, 1, RP_JOBS_MAX,
+         .help = "jobs of the generated trace (default 2000)"},
+        {"load", "X", NV_CLI_DOUBLE, &o.load, 0.05, 4,
+         .help = "offered load of the generated trace, node-s asked per node-s (0.05-4, "
+                 "default 1.0)"},
+        {"seed", "N", NV_CLI_LONG, &o.seed, 1, 1e15, .help = "the generator's seed (default 1)"},
+        {"max-job-nodes", "N", NV_CLI_LONG, &o.max_job_nodes, 1, RP_NODES_MAX,
+         .help = "largest generated job, nodes (default: a quarter of the fabric)"},
+        {"nodes", "N", NV_CLI_LONG, &o.nodes, 2, RP_NODES_MAX,
+         .help = "nodes of the fat-tree (default 1024; a multiple of --leaf-nodes)"},
+        {"leaf-nodes", "N", NV_CLI_LONG, &o.leaf_nodes, 1, 1024,
+         .help = "nodes under each leaf switch (default 32)"},
+        {"oversubscription", "X", NV_CLI_DOUBLE, &o.over, 1, 64,
+         .help = "leaf down links per uplink (1-64, default 2)"},
+        {"link-gbps", "G", NV_CLI_DOUBLE, &o.gbps, 0.1, 10000,
+         .help = "line rate of every link, Gbit/s (default 100)"},
+        {"switches-wait", "S", NV_CLI_SECONDS, &o.switches_wait,
+         .help = "how long the switches policy's --switches waits, seconds (default 300)"},
+        {"policy", "LIST", NV_CLI_STR, &o.policies,
+         .help = "comma-separated policies: none, switches, netvar, isolated (default all)"},
+        NV_CLI_OPT_CONFIG(&o.config),
+        {"model", "FILE", NV_CLI_STR, &o.model,
+         .help = "the model netvar decides with (default: ModelFile of netvar.conf)"},
+        {"simulator", "PATH", NV_CLI_STR, &o.sim,
+         .help = "netvar-replay-sim (default: $NETVAR_REPLAY_SIM, beside netvar, or "
+                 "/usr/libexec/netvar)"},
+        {"svg", "FILE", NV_CLI_STR, &o.svg,
+         .help = "also draw the mean slowdown and wait per policy into FILE (SVG)"},
+        NV_OPT_JSON_TEXT(&o.text),
+    };
+    const nv_opt_spec spec = {"netvar: replay",
+                              "; nothing replayed",
+                              help_head,
+                              help_tail,
+                              0,
+                              {{"Options:", "replay", opts, sizeof opts / sizeof opts[0]}}};
+    int parsed = nv_opts_parse(&spec, argc, argv);
+    if (parsed)
+        return nv_opts_exit(parsed);
+    if (optind < argc) {
+        fprintf(stderr, "netvar: replay: unexpected operand '%s'; nothing replayed\n",
+                argv[optind]);
+        return 2;
+    }
+    rp_policy pol[RP_POLICY_COUNT];
+    size_t np;
+    if (parse_policies(o.policies, pol, &np)) {
+        fprintf(stderr,
+                "netvar: replay: --policy '%s': not a list of none, switches, netvar, isolated; "
+                "nothing replayed\n",
+                o.policies);
+        return 2;
+    }
+    if (o.nodes % o.leaf_nodes || o.leaf_nodes / o.over < 1) {
+        fprintf(stderr,
+                "netvar: replay: --nodes %ld is not a multiple of --leaf-nodes %ld, or "
+                "--oversubscription %g leaves no uplink; nothing replayed\n",
+                o.nodes, o.leaf_nodes, o.over);
+        return 2;
+    }
+    rp_fabric f = {.leaves = (int)(o.nodes / o.leaf_nodes),
+                   .per_leaf = (int)o.leaf_nodes,
+                   .uplinks = (int)(o.leaf_nodes / o.over),
+                   .link_Bps = o.gbps * 1e9 / 8,
+                   .latency_s = 1e-6};
+    const struct nv_config *conf = nv_cli_config(o.config);
+    char err[512];
+    const char *mpath = o.model ? o.model : conf->model_file;
+    nv_model *model = nv_model_load(mpath, err, sizeof err);
+    if (!model)
+        fprintf(stderr, "netvar: replay: model %s: %s; netvar predicts nothing\n", mpath, err);
+    static rp_trace t;
+    if (o.trace) {
+        FILE *in = open_trace(o.trace);
+        if (!in)
+            return 1;
+        int rc = rp_trace_read(&t, in, o.trace, err, sizeof err);
+        fclose(in);
+        if (rc) {
+            fprintf(stderr, "netvar: replay: %s; nothing replayed\n", err);
+            return 1;
+        }
+    } else {
+        size_t na = model ? nv_model_app_count(model) : 0;
+        for (size_t i = 0; i < na && t.napps < RP_APPS_MAX; i++) {
+            nv_app_view v;
+            if (nv_model_app(model, (int32_t)i, &v) == 0)
+                rp_trace_app(&t, v.key);
+        }
+        if (!t.napps)
+            rp_trace_app(&t, "app");
+        long maxn = o.max_job_nodes ? o.max_job_nodes : o.nodes / 4;
+        if (rp_trace_generate(&t, (size_t)o.jobs, &f, o.load, (int)(maxn > 0 ? maxn : 1),
+                              (uint64_t)o.seed, err, sizeof err)) {
+            fprintf(stderr, "netvar: replay: %s; nothing replayed\n", err);
+            return 1;
+        }
+    }
+    rp_trace_apps_from_model(&t, model);
+    rp_site site = {.conf = conf, .model = model, .switches_wait_s = o.switches_wait};
+    char simbuf[PATH_MAX];
+    const char *sim = sim_path(o.sim, simbuf, sizeof simbuf);
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/netvar-replay-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(stderr, "netvar: replay: cannot make a directory %s: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    rp_metrics m[RP_POLICY_COUNT];
+    long batches[RP_POLICY_COUNT];
+    double secs[RP_POLICY_COUNT];
+    int rc = 0;
+    double t0 = now_s();
+    for (size_t i = 0; i < np && !rc; i++) {
+        double s0 = now_s();
+        rc = replay_one(&t, &f, pol[i], &site, sim, dir, &m[i], &batches[i]);
+        secs[i] = now_s() - s0;
+    }
+    rmdir(dir);
+    if (rc) {
+        rp_trace_free(&t);
+        nv_model_free(model);
+        return 1;
+    }
+    if (o.svg)
+        write_svg(o.svg, m, pol, np);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    if (o.text) {
+        printf("netvar replay: %d nodes (%d leaves of %d, %d uplinks each, %.4g:1), %zu jobs, "
+               "%.4g Gbit/s links\n",
+               f.leaves * f.per_leaf, f.leaves, f.per_leaf, f.uplinks,
+               (double)f.per_leaf / f.uplinks, t.n, o.gbps);
+        printf("%-9s %8s %8s %8s %7s %10s %10s %6s %6s %6s %6s %8s\n", "policy", "slow%", "p95%",
+               "max%", "util%", "wait_s", "p95wait_s", "multi", "cont", "avoid", "held",
+               "pred_mae");
+        for (size_t i = 0; i < np; i++)
+            printf("%-9s %8.3f %8.3f %8.2f %7.2f %10.0f %10.0f %6zu %6zu %6zu %6zu %8.2f\n",
+                   rp_policy_name(pol[i]), m[i].slow_mean, m[i].slow_p95, m[i].slow_max,
+                   m[i].util_pct, m[i].wait_mean_s, m[i].wait_p95_s, m[i].multi_leaf,
+                   m[i].contained, m[i].avoided, m[i].held, m[i].pred_mae_pp);
+        for (size_t i = 0; i < np; i++)
+            if (m[i].pred_n)
+                printf("%s: netvar's prediction at submission - simulated slowdown: mean absolute "
+                       "%.2f pp, mean %+.2f pp over %zu jobs\n",
+                       rp_policy_name(pol[i]), m[i].pred_mae_pp, m[i].pred_bias_pp, m[i].pred_n);
+        for (size_t i = 0; i < np; i++)
+            if (m[i].lat_exposed)
+                printf("%s: %zu jobs of latency-bound apps shared a leaf with a spanning job "
+                       "(not simulated)\n",
+                       rp_policy_name(pol[i]), m[i].lat_exposed);
+        printf("simulated (SimGrid, flow level): slowdowns; modelled (netvar): predictions; "
+               "%.1f s, peak %ld KiB\n",
+               now_s() - t0, ru.ru_maxrss);
+    } else {
+        json_object *j = json_object_new_object();
+        json_object *fj = json_object_new_object();
+        json_object_object_add(fj, "nodes", json_object_new_int(f.leaves * f.per_leaf));
+        json_object_object_add(fj, "leaves", json_object_new_int(f.leaves));
+        json_object_object_add(fj, "leaf_nodes", json_object_new_int(f.per_leaf));
+        json_object_object_add(fj, "uplinks_per_leaf", json_object_new_int(f.uplinks));
+        json_object_object_add(fj, "link_gbps", json_object_new_double(o.gbps));
+        json_object_object_add(j, "fabric", fj);
+        json_object_object_add(j, "jobs", json_object_new_int64((int64_t)t.n));
+        json_object_object_add(j, "trace", json_object_new_string(o.trace ? o.trace : "generated"));
+        if (!o.trace)
+            json_object_object_add(j, "load", json_object_new_double(o.load));
+        json_object *pa = json_object_new_array();
+        for (size_t i = 0; i < np; i++)
+            json_object_array_add(pa, metrics_json(pol[i], &m[i], batches[i], secs[i]));
+        json_object_object_add(j, "policies", pa);
+        json_object_object_add(
+            j, "simulated",
+            json_object_new_string("slowdown_*: SimGrid flow-level fat-tree; latency-bound apps "
+                                   "are counted in latency_bound_exposed, not simulated"));
+        json_object_object_add(
+            j, "modelled", json_object_new_string("prediction_*: netvar's model at submission"));
+        json_object_object_add(j, "elapsed_s", json_object_new_double(now_s() - t0));
+        json_object_object_add(j, "peak_rss_kib", json_object_new_int64(ru.ru_maxrss));
+        nv_cli_print_json(j);
+        json_object_put(j);
+    }
+    rp_trace_free(&t);
+    nv_model_free(model);
+    return 0;
+}

@@ -1,0 +1,124 @@
+/* replay.h - `netvar replay`: a job trace through a simulated cluster,
+ * under one placement policy at a time.  Pure C, no Slurm, no SimGrid:
+ * the network simulation is a separate program (tools/replay/rp_simgrid.cc)
+ * that reads the flow batches written here and answers each job's
+ * communication time.
+ *
+ * The scheduler is an approximation of Slurm's: first come first served
+ * with EASY backfill (one reservation, for the queue's head, by node count
+ * alone), and topology/tree best-fit placement on a two-level fat-tree: a
+ * job that fits under one leaf switch goes to the fullest leaf that holds
+ * it; a larger job takes the leaves with the most free nodes first, so as
+ * few leaves as possible.  The schedule uses each job's runtime alone;
+ * the slowdown found afterwards is reported, not fed back. */
+#ifndef NETVAR_REPLAY_H
+#define NETVAR_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "model.h"
+
+#define RP_APPS_MAX 64
+#define RP_JOBS_MAX 2000000
+#define RP_NODES_MAX 200000
+
+typedef enum rp_policy { RP_NONE, RP_SWITCHES, RP_NETVAR, RP_ISOLATED, RP_POLICY_COUNT } rp_policy;
+const char *rp_policy_name(rp_policy p);
+
+/* k leaves of per_leaf nodes, each with uplinks links to as many spines */
+typedef struct rp_fabric {
+    int leaves, per_leaf, uplinks;
+    double link_Bps, latency_s;
+} rp_fabric;
+
+/* an app's traffic: comm_frac of its runtime alone is communication; one
+ * phase sends bytes from every rank to the rank half the job away */
+typedef struct rp_app {
+    char key[65];
+    double comm_frac;
+    double bytes;
+    bool latency_bound; /* small messages: a flow-level model cannot slow it */
+} rp_app;
+
+typedef struct rp_job {
+    uint32_t id;
+    double submit_s, runtime_s, limit_s;
+    int nodes, app;
+    /* results of one policy */
+    double start_s, end_s;
+    int *node; /* nodes, node indices */
+    int nleaves;
+    unsigned actions;  /* netvar's decision (policy.h mask) */
+    double pred_pct;   /* netvar's own predicted slowdown at submission, % (NAN) */
+    bool skipped;      /* held or denied: never ran */
+    int max_leaves;    /* placement constraint (0: none) */
+    double wait_max_s; /* how long the constraint holds */
+    bool isolate;
+    int *exclude;
+    int nexclude;
+    bool shared;    /* ran beside another spanning job under a leaf */
+    double ratio_t; /* sum of dt * (shared / alone - 1) over its lifetime */
+    double slowdown_pct;
+} rp_job;
+
+typedef struct rp_trace {
+    size_t n;
+    rp_job *job;
+    size_t napps;
+    rp_app app[RP_APPS_MAX];
+} rp_trace;
+
+/* A generated trace: Poisson arrivals at the given offered load (node-s
+ * asked / node-s available), sizes 2^k up to max_nodes, runtimes
+ * log-uniform 60 s .. 24 h, limits 1.2-3 x the runtime, apps drawn
+ * uniformly.  Deterministic in seed. */
+int rp_trace_generate(rp_trace *t, size_t njobs, const rp_fabric *f, double load, int max_nodes,
+                      uint64_t seed, char *err, size_t errlen);
+/* "submit_s,nodes,runtime_s,limit_s,app" lines (# comments), app keys added
+ * as met; at most RP_JOBS_MAX lines of 256 bytes. */
+int rp_trace_read(rp_trace *t, FILE *in, const char *name, char *err, size_t errlen);
+/* an app's traffic from the model's U when it knows the app, else 0.3 */
+void rp_trace_apps_from_model(rp_trace *t, const nv_model *m);
+int rp_trace_app(rp_trace *t, const char *key);
+void rp_trace_reset(rp_trace *t);
+void rp_trace_free(rp_trace *t);
+
+typedef struct rp_site {
+    const struct nv_config *conf; /* netvar.conf; NULL: no rules */
+    const nv_model *model;        /* NULL: netvar predicts nothing */
+    double switches_wait_s;       /* --switches' wait (Slurm's max-time) */
+} rp_site;
+
+/* Runs the schedule of t under p on f: every job's start, end, nodes,
+ * and (RP_NETVAR) the decision.  0, or -1 with err. */
+int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *s, char *err,
+                size_t errlen);
+
+/* ---- the flow simulation's input and answer ---- */
+/* Writes the batches: each job under several leaves alone, and each set of
+ * such jobs that share a leaf while they run together.  Returns the batch
+ * count, -1 on a write error.  The plan is kept in *plan for rp_flow_apply. */
+typedef struct rp_flow_plan rp_flow_plan;
+long rp_flow_write(const rp_trace *t, const rp_fabric *f, FILE *out, rp_flow_plan **plan);
+/* Reads "BATCH JOB SECONDS" lines and sets each job's slowdown_pct.
+ * Lines that name no planned pair are counted in *bad. */
+int rp_flow_apply(rp_trace *t, rp_flow_plan *plan, FILE *in, size_t *bad, char *err, size_t errlen);
+void rp_flow_free(rp_flow_plan *plan);
+
+/* ---- metrics ---- */
+typedef struct rp_metrics {
+    size_t jobs, ran, skipped, multi_leaf, contained, avoided, isolated, held;
+    double slow_mean, slow_p95, slow_max; /* % */
+    double util_pct;                      /* node-s busy / node-s over the makespan */
+    double wait_mean_s, wait_p95_s, makespan_s;
+    size_t lat_exposed; /* latency-bound jobs under a leaf with a spanning job */
+    size_t pred_n;
+    double pred_mae_pp, pred_bias_pp; /* netvar's prediction - simulated, pp */
+} rp_metrics;
+void rp_metrics_of(const rp_trace *t, const rp_fabric *f, rp_metrics *m);
+
+#endif

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# test_replay_smoke.sh - `netvar replay` end to end at a small size (about
+# 20 s): a generated trace on a 256-node 2:1 fat-tree under every policy,
+# the interference from the real simulator (netvar-replay-sim, SimGrid),
+# the isolation bound at zero, netvar's rules acting; a hand-made trace of
+# two jobs sharing a leaf's uplink; bad input refused with one line.
+set -u
+cd "$ROOT" || exit 1
+nv=$BUILD/bin/netvar
+sim=$BUILD/bin/netvar-replay-sim
+[ -x "$sim" ] || { echo "SKIP: $sim not built (libsimgrid-dev missing: make deps)"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/nvreplay.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+conf=(--config tests/fixtures/replay/netvar.conf --model tests/fixtures/jobsubmit/model.json)
+
+out=$("$nv" replay "${conf[@]}" --nodes 256 --jobs 400 --load 1 --svg "$tmp/p.svg") || {
+    echo "NOT OK - netvar replay failed: $out"; exit 1; }
+python3 - "$out" "$tmp/p.svg" <<'PY' || fail=1
+import json, sys
+r = json.loads(sys.argv[1])
+p = {x["policy"]: x for x in r["policies"]}
+bad = []
+if sorted(p) != ["isolated", "netvar", "none", "switches"]: bad.append("policies %s" % sorted(p))
+for name, x in p.items():
+    if x["ran"] + x["never_ran"] != r["jobs"]: bad.append(name + ": jobs lost")
+    if not 0 < x["utilization_pct"] <= 100: bad.append(name + ": utilization")
+    if not x["slowdown_p95_pct"] <= x["slowdown_max_pct"]: bad.append(name + ": p95 > max")
+if not p["none"]["slowdown_mean_pct"] > 0 or not p["none"]["simulated_batches"] > 0:
+    bad.append("no simulated interference without a policy")
+if p["isolated"]["slowdown_max_pct"] != 0 or not p["isolated"]["multi_leaf_jobs"] > 0:
+    bad.append("the isolation bound is not interference-free")
+if not p["netvar"]["contained"] > 0 or not p["netvar"]["predicted_jobs"] > 0:
+    bad.append("netvar's rules never acted or predicted")
+if not p["netvar"]["slowdown_mean_pct"] < p["none"]["slowdown_mean_pct"]:
+    bad.append("netvar's contain did not lower the mean slowdown")
+svg = open(sys.argv[2]).read()
+if not svg.startswith("<svg") or svg.count("<rect") != 8: bad.append("svg")
+if bad:
+    print("NOT OK - " + "; ".join(bad)); sys.exit(1)
+print("ok - 400 jobs, 256 nodes: slowdown mean none %.2f %%, netvar %.2f %%, isolated %.2f %%" % (
+    p["none"]["slowdown_mean_pct"], p["netvar"]["slowdown_mean_pct"],
+    p["isolated"]["slowdown_mean_pct"]))
+PY
+
+# two 3-node jobs on 3 leaves of 2 nodes, one uplink each: both cross leaf 1's
+printf '0,3,1000,1000,lulesh\n1,3,1000,1000,amg\n' >"$tmp/two.csv"
+out=$("$nv" replay "${conf[@]}" --nodes 6 --leaf-nodes 2 --trace "$tmp/two.csv" \
+    --policy none,isolated) || { echo "NOT OK - two-job trace: $out"; exit 1; }
+python3 - "$out" <<'PY' || fail=1
+import json, sys
+p = {x["policy"]: x for x in json.loads(sys.argv[1])["policies"]}
+if not p["none"]["slowdown_max_pct"] > 1 or p["isolated"]["slowdown_max_pct"] != 0 \
+        or not p["isolated"]["wait_mean_s"] > p["none"]["wait_mean_s"]:
+    print("NOT OK - two jobs sharing an uplink: %s" % p); sys.exit(1)
+print("ok - two jobs sharing an uplink: %.1f %% slowdown, none once isolated (wait %.0f s)" % (
+    p["none"]["slowdown_max_pct"], p["isolated"]["wait_mean_s"]))
+PY
+
+# bad input: one line naming it, exit 1 or 2
+printf '0,3,1000,10,lulesh\n' >"$tmp/bad.csv"
+ln -s "$tmp/two.csv" "$tmp/link.csv"
+for c in "--trace $tmp/bad.csv:1:bad.csv:1" "--trace $tmp/link.csv:1:link.csv" \
+    "--policy bogus:2:--policy" "--nodes 100:2:--leaf-nodes"; do
+    IFS=: read -r args want word _ <<<"$c"
+    # shellcheck disable=SC2086
+    err=$("$nv" replay "${conf[@]}" $args 2>&1 >/dev/null)
+    rc=$?
+    if [ "$rc" != "$want" ] || [ "$(echo "$err" | grep -c .)" != 1 ] || ! echo "$err" | grep -q -- "$word"; then
+        echo "NOT OK - '$args': exit $rc (want $want), said: $err"; fail=1
+    else
+        echo "ok - '$args' refused (exit $rc): $err"
+    fi
+done
+exit $fail
