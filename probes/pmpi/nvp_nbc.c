@@ -56,9 +56,30 @@ void nvp_nbc_forget(const MPI_Request *req)
         nvp_pending_remove(&pending, key_of(*req));
 }
 
+/* Pending nonblocking requests: those not null before a completion call
+ * and null after it were completed by it (persistent requests stay set
+ * and are never counted as started: MPI_Start is not wrapped). */
+static int count_active(const MPI_Request *reqs, int n)
+{
+    int k = 0;
+    for (int i = 0; reqs && i < n; i++)
+        k += reqs[i] != MPI_REQUEST_NULL;
+    return k;
+}
+
+static void pending_done(int before, int after)
+{
+    if (before > after) {
+        nvp_nb_pending -= before - after;
+        if (nvp_nb_pending < 0)
+            nvp_nb_pending = 0;
+    }
+}
+
 void nvp_nbc_mark(nvp_nbc_marks *m, const MPI_Request *reqs, int n)
 {
     m->n = 0;
+    m->active = nvp_nb_pending > 0 ? count_active(reqs, n) : 0;
     if (pending.n == 0 || !reqs)
         return;
     for (int i = 0; i < n && m->n < pending.n; i++) {
@@ -70,8 +91,10 @@ void nvp_nbc_mark(nvp_nbc_marks *m, const MPI_Request *reqs, int n)
     }
 }
 
-int nvp_nbc_completed(const nvp_nbc_marks *m, const MPI_Request *reqs)
+int nvp_nbc_completed(const nvp_nbc_marks *m, const MPI_Request *reqs, int n)
 {
+    if (m->active > 0)
+        pending_done(m->active, count_active(reqs, n));
     int done = 0;
     for (int i = 0; i < m->n; i++)
         if (reqs[m->pos[i]] == MPI_REQUEST_NULL && nvp_pending_remove(&pending, m->key[i]))
@@ -107,9 +130,19 @@ void nvp_nbc_forget_f(const MPI_Fint *req)
     }
 }
 
+static int count_active_f(const MPI_Fint *reqs, int n)
+{
+    MPI_Fint null_f = fortran_null();
+    int k = 0;
+    for (int i = 0; reqs && i < n; i++)
+        k += reqs[i] != null_f;
+    return k;
+}
+
 void nvp_nbc_mark_f(nvp_nbc_marks *m, const MPI_Fint *reqs, int n)
 {
     m->n = 0;
+    m->active = nvp_nb_pending > 0 ? count_active_f(reqs, n) : 0;
     if (pending.n == 0 || !reqs)
         return;
     MPI_Fint null_f = fortran_null();
@@ -124,8 +157,10 @@ void nvp_nbc_mark_f(nvp_nbc_marks *m, const MPI_Fint *reqs, int n)
     }
 }
 
-int nvp_nbc_completed_f(const nvp_nbc_marks *m, const MPI_Fint *reqs)
+int nvp_nbc_completed_f(const nvp_nbc_marks *m, const MPI_Fint *reqs, int n)
 {
+    if (m->active > 0)
+        pending_done(m->active, count_active_f(reqs, n));
     int done = 0;
     MPI_Fint null_f = m->n ? fortran_null() : 0;
     for (int i = 0; i < m->n; i++)
