@@ -50,12 +50,6 @@ int nvp_nbc_in_flight(void)
     return pending.n > 0;
 }
 
-void nvp_nbc_forget(const MPI_Request *req)
-{
-    if (pending.n > 0 && req)
-        nvp_pending_remove(&pending, key_of(*req));
-}
-
 /* Pending nonblocking requests: those not null before a completion call
  * and null after it were completed by it (persistent requests stay set
  * and are never counted as started: MPI_Start is not wrapped). */
@@ -74,6 +68,16 @@ static void pending_done(int before, int after)
         if (nvp_nb_pending < 0)
             nvp_nb_pending = 0;
     }
+}
+
+/* A request freed by the app is no longer pending (it may be one that was
+ * never started by a wrapped call, or persistent: the count only floors). */
+void nvp_nbc_forget(const MPI_Request *req)
+{
+    if (req && *req != MPI_REQUEST_NULL)
+        pending_done(1, 0);
+    if (pending.n > 0 && req)
+        nvp_pending_remove(&pending, key_of(*req));
 }
 
 void nvp_nbc_mark(nvp_nbc_marks *m, const MPI_Request *reqs, int n)
@@ -124,10 +128,10 @@ void nvp_nbc_started_f(int boundary, int rc, const MPI_Fint *req)
 
 void nvp_nbc_forget_f(const MPI_Fint *req)
 {
-    if (pending.n > 0 && req && *req != fortran_null()) {
-        MPI_Request c = PMPI_Request_f2c(*req);
-        nvp_nbc_forget(&c);
-    }
+    if (req && *req != fortran_null())
+        pending_done(1, 0);
+    if (pending.n > 0 && req && *req != fortran_null())
+        nvp_pending_remove(&pending, key_of(PMPI_Request_f2c(*req)));
 }
 
 static int count_active_f(const MPI_Fint *reqs, int n)
