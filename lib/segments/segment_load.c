@@ -78,17 +78,18 @@ static int num_array(json_object *arr, double **out, size_t *n)
  * NV_SEG_MAX_SEGMENTS), and one small member's objects at a time. */
 #define NV_SEG_MAX_MEMBER_BYTES ((size_t)1 << 20)
 
-enum { COL_WORK, COL_TIME, COL_SIG, COLS };
+/* COL_COMM and "comm_rows" since version 2 */
+enum { COL_WORK, COL_TIME, COL_SIG, COL_COMM, COLS };
 static const char *const col_key[COLS] = {"segment_work_bin", "segment_time_bin",
-                                          "segment_signature"};
+                                          "segment_signature", "segment_comm"};
 
 struct seg_doc {
     const char *text;
     size_t len;
     json_tokener *tok;
     json_object *small; /* the small members, each parsed on its own */
-    nv_jspan col[COLS], sigs;
-    int have_col[COLS], have_sigs;
+    nv_jspan col[COLS], sigs, comm_rows;
+    int have_col[COLS], have_sigs, have_comm_rows;
     char why[256];
 };
 
@@ -106,6 +107,12 @@ static int seg_member(void *arg, const char *key, nv_jspan v)
         if (d->have_sigs++)
             return snprintf(d->why, sizeof d->why, "\"signatures\" given twice"), -1;
         d->sigs = v;
+        return 0;
+    }
+    if (!strcmp(key, "comm_rows")) {
+        if (d->have_comm_rows++)
+            return snprintf(d->why, sizeof d->why, "\"comm_rows\" given twice"), -1;
+        d->comm_rows = v;
         return 0;
     }
     if (json_object_object_get_ex(d->small, key, NULL))
@@ -140,6 +147,62 @@ static int index_of(const char *text, nv_jspan e, uint32_t limit, uint32_t *out)
     return 0;
 }
 
+/* Version 2's time metrics: "comm_fields" must name this netvar's metrics
+ * in order; "comm_rows" is read row by row (at most NV_SEG_MAX_SEGMENTS
+ * rows of NV_SEG_COMM_METRICS finite values >= 0, row 0 all zeros);
+ * out->comm is allocated for the column.  0, or -1 with *what set. */
+static int load_comm(struct seg_doc *d, json_object *o, nv_seg_profile *out, const char **what)
+{
+    json_object *cf = nv_json_get(o, "comm_fields", json_type_array);
+    int ok = cf && json_object_array_length(cf) == NV_SEG_COMM_METRICS;
+    for (int k = 0; ok && k < NV_SEG_COMM_METRICS; k++) {
+        json_object *e = json_object_array_get_idx(cf, (size_t)k);
+        ok = json_object_is_type(e, json_type_string) &&
+             !strcmp(json_object_get_string(e), nv_seg_metric_name(NV_SEG_M_COMM_FIRST + k));
+    }
+    if (!ok) {
+        *what = "\"comm_fields\" missing or not this netvar's time metrics";
+        return -1;
+    }
+    out->comm_unrecorded = count_of(nv_json_num_or(o, "comm_segments_unrecorded", 0));
+    nv_jarray ra;
+    if (!d->have_comm_rows || !nv_jspan_is_array(d->text, d->comm_rows) ||
+        nv_jarray_open(&ra, d->text, d->len, d->comm_rows, d->why, sizeof d->why) || ra.count < 1 ||
+        ra.count > NV_SEG_MAX_SEGMENTS) {
+        *what = "\"comm_rows\" missing, empty or too long";
+        return -1;
+    }
+    out->ncomm = ra.count;
+    out->comm_rows = calloc(out->ncomm, sizeof *out->comm_rows);
+    out->comm = malloc((out->n ? out->n : 1) * sizeof *out->comm);
+    if (!out->comm_rows || !out->comm) {
+        *what = "out of memory";
+        return -1;
+    }
+    nv_jspan e;
+    for (size_t i = 0; nv_jarray_next(&ra, &e); i++) {
+        json_object *row = e.len <= NV_SEG_MAX_MEMBER_BYTES
+                               ? nv_jspan_parse(d->tok, d->text, d->len, e, d->why, sizeof d->why)
+                               : NULL;
+        ok = json_object_is_type(row, json_type_array) &&
+             json_object_array_length(row) == NV_SEG_COMM_METRICS;
+        for (int k = 0; ok && k < NV_SEG_COMM_METRICS; k++) {
+            json_object *v = json_object_array_get_idx(row, (size_t)k);
+            double x = json_object_get_double(v);
+            ok = (json_object_is_type(v, json_type_double) ||
+                  json_object_is_type(v, json_type_int)) &&
+                 isfinite(x) && x >= 0 && (i > 0 || x == 0);
+            out->comm_rows[i][k] = x;
+        }
+        json_object_put(row);
+        if (!ok) {
+            *what = "a \"comm_rows\" row is not one finite time >= 0 per field (row 0 zeros)";
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int load_json(const char *path, const char *text, size_t len, nv_seg_profile *out, char *err,
                      size_t errlen)
 {
@@ -167,10 +230,12 @@ static int load_json(const char *path, const char *text, size_t len, nv_seg_prof
         what = "not a netvar segment profile (missing \"format\": \"" NV_SEG_PROFILE_FORMAT "\")";
         goto done;
     }
-    if (nv_json_num_or(o, "version", 0) != NV_SEG_PROFILE_VERSION) {
-        what = "unsupported profile version (this netvar reads version 1)";
+    double version = nv_json_num_or(o, "version", 0);
+    if (version != 1 && version != NV_SEG_PROFILE_VERSION) {
+        what = "unsupported profile version (this netvar reads versions 1 and 2)";
         goto done;
     }
+    int with_comm = version >= 2, ncols = with_comm ? COLS : COL_COMM;
     nv_seg_profile_meta *m = &out->meta;
     json_object *c = nv_json_get(o, "complete", json_type_boolean);
     m->complete = c ? json_object_get_boolean(c) : 0;
@@ -203,14 +268,15 @@ static int load_json(const char *path, const char *text, size_t len, nv_seg_prof
         goto done;
     }
     nv_jarray col[COLS];
-    for (int k = 0; k < COLS; k++)
+    for (int k = 0; k < ncols; k++)
         if (!d.have_col[k] || !nv_jspan_is_array(text, d.col[k]) ||
             nv_jarray_open(&col[k], text, len, d.col[k], d.why, sizeof d.why)) {
             what = "segment arrays missing, not numeric, or of different lengths";
             goto done;
         }
     size_t n = col[COL_WORK].count;
-    if (col[COL_TIME].count != n || col[COL_SIG].count != n) {
+    if (col[COL_TIME].count != n || col[COL_SIG].count != n ||
+        (with_comm && col[COL_COMM].count != n)) {
         what = "segment arrays missing, not numeric, or of different lengths";
         goto done;
     }
@@ -256,11 +322,13 @@ static int load_json(const char *path, const char *text, size_t len, nv_seg_prof
             goto done;
         }
     }
+    if (with_comm && load_comm(&d, o, out, &what) != 0)
+        goto done;
     const uint32_t limit[COLS] = {(uint32_t)(nwb < UINT32_MAX ? nwb : UINT32_MAX),
                                   (uint32_t)(ntb < UINT32_MAX ? ntb : UINT32_MAX),
-                                  (uint32_t)out->nsig};
-    uint32_t *dst[COLS] = {idx[0], idx[1], out->signature};
-    for (int k = 0; k < COLS; k++)
+                                  (uint32_t)out->nsig, (uint32_t)out->ncomm};
+    uint32_t *dst[COLS] = {idx[0], idx[1], out->signature, out->comm};
+    for (int k = 0; k < ncols; k++)
         for (size_t i = 0; nv_jarray_next(&col[k], &e); i++)
             if (index_of(text, e, limit[k], &dst[k][i])) {
                 what = "a segment refers to a bin or signature that does not exist";

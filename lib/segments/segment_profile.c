@@ -14,6 +14,8 @@
 #define NV_SEG_MAX_RANKS (1u << 20)
 #define NV_SEG_MAX_SIGNATURES (1u << 16)
 #define NV_SEG_SIG_OVERFLOW UINT32_MAX
+/* distinct rows of time metrics kept program wide (row 0: all zeros) */
+#define NV_SEG_MAX_COMM_ROWS (1u << 16)
 
 static const char *const metric_names[NV_SEG_METRICS] = {
     "work",
@@ -28,6 +30,20 @@ static const char *const metric_names[NV_SEG_METRICS] = {
     "io_open_close",
     "io_read_write",
     "io_bytes",
+    "mpi_us_p2p_le256",
+    "mpi_us_p2p_le8k",
+    "mpi_us_p2p_le256k",
+    "mpi_us_p2p_gt256k",
+    "mpi_us_rooted_le256",
+    "mpi_us_rooted_le8k",
+    "mpi_us_rooted_le256k",
+    "mpi_us_rooted_gt256k",
+    "mpi_us_all_le256",
+    "mpi_us_all_le8k",
+    "mpi_us_all_le256k",
+    "mpi_us_all_gt256k",
+    "mpi_us_io",
+    "overlap_us",
 };
 
 const char *nv_seg_metric_name(int m)
@@ -59,6 +75,8 @@ void nv_seg_profile_free(nv_seg_profile *p)
     free(p->time_us);
     free(p->signature);
     free(p->sig_sum);
+    free(p->comm);
+    free(p->comm_rows);
     memset(p, 0, sizeof *p);
 }
 
@@ -73,6 +91,14 @@ struct nv_seg_aggregator {
     uint64_t *table_hash;
     uint32_t *table_id;
     double (*sig_sum)[NV_SEG_SIG_METRICS];
+    /* the time metrics: per segment a row id; rows deduplicated by the
+     * ranks' bins (their own open-addressing table) */
+    uint32_t *comm;
+    size_t ncomm;
+    uint64_t comm_unrecorded;
+    uint64_t *comm_hash;
+    uint32_t *comm_id;
+    double (*comm_rows)[NV_SEG_COMM_METRICS];
     double *scratch; /* nranks */
 };
 
@@ -92,7 +118,12 @@ nv_seg_aggregator *nv_seg_agg_new(unsigned nranks, const nv_seg_bins *global)
     a->table_hash = calloc(a->table_size, sizeof *a->table_hash);
     a->table_id = calloc(a->table_size, sizeof *a->table_id);
     a->scratch = calloc(nranks, sizeof *a->scratch);
-    if (!a->table_hash || !a->table_id || !a->scratch) {
+    a->comm_hash = calloc(a->table_size, sizeof *a->comm_hash);
+    a->comm_id = calloc(a->table_size, sizeof *a->comm_id);
+    a->comm_rows = calloc(256, sizeof *a->comm_rows); /* row 0: zeros */
+    a->ncomm = 1;
+    if (!a->table_hash || !a->table_id || !a->scratch || !a->comm_hash || !a->comm_id ||
+        !a->comm_rows) {
         nv_seg_agg_free(a);
         return NULL;
     }
@@ -109,6 +140,10 @@ void nv_seg_agg_free(nv_seg_aggregator *a)
     free(a->table_hash);
     free(a->table_id);
     free(a->sig_sum);
+    free(a->comm);
+    free(a->comm_hash);
+    free(a->comm_id);
+    free(a->comm_rows);
     free(a->scratch);
     free(a);
 }
@@ -139,7 +174,10 @@ static int grow(nv_seg_aggregator *a)
     uint32_t *s = realloc(a->sig, cap * sizeof *s);
     if (s)
         a->sig = s;
-    if (!w || !t || !s)
+    uint32_t *c = realloc(a->comm, cap * sizeof *c);
+    if (c)
+        a->comm = c;
+    if (!w || !t || !s || !c)
         return -1;
     a->cap = cap;
     return 0;
@@ -172,7 +210,7 @@ static uint32_t signature_id(nv_seg_aggregator *a, const uint16_t *block, size_t
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a over (rank, metric bins) */
     for (unsigned r = 0; r < a->nranks; r++)
-        for (int m = NV_SEG_FIRST_SIG_METRIC; m < NV_SEG_METRICS; m++) {
+        for (int m = NV_SEG_FIRST_SIG_METRIC; m < NV_SEG_SIG_END; m++) {
             uint16_t v = block[((size_t)r * NV_SEG_METRICS + (size_t)m) * chunk + s];
             h ^= v & 0xff;
             h *= 1099511628211ull;
@@ -207,6 +245,55 @@ static uint32_t signature_id(nv_seg_aggregator *a, const uint16_t *block, size_t
     return id;
 }
 
+/* Row id of segment s's time metrics (mean over ranks), 0 when all are
+ * zero or the table is full (counted in comm_unrecorded). */
+static uint32_t comm_row_id(nv_seg_aggregator *a, const uint16_t *block, size_t chunk, size_t s)
+{
+    uint64_t h = 1469598103934665603ull;
+    int any = 0;
+    for (unsigned r = 0; r < a->nranks; r++)
+        for (int m = NV_SEG_M_COMM_FIRST; m < NV_SEG_METRICS; m++) {
+            uint16_t v = block[((size_t)r * NV_SEG_METRICS + (size_t)m) * chunk + s];
+            any |= a->global[m].value[v] != 0;
+            h ^= v & 0xff;
+            h *= 1099511628211ull;
+            h ^= v >> 8;
+            h *= 1099511628211ull;
+        }
+    if (!any)
+        return 0;
+    if (h == 0)
+        h = 1;
+    size_t pos = h & (a->table_size - 1);
+    while (a->comm_hash[pos] != 0 && a->comm_hash[pos] != h)
+        pos = (pos + 1) & (a->table_size - 1);
+    if (a->comm_hash[pos] == h)
+        return a->comm_id[pos];
+    if (a->ncomm >= NV_SEG_MAX_COMM_ROWS) {
+        a->comm_unrecorded++;
+        return 0;
+    }
+    if (a->ncomm % 256 == 0) {
+        void *p = realloc(a->comm_rows, (a->ncomm + 256) * sizeof *a->comm_rows);
+        if (!p) {
+            a->comm_unrecorded++;
+            return 0;
+        }
+        a->comm_rows = p;
+    }
+    uint32_t id = (uint32_t)a->ncomm++;
+    for (int k = 0; k < NV_SEG_COMM_METRICS; k++) {
+        int m = NV_SEG_M_COMM_FIRST + k;
+        double sum = 0;
+        for (unsigned r = 0; r < a->nranks; r++)
+            sum += a->global[m].value[block[((size_t)r * NV_SEG_METRICS + (size_t)m) * chunk + s]];
+        a->comm_rows[id][k] = sum / a->nranks;
+    }
+    a->comm_hash[pos] = h;
+    a->comm_id[pos] = id;
+    return id;
+}
+
 int nv_seg_agg_add(nv_seg_aggregator *a, const uint16_t *block, size_t chunk, size_t s)
 {
     if (!a || !block || s >= chunk)
@@ -227,6 +314,7 @@ int nv_seg_agg_add(nv_seg_aggregator *a, const uint16_t *block, size_t chunk, si
     a->work_bin[a->n] = (uint16_t)nv_seg_bins_nearest(&a->global[NV_SEG_M_WORK], work);
     a->time_bin[a->n] = (uint16_t)nv_seg_bins_nearest(&a->global[NV_SEG_M_TIME_US], time);
     a->sig[a->n] = sig;
+    a->comm[a->n] = comm_row_id(a, block, chunk, s);
     a->n++;
     return 0;
 }
@@ -241,7 +329,10 @@ int nv_seg_agg_to_profile(const nv_seg_aggregator *a, const nv_seg_profile_meta 
     out->time_us = malloc(n * sizeof *out->time_us);
     out->signature = malloc(n * sizeof *out->signature);
     out->sig_sum = malloc(ns * sizeof *out->sig_sum);
-    if (!out->work || !out->time_us || !out->signature || !out->sig_sum) {
+    out->comm = malloc(n * sizeof *out->comm);
+    out->comm_rows = malloc(a->ncomm * sizeof *out->comm_rows);
+    if (!out->work || !out->time_us || !out->signature || !out->sig_sum || !out->comm ||
+        !out->comm_rows) {
         nv_seg_profile_free(out);
         return -1;
     }
@@ -249,7 +340,11 @@ int nv_seg_agg_to_profile(const nv_seg_aggregator *a, const nv_seg_profile_meta 
         out->work[i] = a->global[NV_SEG_M_WORK].value[a->work_bin[i]];
         out->time_us[i] = a->global[NV_SEG_M_TIME_US].value[a->time_bin[i]];
         out->signature[i] = a->sig[i];
+        out->comm[i] = a->comm[i];
     }
+    memcpy(out->comm_rows, a->comm_rows, a->ncomm * sizeof *a->comm_rows);
+    out->ncomm = a->ncomm;
+    out->comm_unrecorded = a->comm_unrecorded;
     if (a->nsig)
         memcpy(out->sig_sum, a->sig_sum, a->nsig * sizeof *a->sig_sum);
     out->n = a->n;
@@ -276,6 +371,36 @@ static json_object *u_array(const uint16_t *v, size_t n)
     json_object *arr = json_object_new_array_ext((int)(n > 0x7fffffff ? 0x7fffffff : n));
     for (size_t i = 0; i < n; i++)
         json_object_array_add(arr, json_object_new_int(v[i]));
+    return arr;
+}
+
+static json_object *id_array(const uint32_t *v, size_t n)
+{
+    json_object *arr = json_object_new_array_ext((int)(n > 0x7fffffff ? 0x7fffffff : n));
+    for (size_t i = 0; i < n; i++)
+        json_object_array_add(arr, json_object_new_int64(v[i]));
+    return arr;
+}
+
+/* The names of metrics [first, end). */
+static json_object *names_json(int first, int end)
+{
+    json_object *arr = json_object_new_array();
+    for (int m = first; m < end; m++)
+        json_object_array_add(arr, json_object_new_string(nv_seg_metric_name(m)));
+    return arr;
+}
+
+/* n rows of k values (row-major at v) as arrays. */
+static json_object *rows_json(const double *v, size_t n, int k)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *row = json_object_new_array();
+        for (int j = 0; j < k; j++)
+            json_object_array_add(row, json_object_new_double(v[i * (size_t)k + (size_t)j]));
+        json_object_array_add(arr, row);
+    }
     return arr;
 }
 
@@ -314,22 +439,17 @@ int nv_seg_agg_write_json(const nv_seg_aggregator *a, const nv_seg_profile_meta 
     json_object_object_add(o, "bins", bins);
     json_object_object_add(o, "segment_work_bin", u_array(a->work_bin, a->n));
     json_object_object_add(o, "segment_time_bin", u_array(a->time_bin, a->n));
-    json_object *sig = json_object_new_array_ext((int)(a->n > 0x7fffffff ? 0x7fffffff : a->n));
-    for (size_t i = 0; i < a->n; i++)
-        json_object_array_add(sig, json_object_new_int64(a->sig[i]));
-    json_object_object_add(o, "segment_signature", sig);
-    json_object *fields = json_object_new_array();
-    for (int m = NV_SEG_FIRST_SIG_METRIC; m < NV_SEG_METRICS; m++)
-        json_object_array_add(fields, json_object_new_string(nv_seg_metric_name(m)));
-    json_object_object_add(o, "signature_fields", fields);
-    json_object *sigs = json_object_new_array();
-    for (size_t i = 0; i < a->nsig; i++) {
-        json_object *row = json_object_new_array();
-        for (int k = 0; k < NV_SEG_SIG_METRICS; k++)
-            json_object_array_add(row, json_object_new_double(a->sig_sum[i][k]));
-        json_object_array_add(sigs, row);
-    }
-    json_object_object_add(o, "signatures", sigs);
+    json_object_object_add(o, "segment_signature", id_array(a->sig, a->n));
+    json_object_object_add(o, "signature_fields",
+                           names_json(NV_SEG_FIRST_SIG_METRIC, NV_SEG_SIG_END));
+    json_object_object_add(o, "signatures",
+                           rows_json((const double *)a->sig_sum, a->nsig, NV_SEG_SIG_METRICS));
+    json_object_object_add(o, "comm_fields", names_json(NV_SEG_M_COMM_FIRST, NV_SEG_METRICS));
+    json_object_object_add(o, "comm_rows",
+                           rows_json((const double *)a->comm_rows, a->ncomm, NV_SEG_COMM_METRICS));
+    json_object_object_add(o, "segment_comm", id_array(a->comm, a->n));
+    json_object_object_add(o, "comm_segments_unrecorded",
+                           json_object_new_int64((int64_t)a->comm_unrecorded));
 
     int rc = -1;
     size_t plen = strlen(path);

@@ -30,10 +30,39 @@ enum nv_seg_metric {
     NV_SEG_M_IO_OPEN_CLOSE, /* MPI-IO open/close calls */
     NV_SEG_M_IO_READ_WRITE, /* MPI-IO read/write calls */
     NV_SEG_M_IO_BYTES,      /* MPI-IO bytes read + written */
+    /* time in MPI, microseconds, by operation (point-to-point, rooted
+     * collective, all-to-all collective) and message size class
+     * (nv_seg_size_class); completion calls and polite polling that waits
+     * count for the pending nonblocking operation's class */
+    NV_SEG_M_COMM_FIRST,
+    NV_SEG_M_IO_US = NV_SEG_M_COMM_FIRST + 12, /* time in MPI-IO calls */
+    NV_SEG_M_OVERLAP_US, /* outside MPI while nonblocking requests were pending */
     NV_SEG_METRICS
 };
 #define NV_SEG_FIRST_SIG_METRIC NV_SEG_M_P2P_BLOCKING
-#define NV_SEG_SIG_METRICS (NV_SEG_METRICS - NV_SEG_FIRST_SIG_METRIC)
+/* the signature is the call counts and bytes only (nominal, seed §2): the
+ * time metrics vary with jitter and stay out of it */
+#define NV_SEG_SIG_END NV_SEG_M_COMM_FIRST
+#define NV_SEG_SIG_METRICS (NV_SEG_SIG_END - NV_SEG_FIRST_SIG_METRIC)
+#define NV_SEG_COMM_METRICS (NV_SEG_METRICS - NV_SEG_M_COMM_FIRST)
+
+enum nv_seg_comm_op { NV_SEG_OP_P2P, NV_SEG_OP_ROOTED, NV_SEG_OP_ALL, NV_SEG_COMM_OPS };
+#define NV_SEG_SIZE_CLASSES 4
+_Static_assert(NV_SEG_COMM_OPS *NV_SEG_SIZE_CLASSES == NV_SEG_M_IO_US - NV_SEG_M_COMM_FIRST,
+               "one time metric per operation and size class");
+
+/* Size class of a call moving `bytes` (the larger of sent and received):
+ * 0: <= 256 B, 1: <= 8 KiB, 2: <= 256 KiB, 3: larger. */
+static inline int nv_seg_size_class(double bytes)
+{
+    return bytes <= 256 ? 0 : bytes <= 8192 ? 1 : bytes <= 262144 ? 2 : 3;
+}
+
+/* The time metric of operation op (enum nv_seg_comm_op) and size class. */
+static inline int nv_seg_comm_metric(int op, int size_class)
+{
+    return NV_SEG_M_COMM_FIRST + op * NV_SEG_SIZE_CLASSES + size_class;
+}
 
 /* JSON / display name of a metric ("work", "time_us", "p2p_blocking", ...). */
 const char *nv_seg_metric_name(int metric);
@@ -48,9 +77,12 @@ const char *nv_seg_work_source_name(int source);
 /* ---------------------------------------------------------- rank file */
 /* the merged profile's JSON (nv_seg_agg_write_json, read by nv_seg_profile_load) */
 #define NV_SEG_PROFILE_FORMAT "netvar-segment-profile"
-#define NV_SEG_PROFILE_VERSION 1
+/* version 2 added the time in MPI by operation and size class and the
+ * overlap ("comm_fields", "comm_rows", "segment_comm"); version 1 files
+ * are still read (without them) */
+#define NV_SEG_PROFILE_VERSION 2
 #define NV_SEG_RANK_MAGIC "NVSEGRK1"
-#define NV_SEG_RANK_VERSION 1u
+#define NV_SEG_RANK_VERSION 2u
 #define NV_SEG_DEFAULT_MAX_BYTES (4u << 20)
 
 /* Fixed layout at the start of a per-rank file, followed by NV_SEG_METRICS
@@ -102,6 +134,14 @@ typedef struct nv_seg_profile {
     uint32_t *signature;
     size_t nsig;
     double (*sig_sum)[NV_SEG_SIG_METRICS]; /* per signature, summed over ranks */
+    /* time in MPI by operation and size class, and overlap, per segment:
+     * comm[i] is segment i's row of comm_rows (metrics NV_SEG_M_COMM_FIRST
+     * on, microseconds, mean over ranks); row 0 is all zeros (also the row
+     * of segments beyond the table's bound).  NULL in version 1 files. */
+    uint32_t *comm;
+    size_t ncomm;
+    double (*comm_rows)[NV_SEG_COMM_METRICS];
+    uint64_t comm_unrecorded; /* segments whose times did not fit the table */
 } nv_seg_profile;
 
 void nv_seg_profile_free(nv_seg_profile *p);

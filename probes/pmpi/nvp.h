@@ -69,6 +69,9 @@ _Static_assert(NVP_NCALLS <= 64, "more wrapped calls than bits in a call mask");
 
 extern volatile int nvp_active;   /* recording (set after init, cleared at finalize) */
 extern pthread_t nvp_main_thread; /* only the thread that initialized MPI records */
+/* nonblocking requests started by wrapped calls and not yet seen complete
+ * (main thread only; nvp_core.c counts starts, nvp_nbc.c completions) */
+extern int nvp_nb_pending;
 
 /* Called by every wrapper around the real call.  nvp_enter returns 1 when
  * the call is tracked; then nvp_leave must follow with the same call id.
@@ -114,6 +117,7 @@ int nvp_nbc_is_boundary(int call, MPI_Comm comm);
 
 /* Request tracking (nvp_nbc.c); call only where nvp_enter returned 1. */
 typedef struct {
+    int active; /* requests not null before the call, while any are pending */
     int n;
     int pos[NVP_PENDING_MAX];      /* positions in the request array */
     uint64_t key[NVP_PENDING_MAX]; /* their handles before the call */
@@ -127,12 +131,12 @@ int nvp_nbc_in_flight(void);
 /* Before a completion call: marks the tracked requests among reqs[0..n-1]. */
 void nvp_nbc_mark(nvp_nbc_marks *m, const MPI_Request *reqs, int n);
 /* After it: untracks the marked requests that completed; returns how many. */
-int nvp_nbc_completed(const nvp_nbc_marks *m, const MPI_Request *reqs);
+int nvp_nbc_completed(const nvp_nbc_marks *m, const MPI_Request *reqs, int n);
 /* The same on Fortran handles. */
 void nvp_nbc_started_f(int boundary, int rc, const MPI_Fint *req);
 void nvp_nbc_forget_f(const MPI_Fint *req);
 void nvp_nbc_mark_f(nvp_nbc_marks *m, const MPI_Fint *reqs, int n);
-int nvp_nbc_completed_f(const nvp_nbc_marks *m, const MPI_Fint *reqs);
+int nvp_nbc_completed_f(const nvp_nbc_marks *m, const MPI_Fint *reqs, int n);
 
 void nvp_after_init(void);      /* after PMPI_Init(_thread) succeeded */
 void nvp_before_finalize(void); /* before PMPI_Finalize */

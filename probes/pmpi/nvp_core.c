@@ -16,7 +16,18 @@
  * (nvp_poll_run_is_waiting).  So the app's own MPI_Test + nanosleep loop is
  * MPI time and the work of a segment does not grow with how long the
  * collective took; computation overlapped with a pending request (CPU busy
- * between tests) still counts as work. */
+ * between tests) still counts as work.
+ *
+ * Time in MPI by operation and size class (the NV_SEG_M_COMM_FIRST
+ * metrics): a tracked call's wall time (injected sleeps included) counts
+ * for its operation and message size; a completion call's, and a polling
+ * run's that was waiting, for the pending nonblocking operations' class
+ * (the largest message among those started since none was pending: the
+ * requests a Wait completes are not told apart).  Overlap: wall time
+ * outside MPI while nonblocking requests started by wrapped calls were
+ * pending (counted from MPI_Isend/Irecv/I-collectives to the completion
+ * call that empties them), and a polling run that was computation.  Tests
+ * inside a polling run read no clock, so the run counts as a whole. */
 #define _GNU_SOURCE
 #include "nvp.h"
 
@@ -43,6 +54,7 @@
 
 volatile int nvp_active;
 pthread_t nvp_main_thread;
+int nvp_nb_pending;
 
 #define NAME_OF(id, name, kind) name,
 #define KIND_OF(id, name, kind) kind,
@@ -63,8 +75,12 @@ static struct {
     double mpi_ns;    /* wall time inside MPI since then, of calls that were not exact */
     int exact;        /* the current call reads the work counter at entry and exit */
     double call_start_ns, call_injected_ns;
-    uint8_t waits[NVP_NCALLS]; /* > 0: this call waited lately, read CPU time around it */
-    double seg_start_ns;       /* monotonic, end of the previous boundary */
+    uint8_t waits[NVP_NCALLS];         /* > 0: this call waited lately, read CPU time around it */
+    double seg_start_ns;               /* monotonic, end of the previous boundary */
+    double last_leave_ns;              /* when the last accounted call returned */
+    int nb_metric;                     /* time metric of the pending nonblocking operations */
+    int16_t zero_slot[NV_SEG_METRICS]; /* bin slot holding 0, -1 unknown */
+    int test_pending;                  /* nvp_nb_pending when the test began */
     /* the open polling run, if any (nvp_poll_run_is_waiting) */
     int in_run;
     uint64_t run_tests;
@@ -235,9 +251,15 @@ static void mark_work(double w)
 static void close_poll_run(double w)
 {
     double cpu = S.papi_read ? thread_cpu_ns() - S.run_cpu0 : w - S.run_work0;
-    if (!nvp_poll_run_is_waiting(now_ns() - S.run_wall0, cpu, S.run_tests))
+    double t = now_ns(), wall = t - S.run_wall0;
+    if (!nvp_poll_run_is_waiting(wall, cpu, S.run_tests)) {
         S.acc[NV_SEG_M_WORK] += w - S.run_work0;
+        S.acc[NV_SEG_M_OVERLAP_US] += wall / 1e3;
+    } else {
+        S.acc[S.nb_metric] += wall / 1e3;
+    }
     S.in_run = 0;
+    S.last_leave_ns = t;
     mark_work(w);
 }
 
@@ -250,6 +272,8 @@ int nvp_enter_slow(int call)
     S.exact = S.papi_read || S.in_run || S.waits[call] || ((S.exact_mask >> call) & 1) ||
               (call_kind[call] == NVK_WAIT && nvp_nbc_in_flight());
     S.call_start_ns = now_ns();
+    if (nvp_nb_pending > 0 && !S.in_run && S.call_start_ns > S.last_leave_ns)
+        S.acc[NV_SEG_M_OVERLAP_US] += (S.call_start_ns - S.last_leave_ns) / 1e3;
     if (S.exact) {
         /* a gap under NVP_SHORT_CALL_NS since the last read (back-to-back
          * calls) is taken as spent on the CPU, without a read */
@@ -269,9 +293,9 @@ int nvp_enter_slow(int call)
 
 /* The end of a tracked call's accounting: the work counter is read again
  * after an exact call; another call's wall time counts as MPI time. */
-static void call_done(int call)
+static void call_done(int call, double now)
 {
-    double in_mpi = now_ns() - S.call_start_ns - S.call_injected_ns;
+    double in_mpi = now - S.call_start_ns - S.call_injected_ns;
     int waited = in_mpi > NVP_SHORT_CALL_NS;
     if (waited)
         S.waits[call] = NVP_WAIT_MEMORY;
@@ -289,7 +313,7 @@ static void make_exact(int call)
 {
     if (S.exact)
         return;
-    call_done(call);
+    call_done(call, now_ns());
     S.exact = 1;
     flush_work(read_work());
 }
@@ -309,6 +333,14 @@ static void end_segment(double t_ns)
             uint16_t remap[NV_SEG_BINS_MAX];
             int merged = 0;
             uint8_t *column = S.col + (size_t)m * h->capacity;
+            /* most time metrics of a segment are 0: counted in their bin
+             * of 0 without a search while it lives */
+            int z = S.zero_slot[m];
+            if (S.acc[m] == 0 && z >= 0 && b->live[z] && b->value[z] == 0) {
+                b->count[z]++;
+                column[n] = (uint8_t)z;
+                continue;
+            }
             /* a kill during a merge leaves bins and indices out of step:
              * say so in the file, readers refuse such a rank */
             int may_merge = b->used >= b->capacity;
@@ -319,6 +351,8 @@ static void end_segment(double t_ns)
                 for (uint64_t i = 0; i < n; i++)
                     column[i] = (uint8_t)remap[column[i]];
             column[n] = (uint8_t)(slot < 0 ? 0 : slot);
+            if (S.acc[m] == 0)
+                S.zero_slot[m] = (int16_t)slot;
             if (may_merge)
                 __atomic_store_n(&h->busy, 0, __ATOMIC_SEQ_CST);
         }
@@ -339,11 +373,44 @@ static const int kind_metric[] = {
     [NVK_IO_READ_WRITE] = NV_SEG_M_IO_READ_WRITE,
 };
 
+static const int kind_op[] = {
+    [NVK_ALL_TO_ALL] = NV_SEG_OP_ALL,
+    [NVK_ALL_TO_ALL_NB] = NV_SEG_OP_ALL,
+    [NVK_ONE_TO_ALL] = NV_SEG_OP_ROOTED,
+    [NVK_ALL_TO_ONE] = NV_SEG_OP_ROOTED,
+    [NVK_P2P_BLOCKING] = NV_SEG_OP_P2P,
+    [NVK_P2P_NONBLOCKING] = NV_SEG_OP_P2P,
+    [NVK_WAIT] = -1,
+    [NVK_IO_OPEN_CLOSE] = -1,
+    [NVK_IO_READ_WRITE] = -1,
+};
+
+/* The call's time in MPI up to now, into its operation and size class. */
+static void account_mpi(int metric, double now)
+{
+    double d = now - S.call_start_ns;
+    if (d > 0)
+        S.acc[metric] += d / 1e3;
+    S.last_leave_ns = now;
+}
+
 void nvp_leave_peer(int call, int rc, double sent, double recv, MPI_Comm comm, int peer)
 {
     if (--S.depth > 0)
         return;
     int kind = call_kind[call];
+    double now = now_ns();
+    int op = kind_op[kind];
+    int metric = op < 0 ? NV_SEG_M_IO_US
+                        : nv_seg_comm_metric(op, nv_seg_size_class(sent > recv ? sent : recv));
+    account_mpi(metric, now);
+    if (rc == MPI_SUCCESS && (kind == NVK_P2P_NONBLOCKING || kind == NVK_ALL_TO_ALL_NB)) {
+        /* a new batch of pending requests, or a larger message in it */
+        int cls = (metric - NV_SEG_M_COMM_FIRST) % NV_SEG_SIZE_CLASSES,
+            pending_cls = (S.nb_metric - NV_SEG_M_COMM_FIRST) % NV_SEG_SIZE_CLASSES;
+        if (nvp_nb_pending++ == 0 || cls > pending_cls)
+            S.nb_metric = metric;
+    }
     if (rc == MPI_SUCCESS) {
         if (kind_metric[kind] >= 0)
             S.acc[kind_metric[kind]] += 1;
@@ -360,10 +427,10 @@ void nvp_leave_peer(int call, int rc, double sent, double recv, MPI_Comm comm, i
         if (kind == NVK_ALL_TO_ALL && ((S.boundary_mask >> call) & 1) &&
             nvp_comm_size(comm) == S.world_size) {
             make_exact(call);
-            end_segment(now_ns());
+            end_segment(now);
         }
     }
-    call_done(call);
+    call_done(call, now);
 }
 
 int nvp_nbc_is_boundary(int call, MPI_Comm comm)
@@ -384,11 +451,13 @@ void nvp_leave_completion(int call, int rc, int boundaries)
     (void)rc; /* a tracked request that completed ends its segment even in error */
     if (--S.depth > 0)
         return;
+    double now = now_ns();
+    account_mpi(S.nb_metric, now);
     if (boundaries > 0) {
         make_exact(call);
         cut_completed(boundaries);
     }
-    call_done(call);
+    call_done(call, now);
 }
 
 /* Test calls are the hot path of a polling loop and read no clock unless
@@ -401,6 +470,10 @@ int nvp_test_enter_slow(int call)
         return 0;
     if (S.depth++ > 0)
         return 1;
+    if (!S.in_run) { /* a test outside a polling run is timed */
+        S.call_start_ns = now_ns();
+        S.test_pending = nvp_nb_pending;
+    }
     if ((S.inject_mask >> call) & 1)
         inject();
     return 1;
@@ -412,17 +485,24 @@ void nvp_test_leave(int call, int rc, int boundaries, int incomplete)
     (void)rc;
     if (--S.depth > 0)
         return;
+    if (incomplete && boundaries == 0 && S.in_run) {
+        S.run_tests++;
+        return;
+    }
+    if (!S.in_run) {
+        /* computing since the last call while requests were pending, then
+         * this test's time in MPI */
+        if (S.test_pending > 0 && S.call_start_ns > S.last_leave_ns)
+            S.acc[NV_SEG_M_OVERLAP_US] += (S.call_start_ns - S.last_leave_ns) / 1e3;
+        account_mpi(S.nb_metric, now_ns());
+    }
     if (incomplete && boundaries == 0) {
-        if (S.in_run) {
-            S.run_tests++;
-            return;
-        }
         double w = read_work(); /* this test opens a run */
         flush_work(w);
         S.in_run = 1;
         S.run_tests = 1;
         S.run_work0 = w;
-        S.run_wall0 = now_ns();
+        S.run_wall0 = S.last_leave_ns; /* the run's time starts after this test */
         if (S.papi_read)
             S.run_cpu0 = thread_cpu_ns();
         return;
@@ -430,10 +510,11 @@ void nvp_test_leave(int call, int rc, int boundaries, int incomplete)
     if (!S.in_run && boundaries == 0)
         return;
     double w = read_work();
-    if (S.in_run)
+    if (S.in_run) {
         close_poll_run(w);
-    else
+    } else {
         flush_work(w);
+    }
     if (boundaries > 0) {
         cut_completed(boundaries);
         mark_work(read_work());
@@ -751,8 +832,10 @@ void nvp_after_init(void)
     h->capacity = nv_seg_rank_capacity(max_bytes);
     snprintf(h->job, sizeof h->job, "%s", key);
     snprintf(h->executable, sizeof h->executable, "%s", program_invocation_short_name);
-    for (int m = 0; m < NV_SEG_METRICS; m++)
+    for (int m = 0; m < NV_SEG_METRICS; m++) {
         nv_seg_bins_init(&h->bins[m], NV_SEG_RANK_BINS);
+        S.zero_slot[m] = -1;
+    }
     S.col = (uint8_t *)S.h + sizeof *h;
 
     S.boundary_mask = 0;
@@ -778,7 +861,8 @@ void nvp_after_init(void)
     try_papi();
     h->work_source = (uint32_t)S.work_source;
     memcpy(h->magic, NV_SEG_RANK_MAGIC, 8); /* last: the file is now readable */
-    S.init_end_ns = S.seg_start_ns = now_ns();
+    S.init_end_ns = S.seg_start_ns = S.last_leave_ns = now_ns();
+    S.nb_metric = nv_seg_comm_metric(NV_SEG_OP_P2P, 0);
     mark_work(read_work());
     __atomic_store_n(&nvp_active, 1, __ATOMIC_SEQ_CST);
     if (S.rank == 0 && nvp_tools_before()[0] && !nvp_tools_said())

@@ -50,8 +50,32 @@ int nvp_nbc_in_flight(void)
     return pending.n > 0;
 }
 
+/* Pending nonblocking requests: those not null before a completion call
+ * and null after it were completed by it (persistent requests stay set
+ * and are never counted as started: MPI_Start is not wrapped). */
+static int count_active(const MPI_Request *reqs, int n)
+{
+    int k = 0;
+    for (int i = 0; reqs && i < n; i++)
+        k += reqs[i] != MPI_REQUEST_NULL;
+    return k;
+}
+
+static void pending_done(int before, int after)
+{
+    if (before > after) {
+        nvp_nb_pending -= before - after;
+        if (nvp_nb_pending < 0)
+            nvp_nb_pending = 0;
+    }
+}
+
+/* A request freed by the app is no longer pending (it may be one that was
+ * never started by a wrapped call, or persistent: the count only floors). */
 void nvp_nbc_forget(const MPI_Request *req)
 {
+    if (req && *req != MPI_REQUEST_NULL)
+        pending_done(1, 0);
     if (pending.n > 0 && req)
         nvp_pending_remove(&pending, key_of(*req));
 }
@@ -59,6 +83,7 @@ void nvp_nbc_forget(const MPI_Request *req)
 void nvp_nbc_mark(nvp_nbc_marks *m, const MPI_Request *reqs, int n)
 {
     m->n = 0;
+    m->active = nvp_nb_pending > 0 ? count_active(reqs, n) : 0;
     if (pending.n == 0 || !reqs)
         return;
     for (int i = 0; i < n && m->n < pending.n; i++) {
@@ -70,8 +95,10 @@ void nvp_nbc_mark(nvp_nbc_marks *m, const MPI_Request *reqs, int n)
     }
 }
 
-int nvp_nbc_completed(const nvp_nbc_marks *m, const MPI_Request *reqs)
+int nvp_nbc_completed(const nvp_nbc_marks *m, const MPI_Request *reqs, int n)
 {
+    if (m->active > 0)
+        pending_done(m->active, count_active(reqs, n));
     int done = 0;
     for (int i = 0; i < m->n; i++)
         if (reqs[m->pos[i]] == MPI_REQUEST_NULL && nvp_pending_remove(&pending, m->key[i]))
@@ -101,15 +128,25 @@ void nvp_nbc_started_f(int boundary, int rc, const MPI_Fint *req)
 
 void nvp_nbc_forget_f(const MPI_Fint *req)
 {
-    if (pending.n > 0 && req && *req != fortran_null()) {
-        MPI_Request c = PMPI_Request_f2c(*req);
-        nvp_nbc_forget(&c);
-    }
+    if (req && *req != fortran_null())
+        pending_done(1, 0);
+    if (pending.n > 0 && req && *req != fortran_null())
+        nvp_pending_remove(&pending, key_of(PMPI_Request_f2c(*req)));
+}
+
+static int count_active_f(const MPI_Fint *reqs, int n)
+{
+    MPI_Fint null_f = fortran_null();
+    int k = 0;
+    for (int i = 0; reqs && i < n; i++)
+        k += reqs[i] != null_f;
+    return k;
 }
 
 void nvp_nbc_mark_f(nvp_nbc_marks *m, const MPI_Fint *reqs, int n)
 {
     m->n = 0;
+    m->active = nvp_nb_pending > 0 ? count_active_f(reqs, n) : 0;
     if (pending.n == 0 || !reqs)
         return;
     MPI_Fint null_f = fortran_null();
@@ -124,8 +161,10 @@ void nvp_nbc_mark_f(nvp_nbc_marks *m, const MPI_Fint *reqs, int n)
     }
 }
 
-int nvp_nbc_completed_f(const nvp_nbc_marks *m, const MPI_Fint *reqs)
+int nvp_nbc_completed_f(const nvp_nbc_marks *m, const MPI_Fint *reqs, int n)
 {
+    if (m->active > 0)
+        pending_done(m->active, count_active_f(reqs, n));
     int done = 0;
     MPI_Fint null_f = m->n ? fortran_null() : 0;
     for (int i = 0; i < m->n; i++)

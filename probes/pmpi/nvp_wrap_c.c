@@ -594,7 +594,7 @@ int MPI_Wait(MPI_Request *req, MPI_Status *st)
         nvp_nbc_mark(&m, req, 1);
     int rc = next_Wait(req, st);
     if (t)
-        nvp_leave_completion(NVP_WAIT, rc, nvp_nbc_completed(&m, req));
+        nvp_leave_completion(NVP_WAIT, rc, nvp_nbc_completed(&m, req, 1));
     return rc;
 }
 
@@ -606,7 +606,7 @@ int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[])
         nvp_nbc_mark(&m, reqs, n);
     int rc = next_Waitall(n, reqs, sts);
     if (t)
-        nvp_leave_completion(NVP_WAITALL, rc, nvp_nbc_completed(&m, reqs));
+        nvp_leave_completion(NVP_WAITALL, rc, nvp_nbc_completed(&m, reqs, n));
     return rc;
 }
 
@@ -618,7 +618,7 @@ int MPI_Waitany(int n, MPI_Request reqs[], int *idx, MPI_Status *st)
         nvp_nbc_mark(&m, reqs, n);
     int rc = next_Waitany(n, reqs, idx, st);
     if (t)
-        nvp_leave_completion(NVP_WAITANY, rc, nvp_nbc_completed(&m, reqs));
+        nvp_leave_completion(NVP_WAITANY, rc, nvp_nbc_completed(&m, reqs, n));
     return rc;
 }
 
@@ -630,7 +630,7 @@ int MPI_Waitsome(int n, MPI_Request reqs[], int *outn, int idx[], MPI_Status sts
         nvp_nbc_mark(&m, reqs, n);
     int rc = next_Waitsome(n, reqs, outn, idx, sts);
     if (t)
-        nvp_leave_completion(NVP_WAITSOME, rc, nvp_nbc_completed(&m, reqs));
+        nvp_leave_completion(NVP_WAITSOME, rc, nvp_nbc_completed(&m, reqs, n));
     return rc;
 }
 
@@ -642,7 +642,7 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
         nvp_nbc_mark(&m, req, 1);
     int rc = next_Test(req, flag, st);
     if (t)
-        nvp_test_leave(NVP_TEST, rc, nvp_nbc_completed(&m, req),
+        nvp_test_leave(NVP_TEST, rc, nvp_nbc_completed(&m, req, 1),
                        rc == MPI_SUCCESS && flag && !*flag);
     return rc;
 }
@@ -655,7 +655,7 @@ int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
         nvp_nbc_mark(&m, reqs, n);
     int rc = next_Testall(n, reqs, flag, sts);
     if (t)
-        nvp_test_leave(NVP_TESTALL, rc, nvp_nbc_completed(&m, reqs),
+        nvp_test_leave(NVP_TESTALL, rc, nvp_nbc_completed(&m, reqs, n),
                        rc == MPI_SUCCESS && flag && !*flag);
     return rc;
 }
@@ -668,7 +668,7 @@ int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag, MPI_Status *st)
         nvp_nbc_mark(&m, reqs, n);
     int rc = next_Testany(n, reqs, idx, flag, st);
     if (t)
-        nvp_test_leave(NVP_TESTANY, rc, nvp_nbc_completed(&m, reqs),
+        nvp_test_leave(NVP_TESTANY, rc, nvp_nbc_completed(&m, reqs, n),
                        rc == MPI_SUCCESS && flag && !*flag);
     return rc;
 }
@@ -681,7 +681,7 @@ int MPI_Testsome(int n, MPI_Request reqs[], int *outn, int idx[], MPI_Status sts
         nvp_nbc_mark(&m, reqs, n);
     int rc = next_Testsome(n, reqs, outn, idx, sts);
     if (t)
-        nvp_test_leave(NVP_TESTSOME, rc, nvp_nbc_completed(&m, reqs),
+        nvp_test_leave(NVP_TESTSOME, rc, nvp_nbc_completed(&m, reqs, n),
                        rc == MPI_SUCCESS && outn && *outn == 0);
     return rc;
 }

@@ -310,7 +310,7 @@ static void f_wait(f_wait_fn real, F *req, F *status, F *ierr)
         nvp_nbc_mark_f(&m, req, 1);
     real(req, status, ierr);
     if (t)
-        nvp_leave_completion(NVP_WAIT, *ierr, nvp_nbc_completed_f(&m, req));
+        nvp_leave_completion(NVP_WAIT, *ierr, nvp_nbc_completed_f(&m, req, 1));
 }
 F_VARIANTS(mpi_wait, MPI_WAIT, f_wait, (F * req, F *status, F *ierr), (real, req, status, ierr))
 
@@ -324,7 +324,7 @@ static void f_waitall(f_waitall_fn real, F *n, F *reqs, F *statuses, F *ierr)
         nvp_nbc_mark_f(&m, reqs, (int)*n);
     real(n, reqs, statuses, ierr);
     if (t)
-        nvp_leave_completion(NVP_WAITALL, *ierr, nvp_nbc_completed_f(&m, reqs));
+        nvp_leave_completion(NVP_WAITALL, *ierr, nvp_nbc_completed_f(&m, reqs, (int)*n));
 }
 F_VARIANTS(mpi_waitall, MPI_WAITALL, f_waitall, (F * n, F *reqs, F *statuses, F *ierr),
            (real, n, reqs, statuses, ierr))
@@ -340,7 +340,7 @@ static void f_test(f_test_fn real, F *req, F *flag, F *status, F *ierr)
         nvp_nbc_mark_f(&m, req, 1);
     real(req, flag, status, ierr);
     if (t)
-        nvp_test_leave(NVP_TEST, *ierr, nvp_nbc_completed_f(&m, req),
+        nvp_test_leave(NVP_TEST, *ierr, nvp_nbc_completed_f(&m, req, 1),
                        *ierr == MPI_SUCCESS && *flag == 0);
 }
 F_VARIANTS(mpi_test, MPI_TEST, f_test, (F * req, F *flag, F *status, F *ierr),
@@ -356,7 +356,7 @@ static void f_testall(f_testall_fn real, F *n, F *reqs, F *flag, F *statuses, F 
         nvp_nbc_mark_f(&m, reqs, (int)*n);
     real(n, reqs, flag, statuses, ierr);
     if (t)
-        nvp_test_leave(NVP_TESTALL, *ierr, nvp_nbc_completed_f(&m, reqs),
+        nvp_test_leave(NVP_TESTALL, *ierr, nvp_nbc_completed_f(&m, reqs, (int)*n),
                        *ierr == MPI_SUCCESS && *flag == 0);
 }
 F_VARIANTS(mpi_testall, MPI_TESTALL, f_testall, (F * n, F *reqs, F *flag, F *statuses, F *ierr),
@@ -372,7 +372,7 @@ static void f_waitany(f_waitany_fn real, F *n, F *reqs, F *idx, F *status, F *ie
         nvp_nbc_mark_f(&m, reqs, (int)*n);
     real(n, reqs, idx, status, ierr);
     if (t)
-        nvp_leave_completion(NVP_WAITANY, *ierr, nvp_nbc_completed_f(&m, reqs));
+        nvp_leave_completion(NVP_WAITANY, *ierr, nvp_nbc_completed_f(&m, reqs, (int)*n));
 }
 F_VARIANTS(mpi_waitany, MPI_WAITANY, f_waitany, (F * n, F *reqs, F *idx, F *status, F *ierr),
            (real, n, reqs, idx, status, ierr))
@@ -387,7 +387,7 @@ static void f_waitsome(f_waitsome_fn real, F *n, F *reqs, F *outn, F *idx, F *st
         nvp_nbc_mark_f(&m, reqs, (int)*n);
     real(n, reqs, outn, idx, statuses, ierr);
     if (t)
-        nvp_leave_completion(NVP_WAITSOME, *ierr, nvp_nbc_completed_f(&m, reqs));
+        nvp_leave_completion(NVP_WAITSOME, *ierr, nvp_nbc_completed_f(&m, reqs, (int)*n));
 }
 F_VARIANTS(mpi_waitsome, MPI_WAITSOME, f_waitsome,
            (F * n, F *reqs, F *outn, F *idx, F *statuses, F *ierr),
@@ -403,7 +403,7 @@ static void f_testany(f_testany_fn real, F *n, F *reqs, F *idx, F *flag, F *stat
         nvp_nbc_mark_f(&m, reqs, (int)*n);
     real(n, reqs, idx, flag, status, ierr);
     if (t)
-        nvp_test_leave(NVP_TESTANY, *ierr, nvp_nbc_completed_f(&m, reqs),
+        nvp_test_leave(NVP_TESTANY, *ierr, nvp_nbc_completed_f(&m, reqs, (int)*n),
                        *ierr == MPI_SUCCESS && *flag == 0);
 }
 F_VARIANTS(mpi_testany, MPI_TESTANY, f_testany,
@@ -420,7 +420,7 @@ static void f_testsome(f_testsome_fn real, F *n, F *reqs, F *outn, F *idx, F *st
         nvp_nbc_mark_f(&m, reqs, (int)*n);
     real(n, reqs, outn, idx, statuses, ierr);
     if (t)
-        nvp_test_leave(NVP_TESTSOME, *ierr, nvp_nbc_completed_f(&m, reqs),
+        nvp_test_leave(NVP_TESTSOME, *ierr, nvp_nbc_completed_f(&m, reqs, (int)*n),
                        *ierr == MPI_SUCCESS && *outn == 0);
 }
 F_VARIANTS(mpi_testsome, MPI_TESTSOME, f_testsome,

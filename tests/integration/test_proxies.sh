@@ -1,6 +1,7 @@
 #!/bin/bash
 # test_proxies.sh - the network lab's proxy apps (alltoall, stencil, cg,
-# montecarlo, phased) each run about a second under real Open MPI on this
+# montecarlo, phased) and the corpus's (wavefront, pulse, medium, coll with
+# each --kind, overlap) each run about a second under real Open MPI on this
 # host (2 ranks, no binding) and print their result line; options are
 # checked (--help exits 0, bad values exit 2 with one line); --busy-wait and
 # --compute sleep work.  Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
@@ -9,7 +10,8 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
-for p in alltoall stencil cg montecarlo phased; do
+PROXIES="alltoall stencil cg montecarlo phased wavefront pulse medium coll overlap"
+for p in $PROXIES; do
     [ -x "$BUILD/bin/netvar-proxy-$p" ] || { echo "skip: $BUILD/bin/netvar-proxy-$p not built"; exit 77; }
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
@@ -25,8 +27,8 @@ not_ok() { echo "NOT OK - $*"; failures=$((failures + 1)); }
 # run NAME EXPECTED_ITERS ARGS...: one ~1 s run, its line checked
 run() {
     local name=$1 iters=$2; shift 2
-    local out
-    out=$(timeout 120 mpirun -n 2 --bind-to none "$BUILD/bin/netvar-proxy-$name" "$@" 2>"$T/$name.err")
+    local out bin=${name%%-*}
+    out=$(timeout 120 mpirun -n 2 --bind-to none "$BUILD/bin/netvar-proxy-$bin" "$@" 2>"$T/$name.err")
     local rc=$?
     local line
     line=$(printf '%s\n' "$out" | grep '^proxy=' | tail -n 1)
@@ -55,6 +57,25 @@ run montecarlo 20 --size 200000 --iters 20 --reduce-every 5
 run phased 40 --size 4096 --iters 40 --phase-iters 5
 run cg 100 --iters 100 --busy-wait
 run alltoall 10 --size 4096 --iters 10 --compute sleep --compute-scale 0.5
+# the corpus's proxies (eval/apps/corpus.apps)
+run wavefront 100 --size 512 --iters 100 --blocks 3
+run pulse 20 --size 4096 --iters 20 --gap-us 2000
+run medium 100 --size 16384 --iters 100
+run overlap 50 --size 8192 --iters 50 --overlap-us 500
+for k in allreduce bcast allgather reduce_scatter alltoallv; do
+    run "coll-$k" 60 --kind "$k" --size 2048 --iters 60 --compute-us 200 --compute sleep
+done
+# coll's --kind is checked: a bad one exits 2 with one line naming it
+"$BUILD/bin/netvar-proxy-coll" --kind scan >"$T/bad.out" 2>&1; rc=$?
+if [ $rc -eq 2 ] && grep -q "'scan'" "$T/bad.out" && [ "$(wc -l <"$T/bad.out")" = 1 ]; then
+    ok "coll --kind scan -> exit 2, one line"
+else not_ok "coll --kind scan: rc $rc, $(head -c 200 "$T/bad.out")"; fi
+# the pulse's gap is its quiet time: 20 gaps of 20 ms take at least 0.4 s
+line=$(timeout 60 mpirun -n 2 --bind-to none "$BUILD/bin/netvar-proxy-pulse" --size 64 --iters 20 \
+    --gap-us 20000 --compute sleep 2>/dev/null | grep '^proxy=')
+rt=$(printf '%s\n' "$line" | sed -n 's/.* runtime_s=\([0-9.]*\) .*/\1/p')
+if [ -n "$rt" ] && awk -v t="$rt" 'BEGIN{exit !(t >= 0.4)}'; then ok "pulse: 20 x 20 ms gaps take $rt s"
+else not_ok "pulse with 20 ms gaps: $line"; fi
 
 # --compute sleep and --busy-wait are echoed in the line
 line=$(timeout 60 mpirun -n 2 --bind-to none "$BUILD/bin/netvar-proxy-stencil" --size 64 --iters 5 \
@@ -63,7 +84,7 @@ case $line in *"compute=sleep wait=busy"*) ok "stencil echoes compute=sleep wait
     *) not_ok "stencil line lacks compute=sleep wait=busy: $line" ;; esac
 
 # usage: --help exits 0 with a synopsis; bad values exit 2 with one line
-for p in alltoall stencil cg montecarlo phased; do
+for p in $PROXIES; do
     h=$("$BUILD/bin/netvar-proxy-$p" --help 2>&1); rc=$?
     if [ $rc -eq 0 ] && printf '%s' "$h" | grep -q "Usage: .*netvar-proxy-$p" &&
         printf '%s' "$h" | grep -q -- "--busy-wait"; then ok "$p --help"; else not_ok "$p --help (rc $rc)"; fi

@@ -84,6 +84,102 @@ static void aggregate_takes_rank_medians_and_exact_signatures(void **state)
     nv_seg_agg_free(a);
 }
 
+/* Version 2's time metrics: mean over ranks per segment, rows shared by
+ * segments with the same bins, kept out of the signature; they survive the
+ * JSON round trip; version 1 files load without them; hostile comm members
+ * are refused with one line. */
+static void comm_times_per_segment(void **state)
+{
+    (void)state;
+    nv_seg_bins g[NV_SEG_METRICS];
+    simple_global(g);
+    nv_seg_aggregator *a = nv_seg_agg_new(2, g);
+    assert_non_null(a);
+    int p2p = nv_seg_comm_metric(NV_SEG_OP_P2P, 1), ov = NV_SEG_M_OVERLAP_US;
+    uint16_t block[2 * NV_SEG_METRICS] = {0}; /* every metric 1 */
+    for (int seg = 0; seg < 3; seg++) {
+        block[p2p] = 3;                  /* rank 0: 4 us */
+        block[NV_SEG_METRICS + p2p] = 5; /* rank 1: 6 us -> mean 5 */
+        block[ov] = block[NV_SEG_METRICS + ov] = (uint16_t)(seg == 2 ? 9 : 1);
+        assert_int_equal(nv_seg_agg_add(a, block, 1, 0), 0);
+    }
+    nv_seg_profile_meta meta = {0};
+    meta.ranks = 2;
+    nv_seg_profile p;
+    assert_int_equal(nv_seg_agg_to_profile(a, &meta, &p), 0);
+    assert_int_equal(p.ncomm, 3); /* the zero row and two rows */
+    assert_int_equal(p.comm[0], p.comm[1]);
+    assert_true(p.comm[2] != p.comm[0] && p.comm[0] != 0);
+    assert_int_equal(p.signature[0], p.signature[2]); /* times are not in it */
+    int k = p2p - NV_SEG_M_COMM_FIRST, ko = ov - NV_SEG_M_COMM_FIRST;
+    assert_true(p.comm_rows[p.comm[0]][k] == 5 && p.comm_rows[p.comm[0]][ko] == 2);
+    assert_true(p.comm_rows[p.comm[2]][ko] == 10);
+    for (int j = 0; j < NV_SEG_COMM_METRICS; j++)
+        assert_true(p.comm_rows[0][j] == 0);
+    nv_seg_profile_free(&p);
+
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/profile-48.0.json", dir);
+    assert_int_equal(nv_seg_agg_write_json(a, &meta, path, err, sizeof err), 0);
+    nv_seg_agg_free(a);
+    const char *paths[] = {path};
+    assert_int_equal(nv_seg_profile_load(paths, 1, &p, err, sizeof err), 0);
+    assert_int_equal(p.n, 3);
+    assert_int_equal(p.ncomm, 3);
+    assert_true(p.comm_rows[p.comm[1]][k] == 5 && p.comm_rows[p.comm[2]][ko] == 10);
+    nv_seg_profile_free(&p);
+
+    /* hostile version 2 members; one valid profile first */
+    char fields[1024] = "";
+    for (int m = NV_SEG_M_COMM_FIRST; m < NV_SEG_METRICS; m++)
+        snprintf(fields + strlen(fields), sizeof fields - strlen(fields), "%s\"%s\"",
+                 m > NV_SEG_M_COMM_FIRST ? "," : "", nv_seg_metric_name(m));
+#define ZEROS "[0,0,0,0,0,0,0,0,0,0,0,0,0,0]"
+    static const struct {
+        const char *version, *fields_prefix, *rows, *col, *want;
+    } cases[] = {
+        {"2", "", "[" ZEROS ",[0,0,0,0,0,0,0,0,0,0,0,0,0,7.5]]", "[0,1]", NULL},
+        {"1", "", "[" ZEROS "]", "[0,9]", NULL}, /* version 1: the comm members are ignored */
+        {"3", "", "[" ZEROS "]", "[0,0]", "unsupported profile version"},
+        {"2", "\"x\",", "[" ZEROS "]", "[0,0]", "not this netvar's time metrics"},
+        {"2", "", "[" ZEROS ",[1,2]]", "[0,1]", "one finite time >= 0"},
+        {"2", "", "[" ZEROS ",[0,0,0,0,0,0,0,0,0,0,0,0,0,-1]]", "[0,1]", "one finite time >= 0"},
+        {"2", "", "[[0,0,0,0,0,0,0,0,0,0,0,0,0,1]]", "[0,0]", "row 0 zeros"},
+        {"2", "", "[" ZEROS "]", "[0,1]", "does not exist"},
+        {"2", "", "[" ZEROS "]", "[0]", "different lengths"},
+        {"2", "", "[]", "[0,0]", "missing, empty or too long"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[4096];
+        snprintf(text, sizeof text,
+                 "{\"format\":\"netvar-segment-profile\",\"version\":%s,\"runtime_us\":12,"
+                 "\"bins\":{\"work\":[1],\"time_us\":[5]},\"segment_work_bin\":[0,0],"
+                 "\"segment_time_bin\":[0,0],\"segment_signature\":[0,0],"
+                 "\"signatures\":[[0,0,0,0,0,0,0,0,0,0]],\"comm_fields\":[%s%s],"
+                 "\"comm_rows\":%s,\"segment_comm\":%s}",
+                 cases[i].version, cases[i].fields_prefix, fields, cases[i].rows, cases[i].col);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        int rc = nv_seg_profile_load(paths, 1, &p, err, sizeof err);
+        if (!cases[i].want) {
+            if (rc != 0)
+                fail_msg("case %zu: refused: %s", i, err);
+            assert_int_equal(p.n, 2);
+            if (cases[i].version[0] == '1')
+                assert_null(p.comm);
+            else
+                assert_true(p.ncomm == 2 && p.comm[1] == 1 && p.comm_rows[1][ko] == 7.5);
+            nv_seg_profile_free(&p);
+            continue;
+        }
+        if (rc != -1 || !strstr(err, cases[i].want) || !strstr(err, path) || strchr(err, '\n'))
+            fail_msg("case %zu: rc %d, got \"%s\", want \"%s\"", i, rc, err, cases[i].want);
+        assert_int_equal(p.n, 0);
+    }
+}
+
 static void json_round_trip_and_truncation(void **state)
 {
     (void)state;
@@ -370,6 +466,7 @@ int main(void)
         cmocka_unit_test(implausible_profiles_are_refused),
         cmocka_unit_test(aggregate_takes_rank_medians_and_exact_signatures),
         cmocka_unit_test(json_round_trip_and_truncation),
+        cmocka_unit_test(comm_times_per_segment),
         cmocka_unit_test(partial_rank_files_load),
         cmocka_unit_test(hostile_profile_files),
     };
