@@ -68,8 +68,8 @@ static void nv_submit_options_env_defaults_copy(job_desc_msg_t *job,
     if (n <= 0)
         return;
     uint32_t old = job->spank_job_env ? job->spank_job_env_size : 0;
-    char **env = slurm_xcalloc(old + (uint32_t)n + 1, sizeof *env, true, true, __FILE__, __LINE__,
-                               __func__);
+    char **env =
+        slurm_xcalloc(old + (uint32_t)n + 1, sizeof *env, true, true, __FILE__, __LINE__, __func__);
     if (!env)
         return;
     for (uint32_t i = 0; i < old; i++)

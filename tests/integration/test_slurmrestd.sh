@@ -79,13 +79,15 @@ nn=$(numnodes "$g") # what it ran on: the record of a finished job stays MinJobA
 check "NETVAR_ADVISE=apply: the job ran on the advised 2 nodes (NumNodes=$nn)" test "$nn" = 2
 check "the prolog ran the REST job in counters mode with app fftw (site default segments)" \
     grep -q "netvar: job $g node n[0-9]* prolog mode counters app fftw" log/slurmd-n*.log
-node=$(ls "$spool/jobs/$g/" 2>/dev/null | grep -m 1 '^node-n[0-9]*\.json$')
+# node_file JOBID: the name of the job's first node record
+node_file() { local f; for f in "$spool/jobs/$1"/node-n*.json; do [ -e "$f" ] && basename "$f" && return; done; }
+node=$(node_file "$g")
 rec=$(tr -d ' \n\t' <"$spool/jobs/$g/$node" 2>/dev/null)
 contains "the node record ($node) names mode counters and app fftw" "$rec" '"mode":"counters","app":"fftw"'
 # interval: samples a second apart, over a 4 s job at least 3 windows
 win=$(grep -o '"end_unix_s"' "$spool/jobs/$g/$node" 2>/dev/null | wc -l)
 check "NETVAR_INTERVAL=1 over REST: at least 3 sample windows in 4 s (got $win)" test "$win" -ge 3
-bnode=$(ls "$spool/jobs/$b/" 2>/dev/null | grep -m 1 '^node-n[0-9]*\.json$')
+bnode=$(node_file "$b")
 bwin=$(grep -o '"end_unix_s"' "$spool/jobs/$b/$bnode" 2>/dev/null | wc -l)
 check "NETVAR_INTERVAL=abc: the default interval instead, fewer windows ($bwin < 3)" test "$bwin" -lt 3
 contains "... and the bad-value job still ran in counters mode" "$(tr -d ' \n\t' <"$spool/jobs/$b/$bnode" 2>/dev/null)" '"mode":"counters"'

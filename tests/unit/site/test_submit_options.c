@@ -196,9 +196,8 @@ static void rejected_values_are_counted_and_the_first_noted(void **state)
     nv_submit_options_parse("", env_mode, N(env_mode), NULL, 0, &o);
     assert_int_equal(o.rejected, 1);
     assert_int_equal(o.mode, NV_MODE_UNSET);
-    assert_string_equal(o.note,
-                        "NETVAR_MODE='FULL' is not one of off, counters, segments, full; "
-                        "ignored it; the default applies");
+    assert_string_equal(o.note, "NETVAR_MODE='FULL' is not one of off, counters, segments, full; "
+                                "ignored it; the default applies");
 }
 
 static void a_rejected_option_falls_back_to_the_user_default(void **state)
@@ -460,7 +459,9 @@ static void bad_value_lines_are_bounded_and_printable(void **state)
     (void)state;
     char line[256], small[16];
     nv_bad_value(line, sizeof line, "NETVAR_INTERVAL", "a'b\n\x01\"", NV_INTERVAL_RULE, NULL);
-    assert_string_equal(line, "NETVAR_INTERVAL='a?b?" "?" "?' is not a whole number of seconds from 0 "
+    assert_string_equal(line, "NETVAR_INTERVAL='a?b?"
+                              "?"
+                              "?' is not a whole number of seconds from 0 "
                               "to 86400");
     char big[200];
     memset(big, 'x', sizeof big - 1);
