@@ -10,6 +10,7 @@ slurmctld slurmd slurm-client libslurm-dev munge
 libpapi-dev papi-tools libopenmpi-dev openmpi-bin libpmix-dev
 libjson-c-dev libcmocka-dev libsvm-dev libxgboost-dev jq libxml2-utils
 rpm rpmlint lintian debhelper dpkg-dev gnupg mariadb-server slurmdbd prometheus prometheus-node-exporter
+slurmrestd curl
 shellcheck python3-flake8 clang-format
 libsimgrid-dev g++ time"
 # Optional sets named as arguments, installed only by the targets that need

@@ -2,6 +2,7 @@
 #include "job_options.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 #include <string.h>
@@ -37,6 +38,22 @@ int nv_advise_parse(const char *s, bool *apply)
         return -1;
     *apply = !strcmp(s, "apply");
     return 0;
+}
+
+void nv_bad_value(char *buf, size_t cap, const char *name, const char *val, const char *why,
+                  const char *then)
+{
+    char shown[65];
+    size_t n = 0;
+    for (; val && val[n] && n < sizeof shown - 1; n++) {
+        unsigned char c = (unsigned char)val[n];
+        shown[n] = (c < 0x20 || c > 0x7e || c == '\'' || c == '"' || c == '\\') ? '?' : (char)c;
+    }
+    shown[n] = '\0';
+    if (!cap)
+        return;
+    snprintf(buf, cap, "%s='%s%s' %s%s%s", name, shown, val && val[n] ? "..." : "", why,
+             then ? "; " : "", then ? then : "");
 }
 
 const char *nv_mode_name(nv_mode m)

@@ -36,6 +36,22 @@ int nv_interval_parse(const char *s, int *out);
  * or -1 (NULL, or any other word). */
 int nv_advise_parse(const char *s, bool *apply);
 
+/* What is wrong with a bad value, the same words for the option, its
+ * NETVAR_* environment form, in srun/sbatch/salloc, job_submit and the
+ * prolog (an app key's rule comes from nv_app_key_valid). */
+#define NV_MODE_RULE "is not one of " NV_MODE_CHOICES
+#define NV_INTERVAL_RULE "is not a whole number of seconds from 0 to 86400"
+#define NV_ADVISE_RULE "is not 'show' or 'apply'"
+/* what an environment default's bad value gets instead: it is ignored */
+#define NV_ENV_IGNORED "ignored it; the default applies"
+
+/* The one-line complaint "NAME='VALUE' WHY" (then "; THEN" when then is
+ * not NULL) into buf.  VALUE is the user's: at most 64 bytes of it, each
+ * byte that is not printable ASCII, or is a quote or backslash, shown as
+ * '?'.  Always terminated; cut at cap. */
+void nv_bad_value(char *buf, size_t cap, const char *name, const char *val, const char *why,
+                  const char *then);
+
 /* Parses a yes/no style boolean (yes/no, true/false, 1/0, on/off). */
 bool nv_parse_bool(const char *s, bool *out);
 

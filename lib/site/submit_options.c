@@ -28,17 +28,17 @@ static const char *env_lookup(const char *const *env, uint32_t n, const char *na
     return env_lookup2(env, n, "", name);
 }
 
-static void reject(struct nv_submit_options *o, const char *what, const char *why)
+static void reject(struct nv_submit_options *o, const char *what, const char *val, const char *why)
 {
     if (o->rejected++ == 0)
-        snprintf(o->note, sizeof o->note, "%s %s; ignored it", what, why);
+        nv_bad_value(o->note, sizeof o->note, what, val, why, NV_ENV_IGNORED);
 }
 
 static void take_mode(struct nv_submit_options *o, const char *v, const char *src)
 {
     nv_mode m = nv_mode_parse(v);
     if (m == NV_MODE_UNSET) {
-        reject(o, src, "is not one of " NV_MODE_CHOICES);
+        reject(o, src, v, NV_MODE_RULE);
         return;
     }
     o->mode = m;
@@ -49,7 +49,7 @@ static void take_app(struct nv_submit_options *o, const char *v, const char *src
 {
     const char *why;
     if (!nv_app_key_valid(v, &why)) {
-        reject(o, src, why);
+        reject(o, src, v, why);
         return;
     }
     snprintf(o->app, sizeof o->app, "%s", v);
@@ -60,7 +60,7 @@ static void take_app(struct nv_submit_options *o, const char *v, const char *src
 static void take_advise(struct nv_submit_options *o, const char *v, const char *src)
 {
     if (nv_advise_parse(v, &o->advise_apply)) {
-        reject(o, src, "is not 'show' or 'apply'");
+        reject(o, src, v, NV_ADVISE_RULE);
         return;
     }
     o->advise_source = src;
@@ -69,7 +69,7 @@ static void take_advise(struct nv_submit_options *o, const char *v, const char *
 static void take_interval(struct nv_submit_options *o, const char *v, const char *src)
 {
     if (nv_interval_parse(v, &o->interval_s)) {
-        reject(o, src, "is not 0..86400 seconds");
+        reject(o, src, v, NV_INTERVAL_RULE);
         return;
     }
     o->interval_source = src;
@@ -94,9 +94,9 @@ void nv_submit_options_parse(const char *prefix, const char *const *spank_env, u
 
     const char *v;
     if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar")))
-        too_long(v) ? reject(o, "--netvar", "is too long") : take_mode(o, v, "--netvar");
+        too_long(v) ? reject(o, "--netvar", v, "is too long") : take_mode(o, v, "--netvar");
     if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_app")))
-        too_long(v) ? reject(o, "--netvar-app", "is too long") : take_app(o, v, "--netvar-app");
+        too_long(v) ? reject(o, "--netvar-app", v, "is too long") : take_app(o, v, "--netvar-app");
     if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_advise")))
         take_advise(o, v, "--netvar-advise");
     if ((v = env_lookup2(spank_env, spank_env_n, prefix, SPANK_PREFIX "netvar_interval")))
@@ -105,10 +105,10 @@ void nv_submit_options_parse(const char *prefix, const char *const *spank_env, u
     if (o->mode == NV_MODE_UNSET &&
         ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_MODE")) ||
          (v = env_lookup(job_env, job_env_n, "NETVAR_MODE"))))
-        too_long(v) ? reject(o, "NETVAR_MODE", "is too long") : take_mode(o, v, "NETVAR_MODE");
+        too_long(v) ? reject(o, "NETVAR_MODE", v, "is too long") : take_mode(o, v, "NETVAR_MODE");
     if (!o->app[0] && ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_APP")) ||
                        (v = env_lookup(job_env, job_env_n, "NETVAR_APP"))))
-        too_long(v) ? reject(o, "NETVAR_APP", "is too long") : take_app(o, v, "NETVAR_APP");
+        too_long(v) ? reject(o, "NETVAR_APP", v, "is too long") : take_app(o, v, "NETVAR_APP");
     if (!strcmp(o->advise_source, "none") &&
         ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_ADVISE")) ||
          (v = env_lookup(job_env, job_env_n, "NETVAR_ADVISE"))))
@@ -117,6 +117,29 @@ void nv_submit_options_parse(const char *prefix, const char *const *spank_env, u
         ((v = env_lookup2(spank_env, spank_env_n, prefix, "NETVAR_INTERVAL")) ||
          (v = env_lookup(job_env, job_env_n, "NETVAR_INTERVAL"))))
         take_interval(o, v, "NETVAR_INTERVAL");
+}
+
+int nv_submit_options_env_defaults(const struct nv_submit_options *o, const char *const *spank_env,
+                                   uint32_t spank_env_n, char (*out)[NV_ENV_LINE_MAX], int cap)
+{
+    char interval[16];
+    snprintf(interval, sizeof interval, "%d", o->interval_s);
+    const struct {
+        const char *name, *source, *value;
+    } d[] = {
+        {"NETVAR_MODE", o->mode_source, nv_mode_name(o->mode)},
+        {"NETVAR_APP", o->app_source, o->app},
+        {"NETVAR_INTERVAL", o->interval_source, interval},
+        {"NETVAR_ADVISE", o->advise_source, o->advise_apply ? "apply" : "show"},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof d / sizeof d[0] && n < cap; i++) {
+        /* taken from NETVAR_* (not an option), and not from spank_env */
+        if (strcmp(d[i].source, d[i].name) || env_lookup(spank_env, spank_env_n, d[i].name))
+            continue;
+        snprintf(out[n++], NV_ENV_LINE_MAX, "%s=%s", d[i].name, d[i].value);
+    }
+    return n;
 }
 
 nv_mode nv_effective_mode(const struct nv_submit_options *o, nv_mode site_default, bool allow_off)

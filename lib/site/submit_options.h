@@ -28,12 +28,22 @@ struct nv_submit_options {
     int interval_s;              /* -1 when not given */
     const char *interval_source; /* "--netvar-interval", "NETVAR_INTERVAL" or "none" */
     int rejected;                /* values ignored as invalid */
-    char note[160];              /* why the first rejected value was ignored */
+    char note[256];              /* why the first rejected value was ignored */
 };
 
 void nv_submit_options_parse(const char *prefix, const char *const *spank_env, uint32_t spank_env_n,
                              const char *const *job_env, uint32_t job_env_n,
                              struct nv_submit_options *out);
+
+/* The user defaults that o took from the job's environment alone, not
+ * from spank_env (a job submitted through slurmrestd, which runs no SPANK
+ * plugin at submit): "NETVAR_MODE=counters" style lines, each value
+ * already checked, for job_submit to add to the job's spank_job_env, where
+ * the prolog (as SPANK_NETVAR_*) and the job's steps see them.  Fills at
+ * most cap lines; returns how many. */
+#define NV_ENV_LINE_MAX (sizeof "NETVAR_INTERVAL=" + NV_APP_KEY_MAX + 8)
+int nv_submit_options_env_defaults(const struct nv_submit_options *o, const char *const *spank_env,
+                                   uint32_t spank_env_n, char (*out)[NV_ENV_LINE_MAX], int cap);
 
 /* The mode a job runs with: the user's choice, else the site default; off
  * only where the site allows it. */

@@ -72,6 +72,37 @@ static void log_decision(const char *entry, uint32_t user, const char *msg)
     }
 }
 
+/* A job from slurmrestd (or any submission that ran no SPANK plugin) has
+ * its NETVAR_* defaults only in its environment, which the prolog does not
+ * see: add the checked ones to spank_job_env (the prolog reads them as
+ * SPANK_NETVAR_*).  Only adds; an entry already there stays.  An
+ * allocation failure leaves the job as it was. */
+static void nv_submit_options_env_defaults_copy(job_desc_msg_t *job,
+                                                const struct nv_submit_options *opt)
+{
+    char lines[4][NV_ENV_LINE_MAX];
+    int n = nv_submit_options_env_defaults(opt, (const char *const *)job->spank_job_env,
+                                           job->spank_job_env_size, lines, 4);
+    if (n <= 0)
+        return;
+    uint32_t old = job->spank_job_env ? job->spank_job_env_size : 0;
+    char **env =
+        slurm_xcalloc(old + (uint32_t)n + 1, sizeof *env, true, true, __FILE__, __LINE__, __func__);
+    if (!env)
+        return;
+    for (uint32_t i = 0; i < old; i++)
+        env[i] = job->spank_job_env[i];
+    for (int i = 0; i < n; i++)
+        env[old + (uint32_t)i] = slurm_xstrdup(lines[i]);
+    if (job->spank_job_env)
+        nv_xfree(job->spank_job_env); /* the array only: its strings moved */
+    job->spank_job_env = env;
+    job->spank_job_env_size = old + (uint32_t)n;
+    slurm_debug("netvar: %d NETVAR_* default(s) from the job's environment added to its "
+                "spank_job_env",
+                n);
+}
+
 static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bool modify)
 {
     const struct js_generation *g = js_state_acquire();
@@ -82,6 +113,8 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
     struct nv_submit_options opt;
     nv_submit_options_parse("", (const char *const *)job->spank_job_env, job->spank_job_env_size,
                             (const char *const *)job->environment, job->env_size, &opt);
+    if (!modify)
+        nv_submit_options_env_defaults_copy(job, &opt);
     nv_mode mode = nv_effective_mode(&opt, g->conf->default_mode, g->conf->allow_off);
     char uid[16];
     uint32_t user = job->user_id != NO_VAL ? job->user_id : submit_uid;
@@ -137,7 +170,7 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
     if (!modify)
         js_stats_note_decision(d.actions);
     if (opt.rejected && g->conf->user_messages != NV_UMSG_NONE) {
-        char msg[200];
+        char msg[sizeof opt.note + 16];
         snprintf(msg, sizeof msg, "netvar: %s", opt.note);
         nv_tell_user(err_msg, msg);
     }

@@ -1,10 +1,20 @@
 /* local_side.c - what spank_netvar does in srun, sbatch and salloc, after
  * the options are parsed: check the user's NETVAR_* defaults and tell the
  * user about anything the site overrides.  Never fails the command for an
- * environment default; only a bad --netvar option (options.c) does that. */
+ * environment default; only a bad --netvar option (options.c) does that.
+ * An option given beats its environment form, which is then not read. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "spank_state.h"
+
+/* a bad default: one line with the option's own words, then ignored */
+static void env_rejected(const char *name, const char *val, const char *why)
+{
+    char line[256];
+    nv_bad_value(line, sizeof line, name, val, why, NV_ENV_IGNORED);
+    slurm_error("netvar: %s", line);
+}
 
 int nv_spank_local_post_opt(spank_t sp)
 {
@@ -14,9 +24,7 @@ int nv_spank_local_post_opt(spank_t sp)
         if (env) {
             m = nv_mode_parse(env);
             if (m == NV_MODE_UNSET)
-                slurm_error("netvar: NETVAR_MODE='%.32s' in your environment is not one of %s; "
-                            "the site default applies",
-                            env, NV_MODE_CHOICES);
+                env_rejected("NETVAR_MODE", env, NV_MODE_RULE);
             else /* hand the user default to job_submit and the prolog */
                 spank_job_control_setenv(sp, "NETVAR_MODE", nv_mode_name(m), 1);
         }
@@ -28,7 +36,7 @@ int nv_spank_local_post_opt(spank_t sp)
     const char *why;
     if (!nv_spank.opt_app_set && app) {
         if (!nv_app_key_valid(app, &why))
-            slurm_error("netvar: NETVAR_APP in your environment %s; ignoring it", why);
+            env_rejected("NETVAR_APP", app, why);
         else
             spank_job_control_setenv(sp, "NETVAR_APP", app, 1);
     }
@@ -38,9 +46,7 @@ int nv_spank_local_post_opt(spank_t sp)
     if (nv_spank.opt_interval_s < 0 && iv) {
         int s;
         if (nv_interval_parse(iv, &s))
-            slurm_error("netvar: NETVAR_INTERVAL='%.32s' in your environment is not a whole "
-                        "number of seconds from 0 to 86400; ignoring it",
-                        iv);
+            env_rejected("NETVAR_INTERVAL", iv, NV_INTERVAL_RULE);
         else
             spank_job_control_setenv(sp, "NETVAR_INTERVAL", iv, 1);
     }
@@ -48,9 +54,7 @@ int nv_spank_local_post_opt(spank_t sp)
     bool apply;
     if (!nv_spank.opt_advise_set && adv) {
         if (nv_advise_parse(adv, &apply))
-            slurm_error("netvar: NETVAR_ADVISE='%.32s' in your environment is not 'show' or "
-                        "'apply'; ignoring it",
-                        adv);
+            env_rejected("NETVAR_ADVISE", adv, NV_ADVISE_RULE);
         else
             spank_job_control_setenv(sp, "NETVAR_ADVISE", adv, 1);
     }

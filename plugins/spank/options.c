@@ -10,14 +10,15 @@
 
 enum { OPT_MODE = 1, OPT_APP, OPT_INTERVAL, OPT_ADVISE };
 
+/* the same words as a bad NETVAR_* value gets (job_options.h) */
 static int reject(const char *opt, const char *val, const char *why, int remote)
 {
-    if (remote) { /* already validated on the submit side; never fail a step */
-        slurm_error("netvar: --%s='%.80s' %s; ignoring it", opt, val ? val : "", why);
-        return 0;
-    }
-    slurm_error("netvar: --%s='%.80s' %s", opt, val ? val : "", why);
-    return -1;
+    char name[32], line[256];
+    snprintf(name, sizeof name, "--%s", opt);
+    /* remote: already validated on the submit side; never fail a step */
+    nv_bad_value(line, sizeof line, name, val, why, remote ? "ignoring it" : NULL);
+    slurm_error("netvar: %s", line);
+    return remote ? 0 : -1;
 }
 
 static int option_cb(int val, const char *optarg, int remote)
@@ -27,8 +28,7 @@ static int option_cb(int val, const char *optarg, int remote)
     case OPT_MODE: {
         nv_mode m = nv_mode_parse(optarg);
         if (m == NV_MODE_UNSET)
-            return reject("netvar", optarg, "is not a mode; choose one of " NV_MODE_CHOICES,
-                          remote);
+            return reject("netvar", optarg, NV_MODE_RULE, remote);
         nv_spank.opt_mode = m;
         return 0;
     }
@@ -41,14 +41,13 @@ static int option_cb(int val, const char *optarg, int remote)
     case OPT_INTERVAL: {
         int s;
         if (nv_interval_parse(optarg, &s))
-            return reject("netvar-interval", optarg,
-                          "is not a whole number of seconds from 0 to 86400", remote);
+            return reject("netvar-interval", optarg, NV_INTERVAL_RULE, remote);
         nv_spank.opt_interval_s = s;
         return 0;
     }
     case OPT_ADVISE:
         if (nv_advise_parse(optarg, &nv_spank.opt_advise_apply))
-            return reject("netvar-advise", optarg, "is not 'show' or 'apply'", remote);
+            return reject("netvar-advise", optarg, NV_ADVISE_RULE, remote);
         nv_spank.opt_advise_set = true;
         return 0;
     }

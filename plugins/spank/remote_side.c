@@ -49,9 +49,11 @@ static nv_mode settle_mode(spank_t sp)
         if (spank_getenv(sp, "NETVAR_MODE", env, sizeof env) == ESPANK_SUCCESS) {
             m = nv_mode_parse(env);
             step_mode_source = "NETVAR_MODE";
-            if (m == NV_MODE_UNSET)
-                slurm_error("netvar: NETVAR_MODE='%s' is not one of %s; using the site default",
-                            env, NV_MODE_CHOICES);
+            if (m == NV_MODE_UNSET) {
+                char line[256];
+                nv_bad_value(line, sizeof line, "NETVAR_MODE", env, NV_MODE_RULE, NV_ENV_IGNORED);
+                slurm_error("netvar: %s", line);
+            }
         }
     }
     if (m == NV_MODE_UNSET) {

@@ -48,7 +48,7 @@ before=$(squeue -h | wc -l)
 out=$(sbatch --netvar=bogus --wrap true 2>&1); rc=$?
 check "sbatch --netvar=bogus fails" test $rc -ne 0
 contains "bad mode error names option, value and choices" "$out" \
-    "netvar: --netvar='bogus' is not a mode; choose one of off, counters, segments, full"
+    "netvar: --netvar='bogus' is not one of off, counters, segments, full"
 out=$(srun --netvar-app=../../etc true 2>&1); rc=$?
 check "srun --netvar-app=../../etc fails" test $rc -ne 0
 contains "path-like app name refused with the reason" "$out" "--netvar-app='../../etc'"

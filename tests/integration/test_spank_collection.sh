@@ -82,8 +82,8 @@ win=$(grep -c '"end_unix_s"' "$spool/jobs/$jid/node-n1.json" 2>/dev/null)
 check "NETVAR_INTERVAL=1 over 4 s gives at least 3 windows (got ${win:-0})" test "${win:-0}" -ge 3
 out=$(NETVAR_INTERVAL=5s NETVAR_ADVISE=yes sbatch --parsable -N1 --netvar=counters --wrap true 2>&1)
 contains "a bad NETVAR_INTERVAL is named and ignored" "$out" \
-    "NETVAR_INTERVAL='5s' in your environment is not a whole number of seconds"
-contains "a bad NETVAR_ADVISE is named and ignored" "$out" "NETVAR_ADVISE='yes' in your environment is not"
+    "NETVAR_INTERVAL='5s' is not a whole number of seconds from 0 to 86400; ignored it; the default applies"
+contains "a bad NETVAR_ADVISE is named and ignored" "$out" "NETVAR_ADVISE='yes' is not 'show' or 'apply'; ignored it"
 jid=$(printf %s "$out" | tail -n 1)
 check "the job with bad defaults was still submitted ($jid)" wait_job "$jid" 60
 

@@ -174,12 +174,14 @@ static void rejected_values_are_counted_and_the_first_noted(void **state)
     assert_int_equal(o.mode, NV_MODE_UNSET);
     assert_string_equal(o.app, "");
     assert_int_equal(o.interval_s, -1);
-    assert_string_equal(o.note, "--netvar is not one of off, counters, segments, full; ignored it");
+    assert_string_equal(o.note, "--netvar='loud' is not one of off, counters, segments, full; "
+                                "ignored it; the default applies");
 
     const char *app_only[] = {OPT "netvar_app=../../etc"};
     nv_submit_options_parse("", app_only, N(app_only), NULL, 0, &o);
     assert_int_equal(o.rejected, 1);
-    assert_string_equal(o.note, "--netvar-app starts with '.' or '-'; ignored it");
+    assert_string_equal(o.note, "--netvar-app='../../etc' starts with '.' or '-'; ignored it; "
+                                "the default applies");
 
     const char *spaces[] = {"NETVAR_APP=my app"};
     nv_submit_options_parse("", NULL, 0, spaces, N(spaces), &o);
@@ -187,14 +189,15 @@ static void rejected_values_are_counted_and_the_first_noted(void **state)
     assert_string_equal(o.app, "");
     assert_string_equal(o.app_source, "none");
     assert_string_equal(o.note,
-                        "NETVAR_APP has a character outside letters, digits and ._-; ignored it");
+                        "NETVAR_APP='my app' has a character outside letters, digits and ._-; "
+                        "ignored it; the default applies");
 
     const char *env_mode[] = {"NETVAR_MODE=FULL"};
     nv_submit_options_parse("", env_mode, N(env_mode), NULL, 0, &o);
     assert_int_equal(o.rejected, 1);
     assert_int_equal(o.mode, NV_MODE_UNSET);
-    assert_string_equal(o.note,
-                        "NETVAR_MODE is not one of off, counters, segments, full; ignored it");
+    assert_string_equal(o.note, "NETVAR_MODE='FULL' is not one of off, counters, segments, full; "
+                                "ignored it; the default applies");
 }
 
 static void a_rejected_option_falls_back_to_the_user_default(void **state)
@@ -209,7 +212,7 @@ static void a_rejected_option_falls_back_to_the_user_default(void **state)
     assert_string_equal(o.mode_source, "NETVAR_MODE");
     assert_string_equal(o.app, "amg");
     assert_int_equal(o.rejected, 2);
-    assert_non_null(strstr(o.note, "--netvar "));
+    assert_non_null(strstr(o.note, "--netvar='bogus' "));
 }
 
 static void interval_bounds(void **state)
@@ -231,8 +234,14 @@ static void interval_bounds(void **state)
         if (o.interval_s != cases[i].want)
             fail_msg("interval '%s' gave %d, expected %d", cases[i].v, o.interval_s, cases[i].want);
         assert_int_equal(o.rejected, cases[i].want < 0 ? 1 : 0);
-        if (cases[i].want < 0)
-            assert_string_equal(o.note, "--netvar-interval is not 0..86400 seconds; ignored it");
+        if (cases[i].want < 0) {
+            char want[256];
+            snprintf(want, sizeof want,
+                     "--netvar-interval='%.64s%s' is not a whole number of seconds from 0 to "
+                     "86400; ignored it; the default applies",
+                     cases[i].v, strlen(cases[i].v) > 64 ? "..." : "");
+            assert_string_equal(o.note, want);
+        }
     }
 }
 
@@ -288,11 +297,13 @@ static void interval_and_advise_have_environment_forms(void **state)
     assert_int_equal(o.interval_s, -1);
     assert_false(o.advise_apply);
     assert_string_equal(o.advise_source, "none");
-    assert_string_equal(o.note, "NETVAR_ADVISE is not 'show' or 'apply'; ignored it");
+    assert_string_equal(o.note, "NETVAR_ADVISE='yes' is not 'show' or 'apply'; ignored it; "
+                                "the default applies");
     const char *plus[] = {"NETVAR_INTERVAL=+5"};
     nv_submit_options_parse("", NULL, 0, plus, N(plus), &o);
     assert_int_equal(o.rejected, 1);
-    assert_string_equal(o.note, "NETVAR_INTERVAL is not 0..86400 seconds; ignored it");
+    assert_string_equal(o.note, "NETVAR_INTERVAL='+5' is not a whole number of seconds from 0 to "
+                                "86400; ignored it; the default applies");
 
     /* a bad option falls back to the environment, as for the mode */
     const char *badopt[] = {OPT "netvar_advise=APPLY"};
@@ -300,7 +311,8 @@ static void interval_and_advise_have_environment_forms(void **state)
     assert_true(o.advise_apply);
     assert_string_equal(o.advise_source, "NETVAR_ADVISE");
     assert_int_equal(o.rejected, 1);
-    assert_string_equal(o.note, "--netvar-advise is not 'show' or 'apply'; ignored it");
+    assert_string_equal(o.note, "--netvar-advise='APPLY' is not 'show' or 'apply'; ignored it; "
+                                "the default applies");
 }
 
 /* builds "NAME=" + n copies of c */
@@ -316,6 +328,16 @@ static char *entry_of(const char *name, size_t n, char c)
     return e;
 }
 
+/* the note for a long value of c: its first 64 bytes, then "..." */
+static void assert_long_note(const char *note, const char *name, char c, const char *why)
+{
+    char want[256], shown[65];
+    memset(shown, c, 64);
+    shown[64] = '\0';
+    snprintf(want, sizeof want, "%s='%s...' %s; ignored it; the default applies", name, shown, why);
+    assert_string_equal(note, want);
+}
+
 static void oversize_values_are_ignored_as_too_long(void **state)
 {
     (void)state;
@@ -325,7 +347,7 @@ static void oversize_values_are_ignored_as_too_long(void **state)
     nv_submit_options_parse("", spank, 1, NULL, 0, &o);
     assert_int_equal(o.rejected, 1);
     assert_int_equal(o.mode, NV_MODE_UNSET);
-    assert_string_equal(o.note, "--netvar is too long; ignored it");
+    assert_long_note(o.note, "--netvar", 'f', "is too long");
     free(mode);
 
     /* exactly 4096 is not "too long", just not a mode name */
@@ -333,7 +355,7 @@ static void oversize_values_are_ignored_as_too_long(void **state)
     spank[0] = mode;
     nv_submit_options_parse("", spank, 1, NULL, 0, &o);
     assert_int_equal(o.rejected, 1);
-    assert_string_equal(o.note, "--netvar is not one of off, counters, segments, full; ignored it");
+    assert_long_note(o.note, "--netvar", 'f', NV_MODE_RULE);
     free(mode);
 
     char *app = entry_of(OPT "netvar_app", 100000, 'a');
@@ -341,7 +363,7 @@ static void oversize_values_are_ignored_as_too_long(void **state)
     nv_submit_options_parse("", spank, 1, NULL, 0, &o);
     assert_int_equal(o.rejected, 1);
     assert_string_equal(o.app, "");
-    assert_string_equal(o.note, "--netvar-app is too long; ignored it");
+    assert_long_note(o.note, "--netvar-app", 'a', "is too long");
     free(app);
 
     /* 65 characters: short enough for the env check, too long for a key */
@@ -349,7 +371,7 @@ static void oversize_values_are_ignored_as_too_long(void **state)
     spank[0] = app;
     nv_submit_options_parse("", spank, 1, NULL, 0, &o);
     assert_int_equal(o.rejected, 1);
-    assert_string_equal(o.note, "--netvar-app is longer than 64 characters; ignored it");
+    assert_long_note(o.note, "--netvar-app", 'a', "is longer than 64 characters");
     free(app);
     app = entry_of(OPT "netvar_app", 64, 'a');
     spank[0] = app;
@@ -365,7 +387,7 @@ static void oversize_values_are_ignored_as_too_long(void **state)
     assert_int_equal(o.rejected, 2);
     assert_int_equal(o.mode, NV_MODE_UNSET);
     assert_string_equal(o.app, "");
-    assert_string_equal(o.note, "NETVAR_MODE is too long; ignored it");
+    assert_long_note(o.note, "NETVAR_MODE", 'x', "is too long");
     free(env_mode);
     free(env_app);
 }
@@ -391,6 +413,65 @@ static void counts_bound_the_scan_and_uint32_max_means_null_terminated(void **st
     /* a NULL inside a counted array also ends the scan (no crash) */
     nv_submit_options_parse("", NULL, 0, job, 4, &o);
     assert_int_equal(o.mode, NV_MODE_UNSET);
+}
+
+/* a job from slurmrestd: its NETVAR_* defaults only in the job's
+ * environment; those are handed on (checked, normalised), and nothing that
+ * an option or spank_job_env already says */
+static void env_only_defaults_are_handed_to_spank_job_env(void **state)
+{
+    (void)state;
+    char lines[4][NV_ENV_LINE_MAX];
+    struct nv_submit_options o;
+    const char *job[] = {"NETVAR_MODE=full", "NETVAR_APP=fftw", "NETVAR_INTERVAL=007",
+                         "NETVAR_ADVISE=apply"};
+    nv_submit_options_parse("", NULL, 0, job, N(job), &o);
+    assert_int_equal(nv_submit_options_env_defaults(&o, NULL, 0, lines, 4), 4);
+    assert_string_equal(lines[0], "NETVAR_MODE=full");
+    assert_string_equal(lines[1], "NETVAR_APP=fftw");
+    assert_string_equal(lines[2], "NETVAR_INTERVAL=7");
+    assert_string_equal(lines[3], "NETVAR_ADVISE=apply");
+    /* cap bounds the lines written */
+    assert_int_equal(nv_submit_options_env_defaults(&o, NULL, 0, lines, 2), 2);
+    /* options beat the environment: only the two without an option */
+    const char *spank[] = {OPT "netvar=counters", OPT "netvar_interval=3"};
+    nv_submit_options_parse("", spank, N(spank), job, N(job), &o);
+    assert_int_equal(o.interval_s, 3);
+    assert_int_equal(nv_submit_options_env_defaults(&o, spank, N(spank), lines, 4), 2);
+    assert_string_equal(lines[0], "NETVAR_APP=fftw");
+    assert_string_equal(lines[1], "NETVAR_ADVISE=apply");
+    /* sbatch already put them in spank_job_env: nothing to add */
+    const char *sb[] = {"NETVAR_MODE=full", "NETVAR_APP=fftw", "NETVAR_INTERVAL=7",
+                        "NETVAR_ADVISE=apply"};
+    nv_submit_options_parse("", sb, N(sb), job, N(job), &o);
+    assert_int_equal(nv_submit_options_env_defaults(&o, sb, N(sb), lines, 4), 0);
+    /* bad values are not handed on */
+    const char *bad[] = {"NETVAR_MODE=loud", "NETVAR_APP=a/b", "NETVAR_INTERVAL=abc",
+                         "NETVAR_ADVISE=yes"};
+    nv_submit_options_parse("", NULL, 0, bad, N(bad), &o);
+    assert_int_equal(o.rejected, 4);
+    assert_int_equal(nv_submit_options_env_defaults(&o, NULL, 0, lines, 4), 0);
+}
+
+/* the user's value is shown bounded, without quotes or control bytes */
+static void bad_value_lines_are_bounded_and_printable(void **state)
+{
+    (void)state;
+    char line[256], small[16];
+    nv_bad_value(line, sizeof line, "NETVAR_INTERVAL", "a'b\n\x01\"", NV_INTERVAL_RULE, NULL);
+    assert_string_equal(line, "NETVAR_INTERVAL='a?b?"
+                              "?"
+                              "?' is not a whole number of seconds from 0 "
+                              "to 86400");
+    char big[200];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    nv_bad_value(line, sizeof line, "--netvar-app", big, "is too long", "ignoring it");
+    assert_int_equal(strlen(line), strlen("--netvar-app='' is too long; ignoring it") + 64 + 3);
+    nv_bad_value(small, sizeof small, "NETVAR_MODE", "x", NV_MODE_RULE, NULL);
+    assert_string_equal(small, "NETVAR_MODE='x'");
+    nv_bad_value(line, sizeof line, "NETVAR_MODE", NULL, NV_MODE_RULE, NULL);
+    assert_string_equal(line, "NETVAR_MODE='' is not one of off, counters, segments, full");
 }
 
 static void effective_mode_default_and_allow_off(void **state)
@@ -433,6 +514,8 @@ int main(void)
         cmocka_unit_test(oversize_values_are_ignored_as_too_long),
         cmocka_unit_test(counts_bound_the_scan_and_uint32_max_means_null_terminated),
         cmocka_unit_test(effective_mode_default_and_allow_off),
+        cmocka_unit_test(env_only_defaults_are_handed_to_spank_job_env),
+        cmocka_unit_test(bad_value_lines_are_bounded_and_printable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
