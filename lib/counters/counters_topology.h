@@ -54,6 +54,25 @@ int nv_topo_parse_map(nv_topo *t, const char *text, const char *source, char *er
 /* Parse text in Slurm topology.conf format (same error convention). */
 int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err, size_t errlen);
 
+/* Building a topology switch by switch (topology.conf's parser and
+ * topology.yaml's, lib/topoyaml): each switch lists its nodes (a leaf) or
+ * its child switches.  A node keeps the first switch that lists it; after
+ * the last switch, nv_topo_links_finish sets each node's group to its
+ * leaf's parent switch and frees the links. */
+typedef struct nv_topo_links {
+    struct nv_topo_link {
+        char child[NV_TOPO_NAME_MAX];
+        char parent[NV_TOPO_NAME_MAX];
+    } * links;
+    size_t n, cap;
+} nv_topo_links;
+
+/* nodes or switches (Slurm host lists; nodes wins when both are given)
+ * under swname; where ("file:line") starts the one line in err on -1. */
+int nv_topo_add_switch(nv_topo *t, nv_topo_links *l, const char *swname, const char *nodes,
+                       const char *switches, const char *where, char *err, size_t errlen);
+void nv_topo_links_finish(nv_topo *t, nv_topo_links *l);
+
 #define NV_TOPO_MAX_FILE_BYTES (16u << 20)
 
 /* Reads the admin's file (safe_open.h nv_read_admin_file: a FIFO, device

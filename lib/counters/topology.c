@@ -353,18 +353,78 @@ int nv_topo_parse_map(nv_topo *t, const char *text, const char *source, char *er
     return for_each_line(t, text, source ? source : "blade map", map_line, err, errlen);
 }
 
-/* topology.conf: parent switches are remembered per child switch so that a
- * leaf's nodes get group = the switch above it. */
-typedef struct slurm_state {
-    struct {
-        char child[NV_TOPO_NAME_MAX];
-        char parent[NV_TOPO_NAME_MAX];
-    } * links;
-    size_t n, cap;
-} slurm_state;
+/* topology.conf and topology.yaml: parent switches are remembered per
+ * child switch (nv_topo_links) so that a leaf's nodes get group = the
+ * switch above it. */
+int nv_topo_add_switch(nv_topo *t, nv_topo_links *st, const char *swname, const char *nodes,
+                       const char *switches, const char *where, char *err, size_t errlen)
+{
+    if (!value_ok(swname)) {
+        snprintf(err, errlen, "%s: bad switch name '%.40s'; parsing stopped", where, swname);
+        return -1;
+    }
+    const char *list = nodes ? nodes : switches;
+    if (!list)
+        return 0;
+    char **names;
+    char e[256];
+    long n = nv_hostlist_expand(list, &names, NV_TOPO_MAX_NODES, e, sizeof e);
+    if (n < 0) {
+        snprintf(err, errlen, "%s: %s; parsing stopped", where, e);
+        return -1;
+    }
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        if (nodes) {
+            nv_topo_node *nd = get_or_add(t, names[i]);
+            if (!nd) {
+                snprintf(err, errlen, "%s: more than %d nodes; parsing stopped", where,
+                         NV_TOPO_MAX_NODES);
+                rc = -1;
+            } else if (!*nd->sw) {
+                snprintf(nd->sw, sizeof nd->sw, "%s", swname);
+            }
+        } else {
+            if (st->n == st->cap) {
+                size_t cap = st->cap ? st->cap * 2 : 16;
+                void *v =
+                    cap <= NV_TOPO_MAX_NODES ? realloc(st->links, cap * sizeof *st->links) : NULL;
+                if (!v) {
+                    snprintf(err, errlen, "%s: too many switches; parsing stopped", where);
+                    rc = -1;
+                    break;
+                }
+                st->links = v;
+                st->cap = cap;
+            }
+            snprintf(st->links[st->n].child, NV_TOPO_NAME_MAX, "%s", names[i]);
+            snprintf(st->links[st->n].parent, NV_TOPO_NAME_MAX, "%s", swname);
+            st->n++;
+        }
+    }
+    nv_hostlist_free(names, (size_t)n);
+    return rc;
+}
 
-static int slurm_line_impl(nv_topo *t, slurm_state *st, char *line, const char *source, int lineno,
-                           char *err, size_t errlen)
+void nv_topo_links_finish(nv_topo *t, nv_topo_links *st)
+{
+    /* group of a node = the parent of its leaf switch, unless the map set it */
+    for (size_t i = 0; i < t->n; i++) {
+        nv_topo_node *nd = &t->nodes[i];
+        if (*nd->group || !*nd->sw)
+            continue;
+        for (size_t k = 0; k < st->n; k++)
+            if (!strcmp(st->links[k].child, nd->sw)) {
+                snprintf(nd->group, sizeof nd->group, "%s", st->links[k].parent);
+                break;
+            }
+    }
+    free(st->links);
+    memset(st, 0, sizeof *st);
+}
+
+static int slurm_line_impl(nv_topo *t, nv_topo_links *st, char *line, const char *source,
+                           int lineno, char *err, size_t errlen)
 {
     char *save = NULL;
     char swname[NV_TOPO_NAME_MAX] = "";
@@ -391,55 +451,16 @@ static int slurm_line_impl(nv_topo *t, slurm_state *st, char *line, const char *
         snprintf(err, errlen, "%s:%d: line without SwitchName=; parsing stopped", source, lineno);
         return -1;
     }
-    const char *list = nodes ? nodes : switches;
-    if (!list)
-        return 0;
-    char **names;
-    char e[256];
-    long n = nv_hostlist_expand(list, &names, NV_TOPO_MAX_NODES, e, sizeof e);
-    if (n < 0) {
-        snprintf(err, errlen, "%s:%d: %s; parsing stopped", source, lineno, e);
-        return -1;
-    }
-    int rc = 0;
-    for (long i = 0; i < n && rc == 0; i++) {
-        if (nodes) {
-            nv_topo_node *nd = get_or_add(t, names[i]);
-            if (!nd) {
-                snprintf(err, errlen, "%s:%d: more than %d nodes; parsing stopped", source, lineno,
-                         NV_TOPO_MAX_NODES);
-                rc = -1;
-            } else if (!*nd->sw) {
-                snprintf(nd->sw, sizeof nd->sw, "%s", swname);
-            }
-        } else {
-            if (st->n == st->cap) {
-                size_t cap = st->cap ? st->cap * 2 : 16;
-                void *v =
-                    cap <= NV_TOPO_MAX_NODES ? realloc(st->links, cap * sizeof *st->links) : NULL;
-                if (!v) {
-                    snprintf(err, errlen, "%s:%d: too many switches; parsing stopped", source,
-                             lineno);
-                    rc = -1;
-                    break;
-                }
-                st->links = v;
-                st->cap = cap;
-            }
-            snprintf(st->links[st->n].child, NV_TOPO_NAME_MAX, "%s", names[i]);
-            snprintf(st->links[st->n].parent, NV_TOPO_NAME_MAX, "%s", swname);
-            st->n++;
-        }
-    }
-    nv_hostlist_free(names, (size_t)n);
-    return rc;
+    char where[4200];
+    snprintf(where, sizeof where, "%.4096s:%d", source, lineno);
+    return nv_topo_add_switch(t, st, swname, nodes, switches, where, err, errlen);
 }
 
 int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err, size_t errlen)
 {
     if (!source)
         source = "topology.conf";
-    slurm_state st = {0};
+    nv_topo_links st = {0};
     int rc = 0, lineno = 0;
     const char *p = text ? text : "";
     while (*p && rc == 0) {
@@ -465,18 +486,7 @@ int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *
             rc = slurm_line_impl(t, &st, s, source, lineno, err, errlen);
         p = nl ? nl + 1 : p + len;
     }
-    /* group of a node = the parent of its leaf switch, unless the map set it */
-    for (size_t i = 0; i < t->n; i++) {
-        nv_topo_node *nd = &t->nodes[i];
-        if (*nd->group || !*nd->sw)
-            continue;
-        for (size_t k = 0; k < st.n; k++)
-            if (!strcmp(st.links[k].child, nd->sw)) {
-                snprintf(nd->group, sizeof nd->group, "%s", st.links[k].parent);
-                break;
-            }
-    }
-    free(st.links);
+    nv_topo_links_finish(t, &st);
     return rc;
 }
 

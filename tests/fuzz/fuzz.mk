@@ -55,7 +55,7 @@ fuzz-model: $(FUZZ_MODEL)
 $(FUZZ_INPUTS): tests/fuzz/fuzz_inputs.c $(call fuzz_objs,$(FUZZ_INPUTS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
-	  $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+	  $(JSON_LIBS) $(SVM_LIBS) $(YAML_LIBS) -ldl -lm -lpthread
 
 fuzz-inputs: $(FUZZ_INPUTS)
 	@mkdir -p $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs
@@ -87,7 +87,7 @@ $(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c tests/fuzz/fuzz_dir.h $(call fuzz_o
 $(FUZZ_RECORDS): tests/fuzz/fuzz_records.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
-	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
+	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) $(YAML_LIBS) -ldl -lm -lpthread
 
 fuzz-registry: $(FUZZ_REGISTRY)
 	@mkdir -p $(BUILD)/fuzz/corpus-registry $(BUILD)/fuzz/seeds-registry
@@ -115,7 +115,7 @@ fuzz-records: $(FUZZ_RECORDS)
 $(FUZZ_STATE): tests/fuzz/fuzz_train_state.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
-	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
+	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) $(YAML_LIBS) -ldl -lm -lpthread
 
 fuzz-state: $(FUZZ_STATE)
 	@mkdir -p $(BUILD)/fuzz/corpus-state $(BUILD)/fuzz/seeds-state
