@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define NV_TOPO_NAME_MAX 64
 #define NV_TOPO_MAX_NODES 65536
@@ -34,8 +35,10 @@ typedef struct nv_topo_node {
 } nv_topo_node;
 
 typedef struct nv_topo {
-    nv_topo_node *nodes;
+    nv_topo_node *nodes; /* in the order first seen; never reordered */
     size_t n, cap;
+    uint32_t *ix; /* open-addressing index: node i stored as i + 1 */
+    size_t ixcap; /* a power of two, at least twice n (0: no index yet) */
 } nv_topo;
 
 /* Expands a Slurm host list ("n[1-3,07],gpu1") into names.  Returns the

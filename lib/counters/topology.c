@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,15 +205,52 @@ void nv_topo_init(nv_topo *t)
 void nv_topo_free(nv_topo *t)
 {
     free(t->nodes);
+    free(t->ix);
     memset(t, 0, sizeof *t);
+}
+
+/* FNV-1a: the index's slot for a node name */
+static size_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
+static size_t ix_slot(const nv_topo *t, const char *node)
+{
+    size_t mask = t->ixcap - 1, k = name_hash(node) & mask;
+    while (t->ix[k] && strcmp(t->nodes[t->ix[k] - 1].node, node))
+        k = (k + 1) & mask;
+    return k;
+}
+
+/* an index of at least twice n slots, rebuilt from nodes when it grows */
+static int ix_reserve(nv_topo *t, size_t n)
+{
+    if (t->ixcap >= 2 * n && t->ixcap)
+        return 0;
+    size_t cap = t->ixcap ? t->ixcap : 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *ix = calloc(cap, sizeof *ix);
+    if (!ix)
+        return -1;
+    free(t->ix);
+    t->ix = ix;
+    t->ixcap = cap;
+    for (size_t i = 0; i < t->n; i++)
+        t->ix[ix_slot(t, t->nodes[i].node)] = (uint32_t)(i + 1);
+    return 0;
 }
 
 static nv_topo_node *find_mut(nv_topo *t, const char *node)
 {
-    for (size_t i = 0; i < t->n; i++)
-        if (!strcmp(t->nodes[i].node, node))
-            return &t->nodes[i];
-    return NULL;
+    if (!t->ixcap)
+        return NULL;
+    uint32_t i = t->ix[ix_slot(t, node)];
+    return i ? &t->nodes[i - 1] : NULL;
 }
 
 const nv_topo_node *nv_topo_find(const nv_topo *t, const char *node)
@@ -225,7 +263,7 @@ static nv_topo_node *get_or_add(nv_topo *t, const char *node)
     nv_topo_node *e = find_mut(t, node);
     if (e)
         return e;
-    if (t->n >= NV_TOPO_MAX_NODES)
+    if (t->n >= NV_TOPO_MAX_NODES || ix_reserve(t, t->n + 1))
         return NULL;
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 32;
@@ -235,9 +273,11 @@ static nv_topo_node *get_or_add(nv_topo *t, const char *node)
         t->nodes = v;
         t->cap = cap;
     }
-    e = &t->nodes[t->n++];
+    e = &t->nodes[t->n];
     memset(e, 0, sizeof *e);
     snprintf(e->node, sizeof e->node, "%s", node);
+    t->ix[ix_slot(t, e->node)] = (uint32_t)(t->n + 1);
+    t->n++;
     return e;
 }
 
