@@ -341,10 +341,7 @@ static int topo_index(topo_ix *x, const char *topology, const char *blade_map, c
     x->n_sw = 0;
     if (!topology && !blade_map)
         return 0;
-    if (topology && nv_topo_is_yaml_name(topology)
-            ? nv_topo_load_yaml(&x->t, topology, err, errlen)
-            : nv_topo_load_file(&x->t, topology ? topology : blade_map, topology != NULL, err,
-                                errlen))
+    if (nv_topo_load_named(&x->t, topology ? topology : blade_map, topology != NULL, err, errlen))
         return -1;
     char groups[NV_ALLOC_SWITCHES_MAX][NV_TOPO_NAME_MAX];
     size_t ng = 0;
@@ -961,7 +958,8 @@ static int run_records(int operands)
     char err[700];
     nv_topo t;
     nv_topo_init(&t);
-    if (nv_topo_load_file(&t, topology ? topology : blade_map, topology != NULL, err, sizeof err)) {
+    if (nv_topo_load_named(&t, topology ? topology : blade_map, topology != NULL, err,
+                           sizeof err)) {
         fprintf(stderr, "netvar alloc records: %s\n", err);
         return 1;
     }

@@ -495,3 +495,10 @@ bool nv_topo_is_yaml_name(const char *path)
     size_t l = path ? strlen(path) : 0;
     return (l > 5 && !strcmp(path + l - 5, ".yaml")) || (l > 4 && !strcmp(path + l - 4, ".yml"));
 }
+
+int nv_topo_load_named(nv_topo *t, const char *path, bool slurm_format, char *err, size_t errlen)
+{
+    if (slurm_format && nv_topo_is_yaml_name(path))
+        return nv_topo_load_yaml(t, path, err, errlen);
+    return nv_topo_load_file(t, path, slurm_format, err, errlen);
+}

@@ -70,4 +70,9 @@ int nv_topo_load_slurm(nv_topo *t, const char *path, enum nv_topo_kind kind, cha
 /* A file name ending .yaml or .yml (an admin-named --topology FILE) */
 bool nv_topo_is_yaml_name(const char *path);
 
+/* An admin-named --topology FILE: topology.yaml when its name says so
+ * (nv_topo_is_yaml_name), else topology.conf; or, with slurm_format
+ * false, netvar's blade map. */
+int nv_topo_load_named(nv_topo *t, const char *path, bool slurm_format, char *err, size_t errlen);
+
 #endif

@@ -138,6 +138,17 @@ static void conf_and_yaml_agree(void **state)
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
         assert_int_equal(leaves_of(&lc, lists[i]), leaves_of(&ly, lists[i]));
     assert_int_equal(leaves_of(&ly, "dev[5-6]"), 2);
+    /* an admin-named --topology FILE: read as its name says */
+    nv_topo n;
+    nv_topo_init(&n);
+    if (nv_topo_load_named(&n, ypath, true, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(n.n, y.n);
+    assert_node(&n, "login1", "s3", "s5");
+    nv_topo_free(&n);
+    nv_topo_init(&n);
+    assert_int_equal(nv_topo_load_named(&n, cpath, false, err, sizeof err), -1); /* a blade map? */
+    nv_topo_free(&n);
     assert_int_equal(leaves_of(&ly, "dev[0-17]"), 3);
     nv_leaf_map_free(&lc);
     nv_leaf_map_free(&ly);
