@@ -61,6 +61,10 @@ MPI_LIBS      := $(shell $(PKG) --libs ompi-c 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell $(PKG) --libs cmocka 2>/dev/null)
 SVM_LIBS      ?= -lsvm
+# libyaml: Slurm's topology.yaml (lib/topoyaml), linked only into what reads
+# Slurm's topology (the plugins, the CLI, their tests and fuzz targets)
+YAML_CFLAGS   := $(shell $(PKG) --cflags yaml-0.1 2>/dev/null)
+YAML_LIBS     := $(or $(shell $(PKG) --libs yaml-0.1 2>/dev/null),-lyaml)
 
 # Ours are NV_CFLAGS/NV_LDFLAGS; a user's CFLAGS/LDFLAGS come after them and
 # add to them (make CFLAGS=-O0 keeps the warnings and include paths).
@@ -84,9 +88,10 @@ ALL_TARGETS :=
 
 # ---------------------------------------------------------------- lib/
 # NV_DEPS_<lib>: every library <lib> may include and link, transitively.
-NV_LIBS := util counters alloc alloctrain variability vetrain segments diagnose model records site train report runner upkeep replay
+NV_LIBS := util counters topoyaml alloc alloctrain variability vetrain segments diagnose model records site train report runner upkeep replay
 NV_DEPS_util        :=
 NV_DEPS_counters    := util
+NV_DEPS_topoyaml    := counters util
 NV_DEPS_alloc       := util
 NV_DEPS_alloctrain  := alloc util
 NV_DEPS_variability := util
@@ -106,7 +111,7 @@ nv_lib_a   = $(BUILD)/lib/libnetvar_$(1).a
 nv_incs    = $(foreach l,$(1),-Ilib/$(l))
 # link line for a set of libraries: dependents before dependencies
 nv_link    = $(foreach l,$(filter $(1),$(NV_LINK_ORDER)),$(call nv_lib_a,$(l)))
-NV_LINK_ORDER := replay upkeep report runner train vetrain site records alloctrain model alloc variability diagnose segments counters util
+NV_LINK_ORDER := replay upkeep report runner train vetrain site records alloctrain model alloc variability diagnose segments topoyaml counters util
 
 define nv_library
 NV_SRCS_$(1) := $$(sort $$(wildcard lib/$(1)/*.c))
@@ -120,12 +125,13 @@ endef
 $(foreach l,$(NV_LIBS),$(eval $(call nv_library,$(l))))
 
 $(BUILD)/obj/lib/counters/%.o: NV_CFLAGS += $(PAPI_CFLAGS) -Wno-format-truncation
+$(BUILD)/obj/lib/topoyaml/%.o: NV_CFLAGS += $(YAML_CFLAGS)
 
 # Every archive, in link order, with what they need from the system
 # (NV_SYS_LIBS: what any set of archives needs; libsvm only for vetrain).
 NETVAR_ALL_LIBS := $(call nv_link,$(NV_LIBS))
 NV_SYS_LIBS = $(JSON_LIBS) -ldl -lm -lpthread
-NETVAR_LIBS = $(NETVAR_ALL_LIBS) $(SVM_LIBS) $(NV_SYS_LIBS)
+NETVAR_LIBS = $(NETVAR_ALL_LIBS) $(SVM_LIBS) $(YAML_LIBS) $(NV_SYS_LIBS)
 ALL_INCS := $(call nv_incs,$(NV_LIBS))
 
 # ---------------------------------------------------------------- cli/
@@ -142,7 +148,7 @@ $(NETVAR_BIN): $(CLI_OBJS) $(NETVAR_ALL_LIBS)
 # ---------------------------------------------------------------- plugins/
 # Plugins resolve slurm_* symbols from the daemon at load time, so they are
 # not linked with -lslurm; everything of ours stays hidden (version scripts).
-SPANK_LIBS := site records model alloc variability counters util
+SPANK_LIBS := site records model alloc variability topoyaml counters util
 SPANK_SRCS := $(sort $(wildcard plugins/spank/*.c))
 SPANK_OBJS := $(SPANK_SRCS:%.c=$(BUILD)/obj/%.o)
 SPANK_SO   := $(BUILD)/plugins/spank_netvar.so
@@ -153,7 +159,7 @@ NV_SLURM_FEATURES = $(eval NV_SLURM_FEATURES := $$(shell sh plugins/slurm_featur
                     $$(if $$(SLURM_INCLUDE),-I$$(SLURM_INCLUDE))))$(NV_SLURM_FEATURES)
 $(BUILD)/obj/plugins/spank/%.o: NV_CFLAGS += $(call nv_incs,$(SPANK_LIBS)) $(SLURM_CFLAGS)
 
-JS_LIBS := site records model alloc variability counters util
+JS_LIBS := site records model alloc variability topoyaml counters util
 JS_SRCS := $(sort $(wildcard plugins/job_submit/*.c))
 JS_OBJS := $(JS_SRCS:%.c=$(BUILD)/obj/%.o)
 JS_SO   := $(BUILD)/plugins/job_submit_netvar.so
@@ -163,12 +169,12 @@ ALL_TARGETS += $(SPANK_SO) $(JS_SO)
 $(SPANK_SO): $(SPANK_OBJS) $(call nv_link,$(SPANK_LIBS)) plugins/spank/spank_netvar.map
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -shared -Wl,--version-script=plugins/spank/spank_netvar.map \
-	  -o $@ $(SPANK_OBJS) $(call nv_link,$(SPANK_LIBS)) $(NV_SYS_LIBS)
+	  -o $@ $(SPANK_OBJS) $(call nv_link,$(SPANK_LIBS)) $(YAML_LIBS) $(NV_SYS_LIBS)
 
 $(JS_SO): $(JS_OBJS) $(call nv_link,$(JS_LIBS)) plugins/job_submit/job_submit_netvar.map
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -shared -Wl,--version-script=plugins/job_submit/job_submit_netvar.map \
-	  -o $@ $(JS_OBJS) $(call nv_link,$(JS_LIBS)) $(JSON_LIBS) -lm -lpthread
+	  -o $@ $(JS_OBJS) $(call nv_link,$(JS_LIBS)) $(YAML_LIBS) $(JSON_LIBS) -lm -lpthread
 
 # netvar-acct: the accounting summary writer, the one program linked with
 # libslurm (it talks to slurmdbd); its logic is in lib/upkeep.

@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "topology_yaml.h"
+
 static void log_line(void *ctx, const char *line)
 {
     (void)ctx;
@@ -34,7 +36,7 @@ int nv_cli_train_sacct(const char *since, const char *file, const char *topology
     nv_topo topo;
     char err[512];
     nv_topo_init(&topo);
-    if (topology && nv_topo_load_file(&topo, topology, true, err, sizeof err)) {
+    if (topology && nv_topo_load_named(&topo, topology, true, err, sizeof err)) {
         fprintf(stderr, "netvar: train: --topology %s: %s\n", topology, err);
         nv_topo_free(&topo);
         return -1;

@@ -8,7 +8,7 @@ set -eu
 PKGS="gcc make pkg-config clang gfortran valgrind iproute2 procps bc python3
 slurmctld slurmd slurm-client libslurm-dev munge
 libpapi-dev papi-tools libopenmpi-dev openmpi-bin libpmix-dev
-libjson-c-dev libcmocka-dev libsvm-dev libxgboost-dev jq libxml2-utils
+libjson-c-dev libyaml-dev libcmocka-dev libsvm-dev libxgboost-dev jq libxml2-utils
 rpm rpmlint lintian debhelper dpkg-dev gnupg mariadb-server slurmdbd prometheus prometheus-node-exporter
 slurmrestd curl
 shellcheck python3-flake8 clang-format

@@ -16,7 +16,8 @@ of truth).  Checked:
     netvar-replay-sim is the one program that links it;
   * libsvm is called (svm_*()) only in lib/vetrain, the one archive that
     links it (job_submit and spank must not); likewise libxgboost (XG*())
-    only in lib/alloctrain.
+    only in lib/alloctrain, and libyaml (yaml_*(), <yaml.h>) only in
+    lib/topoyaml (Slurm's topology.yaml).
 Exit 0 and one summary line when all hold; otherwise one line per breach
 ("lib/x/f.c:12: includes lib/y/h.h, but x may not depend on y") and exit 1.
 """
@@ -27,12 +28,14 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SCHEMA_DEFINE = re.compile(r'^\s*#\s*define\s+(NV_\w+_(?:SCHEMA|FORMAT))\s+"(netvar-[\w.-]+)"')
-LIBSVM_CALL = re.compile(r'\bsvm_[a-z_]+\s*\(')
-LIBSVM_LIB = "vetrain"
 SIMGRID_USE = re.compile(r'#\s*include\s*<simgrid/|SIMGRID_LIBS\)|-lsimgrid')
 SIMGRID_DIR = os.path.join("tools", "replay")
-XGB_CALL = re.compile(r'\bXG[A-Z]\w*\s*\(')
-XGB_LIB = "alloctrain"
+# each outside library called from one archive only: (calls, library, name)
+EXTERNAL = [
+    (re.compile(r'\bsvm_[a-z_]+\s*\('), "vetrain", "libsvm"),
+    (re.compile(r'\bXG[A-Z]\w*\s*\('), "alloctrain", "libxgboost"),
+    (re.compile(r'\byaml_[a-z_]+\s*\(|#\s*include\s*<yaml\.h>'), "topoyaml", "libyaml"),
+]
 TOKENS = re.compile(r'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|/\*.*?\*/|//[^\n]*', re.S)
 
 
@@ -146,12 +149,9 @@ def main():
                         schema_defs[d.group(2)] = (rel, no, d.group(1))
                 elif parts[0] != "tests" and '"netvar-' in code[no - 1]:
                     literals.append((rel, no, code[no - 1]))
-                if (LIBSVM_CALL.search(code[no - 1]) and
-                        not (parts[0] == "lib" and len(parts) == 3 and parts[1] == LIBSVM_LIB)):
-                    errors.append(f"{rel}:{no}: calls libsvm outside lib/{LIBSVM_LIB}")
-                if (XGB_CALL.search(code[no - 1]) and
-                        not (parts[0] == "lib" and len(parts) == 3 and parts[1] == XGB_LIB)):
-                    errors.append(f"{rel}:{no}: calls libxgboost outside lib/{XGB_LIB}")
+                for call, owner_lib, what in EXTERNAL:
+                    if call.search(code[no - 1]) and mylib != owner_lib:
+                        errors.append(f"{rel}:{no}: calls {what} outside lib/{owner_lib}")
                 m = INCLUDE.match(line)
                 if not m:
                     continue
@@ -184,8 +184,8 @@ def main():
         return 1
     print(f"check_layers: {len(libs)} libraries, {nfiles} files: no include against the "
           f"direction, no cycle, no .c included; {len(schema_defs)} schemas each spelled out "
-          f"once; SimGrid only in {SIMGRID_DIR}/; libsvm called only in lib/{LIBSVM_LIB}, "
-          f"libxgboost only in lib/{XGB_LIB}")
+          f"once; SimGrid only in {SIMGRID_DIR}/; "
+          + ", ".join(f"{what} called only in lib/{lib}" for _, lib, what in EXTERNAL))
     return 0
 
 

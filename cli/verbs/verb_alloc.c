@@ -17,6 +17,7 @@
 #include "args.h"
 #include "child.h"
 #include "counters_topology.h"
+#include "topology_yaml.h"
 #include "json_file.h"
 #include "model.h"
 #include "model_builder.h"
@@ -210,7 +211,8 @@ static int set_range(const nv_opt *o, void *to, const char *arg, char *err, size
 #define OPT_TOPOLOGY(to)                                                                           \
     {                                                                                              \
         "topology", "FILE", NV_CLI_STR, to,                                                        \
-            .help = "Slurm topology.conf: switches (SwitchName=... Nodes=...)"                     \
+            .help = "Slurm topology.conf (SwitchName=... Nodes=...), or topology.yaml (a name "    \
+                    "ending .yaml or .yml: its default tree or block topology)"                    \
     }
 #define OPT_BLADE_MAP(to)                                                                          \
     {                                                                                              \
@@ -339,7 +341,7 @@ static int topo_index(topo_ix *x, const char *topology, const char *blade_map, c
     x->n_sw = 0;
     if (!topology && !blade_map)
         return 0;
-    if (nv_topo_load_file(&x->t, topology ? topology : blade_map, topology != NULL, err, errlen))
+    if (nv_topo_load_named(&x->t, topology ? topology : blade_map, topology != NULL, err, errlen))
         return -1;
     char groups[NV_ALLOC_SWITCHES_MAX][NV_TOPO_NAME_MAX];
     size_t ng = 0;
@@ -956,7 +958,8 @@ static int run_records(int operands)
     char err[700];
     nv_topo t;
     nv_topo_init(&t);
-    if (nv_topo_load_file(&t, topology ? topology : blade_map, topology != NULL, err, sizeof err)) {
+    if (nv_topo_load_named(&t, topology ? topology : blade_map, topology != NULL, err,
+                           sizeof err)) {
         fprintf(stderr, "netvar alloc records: %s\n", err);
         return 1;
     }

@@ -180,8 +180,9 @@ int verb_train(int argc, char **argv)
                  "--format=JobIDRaw,JobName,NNodes,Start,End,State,NodeList,Comment,AdminComment,"
                  "SystemComment"},
         {"topology", "FILE", NV_CLI_STR, &topology,
-         .help = "Slurm topology.conf naming the accounting jobs' leaf switches (default: none, "
-                 "so they have no neighbours)"},
+         .help = "Slurm topology.conf, or topology.yaml (a name ending .yaml or .yml), naming "
+                 "the accounting jobs' leaf switches (default: none, so they have no "
+                 "neighbours)"},
         {"out", "FILE", NV_CLI_STR, &out, .help = "model file to write, atomically (required)"},
         {"model", "IN", NV_CLI_STR, &in_path,
          .help = "input model (calibration, campaigns); without it the calibration is the "

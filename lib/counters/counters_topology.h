@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define NV_TOPO_NAME_MAX 64
 #define NV_TOPO_MAX_NODES 65536
@@ -34,8 +35,10 @@ typedef struct nv_topo_node {
 } nv_topo_node;
 
 typedef struct nv_topo {
-    nv_topo_node *nodes;
+    nv_topo_node *nodes; /* in the order first seen; never reordered */
     size_t n, cap;
+    uint32_t *ix; /* open-addressing index: node i stored as i + 1 */
+    size_t ixcap; /* a power of two, at least twice n (0: no index yet) */
 } nv_topo;
 
 /* Expands a Slurm host list ("n[1-3,07],gpu1") into names.  Returns the
@@ -53,6 +56,25 @@ int nv_topo_parse_map(nv_topo *t, const char *text, const char *source, char *er
 
 /* Parse text in Slurm topology.conf format (same error convention). */
 int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err, size_t errlen);
+
+/* Building a topology switch by switch (topology.conf's parser and
+ * topology.yaml's, lib/topoyaml): each switch lists its nodes (a leaf) or
+ * its child switches.  A node keeps the first switch that lists it; after
+ * the last switch, nv_topo_links_finish sets each node's group to its
+ * leaf's parent switch and frees the links. */
+typedef struct nv_topo_links {
+    struct nv_topo_link {
+        char child[NV_TOPO_NAME_MAX];
+        char parent[NV_TOPO_NAME_MAX];
+    } * links;
+    size_t n, cap;
+} nv_topo_links;
+
+/* nodes or switches (Slurm host lists; nodes wins when both are given)
+ * under swname; where ("file:line") starts the one line in err on -1. */
+int nv_topo_add_switch(nv_topo *t, nv_topo_links *l, const char *swname, const char *nodes,
+                       const char *switches, const char *where, char *err, size_t errlen);
+void nv_topo_links_finish(nv_topo *t, nv_topo_links *l);
 
 #define NV_TOPO_MAX_FILE_BYTES (16u << 20)
 

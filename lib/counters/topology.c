@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,15 +205,52 @@ void nv_topo_init(nv_topo *t)
 void nv_topo_free(nv_topo *t)
 {
     free(t->nodes);
+    free(t->ix);
     memset(t, 0, sizeof *t);
+}
+
+/* FNV-1a: the index's slot for a node name */
+static size_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return (size_t)h;
+}
+
+static size_t ix_slot(const nv_topo *t, const char *node)
+{
+    size_t mask = t->ixcap - 1, k = name_hash(node) & mask;
+    while (t->ix[k] && strcmp(t->nodes[t->ix[k] - 1].node, node))
+        k = (k + 1) & mask;
+    return k;
+}
+
+/* an index of at least twice n slots, rebuilt from nodes when it grows */
+static int ix_reserve(nv_topo *t, size_t n)
+{
+    if (t->ixcap >= 2 * n && t->ixcap)
+        return 0;
+    size_t cap = t->ixcap ? t->ixcap : 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *ix = calloc(cap, sizeof *ix);
+    if (!ix)
+        return -1;
+    free(t->ix);
+    t->ix = ix;
+    t->ixcap = cap;
+    for (size_t i = 0; i < t->n; i++)
+        t->ix[ix_slot(t, t->nodes[i].node)] = (uint32_t)(i + 1);
+    return 0;
 }
 
 static nv_topo_node *find_mut(nv_topo *t, const char *node)
 {
-    for (size_t i = 0; i < t->n; i++)
-        if (!strcmp(t->nodes[i].node, node))
-            return &t->nodes[i];
-    return NULL;
+    if (!t->ixcap)
+        return NULL;
+    uint32_t i = t->ix[ix_slot(t, node)];
+    return i ? &t->nodes[i - 1] : NULL;
 }
 
 const nv_topo_node *nv_topo_find(const nv_topo *t, const char *node)
@@ -225,7 +263,7 @@ static nv_topo_node *get_or_add(nv_topo *t, const char *node)
     nv_topo_node *e = find_mut(t, node);
     if (e)
         return e;
-    if (t->n >= NV_TOPO_MAX_NODES)
+    if (t->n >= NV_TOPO_MAX_NODES || ix_reserve(t, t->n + 1))
         return NULL;
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 32;
@@ -235,9 +273,11 @@ static nv_topo_node *get_or_add(nv_topo *t, const char *node)
         t->nodes = v;
         t->cap = cap;
     }
-    e = &t->nodes[t->n++];
+    e = &t->nodes[t->n];
     memset(e, 0, sizeof *e);
     snprintf(e->node, sizeof e->node, "%s", node);
+    t->ix[ix_slot(t, e->node)] = (uint32_t)(t->n + 1);
+    t->n++;
     return e;
 }
 
@@ -353,18 +393,78 @@ int nv_topo_parse_map(nv_topo *t, const char *text, const char *source, char *er
     return for_each_line(t, text, source ? source : "blade map", map_line, err, errlen);
 }
 
-/* topology.conf: parent switches are remembered per child switch so that a
- * leaf's nodes get group = the switch above it. */
-typedef struct slurm_state {
-    struct {
-        char child[NV_TOPO_NAME_MAX];
-        char parent[NV_TOPO_NAME_MAX];
-    } * links;
-    size_t n, cap;
-} slurm_state;
+/* topology.conf and topology.yaml: parent switches are remembered per
+ * child switch (nv_topo_links) so that a leaf's nodes get group = the
+ * switch above it. */
+int nv_topo_add_switch(nv_topo *t, nv_topo_links *st, const char *swname, const char *nodes,
+                       const char *switches, const char *where, char *err, size_t errlen)
+{
+    if (!value_ok(swname)) {
+        snprintf(err, errlen, "%s: bad switch name '%.40s'; parsing stopped", where, swname);
+        return -1;
+    }
+    const char *list = nodes ? nodes : switches;
+    if (!list)
+        return 0;
+    char **names;
+    char e[256];
+    long n = nv_hostlist_expand(list, &names, NV_TOPO_MAX_NODES, e, sizeof e);
+    if (n < 0) {
+        snprintf(err, errlen, "%s: %s; parsing stopped", where, e);
+        return -1;
+    }
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        if (nodes) {
+            nv_topo_node *nd = get_or_add(t, names[i]);
+            if (!nd) {
+                snprintf(err, errlen, "%s: more than %d nodes; parsing stopped", where,
+                         NV_TOPO_MAX_NODES);
+                rc = -1;
+            } else if (!*nd->sw) {
+                snprintf(nd->sw, sizeof nd->sw, "%s", swname);
+            }
+        } else {
+            if (st->n == st->cap) {
+                size_t cap = st->cap ? st->cap * 2 : 16;
+                void *v =
+                    cap <= NV_TOPO_MAX_NODES ? realloc(st->links, cap * sizeof *st->links) : NULL;
+                if (!v) {
+                    snprintf(err, errlen, "%s: too many switches; parsing stopped", where);
+                    rc = -1;
+                    break;
+                }
+                st->links = v;
+                st->cap = cap;
+            }
+            snprintf(st->links[st->n].child, NV_TOPO_NAME_MAX, "%s", names[i]);
+            snprintf(st->links[st->n].parent, NV_TOPO_NAME_MAX, "%s", swname);
+            st->n++;
+        }
+    }
+    nv_hostlist_free(names, (size_t)n);
+    return rc;
+}
 
-static int slurm_line_impl(nv_topo *t, slurm_state *st, char *line, const char *source, int lineno,
-                           char *err, size_t errlen)
+void nv_topo_links_finish(nv_topo *t, nv_topo_links *st)
+{
+    /* group of a node = the parent of its leaf switch, unless the map set it */
+    for (size_t i = 0; i < t->n; i++) {
+        nv_topo_node *nd = &t->nodes[i];
+        if (*nd->group || !*nd->sw)
+            continue;
+        for (size_t k = 0; k < st->n; k++)
+            if (!strcmp(st->links[k].child, nd->sw)) {
+                snprintf(nd->group, sizeof nd->group, "%s", st->links[k].parent);
+                break;
+            }
+    }
+    free(st->links);
+    memset(st, 0, sizeof *st);
+}
+
+static int slurm_line_impl(nv_topo *t, nv_topo_links *st, char *line, const char *source,
+                           int lineno, char *err, size_t errlen)
 {
     char *save = NULL;
     char swname[NV_TOPO_NAME_MAX] = "";
@@ -391,55 +491,16 @@ static int slurm_line_impl(nv_topo *t, slurm_state *st, char *line, const char *
         snprintf(err, errlen, "%s:%d: line without SwitchName=; parsing stopped", source, lineno);
         return -1;
     }
-    const char *list = nodes ? nodes : switches;
-    if (!list)
-        return 0;
-    char **names;
-    char e[256];
-    long n = nv_hostlist_expand(list, &names, NV_TOPO_MAX_NODES, e, sizeof e);
-    if (n < 0) {
-        snprintf(err, errlen, "%s:%d: %s; parsing stopped", source, lineno, e);
-        return -1;
-    }
-    int rc = 0;
-    for (long i = 0; i < n && rc == 0; i++) {
-        if (nodes) {
-            nv_topo_node *nd = get_or_add(t, names[i]);
-            if (!nd) {
-                snprintf(err, errlen, "%s:%d: more than %d nodes; parsing stopped", source, lineno,
-                         NV_TOPO_MAX_NODES);
-                rc = -1;
-            } else if (!*nd->sw) {
-                snprintf(nd->sw, sizeof nd->sw, "%s", swname);
-            }
-        } else {
-            if (st->n == st->cap) {
-                size_t cap = st->cap ? st->cap * 2 : 16;
-                void *v =
-                    cap <= NV_TOPO_MAX_NODES ? realloc(st->links, cap * sizeof *st->links) : NULL;
-                if (!v) {
-                    snprintf(err, errlen, "%s:%d: too many switches; parsing stopped", source,
-                             lineno);
-                    rc = -1;
-                    break;
-                }
-                st->links = v;
-                st->cap = cap;
-            }
-            snprintf(st->links[st->n].child, NV_TOPO_NAME_MAX, "%s", names[i]);
-            snprintf(st->links[st->n].parent, NV_TOPO_NAME_MAX, "%s", swname);
-            st->n++;
-        }
-    }
-    nv_hostlist_free(names, (size_t)n);
-    return rc;
+    char where[4200];
+    snprintf(where, sizeof where, "%.4096s:%d", source, lineno);
+    return nv_topo_add_switch(t, st, swname, nodes, switches, where, err, errlen);
 }
 
 int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *err, size_t errlen)
 {
     if (!source)
         source = "topology.conf";
-    slurm_state st = {0};
+    nv_topo_links st = {0};
     int rc = 0, lineno = 0;
     const char *p = text ? text : "";
     while (*p && rc == 0) {
@@ -465,18 +526,7 @@ int nv_topo_parse_slurm(nv_topo *t, const char *text, const char *source, char *
             rc = slurm_line_impl(t, &st, s, source, lineno, err, errlen);
         p = nl ? nl + 1 : p + len;
     }
-    /* group of a node = the parent of its leaf switch, unless the map set it */
-    for (size_t i = 0; i < t->n; i++) {
-        nv_topo_node *nd = &t->nodes[i];
-        if (*nd->group || !*nd->sw)
-            continue;
-        for (size_t k = 0; k < st.n; k++)
-            if (!strcmp(st.links[k].child, nd->sw)) {
-                snprintf(nd->group, sizeof nd->group, "%s", st.links[k].parent);
-                break;
-            }
-    }
-    free(st.links);
+    nv_topo_links_finish(t, &st);
     return rc;
 }
 

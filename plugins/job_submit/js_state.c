@@ -21,6 +21,7 @@
 #include <slurm/slurm.h>
 
 #include "slurm_glue.h"
+#include "topology_yaml.h"
 
 /* Writer-preferring: from 23.02 slurmctld calls job_submit() from many
  * threads at once, and with glibc's default (readers first) a steady stream
@@ -44,7 +45,8 @@ static char conf_path[PATH_MAX];
 static bool conf_named; /* $NETVAR_CONF: must exist; the default path may be absent */
 static struct timespec conf_mtime, model_mtime;
 static char model_path[PATH_MAX];
-static char topo_path[PATH_MAX]; /* topology.conf: beside slurm.conf */
+static char topo_path[PATH_MAX]; /* topology.yaml or .conf: beside slurm.conf */
+static enum nv_topo_kind topo_kind;
 static struct timespec topo_mtime;
 static bool topo_seen; /* the file existed at the last look */
 static struct nv_registry registry;
@@ -192,19 +194,17 @@ static void find_config(void)
     snprintf(conf_path, sizeof conf_path, "/etc/netvar/netvar.conf");
 }
 
-/* Slurm's topology.conf: beside $SLURM_CONF, else Debian's /etc/slurm */
+/* Slurm's topology file beside $SLURM_CONF, else Debian's /etc/slurm:
+ * topology.yaml when this Slurm reads it and it exists, else
+ * topology.conf, chosen at start as slurmctld chooses it */
 static void find_topology(void)
 {
-    const char *slurm_conf = getenv("SLURM_CONF");
-    const char *slash = slurm_conf && slurm_conf[0] == '/' ? strrchr(slurm_conf, '/') : NULL;
-    if (slash)
-        snprintf(topo_path, sizeof topo_path, "%.*s/topology.conf", (int)(slash - slurm_conf),
-                 slurm_conf);
-    else
-        snprintf(topo_path, sizeof topo_path, "/etc/slurm/topology.conf");
+    topo_kind =
+        nv_topo_slurm_file(getenv("SLURM_CONF"), SLURM_VERSION_NUMBER >= NV_TOPO_YAML_SINCE_SLURM,
+                           topo_path, sizeof topo_path);
 }
 
-/* The leaf switch of every node, when topology.conf changed (or at start):
+/* The leaf switch of every node, when the topology file changed (or at start):
  * *out gets the new map (NULL when the file is gone) and true is returned;
  * false keeps the one in use (unchanged, or unreadable: one line says so). */
 static bool load_leaves(bool at_start, struct nv_leaf_map **out)
@@ -226,7 +226,9 @@ static bool load_leaves(bool at_start, struct nv_leaf_map **out)
     nv_topo topo;
     nv_topo_init(&topo);
     struct nv_leaf_map *lm = calloc(1, sizeof *lm);
-    if (!lm || nv_topo_load_file(&topo, topo_path, true, err, sizeof err) ||
+    if (!lm ||
+        nv_topo_load_slurm(&topo, topo_path, topo_kind ? topo_kind : NV_TOPO_CONF, err,
+                           sizeof err) ||
         nv_leaf_map_build(lm, &topo, err, sizeof err)) {
         if (!lm)
             snprintf(err, sizeof err, "out of memory");

@@ -19,6 +19,7 @@
 
 #include "counters.h"
 #include "counters_topology.h"
+#include "topology_yaml.h"
 #include "ctr_line_rate.h"
 #include "job_record.h"
 #include "json_file.h"
@@ -89,14 +90,12 @@ static void load_topology(struct job_ctx *j)
     if (nv_spank.args.blade_map[0] &&
         nv_topo_load_file(&j->topo, nv_spank.args.blade_map, false, err, sizeof err))
         slurm_error("netvar: blade_map: %s; counting every node as its own blade", err);
-    /* beside slurm.conf, else Debian's /etc/slurm, as job_submit reads it */
-    const char *conf = getenv("SLURM_CONF");
-    const char *slash = conf && conf[0] == '/' ? strrchr(conf, '/') : NULL;
-    if (slash)
-        snprintf(path, sizeof path, "%.*s/topology.conf", (int)(slash - conf), conf);
-    else
-        snprintf(path, sizeof path, "/etc/slurm/topology.conf");
-    if (access(path, R_OK) == 0 && nv_topo_load_file(&j->topo, path, true, err, sizeof err))
+    /* beside slurm.conf, else Debian's /etc/slurm: topology.yaml when this
+     * Slurm reads it and it is there, else topology.conf (as job_submit) */
+    enum nv_topo_kind kind = nv_topo_slurm_file(
+        getenv("SLURM_CONF"), SLURM_VERSION_NUMBER >= NV_TOPO_YAML_SINCE_SLURM, path, sizeof path);
+    if (kind != NV_TOPO_NONE && access(path, R_OK) == 0 &&
+        nv_topo_load_slurm(&j->topo, path, kind, err, sizeof err))
         slurm_error("netvar: %s; switches unknown for this job", err);
 }
 

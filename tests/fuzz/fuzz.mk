@@ -5,7 +5,7 @@
 #   make fuzz-inputs     netvar.conf, job_submit option strings, batch scripts,
 #                        `tc -j` JSON, segment profiles, sacct lines,
 #                        campaign --bottleneck specs, host lists and the
-#                        leaf switches of a --nodelist
+#                        leaf switches of a --nodelist, Slurm's topology.yaml
 #   make fuzz-registry   the running-jobs registry reader, expiry and index
 #   make fuzz-records    job records, node start/samples files, node records
 #                        merged by collect, segment profiles as alloc rows
@@ -55,7 +55,7 @@ fuzz-model: $(FUZZ_MODEL)
 $(FUZZ_INPUTS): tests/fuzz/fuzz_inputs.c $(call fuzz_objs,$(FUZZ_INPUTS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
-	  $(JSON_LIBS) $(SVM_LIBS) -ldl -lm -lpthread
+	  $(JSON_LIBS) $(SVM_LIBS) $(YAML_LIBS) -ldl -lm -lpthread
 
 fuzz-inputs: $(FUZZ_INPUTS)
 	@mkdir -p $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs
@@ -70,6 +70,7 @@ fuzz-inputs: $(FUZZ_INPUTS)
 	  printf '\003cpu  1000 10 500 8000 40 0 50 400 0 0\ncpu0 1 2 3 4\n' >$(BUILD)/fuzz/seeds-inputs/stat; \
 	  printf '\003nr_periods 10\nnr_throttled 2\nthrottled_usec 700\n' >$(BUILD)/fuzz/seeds-inputs/cgstat; \
 	  printf '\007n[1-3,7],gpu[01-04],h1' >$(BUILD)/fuzz/seeds-inputs/hosts; \
+	  for f in tests/fixtures/topology/*.yaml; do i=$$((i+1)); { printf '\010'; cat $$f; } >$(BUILD)/fuzz/seeds-inputs/topo$$i; done; \
 	  printf '\00512\037run\0372\0371000\0371100\037COMPLETED\037n[1-2]\037mine netvar:{"v":1,"mode":"counters","app":"a"}\037JS1:x netvar:{"v":2,"app":"b","runtime_s":1.0,"predicted_pct":2.0,"src":"table","claimed_pct":null,"claimed_src":""} netvar:{"v":1,"mode":"counters","own_pct":3.5}' >$(BUILD)/fuzz/seeds-inputs/sacct
 	$(FUZZ_INPUTS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -rss_limit_mb=1024 \
 	  -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ $(BUILD)/fuzz/corpus-inputs $(BUILD)/fuzz/seeds-inputs
@@ -87,7 +88,7 @@ $(FUZZ_REGISTRY): tests/fuzz/fuzz_registry.c tests/fuzz/fuzz_dir.h $(call fuzz_o
 $(FUZZ_RECORDS): tests/fuzz/fuzz_records.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
-	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
+	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) $(YAML_LIBS) -ldl -lm -lpthread
 
 fuzz-registry: $(FUZZ_REGISTRY)
 	@mkdir -p $(BUILD)/fuzz/corpus-registry $(BUILD)/fuzz/seeds-registry
@@ -115,7 +116,7 @@ fuzz-records: $(FUZZ_RECORDS)
 $(FUZZ_STATE): tests/fuzz/fuzz_train_state.c tests/fuzz/fuzz_dir.h $(call fuzz_objs,$(FUZZ_RECORDS_SRCS)) $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(call say,FUZZ,$@)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(filter %.c %.o,$^) \
-	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) -ldl -lm -lpthread
+	  $(JSON_LIBS) $(SVM_LIBS) $(XGB_LIBS) $(YAML_LIBS) -ldl -lm -lpthread
 
 fuzz-state: $(FUZZ_STATE)
 	@mkdir -p $(BUILD)/fuzz/corpus-state $(BUILD)/fuzz/seeds-state

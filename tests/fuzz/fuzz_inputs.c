@@ -7,7 +7,8 @@
  * tools' AdminComment text, campaign --bottleneck specs (with the PAPI
  * events an Aries tile names), and the host lists a user gives sbatch
  * (--nodelist, --exclude) as job_submit expands them, and reads for
- * the leaf switches of a job that names its nodes.  The first byte picks the
+ * the leaf switches of a job that names its nodes, and Slurm's
+ * topology.yaml.  The first byte picks the
  * parser; the rest is the input. */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "sacct_history.h"
 #include "segment_profile.h"
 #include "submit_options.h"
+#include "topology_yaml.h"
 
 static void ignore(void *ctx, const char *line)
 {
@@ -41,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = malloc(size);
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';
-    switch (data[0] % 8) {
+    switch (data[0] % 9) {
     case 0: {
         static struct nv_config c;
         nv_config_parse("fuzz.conf", text, &c, ignore, NULL);
@@ -152,6 +154,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nv_named_nodes_free(&nn);
         if (pl.leaves > 2 || (pl.leaves && (!pl.nodes || pl.nodes > 64)))
             abort(); /* two leaves hold the 64 nodes a placement can name */
+        break;
+    }
+    case 8: { /* Slurm's topology.yaml, NUL bytes and all */
+        nv_topo t;
+        char err[512] = "";
+        nv_topo_init(&t);
+        int rc =
+            nv_topo_parse_yaml(&t, (const char *)data + 1, size - 1, "fuzz.yaml", err, sizeof err);
+        if (t.n > NV_TOPO_MAX_NODES || (rc != 0 && (!*err || strchr(err, '\n'))))
+            abort(); /* bounded, and a refusal is one line */
+        for (size_t i = 0; rc == 0 && i < t.n; i++)
+            if (!*t.nodes[i].sw)
+                abort(); /* a node is placed only under a switch or block */
+        nv_topo_free(&t);
         break;
     }
     }
