@@ -11,6 +11,7 @@
 #                          (root; EVAL_SHORT=1 for the CI size)
 #   make eval-contain      what avoid's contain buys beside a job spanning both leaves
 #   make eval-paths        per-path answers between two spanning placements (4 leaves)
+#   make eval-record-u     a job record's bottleneck U against the uplink counters' U
 #   make eval-netlab-pool  the kept lab runs that are held-out tests of today's rules,
 #                          pooled (eval/netlab_pool.py; seconds, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
@@ -33,7 +34,7 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
-.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths \
+.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths eval-record-u \
 	eval-netlab-pool
 variability-gen: $(VARIABILITY_GEN)
 
@@ -91,6 +92,13 @@ eval-contain: all
 # PATHS_SHORT=1 for the smoke size)
 eval-paths: all
 	@BUILD=$(BUILD) bash eval/paths_eval.sh
+
+# a job record's bottleneck U against the uplink counters' U over the same
+# windows: Pearson r and the mean difference (pp, 95 % bootstrap) per
+# direction, ~20 jobs alone across two leaves (root; ~6 min; RECU_RUNS,
+# RECU_SEED, RECU_SHORT=1 for the smoke size)
+eval-record-u: all
+	@BUILD=$(BUILD) bash eval/record_u_eval.sh
 
 # ------------------------------------------------------------ allocation advice
 #   make eval-advice   communication-time trees per predictor class (MRE, R^2, RCC)
