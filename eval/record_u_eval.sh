@@ -18,7 +18,7 @@
 # netvar-record-u-eval).
 # Env: BUILD (default build), RECU_RUNS (default 20), RECU_SEED (default 1),
 # RECU_OUT (a directory; default a new one under /tmp), RECU_SHORT=1 (the
-# smoke size: 4 runs, short ones).  Exit 0 done, 77 the lab cannot run here,
+# smoke size: 2 runs, short ones).  Exit 0 done, 77 the lab cannot run here,
 # 1 failed.  The lab always goes down at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +26,7 @@ BUILD=$(readlink -f "${BUILD:-build}")
 WHO="netvar eval-record-u"
 NETLAB=$ROOT/lab/netlab
 RUNS=${RECU_RUNS:-20} SEED=${RECU_SEED:-1} SCALE=1
-if [ "${RECU_SHORT:-0}" = 1 ]; then RUNS=4 SCALE=4; fi
+if [ "${RECU_SHORT:-0}" = 1 ]; then RUNS=2 SCALE=10; fi
 case $RUNS in '' | *[!0-9]* | 0) echo "$WHO: RECU_RUNS=$RUNS: not a whole number from 1" >&2; exit 1 ;; esac
 case $SEED in '' | *[!0-9]*) echo "$WHO: RECU_SEED=$SEED: not a whole number" >&2; exit 1 ;; esac
 OUT=${RECU_OUT:-$(mktemp -d /tmp/netvar-eval.XXXXXX)}
