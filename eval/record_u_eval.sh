@@ -26,7 +26,7 @@ BUILD=$(readlink -f "${BUILD:-build}")
 WHO="netvar eval-record-u"
 NETLAB=$ROOT/lab/netlab
 RUNS=${RECU_RUNS:-20} SEED=${RECU_SEED:-1} SCALE=1
-if [ "${RECU_SHORT:-0}" = 1 ]; then RUNS=2 SCALE=10; fi
+if [ "${RECU_SHORT:-0}" = 1 ]; then RUNS=2 SCALE=20; fi
 case $RUNS in '' | *[!0-9]* | 0) echo "$WHO: RECU_RUNS=$RUNS: not a whole number from 1" >&2; exit 1 ;; esac
 case $SEED in '' | *[!0-9]*) echo "$WHO: RECU_SEED=$SEED: not a whole number" >&2; exit 1 ;; esac
 OUT=${RECU_OUT:-$(mktemp -d /tmp/netvar-eval.XXXXXX)}
