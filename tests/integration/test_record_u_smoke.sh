@@ -2,7 +2,7 @@
 # lane: netlab
 # test_record_u_smoke.sh - 'make eval-record-u' (eval/record_u_eval.sh) in
 # its smoke size (RECU_SHORT=1: two short jobs alone across two leaves,
-# ~60 s) runs end to end so it cannot rot: netlab wrote UplinkRate= and the
+# ~30 s) runs end to end so it cannot rot: netlab wrote UplinkRate= and the
 # blade map's switch_port=/uplink= keys, the SPANK epilog wrote version 2
 # job records whose bottleneck U comes from the switch side of each node's
 # own link over the lab's shaper rate (100mbit: 12.5e6 B/s), with the
