@@ -13,6 +13,7 @@
 #   make eval-paths        per-path answers between two spanning placements (4 leaves)
 #   make eval-stream       the product's loop: a stream of jobs, history-only training,
 #                          job_submit's answers against what happened (STREAM_JOBS=N)
+#   make eval-record-u     a job record's bottleneck U against the uplink counters' U
 #   make eval-netlab-pool  the kept lab runs that are held-out tests of today's rules,
 #                          pooled (eval/netlab_pool.py; seconds, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
@@ -35,7 +36,7 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	@mkdir -p $(@D)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
-.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths eval-stream \
+.PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths eval-stream eval-record-u \
 	eval-netlab-pool
 variability-gen: $(VARIABILITY_GEN)
 
@@ -99,6 +100,13 @@ eval-stream: all
 # PATHS_SHORT=1 for the smoke size)
 eval-paths: all
 	@BUILD=$(BUILD) bash eval/paths_eval.sh
+
+# a job record's bottleneck U against the uplink counters' U over the same
+# windows: Pearson r and the mean difference (pp, 95 % bootstrap) per
+# direction, ~20 jobs alone across two leaves (root; ~6 min; RECU_RUNS,
+# RECU_SEED, RECU_SHORT=1 for the smoke size)
+eval-record-u: all
+	@BUILD=$(BUILD) bash eval/record_u_eval.sh
 
 # ------------------------------------------------------------ allocation advice
 #   make eval-advice   communication-time trees per predictor class (MRE, R^2, RCC)

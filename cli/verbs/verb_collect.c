@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "atomic_file.h"
 #include "args.h"
 #include "opts.h"
 #include "config.h"
+#include "counters_topology.h"
 #include "job_record.h"
 #include "model.h"
 #include "nv_json.h"
@@ -16,6 +18,7 @@
 
 static const char help_head[] =
     "Usage: netvar collect JOBID [--spool DIR] [--config FILE] [--model FILE]\n"
+    "                      [--topology FILE] [--blade-map FILE]\n"
     "                      [--write] [--compact] [--json]\n"
     "\n"
     "Merges the per-node records that spank_netvar wrote for job JOBID\n"
@@ -28,6 +31,12 @@ static const char help_head[] =
     "utilization rho = lambda/mu of every port, lambda in packets/s from the\n"
     "counters and mu from the model file's calibration. Every number names\n"
     "its source. Corrupt node records are skipped with one line each.\n"
+    "\n"
+    "The record's bottleneck U (u_up, u_down: fractions of one leaf's uplink\n"
+    "capacity) is the job's own cross-leaf traffic, from its nodes' NIC\n"
+    "counters and the job's node split, over UplinkRate x UplinksPerLeaf of\n"
+    "netvar.conf; the leaves come from the topology, the ports from the blade\n"
+    "map (nic=, switch_port=, uplink=). Without UplinkRate it is unavailable.\n"
     "\n";
 
 static const char help_tail[] =
@@ -44,6 +53,7 @@ static void log_stderr(void *arg, const char *line)
 int verb_collect(int argc, char **argv)
 {
     const char *spool = NULL, *config = getenv("NETVAR_CONF"), *model_path = NULL;
+    const char *topology = NULL, *blade_map = NULL;
     int write = 0, compact = 0;
     int json = 1;
     const nv_opt opts[] = {
@@ -52,6 +62,11 @@ int verb_collect(int argc, char **argv)
         {"model", "FILE", NV_CLI_STR, &model_path,
          .help = "model file for the calibrated service rate mu (default: ModelFile of "
                  "netvar.conf; none: rho unavailable)"},
+        {"topology", "FILE", NV_CLI_STR, &topology,
+         .help = "Slurm topology.conf: each node's leaf switch (default: beside $SLURM_CONF, "
+                 "else /etc/slurm/topology.conf, when readable)"},
+        {"blade-map", "FILE", NV_CLI_STR, &blade_map,
+         .help = "blade map: leaves and the nic=, switch_port= and uplink= ports of each node"},
         {"write", NULL, NV_CLI_FLAG, &write, .ival = 1,
          .help = "also write SPOOL/jobs/JOBID/job.json atomically"},
         {"compact", NULL, NV_CLI_FLAG, &compact, .ival = 1, .help = "one-line JSON"},
@@ -91,8 +106,23 @@ int verb_collect(int argc, char **argv)
         fprintf(stderr, "netvar: collect: spool path is too long\n");
         return 2;
     }
-    json_object *job = nv_job_collect(dir, (long long)jobid, service_us, mu_source, log_stderr,
-                                      NULL, err, sizeof err);
+    nv_topo topo;
+    nv_topo_init(&topo);
+    char tpath[PATH_MAX];
+    const char *sconf = getenv("SLURM_CONF"), *slash = NULL;
+    if (!topology && sconf && sconf[0] == '/' && (slash = strrchr(sconf, '/')))
+        snprintf(tpath, sizeof tpath, "%.*s/topology.conf", (int)(slash - sconf), sconf);
+    else
+        snprintf(tpath, sizeof tpath, "%s", topology ? topology : "/etc/slurm/topology.conf");
+    if (blade_map && nv_topo_load_file(&topo, blade_map, false, err, sizeof err))
+        fprintf(stderr, "netvar: collect: blade map: %s; its ports unknown\n", err);
+    if ((topology || access(tpath, R_OK) == 0) &&
+        nv_topo_load_file(&topo, tpath, true, err, sizeof err))
+        fprintf(stderr, "netvar: collect: %s; leaves unknown\n", err);
+    const nv_job_fabric fab = {&topo, site->uplink_rate_Bps, site->uplinks_per_leaf};
+    json_object *job = nv_job_collect(dir, (long long)jobid, service_us, mu_source, &fab,
+                                      log_stderr, NULL, err, sizeof err);
+    nv_topo_free(&topo);
     if (!job) {
         fprintf(stderr, "netvar: collect: %s\n", err);
         return 1;

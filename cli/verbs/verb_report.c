@@ -37,8 +37,10 @@ static const char help_head[] =
     "Show what netvar measured and concluded.\n"
     "\n"
     "JOBID      from the job record (DIR/jobs/JOBID/job.json, `netvar collect`):\n"
-    "           runtime, counter metrics with units, utilization, the segment\n"
-    "           interference estimate and class when the job was profiled\n"
+    "           runtime, counter metrics with units, utilization, the bottleneck\n"
+    "           U (the job's own traffic through its leaf uplinks over their\n"
+    "           capacity, up and down, in %, beside the uplink counters' U),\n"
+    "           the segment interference estimate and class when the job was profiled\n"
     "           (DIR/jobs/JOBID/profiles/*.json), its neighbours (jobs overlapping\n"
     "           it whose path meets its own: both across several leaf switches\n"
     "           with one in common, or several groups with one in common; a job\n"
@@ -149,6 +151,17 @@ static json_object *job_json(const nv_job_report *r)
             json_object_object_add(util, "ports", json_object_new_int64(r->ports));
     }
     json_object_object_add(out, "utilization", util);
+    if (r->bn_source[0]) {
+        json_object *bn = json_object_new_object();
+        json_object_object_add(bn, "u_up", nv_json_new_num_g(r->bn_u_up, DIGITS));
+        json_object_object_add(bn, "u_down", nv_json_new_num_g(r->bn_u_down, DIGITS));
+        json_object_object_add(bn, "uplink_u_up", nv_json_new_num_g(r->bn_uplink_u_up, DIGITS));
+        json_object_object_add(bn, "uplink_u_down", nv_json_new_num_g(r->bn_uplink_u_down, DIGITS));
+        json_object_object_add(bn, "unit", json_object_new_string("fraction of capacity"));
+        json_object_object_add(bn, "capacity_Bps", nv_json_new_num_g(r->bn_capacity_Bps, DIGITS));
+        json_object_object_add(bn, "source", json_object_new_string(r->bn_source));
+        json_object_object_add(out, "bottleneck", bn);
+    }
     if (r->metrics_json)
         json_object_object_add(out, "metrics", json_object_get(r->metrics_json));
 
@@ -259,9 +272,24 @@ static void job_text(const nv_job_report *r)
                    nv_cli_shown(x->source));
         }
     }
+    if (isfinite(r->bn_u_up) && isfinite(r->bn_u_down)) {
+        char cap[48];
+        si(cap, sizeof cap, r->bn_capacity_Bps, "B/s");
+        printf("  %-34s up %.2f %%%s%s, down %.2f %%%s%s of %s  (own traffic)\n",
+               "bottleneck U (leaf uplink)", r->bn_u_up * 100, r->bn_leaf_up[0] ? " at " : "",
+               nv_cli_shown(r->bn_leaf_up), r->bn_u_down * 100, r->bn_leaf_down[0] ? " at " : "",
+               nv_cli_shown(r->bn_leaf_down), cap);
+        if (isfinite(r->bn_uplink_u_up) || isfinite(r->bn_uplink_u_down))
+            printf("  %-34s up %.2f %%, down %.2f %%  (every job's traffic)\n", "uplink counters U",
+                   r->bn_uplink_u_up * 100, r->bn_uplink_u_down * 100);
+        printf("  %-34s %s\n", "  source", nv_cli_shown(r->bn_source));
+    } else if (r->bn_source[0]) {
+        printf("  %-34s %s\n", "bottleneck U (leaf uplink)", nv_cli_shown(r->bn_source));
+    }
     if (isfinite(r->rho))
-        printf("  %-34s %.2f %%  (rho = lambda/mu, median over ports)\n", "utilization (own)",
-               r->rho * 100);
+        printf("  %-34s %.2f %%  (%s)\n", "utilization (own)", r->rho * 100,
+               isfinite(r->bn_u_up) ? "the bottleneck U's busier direction, as train reads it"
+                                    : "rho = lambda/mu, median over ports");
     else
         printf("  %-34s n/a (no calibrated mu or no packet counters)\n", "utilization (own)");
     if (r->has_segments)

@@ -11,6 +11,14 @@
  *     n[2-4] blade=b0 switch=s1
  * The first word is a node name or Slurm host range; the keys are optional
  * and unknown keys are an error.  A node without blade= is its own blade.
+ * Three more keys name counter ports (as the counter reader names them), so
+ * a job record can tell the job's own traffic from the fabric's:
+ *     nic=P          the node's own NIC port (counted on the node: bytes
+ *                    out are what the node sends)
+ *     switch_port=P  the switch side of the node's link (bytes out are
+ *                    what the node receives)
+ *     uplink=P       the leaf end of the node's leaf uplink, switch side
+ *                    (bytes out go up, off the leaf; bytes in come down)
  *
  * Slurm topology.conf (switch membership and the group = parent switch):
  *     SwitchName=s1 Nodes=n[1-2]
@@ -29,9 +37,12 @@
 
 typedef struct nv_topo_node {
     char node[NV_TOPO_NAME_MAX];
-    char blade[NV_TOPO_NAME_MAX]; /* "" = unknown: the node is its own blade */
-    char sw[NV_TOPO_NAME_MAX];    /* leaf switch */
-    char group[NV_TOPO_NAME_MAX]; /* dragonfly group or parent switch */
+    char blade[NV_TOPO_NAME_MAX];   /* "" = unknown: the node is its own blade */
+    char sw[NV_TOPO_NAME_MAX];      /* leaf switch */
+    char group[NV_TOPO_NAME_MAX];   /* dragonfly group or parent switch */
+    char nic[NV_TOPO_NAME_MAX];     /* "" = not named: the node's NIC port */
+    char sw_port[NV_TOPO_NAME_MAX]; /* "" = not named: its link's switch side */
+    char uplink[NV_TOPO_NAME_MAX];  /* "" = not named: its leaf uplink's leaf end */
 } nv_topo_node;
 
 typedef struct nv_topo {

@@ -336,6 +336,7 @@ static int map_line(nv_topo *t, char *line, const char *source, int lineno, char
     char *save = NULL;
     char *hosts = strtok_r(line, " \t", &save);
     char blade[NV_TOPO_NAME_MAX] = "", sw[NV_TOPO_NAME_MAX] = "", group[NV_TOPO_NAME_MAX] = "";
+    char nic[NV_TOPO_NAME_MAX] = "", swp[NV_TOPO_NAME_MAX] = "", up[NV_TOPO_NAME_MAX] = "";
     for (char *kv = strtok_r(NULL, " \t", &save); kv; kv = strtok_r(NULL, " \t", &save)) {
         char *eq = strchr(kv, '=');
         if (!eq) {
@@ -345,13 +346,17 @@ static int map_line(nv_topo *t, char *line, const char *source, int lineno, char
         }
         *eq = '\0';
         const char *v = eq + 1;
-        char *dst = !strcmp(kv, "blade")    ? blade
-                    : !strcmp(kv, "switch") ? sw
-                    : !strcmp(kv, "group")  ? group
-                                            : NULL;
+        char *dst = !strcmp(kv, "blade")         ? blade
+                    : !strcmp(kv, "switch")      ? sw
+                    : !strcmp(kv, "group")       ? group
+                    : !strcmp(kv, "nic")         ? nic
+                    : !strcmp(kv, "switch_port") ? swp
+                    : !strcmp(kv, "uplink")      ? up
+                                                 : NULL;
         if (!dst) {
             snprintf(err, errlen,
-                     "%s:%d: unknown key '%.40s' (use blade=, switch=, group=); parsing stopped",
+                     "%s:%d: unknown key '%.40s' (use blade=, switch=, group=, nic=, "
+                     "switch_port=, uplink=); parsing stopped",
                      source, lineno, kv);
             return -1;
         }
@@ -383,6 +388,12 @@ static int map_line(nv_topo *t, char *line, const char *source, int lineno, char
             snprintf(nd->sw, sizeof nd->sw, "%s", sw);
         if (*group)
             snprintf(nd->group, sizeof nd->group, "%s", group);
+        if (*nic)
+            snprintf(nd->nic, sizeof nd->nic, "%s", nic);
+        if (*swp)
+            snprintf(nd->sw_port, sizeof nd->sw_port, "%s", swp);
+        if (*up)
+            snprintf(nd->uplink, sizeof nd->uplink, "%s", up);
     }
     nv_hostlist_free(names, (size_t)n);
     return 0;

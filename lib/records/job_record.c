@@ -13,6 +13,7 @@
 
 #include "counter_metrics.h"
 #include "ctr_record.h"
+#include "job_bottleneck.h"
 #include "json_file.h"
 #include "safe_open.h"
 #include "nv_err.h"
@@ -191,9 +192,154 @@ static const char *node_record_implausible(json_object *rec, long long job_id,
     return NULL;
 }
 
+static const nv_ctr_port_delta *find_port(const nv_ctr_delta *d, const char *name)
+{
+    for (int i = 0; name && *name && i < d->nports; i++)
+        if (!strcmp(d->port[i].name, name))
+            return &d->port[i];
+    return NULL;
+}
+
+static bool port_bytes(const nv_ctr_port_delta *p, double dt_s, double *out_Bps, double *in_Bps)
+{
+    const nv_ctr_delta_value *o = &p->f[NV_CTR_BYTES_OUT], *i = &p->f[NV_CTR_BYTES_IN];
+    if (!o->valid || !i->valid || !o->unit || strcmp(o->unit, "bytes") || !(dt_s > 0))
+        return false;
+    *out_Bps = (double)o->value / dt_s;
+    *in_Bps = (double)i->value / dt_s;
+    return true;
+}
+
+/* which counters give a node's own traffic, in the record's words */
+enum nic_from { NIC_NONE, NIC_SWITCH_PORT, NIC_NAMED, NIC_NODE_PORTS };
+
+/* node nd's own NIC rates from its delta (up: what the node sends) and its
+ * leaf uplink's; NAN where the delta lacks them */
+static enum nic_from node_traffic(const nv_topo_node *w, const nv_ctr_delta *d, nv_bn_node *b)
+{
+    double dt_s = (double)d->dt_ns / 1e9, o, i;
+    enum nic_from from = NIC_NONE;
+    b->up_Bps = b->down_Bps = b->uplink_up_Bps = b->uplink_down_Bps = NAN;
+    const nv_ctr_port_delta *p;
+    if (w && (p = find_port(d, w->sw_port)) && port_bytes(p, dt_s, &o, &i)) {
+        b->up_Bps = i; /* the switch side receives what the node sends */
+        b->down_Bps = o;
+        from = NIC_SWITCH_PORT;
+    } else if (w && (p = find_port(d, w->nic)) && port_bytes(p, dt_s, &o, &i)) {
+        b->up_Bps = o;
+        b->down_Bps = i;
+        from = NIC_NAMED;
+    } else if (!w || (!w->sw_port[0] && !w->nic[0])) {
+        /* no port named: the node-side ports, as a node's own reader counts them */
+        double so = 0, si = 0;
+        int k = 0;
+        for (int j = 0; j < d->nports; j++)
+            if (!is_network_side(d->port[j].kind) && port_bytes(&d->port[j], dt_s, &o, &i)) {
+                so += o;
+                si += i;
+                k++;
+            }
+        if (k) {
+            b->up_Bps = so;
+            b->down_Bps = si;
+            from = NIC_NODE_PORTS;
+        }
+    }
+    if (w && (p = find_port(d, w->uplink)) && port_bytes(p, dt_s, &o, &i)) {
+        b->uplink_up_Bps = o; /* the leaf end sends up, off the leaf */
+        b->uplink_down_Bps = i;
+    }
+    return from;
+}
+
+static json_object *bottleneck_unavailable(const char *why)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "u_up", NULL);
+    json_object_object_add(o, "u_down", NULL);
+    char s[400];
+    snprintf(s, sizeof s, "unavailable: %s", why);
+    json_object_object_add(o, "source", json_object_new_string(s));
+    return o;
+}
+
+static const char *const nic_words[] = {
+    [NIC_NONE] = "none",
+    [NIC_SWITCH_PORT] = "the switch side of each node's own link (blade map switch_port=)",
+    [NIC_NAMED] = "each node's own NIC port (blade map nic=)",
+    [NIC_NODE_PORTS] = "each node's node-side ports (no nic= or switch_port= in the blade map)",
+};
+
+static json_object *bottleneck_json(const nv_bn_node *bn, size_t n, enum nic_from from,
+                                    const nv_job_fabric *fab)
+{
+    if (!fab || !fab->topo)
+        return bottleneck_unavailable("no topology given to collect");
+    if (!(fab->uplink_rate_Bps > 0))
+        return bottleneck_unavailable("UplinkRate= is not set in netvar.conf");
+    unsigned per_leaf = fab->uplinks_per_leaf ? fab->uplinks_per_leaf : 1;
+    nv_bn_result *r = malloc(sizeof *r);
+    char err[200];
+    if (!r)
+        return bottleneck_unavailable("out of memory");
+    if (nv_bottleneck_compute(bn, n, fab->uplink_rate_Bps * per_leaf, r, err, sizeof err)) {
+        free(r);
+        return bottleneck_unavailable(err);
+    }
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "u_up", nv_json_new_num(r->u_up));
+    json_object_object_add(o, "u_down", nv_json_new_num(r->u_down));
+    json_object_object_add(o, "unit",
+                           json_object_new_string("fraction of one leaf's uplink "
+                                                  "capacity (bytes/s over bytes/s)"));
+    json_object_object_add(o, "port", json_object_new_string("leaf uplink"));
+    json_object_object_add(
+        o, "leaf_up", r->n_leaves > 1 ? json_object_new_string(r->leaf[r->up_leaf].leaf) : NULL);
+    json_object_object_add(o, "leaf_down",
+                           r->n_leaves > 1 ? json_object_new_string(r->leaf[r->down_leaf].leaf)
+                                           : NULL);
+    json_object_object_add(o, "capacity_Bps", nv_json_new_num(r->capacity_Bps));
+    char s[400];
+    snprintf(s, sizeof s, "netvar.conf: UplinkRate= %.6g bytes/s x UplinksPerLeaf= %u",
+             fab->uplink_rate_Bps, per_leaf);
+    json_object_object_add(o, "capacity_source", json_object_new_string(s));
+    snprintf(s, sizeof s, "node counters: %s, %d of %d nodes; leaves from the topology",
+             nic_words[from], r->nodes_counted, r->nodes);
+    json_object_object_add(o, "source", json_object_new_string(s));
+    json_object_object_add(
+        o, "assumption",
+        json_object_new_string(r->n_leaves > 1 ? "each node sends to and receives from the job's "
+                                                 "other nodes alike: a node's off-leaf share is "
+                                                 "the job's node split, (n - m) / (n - 1)"
+                                               : "one leaf: the job crosses no uplink"));
+    json_object_object_add(o, "uplink_u_up", nv_json_new_num(r->uplink_u_up));
+    json_object_object_add(o, "uplink_u_down", nv_json_new_num(r->uplink_u_down));
+    json_object_object_add(o, "uplink_note",
+                           json_object_new_string("the same leaves' uplink counters (blade map "
+                                                  "uplink=) over the same windows: every job's "
+                                                  "traffic, the background included"));
+    json_object *leaves = json_object_new_array();
+    for (int i = 0; i < r->n_leaves; i++) {
+        const nv_bn_leaf *l = &r->leaf[i];
+        json_object *jl = json_object_new_object();
+        json_object_object_add(jl, "leaf", json_object_new_string(l->leaf));
+        json_object_object_add(jl, "nodes", json_object_new_int(l->nodes));
+        json_object_object_add(jl, "off_leaf_up_Bps", nv_json_new_num(l->off_up_Bps));
+        json_object_object_add(jl, "off_leaf_down_Bps", nv_json_new_num(l->off_down_Bps));
+        json_object_object_add(jl, "u_up", nv_json_new_num(l->u_up));
+        json_object_object_add(jl, "u_down", nv_json_new_num(l->u_down));
+        json_object_object_add(jl, "uplink_u_up", nv_json_new_num(l->uplink_u_up));
+        json_object_object_add(jl, "uplink_u_down", nv_json_new_num(l->uplink_u_down));
+        json_object_array_add(leaves, jl);
+    }
+    json_object_object_add(o, "leaves", leaves);
+    free(r);
+    return o;
+}
+
 json_object *nv_job_collect(const char *job_dir, long long job_id, double service_us,
-                            const char *mu_source, nv_ctr_log_fn log, void *log_arg, char *err,
-                            size_t errlen)
+                            const char *mu_source, const nv_job_fabric *fabric, nv_ctr_log_fn log,
+                            void *log_arg, char *err, size_t errlen)
 {
     /* the job's directory itself, never a link out of the spool; its node
      * records are its owner's (root's: slurmstepd wrote them) */
@@ -222,6 +368,10 @@ json_object *nv_job_collect(const char *job_dir, long long job_id, double servic
 
     struct nv_blade_traffic *blades = calloc(nnames ? nnames : 1, sizeof *blades);
     nv_ctr_delta *delta = malloc(sizeof *delta);
+    nv_bn_node *bn = calloc(nnames ? nnames : 1, sizeof *bn);
+    char(*leaf_of)[NV_TOPO_NAME_MAX] = calloc(nnames ? nnames : 1, sizeof *leaf_of);
+    size_t nbn = 0;
+    enum nic_from nic_from = NIC_NONE;
     json_object *job = json_object_new_object();
     json_object *nodes = json_object_new_array(), *blade_names = json_object_new_array();
     json_object *switches = json_object_new_array(), *groups = json_object_new_array();
@@ -232,7 +382,7 @@ json_object *nv_job_collect(const char *job_dir, long long job_id, double servic
     char app[80] = "", mode[16] = "", annotation[1024] = "";
     uint64_t tot[NV_CTR_NFIELDS] = {0};
 
-    for (size_t i = 0; i < nnames && blades && delta; i++) {
+    for (size_t i = 0; i < nnames && blades && delta && bn && leaf_of; i++) {
         char path[4400], why[256];
         snprintf(path, sizeof path, "%s/%s", job_dir, names[i]);
         json_object *rec = nv_node_record_read_owned(path, owner, why, sizeof why);
@@ -276,6 +426,14 @@ json_object *nv_job_collect(const char *job_dir, long long job_id, double servic
         }
         add_unique(sources, delta->backend);
         blade_from_delta(delta, &blades[nblades++]);
+        const nv_topo_node *w =
+            fabric && fabric->topo && node ? nv_topo_find(fabric->topo, node) : NULL;
+        enum nic_from nf = node_traffic(w, delta, &bn[nbn]);
+        if (nf != NIC_NONE && (nic_from == NIC_NONE || nf > nic_from))
+            nic_from = nf;
+        snprintf(leaf_of[nbn], sizeof leaf_of[nbn], "%s", w ? w->sw : "");
+        bn[nbn].leaf = leaf_of[nbn];
+        nbn++;
         for (int p = 0; p < delta->nports; p++) {
             const nv_ctr_port_delta *pd = &delta->port[p];
             for (int f = 0; f < NV_CTR_NFIELDS; f++)
@@ -345,6 +503,9 @@ json_object *nv_job_collect(const char *job_dir, long long job_id, double servic
                            json_object_new_string(mu_source ? mu_source : "none"));
     json_object_object_add(util, "ports", ports);
     json_object_object_add(job, "utilization", util);
+    json_object_object_add(job, "bottleneck",
+                           bn && leaf_of ? bottleneck_json(bn, nbn, nic_from, fabric)
+                                         : bottleneck_unavailable("out of memory"));
 
     json_object *recs = json_object_new_object();
     json_object_object_add(recs, "node_records", json_object_new_int64((int64_t)nnames));
@@ -355,6 +516,8 @@ json_object *nv_job_collect(const char *job_dir, long long job_id, double servic
         free(names[i]);
     free(blades);
     free(delta);
+    free(bn);
+    free(leaf_of);
     if (nnames == 0)
         nv_logf(log, log_arg, "netvar: collect: %s holds no node records", job_dir);
     return job;
@@ -383,6 +546,27 @@ json_object *nv_job_record_read_owned(const char *path, uid_t owner, char *err, 
         return NULL;
     }
     return rec;
+}
+
+int nv_job_record_bottleneck_u(json_object *rec, double *u_up, double *u_down, char *err,
+                               size_t errlen)
+{
+    *u_up = *u_down = NAN;
+    json_object *b;
+    if (!json_object_object_get_ex(rec, "bottleneck", &b) || !b)
+        return 0;
+    if (!json_object_is_type(b, json_type_object))
+        return nv_err(err, errlen, "bottleneck: expected an object");
+    double up, down;
+    int hu = nv_json_num_strict(b, "u_up", &up), hd = nv_json_num_strict(b, "u_down", &down);
+    if (hu < 0 || hd < 0 || (hu > 0 && !(up >= 0 && up <= 100)) ||
+        (hd > 0 && !(down >= 0 && down <= 100)))
+        return nv_err(err, errlen, "bottleneck: u_up or u_down is not a fraction from 0 to 100");
+    if (hu <= 0 || hd <= 0)
+        return 0;
+    *u_up = up;
+    *u_down = down;
+    return 1;
 }
 
 int nv_ve_job_from_record(json_object *rec, nv_ve_job *out, char *err, size_t errlen)

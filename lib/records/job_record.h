@@ -4,7 +4,8 @@
  * runtime, nodes, blades and switches, app key, the Table III counter
  * metrics over blades (lib/variability/counter_metrics.h), and the
  * utilization rho = lambda/mu per port when a calibrated service rate is
- * known.  Every number says where it came from.  Written by the CLI and by
+ * known, and the bottleneck U: the job's own traffic through its leaf
+ * uplinks over their capacity (job_bottleneck.h).  Every number says where it came from.  Written by the CLI and by
  * the last node's epilog; read by training (lib/train), the Variability
  * Estimate ("Variability Estimate" paper, §III-D) and the reports. */
 #ifndef NETVAR_JOB_RECORD_H
@@ -17,12 +18,23 @@
 
 #include "counter_metrics.h"
 #include "counters.h"
+#include "counters_topology.h"
 #include "node_record.h"
 #include "ve_features.h"
 
 #define NV_JOB_RECORD_SCHEMA "netvar-job-record"
-#define NV_JOB_RECORD_VERSION 1
+/* 2: the bottleneck object (job_bottleneck.h); version 1 records are read */
+#define NV_JOB_RECORD_VERSION 2
 #define NV_JOB_RECORD_MAX_BYTES (8u << 20) /* largest job record read */
+
+/* Where the job's shared port is and what it carries: the topology (blade
+ * map and topology.conf: each node's leaf and its nic=, switch_port= and
+ * uplink= ports) and one leaf's uplink capacity, from netvar.conf. */
+typedef struct nv_job_fabric {
+    const nv_topo *topo;
+    double uplink_rate_Bps;    /* UplinkRate=, bytes/s; <= 0 not set */
+    unsigned uplinks_per_leaf; /* UplinksPerLeaf= (0 counts as 1) */
+} nv_job_fabric;
 
 /* Merges job job_id's node records in job_dir.  service_us: calibrated
  * 1/mu in microseconds, or <= 0 when unknown (mu_source says where it came
@@ -32,8 +44,15 @@
  * times and byte counts keep plausible.h's bounds; any other is skipped
  * with one line. */
 json_object *nv_job_collect(const char *job_dir, long long job_id, double service_us,
-                            const char *mu_source, nv_ctr_log_fn log, void *log_arg, char *err,
-                            size_t errlen);
+                            const char *mu_source, const nv_job_fabric *fabric, nv_ctr_log_fn log,
+                            void *log_arg, char *err, size_t errlen);
+
+/* The record's bottleneck U (version 2): *u_up, *u_down, fractions of one
+ * leaf's uplink capacity.  1 when the record has them, 0 when it has none
+ * (a version 1 record, no UplinkRate, unavailable: both NAN), -1 when
+ * "bottleneck" is malformed (err says how; both NAN). */
+int nv_job_record_bottleneck_u(json_object *rec, double *u_up, double *u_down, char *err,
+                               size_t errlen);
 
 /* Number of node-*.json files in job_dir (-1 if unreadable). */
 int nv_job_count_node_records(const char *job_dir);
@@ -46,7 +65,7 @@ json_object *nv_job_record_metrics_json(const struct nv_counter_metrics *cm);
 /* ---- reading ---- */
 
 /* 0 when rec is a job record this netvar reads (schema netvar-job-record,
- * version absent or 1); -1 with one line in err ("not a netvar job
+ * version absent, 1 or 2); -1 with one line in err ("not a netvar job
  * record: ..."). */
 int nv_job_record_check(json_object *rec, char *err, size_t errlen);
 

@@ -80,6 +80,18 @@ static void record_facts(nv_job_report *r, json_object *rec)
     json_object *ports = nv_json_get(u, "ports", json_type_array);
     r->ports = ports ? (long)json_object_array_length(ports) : -1;
 
+    char why[160];
+    json_object *b = nv_json_get(rec, "bottleneck", json_type_object);
+    if (nv_job_record_bottleneck_u(rec, &r->bn_u_up, &r->bn_u_down, why, sizeof why) < 0)
+        copy_str(r->bn_source, sizeof r->bn_source, why);
+    else
+        copy_str(r->bn_source, sizeof r->bn_source, nv_json_str(b, "source"));
+    r->bn_uplink_u_up = nv_json_num(b, "uplink_u_up");
+    r->bn_uplink_u_down = nv_json_num(b, "uplink_u_down");
+    r->bn_capacity_Bps = nv_json_num(b, "capacity_Bps");
+    copy_str(r->bn_leaf_up, sizeof r->bn_leaf_up, nv_json_str(b, "leaf_up"));
+    copy_str(r->bn_leaf_down, sizeof r->bn_leaf_down, nv_json_str(b, "leaf_down"));
+
     json_object *metrics;
     if (!json_object_object_get_ex(rec, "metrics", &metrics) || !metrics)
         return;
@@ -218,6 +230,8 @@ int nv_job_report_build(const char *spool, int64_t job_id, const nv_model *m,
     memset(r, 0, sizeof *r);
     r->job_id = job_id;
     r->runtime_s = r->rho = r->service_us = NAN;
+    r->bn_u_up = r->bn_u_down = r->bn_uplink_u_up = r->bn_uplink_u_down = NAN;
+    r->bn_capacity_Bps = NAN;
     r->baseline_s = r->observed_pct = r->predicted_pct = NAN;
     r->at_submission.own_pct = r->at_submission.inflicted_pct = NAN;
     r->ports = -1;

@@ -70,6 +70,12 @@ typedef struct nv_job_report {
     double service_us;   /*   its 1/mu, us (NAN when absent) */
     char mu_source[128]; /*   where mu came from ("none" when absent) */
     long ports;          /*   ports with a utilization (-1 when absent) */
+    /* the record's bottleneck U (version 2; NAN when absent or unavailable) */
+    double bn_u_up, bn_u_down;               /* the job's own, fractions of capacity */
+    double bn_uplink_u_up, bn_uplink_u_down; /* the uplink counters' (all jobs) */
+    double bn_capacity_Bps;                  /* one leaf's uplinks, bytes/s */
+    char bn_leaf_up[64], bn_leaf_down[64];   /* the busiest leaves ("" one leaf) */
+    char bn_source[256];                     /* its source, or why unavailable ("" none) */
 
     /* segment interference estimate of the first profile (by name) */
     int has_segments;

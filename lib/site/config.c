@@ -59,6 +59,7 @@ void nv_config_defaults(struct nv_config *c)
     c->max_neighbour_apps = 32;
     c->registry_check_s = 60;
     c->user_messages = NV_UMSG_PREDICTIONS;
+    c->uplinks_per_leaf = 1;
 }
 
 static const char *const umsg_names[] = {"none", "actions", "predictions", "all"};
@@ -66,6 +67,60 @@ static const char *const umsg_names[] = {"none", "actions", "predictions", "all"
 const char *nv_user_messages_name(enum nv_user_messages m)
 {
     return (unsigned)m < sizeof umsg_names / sizeof *umsg_names ? umsg_names[m] : "?";
+}
+
+bool nv_config_parse_rate(const char *v, double *Bps)
+{
+    char num[64];
+    size_t n = 0;
+    while (v[n] && (isdigit((unsigned char)v[n]) || v[n] == '.'))
+        n++;
+    if (!n || n >= sizeof num)
+        return false;
+    memcpy(num, v, n);
+    num[n] = '\0';
+    double x;
+    if (!nv_parse_decimal(num, &x))
+        return false;
+    const char *u = v + n;
+    while (*u == ' ')
+        u++;
+    double mult = 1;
+    switch (*u) {
+    case 'k':
+    case 'K':
+        mult = 1e3;
+        u++;
+        break;
+    case 'm':
+    case 'M':
+        mult = 1e6;
+        u++;
+        break;
+    case 'g':
+    case 'G':
+        mult = 1e9;
+        u++;
+        break;
+    case 't':
+    case 'T':
+        mult = 1e12;
+        u++;
+        break;
+    default: break;
+    }
+    double per_byte; /* units of the rest in bytes */
+    if (!strcasecmp(u, "bit") || !strcasecmp(u, "bit/s") || !strcmp(u, "b/s"))
+        per_byte = 1.0 / 8;
+    else if (!strcmp(u, "B/s"))
+        per_byte = 1;
+    else
+        return false;
+    double r = x * mult * per_byte;
+    if (!(r >= 1.0 / 8 && r <= 100e12 / 8))
+        return false;
+    *Bps = r;
+    return true;
 }
 
 static bool parse_pct(const char *v, double *out)
@@ -214,6 +269,18 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
         else
             report(p, "UserMessages=%s: not none, actions, predictions or all; keeping %s", v,
                    nv_user_messages_name(c->user_messages));
+    } else if (!strcasecmp(key, "UplinkRate")) {
+        if (!nv_config_parse_rate(v, &c->uplink_rate_Bps))
+            report(p,
+                   "UplinkRate=%s: not a rate with its unit (10Gbit/s, 100mbit, 1.25GB/s), "
+                   "1 bit/s to 100 Tbit/s; keeping it unset (records carry no bottleneck U)",
+                   v);
+    } else if (!strcasecmp(key, "UplinksPerLeaf")) {
+        unsigned n;
+        if (!parse_uint(v, 4096, &n) || n == 0)
+            report(p, "UplinksPerLeaf=%s: not 1..4096 uplinks; keeping %u", v, c->uplinks_per_leaf);
+        else
+            c->uplinks_per_leaf = n;
     } else if (!strcasecmp(key, "Rule")) {
         char why[384];
         if (nv_policy_parse_rule(&c->policy, v, p->line, why, sizeof why))
@@ -254,7 +321,7 @@ static const char *const single_keys[] = {
     "ModelFile", "SpoolDir",           "DefaultMode",   "Enabled",          "AllowOff",
     "Predictor", "MinPairSamples",     "AnnotateField", "AnnotateAll",      "InterferenceThreshold",
     "AppFields", "ContainWaitSeconds", "AvoidUplinks",  "MaxNeighbourApps", "RegistryCheckSeconds",
-    "Mailer",    "UserMessages"};
+    "Mailer",    "UserMessages",       "UplinkRate",    "UplinksPerLeaf"};
 #define NSINGLE (sizeof single_keys / sizeof *single_keys)
 
 int nv_config_parse(const char *name, const char *text, struct nv_config *c, nv_config_error_fn err,

@@ -46,11 +46,19 @@ struct nv_config {
     unsigned max_neighbour_apps; /* running apps considered per submission */
     unsigned registry_check_s;   /* how often job_submit asks slurmctld which jobs run (0: never) */
     enum nv_user_messages user_messages;
-    struct nv_policy policy; /* ordered rules */
+    double uplink_rate_Bps;    /* UplinkRate=: one leaf uplink, bytes/s (0: not set) */
+    unsigned uplinks_per_leaf; /* UplinksPerLeaf=: uplinks of each leaf (default 1) */
+    struct nv_policy policy;   /* ordered rules */
 };
 
 /* "none", "actions", "predictions" or "all" */
 const char *nv_user_messages_name(enum nv_user_messages m);
+
+/* A rate with its unit: a decimal number, an optional SI prefix (k, M, G,
+ * T: powers of 1000) and bit, bit/s, b/s or B/s ("10Gbit/s", "100mbit" as
+ * tc writes it, "1.25GB/s").  Bytes/s in *Bps; false (and *Bps untouched)
+ * for a bare number, another unit, or not 1 bit/s .. 100 Tbit/s. */
+bool nv_config_parse_rate(const char *v, double *Bps);
 
 /* Receives each error line (no trailing newline). */
 typedef void (*nv_config_error_fn)(void *ctx, const char *line);

@@ -61,8 +61,10 @@ typedef struct nv_train_job {
     uint32_t nodes;
     double start_s, end_s; /* NAN when the record has no times */
     double runtime_s;      /* > 0 */
-    double rho;            /* own counter rho (median over its ports), NAN unknown */
-    double switch_rho;     /* optional record field: total rho at its switches, NAN */
+    double rho;            /* own U: the bottleneck U's busier direction (version 2
+                            * records), else rho median over its ports; NAN unknown */
+    double switch_rho;     /* total U at its switches: the record's switch_rho, else its
+                            * bottleneck's uplink counters; NAN */
     double service_us;     /* the record's calibrated 1/mu, us, NAN when none */
     uint8_t n_switches, n_groups;
     uint64_t topo[2 * NV_TRAIN_MAX_TOPO]; /* switch hashes, then group hashes */

@@ -173,6 +173,17 @@ static int own_rho(json_object *rec, double service_us, double *rho, double *rec
 {
     *rho = NAN;
     *rec_service_us = NAN;
+    /* a version 2 record's bottleneck U: the job's own load on its leaf
+     * uplinks, the campaigns' axis; the busier direction */
+    double up, down;
+    int hb = nv_job_record_bottleneck_u(rec, &up, &down, err, errlen);
+    if (hb < 0)
+        return -1;
+    if (hb > 0) {
+        double r = fmax(up, down);
+        *rho = r > 1 ? 1 : r;
+        return 0;
+    }
     json_object *u, *ports;
     if (!json_object_object_get_ex(rec, "utilization", &u) || !u)
         return 0;
@@ -281,6 +292,14 @@ int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *
         (isfinite(job->switch_rho) && (job->switch_rho < 0 || job->switch_rho > 1))) {
         nv_err(err, errlen, "switch_rho: not a number in [0, 1]");
         return -1;
+    }
+    if (!isfinite(job->switch_rho)) {
+        /* the uplink counters of the record's bottleneck: every job's load */
+        json_object *b = nv_json_get(rec, "bottleneck", json_type_object);
+        double su = nv_json_num(b, "uplink_u_up"), sd = nv_json_num(b, "uplink_u_down");
+        double sr = isfinite(su) && isfinite(sd) ? fmax(su, sd) : isfinite(su) ? su : sd;
+        if (isfinite(sr) && sr >= 0)
+            job->switch_rho = sr > 1 ? 1 : sr;
     }
     job->background = job->baseline_s = job->slowdown_pct = NAN;
     job->neighbour_app = -1;

@@ -296,10 +296,12 @@ static void epilog(struct job_ctx *j)
 
     /* the last node to finish on a shared spool merges the records */
     if (nv_job_count_node_records(j->dir) == j->nnodes) {
+        const nv_job_fabric fab = {&j->topo, nv_spank.args.uplink_rate_Bps,
+                                   nv_spank.args.uplinks_per_leaf};
         json_object *job = nv_job_collect(j->dir, (long long)j->jobid, 0,
                                           "none: collected in the epilog; run "
                                           "'netvar collect' with a model for rho",
-                                          log_line, NULL, err, sizeof err);
+                                          &fab, log_line, NULL, err, sizeof err);
         snprintf(path, sizeof path, "%s/job.json", j->dir);
         if (!job || nv_json_write_file(path, job, 0640, j->gid, err, sizeof err))
             slurm_error("netvar: job %u: collect: %s", j->jobid, err);

@@ -130,6 +130,8 @@ int nv_spank_parse_args(int ac, char **av, struct nv_spank_args *a, bool log_err
     if (!(given & GIVEN_ALLOW_OFF))
         a->allow_off = conf->allow_off;
     a->enabled = conf->enabled;
+    a->uplink_rate_Bps = conf->uplink_rate_Bps;
+    a->uplinks_per_leaf = conf->uplinks_per_leaf;
     free(conf);
     return errors;
 }

@@ -15,6 +15,8 @@ struct nv_spank_args { /* from the plugstack.conf line */
     char config[PATH_MAX];
     char counters[256];
     char blade_map[PATH_MAX];
+    double uplink_rate_Bps;    /* netvar.conf UplinkRate= (0: not set) */
+    unsigned uplinks_per_leaf; /* netvar.conf UplinksPerLeaf= */
     char profiler[PATH_MAX];
     char
         sysfs_root[PATH_MAX]; /* prefix before /sys for the netdev/infiniband counters; "" = /sys */

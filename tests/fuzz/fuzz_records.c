@@ -131,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     case 3: {
         fuzz_dir_put("node-n1.json", data + 1, size - 1);
         json_object *job =
-            nv_job_collect(fuzz_dir, 5, 1.5, "fuzz", fuzz_ignore_line, NULL, err, sizeof err);
+            nv_job_collect(fuzz_dir, 5, 1.5, "fuzz", NULL, fuzz_ignore_line, NULL, err, sizeof err);
         check_collected(job);
         json_object_put(job);
         snprintf(path, sizeof path, "%s/node-n1.json", fuzz_dir);

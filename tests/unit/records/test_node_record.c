@@ -173,7 +173,7 @@ static void samples_and_node_records_make_a_job_record(void **state)
     json_object_put(n1);
 
     assert_int_equal(nv_job_count_node_records(dir), 2);
-    json_object *job = nv_job_collect(dir, 42, 0, "none", NULL, NULL, err, sizeof err);
+    json_object *job = nv_job_collect(dir, 42, 0, "none", NULL, NULL, NULL, err, sizeof err);
     assert_non_null(job);
     assert_int_equal(nv_job_record_check(job, err, sizeof err), 0);
     assert_true(nv_json_num(job, "runtime_s") == 11);
@@ -266,7 +266,7 @@ static void collect_merges_only_this_jobs_plausible_records(void **state)
         others = 1;
     }
     lines_logged = 0;
-    json_object *job = nv_job_collect(dir, 42, 0, "none", keep_line, NULL, err, sizeof err);
+    json_object *job = nv_job_collect(dir, 42, 0, "none", NULL, keep_line, NULL, err, sizeof err);
     assert_non_null(job);
     assert_int_equal(lines_logged, 5 + others);
     assert_true(nv_json_num(job, "job_id") == 42);
@@ -282,7 +282,7 @@ static void collect_merges_only_this_jobs_plausible_records(void **state)
     char link[128];
     snprintf(link, sizeof link, "%s.link", dir);
     assert_int_equal(symlink(dir, link), 0);
-    job = nv_job_collect(link, 42, 0, "none", keep_line, NULL, err, sizeof err);
+    job = nv_job_collect(link, 42, 0, "none", NULL, keep_line, NULL, err, sizeof err);
     unlink(link);
     assert_null(job);
     assert_non_null(strstr(err, "the job's spool directory is a symbolic link; not followed"));
