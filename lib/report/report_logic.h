@@ -32,6 +32,11 @@ typedef struct nv_report_annotation {
     char mode[16];
     char against_app[NV_MODEL_KEY_MAX + 1]; /* the neighbour app own_pct was against; "" */
     int64_t against_job; /* a running job of it at submission; 0 when not recorded */
+    /* own_pct was beside the sum of vs_n running jobs (0: not recorded), at
+     * the worst of vs_uplinks uplinks (0: placement unknown); single_pct
+     * the worst single neighbour's answer (NAN when not recorded) */
+    unsigned vs_n, vs_uplinks;
+    double single_pct;
 } nv_report_annotation;
 
 /* Reads the annotation from a job record: its "annotation" field (the
