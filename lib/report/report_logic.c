@@ -101,13 +101,16 @@ int nv_report_action_moved(const nv_report_annotation *an)
 }
 
 int nv_report_kept_apart(const nv_report_annotation *an, const char *const *neighbour_apps,
-                         size_t n, int complete)
+                         const int64_t *neighbour_jobs, size_t n, int complete)
 {
     if (!nv_report_action_moved(an) || !an->against_app[0] || !complete)
         return 0;
-    for (size_t i = 0; i < n; i++)
-        if (neighbour_apps[i] && !strcmp(neighbour_apps[i], an->against_app))
+    for (size_t i = 0; i < n; i++) {
+        if (neighbour_apps && neighbour_apps[i] && !strcmp(neighbour_apps[i], an->against_app))
             return 0;
+        if (neighbour_jobs && an->against_job && neighbour_jobs[i] == an->against_job)
+            return 0; /* the very job predicted against, whatever its app is called */
+    }
     return 1;
 }
 

@@ -56,12 +56,13 @@ int nv_report_action_moved(const nv_report_annotation *an);
 /* Whether the recorded own prediction is no prediction error because the
  * action kept the job apart from what it was predicted against: the
  * action moved it (nv_report_action_moved), the annotation names the
- * neighbour app, and none of the n apps the job ran beside (all of them:
- * complete 0 says the list was cut, and so proves nothing) is that app.
+ * neighbour app, and none of the n jobs the job ran beside (all of them:
+ * complete 0 says the list was cut, and so proves nothing) is of that app
+ * or is the job the annotation names (vs_job; neighbour_jobs may be NULL).
  * 0 otherwise: the job ran beside it, whatever the action, or the record
  * cannot say. */
 int nv_report_kept_apart(const nv_report_annotation *an, const char *const *neighbour_apps,
-                         size_t n, int complete);
+                         const int64_t *neighbour_jobs, size_t n, int complete);
 
 /* Whether two running jobs' paths meet at an uplink, by their
  * comma-separated leaf switch lists: both span several leaf switches and
