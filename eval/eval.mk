@@ -11,6 +11,8 @@
 #                          (root; EVAL_SHORT=1 for the CI size)
 #   make eval-contain      what avoid's contain buys beside a job spanning both leaves
 #   make eval-paths        per-path answers between two spanning placements (4 leaves)
+#   make eval-neighbours   cg beside 1, 2 and 3 all-to-alls on one uplink: measured
+#                          against job_submit's summed answer (8 nodes; root)
 #   make eval-netlab-pool  the kept lab runs that are held-out tests of today's rules,
 #                          pooled (eval/netlab_pool.py; seconds, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
@@ -34,7 +36,7 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
 .PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths \
-	eval-netlab-pool
+	eval-netlab-pool eval-neighbours
 variability-gen: $(VARIABILITY_GEN)
 
 eval-train: $(TRAIN_GEN) $(NETVAR_BIN)
@@ -84,6 +86,9 @@ eval-netlab-pool:
 # CONTAIN_REPS, CONTAIN_SHORT=1 for the smoke size)
 eval-contain: all
 	@BUILD=$(BUILD) bash eval/contain_eval.sh
+
+eval-neighbours: all
+	@BUILD=$(BUILD) bash eval/neighbours_eval.sh
 
 # per-path prediction between two placements that both span leaves: CG
 # beside an all-to-all whose leaves it misses, and one sharing a leaf's
