@@ -452,7 +452,7 @@ static void a_named_placement_follows_the_paths(void **state)
     assert_string_equal(d->own_with, "lulesh");
     near(d->inflicted_pct, 4.0, "inflicted on lulesh");
     assert_string_equal(d->exclude, ""); /* amg's 107.5 % is not this placement's */
-    assert_int_equal(d->vs_n, 1); /* lulesh's one job: the pair's answer */
+    assert_int_equal(d->vs_n, 1);        /* lulesh's one job: the pair's answer */
     assert_int_equal(d->vs_uplinks, 1);
     assert_string_equal(d->vs_assumed, "");
     free(d);
