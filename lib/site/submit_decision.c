@@ -120,7 +120,8 @@ static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_
 {
     struct nv_neighbour_memo *mm = ix ? ix->memo : NULL;
     *fill = 0;
-    if (!mm || self < 0 || (size_t)self >= mm->napps_model || mm->cols != 2 * ix->napps)
+    if (!mm || self < 0 || (size_t)self >= mm->napps_model ||
+        mm->cols != 2 * ix->napps + NV_MEMO_EXTRA)
         return NULL;
     int32_t r = __atomic_load_n(&mm->row_of[self], __ATOMIC_ACQUIRE);
     if (r < 0 && !claim)
@@ -252,14 +253,17 @@ static double beside_sum(const nv_model *m, int32_t self, const struct nv_runnin
  * for that pair.  No allocation: the lists are on the stack. */
 static void sum_neighbours(const struct nv_config *c, const nv_model *m, int32_t self,
                            const struct nv_running_index *ix, struct nv_submit_decision *d,
-                           const struct shared *sh, nv_predictor pred)
+                           const struct shared *sh, nv_predictor pred, double *row, int fill)
 {
     nv_prediction p;
     char src[sizeof d->own_source] = "";
     double best = NAN;
     uint32_t n = 0, cut = 0;
-    if (!sh->n)
+    if (!sh->n) {
+        if (row && fill)
+            row[2 * ix->napps] = NAN, row[2 * ix->napps + 1] = row[2 * ix->napps + 2] = 0;
         return;
+    }
     if (d->place.leaves > 1) {
         /* one set per leaf of the newcomer's, the last holding the rest */
         nv_leaf_set one[NV_SUBMIT_UPLINKS + 1];
@@ -286,9 +290,26 @@ static void sum_neighbours(const struct nv_config *c, const nv_model *m, int32_t
             }
         }
     } else {
-        best = beside_sum(m, self, ix, sh, NULL, pred, c->min_pair_samples, &n, &cut, &p);
-        if (isfinite(best))
-            source_text(&p, src, sizeof src);
+        /* the memo's row (placement unknown: the answer is the index's and
+         * the app's alone), after its pairs */
+        double *sum = row ? row + 2 * ix->napps : NULL;
+        char *msrc = row ? ix->memo->src[(size_t)(row - ix->memo->pct) / ix->memo->cols] : NULL;
+        if (sum && !fill) {
+            best = sum[0];
+            n = (uint32_t)sum[1];
+            cut = (uint32_t)sum[2];
+            snprintf(src, sizeof src, "%s", msrc);
+        } else {
+            best = beside_sum(m, self, ix, sh, NULL, pred, c->min_pair_samples, &n, &cut, &p);
+            if (isfinite(best))
+                source_text(&p, src, sizeof src);
+            if (sum) {
+                sum[0] = best;
+                sum[1] = n;
+                sum[2] = cut;
+                snprintf(msrc, sizeof ix->memo->src[0], "%s", src);
+            }
+        }
         d->vs_assumed = "placement unknown: all running jobs on shared uplinks assumed";
     }
     d->vs_n = n ? n : 1; /* sh holds one app at least: a pair */
@@ -364,8 +385,6 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
         if (beyond && k < 8 * NV_SUBMIT_BEYOND_BYTES)
             beyond_set[k / 8] |= (uint8_t)(1u << (k % 8));
     }
-    if (row && fill)
-        memo_publish(ix, self, key);
     /* the sources of the two answers shown: their predictions once more */
     nv_prediction p;
     if (own_with) {
@@ -380,7 +399,9 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
         d->own_with = own_with->key;
     }
     d->own_single_pct = d->own_pct;
-    sum_neighbours(c, m, self, ix, d, &sh, pred);
+    sum_neighbours(c, m, self, ix, d, &sh, pred, row, fill);
+    if (row && fill)
+        memo_publish(ix, self, key);
     if (infl_by) {
         const char *ps = path_source(q, d, infl_by);
         if (ps) {
