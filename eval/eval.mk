@@ -14,6 +14,8 @@
 #   make eval-stream       the product's loop: a stream of jobs, history-only training,
 #                          job_submit's answers against what happened (STREAM_JOBS=N)
 #   make eval-record-u     a job record's bottleneck U against the uplink counters' U
+#   make eval-neighbours   cg beside 1, 2 and 3 all-to-alls on one uplink: measured
+#                          against job_submit's summed answer (8 nodes; root)
 #   make eval-netlab-pool  the kept lab runs that are held-out tests of today's rules,
 #                          pooled (eval/netlab_pool.py; seconds, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
@@ -37,7 +39,7 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
 .PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths eval-stream eval-record-u \
-	eval-netlab-pool
+	eval-netlab-pool eval-neighbours
 variability-gen: $(VARIABILITY_GEN)
 
 eval-train: $(TRAIN_GEN) $(NETVAR_BIN)
@@ -93,6 +95,9 @@ eval-contain: all
 # the next ones (eval/stream_eval.sh says how; about 25 minutes for 200 jobs)
 eval-stream: all
 	@BUILD=$(BUILD) bash eval/stream_eval.sh
+
+eval-neighbours: all
+	@BUILD=$(BUILD) bash eval/neighbours_eval.sh
 
 # per-path prediction between two placements that both span leaves: CG
 # beside an all-to-all whose leaves it misses, and one sharing a leaf's

@@ -3,6 +3,7 @@
  * an aligned table with units or JSON, and SVG plots (--plot).  The
  * figures come from lib/report (job_report.h, app_report.h,
  * cluster_report.h); this file parses the options and renders them. */
+#define _GNU_SOURCE /* strptime, timegm */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "nv_json.h"
 #include "opts.h"
 #include "predict.h"
+#include "stream_accuracy.h"
 #include "svg_plot.h"
 #include "user_report.h"
 #include "verbs.h"
@@ -33,6 +35,7 @@ static const char help_head[] =
     "       netvar report --app NAME [--model FILE] [--json] [--plot FILE.svg]\n"
     "                     [--plot-latency FILE.svg]\n"
     "       netvar report --cluster [--spool DIR] [--model FILE] [--json]\n"
+    "                     [--since WHEN] [--until WHEN] [--last N]\n"
     "\n"
     "Show what netvar measured and concluded.\n"
     "\n"
@@ -86,6 +89,16 @@ static const char help_head[] =
     "           the model knows neither its app nor any app beside it), and\n"
     "           each leaf switch's uplink with the sum of the model's U_A of\n"
     "           the jobs across it (uplinks[].utilization, a fraction).\n"
+    "           Then the stream's accuracy over the finished jobs of the window\n"
+    "           (--since, --until, --last; default: every finished job): for\n"
+    "           each job whose record holds job_submit's own prediction (the\n"
+    "           Comment's own_pct: user-editable) and whose slowdown can be\n"
+    "           observed (runtime against the app's baseline at its node count,\n"
+    "           as for JOBID), what job_submit said against what happened: the\n"
+    "           count, the mean absolute error (pp) with its 95 % bootstrap\n"
+    "           interval, the mean signed error (pp; above 0: it said more) and\n"
+    "           the same error over the jobs slowed by at least 10 %\n"
+    "           (--json: accuracy).\n"
     "\n";
 
 static const char help_tail[] =
@@ -104,6 +117,7 @@ struct ctx {
     const char *spool, *model_path, *plot, *plot_latency;
     int json, from;
     int fell_back; /* auto found no readable spool record */
+    nv_accuracy_window window;
     nv_predictor predictor;
     nv_model *m;
 };
@@ -222,6 +236,11 @@ static json_object *job_json(const nv_job_report *r)
                                json_object_new_boolean(nv_report_action_moved(an)));
         json_object_object_add(sub, "predicted_against",
                                an->against_app[0] ? json_object_new_string(an->against_app) : NULL);
+        /* beside how many running jobs, on how many shared uplinks, and the
+         * worst single neighbour's answer */
+        json_object_object_add(sub, "vs_n", an->vs_n ? json_object_new_int64(an->vs_n) : NULL);
+        json_object_object_add(sub, "vs_uplinks", json_object_new_int64(an->vs_uplinks));
+        json_object_object_add(sub, "single_pct", nv_json_new_num_g(an->single_pct, DIGITS));
         /* kept apart: the job ran beside none of the app it was predicted
          * against, so observed_pct does not score the prediction */
         json_object_object_add(sub, "kept_apart",
@@ -840,6 +859,37 @@ static int report_app(struct ctx *c, const char *name)
 
 /* ------------------------------------------------------------ --cluster */
 
+static json_object *num_pair(double a, double b)
+{
+    json_object *o = json_object_new_array();
+    json_object_array_add(o, nv_json_new_num_g(a, DIGITS));
+    json_object_array_add(o, nv_json_new_num_g(b, DIGITS));
+    return o;
+}
+
+/* --since/--until: Unix seconds, or a UTC date and time */
+static int parse_when(const nv_opt *o, void *to, const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end != arg && !*end && isfinite(v) && v >= 0 && v < 1e11) {
+        *(double *)to = v;
+        return 0;
+    }
+    static const char *const forms[] = {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"};
+    for (size_t k = 0; k < sizeof forms / sizeof forms[0]; k++) {
+        struct tm tm;
+        memset(&tm, 0, sizeof tm);
+        const char *rest = strptime(arg, forms[k], &tm);
+        if (rest && !*rest) {
+            *(double *)to = (double)timegm(&tm);
+            return 0;
+        }
+    }
+    return nv_err(err, errlen, "--%s '%.64s': expected Unix seconds or YYYY-MM-DD[THH:MM[:SS]]",
+                  o->name, arg);
+}
+
 static void reg_log(void *ctx, const char *line)
 {
     (void)ctx;
@@ -931,21 +981,82 @@ static void cluster_text(const nv_cluster_report *r)
     }
 }
 
+static json_object *accuracy_json(const nv_stream_accuracy *s, const nv_accuracy_window *w)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "since_unix_s", nv_json_new_num_g(w->since_unix_s, 12));
+    json_object_object_add(o, "until_unix_s", nv_json_new_num_g(w->until_unix_s, 12));
+    json_object_object_add(o, "last", w->last ? json_object_new_int64((int64_t)w->last) : NULL);
+    json_object_object_add(o, "finished_jobs", json_object_new_int64((int64_t)s->finished));
+    json_object_object_add(o, "annotated", json_object_new_int64((int64_t)s->annotated));
+    json_object_object_add(o, "predicted", json_object_new_int64((int64_t)s->predicted));
+    json_object_object_add(o, "scored", json_object_new_int64((int64_t)s->observed));
+    json_object_object_add(o, "scored_beside_several",
+                           json_object_new_int64((int64_t)s->beside_many));
+    json_object_object_add(o, "mean_abs_error_pp", nv_json_new_num_g(s->acc.mae_pp, DIGITS));
+    json_object_object_add(o, "mean_abs_error_ci95_pp",
+                           isfinite(s->acc.lo_pp) ? num_pair(s->acc.lo_pp, s->acc.hi_pp) : NULL);
+    json_object_object_add(o, "mean_error_pp", nv_json_new_num_g(s->acc.bias_pp, DIGITS));
+    json_object_object_add(o, "slowed_pct", nv_json_new_num_g(s->acc.slowed_pct, DIGITS));
+    json_object_object_add(o, "scored_slowed", json_object_new_int64((int64_t)s->acc.n_slowed));
+    json_object_object_add(o, "mean_abs_error_slowed_pp",
+                           nv_json_new_num_g(s->acc.mae_slowed_pp, DIGITS));
+    json_object_object_add(o, "first_end_unix_s", nv_json_new_num_g(s->first_end_s, 12));
+    json_object_object_add(o, "last_end_unix_s", nv_json_new_num_g(s->last_end_s, 12));
+    json_object_object_add(o, "from",
+                           json_object_new_string("Comment (user-editable, unverified)"));
+    return o;
+}
+
+static void accuracy_text(const nv_stream_accuracy *s)
+{
+    printf("job_submit's predictions against what happened (finished jobs in the window): "
+           "%zu finished, %zu annotated, %zu with a prediction, %zu scored\n",
+           s->finished, s->annotated, s->predicted, s->observed);
+    if (!s->observed) {
+        printf("  nothing to score: no finished job has both a prediction and an observed "
+               "slowdown\n");
+        return;
+    }
+    const nv_accuracy *a = &s->acc;
+    char ci[96] = "";
+    if (isfinite(a->lo_pp))
+        snprintf(ci, sizeof ci, " (95 %% bootstrap interval %.1f to %.1f pp)", a->lo_pp, a->hi_pp);
+    printf("  %-34s %.1f pp%s over %zu job%s\n", "mean absolute error", a->mae_pp, ci, a->n,
+           a->n == 1 ? "" : "s");
+    printf("  %-34s %+.1f pp (above 0: said more than happened)\n", "mean error", a->bias_pp);
+    if (a->n_slowed)
+        printf("  %-34s %.1f pp over %zu job%s slowed >= %.0f %%\n", "mean absolute error, slowed",
+               a->mae_slowed_pp, a->n_slowed, a->n_slowed == 1 ? "" : "s", a->slowed_pct);
+    else
+        printf("  %-34s no scored job was slowed >= %.0f %%\n", "mean absolute error, slowed",
+               a->slowed_pct);
+    printf("  %-34s %zu\n", "predicted beside several jobs", s->beside_many);
+}
+
 static int report_cluster(struct ctx *c)
 {
     nv_cluster_report r;
-    char err[4400];
+    nv_stream_accuracy acc;
+    char err[4400], aerr[512];
     if (nv_cluster_report_build(c->spool, c->m, c->predictor, (double)time(NULL), reg_log, NULL, &r,
                                 err, sizeof err)) {
         fprintf(stderr, "netvar: report: %s\n", err);
         return 1;
     }
+    int have_acc = !nv_stream_accuracy_build(c->spool, c->m, &c->window, &acc, aerr, sizeof aerr);
+    if (!have_acc)
+        fprintf(stderr, "netvar: report: finished jobs: %s; accuracy left out\n", aerr);
     if (c->json) {
         json_object *o = cluster_json(&r);
+        json_object_object_add(o, "accuracy", have_acc ? accuracy_json(&acc, &c->window) : NULL);
         nv_cli_print_json(o);
         json_object_put(o);
-    } else
+    } else {
         cluster_text(&r);
+        if (have_acc)
+            accuracy_text(&acc);
+    }
     nv_cluster_report_free(&r);
     return 0;
 }
@@ -955,6 +1066,8 @@ int verb_report(int argc, char **argv)
     struct ctx c = {.spool = NULL, .model_path = NULL, .predictor = NV_PREDICT_QUEUE};
     const char *app = NULL, *config = NULL;
     int cluster = 0;
+    long last = 0;
+    c.window.since_unix_s = c.window.until_unix_s = NAN;
     const nv_opt opts[] = {
         {"app", "NAME", NV_CLI_STR, &app,
          .help = "report on the app NAME (above) instead of a job"},
@@ -981,6 +1094,13 @@ int verb_report(int argc, char **argv)
          .help = "write the plot described above (atomically)"},
         {"plot-latency", "FILE.svg", NV_CLI_STR, &c.plot_latency,
          .help = "(--app) the latency histogram plot"},
+        {"since", "WHEN", NV_CLI_CALL, &c.window.since_unix_s, .call = parse_when,
+         .help = "(--cluster) score the jobs that ended at or after WHEN: Unix seconds, or "
+                 "YYYY-MM-DD[THH:MM[:SS]] in UTC (default: no bound)"},
+        {"until", "WHEN", NV_CLI_CALL, &c.window.until_unix_s, .call = parse_when,
+         .help = "(--cluster) ... and before WHEN (default: no bound)"},
+        {"last", "N", NV_CLI_LONG, &last, .lo = 1, .hi = 10000000,
+         .help = "(--cluster) only the last N of them by end time (default: all)"},
     };
     const nv_opt_spec spec = {
         "netvar: report", NULL, help_head,
@@ -996,6 +1116,11 @@ int verb_report(int argc, char **argv)
     }
     if (c.plot_latency && !app) {
         fprintf(stderr, "netvar: report: --plot-latency goes with --app\n");
+        return 2;
+    }
+    c.window.last = (size_t)last;
+    if (!cluster && (last || isfinite(c.window.since_unix_s) || isfinite(c.window.until_unix_s))) {
+        fprintf(stderr, "netvar: report: --since, --until and --last go with --cluster\n");
         return 2;
     }
     if (cluster && c.plot) {

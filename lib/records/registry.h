@@ -151,14 +151,20 @@ struct nv_running_app {
  * submit; later ones are computed every time.  Never allocated after
  * the index is built. */
 #define NV_MEMO_ROWS 256
+/* after the pairs, a row holds the newcomer beside the sum of the apps it
+ * shares with when its placement is unknown: slowdown, jobs summed, jobs
+ * left out (submit_decision.c) */
+#define NV_MEMO_EXTRA 3
 struct nv_neighbour_memo {
     size_t napps_model; /* row_of covers model apps 0 .. napps_model-1 */
-    size_t cols;        /* 2 x napps: own slowdown, then inflicted, per kept app */
+    size_t cols;        /* 2 x napps (own slowdown, then inflicted, per kept app)
+                           + NV_MEMO_EXTRA */
     int32_t *row_of;    /* per model app: its row, -1 none yet */
     uint32_t used;      /* rows handed out */
     uint8_t *state;     /* per row: 0 free, 1 being filled, 2 ready */
     uint64_t *key;      /* per row: the predictor settings it was filled with */
     double *pct;        /* NV_MEMO_ROWS x cols, NAN = no prediction */
+    char (*src)[32];    /* per row: the summed answer's source */
 };
 
 /* A memo for napps kept apps over a model of napps_model apps (the

@@ -271,9 +271,12 @@ int nv_job_report_build(const char *spool, int64_t job_id, const nv_model *m,
 int nv_job_report_kept_apart(const nv_job_report *r)
 {
     const char *apps[NV_JOB_REPORT_MAX_NEIGHBOURS];
-    for (size_t k = 0; k < r->n_listed; k++)
+    int64_t jobs[NV_JOB_REPORT_MAX_NEIGHBOURS];
+    for (size_t k = 0; k < r->n_listed; k++) {
         apps[k] = r->neighbours[k].app;
-    return nv_report_kept_apart(&r->at_submission, apps, r->n_listed,
+        jobs[k] = r->neighbours[k].job_id;
+    }
+    return nv_report_kept_apart(&r->at_submission, apps, jobs, r->n_listed,
                                 r->n_listed == r->n_neighbours);
 }
 

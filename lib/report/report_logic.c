@@ -101,13 +101,16 @@ int nv_report_action_moved(const nv_report_annotation *an)
 }
 
 int nv_report_kept_apart(const nv_report_annotation *an, const char *const *neighbour_apps,
-                         size_t n, int complete)
+                         const int64_t *neighbour_jobs, size_t n, int complete)
 {
     if (!nv_report_action_moved(an) || !an->against_app[0] || !complete)
         return 0;
-    for (size_t i = 0; i < n; i++)
-        if (neighbour_apps[i] && !strcmp(neighbour_apps[i], an->against_app))
+    for (size_t i = 0; i < n; i++) {
+        if (neighbour_apps && neighbour_apps[i] && !strcmp(neighbour_apps[i], an->against_app))
             return 0;
+        if (neighbour_jobs && an->against_job && neighbour_jobs[i] == an->against_job)
+            return 0; /* the very job predicted against, whatever its app is called */
+    }
     return 1;
 }
 
@@ -115,7 +118,7 @@ int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out
                                      size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    out->own_pct = out->inflicted_pct = NAN;
+    out->own_pct = out->inflicted_pct = out->single_pct = NAN;
     json_object *v = NULL, *parsed = NULL, *a = NULL;
     if (!rec)
         return 0;
@@ -157,6 +160,10 @@ int nv_report_annotation_from_record(json_object *rec, nv_report_annotation *out
         out->against_app[0] = '\0'; /* not an app key: names nothing */
     double vj = nv_json_num(a, "vs_job");
     out->against_job = isfinite(vj) && vj >= 1 && vj < 4294967296.0 ? (int64_t)vj : 0;
+    double vn = nv_json_num(a, "vs_n"), vu = nv_json_num(a, "vs_uplinks");
+    out->vs_n = isfinite(vn) && vn >= 1 && vn < 1e6 ? (unsigned)vn : 0;
+    out->vs_uplinks = isfinite(vu) && vu >= 1 && vu < 1e6 ? (unsigned)vu : 0;
+    out->single_pct = nv_json_num(a, "single_pct");
     json_object_put(parsed);
     return 0;
 }

@@ -32,6 +32,11 @@ typedef struct nv_report_annotation {
     char mode[16];
     char against_app[NV_MODEL_KEY_MAX + 1]; /* the neighbour app own_pct was against; "" */
     int64_t against_job; /* a running job of it at submission; 0 when not recorded */
+    /* own_pct was beside the sum of vs_n running jobs (0: not recorded), at
+     * the worst of vs_uplinks uplinks (0: placement unknown); single_pct
+     * the worst single neighbour's answer (NAN when not recorded) */
+    unsigned vs_n, vs_uplinks;
+    double single_pct;
 } nv_report_annotation;
 
 /* Reads the annotation from a job record: its "annotation" field (the
@@ -51,12 +56,13 @@ int nv_report_action_moved(const nv_report_annotation *an);
 /* Whether the recorded own prediction is no prediction error because the
  * action kept the job apart from what it was predicted against: the
  * action moved it (nv_report_action_moved), the annotation names the
- * neighbour app, and none of the n apps the job ran beside (all of them:
- * complete 0 says the list was cut, and so proves nothing) is that app.
+ * neighbour app, and none of the n jobs the job ran beside (all of them:
+ * complete 0 says the list was cut, and so proves nothing) is of that app
+ * or is the job the annotation names (vs_job; neighbour_jobs may be NULL).
  * 0 otherwise: the job ran beside it, whatever the action, or the record
  * cannot say. */
 int nv_report_kept_apart(const nv_report_annotation *an, const char *const *neighbour_apps,
-                         size_t n, int complete);
+                         const int64_t *neighbour_jobs, size_t n, int complete);
 
 /* Whether two running jobs' paths meet at an uplink, by their
  * comma-separated leaf switch lists: both span several leaf switches and

@@ -87,6 +87,16 @@ int nv_annotation_format(char *buf, size_t cap, const struct nv_annotation *a)
         put(&o, ",\"vs_job\":");
         put_uint(&o, a->against_job);
     }
+    if (a->vs_n) {
+        put(&o, ",\"vs_n\":");
+        put_uint(&o, a->vs_n);
+        put(&o, ",\"vs_uplinks\":");
+        put_uint(&o, a->vs_uplinks);
+    }
+    if (a->vs_n > 1 && isfinite(a->single_pct)) {
+        put(&o, ",\"single_pct\":");
+        put_pct(&o, a->single_pct);
+    }
     if (a->advice_nodes) {
         put(&o, ",\"advice_nodes\":");
         put_uint(&o, a->advice_nodes);
@@ -151,10 +161,11 @@ int nv_annotation_fit(const char *current, const struct nv_annotation *a, size_t
         case 0: t.model = NULL; break;
         case 1: t.source = NULL; break;
         case 2: t.advice_nodes = 0; break;
-        case 3: t.inflicted_pct = NAN; break;
-        case 4: t.against_app = NULL, t.against_job = 0; break;
-        case 5: t.own_slowdown_pct = NAN; break;
-        case 6: t.app = NULL; break;
+        case 3: t.vs_n = t.vs_uplinks = 0, t.single_pct = NAN; break;
+        case 4: t.inflicted_pct = NAN; break;
+        case 5: t.against_app = NULL, t.against_job = 0; break;
+        case 6: t.own_slowdown_pct = NAN; break;
+        case 7: t.app = NULL; break;
         default:
             if (cap)
                 note[0] = '\0';

@@ -26,6 +26,12 @@ struct nv_annotation {
      * then ran beside it; NULL / 0 when none */
     const char *against_app;
     unsigned against_job;
+    /* own_slowdown_pct is beside the sum of vs_n running jobs (0: not
+     * written), at the worst of vs_uplinks shared uplinks (0: placement
+     * unknown); single_pct is the worst single neighbour's answer (NaN:
+     * not written; written only when vs_n > 1) */
+    unsigned vs_n, vs_uplinks;
+    double single_pct;
 };
 
 /* Writes NV_ANNOTATION_PREFIX + compact JSON into buf. Returns the length,
@@ -43,8 +49,8 @@ size_t nv_annotation_strip(const char *comment);
  * (*keep bytes of current, nv_annotation_strip) stays whole, and the
  * annotation goes after it, separated by one space.  When limit (0: none)
  * would be passed, netvar cuts its own text first: the optional fields are
- * dropped (model, src, advice_nodes, inflicted_pct, own_pct, app, in that
- * order) until it fits.  Returns the annotation's length in note, or -1
+ * dropped (model, src, advice_nodes, the neighbour counts and single_pct,
+ * inflicted_pct, own_pct, app, in that order) until it fits.  Returns the annotation's length in note, or -1
  * when not even {"v","mode","action"} fits (note is then ""). */
 int nv_annotation_fit(const char *current, const struct nv_annotation *a, size_t limit,
                       size_t *keep, char *note, size_t cap);

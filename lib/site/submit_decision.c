@@ -42,8 +42,9 @@ void nv_submit_reset(struct nv_submit_decision *d, const nv_model *m,
     d->message[0] = '\0';
     /* the fields whose start is not zero */
     d->app_source = "none";
+    d->vs_assumed = "";
     d->have_model = m != NULL;
-    d->utilization = d->own_pct = d->inflicted_pct = NAN;
+    d->utilization = d->own_pct = d->own_single_pct = d->inflicted_pct = NAN;
     d->running_jobs = ix ? ix->njobs : 0;
     d->running_unknown = ix ? ix->unknown_jobs : 0;
 }
@@ -119,7 +120,8 @@ static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_
 {
     struct nv_neighbour_memo *mm = ix ? ix->memo : NULL;
     *fill = 0;
-    if (!mm || self < 0 || (size_t)self >= mm->napps_model || mm->cols != 2 * ix->napps)
+    if (!mm || self < 0 || (size_t)self >= mm->napps_model ||
+        mm->cols != 2 * ix->napps + NV_MEMO_EXTRA)
         return NULL;
     int32_t r = __atomic_load_n(&mm->row_of[self], __ATOMIC_ACQUIRE);
     if (r < 0 && !claim)
@@ -181,6 +183,143 @@ static const char *path_source(const struct nv_submit_query *q, const struct nv_
     return apart(d, a) ? NV_PATH_SOURCE_APART : NULL;
 }
 
+/* The running apps whose paths meet the newcomer's and that the model
+ * answered for, in the index's order (highest utilization first): at most
+ * NV_PRED_MAX_WITH of them, the jobs of the rest counted in vs_cut. */
+struct shared {
+    uint16_t k[NV_PRED_MAX_WITH];
+    size_t n;
+};
+
+/* an app's jobs that may cross an uplink: those not under one leaf switch
+ * (all of them when their switches are unknown) */
+static uint32_t spanning_jobs(const struct nv_running_app *a)
+{
+    uint32_t n = a->njobs > a->jobs_local ? a->njobs - a->jobs_local : 0;
+    return n ? n : 1;
+}
+
+static void shared_add(struct shared *sh, size_t k, const struct nv_running_app *a,
+                       struct nv_submit_decision *d)
+{
+    if (sh->n < NV_PRED_MAX_WITH && k <= UINT16_MAX)
+        sh->k[sh->n++] = (uint16_t)k;
+    else
+        d->vs_cut += spanning_jobs(a);
+}
+
+/* uplinks tracked one by one; the newcomer's further leaves are one more */
+#define NV_SUBMIT_UPLINKS 16
+
+/* The newcomer beside the running jobs of sh whose leaves meet g (every
+ * job of sh when g is NULL), summed: each app once per spanning job, at
+ * most NV_PRED_MAX_WITH jobs (the rest go to *cut).  Returns the slowdown,
+ * NAN when none meets g or the model has no answer; *n the jobs summed. */
+static double beside_sum(const nv_model *m, int32_t self, const struct nv_running_index *ix,
+                         const struct shared *sh, const nv_leaf_set *g, nv_predictor pred,
+                         uint32_t min_samples, uint32_t *n, uint32_t *cut, nv_prediction *p)
+{
+    int32_t with[NV_PRED_MAX_WITH];
+    size_t nw = 0;
+    *n = *cut = 0;
+    for (size_t i = 0; i < sh->n; i++) {
+        const struct nv_running_app *a = &ix->apps[sh->k[i]];
+        if (g && !nv_leaf_set_meets(&a->leaves, g))
+            continue;
+        for (uint32_t j = spanning_jobs(a); j > 0; j--) {
+            if (nw < NV_PRED_MAX_WITH)
+                with[nw++] = a->app;
+            else
+                (*cut)++;
+        }
+    }
+    *n = (uint32_t)nw;
+    if (nw < 2)
+        return NAN; /* one neighbour: the pair loop's answer */
+    if (nv_predict_idx(m, self, with, nw, pred, min_samples, p) == NV_PRED_OK &&
+        isfinite(p->slowdown_pct))
+        return p->slowdown_pct;
+    return NAN;
+}
+
+/* The jobs that share a port with the newcomer are one load there: own_pct
+ * becomes the newcomer beside their sum, at the worst of its uplinks when
+ * its placement is known (each of its leaf switches, the first
+ * NV_SUBMIT_UPLINKS one by one and the rest as one; a running app's jobs
+ * counted at every leaf its spanning jobs use, since the index keeps the
+ * app's leaves, not each job's), else beside all of them, as if on one
+ * uplink.  Never below the worst single neighbour: a neighbour more adds
+ * load, and a pair the co-location table measured is the better figure
+ * for that pair.  No allocation: the lists are on the stack. */
+static void sum_neighbours(const struct nv_config *c, const nv_model *m, int32_t self,
+                           const struct nv_running_index *ix, struct nv_submit_decision *d,
+                           const struct shared *sh, nv_predictor pred, double *row, int fill)
+{
+    nv_prediction p;
+    char src[sizeof d->own_source] = "";
+    double best = NAN;
+    uint32_t n = 0, cut = 0;
+    if (!sh->n) {
+        if (row && fill)
+            row[2 * ix->napps] = NAN, row[2 * ix->napps + 1] = row[2 * ix->napps + 2] = 0;
+        return;
+    }
+    if (d->place.leaves > 1) {
+        /* one set per leaf of the newcomer's, the last holding the rest */
+        nv_leaf_set one[NV_SUBMIT_UPLINKS + 1];
+        size_t ng = 0;
+        memset(one, 0, sizeof one);
+        for (unsigned b = 0; b < 64 * NV_LEAF_SET_WORDS; b++) {
+            uint64_t bit = (uint64_t)1 << (b & 63);
+            if (!(d->place.set.w[b >> 6] & bit))
+                continue;
+            one[ng < NV_SUBMIT_UPLINKS ? ng : NV_SUBMIT_UPLINKS].w[b >> 6] |= bit;
+            if (ng <= NV_SUBMIT_UPLINKS)
+                ng++;
+        }
+        for (size_t g = 0; g < ng; g++) {
+            uint32_t gn, gcut;
+            double v =
+                beside_sum(m, self, ix, sh, &one[g], pred, c->min_pair_samples, &gn, &gcut, &p);
+            d->vs_uplinks += gn > 0;
+            if (gn > n || (gn == n && gcut > cut))
+                n = gn, cut = gcut;
+            if (isfinite(v) && (!isfinite(best) || v > best)) {
+                best = v;
+                source_text(&p, src, sizeof src);
+            }
+        }
+    } else {
+        /* the memo's row (placement unknown: the answer is the index's and
+         * the app's alone), after its pairs */
+        double *sum = row ? row + 2 * ix->napps : NULL;
+        char *msrc = row ? ix->memo->src[(size_t)(row - ix->memo->pct) / ix->memo->cols] : NULL;
+        if (sum && !fill) {
+            best = sum[0];
+            n = (uint32_t)sum[1];
+            cut = (uint32_t)sum[2];
+            snprintf(src, sizeof src, "%s", msrc);
+        } else {
+            best = beside_sum(m, self, ix, sh, NULL, pred, c->min_pair_samples, &n, &cut, &p);
+            if (isfinite(best))
+                source_text(&p, src, sizeof src);
+            if (sum) {
+                sum[0] = best;
+                sum[1] = n;
+                sum[2] = cut;
+                snprintf(msrc, sizeof ix->memo->src[0], "%s", src);
+            }
+        }
+        d->vs_assumed = "placement unknown: all running jobs on shared uplinks assumed";
+    }
+    d->vs_n = n ? n : 1; /* sh holds one app at least: a pair */
+    d->vs_cut += cut;
+    if (isfinite(best) && (!isfinite(d->own_pct) || best > d->own_pct)) {
+        d->own_pct = best;
+        snprintf(d->own_source, sizeof d->own_source, "%s", src);
+    }
+}
+
 /* beyond: bit k set when kept app k is predicted past the threshold, either
  * way; its nodes go to the exclude list only if a rule asks for avoid.
  * The paths answer first (predict.h): a newcomer on one node or under one
@@ -202,9 +341,11 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
      * it leaves out the apps it is apart from */
     double *row = here_local ? NULL : memo_row(ix, self, key, d->place.leaves == 0, &fill);
     const struct nv_running_app *own_with = NULL, *infl_by = NULL;
+    struct shared sh = {.n = 0};
     for (size_t k = 0; ix && k < ix->napps; k++) {
         const struct nv_running_app *a = &ix->apps[k];
         double own, infl;
+        bool meets = !here_local && !a->local && !apart(d, a);
         if (here_local || a->local) {
             own = infl = 0.0;
             if (row && fill)
@@ -224,6 +365,8 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
             }
         }
         d->apps_considered++;
+        if (meets && isfinite(own))
+            shared_add(&sh, k, a, d);
         bool beyond = false;
         if (isfinite(own)) {
             if (!isfinite(d->own_pct) || own > d->own_pct) {
@@ -242,8 +385,6 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
         if (beyond && k < 8 * NV_SUBMIT_BEYOND_BYTES)
             beyond_set[k / 8] |= (uint8_t)(1u << (k % 8));
     }
-    if (row && fill)
-        memo_publish(ix, self, key);
     /* the sources of the two answers shown: their predictions once more */
     nv_prediction p;
     if (own_with) {
@@ -257,6 +398,10 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
         d->own_jobid = job_behind(own_with);
         d->own_with = own_with->key;
     }
+    d->own_single_pct = d->own_pct;
+    sum_neighbours(c, m, self, ix, d, &sh, pred, row, fill);
+    if (row && fill)
+        memo_publish(ix, self, key);
     if (infl_by) {
         const char *ps = path_source(q, d, infl_by);
         if (ps) {

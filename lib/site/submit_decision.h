@@ -55,6 +55,16 @@ struct nv_submit_decision {
     uint32_t inflicted_jobid;
     const char *inflicted_app;
     size_t apps_considered, running_jobs, running_unknown;
+    /* own_pct is the newcomer beside the sum of the running jobs whose
+     * paths meet its own (nv_predict_idx, several neighbours): vs_n of
+     * them, at the worst of vs_uplinks shared uplinks (0: placement
+     * unknown, every such job assumed on one shared uplink, vs_assumed
+     * says so); vs_cut jobs beyond NV_PRED_MAX_WITH were left out.
+     * own_single_pct is the worst single neighbour's answer (the pair
+     * loop's maximum), for comparison; NAN when none. */
+    double own_single_pct;
+    uint32_t vs_n, vs_uplinks, vs_cut;
+    const char *vs_assumed; /* static text, "" when the placement was known */
     /* the job's placement, from --nodelist and the leaf map (leaves 0:
      * unknown; 1: under one leaf switch, 0 % beside everything; more: 0 %
      * beside the apps whose spanning jobs' leaves it misses), and how many

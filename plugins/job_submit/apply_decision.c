@@ -121,6 +121,9 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
             .action = main_action(a & ~(unsigned)NV_ACT_ANNOTATE),
             .against_app = isfinite(d->own_pct) ? d->own_with : NULL,
             .against_job = isfinite(d->own_pct) ? d->own_jobid : 0,
+            .vs_n = isfinite(d->own_pct) ? d->vs_n : 0,
+            .vs_uplinks = d->vs_uplinks,
+            .single_pct = d->own_single_pct,
         };
         int admin = c->annotate_field == NV_ANNOTATE_ADMIN_COMMENT;
         annotate(admin ? &job->admin_comment : &job->comment, &an, !admin, err_msg);

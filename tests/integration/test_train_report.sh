@@ -124,6 +124,19 @@ expect "cluster: 3 running, 2 ordered pairs (the job under one leaf is in none)"
     [ "$(printf %s "$c" | jq -r '"\(.pairs_predicted) \(.running_jobs | length)"')" = "2 3" ]
 expect "cluster: worst pair first" [ "$(printf %s "$c" | jq '.worst_pairs[0].slowdown_pct >= .worst_pairs[1].slowdown_pct')" = true ]
 if "$NV" report --cluster --spool "$S" --model "$T/m1.json" | grep -q "worst first"; then ok "cluster table"; else bad "cluster table"; fi
+# the stream's accuracy over finished jobs: the window counts them; none
+# of this spool's records holds job_submit's prediction, so none is scored
+fin=$(printf %s "$c" | jq -r '.accuracy.finished_jobs')
+expect "cluster: accuracy over every finished job ($fin)" [ "${fin:-0}" -gt 0 ]
+expect "... none scored without annotations" [ "$(printf %s "$c" | jq -r '"\(.accuracy.scored) \(.accuracy.mean_abs_error_pp)"')" = "0 null" ]
+c=$("$NV" report --cluster --spool "$S" --model "$T/m1.json" --json --last 2)
+expect "--last 2: two finished jobs" [ "$(printf %s "$c" | jq -r '.accuracy.finished_jobs')" = 2 ]
+c=$("$NV" report --cluster --spool "$S" --model "$T/m1.json" --json --since 2099-01-01)
+expect "--since 2099-01-01: none" [ "$(printf %s "$c" | jq -r '.accuracy.finished_jobs')" = 0 ]
+if "$NV" report --cluster --spool "$S" --model "$T/m1.json" | grep -q "job_submit's predictions against what happened"; then
+    ok "cluster table: accuracy"; else bad "cluster table lacks the accuracy"; fi
+"$NV" report --last 2 --app x 2>/dev/null; expect "--last without --cluster: exit 2" [ $? -eq 2 ]
+"$NV" report --cluster --since yesterday 2>"$T/perr"; expect "--since yesterday: exit 2, one line" [ "$?.$(wc -l <"$T/perr")" = 2.1 ]
 "$NV" report 999999 --spool "$S" --model "$T/m1.json" 2>/dev/null; expect "missing job: exit 1" [ $? -eq 1 ]
 "$NV" report --app x --cluster 2>/dev/null; expect "two modes: exit 2" [ $? -eq 2 ]
 

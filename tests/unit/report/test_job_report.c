@@ -356,15 +356,15 @@ static void kept_apart_only_from_the_app_predicted_against(void **state)
     (void)state;
     nv_report_annotation an = {.recorded = 1, .action = "avoid", .against_app = "alltoall"};
     const char *beside_it[] = {"cg", "alltoall"}, *beside_others[] = {"cg", "stencil"};
-    assert_false(nv_report_kept_apart(&an, beside_it, 2, 1));
-    assert_true(nv_report_kept_apart(&an, beside_others, 2, 1));
-    assert_true(nv_report_kept_apart(&an, NULL, 0, 1));           /* ran beside nobody */
-    assert_false(nv_report_kept_apart(&an, beside_others, 2, 0)); /* list cut */
+    assert_false(nv_report_kept_apart(&an, beside_it, NULL, 2, 1));
+    assert_true(nv_report_kept_apart(&an, beside_others, NULL, 2, 1));
+    assert_true(nv_report_kept_apart(&an, NULL, NULL, 0, 1));           /* ran beside nobody */
+    assert_false(nv_report_kept_apart(&an, beside_others, NULL, 2, 0)); /* list cut */
     snprintf(an.action, sizeof an.action, "message");
-    assert_false(nv_report_kept_apart(&an, beside_others, 2, 1)); /* nothing moved it */
+    assert_false(nv_report_kept_apart(&an, beside_others, NULL, 2, 1)); /* nothing moved it */
     snprintf(an.action, sizeof an.action, "avoid");
     an.against_app[0] = '\0';
-    assert_false(nv_report_kept_apart(&an, beside_others, 2, 1)); /* names nothing */
+    assert_false(nv_report_kept_apart(&an, beside_others, NULL, 2, 1)); /* names nothing */
 
     /* read back from a record */
     json_object *rec = json_tokener_parse(
@@ -376,7 +376,26 @@ static void kept_apart_only_from_the_app_predicted_against(void **state)
     assert_int_equal(nv_report_annotation_from_record(rec, &got, err, sizeof err), 0);
     assert_string_equal(got.against_app, "alltoall");
     assert_int_equal(got.against_job, 6);
-    assert_false(nv_report_kept_apart(&got, beside_it, 2, 1));
+    assert_int_equal(got.vs_n, 0); /* an annotation from before the sums */
+    assert_true(isnan(got.single_pct));
+    assert_false(nv_report_kept_apart(&got, beside_it, NULL, 2, 1));
+    /* beside the very job named (vs_job 6), whatever its app is called
+     * there: no keeping apart; beside other jobs of other apps: kept */
+    const int64_t job6[] = {5, 6}, others[] = {5, 7};
+    assert_false(nv_report_kept_apart(&got, beside_others, job6, 2, 1));
+    assert_true(nv_report_kept_apart(&got, beside_others, others, 2, 1));
+    json_object_put(rec);
+    rec = json_tokener_parse("{\"annotation\":{\"v\":1,\"own_pct\":250,\"vs_n\":3,"
+                             "\"vs_uplinks\":2,\"single_pct\":107.5}}");
+    assert_int_equal(nv_report_annotation_from_record(rec, &got, err, sizeof err), 0);
+    assert_int_equal(got.vs_n, 3);
+    assert_int_equal(got.vs_uplinks, 2);
+    assert_float_equal(got.single_pct, 107.5, 1e-12);
+    json_object_put(rec);
+    rec = json_tokener_parse("{\"annotation\":{\"v\":1,\"vs_n\":-2,\"vs_uplinks\":1e300}}");
+    assert_int_equal(nv_report_annotation_from_record(rec, &got, err, sizeof err), 0);
+    assert_int_equal(got.vs_n, 0); /* out of range: not recorded */
+    assert_int_equal(got.vs_uplinks, 0);
     json_object_put(rec);
     rec = json_tokener_parse("{\"annotation\":{\"v\":1,\"vs\":\"a b\\u001b\",\"vs_job\":-3}}");
     assert_int_equal(nv_report_annotation_from_record(rec, &got, err, sizeof err), 0);

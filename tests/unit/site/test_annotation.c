@@ -68,6 +68,41 @@ static void the_neighbour_predicted_against_is_named(void **state)
     assert_non_null(strstr(note, "own_pct"));
 }
 
+/* beside how many running jobs and uplinks, and the worst single
+ * neighbour's answer; cut before inflicted_pct, after advice_nodes */
+static void the_neighbours_summed_are_counted(void **state)
+{
+    (void)state;
+    char buf[NV_ANNOTATION_MAX];
+    struct nv_annotation a = full;
+    a.vs_n = 3;
+    a.vs_uplinks = 2;
+    a.single_pct = 107.54;
+    nv_annotation_format(buf, sizeof buf, &a);
+    assert_non_null(strstr(buf, ",\"vs_n\":3,\"vs_uplinks\":2,\"single_pct\":107.5,"));
+    json_object *o = json_tokener_parse(buf + strlen(NV_ANNOTATION_PREFIX));
+    assert_non_null(o); /* still JSON */
+    json_object_put(o);
+    a.vs_n = 1; /* beside one job: single_pct would repeat own_pct */
+    nv_annotation_format(buf, sizeof buf, &a);
+    assert_non_null(strstr(buf, "\"vs_n\":1,\"vs_uplinks\":2"));
+    assert_null(strstr(buf, "single_pct"));
+    a.vs_n = 0; /* not written at all */
+    nv_annotation_format(buf, sizeof buf, &a);
+    assert_null(strstr(buf, "vs_n"));
+    assert_null(strstr(buf, "vs_uplinks"));
+    /* a short field: after model, src and advice_nodes, the counts go */
+    a.vs_n = 3;
+    struct nv_annotation t = a;
+    t.model = NULL, t.source = NULL, t.advice_nodes = 0, t.vs_n = 0;
+    char want[NV_ANNOTATION_MAX], note[NV_ANNOTATION_MAX];
+    int w = nv_annotation_format(want, sizeof want, &t);
+    size_t keep = 0;
+    assert_int_equal(nv_annotation_fit("", &a, (size_t)w, &keep, note, sizeof note), w);
+    assert_string_equal(note, want);
+    assert_non_null(strstr(note, "inflicted_pct"));
+}
+
 static void nan_null_and_zero_fields_are_omitted(void **state)
 {
     (void)state;
@@ -325,6 +360,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_field_in_order),
+        cmocka_unit_test(the_neighbours_summed_are_counted),
         cmocka_unit_test(the_neighbour_predicted_against_is_named),
         cmocka_unit_test(nan_null_and_zero_fields_are_omitted),
         cmocka_unit_test(invalid_app_keys_never_reach_the_json),

@@ -12,7 +12,11 @@
  *   amg beside fftw    = p_amg(0.3)   = 1 + (0.1/0.7)*2.5          = 1.357 %
  *   lulesh beside fftw = table has only 2 samples, so the model:
  *                        p_lulesh(0.3) = 2 + (0.1/0.3)*6           = 4 %
- *   fftw scaling 1:100 s, 2:60 s, 4:70 s, times (1 + own/100). */
+ *   fftw scaling 1:100 s, 2:60 s, 4:70 s, times (1 + own/100).
+ * The running jobs whose paths meet the newcomer's are one load: fftw
+ * beside amg's 2 jobs and lulesh's 1 (vs_n 3) is nv_predict's answer for
+ * the three together, past the top of p_fftw (0.9, 250 %): 250 %; the worst
+ * single neighbour (amg, 107.5 %) stays in own_single_pct. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -125,6 +129,18 @@ static void near(double got, double want, const char *what)
         fail_msg("%s: got %.17g, want %.17g", what, got, want);
 }
 
+/* app beside the running jobs named, summed, by the key-based API */
+static double sum_pct(const nv_model *m, const char *app, const char *const *with, size_t n)
+{
+    nv_prediction p;
+    if (nv_predict(m, app, with, n, NV_PREDICT_QUEUE, NV_DEFAULT_MIN_SAMPLES, &p, NULL) !=
+        NV_PRED_OK)
+        return NAN;
+    return p.slowdown_pct;
+}
+
+static const char *const amg2_lulesh[] = {"amg", "amg", "lulesh"}, *const amg2[] = {"amg", "amg"};
+
 /* ------------------------------------------------------------ identity */
 
 static void identity_precedence(void **state)
@@ -206,8 +222,16 @@ static void own_and_inflicted_predictions(void **state)
     assert_true(d->have_model);
     assert_true(d->app_known);
     near(d->utilization, 0.3, "utilization");
-    /* worst own: beside amg, 107.5 % by the queue model */
-    near(d->own_pct, 107.5, "own");
+    /* beside amg's two jobs and lulesh's one, summed (placement unknown:
+     * all three assumed on a shared uplink); the worst single: amg, 107.5 % */
+    double want = sum_pct(model, "fftw", amg2_lulesh, 3);
+    near(want, 250.0, "fftw beside amg, amg, lulesh (hand: past p_fftw's top)");
+    near(d->own_pct, want, "own");
+    near(d->own_single_pct, 107.5, "own, worst single neighbour");
+    assert_int_equal(d->vs_n, 3);
+    assert_int_equal(d->vs_uplinks, 0);
+    assert_int_equal(d->vs_cut, 0);
+    assert_non_null(strstr(d->vs_assumed, "placement unknown"));
     assert_string_equal(d->own_source, "model:queue");
     assert_int_equal(d->own_jobid, 13);
     assert_string_equal(d->own_with, "amg");
@@ -428,15 +452,33 @@ static void a_named_placement_follows_the_paths(void **state)
     assert_string_equal(d->own_with, "lulesh");
     near(d->inflicted_pct, 4.0, "inflicted on lulesh");
     assert_string_equal(d->exclude, ""); /* amg's 107.5 % is not this placement's */
+    assert_int_equal(d->vs_n, 1);        /* lulesh's one job: the pair's answer */
+    assert_int_equal(d->vs_uplinks, 1);
+    assert_string_equal(d->vs_assumed, "");
     free(d);
 
-    /* across s3 and s4: it meets both, as if its placement were unknown */
+    /* across s3 and s4: it meets both; s3's uplink carries amg's two jobs
+     * and lulesh's, s4's amg's two: the worse of the two sums */
     q.req_nodes = "n5,n7";
     d = decide(c, model, &both, &q);
     assert_int_equal(d->place.leaves, 2);
     assert_int_equal(d->apps_apart, 0);
-    near(d->own_pct, 107.5, "own beside amg");
+    double s3 = sum_pct(model, "fftw", amg2_lulesh, 3), s4 = sum_pct(model, "fftw", amg2, 2);
+    near(d->own_pct, s3 > s4 ? s3 : s4, "own beside the worse uplink's sum");
+    near(d->own_single_pct, 107.5, "own beside amg alone");
+    assert_int_equal(d->vs_uplinks, 2);
+    assert_int_equal(d->vs_n, 3);
+    assert_string_equal(d->vs_assumed, "");
     assert_string_equal(d->own_source, "model:queue");
+    free(d);
+
+    /* across s1 and s4: lulesh on s1's uplink alone, amg's two on s4's */
+    q.req_nodes = "n1,n7";
+    d = decide(c, model, &both, &q);
+    assert_int_equal(d->apps_apart, 0);
+    assert_int_equal(d->vs_uplinks, 2);
+    assert_int_equal(d->vs_n, 2);
+    near(d->own_pct, s4 > 5.0 ? s4 : 5.0, "own: s4's two amg jobs");
     free(d);
 
     /* under s1 alone: 0 % beside everything, from the path */
@@ -468,7 +510,8 @@ static void a_named_placement_follows_the_paths(void **state)
     q.min_nodes = 3;
     d = decide(c, model, &both, &q);
     assert_int_equal(d->place.leaves, 0);
-    near(d->own_pct, 107.5, "own, placement unknown");
+    near(d->own_pct, sum_pct(model, "fftw", amg2_lulesh, 3), "own, placement unknown");
+    assert_int_equal(d->vs_uplinks, 0);
     free(d);
     q.min_nodes = 2;
 
@@ -476,7 +519,8 @@ static void a_named_placement_follows_the_paths(void **state)
     nv_leaf_set_fill(&apps[0].leaves);
     d = decide(c, model, &both, &q);
     assert_int_equal(d->apps_apart, 0);
-    near(d->own_pct, 107.5, "own beside amg, its leaves unknown");
+    near(d->own_pct, sum_pct(model, "fftw", amg2_lulesh, 3), "own beside amg, its leaves unknown");
+    near(d->own_single_pct, 107.5, "own beside amg alone, its leaves unknown");
     free(d);
     apps[0].leaves = none;
     nv_leaf_set_add_list(&apps[0].leaves, "s3,s4");
@@ -617,9 +661,17 @@ static void actions_from_rules(void **state)
     assert_int_equal(d->actions, NV_ACT_ISOLATE | NV_ACT_ANNOTATE);
     free(d);
 
-    /* fftw: own 107.5 is not > 110; inflicted 4 >= 3.99 -> contain */
+    /* fftw beside amg alone would be 107.5, not > 110; beside amg's two
+     * jobs and lulesh's, summed, 250 > 110 -> hold */
     q.app_option = "fftw";
     d = decide(c, model, &both, &q);
+    assert_non_null(d->rule);
+    assert_string_equal(d->rule->name, "too-slow");
+    near(d->own_single_pct, 107.5, "the worst single neighbour");
+    assert_int_equal(d->actions, NV_ACT_HOLD | NV_ACT_ANNOTATE);
+    free(d);
+    /* beside lulesh alone: own 5, inflicted 4 >= 3.99 -> contain */
+    d = decide(c, model, &lulesh_only, &q);
     assert_non_null(d->rule);
     assert_string_equal(d->rule->name, "hurts");
     assert_int_equal(d->actions, NV_ACT_CONTAIN | NV_ACT_ANNOTATE);
@@ -921,9 +973,10 @@ static void the_users_line_has_units_and_sources(void **state)
     struct nv_config *c = config("");
     struct nv_submit_query q = {.app_option = "fftw", .min_nodes = 1, .max_nodes = 4};
     struct nv_submit_decision *d = decide(c, model, &both, &q);
-    /* 107.5 prints as 108 (%.0f), 4.0 as 4; 2 nodes at 124.5 s vs 1 node at 207.5 s = -40 % */
+    /* beside the three jobs summed, 250 % (the head), 4.0 as 4; 2 nodes at
+     * 210 s vs 1 node at 350 s = -40 % */
     assert_string_equal(
-        d->message, "netvar: app fftw: rho 0.30; predicted slowdown 108 % beside job 13 (amg; "
+        d->message, "netvar: app fftw: rho 0.30; predicted slowdown 250 % beside job 13 (amg; "
                     "model:queue); would slow job 14 (lulesh) by 4 % (model:queue); advice 2 nodes "
                     "(-40 % time vs 1; runtime history at 3 node counts)");
     assert_null(strchr(d->message, '\n')); /* no rule matched: one line */
@@ -1107,7 +1160,7 @@ static void the_loop_decides_as_full_predictions_would(void **state)
         }
     struct nv_running_index ix = {.njobs = 32, .napps_total = 32, .napps = 32, .apps = run};
     const char *thresholds[] = {"0", "10", "40", "1000"};
-    long answered = 0, decisions = 0, excluded = 0;
+    long answered = 0, decisions = 0, excluded = 0, summed = 0;
     for (size_t t = 0; t < sizeof thresholds / sizeof *thresholds; t++) {
         char text[128];
         snprintf(text, sizeof text, "InterferenceThreshold=%s\nRule=apart action=avoid\n",
@@ -1141,7 +1194,23 @@ static void the_loop_decides_as_full_predictions_would(void **state)
                              want_ex[0] ? "," : "", run[k].nodes);
             }
             struct nv_submit_decision *d = decide(c, m, &ix, &q);
-            assert_memory_equal(&d->own_pct, &own, sizeof own);
+            /* the worst single neighbour, and the newcomer beside all the
+             * apps the model answered for, summed (placement unknown) */
+            assert_memory_equal(&d->own_single_pct, &own, sizeof own);
+            int32_t with[32];
+            size_t nw = 0;
+            for (int k = 0; k < 32; k++)
+                if (isfinite(full_pct(m, self, run[k].app, c->min_pair_samples)))
+                    with[nw++] = run[k].app;
+            nv_prediction sp;
+            double sum = NAN;
+            if (nw > 1 && nv_predict_idx(m, self, with, nw, NV_PREDICT_QUEUE, c->min_pair_samples,
+                                         &sp) == NV_PRED_OK)
+                sum = sp.slowdown_pct;
+            double want_own = isfinite(sum) && (!isfinite(own) || sum > own) ? sum : own;
+            assert_memory_equal(&d->own_pct, &want_own, sizeof want_own);
+            assert_int_equal(d->vs_n, nw ? nw : 0);
+            summed += isfinite(sum) && sum > own;
             assert_memory_equal(&d->inflicted_pct, &infl, sizeof infl);
             assert_int_equal(d->own_jobid, own_job);
             assert_int_equal(d->inflicted_jobid, infl_job);
@@ -1157,6 +1226,7 @@ static void the_loop_decides_as_full_predictions_would(void **state)
     assert_int_equal(decisions, 320);
     assert_int_equal(answered, 320 * 64);              /* every app has a curve */
     assert_true(excluded > 0 && excluded < decisions); /* thresholds both ways */
+    assert_true(summed > 0); /* the sum answered above the worst single somewhere */
     nv_model_free(m);
 }
 
