@@ -238,6 +238,19 @@ static int plain_prediction(const struct nv_config *c, const struct nv_submit_de
     char f1[NV_FIXED_MAX], f2[NV_FIXED_MAX];
     const char *with = d->own_with ? d->own_with : "?";
     const char *victim = d->inflicted_app ? d->inflicted_app : "?";
+    if (own && d->vs_n > 1) {
+        /* the sum over the running jobs on its links (submit_decision.h) */
+        bool assumed = d->vs_assumed && d->vs_assumed[0];
+        put(o,
+            "your job would share network links with %u running jobs (job %u, %s, and %u "
+            "more); expected slowdown about %s %% beside them together%s.",
+            d->vs_n, d->own_jobid, with, d->vs_n - 1, fixed(f1, d->own_pct, 0),
+            assumed ? " (where it will run is not known yet, so all of them were counted)" : "");
+        if (infl)
+            put(o, " It would slow job %u (%s) down by about %s %%.", d->inflicted_jobid, victim,
+                fixed(f2, d->inflicted_pct, 0));
+        return (int)d->vs_n;
+    }
     if (own && infl && d->own_jobid == d->inflicted_jobid) {
         put(o,
             "your job would share a network link with job %u (%s); expected slowdown about "

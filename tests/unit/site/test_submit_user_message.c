@@ -111,6 +111,23 @@ static void below_the_threshold_is_silent(void **state)
     assert_string_equal(render(NV_UMSG_PREDICTIONS), "");
 }
 
+static void several_neighbours_are_said_as_one_load(void **state)
+{
+    (void)state;
+    noisy_decision();
+    d.vs_n = 3;
+    d.vs_assumed = "";
+    d.inflicted_pct = NAN;
+    const char *s = render(NV_UMSG_PREDICTIONS);
+    assert_non_null(strstr(s, "share network links with 3 running jobs (job 6, alltoall, and 2 "
+                              "more); expected slowdown about 290 % beside them together."));
+    assert_non_null(strstr(s, "Placed away from them."));
+    assert_null(strstr(s, "not known yet"));
+    no_model_terms(s);
+    d.vs_assumed = "placement unknown: all running jobs on shared uplinks assumed";
+    assert_non_null(strstr(render(NV_UMSG_PREDICTIONS), "not known yet"));
+}
+
 static void an_action_is_said_plainly(void **state)
 {
     (void)state;
@@ -233,6 +250,7 @@ int main(void)
         cmocka_unit_test(nothing_worth_saying_is_silent),
         cmocka_unit_test(below_the_threshold_is_silent),
         cmocka_unit_test(an_action_is_said_plainly),
+        cmocka_unit_test(several_neighbours_are_said_as_one_load),
         cmocka_unit_test(actions_without_prediction),
         cmocka_unit_test(advice_is_a_prediction),
         cmocka_unit_test(small_buffers_end_in_nul),
