@@ -69,7 +69,7 @@ check "a job without NETVAR_ADVISE is accepted too (job '${p:-none}')" test -n "
 # mode and app: job_submit's annotation, then the prolog (spank_job_env)
 contains "mode and app in the REST job's Comment" "$(job_field "$g" Comment)" '"mode":"counters","app":"fftw"'
 # advice: NETVAR_ADVISE=apply sets the advised node count within 1-4; without it nothing changes
-contains "... and the REST answer says so" "$(printf %s "$good" | umsg_of)" "node count set to the advised 2"
+contains "... and the REST answer says so" "$(printf %s "$good" | umsg_of)" "Run on the advised 2 nodes"
 contains "the job without NETVAR_ADVISE is held" "$(scontrol show job "$p")" "Reason=JobHeldUser"
 nn=$(numnodes "$p")
 check "without NETVAR_ADVISE the 1-4 nodes stay (NumNodes=$nn)" test "$nn" = 1-4
