@@ -35,7 +35,10 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env SLURM_CO
 ver=$(as_nobody "$REST" -s list 2>&1 | grep -o 'openapi/v0\.0\.[0-9]*' | sort -V | tail -n 1)
 ver=${ver#openapi/}
 check "this slurmrestd serves an openapi/v0.0.3x plugin (got '${ver:-none}')" test -n "$ver"
-as_nobody "$REST" -a rest_auth/local -s "openapi/$ver" "unix:$sock" >log/slurmrestd.log 2>&1 &
+# started directly, not through the as_nobody function: a function in the
+# background is a subshell, and $! would be that shell, not slurmrestd
+setpriv --reuid=nobody --regid=nogroup --clear-groups env SLURM_CONF="$SLURM_CONF" \
+    "$REST" -a rest_auth/local -s "openapi/$ver" "unix:$sock" >log/slurmrestd.log 2>&1 &
 rest_pid=$!
 stop_rest() { [ -n "${rest_pid:-}" ] && kill "$rest_pid" 2>/dev/null && wait "$rest_pid" 2>/dev/null; rest_pid=""; }
 trap 'stop_rest; _lab_cleanup' EXIT
@@ -113,5 +116,7 @@ for j in $(squeue -h -o %i 2>/dev/null); do scancel "$j"; done
 pid=$rest_pid
 stop_rest
 check "slurmrestd ($pid) stopped by its PID" test ! -e "/proc/$pid"
+left=$(pgrep -a -f -- "unix:$sock" || true)
+check "no slurmrestd left serving $sock (${left:-none})" test -z "$left"
 echo "# test_slurmrestd: $(($(date +%s) - t0)) s, REST jobs $g $b $p over openapi/$ver"
 finish
