@@ -208,11 +208,13 @@ else:
 assert d["schema"] == "netvar-netlab-counters" and d["samples"] >= 10, d["samples"]
 # reads at jittered instants (a fixed period aliases a periodic load): the
 # gaps between passes lie in [50, 150) ms, and they vary (the last read,
-# taken when the duration ends, may come sooner)
+# taken when the duration ends, may come sooner); a read that the host
+# delays shortens the next gap by as much, so each gap is allowed 20 ms
+# either way (a CI run saw 44.0 ms on a loaded host)
 t = [r[0] for r in d["series"] if r[1] == 0]
 g = [b - a for a, b in zip(t, t[1:])][:-1]
 assert d["gaps"].startswith("uniform") and len(g) >= 8, (d.get("gaps"), len(g))
-assert all(0.045 <= x < 0.17 for x in g), g
+assert all(0.03 <= x < 0.17 for x in g), g
 assert min(g) < 0.09 and max(g) > 0.11, g
 u = {x["dev"]: x for x in d["uplink"]}
 assert set(u) == {p + "u1", p + "u2"}, u.keys()
