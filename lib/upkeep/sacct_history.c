@@ -77,6 +77,22 @@ static nv_sacct_app_from find_app(const char *name, const char *comment, const c
     return NV_SACCT_APP_NONE;
 }
 
+size_t nv_sacct_split(char *line, char **f, size_t cap)
+{
+    size_t len = strlen(line), n = 0;
+    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        line[--len] = '\0';
+    for (char *p = line;; n++) {
+        char *d = strstr(p, NV_SACCT_DELIM);
+        if (n < cap)
+            f[n] = p;
+        if (!d)
+            return n + 1;
+        *d = '\0';
+        p = d + strlen(NV_SACCT_DELIM);
+    }
+}
+
 int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t errlen)
 {
     memset(j, 0, sizeof *j);
@@ -85,22 +101,8 @@ int nv_sacct_parse_line(const char *line, nv_sacct_job *j, char *err, size_t err
         return nv_err(err, errlen, "longer than %d bytes", NV_SACCT_LINE_MAX);
     char buf[NV_SACCT_LINE_MAX + 1];
     memcpy(buf, line, len + 1);
-    while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-        buf[--len] = '\0';
     char *f[F_COUNT];
-    size_t n = 0;
-    char *p = buf;
-    for (;; n++) {
-        char *d = strstr(p, NV_SACCT_DELIM);
-        if (n < F_COUNT)
-            f[n] = p;
-        if (!d) {
-            n++;
-            break;
-        }
-        *d = '\0';
-        p = d + strlen(NV_SACCT_DELIM);
-    }
+    size_t n = nv_sacct_split(buf, f, F_COUNT);
     if (n == F_COUNT_OLD)
         f[F_SYSTEM] = "";
     else if (n != F_COUNT)

@@ -61,6 +61,11 @@ typedef struct nv_sacct_job {
     nv_sacct_app_from app_from;
 } nv_sacct_job;
 
+/* Splits one sacct line in place at NV_SACCT_DELIM (a trailing newline or
+ * carriage return taken off first): field i starts at f[i] for i < cap.
+ * Returns how many fields the line has, which may exceed cap. */
+size_t nv_sacct_split(char *line, char **f, size_t cap);
+
 /* Parses one line.  0 a completed job with an app, 1 a job to leave out
  * (not COMPLETED, no app, a job step, no times), -1 malformed (err says
  * which field). */

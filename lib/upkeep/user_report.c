@@ -118,21 +118,8 @@ int nv_ureport_parse(const char *line, int64_t job, nv_ureport *r, char *err, si
     if (!buf)
         return nv_err(err, errlen, "out of memory");
     memcpy(buf, line, len + 1);
-    while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-        buf[--len] = '\0';
     char *f[F_COUNT];
-    size_t n = 0;
-    for (char *p = buf;; n++) {
-        char *d = strstr(p, NV_SACCT_DELIM);
-        if (n < F_COUNT)
-            f[n] = p;
-        if (!d) {
-            n++;
-            break;
-        }
-        *d = '\0';
-        p = d + strlen(NV_SACCT_DELIM);
-    }
+    size_t n = nv_sacct_split(buf, f, F_COUNT);
     int rc = 0;
     double v;
     if (n != F_COUNT) {

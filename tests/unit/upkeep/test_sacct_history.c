@@ -17,6 +17,22 @@
 
 #define D NV_SACCT_DELIM
 
+/* one split for the history and the user's report: empty fields kept, the
+ * line end taken off, a count past the cap still counted */
+static void test_split(void **state)
+{
+    (void)state;
+    char line[] = "1" D D "c" D "\r\n";
+    char *f[3];
+    assert_int_equal(nv_sacct_split(line, f, 3), 4);
+    assert_string_equal(f[0], "1");
+    assert_string_equal(f[1], "");
+    assert_string_equal(f[2], "c");
+    char one[] = "only\n";
+    assert_int_equal(nv_sacct_split(one, f, 3), 1);
+    assert_string_equal(f[0], "only");
+}
+
 static void test_parse(void **state)
 {
     (void)state;
@@ -259,6 +275,7 @@ static void test_record_and_read(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split),
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_user_text_after_netvar),
         cmocka_unit_test(test_summary_in_system_comment),
