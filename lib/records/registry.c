@@ -363,7 +363,7 @@ void nv_neighbour_memo_free(struct nv_neighbour_memo *mm)
     free(mm->state);
     free(mm->key);
     free(mm->pct);
-    free(mm->src);
+    free(mm->sum);
     free(mm);
 }
 
@@ -375,13 +375,13 @@ struct nv_neighbour_memo *nv_neighbour_memo_new(size_t napps_model, size_t napps
     if (!mm)
         return NULL;
     mm->napps_model = napps_model;
-    mm->cols = 2 * napps + NV_MEMO_EXTRA;
+    mm->cols = 2 * napps;
     mm->row_of = malloc(napps_model * sizeof *mm->row_of);
     mm->state = calloc(NV_MEMO_ROWS, 1);
     mm->key = calloc(NV_MEMO_ROWS, sizeof *mm->key);
     mm->pct = malloc((size_t)NV_MEMO_ROWS * mm->cols * sizeof *mm->pct);
-    mm->src = calloc(NV_MEMO_ROWS, sizeof *mm->src);
-    if (!mm->row_of || !mm->state || !mm->key || !mm->pct || !mm->src) {
+    mm->sum = calloc(napps_model, sizeof *mm->sum);
+    if (!mm->row_of || !mm->state || !mm->key || !mm->pct || !mm->sum) {
         nv_neighbour_memo_free(mm);
         return NULL;
     }

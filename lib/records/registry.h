@@ -151,20 +151,27 @@ struct nv_running_app {
  * submit; later ones are computed every time.  Never allocated after
  * the index is built. */
 #define NV_MEMO_ROWS 256
-/* after the pairs, a row holds the newcomer beside the sum of the apps it
- * shares with when its placement is unknown: slowdown, jobs summed, jobs
- * left out (submit_decision.c) */
-#define NV_MEMO_EXTRA 3
+/* The newcomer beside the sum of the apps it shares with when its
+ * placement is unknown depends on the newcomer's app alone (and the
+ * predictor settings), so it is remembered for every model app, not only
+ * for those with a row: three numbers and a source each, claimed and
+ * published like a row (submit_decision.c). */
+struct nv_memo_sum {
+    double pct;      /* slowdown beside the sum, NAN: no answer */
+    uint32_t n, cut; /* jobs summed, jobs left out */
+    uint64_t key;    /* the predictor settings it was filled with */
+    uint8_t state;   /* 0 free, 1 being filled, 2 ready */
+    char src[32];    /* the answer's source */
+};
 struct nv_neighbour_memo {
-    size_t napps_model; /* row_of covers model apps 0 .. napps_model-1 */
-    size_t cols;        /* 2 x napps (own slowdown, then inflicted, per kept app)
-                           + NV_MEMO_EXTRA */
-    int32_t *row_of;    /* per model app: its row, -1 none yet */
-    uint32_t used;      /* rows handed out */
-    uint8_t *state;     /* per row: 0 free, 1 being filled, 2 ready */
-    uint64_t *key;      /* per row: the predictor settings it was filled with */
-    double *pct;        /* NV_MEMO_ROWS x cols, NAN = no prediction */
-    char (*src)[32];    /* per row: the summed answer's source */
+    size_t napps_model;      /* row_of and sum cover model apps 0 .. napps_model-1 */
+    size_t cols;             /* 2 x napps: own slowdown, then inflicted, per kept app */
+    int32_t *row_of;         /* per model app: its row, -1 none yet */
+    uint32_t used;           /* rows handed out */
+    uint8_t *state;          /* per row: 0 free, 1 being filled, 2 ready */
+    uint64_t *key;           /* per row: the predictor settings it was filled with */
+    double *pct;             /* NV_MEMO_ROWS x cols, NAN = no prediction */
+    struct nv_memo_sum *sum; /* per model app */
 };
 
 /* A memo for napps kept apps over a model of napps_model apps (the

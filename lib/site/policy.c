@@ -30,12 +30,13 @@ void nv_actions_format(unsigned actions, char *buf, size_t cap)
     buf[0] = '\0';
     for (int i = 0; i < 8; i++)
         if (actions & (1u << i)) {
-            int n = snprintf(buf + len, cap - len, "%s%s", len ? "," : "", action_names[i]);
-            if (n < 0 || (size_t)n >= cap - len) {
-                buf[len] = '\0'; /* whole names only, never "message,co" */
-                return;
-            }
-            len += (size_t)n;
+            size_t name = strlen(action_names[i]), comma = len ? 1 : 0;
+            if (len + comma + name >= cap)
+                return; /* whole names only, never "message,co" */
+            if (comma)
+                buf[len++] = ',';
+            memcpy(buf + len, action_names[i], name + 1);
+            len += name;
         }
 }
 

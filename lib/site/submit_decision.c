@@ -12,6 +12,7 @@
 #include "alloc_model.h"
 #include "app_identity.h"
 #include "counters_topology.h"
+#include "fmt_lite.h"
 #include "job_options.h"
 #include "sort_cmp.h"
 #include "submit_stages.h"
@@ -26,6 +27,15 @@ static void zero_between(struct nv_submit_decision *d, size_t from, size_t to)
 {
     if (to > from)
         memset((char *)d + from, 0, to - from);
+}
+
+/* buf = text, cut to cap (snprintf's "%s" without its cost per call) */
+static void copy_text(char *buf, size_t cap, const char *text)
+{
+    size_t len = 0;
+    if (cap)
+        buf[0] = '\0';
+    nv_fmt_append(buf, cap, &len, "%s", text);
 }
 
 void nv_submit_reset(struct nv_submit_decision *d, const nv_model *m,
@@ -54,7 +64,7 @@ void nv_submit_identify(const struct nv_config *c, const struct nv_submit_query 
 {
     d->app_source = "none";
     if (q->app_option && nv_app_key_valid(q->app_option, NULL)) {
-        snprintf(d->app, sizeof d->app, "%s", q->app_option);
+        copy_text(d->app, sizeof d->app, q->app_option);
         d->app_source =
             q->app_option_source && q->app_option_source[0] ? q->app_option_source : "--netvar-app";
         return;
@@ -76,10 +86,11 @@ void nv_submit_identify(const struct nv_config *c, const struct nv_submit_query 
 
 static void source_text(const nv_prediction *p, char *buf, size_t cap)
 {
+    size_t len = 0;
     if (p->source == NV_SOURCE_TABLE)
-        snprintf(buf, cap, "table, %u runs", p->table_samples);
+        nv_fmt_append(buf, cap, &len, "table, %u runs", p->table_samples);
     else
-        snprintf(buf, cap, "%s", p->source_label);
+        copy_text(buf, cap, p->source_label);
 }
 
 static void add_exclude(struct nv_submit_decision *d, const struct nv_running_app *a)
@@ -120,8 +131,7 @@ static double *memo_row(const struct nv_running_index *ix, int32_t self, uint64_
 {
     struct nv_neighbour_memo *mm = ix ? ix->memo : NULL;
     *fill = 0;
-    if (!mm || self < 0 || (size_t)self >= mm->napps_model ||
-        mm->cols != 2 * ix->napps + NV_MEMO_EXTRA)
+    if (!mm || self < 0 || (size_t)self >= mm->napps_model || mm->cols != 2 * ix->napps)
         return NULL;
     int32_t r = __atomic_load_n(&mm->row_of[self], __ATOMIC_ACQUIRE);
     if (r < 0 && !claim)
@@ -155,6 +165,28 @@ static void memo_publish(const struct nv_running_index *ix, int32_t self, uint64
     int32_t r = __atomic_load_n(&mm->row_of[self], __ATOMIC_ACQUIRE);
     mm->key[r] = key;
     __atomic_store_n(&mm->state[r], 2, __ATOMIC_RELEASE);
+}
+
+/* self's remembered sum (registry.h's nv_memo_sum): ready to read (*fill
+ * 0), claimed by this thread to fill (*fill 1), or NULL: compute */
+static struct nv_memo_sum *memo_sum(const struct nv_running_index *ix, int32_t self, uint64_t key,
+                                    int *fill)
+{
+    struct nv_neighbour_memo *mm = ix ? ix->memo : NULL;
+    *fill = 0;
+    if (!mm || self < 0 || (size_t)self >= mm->napps_model)
+        return NULL;
+    struct nv_memo_sum *e = &mm->sum[self];
+    uint8_t st = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE);
+    if (st == 2)
+        return e->key == key ? e : NULL;
+    uint8_t zero = 0;
+    if (st == 0 &&
+        __atomic_compare_exchange_n(&e->state, &zero, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        *fill = 1;
+        return e;
+    }
+    return NULL; /* another thread is filling it */
 }
 
 /* the running job named behind a prediction: one that crosses an uplink
@@ -253,17 +285,14 @@ static double beside_sum(const nv_model *m, int32_t self, const struct nv_runnin
  * for that pair.  No allocation: the lists are on the stack. */
 static void sum_neighbours(const struct nv_config *c, const nv_model *m, int32_t self,
                            const struct nv_running_index *ix, struct nv_submit_decision *d,
-                           const struct shared *sh, nv_predictor pred, double *row, int fill)
+                           const struct shared *sh, nv_predictor pred, uint64_t key)
 {
     nv_prediction p;
     char src[sizeof d->own_source] = "";
     double best = NAN;
     uint32_t n = 0, cut = 0;
-    if (!sh->n) {
-        if (row && fill)
-            row[2 * ix->napps] = NAN, row[2 * ix->napps + 1] = row[2 * ix->napps + 2] = 0;
+    if (!sh->n)
         return;
-    }
     if (d->place.leaves > 1) {
         /* one set per leaf of the newcomer's, the last holding the rest */
         nv_leaf_set one[NV_SUBMIT_UPLINKS + 1];
@@ -290,24 +319,26 @@ static void sum_neighbours(const struct nv_config *c, const nv_model *m, int32_t
             }
         }
     } else {
-        /* the memo's row (placement unknown: the answer is the index's and
-         * the app's alone), after its pairs */
-        double *sum = row ? row + 2 * ix->napps : NULL;
-        char *msrc = row ? ix->memo->src[(size_t)(row - ix->memo->pct) / ix->memo->cols] : NULL;
-        if (sum && !fill) {
-            best = sum[0];
-            n = (uint32_t)sum[1];
-            cut = (uint32_t)sum[2];
-            snprintf(src, sizeof src, "%s", msrc);
+        /* placement unknown: the answer is the index's and the app's
+         * alone, remembered per app for the index's life */
+        int fill = 0;
+        struct nv_memo_sum *e = memo_sum(ix, self, key, &fill);
+        if (e && !fill) {
+            best = e->pct;
+            n = e->n;
+            cut = e->cut;
+            copy_text(src, sizeof src, e->src);
         } else {
             best = beside_sum(m, self, ix, sh, NULL, pred, c->min_pair_samples, &n, &cut, &p);
             if (isfinite(best))
                 source_text(&p, src, sizeof src);
-            if (sum) {
-                sum[0] = best;
-                sum[1] = n;
-                sum[2] = cut;
-                snprintf(msrc, sizeof ix->memo->src[0], "%s", src);
+            if (e) {
+                e->pct = best;
+                e->n = n;
+                e->cut = cut;
+                copy_text(e->src, sizeof e->src, src);
+                e->key = key;
+                __atomic_store_n(&e->state, 2, __ATOMIC_RELEASE);
             }
         }
         d->vs_assumed = "placement unknown: all running jobs on shared uplinks assumed";
@@ -316,7 +347,7 @@ static void sum_neighbours(const struct nv_config *c, const nv_model *m, int32_t
     d->vs_cut += cut;
     if (isfinite(best) && (!isfinite(d->own_pct) || best > d->own_pct)) {
         d->own_pct = best;
-        snprintf(d->own_source, sizeof d->own_source, "%s", src);
+        copy_text(d->own_source, sizeof d->own_source, src);
     }
 }
 
@@ -390,7 +421,7 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
     if (own_with) {
         const char *ps = path_source(q, d, own_with);
         if (ps) {
-            snprintf(d->own_source, sizeof d->own_source, "%s", ps);
+            copy_text(d->own_source, sizeof d->own_source, ps);
         } else {
             predict_pct(m, self, own_with->app, pred, c->min_pair_samples, &p);
             source_text(&p, d->own_source, sizeof d->own_source);
@@ -399,13 +430,13 @@ static void predict_neighbours(const struct nv_config *c, const nv_model *m, int
         d->own_with = own_with->key;
     }
     d->own_single_pct = d->own_pct;
-    sum_neighbours(c, m, self, ix, d, &sh, pred, row, fill);
+    sum_neighbours(c, m, self, ix, d, &sh, pred, key);
     if (row && fill)
         memo_publish(ix, self, key);
     if (infl_by) {
         const char *ps = path_source(q, d, infl_by);
         if (ps) {
-            snprintf(d->inflicted_source, sizeof d->inflicted_source, "%s", ps);
+            copy_text(d->inflicted_source, sizeof d->inflicted_source, ps);
         } else {
             predict_pct(m, infl_by->app, self, pred, c->min_pair_samples, &p);
             source_text(&p, d->inflicted_source, sizeof d->inflicted_source);

@@ -101,6 +101,7 @@ struct nv_submit_decision {
      * message, which says what avoid does, is not shown */
     bool avoid_all_named;
     char message[1536]; /* lines for the user, '\n'-separated, each "netvar: ..." */
+    size_t message_len; /* strlen(message), kept as lines are added */
 };
 /* Sets every field of *d, whatever it held (exclude and message up to
  * their end of string), in stages: the app's identity, the predictions,

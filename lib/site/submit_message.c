@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fmt_fixed.h"
+#include "fmt_lite.h"
 #include "placement.h"
 #include "submit_stages.h"
 
@@ -24,19 +25,21 @@ static const char *fixed(char buf[NV_FIXED_MAX], double x, int decimals)
     return buf;
 }
 
-/* appends one line to d->message (nothing once it is full) */
+/* appends one line to d->message (nothing once it is full); d->message_len
+ * is where it ends */
 __attribute__((format(printf, 2, 3))) static void say(struct nv_submit_decision *d, const char *fmt,
                                                       ...)
 {
-    size_t len = strlen(d->message);
+    size_t len = d->message_len;
     if (len + 2 >= sizeof d->message)
         return;
     if (len)
         d->message[len++] = '\n';
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->message + len, sizeof d->message - len, fmt, ap);
+    nv_fmt_vappend(d->message, sizeof d->message, &len, fmt, ap);
     va_end(ap);
+    d->message_len = len;
 }
 
 void nv_submit_alloc_line(const nv_alloc_advice *a, const char *cut, struct nv_submit_decision *d)
@@ -82,27 +85,28 @@ static void render_prediction(struct nv_submit_decision *d)
     }
     char line[1536]; /* as long as the message: numbers of any size fit */
     char f1[NV_FIXED_MAX], f2[NV_FIXED_MAX];
-    int n =
-        snprintf(line, sizeof line, "netvar: app %s: rho %s", app, fixed(f1, d->utilization, 2));
-    if (isfinite(d->own_pct) && n > 0 && (size_t)n < sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n,
-                      "; predicted slowdown %s %% beside job %u (%s; %s)", fixed(f2, d->own_pct, 0),
-                      d->own_jobid, d->own_with ? d->own_with : "?", d->own_source);
-    if (isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, "; would slow job %u (%s) by %s %% (%s)",
+    size_t n = 0;
+    nv_fmt_append(line, sizeof line, &n, "netvar: app %s: rho %s", app,
+                  fixed(f1, d->utilization, 2));
+    if (isfinite(d->own_pct))
+        nv_fmt_append(line, sizeof line, &n, "; predicted slowdown %s %% beside job %u (%s; %s)",
+                      fixed(f2, d->own_pct, 0), d->own_jobid, d->own_with ? d->own_with : "?",
+                      d->own_source);
+    if (isfinite(d->inflicted_pct))
+        nv_fmt_append(line, sizeof line, &n, "; would slow job %u (%s) by %s %% (%s)",
                       d->inflicted_jobid, d->inflicted_app ? d->inflicted_app : "?",
                       fixed(f2, d->inflicted_pct, 0), d->inflicted_source);
-    if (!isfinite(d->own_pct) && !isfinite(d->inflicted_pct) && n > 0 && (size_t)n < sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, "; no running job to interfere with");
-    if (d->advice && n > 0 && (size_t)n < sizeof line) {
+    if (!isfinite(d->own_pct) && !isfinite(d->inflicted_pct))
+        nv_fmt_append(line, sizeof line, &n, "; no running job to interfere with");
+    if (d->advice) {
         /* the predictive route explains itself on its own line */
         const char *src = d->advice_line[0] ? "predicted communication, below" : d->advice_source;
         if (d->advice_nodes != d->requested_nodes && d->advice_saving_pct > 0)
-            snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (-%s %% time vs %u; %s)",
-                     d->advice_nodes, fixed(f2, d->advice_saving_pct, 0), d->requested_nodes, src);
+            nv_fmt_append(line, sizeof line, &n, "; advice %u nodes (-%s %% time vs %u; %s)",
+                          d->advice_nodes, fixed(f2, d->advice_saving_pct, 0), d->requested_nodes,
+                          src);
         else
-            snprintf(line + n, sizeof line - (size_t)n, "; advice %u nodes (%s)", d->advice_nodes,
-                     src);
+            nv_fmt_append(line, sizeof line, &n, "; advice %u nodes (%s)", d->advice_nodes, src);
     }
     say(d, "%s", line);
     if (d->advice_line[0])
@@ -213,14 +217,10 @@ struct plain {
 
 __attribute__((format(printf, 2, 3))) static void put(struct plain *o, const char *fmt, ...)
 {
-    if (o->len + 1 >= o->cap)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+    nv_fmt_vappend(o->buf, o->cap, &o->len, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        o->len = o->len + (size_t)n < o->cap ? o->len + (size_t)n : o->cap - 1;
 }
 
 /* a slowdown worth telling the user: at or over the threshold, and at

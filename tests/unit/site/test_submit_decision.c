@@ -316,6 +316,29 @@ static void remembered_predictions_decide_the_same(void **state)
     }
     /* three submitting apps, each with its own row */
     assert_int_equal(memo_ix.memo->used, 3);
+    /* each one's sum beside the others remembered too, under the last
+     * settings' key; with every row taken, a submission still fills and
+     * then reads its sum, deciding as afresh */
+    for (size_t si = 0; si < 3; si++) {
+        const struct nv_memo_sum *e = &memo_ix.memo->sum[nv_model_app_index(model, subs[si])];
+        assert_int_equal(e->state, 2);
+        assert_true(e->n >= 1);
+    }
+    memset(memo_ix.memo->sum, 0, memo_ix.memo->napps_model * sizeof *memo_ix.memo->sum);
+    memo_ix.memo->used = NV_MEMO_ROWS;
+    for (size_t i = 0; i < memo_ix.memo->napps_model; i++)
+        memo_ix.memo->row_of[i] = -1;
+    struct nv_config *c = config("");
+    struct nv_submit_query q = {.app_option = "amg"};
+    struct nv_submit_decision *fresh = decide(c, model, &both, &q);
+    for (int round = 0; round < 2; round++) {
+        struct nv_submit_decision *mem = decide(c, model, &memo_ix, &q);
+        assert_memory_equal(mem, fresh, sizeof *fresh);
+        free(mem);
+    }
+    assert_int_equal(memo_ix.memo->sum[nv_model_app_index(model, "amg")].state, 2);
+    free(fresh);
+    free(c);
     nv_neighbour_memo_free(memo_ix.memo);
 }
 

@@ -395,6 +395,7 @@ static void render_tells_each_case(void **state)
     d->avoid_span_app = "amg";
     d->avoid_span_more = 1;
     d->message[0] = '\0';
+    d->message_len = 0;
     ch.resize_wanted = true;
     ch.span = NV_SPAN_USER_SWITCHES;
     nv_submit_render(c, &q, &ch, d);
@@ -429,6 +430,7 @@ static void render_tells_each_case(void **state)
     ch.leaf = 1;
     for (size_t i = 0; i < sizeof spans / sizeof *spans; i++) {
         d->message[0] = '\0';
+        d->message_len = 0;
         ch.span = spans[i].span;
         nv_submit_render(c, &q, &ch, d);
         if (!strstr(d->message, spans[i].line))
@@ -437,6 +439,7 @@ static void render_tells_each_case(void **state)
     /* avoid dropped: the reason, and the admin's text (which may describe
      * avoid) is left out; nodes the user named, a list cut */
     d->message[0] = '\0';
+    d->message_len = 0;
     ch.span = NV_SPAN_NONE;
     ch.left = 1;
     ch.part_total = 5;
