@@ -94,4 +94,16 @@ json_object *nv_signature_to_json(const nv_signature *s);
 size_t nv_fabric_compose(const nv_fabric *f, const nv_signature *s, nv_curve_point *u_pts,
                          nv_curve_point *w_pts);
 
+/* The reference kernels' output (probes/fabric_kernels.c writes it, the
+ * calibrate runner reads it): one JSON line {"schema":
+ * "netvar-fabric-kernel-times", "version": 1, "ranks": N, "class_us": [12]},
+ * each class's kernels' time per iteration, summed over the kernels of the
+ * class, us (the slowest rank's). */
+#define NV_FABRIC_KERNELS_FORMAT "netvar-fabric-kernel-times"
+json_object *nv_fabric_kernels_to_json(const double class_us[NV_FABRIC_CLASSES], int ranks);
+/* The last line of text that starts with '{'.  0, or -1 with one line in
+ * err naming what is wrong. */
+int nv_fabric_kernels_parse(const char *text, size_t len, double class_us[NV_FABRIC_CLASSES],
+                            int *ranks, char *err, size_t errlen);
+
 #endif

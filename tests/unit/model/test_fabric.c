@@ -190,6 +190,51 @@ static void hostile_signatures_are_named(void **state)
     }
 }
 
+/* the reference kernels' result line: written and read by one module */
+static void the_kernels_line_round_trips_and_bad_lines_are_named(void **state)
+{
+    (void)state;
+    double in[NV_FABRIC_CLASSES], out[NV_FABRIC_CLASSES];
+    for (int c = 0; c < NV_FABRIC_CLASSES; c++)
+        in[c] = 1.5 * (c + 1);
+    json_object *o = nv_fabric_kernels_to_json(in, 4);
+    char text[2048], err[300];
+    snprintf(text, sizeof text, "some launcher noise\n%s\ntrailing words\n",
+             json_object_to_json_string(o));
+    json_object_put(o);
+    int ranks = 0;
+    assert_int_equal(nv_fabric_kernels_parse(text, strlen(text), out, &ranks, err, sizeof err), 0);
+    assert_int_equal(ranks, 4);
+    for (int c = 0; c < NV_FABRIC_CLASSES; c++)
+        NEAR(out[c], in[c]);
+    struct {
+        const char *text, *says;
+    } bad[] = {
+        {"no json here\n", "no result line"},
+        {"{\"schema\": \"netvar-fabric-kern", "not JSON"},
+        {"{\"schema\":\"netvar-fabric\",\"version\":1}", "kernels.schema"},
+        {"{\"schema\":\"netvar-fabric-kernel-times\",\"version\":2,\"ranks\":2,"
+         "\"class_us\":[1,1,1,1,1,1,1,1,1,1,1,1]}",
+         "kernels.version"},
+        {"{\"schema\":\"netvar-fabric-kernel-times\",\"version\":1,\"ranks\":1,"
+         "\"class_us\":[1,1,1,1,1,1,1,1,1,1,1,1]}",
+         "kernels.ranks"},
+        {"{\"schema\":\"netvar-fabric-kernel-times\",\"version\":1,\"ranks\":2,"
+         "\"class_us\":[1,1,1,1,1,1,1,1,1,1,1]}",
+         "kernels.class_us"},
+        {"{\"schema\":\"netvar-fabric-kernel-times\",\"version\":1,\"ranks\":2,"
+         "\"class_us\":[1,1,1,1,1,1,1,1,1,1,1,0]}",
+         "kernels.class_us[11]"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        int rc =
+            nv_fabric_kernels_parse(bad[i].text, strlen(bad[i].text), out, &ranks, err, sizeof err);
+        if (rc != -1 || !strstr(err, bad[i].says))
+            fail_msg("case %zu: rc %d, \"%s\" (wanted %s)", i, rc, err, bad[i].says);
+    }
+}
+
 /* ------------------------------------------------------------ profile route */
 static nv_latency_summary lat;
 
@@ -386,6 +431,7 @@ int main(void)
         cmocka_unit_test(the_file_round_trips),
         cmocka_unit_test(hostile_files_are_named),
         cmocka_unit_test(hostile_signatures_are_named),
+        cmocka_unit_test(the_kernels_line_round_trips_and_bad_lines_are_named),
         cmocka_unit_test(a_signature_and_the_fabric_answer),
         cmocka_unit_test(without_a_fabric_a_signature_does_not_answer),
         cmocka_unit_test(the_model_round_trip_keeps_the_route),
