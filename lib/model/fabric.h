@@ -89,16 +89,17 @@ json_object *nv_signature_to_json(const nv_signature *s);
 
 /* The profile route's points: p at each configuration of f for the app
  * with signature s, on the U axis (x = utilization) and on the wait axis
- * (x = wait_us), weight 1; upto[] gets f->n_points points each (not
- * sorted, not fitted).  Returns the number of points. */
+ * (x = wait_us), weight 1; u_pts and w_pts (room for NV_FABRIC_MAX_POINTS)
+ * get f->n_points points each (not sorted, not fitted).  Returns the
+ * number of points. */
 size_t nv_fabric_compose(const nv_fabric *f, const nv_signature *s, nv_curve_point *u_pts,
                          nv_curve_point *w_pts);
 
-/* The reference kernels' output (probes/fabric_kernels.c writes it, the
- * calibrate runner reads it): one JSON line {"schema":
- * "netvar-fabric-kernel-times", "version": 1, "ranks": N, "class_us": [12]},
- * each class's kernels' time per iteration, summed over the kernels of the
- * class, us (the slowest rank's). */
+/* The reference kernels' output, one JSON line (fabric_kernels.c, its one
+ * writer and reader: probes/fabric_kernels.c writes it, the calibrate
+ * runner reads it): {"schema": "netvar-fabric-kernel-times", "version": 1,
+ * "ranks": N, "class_us": [12]}, each class's kernels' time per iteration,
+ * summed over the kernels of the class, us (the slowest rank's). */
 #define NV_FABRIC_KERNELS_FORMAT "netvar-fabric-kernel-times"
 json_object *nv_fabric_kernels_to_json(const double class_us[NV_FABRIC_CLASSES], int ranks);
 /* The last line of text that starts with '{'.  0, or -1 with one line in

@@ -623,11 +623,11 @@ static int profile_fit(nv_jcheck *L, struct load_state *S, nv_curve_point *pts, 
     return 0;
 }
 
-/* runs behind a curve: its points' samples */
+/* runs behind a curve: its points' samples (pts may be NULL when n is 0) */
 static uint32_t points_runs(const nv_curve_point *pts, size_t n)
 {
     double w = 0;
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; pts && k < n; k++)
         w += pts[k].weight;
     return w >= UINT32_MAX ? UINT32_MAX : (uint32_t)(w + 0.5);
 }
@@ -639,8 +639,9 @@ static int signature(nv_jcheck *L, nv_model *m, struct load_state *S, struct nv_
                      json_object *o, const char *p)
 {
     a->sig = -1;
-    a->curve_runs = a->n_pts ? points_runs(S->curve.v + a->pts_off, a->n_pts)
-                             : points_runs(S->curve.v + a->wpts_off, a->n_wpts);
+    a->curve_runs = a->n_pts    ? points_runs(S->curve.v + a->pts_off, a->n_pts)
+                    : a->n_wpts ? points_runs(S->curve.v + a->wpts_off, a->n_wpts)
+                                : 0;
     json_object *so;
     if (!json_object_object_get_ex(o, "signature", &so))
         return 0;
