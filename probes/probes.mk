@@ -14,3 +14,13 @@ $(BUILD)/bin/impactb $(BUILD)/bin/compressionb: $(BUILD)/bin/%: $(BUILD)/obj/pro
 	  $(call nv_link,$(PROBE_LIBS)) $(MPI_LIBS) $(JSON_LIBS) -lm
 
 ALL_TARGETS += $(BUILD)/bin/impactb $(BUILD)/bin/compressionb
+
+# the reference kernels of `netvar calibrate --fabric` (their output is
+# written and read by lib/model/fabric.c)
+$(BUILD)/obj/probes/fabric_kernels.o: NV_CFLAGS += $(MPI_CFLAGS) $(call nv_incs,$(PROBE_LIBS))
+$(BUILD)/bin/netvar-fabric-kernels: $(BUILD)/obj/probes/fabric_kernels.o $(call nv_link,$(PROBE_LIBS))
+	@mkdir -p $(@D)
+	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -pie -o $@ $< $(call nv_link,$(PROBE_LIBS)) \
+	  $(MPI_LIBS) $(JSON_LIBS) -lm
+
+ALL_TARGETS += $(BUILD)/bin/netvar-fabric-kernels

@@ -9,7 +9,8 @@ loaders' fields are the string literals passed to their JSON look-up calls
 ...) and those in arrays of field names (tree_fields[], keys[]).  Each
 loader is compared both ways with the paths of its part of the file:
 lib/model/model_load.c reads every path but the insides of `variability`
-(lib/variability/ve_load.c) and `alloc` (lib/alloc/alloc_model.c).  The
+(lib/variability/ve_load.c), `alloc` (lib/alloc/alloc_model.c), and
+`fabric` and `apps[].signature` (lib/model/fabric.c).  The
 writer (lib/model/model_builder.c) must write only documented fields.
 
 Usage: check_model_format.py [--doc FILE] [--root DIR]; prints one line per
@@ -25,7 +26,8 @@ LOOKUPS = {
     "nv_jcheck_integer_member", "nv_jcheck_number_member", "json_object_object_get",
     "json_object_object_get_ex", "nv_json_get", "nv_json_u64", "nv_json_str_copy",
     "nv_json_num_or", "profile_values", "one_word", "open_array", "app_ref", "curve_points",
-    "joint_values", "tree_array", "nv_ve_from_json", "nv_alloc_from_json",
+    "joint_values", "tree_array", "nv_ve_from_json", "nv_alloc_from_json", "ranged",
+    "class_values",
     "json_object_object_add", "put", "jcurve",
 }
 NAME_ARRAY = re.compile(
@@ -101,12 +103,16 @@ def doc_paths(text):
 
 def split_doc(paths):
     """{loader part: set of field names}"""
-    parts = {"core": set(), "variability": set(), "alloc": set()}
+    parts = {"core": set(), "variability": set(), "alloc": set(), "fabric": set()}
     for p in paths:
         comps = [c.replace("[]", "") for c in p.split(".")]
-        if comps[0] in ("variability", "alloc"):
+        if comps[0] in ("variability", "alloc", "fabric"):
             parts["core"].add(comps[0])
             parts[comps[0]].update(comps[1:])
+        elif "signature" in comps:
+            k = comps.index("signature")
+            parts["core"].update(comps[:k + 1])
+            parts["fabric"].update(comps[k + 1:])
         else:
             parts["core"].update(comps)
     return parts
@@ -120,14 +126,15 @@ def compare(doc_names, src_names, what, problems):
 
 
 def check(doc_text, sources):
-    """sources: {'core': text, 'variability': text, 'alloc': text, 'writer': text}"""
+    """sources: {'core': text, 'variability': text, 'alloc': text, 'fabric': text,
+    'writer': text}"""
     problems = []
     paths = doc_paths(doc_text)
     if len(paths) < 50:
         problems.append(f"docs/model-format.md: only {len(paths)} field paths found in its tables")
     parts = split_doc(paths)
     files = {"core": "lib/model/model_load.c", "variability": "lib/variability/ve_load.c",
-             "alloc": "lib/alloc/alloc_model.c"}
+             "alloc": "lib/alloc/alloc_model.c", "fabric": "lib/model/fabric.c"}
     for part, path in files.items():
         keys = loader_keys(sources[part])
         if len(keys) < 10:
@@ -143,7 +150,8 @@ def check(doc_text, sources):
 
 def read_sources(root):
     names = {"core": "lib/model/model_load.c", "variability": "lib/variability/ve_load.c",
-             "alloc": "lib/alloc/alloc_model.c", "writer": "lib/model/model_builder.c"}
+             "alloc": "lib/alloc/alloc_model.c", "fabric": "lib/model/fabric.c",
+             "writer": "lib/model/model_builder.c"}
     out = {}
     for k, p in names.items():
         with open(os.path.join(root, p), encoding="utf-8") as f:

@@ -67,7 +67,12 @@ static const char help_head[] =
 
 static const char help_tail[] =
     "\n"
-    "Output (JSON on stdout): slowdown_pct (percent), source, predictor,\n"
+    "Output (JSON on stdout): slowdown_pct (percent), source (which route\n"
+    "answered: \"table\", \"model:queue...\" for a campaign curve, \"model:profile\"\n"
+    "for a curve composed from the app's signature and the fabric response),\n"
+    "curve (\"campaign\", \"production\", \"profile\", or \"\" for the table) and\n"
+    "runs (the runs behind the answer: the table's samples, the campaign\n"
+    "points' samples or the profiled runs), predictor,\n"
     "utilization_sum and utilization_used (fractions 0..1), capped,\n"
     "with_utilization (per neighbour), config (training configuration used by\n"
     "a look-up predictor, or null), curve_fallback, table_samples, table_sd_pct;\n"
@@ -395,6 +400,8 @@ int verb_predict(int argc, char **argv)
         json_object_object_add(o, "with", key_list(with, n_with));
         json_object_object_add(o, "slowdown_pct", nv_json_new_num_g(p.slowdown_pct, DIGITS));
         json_object_object_add(o, "source", json_object_new_string(p.source_label));
+        json_object_object_add(o, "curve", json_object_new_string(p.curve));
+        json_object_object_add(o, "runs", json_object_new_int64(p.runs));
         json_object_object_add(o, "predictor",
                                json_object_new_string(nv_predictor_name(predictor)));
         json_object_object_add(o, "min_samples", json_object_new_int64(min_samples));

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric.h"
 #include "model_internal.h"
 #include "alloc_model.h"
 #include "ve_model.h"
@@ -23,8 +24,8 @@ const char *nv_util_source_name(nv_util_source s)
 
 const char *nv_curve_origin_name(nv_curve_origin o)
 {
-    static const char *const names[] = {"campaign", "production", "none"};
-    return (unsigned)o < 3 ? names[o] : "unknown";
+    static const char *const names[] = {"campaign", "production", "none", "profile"};
+    return (unsigned)o < 4 ? names[o] : "unknown";
 }
 
 const char *nv_latency_origin_name(nv_latency_origin o)
@@ -177,6 +178,8 @@ int nv_model_app(const nv_model *m, int32_t idx, nv_app_view *out)
     out->n_joint = a->n_jwin;
     out->joint_window_s = a->n_jwin ? a->jwin_s : 0;
     out->nearest_victim = m->nearest && a->nearest_victim;
+    out->signature = a->sig >= 0 ? &m->sigs[a->sig] : NULL;
+    out->curve_runs = a->curve_runs;
     return 0;
 }
 
@@ -247,6 +250,8 @@ void nv_model_free(nv_model *m)
     nv_model_free_hot(m); /* apps, where, sgrid, acurve, profile, pair_tab, pairs */
     free(m->app_lat);
     free(m->app_slots);
+    free(m->fabric);
+    free(m->sigs);
     free(m->curve);
     free(m->scaling);
     free(m->configs);
@@ -260,6 +265,11 @@ void nv_model_free(nv_model *m)
     nv_ve_free(m->ve);
     nv_alloc_free(m->alloc);
     free(m);
+}
+
+const struct nv_fabric *nv_model_fabric(const nv_model *m)
+{
+    return m ? m->fabric : NULL;
 }
 
 const struct nv_ve *nv_model_variability(const nv_model *m)

@@ -53,6 +53,8 @@ typedef enum nv_curve_origin {
     NV_CURVE_CAMPAIGN = 0,   /* CompressionB campaign on a real allocation */
     NV_CURVE_PRODUCTION = 1, /* learned by `netvar train` from production history */
     NV_CURVE_NONE = 2,       /* no curve */
+    NV_CURVE_PROFILE = 3,    /* composed at load from the app's signature and the
+                                model's fabric response (fabric.h); never written */
 } nv_curve_origin;
 typedef enum nv_latency_origin {
     NV_LATENCY_IMPACTB = 0, /* ImpactB measured beside the app */
@@ -161,6 +163,12 @@ typedef struct nv_app_view {
      * nearest-configurations mechanism answers beside a neighbour with
      * joint windows (model_bottleneck.c) */
     int nearest_victim;
+    /* optional "signature" (fabric.h): one profiled run's time in MPI by
+     * message class, or NULL; with curve_origin NV_CURVE_PROFILE the fits
+     * above were composed from it and the model's fabric at load */
+    const struct nv_signature *signature;
+    uint32_t curve_runs; /* runs behind the answering curve: the campaign
+                            points' samples, or the signature's runs */
 } nv_app_view;
 
 #define NV_PROFILE_MAX 8   /* values in an app's utilization_profile (octiles) */
@@ -232,6 +240,9 @@ int nv_model_pair_find(const nv_model *m, int32_t app, int32_t with, nv_pair_vie
  * section, or NULL when the model file has none. */
 struct nv_ve;
 const struct nv_ve *nv_model_variability(const nv_model *m);
+/* the optional fabric response (fabric.h), or NULL */
+struct nv_fabric;
+const struct nv_fabric *nv_model_fabric(const nv_model *m);
 
 /* The allocation-advice section (alloc_model.h: communication-time trees,
  * app profiles, switches) from the optional "alloc" member, or NULL. */

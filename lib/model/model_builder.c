@@ -14,6 +14,7 @@
 #include "nv_err.h"
 #include "nv_json.h"
 #include "alloc_model.h"
+#include "fabric.h"
 #include "ve_model.h"
 
 struct nv_model_builder {
@@ -23,6 +24,7 @@ struct nv_model_builder {
     json_object *pairs;       /* "app\twith" -> pair object */
     json_object *variability; /* optional section, NULL when absent */
     json_object *alloc;       /* optional section, NULL when absent */
+    json_object *fabric;      /* optional section, NULL when absent */
     nv_bottleneck bn;         /* written as "bottleneck" */
     char error[256];
 };
@@ -62,6 +64,7 @@ void nv_builder_free(nv_model_builder *b)
     json_object_put(b->pairs);
     json_object_put(b->variability);
     json_object_put(b->alloc);
+    json_object_put(b->fabric);
     free(b);
 }
 
@@ -378,6 +381,8 @@ int nv_builder_add_app(nv_model_builder *b, const nv_app_input *in)
             put(o, "provenance", pv, &ok);
         }
     }
+    if (in->signature)
+        put(o, "signature", nv_signature_to_json(in->signature), &ok);
     free(fitted);
     if (!ok) {
         json_object_put(o);
@@ -500,6 +505,18 @@ int nv_builder_set_alloc(nv_model_builder *b, const struct nv_alloc_model *al)
     return 0;
 }
 
+int nv_builder_set_fabric(nv_model_builder *b, const struct nv_fabric *f)
+{
+    if (!b)
+        return -1;
+    json_object *o = NULL;
+    if (f && !(o = nv_fabric_to_json(f)))
+        return berr(b, "fabric: out of memory");
+    json_object_put(b->fabric);
+    b->fabric = o;
+    return 0;
+}
+
 /* the map's values as an array sharing the same objects */
 static json_object *values(json_object *map, int *ok)
 {
@@ -537,6 +554,8 @@ static char *serialize(const nv_model_builder *b, size_t *len)
         put(root, "variability", json_object_get(b->variability), &ok);
     if (b->alloc)
         put(root, "alloc", json_object_get(b->alloc), &ok);
+    if (b->fabric)
+        put(root, "fabric", json_object_get(b->fabric), &ok);
     json_object *bn = b->bn.present ? json_object_new_object() : NULL;
     if (bn) {
         put(bn, "idle_utilization", nv_json_new_num_or_nan(b->bn.idle_utilization), &ok);
@@ -615,8 +634,8 @@ int nv_builder_save_last(nv_model_builder *b, const char *path, char *err, size_
     if (!text)
         return no_text(path, err, errlen);
     /* the tree goes before the check load builds its own */
-    json_object **tree[] = {&b->calibration, &b->apps,        &b->configs,
-                            &b->pairs,       &b->variability, &b->alloc};
+    json_object **tree[] = {&b->calibration, &b->apps,  &b->configs, &b->pairs,
+                            &b->variability, &b->alloc, &b->fabric};
     for (size_t i = 0; i < sizeof tree / sizeof *tree; i++) {
         json_object_put(*tree[i]);
         *tree[i] = NULL;
@@ -626,22 +645,24 @@ int nv_builder_save_last(nv_model_builder *b, const char *path, char *err, size_
 
 void nv_app_input_from_view(const nv_app_view *v, nv_app_input *in)
 {
+    /* a profile app's fits are composed at load, not written */
+    int composed = v->curve_origin == NV_CURVE_PROFILE;
     *in = (nv_app_input){.key = v->key,
                          .utilization = v->utilization,
                          .utilization_source = v->utilization_source,
                          .latency = v->latency,
                          .points = v->points,
                          .n_points = v->n_points,
-                         .fit = v->fit,
-                         .n_fit = v->n_fit,
-                         .fit_residual_pct = v->fit_residual_pct,
+                         .fit = composed ? NULL : v->fit,
+                         .n_fit = composed ? 0 : v->n_fit,
+                         .fit_residual_pct = composed ? 0 : v->fit_residual_pct,
                          .scaling = v->scaling,
                          .n_scaling = v->n_scaling,
                          /* keep a trained app's provenance through calibrate/campaign edits */
                          .has_provenance = v->curve_origin == NV_CURVE_PRODUCTION ||
                                            v->latency_origin == NV_LATENCY_DERIVED ||
                                            v->counter_runs || v->history_runs,
-                         .curve_origin = v->curve_origin,
+                         .curve_origin = composed ? NV_CURVE_NONE : v->curve_origin,
                          .latency_origin = v->latency_origin,
                          .counter_rho = v->counter_rho,
                          .counter_runs = v->counter_runs,
@@ -654,7 +675,8 @@ void nv_app_input_from_view(const nv_app_view *v, nv_app_input *in)
                          .n_wait_profile = v->n_wait_profile,
                          .joint = v->joint,
                          .n_joint = v->n_joint,
-                         .joint_window_s = v->joint_window_s};
+                         .joint_window_s = v->joint_window_s,
+                         .signature = v->signature};
 }
 
 nv_model_builder *nv_builder_from_model(const nv_model *m)
@@ -719,7 +741,7 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
             goto fail;
     }
     if (nv_builder_set_variability(b, nv_model_variability(m)) ||
-        nv_builder_set_alloc(b, nv_model_alloc(m)))
+        nv_builder_set_alloc(b, nv_model_alloc(m)) || nv_builder_set_fabric(b, nv_model_fabric(m)))
         goto fail;
     /* a file without the object stays without it (same predictions) */
     b->bn = *nv_model_bottleneck(m);

@@ -51,6 +51,8 @@ typedef struct nv_app_input {
     const nv_joint_window *joint;
     size_t n_joint;
     double joint_window_s;
+    /* optional "signature" (fabric.h), or NULL */
+    const struct nv_signature *signature;
 } nv_app_input;
 
 typedef struct nv_config_input {
@@ -96,6 +98,9 @@ int nv_builder_set_variability(nv_model_builder *b, const struct nv_ve *ve);
 /* Sets (replaces) the optional allocation-advice section; NULL removes it. */
 struct nv_alloc_model;
 int nv_builder_set_alloc(nv_model_builder *b, const struct nv_alloc_model *al);
+/* Sets (replaces) the optional fabric response (fabric.h); NULL removes it. */
+struct nv_fabric;
+int nv_builder_set_fabric(nv_model_builder *b, const struct nv_fabric *f);
 /* The "bottleneck" object.  Every model a new builder writes has one (with
  * the defaults: idle 0, route latency, shrink 2 samples, until this is
  * called), so history corrections apply to it (model_bottleneck.c); a

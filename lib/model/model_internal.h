@@ -51,6 +51,13 @@ struct nv_app_rec {
     uint32_t pjw_off, n_pjw; /* its windows placed and merged, into m->jwin */
     int nearest_victim;
     double jwin_s; /* the windows' length, seconds */
+    /* the profile route (fabric.h): its signature, into m->sigs (-1: none);
+     * when the app has no campaign curve and the model a fabric, its fits
+     * above were composed at load from the two (curve_origin
+     * NV_CURVE_PROFILE) */
+    int32_t sig;
+    uint32_t curve_runs; /* runs behind the curve that answers: its points'
+                            samples, or the signature's profiled runs */
 };
 
 #include <stddef.h>
@@ -206,6 +213,9 @@ struct nv_model {
                                  index, the last the idle point's 0 % (rows of
                                  apps that are not nearest victims unused) */
     size_t n_jraw;
+    struct nv_fabric *fabric;  /* optional "fabric" (fabric.h), or NULL */
+    struct nv_signature *sigs; /* the apps' signatures (nv_app_rec.sig) */
+    size_t n_sigs;
     int nearest; /* the nearest-configurations mechanism can answer:
                                  1..254 configurations, each with its queue wait */
     /* apps, where, sgrid, acurve, profile, pair_tab and pairs packed in one

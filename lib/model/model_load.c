@@ -13,6 +13,7 @@
 #include <json.h>
 
 #include "alloc_model.h"
+#include "fabric.h"
 #include "json_file.h"
 #include "json_stream.h"
 #include "model_internal.h"
@@ -262,6 +263,7 @@ struct load_state {
     size_t n_jraw, jraw_cap;
     size_t scal_cap;
     size_t slow_cap;
+    size_t sig_cap;
 };
 
 /* the optional "provenance" object of an app (see the header comment) */
@@ -598,6 +600,94 @@ static json_object *next_element(nv_jcheck *L, struct doc *D, nv_jarray *a, int 
     return o;
 }
 
+/* the profile route's fit on one axis from the composed points (x divided
+ * by scale onto the fitter's [0, 1] and multiplied back: 1 for U,
+ * NV_WAIT_MAX_US for waits), appended to the curve pool */
+static int profile_fit(nv_jcheck *L, struct load_state *S, nv_curve_point *pts, size_t n,
+                       double scale, const char *q, uint32_t *off, uint32_t *count,
+                       double *residual)
+{
+    if (grow((void **)&S->curve.v, &S->curve.cap, S->curve.n + n, sizeof *S->curve.v))
+        return nv_jcheck_fail(L, "%s: out of memory for the profile route's curve", q);
+    for (size_t k = 0; k < n; k++)
+        pts[k].utilization /= scale;
+    size_t nf = 0;
+    nv_curve_point *fit = S->curve.v + S->curve.n;
+    if (nv_isotonic_fit(pts, n, fit, &nf, residual))
+        return nv_jcheck_fail(L, "%s: the profile route's curve cannot be fitted", q);
+    for (size_t k = 0; scale != 1 && k < nf; k++)
+        fit[k].utilization *= scale;
+    *off = (uint32_t)S->curve.n;
+    *count = (uint32_t)nf;
+    S->curve.n += nf;
+    return 0;
+}
+
+/* runs behind a curve: its points' samples (pts may be NULL when n is 0) */
+static uint32_t points_runs(const nv_curve_point *pts, size_t n)
+{
+    double w = 0;
+    for (size_t k = 0; pts && k < n; k++)
+        w += pts[k].weight;
+    return w >= UINT32_MAX ? UINT32_MAX : (uint32_t)(w + 0.5);
+}
+
+/* the optional "signature" of an app (fabric.h); an app with no campaign
+ * curve in a model with a fabric response gets its two fits composed from
+ * the pair (the profile route) */
+static int signature(nv_jcheck *L, nv_model *m, struct load_state *S, struct nv_app_rec *a,
+                     json_object *o, const char *p)
+{
+    a->sig = -1;
+    a->curve_runs = a->n_pts    ? points_runs(S->curve.v + a->pts_off, a->n_pts)
+                    : a->n_wpts ? points_runs(S->curve.v + a->wpts_off, a->n_wpts)
+                                : 0;
+    json_object *so;
+    if (!json_object_object_get_ex(o, "signature", &so))
+        return 0;
+    char q[PATH_MAX_LEN], why[300];
+    subpath(q, sizeof q, p, ".signature");
+    if (grow((void **)&m->sigs, &S->sig_cap, m->n_sigs + 1, sizeof *m->sigs))
+        return nv_jcheck_fail(L, "%s: out of memory", q);
+    nv_signature *sg = &m->sigs[m->n_sigs];
+    if (nv_signature_from_json(so, q, sg, why, sizeof why))
+        return nv_jcheck_fail(L, "%s", why);
+    a->sig = (int32_t)m->n_sigs++;
+    if (a->n_fit || a->n_wfit || !m->fabric)
+        return 0; /* a campaign curve answers first; without a fabric, nothing to compose */
+    nv_curve_point u[NV_FABRIC_MAX_POINTS], w[NV_FABRIC_MAX_POINTS];
+    size_t n = nv_fabric_compose(m->fabric, sg, u, w);
+    double wres;
+    if (profile_fit(L, S, u, n, 1, q, &a->fit_off, &a->n_fit, &a->residual_pct) ||
+        profile_fit(L, S, w, n, NV_WAIT_MAX_US, q, &a->wfit_off, &a->n_wfit, &wres))
+        return -1;
+    a->wresidual_pct = wres;
+    a->curve_origin = NV_CURVE_PROFILE;
+    a->curve_runs = sg->runs;
+    return 0;
+}
+
+/* the optional "fabric" member: the fabric's response (fabric.h), read
+ * with the bottleneck's wait gauge */
+static int fabric(nv_jcheck *L, json_object *root, nv_model *m)
+{
+    json_object *o;
+    if (!json_object_object_get_ex(root, "fabric", &o))
+        return 0;
+    char why[300];
+    if (!(m->fabric = malloc(sizeof *m->fabric)))
+        return nv_jcheck_fail(L, "fabric: out of memory");
+    if (nv_fabric_from_json(o, "fabric", m->fabric, why, sizeof why))
+        return nv_jcheck_fail(L, "%s", why);
+    const char *gauge = nv_wait_gauge_name(m->bn.wait_gauge);
+    if (strcmp(m->fabric->wait_gauge, gauge))
+        return nv_jcheck_fail(L,
+                              "fabric.wait_gauge: \"%s\" is not the bottleneck's \"%s\"; the "
+                              "fabric was calibrated on another gauge",
+                              m->fabric->wait_gauge, gauge);
+    return 0;
+}
+
 static int one_app(nv_jcheck *L, nv_model *m, struct load_state *S, json_object *o, size_t i)
 {
     char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
@@ -697,9 +787,9 @@ static int one_app(nv_jcheck *L, nv_model *m, struct load_state *S, json_object 
         a->pick[r] = -1;
     if (profile_values(L, S, o, p, "utilization_profile", "a utilization", 1, &a->prof_off,
                        &a->n_prof) ||
-        queue_wait(L, S, a, o, p) || joint_windows(L, S, a, o, p))
+        queue_wait(L, S, a, o, p) || joint_windows(L, S, a, o, p) || provenance(L, a, o, p))
         return -1;
-    return provenance(L, a, o, p);
+    return signature(L, m, S, a, o, p);
 }
 
 static int apps(nv_jcheck *L, nv_model *m, struct load_state *S, struct doc *D)
@@ -1107,6 +1197,8 @@ nv_model *nv_model_load_buffer(const char *text, size_t len, char *err, size_t e
         calibration(&L, root, &m->cal);
     if (!L.failed)
         bottleneck(&L, root, &m->bn);
+    if (!L.failed)
+        fabric(&L, root, m);
     if (!L.failed)
         apps(&L, m, &S, &D);
     m->curve = S.curve.v;

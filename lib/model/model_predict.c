@@ -154,6 +154,7 @@ static void prediction_reset(nv_prediction *out, nv_predictor predictor)
     out->config = -1;
     out->config_id = "";
     out->mechanism = "";
+    out->curve = "";
     out->wait_used_us = NAN;
     out->wait_pct = out->share_pct = NAN;
     out->predictor = predictor;
@@ -228,6 +229,7 @@ static int answer_from_table(const struct predict_args *pa, const struct neighbo
         return 0;
     out->source = NV_SOURCE_TABLE;
     out->source_label = "table";
+    out->runs = pv->samples;
     out->slowdown_pct = pv->slowdown_pct;
     out->utilization_used = out->utilization_sum;
     return 1;
@@ -277,6 +279,10 @@ static int answer_queue(const struct predict_args *pa, const struct neighbours *
     out->slowdown_pct = pct < -100 ? -100 : pct;
     if (corr != 0)
         out->source_label = history_labels[mech];
+    if (A->curve_origin == NV_CURVE_PROFILE) /* a composed curve: the profile route */
+        out->source_label = corr != 0 ? "model:profile+history" : "model:profile";
+    out->curve = nv_curve_origin_name(A->curve_origin);
+    out->runs = A->curve_runs;
     return NV_PRED_OK;
 }
 
@@ -299,6 +305,8 @@ static int answer_lookup(const struct predict_args *pa, const struct neighbours 
     }
     out->config = c;
     out->config_id = m->configs[c].id;
+    out->curve = nv_curve_origin_name(A->curve_origin);
+    out->runs = A->curve_runs;
     out->utilization_used = m->configs[c].utilization;
     double pct;
     if (measured_under(m, A, c, &pct) == 0) {

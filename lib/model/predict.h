@@ -13,6 +13,10 @@
  *                     corrections (A's sensitivity, each neighbour's
  *                     pressure) fitted on the co-location table at load
  *                     (source "model:queue+history" when they are not 0);
+ *                     an app without a campaign curve whose curves were
+ *                     composed at load from its signature and the fabric
+ *                     response (fabric.h) answers the same way, source
+ *                     "model:profile" (or "model:profile+history");
  *     averagelt,
  *     averagestdevlt,
  *     pdflt           each neighbour is mapped to its training configuration
@@ -102,6 +106,13 @@ typedef struct nv_prediction {
     int curve_fallback;     /* lookup answered from p_A (A unmeasured there) */
     uint32_t table_samples; /* table entry for (A, B), 0 if none */
     double table_sd_pct;
+    /* where the answer comes from, for the user: the curve A's answer was
+     * read on ("campaign", "production", "profile": composed from A's
+     * signature and the fabric response, source "model:profile"; "" for
+     * the table), and the runs behind the answer (the table's samples, the
+     * campaign points' samples, or the profiled runs) */
+    const char *curve;
+    uint32_t runs;
 } nv_prediction;
 
 typedef enum nv_predict_status {

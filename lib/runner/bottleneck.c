@@ -43,6 +43,14 @@ nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k)
                                    : NV_BN_GAUGE_NONE;
 }
 
+nv_wait_gauge nv_bn_wait_gauge(nv_bn_gauge g)
+{
+    return g == NV_BN_GAUGE_STALL        ? NV_WAIT_STALL_PER_WORD
+           : g == NV_BN_GAUGE_PAUSE      ? NV_WAIT_PAUSE_PER_PACKET
+           : g == NV_BN_GAUGE_STALL_FLIT ? NV_WAIT_STALL_PER_FLIT
+                                         : NV_WAIT_QUEUE_US;
+}
+
 /* "R_C" with R and C in 0..99 (no sign, no leading zero but "0") */
 static int tile_of(const char *p, size_t n, int *row, int *col)
 {

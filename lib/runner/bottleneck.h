@@ -91,6 +91,9 @@ typedef enum nv_bn_gauge {
 const char *nv_bn_gauge_name(nv_bn_gauge g);
 /* the gauge of a kind of port */
 nv_bn_gauge nv_bn_kind_gauge(nv_bn_kind k);
+/* the model's name for a gauge's axis (bottleneck.wait_gauge); a port
+ * without a gauge reads as queue_us (its waits are NAN) */
+nv_wait_gauge nv_bn_wait_gauge(nv_bn_gauge g);
 
 #define NV_BN_STALL_MAX 1e6 /* stall ticks per word read beyond this are clamped */
 

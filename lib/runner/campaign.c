@@ -525,10 +525,7 @@ static int save_model(const nv_campaign_opts *o, const nv_model *model, nv_campa
         bn.route = NV_USRC_COUNTERS;
         if (waits) {
             /* every queue_wait figure of a file is on one axis */
-            nv_wait_gauge g = r->gauge == NV_BN_GAUGE_STALL        ? NV_WAIT_STALL_PER_WORD
-                              : r->gauge == NV_BN_GAUGE_PAUSE      ? NV_WAIT_PAUSE_PER_PACKET
-                              : r->gauge == NV_BN_GAUGE_STALL_FLIT ? NV_WAIT_STALL_PER_FLIT
-                                                                   : NV_WAIT_QUEUE_US;
+            nv_wait_gauge g = nv_bn_wait_gauge(r->gauge);
             if (g != bn.wait_gauge && model_has_wait_points(model)) {
                 nv_err(err, errlen,
                        "the model's queue-wait points read %s but this campaign's "

@@ -1,0 +1,115 @@
+#!/bin/bash
+# lane: netlab
+# test_calibrate_fabric.sh - `netvar calibrate --fabric` on the network lab:
+# the reference kernels run alone and beside a light and a saturating
+# CompressionB configuration, with U and the queue wait read at the
+# uplink's qdiscs; the fabric file is written and reads back, the
+# saturating configuration reads a higher U than the light one and slows
+# the kernels (the largest class growth >= 1), and the model gets the same
+# object.  An app known only by its signature is then answered from it
+# (netvar predict: source model:profile, runs 1).  A model file that does
+# not exist is refused without --out, and nothing runs.  Prints the
+# calibration's wall time.  Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
+set -u
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+[ "$(id -u)" = 0 ] || { echo "skip: the network lab needs root"; exit 77; }
+NV=$BUILD/bin/netvar
+[ -x "$BUILD/bin/netvar-fabric-kernels" ] || { echo "NOT OK - no $BUILD/bin/netvar-fabric-kernels"; exit 1; }
+OUT=$(mktemp -d /tmp/nvfabric.XXXXXX)
+LAB=""
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+    [ -n "$LAB" ] && "$ROOT/lab/netlab" down "$LAB" >/dev/null 2>&1
+    rm -rf "$OUT"
+}
+trap cleanup EXIT
+LAB=$("$ROOT/lab/netlab" up --nodes 4 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
+rc=${PIPESTATUS[0]}
+[ "$rc" = 77 ] && { echo "skip: $(tail -n 1 "$OUT/up.err")"; exit 77; }
+[ -d "$LAB" ] || { cat "$OUT/up.err"; echo "NOT OK - the lab did not come up"; LAB=""; exit 1; }
+eval "$("$ROOT/lab/netlab" env "$LAB")"
+fail=0
+bad() { echo "NOT OK - $*"; fail=1; }
+M=$OUT/model.json
+F=$OUT/fabric.json
+# shellcheck disable=SC2086 # netlab sets it to "NAMESPACE DEVICE": split into $1 $2
+set -- $NETVAR_NETLAB_UPLINK
+BN="qdisc:$1,$2"
+
+# without a model file and without --out nothing runs
+if timeout 60 "$NV" calibrate --fabric --model "$OUT/none.json" --configs 250:1:10 \
+    --bottleneck "$BN" --launcher mpirun --nodes 2 >"$OUT/none.out" 2>"$OUT/none.err"; then
+    bad "a missing model was accepted"
+fi
+grep -q "none.json" "$OUT/none.err" || bad "the missing model is not named: $(head -n 2 "$OUT/none.err")"
+[ -e "$OUT/none.json" ] && bad "a model was created"
+
+timeout 120 salloc -Q -N2 -w h1,h3 --exclusive "$NV" calibrate --model "$M" --duration-s 2 \
+    --interval-us 5000 >"$OUT/cal.json" 2>"$OUT/cal.err" || bad "calibrate: $(tail -n 3 "$OUT/cal.err")"
+t0=$(date +%s.%N)
+timeout 600 salloc -Q -N4 -w 'h[1-4]' --exclusive "$NV" calibrate --fabric --model "$M" \
+    --out "$F" --configs 2.6e7:1:1,250:1:10 --repeat 1 --duration-s 2 --scale 0.25 --ghz 2.6 \
+    --load-nodes h2,h4 --bottleneck "$BN" --json >"$OUT/fabric.out" 2>"$OUT/fabric.err" ||
+    bad "calibrate --fabric: $(tail -n 3 "$OUT/fabric.err")"
+t1=$(date +%s.%N)
+echo "figure: fabric calibration wall time (2 configurations, 1 repetition, salloc included): $(echo "$t1 - $t0" | bc) s"
+python3 - "$F" "$M" "$OUT/fabric.out" <<'PY' || bad "the fabric file or the model is not what the run measured"
+import json, sys
+f = json.load(open(sys.argv[1])); m = json.load(open(sys.argv[2])); out = json.load(open(sys.argv[3]))
+def check(cond, what):
+    if not cond:
+        print("  failed:", what); sys.exit(1)
+check(f["schema"] == "netvar-fabric" and f["version"] == 1, "schema")
+check(f["wait_gauge"] == "queue_us", "a qdisc's gauge")
+check(len(f["idle_us"]) == 12 and all(x > 0 for x in f["idle_us"]), "idle times per class")
+lo, hi = f["points"]
+check(lo["config"] == "B2.6e7-P1-M1" and hi["config"] == "B250-P1-M10", "configuration ids")
+check(0 <= lo["utilization"] < hi["utilization"] <= 1, "the saturating load reads higher U")
+check(hi["wait_us"] >= lo["wait_us"] >= 0, "and queues at least as long")
+check(max(hi["growth"]) >= 1, "the saturating load slows some class: growth >= 1")
+check(out["fabric"]["points"] == f["points"], "stdout holds the file's points")
+check(m["fabric"]["points"] == f["points"], "the model holds the same fabric")
+print("  figure: growth under %s (U %.3g, wait %.4g us): p2p %s, all-to-all %s; elapsed_s %.1f" % (
+    hi["config"], hi["utilization"], hi["wait_us"],
+    [round(g, 2) for g in hi["growth"][0:4]], [round(g, 2) for g in hi["growth"][8:12]],
+    f["elapsed_s"]))
+# an app known by its signature only, and a neighbour with a mean U
+lat = {"mean_us": 2.0, "sd_us": 0.5,
+       "histogram": {"bins_per_decade": 16, "first_edge_us": 1, "counts": []}}
+empty = {"points": [], "fit": [], "residual_pct": 0}
+sig = {"runs": 1, "runtime_us": 1e6, "overlap_us": 0,
+       "comm_us": [1e5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2e5]}
+m["apps"] += [
+    {"key": "sig", "utilization": 0.1, "utilization_source": "counters", "latency": lat,
+     "compression": empty, "scaling": [], "signature": sig},
+    {"key": "nb", "utilization": hi["utilization"], "utilization_source": "counters",
+     "latency": lat, "compression": empty, "scaling": []}]
+m.setdefault("bottleneck", {})["route"] = "counters"
+json.dump(m, open(sys.argv[2] + ".sig.json", "w"))
+PY
+if "$NV" predict --model "$M.sig.json" --app sig --with nb >"$OUT/predict.json" 2>"$OUT/predict.err"; then
+    python3 - "$OUT/predict.json" "$F" <<'PY' || bad "predict did not answer from the profile route"
+import json, sys
+p = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
+hi = f["points"][1]["growth"]
+# at the saturating configuration's own U: 100 * (1e5 (g0 - 1) + 2e5 (g11 - 1)) / 1e6
+want = 100 * (1e5 * (hi[0] - 1) + 2e5 * (hi[11] - 1)) / 1e6
+def check(cond, what):
+    if not cond:
+        print("  failed:", what, p); sys.exit(1)
+check(p["source"].startswith("model:profile"), "source model:profile")
+check(p["curve"] == "profile" and p["runs"] == 1, "curve profile, 1 run")
+lo = f["points"][0]["growth"]
+wlo = 100 * (1e5 * (lo[0] - 1) + 2e5 * (lo[11] - 1)) / 1e6
+check(min(0, wlo, want) - 1e-6 <= p["slowdown_pct"] <= max(wlo, want, 0) + 1e-6,
+      "the answer lies on the composed curve (between its points)")
+print("  figure: profile route beside the saturating load's U: %.2f %% (composed point %.2f %%)" % (
+    p["slowdown_pct"], want))
+PY
+else
+    bad "predict: $(tail -n 2 "$OUT/predict.err")"
+fi
+[ "$fail" = 0 ] && echo "ok - calibrate --fabric measured, saved and answered"
+exit "$fail"
