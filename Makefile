@@ -341,12 +341,13 @@ NV_SUBST = sed -e 's|@PLUGIN_DIR@|$(SLURM_PLUGIN_DIR)|g' -e 's|@PREFIX@|$(PREFIX
   -e 's|@NETVAR_LIBDIR@|$(NETVAR_LIBDIR)|g' -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|g' \
   -e 's|@SPOOLDIR@|$(SPOOLDIR)|g' -e 's|@STATEDIR@|$(STATEDIR)|g' -e 's|@VERSION@|$(NETVAR_VERSION)|g' \
   -e 's|@NETVAR_ACCT@|$(LIBEXECDIR)/netvar-acct|g'
-NV_MAN1 := man/netvar.1 man/impactb.1 man/compressionb.1
+NV_MAN1 := man/netvar.1 man/impactb.1 man/compressionb.1 man/netvar-fabric-kernels.1
 NV_MAN5 := conf/netvar.conf.5
 NV_MAN8 := man/spank_netvar.8 man/netvar-acct.8 man/job_submit_netvar.8 man/netvar-mail.8
 
 # what install and the packages ship; 'make programs' builds only these
 NV_INSTALL_BINS := $(NETVAR_BIN) $(SPANK_SO) $(JS_SO) $(BUILD)/bin/impactb $(BUILD)/bin/compressionb $(PMPI_SO) \
+                   $(BUILD)/bin/netvar-fabric-kernels \
                    $(ACCT_BIN) $(MAIL_BIN)
 programs: $(NV_INSTALL_BINS)
 
@@ -358,7 +359,7 @@ install: $(NV_INSTALL_BINS)
 	  $(DESTDIR)$(PREFIX)/share/netvar/grafana
 	install -m 0644 packaging/grafana/netvar.json $(DESTDIR)$(PREFIX)/share/netvar/grafana/
 	install -m 0755 $(SPANK_SO) $(JS_SO) $(DESTDIR)$(SLURM_PLUGIN_DIR)/
-	install -m 0755 $(NETVAR_BIN) $(wildcard $(BUILD)/bin/impactb $(BUILD)/bin/compressionb) \
+	install -m 0755 $(NETVAR_BIN) $(wildcard $(BUILD)/bin/impactb $(BUILD)/bin/compressionb $(BUILD)/bin/netvar-fabric-kernels) \
 	  $(DESTDIR)$(PREFIX)/bin/
 	$(if $(wildcard $(BUILD)/lib/libnetvar_pmpi.so),install -m 0755 $(BUILD)/lib/libnetvar_pmpi.so $(DESTDIR)$(NETVAR_LIBDIR)/)
 	[ -e $(DESTDIR)$(SYSCONFDIR)/netvar/netvar.conf ] || \

@@ -8,7 +8,7 @@ set -u
 cd "$ROOT" || exit 1
 source "$ROOT/tests/integration/lab_lib.sh"
 command -v groff >/dev/null || { echo "groff not installed"; exit 77; }
-pages="man/netvar.1 man/impactb.1 man/compressionb.1 conf/netvar.conf.5 man/spank_netvar.8 man/netvar-acct.8
+pages="man/netvar.1 man/impactb.1 man/compressionb.1 man/netvar-fabric-kernels.1 conf/netvar.conf.5 man/spank_netvar.8 man/netvar-acct.8
     man/job_submit_netvar.8 man/netvar-mail.8"
 total=0
 for p in $pages; do

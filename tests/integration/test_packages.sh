@@ -76,8 +76,9 @@ expect_files netvar /usr/bin/netvar /etc/netvar/netvar.conf /etc/netvar/train.en
     /lib/systemd/system/netvar-train.service /lib/systemd/system/netvar-train.timer \
     /lib/systemd/system/netvar-export.service /lib/systemd/system/netvar-export.timer \
     /usr/share/netvar/grafana/netvar.json /usr/libexec/netvar/netvar-train-run
-expect_files netvar-mpi /usr/bin/impactb /usr/bin/compressionb "/usr/lib/$ma/netvar/libnetvar_pmpi.so" \
-    /usr/share/man/man1/impactb.1.gz /usr/share/man/man1/compressionb.1.gz
+expect_files netvar-mpi /usr/bin/impactb /usr/bin/compressionb /usr/bin/netvar-fabric-kernels \
+    "/usr/lib/$ma/netvar/libnetvar_pmpi.so" /usr/share/man/man1/impactb.1.gz \
+    /usr/share/man/man1/compressionb.1.gz /usr/share/man/man1/netvar-fabric-kernels.1.gz
 expect_files netvar-spank "$pd/spank_netvar.so" /etc/netvar/plugstack.conf /usr/share/man/man8/spank_netvar.8.gz \
     /usr/share/lintian/overrides/netvar-spank
 expect_files netvar-jobsubmit "$pd/job_submit_netvar.so" /usr/libexec/netvar/netvar-acct \
