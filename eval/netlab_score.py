@@ -372,19 +372,7 @@ class Dataset:
         """each app's alone baseline as netvar labmodel set it (its
         --json-summary's alone), one line for each app that had runs left
         out, and every pair and in-leaf run against it"""
-        self.base, self.alone_left_out = {}, []
-        ratio = lab["alone_stall_ratio"]
-        for x in lab["alone"]:
-            if x["baseline_s"] is None:
-                continue
-            self.base[x["app"]] = x["baseline_s"]
-            out = x["left_out_s"]
-            if out:
-                self.alone_left_out.append(
-                    f"{x['app']} alone: {len(out)} of {x['runs']} runs over {ratio:g} times its "
-                    f"fastest ({x['fastest_s']:.2f} s) left out "
-                    f"({', '.join('%.2f' % v for v in out)} s): baseline {x['baseline_s']:.2f} s, "
-                    f"where the median of all is {x['median_all_s']:.2f} s")
+        self.base, self.alone_left_out = baseline_lines(lab)
         missing = [a for a in self.apps if a not in self.base]
         if missing:
             die(f"{self.dir}/runs.txt: no alone run of {', '.join(missing)}")
@@ -426,6 +414,54 @@ class Dataset:
                 c = self.counters(name)
                 kinds.add("jittered" if (c or {}).get("gaps") else "fixed")
         return "none" if not kinds else kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def baseline_lines(lab):
+    """each app's alone baseline from netvar labmodel's --json-summary, and
+    one line for each app that had runs left out"""
+    base, left = {}, []
+    ratio = lab["alone_stall_ratio"]
+    for x in lab["alone"]:
+        if x["baseline_s"] is None:
+            continue
+        base[x["app"]] = x["baseline_s"]
+        out = x["left_out_s"]
+        if out:
+            left.append(f"{x['app']} alone: {len(out)} of {x['runs']} runs over {ratio:g} times "
+                        f"its fastest ({x['fastest_s']:.2f} s) left out "
+                        f"({', '.join('%.2f' % v for v in out)} s): baseline "
+                        f"{x['baseline_s']:.2f} s, where the median of all is "
+                        f"{x['median_all_s']:.2f} s")
+    return base, left
+
+
+def default_netvar():
+    """$NETVAR, else $BUILD/bin/netvar, else the tree's build/bin/netvar"""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    build = os.environ.get("BUILD") or "build"
+    return os.environ.get("NETVAR") or os.path.join(root, build, "bin", "netvar")
+
+
+def alone_baselines(runs, ratio, netvar=None):
+    """each app's alone baseline from runs (kind, app, with, rep, runtime_s),
+    as netvar labmodel computes it (the median of its alone runs not over
+    ratio times its fastest; 0: of all), and one line for each app that had
+    runs left out: for a script that has the runs but no dataset yet"""
+    apps = list(dict.fromkeys(r[1] for r in runs if r[0] == "alone"))
+    with tempfile.TemporaryDirectory(prefix="netvar-alone-") as tmp:
+        with open(os.path.join(tmp, "dataset.json"), "w") as f:
+            json.dump({"schema": "netvar-netlab-dataset", "version": 1,
+                       "apps": [{"name": a} for a in apps], "configs": []}, f)
+        with open(os.path.join(tmp, "runs.txt"), "w") as f:
+            f.writelines(" ".join(str(x) for x in r) + "\n" for r in runs if len(r) == 5)
+        summ = os.path.join(tmp, "summary.json")
+        r = subprocess.run([netvar or default_netvar(), "labmodel", "--dataset", tmp,
+                            "--alone-stall-ratio", repr(float(ratio)), "--json-summary", summ],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            die("netvar labmodel (alone baselines) failed: "
+                + (r.stderr.strip().splitlines() or ["no output"])[-1])
+        return baseline_lines(load(summ))
 
 
 def tcp_cc_named(v):

@@ -30,6 +30,7 @@ static void make_help(void)
              "                       [--campaign-point as-written|fastest|median]\n"
              "                       [--stall-ratio R] [--alone-stall-ratio R]\n"
              "                       [--json-summary FILE]\n"
+             "       netvar labmodel --dataset DIR --json-summary FILE [options]\n"
              "\n"
              "Build one of the model variants an evaluation scores from a network-lab\n"
              "dataset (what eval/netlab_eval.sh measured), through the model builder:\n"
@@ -86,7 +87,9 @@ static void make_help(void)
              "\n"
              "Alone baselines (--json-summary): each app's is the median of its alone\n"
              "runs in runs.txt that are not over --alone-stall-ratio times its fastest\n"
-             "alone run (the stall rule of netvar campaign's medians).\n"
+             "alone run (the stall rule of netvar campaign's medians).  Without\n"
+             "--variant and --out only the summary is written (variant null; the\n"
+             "model is read only for --campaign-point, else model null).\n"
              "\n",
              NV_LABMODEL_TRIM_S, NV_NETLAB_BUSY_U, NV_LABMODEL_JOINT_WINDOW_S, NV_JOINT_MAX);
     snprintf(help_tail, sizeof help_tail, "%s",
@@ -239,9 +242,11 @@ int verb_labmodel(int argc, char **argv)
         return nv_opts_exit(parsed);
     int have_variant = variant >= 0;
     nv_labmodel_variant v = (nv_labmodel_variant)(variant >= 0 ? variant : 0);
-    if (!dir || !out || !have_variant || optind < argc) {
-        fprintf(stderr, "netvar labmodel: --dataset, --variant and --out are required, and "
-                        "nothing else (see --help)\n");
+    /* without --variant and --out: only what was measured (--json-summary) */
+    int only_summary = !out && !have_variant && sum_path;
+    if (!dir || (!only_summary && (!out || !have_variant)) || optind < argc) {
+        fprintf(stderr, "netvar labmodel: --dataset, --variant and --out are required (or "
+                        "--dataset and --json-summary alone), and nothing else (see --help)\n");
         return 2;
     }
     if (stall_ratio >= 0 && point == NV_LABMODEL_POINT_AS_WRITTEN) {
@@ -272,7 +277,12 @@ int verb_labmodel(int argc, char **argv)
     nv_model_builder *b = NULL;
     json_object *s = NULL;
     json_object *points = NULL;
-    nv_model *base = nv_model_load(model, err, sizeof err);
+    nv_model *base = NULL;
+    if (only_summary && point == NV_LABMODEL_POINT_AS_WRITTEN) {
+        points = json_object_new_array();
+        goto write_summary;
+    }
+    base = nv_model_load(model, err, sizeof err);
     if (!base) {
         fprintf(stderr, "netvar labmodel: %s: %s; nothing written\n", model, err);
         goto done;
@@ -298,12 +308,18 @@ int verb_labmodel(int argc, char **argv)
     } else {
         points = json_object_new_array();
     }
-    if (!(b = nv_labmodel_build(&lm, base, v, &moved, err, sizeof err))) {
+    if (!only_summary && !(b = nv_labmodel_build(&lm, base, v, &moved, err, sizeof err))) {
         fprintf(stderr, "netvar labmodel: %s: %s; nothing written\n", dir, err);
         goto done;
     }
+write_summary:
     if (sum_path) {
         s = summary(&lm, dir, model, v, moved);
+        if (only_summary) {
+            json_object_object_add(s, "variant", NULL);
+            if (!base)
+                json_object_object_add(s, "model", NULL);
+        }
         json_object_object_add(
             s, "campaign_point",
             json_object_new_string(nv_labmodel_point_mode_name((nv_labmodel_point_mode)point)));
@@ -316,7 +332,7 @@ int verb_labmodel(int argc, char **argv)
             goto done;
         }
     }
-    if (nv_builder_save(b, out, err, sizeof err)) {
+    if (!only_summary && nv_builder_save(b, out, err, sizeof err)) {
         fprintf(stderr, "netvar labmodel: --out %s\n", err);
         goto done;
     }

@@ -129,6 +129,10 @@ grep -q "campaign_b.json: absent" "$T/lat.err" && [ "$(wc -l <"$T/lat.err")" = 1
     2>/dev/null || bad "labmodel --variant counters --campaign-point fastest failed"
 "$NV" labmodel --dataset "$D2" --variant latency --out "$T/aw.json" --alone-stall-ratio 0 \
     --json-summary "$T/aw.sum" || bad "labmodel --variant latency as written failed"
+rm "$D2/model.json"
+"$NV" labmodel --dataset "$D2" --json-summary "$T/only.sum" ||
+    bad "labmodel with only --json-summary (no model file) failed"
+cp "$D/model.json" "$D2/model.json"
 python3 - "$T" <<'PY' || fail=1
 import json, sys
 t = sys.argv[1]
@@ -213,6 +217,9 @@ al = next(x for x in s["alone"] if x["app"] == "a")
 check(abs(al["baseline_s"] - 1.1) < 1e-12 and al["left_out_s"] == [1.7] and al["runs"] == 3
       and al["fastest_s"] == 1.0 and al["median_all_s"] == 1.2,
       f"a's alone baseline leaves out 1.7 s, over 1.5 times 1.0 s ({al})")
+only = load("only.sum")
+check(only["variant"] is None and only["model"] is None and only["alone"] == s["alone"],
+      "--json-summary alone: no model read, the same alone baselines")
 al0 = next(x for x in load("aw.sum")["alone"] if x["app"] == "a")
 check(al0["baseline_s"] == 1.2 and al0["left_out_s"] == [],
       f"--alone-stall-ratio 0 keeps every run ({al0})")

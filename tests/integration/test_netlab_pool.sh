@@ -109,7 +109,7 @@ python3 - "$ROOT/eval" "$BUILD/bin/netvar" "$T/al" <<'PY' || bad "the scorer's a
 import json, os, subprocess, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[1])
-from netlab_score import ALONE_STALL_RATIO, Dataset
+from netlab_score import ALONE_STALL_RATIO, Dataset, alone_baselines
 netvar, d = sys.argv[2], sys.argv[3]
 def dump(name, o):
     with open(os.path.join(d, name), "w") as f:
@@ -146,6 +146,10 @@ assert len(left) == 1 and left[0].startswith("a alone: 2 of 3 runs") and "17.40,
 assert abs(ds.pairs[("a", "c")][0][1] - (30.0 / 10.9 - 1) * 100) < 1e-9, ds.pairs
 ds = baselines(0)
 assert ds.base == {"a": 17.4, "c": 13.6} and not ds.alone_left_out, (ds.base, ds.alone_left_out)
+# the same from the runs alone (what netlab_eval.sh has before its dataset)
+runs = [x.split() for x in open(os.path.join(d, "runs.txt"))]
+assert alone_baselines(runs, 1.5, netvar) == ({"a": 10.9, "c": 13.6}, left), runs
+assert alone_baselines(runs, 0, netvar)[0] == {"a": 17.4, "c": 13.6}
 PY
 # the host-CPU section: steal per run from each counter file's host record,
 # the gate (over a tenth of the runs above 5 % steal), and files without a
