@@ -13,10 +13,14 @@ after the 2026-11-27b run), not the product's rule: the campaign measures
 each configuration's mean wait.
 
 --stall-ratio R (default 0: each campaign's slowdowns as its model.json
-holds them) re-derives the campaign slowdowns from each campaign's rounds
-as `netvar campaign --stall-ratio R` does since 2026-11-28: a run over R
-times the fastest of its configuration (or of the baseline) is left out of
-the median.  Datasets measured before then kept every run.
+holds them) re-derives every campaign point from its rounds by the median
+rule (--campaign-point median, unless another is given) as `netvar
+campaign --stall-ratio R` does since 2026-11-28: a run over R times the
+fastest of its configuration (or of the baseline) is left out of the
+median.  Datasets measured before then kept every run.  netvar re-derives
+the points (`netvar labmodel --campaign-point RULE --stall-ratio R`, the
+campaign's own rule on the rounds in campaign_APP.json); the points moved
+are printed on stderr.
 
 --campaign-point fastest|median (default: each campaign's slowdowns as
 its model.json holds them) re-derives every campaign point from its
@@ -37,7 +41,8 @@ build before): the nearest configurations with history, pair held out,
 --alone-stall-ratio R (default 1.5; 0 keeps every run) sets each app's
 alone baseline, against which every pair and in-leaf run is measured: the
 median of its alone runs, leaving out a run over R times its fastest alone
-run (nv_campaign_median_kept's rule, as for the campaign's rounds).  An
+run (netvar labmodel --alone-stall-ratio R reports it, by the stall rule of
+the campaign's medians).  An
 alone run has no neighbour, so a run half as long again as the same
 command's fastest is the app's own slow state, not its baseline: in the
 2026-11-29 run the all-to-all ran 17.4, 10.9 and 18.5 s alone (10.6-10.8 s
@@ -61,12 +66,14 @@ lab: a model change is re-scored in seconds.
 
 Every prediction and every fitted history factor is netvar's own (`netvar
 holdout` for the held-out answers, `netvar predict` for the placement), so
-what is scored is the code job_submit runs; netvar also builds the model
-variants from the lab's counter files (`netvar labmodel`, on model.json as
-the campaign options below leave it), and this script summarizes the
-errors.  Two model files are scored:
+what is scored is the code job_submit runs; netvar also builds every
+model variant from the dataset (`netvar labmodel`: model.json with its
+campaign points made again as the campaign options above say, the lab's
+counter files, and each app's alone baseline), and this script summarizes
+the errors; it edits no model file.  Two model files are scored:
 
-  latency route   model.json as measured: U of apps and CompressionB
+  latency route   model.json as measured (netvar labmodel --variant
+                  latency): U of apps and CompressionB
                   configurations from ImpactB latency through inverse P-K
   counters route  the same campaign slowdowns placed on U measured at the
                   bottleneck: offered bytes/s at the uplink over its
@@ -348,7 +355,7 @@ def print_host_report(h):
 
 # ------------------------------------------------------------ dataset
 class Dataset:
-    def __init__(self, d, alone_ratio=0.0):
+    def __init__(self, d):
         self.dir = d
         self.meta = load(os.path.join(d, "dataset.json"))
         self.apps = [a["name"] for a in self.meta["apps"]]
@@ -360,10 +367,15 @@ class Dataset:
                 p = line.split()
                 if len(p) == 5:
                     self.runs.append((p[0], p[1], p[2], int(p[3]), float(p[4])))
-        self.base, self.alone_left_out = alone_baselines(self.runs, alone_ratio)
+
+    def set_baselines(self, lab):
+        """each app's alone baseline as netvar labmodel set it (its
+        --json-summary's alone), one line for each app that had runs left
+        out, and every pair and in-leaf run against it"""
+        self.base, self.alone_left_out = baseline_lines(lab)
         missing = [a for a in self.apps if a not in self.base]
         if missing:
-            die(f"{d}/runs.txt: no alone run of {', '.join(missing)}")
+            die(f"{self.dir}/runs.txt: no alone run of {', '.join(missing)}")
         self.pairs = {}   # (a, b) -> [(rep, pct)]
         self.inleaf = {}
         for k, a, b, r, t in self.runs:
@@ -404,6 +416,54 @@ class Dataset:
         return "none" if not kinds else kinds.pop() if len(kinds) == 1 else "mixed"
 
 
+def baseline_lines(lab):
+    """each app's alone baseline from netvar labmodel's --json-summary, and
+    one line for each app that had runs left out"""
+    base, left = {}, []
+    ratio = lab["alone_stall_ratio"]
+    for x in lab["alone"]:
+        if x["baseline_s"] is None:
+            continue
+        base[x["app"]] = x["baseline_s"]
+        out = x["left_out_s"]
+        if out:
+            left.append(f"{x['app']} alone: {len(out)} of {x['runs']} runs over {ratio:g} times "
+                        f"its fastest ({x['fastest_s']:.2f} s) left out "
+                        f"({', '.join('%.2f' % v for v in out)} s): baseline "
+                        f"{x['baseline_s']:.2f} s, where the median of all is "
+                        f"{x['median_all_s']:.2f} s")
+    return base, left
+
+
+def default_netvar():
+    """$NETVAR, else $BUILD/bin/netvar, else the tree's build/bin/netvar"""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    build = os.environ.get("BUILD") or "build"
+    return os.environ.get("NETVAR") or os.path.join(root, build, "bin", "netvar")
+
+
+def alone_baselines(runs, ratio, netvar=None):
+    """each app's alone baseline from runs (kind, app, with, rep, runtime_s),
+    as netvar labmodel computes it (the median of its alone runs not over
+    ratio times its fastest; 0: of all), and one line for each app that had
+    runs left out: for a script that has the runs but no dataset yet"""
+    apps = list(dict.fromkeys(r[1] for r in runs if r[0] == "alone"))
+    with tempfile.TemporaryDirectory(prefix="netvar-alone-") as tmp:
+        with open(os.path.join(tmp, "dataset.json"), "w") as f:
+            json.dump({"schema": "netvar-netlab-dataset", "version": 1,
+                       "apps": [{"name": a} for a in apps], "configs": []}, f)
+        with open(os.path.join(tmp, "runs.txt"), "w") as f:
+            f.writelines(" ".join(str(x) for x in r) + "\n" for r in runs if len(r) == 5)
+        summ = os.path.join(tmp, "summary.json")
+        r = subprocess.run([netvar or default_netvar(), "labmodel", "--dataset", tmp,
+                            "--alone-stall-ratio", repr(float(ratio)), "--json-summary", summ],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            die("netvar labmodel (alone baselines) failed: "
+                + (r.stderr.strip().splitlines() or ["no output"])[-1])
+        return baseline_lines(load(summ))
+
+
 def tcp_cc_named(v):
     """the lab's TCP congestion control for the MPI traffic as a dataset or a
     summary names it: "cubic" (netlab up --tcp-cc, since 2026-11-28),
@@ -432,70 +492,26 @@ def lab_named(tcp_cc, eager):
     return f"{tcp_cc}, MPI eager {'default' if eager == 'default' else eager + ' bytes'}"
 
 
-def median_kept(v, ratio):
-    """the median of the runs not over ratio times the fastest (campaign.c's
-    nv_campaign_median_kept), and how many were left out"""
-    lo = min(v)
-    kept = [x for x in v if not (ratio > 0 and lo > 0 and x > ratio * lo)]
-    return st.median(kept), len(v) - len(kept)
-
-
-def alone_baselines(runs, ratio):
-    """each app's alone baseline from runs (kind, app, with, rep, runtime_s):
-    the median of its alone runs not over ratio times its fastest (0: of
-    all); and one line for each app that had runs left out"""
-    alone = {}
-    for k, a, _b, _r, t in runs:
-        if k == "alone":
-            alone.setdefault(a, []).append(float(t))
-    base, left = {}, []
-    for a, v in alone.items():
-        base[a], n = median_kept(v, ratio)
-        if n:
-            out = [x for x in v if x > ratio * min(v)]
-            left.append(f"{a} alone: {n} of {len(v)} runs over {ratio:g} times its fastest "
-                        f"({min(v):.2f} s) left out ({', '.join('%.2f' % x for x in out)} s): "
-                        f"baseline {base[a]:.2f} s, where the median of all is "
-                        f"{st.median(v):.2f} s")
-    return base, left
-
-
-def restall(ds, ratio, point=None):
-    """re-derive the campaign slowdowns in ds.model from each campaign's
-    rounds: the medians with the stall rule, or with point 'fastest' the
-    fastest rounds; returns the stalls found (medians) or the points moved
-    by over 1 pp (fastest), one line each"""
+def campaign_lines(lab, point):
+    """what netvar labmodel --campaign-point did to the campaign points, one
+    line each: the points moved by over 1 pp (fastest), the rounds left out
+    as stalls (median), and the apps without a campaign file"""
     found = []
-    for a in ds.apps:
-        path = os.path.join(ds.dir, f"campaign_{a}.json")
-        try:
-            with open(path) as f:
-                c = json.load(f)
-        except (OSError, ValueError) as e:
-            found.append(f"{a}: {path} unreadable ({e}): its slowdowns as model.json holds them")
+    for x in lab.get("campaign_points") or []:
+        a = x["app"]
+        if not x["campaign_file"]:
+            found.append(f"{a}: no campaign file: its slowdowns as model.json holds them")
             continue
         if point == "fastest":
-            base = min(c["baseline"]["runtime_s"])
-            new = {x["id"]: max(-100.0, (min(x["runtime_s"]) - base) / base * 100)
-                   for x in c["configs"]}
-            found += [f"{a} under {x['id']}: {x['slowdown_pct']:+.0f} % -> {new[x['id']]:+.0f} %"
-                      for x in c["configs"] if abs(new[x["id"]] - x["slowdown_pct"]) > 1]
-        else:
-            base, nb = median_kept(c["baseline"]["runtime_s"], ratio)
-            if nb:
-                found.append(f"{a} alone: {nb} round(s) left out")
-            new = {}
-            for x in c["configs"]:
-                med, n = median_kept(x["runtime_s"], ratio)
-                if n or nb or point == "median":
-                    new[x["id"]] = max(-100.0, (med - base) / base * 100)
-                if n:
-                    found.append(f"{a} under {x['id']}: {n} round(s) left out "
-                                 f"({x['slowdown_pct']:+.0f} % -> {new[x['id']]:+.0f} %)")
-        for tr in ds.model["training_set"]:
-            for sl in tr["slowdowns"]:
-                if sl["app"] == a and tr["id"] in new:
-                    sl["slowdown_pct"] = new[tr["id"]]
+            found += [f"{a} under {p['config']}: {p['as_written_pct']:+.0f} % -> "
+                      f"{p['slowdown_pct']:+.0f} %" for p in x["points"]
+                      if abs(p["slowdown_pct"] - p["as_written_pct"]) > 1]
+            continue
+        if x["baseline_stalled_rounds"]:
+            found.append(f"{a} alone: {len(x['baseline_stalled_rounds'])} round(s) left out")
+        found += [f"{a} under {p['config']}: {len(p['stalled_rounds'])} round(s) left out "
+                  f"({p['as_written_pct']:+.0f} % -> {p['slowdown_pct']:+.0f} %)"
+                  for p in x["points"] if p["stalled_rounds"]]
     return found
 
 
@@ -518,36 +534,36 @@ def cfg_u_of(cm, cid):
                 float("nan"))
 
 
-def netvar_models(ds, netvar, wait_window_s):
-    """the model variants netvar builds from the dataset's counter files
-    (netvar labmodel) on ds.model as restall left it: (counters, wait,
-    nearest or None when a configuration has no counter file, and what
-    netvar measured: its --json-summary)"""
-    with tempfile.TemporaryDirectory(prefix="netvar-labmodel-") as tmp:
-        base, measured = os.path.join(tmp, "base.json"), os.path.join(tmp, "measured.json")
-        with open(base, "w") as f:
-            json.dump(ds.model, f)
-        got = {}
-        for v in ("counters", "wait", "nearest"):
-            if v == "nearest" and not load(measured)["nearest"]["available"]:
-                got[v] = None
-                continue
-            path = os.path.join(tmp, v + ".json")
-            r = subprocess.run([netvar, "labmodel", "--dataset", ds.dir, "--model", base,
-                                "--variant", v, "--out", path, "--wait-window-s",
-                                repr(wait_window_s), "--json-summary", measured],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                die(f"netvar labmodel --variant {v} failed: "
-                    + (r.stderr.strip().splitlines() or ["no output"])[-1])
-            got[v] = load(path)
-        return got["counters"], got["wait"], got["nearest"], load(measured)
+def netvar_models(ds, netvar, tmp, args, point, stall_ratio):
+    """the model variants netvar builds from the dataset (netvar labmodel,
+    the campaign points made again as point and stall_ratio say, None: as
+    written): {variant: (path, the model as read)}, the nearest variant
+    None when a configuration has no counter file; and what netvar
+    measured (its --json-summary: the alone baselines too)"""
+    measured = os.path.join(tmp, "measured.json")
+    got = {}
+    for v in ("latency", "counters", "wait", "nearest"):
+        if v == "nearest" and not load(measured)["nearest"]["available"]:
+            got[v] = None
+            continue
+        path = os.path.join(tmp, v + ".json")
+        cmd = [netvar, "labmodel", "--dataset", ds.dir, "--variant", v, "--out", path,
+               "--wait-window-s", repr(args.wait_window_s), "--alone-stall-ratio",
+               repr(args.alone_stall_ratio), "--json-summary", measured]
+        if point:
+            cmd += ["--campaign-point", point, "--stall-ratio", repr(stall_ratio)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            die(f"netvar labmodel --variant {v} failed: "
+                + (r.stderr.strip().splitlines() or ["no output"])[-1])
+        got[v] = (path, load(path))
+    return got, load(measured)
 
 
 # ------------------------------------------------------------ predicting
 class Predictor:
     """netvar answers every prediction and every fitted factor: the model
-    variants are written here, the co-location tables are built by
+    variants are netvar labmodel's, the co-location tables are built by
     `netvar holdout` from the dataset's pair runs, with what each answer
     predicts held out"""
 
@@ -561,13 +577,6 @@ class Predictor:
             for (a, b), v in sorted(ds.pairs.items()):
                 for r, x in v:
                     f.write(f"{a} {b} {r} {x!r}\n")
-
-    def write(self, model):
-        self.n += 1
-        p = os.path.join(self.tmp, f"m{self.n}.json")
-        with open(p, "w") as f:
-            json.dump(model, f)
-        return p
 
     def holdout(self, path, hold, predictor, ask=None):
         """netvar holdout's answers: [{app, with, [rep], measured_pct,
@@ -665,21 +674,31 @@ def parse_args(argv):
 
 def main(argv):
     args = parse_args(argv[1:])
+    with tempfile.TemporaryDirectory(prefix="netvar-score-") as tmp:
+        return score(args, tmp)
+
+
+def score(args, tmp):
     d, netvar, point = args.dataset, args.netvar, args.campaign_point
     out_path = args.out or os.path.join(d, "score.json")
     summary_path = args.summary
     stall_ratio = args.stall_ratio or 0.0
     alone_ratio = args.alone_stall_ratio
-    stall_given = args.stall_ratio is not None
     if not os.access(netvar, os.X_OK):
         die(f"{netvar}: not executable (build netvar, or give --netvar)")
-    ds = Dataset(d, alone_ratio)
-    if point == "median" and not stall_given:
+    ds = Dataset(d)
+    if point is None and stall_ratio:
+        point = "median"
+    if point == "median" and args.stall_ratio is None:
         stall_ratio = 3.0
-    stalls = restall(ds, stall_ratio, point) if stall_ratio or point else []
+    models, lab = netvar_models(ds, netvar, tmp, args, point, stall_ratio)
+    ds.set_baselines(lab)
+    stalls = campaign_lines(lab, point)
     for line in stalls:
         print(f"{'campaign point' if point == 'fastest' else 'stall'}: {line}", file=sys.stderr)
-    cm, wm, nvm, lab = netvar_models(ds, netvar, args.wait_window_s)
+    cm, wm, lm = (models[v][1] for v in ("counters", "wait", "latency"))
+    nvm = models["nearest"][1] if models["nearest"] else None
+    paths = {id(models[v][1]): models[v][0] for v in models if models[v]}
     moved = lab["configs_moved"]
     lab_cfg = {x["config"]: x for x in lab["configs"]}
     lab_app = {x["app"]: x for x in lab["apps"]}
@@ -738,45 +757,43 @@ def main(argv):
                                                [x["uplink_queue_wait_us"] for x in probe])
     results["routes"] = routes
 
-    with tempfile.TemporaryDirectory(prefix="netvar-score-") as tmp:
-        P = Predictor(netvar, tmp, ds)
-        # (name, model, predictor, uses history): with history, each answer's
-        # table holds out the pair, its app or its neighbour; without, the
-        # table is empty and every hold-out is the same
-        variants = ([(NEAREST_C, nvm, "queue", True), (NEAREST_C_PHYS, nvm, "queue", False)]
-                    if nvm else [])
-        variants += [("counters wait|share+history", wm, "queue", True),
-                     ("counters wait|share (physics)", wm, "queue", False),
-                     ("counters queue+history", cm, "queue", True),
-                     ("counters queue (physics)", cm, "queue", False),
-                     ("latency queue", ds.model, "queue", False),
-                     ("latency averagelt", ds.model, "averagelt", False),
-                     ("latency averagestdevlt", ds.model, "averagestdevlt", False),
-                     ("latency pdflt", ds.model, "pdflt", False)]
-        paths = {}
-        for name, model, pred, hist in variants:
-            path = paths.setdefault(id(model), P.write(model))
-            for hold in (("pair", "app", "neighbour") if hist else ("all",)):
-                for ans in P.holdout(path, hold, pred):
-                    results["rows"].append(answer_row(name, hold if hist else "pair and app", ans))
-        # repeatability: each run answered by the table of the others
-        for ans in P.holdout(paths[id(cm)], "repetition", "queue"):
-            results["rows"].append(answer_row("table (repeatability)", "repetition", ans))
-        # placement: the in-leaf runs kept the neighbour on one node under
-        # leaf s1 while the app spanned both leaves, so the two shared no
-        # port.  netvar told so (--with-leaves 1) answers from the path;
-        # told nothing, it answers as for a shared uplink (the wait|share
-        # route, the pair held out), which is what job_submit answered
-        # before it knew the running jobs' leaf switches
-        inleaf = [(a, b, st.median(x for _, x in v)) for (a, b), v in sorted(ds.inleaf.items())]
-        for a, b, meas in inleaf:
-            pv, src = P.predict(paths[id(wm)], a, b, "queue", extra=("--with-leaves", "1"))
-            results["rows"].append({"variant": PLACED, "holdout": "pair", "app": a, "with": b,
-                                    "measured_pct": meas, "predicted_pct": pv, "source": src})
-        if inleaf:
-            for ans in P.holdout(paths[id(wm)], "pair", "queue", ask=inleaf):
-                results["rows"].append(answer_row(BLIND, "pair", ans))
-        results["failures"] = [r for r in results["rows"] if r["predicted_pct"] is None]
+    P = Predictor(netvar, tmp, ds)
+    # (name, model, predictor, uses history): with history, each answer's
+    # table holds out the pair, its app or its neighbour; without, the
+    # table is empty and every hold-out is the same
+    variants = ([(NEAREST_C, nvm, "queue", True), (NEAREST_C_PHYS, nvm, "queue", False)]
+                if nvm else [])
+    variants += [("counters wait|share+history", wm, "queue", True),
+                 ("counters wait|share (physics)", wm, "queue", False),
+                 ("counters queue+history", cm, "queue", True),
+                 ("counters queue (physics)", cm, "queue", False),
+                 ("latency queue", lm, "queue", False),
+                 ("latency averagelt", lm, "averagelt", False),
+                 ("latency averagestdevlt", lm, "averagestdevlt", False),
+                 ("latency pdflt", lm, "pdflt", False)]
+    for name, model, pred, hist in variants:
+        path = paths[id(model)]
+        for hold in (("pair", "app", "neighbour") if hist else ("all",)):
+            for ans in P.holdout(path, hold, pred):
+                results["rows"].append(answer_row(name, hold if hist else "pair and app", ans))
+    # repeatability: each run answered by the table of the others
+    for ans in P.holdout(paths[id(cm)], "repetition", "queue"):
+        results["rows"].append(answer_row("table (repeatability)", "repetition", ans))
+    # placement: the in-leaf runs kept the neighbour on one node under
+    # leaf s1 while the app spanned both leaves, so the two shared no
+    # port.  netvar told so (--with-leaves 1) answers from the path;
+    # told nothing, it answers as for a shared uplink (the wait|share
+    # route, the pair held out), which is what job_submit answered
+    # before it knew the running jobs' leaf switches
+    inleaf = [(a, b, st.median(x for _, x in v)) for (a, b), v in sorted(ds.inleaf.items())]
+    for a, b, meas in inleaf:
+        pv, src = P.predict(paths[id(wm)], a, b, "queue", extra=("--with-leaves", "1"))
+        results["rows"].append({"variant": PLACED, "holdout": "pair", "app": a, "with": b,
+                                "measured_pct": meas, "predicted_pct": pv, "source": src})
+    if inleaf:
+        for ans in P.holdout(paths[id(wm)], "pair", "queue", ask=inleaf):
+            results["rows"].append(answer_row(BLIND, "pair", ans))
+    results["failures"] = [r for r in results["rows"] if r["predicted_pct"] is None]
 
     # error tables
     groups = {}

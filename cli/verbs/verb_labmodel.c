@@ -25,8 +25,12 @@ static char help_head[4096], help_tail[512];
 static void make_help(void)
 {
     snprintf(help_head, sizeof help_head,
-             "Usage: netvar labmodel --dataset DIR --variant counters|wait|nearest --out FILE\n"
-             "                       [--model FILE] [--wait-window-s S] [--json-summary FILE]\n"
+             "Usage: netvar labmodel --dataset DIR --variant counters|wait|nearest|latency\n"
+             "                       --out FILE [--model FILE] [--wait-window-s S]\n"
+             "                       [--campaign-point as-written|fastest|median]\n"
+             "                       [--stall-ratio R] [--alone-stall-ratio R]\n"
+             "                       [--json-summary FILE]\n"
+             "       netvar labmodel --dataset DIR --json-summary FILE [options]\n"
              "\n"
              "Build one of the model variants an evaluation scores from a network-lab\n"
              "dataset (what eval/netlab_eval.sh measured), through the model builder:\n"
@@ -70,6 +74,22 @@ static void make_help(void)
              "            joint windows (at most %d, every k-th): what netvar's\n"
              "            nearest-configurations mechanism reads; needs every\n"
              "            configuration's counter file\n"
+             "  latency   the base model as it is (the latency route), with the campaign\n"
+             "            points --campaign-point makes\n"
+             "\n"
+             "Campaign points: with --campaign-point fastest or median, every app's\n"
+             "training-set slowdowns are made again from its campaign's rounds\n"
+             "(DIR/campaign_APP.json, what netvar campaign --json printed) by netvar\n"
+             "campaign's own rule (--point, --stall-ratio) before the variant is built;\n"
+             "an app without a campaign file keeps the base model's, with a line on\n"
+             "stderr.  The apps' curves stay as the base has them in the latency\n"
+             "variant; the others fit theirs again from these slowdowns.\n"
+             "\n"
+             "Alone baselines (--json-summary): each app's is the median of its alone\n"
+             "runs in runs.txt that are not over --alone-stall-ratio times its fastest\n"
+             "alone run (the stall rule of netvar campaign's medians).  Without\n"
+             "--variant and --out only the summary is written (variant null; the\n"
+             "model is read only for --campaign-point, else model null).\n"
              "\n",
              NV_LABMODEL_TRIM_S, NV_NETLAB_BUSY_U, NV_LABMODEL_JOINT_WINDOW_S, NV_JOINT_MAX);
     snprintf(help_tail, sizeof help_tail, "%s",
@@ -86,6 +106,36 @@ static void make_help(void)
 static json_object *num_array(const double *v, size_t n)
 {
     return nv_json_new_num_array(v, n);
+}
+
+/* each app's alone baseline and the runs it leaves out */
+static json_object *alone_json(const nv_labmodel *lm, double ratio)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < lm->n_apps; i++) {
+        const nv_labmodel_app *a = &lm->apps[i];
+        json_object *x = json_object_new_object(), *left = json_object_new_array();
+        unsigned char out[NV_CAMPAIGN_MAX_REPEAT];
+        size_t n_out = 0;
+        double base = NAN;
+        char err[256];
+        int ok = !nv_labmodel_alone_baseline(a, ratio, &base, out, &n_out, err, sizeof err);
+        for (size_t k = 0; ok && k < a->n_alone_s; k++)
+            if (out[k])
+                json_object_array_add(left, nv_json_new_num(a->alone_s[k]));
+        json_object_object_add(x, "app", json_object_new_string(a->key));
+        json_object_object_add(x, "runs", json_object_new_int64((int64_t)a->alone_runs));
+        json_object_object_add(x, "baseline_s", ok ? nv_json_new_num(base) : NULL);
+        json_object_object_add(x, "fastest_s",
+                               ok ? nv_json_new_num(nv_campaign_fastest(a->alone_s, a->n_alone_s))
+                                  : NULL);
+        json_object_object_add(x, "median_all_s",
+                               ok ? nv_json_new_num(nv_campaign_median(a->alone_s, a->n_alone_s))
+                                  : NULL);
+        json_object_object_add(x, "left_out_s", left);
+        json_object_array_add(arr, x);
+    }
+    return arr;
 }
 
 static json_object *summary(const nv_labmodel *lm, const char *dir, const char *model,
@@ -145,12 +195,12 @@ static json_object *summary(const nv_labmodel *lm, const char *dir, const char *
 int verb_labmodel(int argc, char **argv)
 {
     const char *dir = NULL, *out = NULL, *model = NULL, *sum_path = NULL;
-    int variant = -1;
-    double wait_window_s = 0.1;
+    int variant = -1, point = NV_LABMODEL_POINT_AS_WRITTEN;
+    double wait_window_s = 0.1, stall_ratio = -1, alone_ratio = 1.5;
     const nv_opt opts[] = {
         {"dataset", "DIR", NV_CLI_STR, &dir, .help = "the dataset directory"},
-        {"variant", "NAME", NV_CLI_CHOICE, &variant, .choices = "counters|wait|nearest",
-         .help = "counters, wait or nearest"},
+        {"variant", "NAME", NV_CLI_CHOICE, &variant, .choices = "counters|wait|nearest|latency",
+         .help = "counters, wait, nearest or latency"},
         {"out", "FILE", NV_CLI_STR, &out,
          .help = "the model file written (atomically; schema netvar-model)"},
         {"model", "FILE", NV_CLI_STR, &model,
@@ -158,6 +208,19 @@ int verb_labmodel(int argc, char **argv)
                  "campaign slowdowns passes its own"},
         {"wait-window-s", "S", NV_CLI_DOUBLE, &wait_window_s, 0.1, NV_LABMODEL_WAIT_WINDOW_MAX_S,
          .help = "the apps' wait windows, seconds (default 0.1: each pass)"},
+        {"campaign-point", "RULE", NV_CLI_CHOICE, &point, .choices = "as-written|fastest|median",
+         .help = "the training-set slowdowns: as the base model has them (the default), or "
+                 "made again from each campaign's rounds by netvar campaign --point fastest or "
+                 "median"},
+        {"stall-ratio", "R", NV_CLI_DOUBLE, &stall_ratio, 1.5, 1000, .zero_ok = 1,
+         .bad = "must be 0 (keep every round) or a ratio from 1.5 to 1000",
+         .help = "with --campaign-point: a round over R times the fastest of its configuration "
+                 "(or of the baseline) is a stall, left out of the median (1.5..1000, default 3 "
+                 "as netvar campaign's; 0 keeps every round)"},
+        {"alone-stall-ratio", "R", NV_CLI_DOUBLE, &alone_ratio, 1.5, 1000, .zero_ok = 1,
+         .bad = "must be 0 (keep every run) or a ratio from 1.5 to 1000",
+         .help = "the alone baselines in --json-summary leave out an alone run over R times "
+                 "the app's fastest (1.5..1000, default 1.5; 0 keeps every run)"},
         {"json-summary", "FILE", NV_CLI_STR, &sum_path,
          .help = "also write what was measured (JSON): per configuration config, counter_file, "
                  "utilization, queue_wait_us, joint_utilization, joint_queue_wait_us and the "
@@ -165,7 +228,10 @@ int verb_labmodel(int argc, char **argv)
                  "utilization_profile, queue_wait_mean_us, queue_wait_profile_us, joint_windows "
                  "(measured) and joint_windows_kept; wait_window_s, joint_window_s, route, "
                  "configs_moved and whether the nearest variant can be built (a value null: not "
-                 "measured)"},
+                 "measured); campaign_point, stall_ratio and campaign_points [{app, "
+                 "campaign_file, baseline_stalled_rounds, points [{config, as_written_pct, "
+                 "slowdown_pct, stalled_rounds}]}]; alone_stall_ratio and alone [{app, runs, "
+                 "baseline_s, fastest_s, median_all_s, left_out_s}] (seconds)"},
     };
     make_help();
     const nv_opt_spec spec = {
@@ -176,11 +242,22 @@ int verb_labmodel(int argc, char **argv)
         return nv_opts_exit(parsed);
     int have_variant = variant >= 0;
     nv_labmodel_variant v = (nv_labmodel_variant)(variant >= 0 ? variant : 0);
-    if (!dir || !out || !have_variant || optind < argc) {
-        fprintf(stderr, "netvar labmodel: --dataset, --variant and --out are required, and "
-                        "nothing else (see --help)\n");
+    /* without --variant and --out: only what was measured (--json-summary) */
+    int only_summary = !out && !have_variant && sum_path;
+    if (!dir || (!only_summary && (!out || !have_variant)) || optind < argc) {
+        fprintf(stderr, "netvar labmodel: --dataset, --variant and --out are required (or "
+                        "--dataset and --json-summary alone), and nothing else (see --help)\n");
         return 2;
     }
+    if (stall_ratio >= 0 && point == NV_LABMODEL_POINT_AS_WRITTEN) {
+        fprintf(stderr,
+                "netvar labmodel: --stall-ratio %g: applies only with --campaign-point "
+                "fastest or median; nothing written\n",
+                stall_ratio);
+        return 2;
+    }
+    if (stall_ratio < 0)
+        stall_ratio = 3; /* netvar campaign's default */
     char model_buf[4096], err[1024];
     if (!model) {
         if ((size_t)snprintf(model_buf, sizeof model_buf, "%s/model.json", dir) >=
@@ -199,28 +276,69 @@ int verb_labmodel(int argc, char **argv)
     size_t moved = 0;
     nv_model_builder *b = NULL;
     json_object *s = NULL;
-    nv_model *base = nv_model_load(model, err, sizeof err);
+    json_object *points = NULL;
+    nv_model *base = NULL;
+    if (only_summary && point == NV_LABMODEL_POINT_AS_WRITTEN) {
+        points = json_object_new_array();
+        goto write_summary;
+    }
+    base = nv_model_load(model, err, sizeof err);
     if (!base) {
         fprintf(stderr, "netvar labmodel: %s: %s; nothing written\n", model, err);
         goto done;
     }
-    if (!(b = nv_labmodel_build(&lm, base, v, &moved, err, sizeof err))) {
+    if (point != NV_LABMODEL_POINT_AS_WRITTEN) {
+        nv_model *re = nv_labmodel_repoint(dir, base, (nv_labmodel_point_mode)point, stall_ratio,
+                                           &points, err, sizeof err);
+        if (!re) {
+            fprintf(stderr, "netvar labmodel: --campaign-point %s: %s; nothing written\n",
+                    nv_labmodel_point_mode_name((nv_labmodel_point_mode)point), err);
+            goto done;
+        }
+        nv_model_free(base);
+        base = re;
+        for (size_t i = 0; i < json_object_array_length(points); i++) {
+            json_object *x = json_object_array_get_idx(points, i);
+            if (!json_object_get_boolean(nv_json_get(x, "campaign_file", json_type_boolean)))
+                fprintf(stderr,
+                        "netvar labmodel: %s/campaign_%s.json: absent: its campaign points "
+                        "kept as the model has them\n",
+                        dir, json_object_get_string(nv_json_get(x, "app", json_type_string)));
+        }
+    } else {
+        points = json_object_new_array();
+    }
+    if (!only_summary && !(b = nv_labmodel_build(&lm, base, v, &moved, err, sizeof err))) {
         fprintf(stderr, "netvar labmodel: %s: %s; nothing written\n", dir, err);
         goto done;
     }
+write_summary:
     if (sum_path) {
         s = summary(&lm, dir, model, v, moved);
+        if (only_summary) {
+            json_object_object_add(s, "variant", NULL);
+            if (!base)
+                json_object_object_add(s, "model", NULL);
+        }
+        json_object_object_add(
+            s, "campaign_point",
+            json_object_new_string(nv_labmodel_point_mode_name((nv_labmodel_point_mode)point)));
+        json_object_object_add(s, "stall_ratio", nv_json_new_num(stall_ratio));
+        json_object_object_add(s, "campaign_points", json_object_get(points));
+        json_object_object_add(s, "alone_stall_ratio", nv_json_new_num(alone_ratio));
+        json_object_object_add(s, "alone", alone_json(&lm, alone_ratio));
         if (nv_json_write_file(sum_path, s, 0644, (gid_t)-1, err, sizeof err)) {
             fprintf(stderr, "netvar labmodel: --json-summary %s; nothing written\n", err);
             goto done;
         }
     }
-    if (nv_builder_save(b, out, err, sizeof err)) {
+    if (!only_summary && nv_builder_save(b, out, err, sizeof err)) {
         fprintf(stderr, "netvar labmodel: --out %s\n", err);
         goto done;
     }
     rc = 0;
 done:
+    json_object_put(points);
     json_object_put(s);
     nv_builder_free(b);
     nv_model_free(base);

@@ -679,6 +679,31 @@ void nv_app_input_from_view(const nv_app_view *v, nv_app_input *in)
                          .signature = v->signature};
 }
 
+void nv_config_input_from_model(const nv_model *m, int32_t i, const char **apps, double *pct,
+                                nv_config_input *in)
+{
+    nv_config_view v;
+    nv_model_config(m, i, &v);
+    for (size_t k = 0; k < v.n_slowdowns; k++) {
+        int32_t a;
+        nv_app_view av;
+        nv_model_config_slowdown(m, i, k, &a, &pct[k]);
+        nv_model_app(m, a, &av);
+        apps[k] = av.key;
+    }
+    *in = (nv_config_input){.id = v.id,
+                            .bubble_cycles = v.bubble_cycles,
+                            .partners = v.partners,
+                            .messages = v.messages,
+                            .utilization = v.utilization,
+                            .has_queue_wait = isfinite(v.queue_wait_us),
+                            .queue_wait_us = v.queue_wait_us,
+                            .latency = v.latency,
+                            .n_slowdowns = v.n_slowdowns,
+                            .slowdown_apps = apps,
+                            .slowdown_pct = pct};
+}
+
 nv_model_builder *nv_builder_from_model(const nv_model *m)
 {
     if (!m)
@@ -706,24 +731,8 @@ nv_model_builder *nv_builder_from_model(const nv_model *m)
             free(pct);
             goto fail;
         }
-        for (size_t k = 0; k < v.n_slowdowns; k++) {
-            int32_t a;
-            nv_model_config_slowdown(m, (int32_t)i, k, &a, &pct[k]);
-            nv_app_view av;
-            nv_model_app(m, a, &av);
-            apps[k] = av.key;
-        }
-        nv_config_input in = {.id = v.id,
-                              .bubble_cycles = v.bubble_cycles,
-                              .partners = v.partners,
-                              .messages = v.messages,
-                              .utilization = v.utilization,
-                              .has_queue_wait = isfinite(v.queue_wait_us),
-                              .queue_wait_us = v.queue_wait_us,
-                              .latency = v.latency,
-                              .n_slowdowns = v.n_slowdowns,
-                              .slowdown_apps = apps,
-                              .slowdown_pct = pct};
+        nv_config_input in;
+        nv_config_input_from_model(m, (int32_t)i, apps, pct, &in);
         int rc = nv_builder_add_config(b, &in);
         free(apps);
         free(pct);

@@ -82,6 +82,11 @@ void nv_builder_free(nv_model_builder *b);
 /* The input that adds app v again as the model holds it (its arrays point
  * into the model, which must outlive the add): to change a few fields. */
 void nv_app_input_from_view(const nv_app_view *v, nv_app_input *in);
+/* The same for configuration i of m: its slowdowns are copied into apps
+ * and pct (room for its n_slowdowns each), its id and latency point into
+ * m. */
+void nv_config_input_from_model(const nv_model *m, int32_t i, const char **apps, double *pct,
+                                nv_config_input *in);
 
 /* Each returns 0, or -1 with nv_builder_error() saying why (bad key,
  * failed fit, out of memory); the builder is unchanged on error. */

@@ -212,6 +212,23 @@ double nv_campaign_slowdown_pct(double t_alone, double t_with)
     return s < -100 ? -100 : s;
 }
 
+void nv_campaign_points(nv_campaign_result *r, size_t ncfg, size_t repeat, double stall_ratio,
+                        nv_campaign_point_rule rule)
+{
+    int fastest = rule == NV_CAMPAIGN_POINT_FASTEST;
+    r->baseline_median_s = nv_campaign_median_kept(r->baseline_s, repeat, stall_ratio,
+                                                   r->baseline_stalled, &r->n_baseline_stalled);
+    r->baseline_point_s =
+        fastest ? nv_campaign_fastest(r->baseline_s, repeat) : r->baseline_median_s;
+    for (size_t i = 0; i < ncfg; i++) {
+        nv_campaign_config_result *c = &r->configs[i];
+        c->median_s =
+            nv_campaign_median_kept(c->runtime_s, repeat, stall_ratio, c->stalled, &c->n_stalled);
+        c->point_s = fastest ? nv_campaign_fastest(c->runtime_s, repeat) : c->median_s;
+        c->slowdown_pct = nv_campaign_slowdown_pct(r->baseline_point_s, c->point_s);
+    }
+}
+
 /* ---------------------------------------------------------- measuring */
 
 /* One campaign under way. */
@@ -722,17 +739,9 @@ int nv_campaign_run(nv_run_plan *plan, const nv_campaign_opts *o, nv_campaign_re
             nv_err(err, errlen, "%s; model not changed", inner);
             goto out;
         }
-    r->baseline_median_s = nv_campaign_median_kept(r->baseline_s, (size_t)o->repeat, o->stall_ratio,
-                                                   r->baseline_stalled, &r->n_baseline_stalled);
-    int fastest = o->point == NV_CAMPAIGN_POINT_FASTEST;
-    r->baseline_point_s =
-        fastest ? nv_campaign_fastest(r->baseline_s, (size_t)o->repeat) : r->baseline_median_s;
+    nv_campaign_points(r, o->ncfg, (size_t)o->repeat, o->stall_ratio, o->point);
     for (size_t i = 0; i < o->ncfg; i++) {
         nv_campaign_config_result *c = &r->configs[i];
-        c->median_s = nv_campaign_median_kept(c->runtime_s, (size_t)o->repeat, o->stall_ratio,
-                                              c->stalled, &c->n_stalled);
-        c->point_s = fastest ? nv_campaign_fastest(c->runtime_s, (size_t)o->repeat) : c->median_s;
-        c->slowdown_pct = nv_campaign_slowdown_pct(r->baseline_point_s, c->point_s);
         c->injected_bytes_per_s = c->bw_runs ? c->bytes_per_s_sum / c->bw_runs : 0;
     }
     if (nv_run_app_utilization(cp.cal, app_samples, n_app_samples, &r->app_lat, &r->app_u)) {

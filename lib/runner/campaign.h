@@ -187,6 +187,15 @@ typedef struct nv_campaign_result {
     int logs_kept; /* failed: the launch logs stay in plan->work_dir */
 } nv_campaign_result;
 
+/* The point rule, one implementation for `netvar campaign` and `netvar
+ * labmodel --campaign-point`: from r->baseline_s and each of the ncfg
+ * configurations' runtime_s (repeat rounds each, 1..NV_CAMPAIGN_MAX_REPEAT)
+ * fills the stall marks and counts (stall_ratio, nv_campaign_median_kept),
+ * the medians, the points (by rule: the fastest round, or the median) and
+ * each configuration's slowdown_pct, its point against the baseline's. */
+void nv_campaign_points(nv_campaign_result *r, size_t ncfg, size_t repeat, double stall_ratio,
+                        nv_campaign_point_rule rule);
+
 /* Runs the campaign with the plan (checked with nv_run_plan_check) and
  * saves the model.  Call nv_run_catch_signals first so that an interrupt
  * stops the children.  0 with *r filled, or -1 with one line in err that

@@ -6,20 +6,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "bottleneck.h"
+#include "campaign_file.h"
 #include "ctr_netlab.h"
 #include "json_file.h"
 #include "nv_err.h"
 #include "nv_json.h"
 
-static const char *const variant_names[] = {"counters", "wait", "nearest"};
+static const char *const variant_names[] = {"counters", "wait", "nearest", "latency"};
 
 int nv_labmodel_variant_from_name(const char *name, nv_labmodel_variant *v)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (name && !strcmp(name, variant_names[i])) {
             *v = (nv_labmodel_variant)i;
             return 0;
@@ -29,7 +31,14 @@ int nv_labmodel_variant_from_name(const char *name, nv_labmodel_variant *v)
 
 const char *nv_labmodel_variant_name(nv_labmodel_variant v)
 {
-    return (unsigned)v < 3 ? variant_names[v] : "?";
+    return (unsigned)v < 4 ? variant_names[v] : "?";
+}
+
+static const char *const point_names[] = {"as-written", "fastest", "median"};
+
+const char *nv_labmodel_point_mode_name(nv_labmodel_point_mode m)
+{
+    return (unsigned)m < 3 ? point_names[m] : "?";
 }
 
 void nv_labmodel_free(nv_labmodel *lm)
@@ -269,6 +278,8 @@ static int read_app(const char *dir, const struct alone *runs, size_t n_runs, do
     for (size_t i = 0; i < n_runs; i++) {
         if (strcmp(runs[i].app, a->key))
             continue;
+        if (a->n_alone_s < NV_CAMPAIGN_MAX_REPEAT)
+            a->alone_s[a->n_alone_s++] = runs[i].runtime_s;
         a->alone_runs++;
         char name[NV_MODEL_KEY_MAX + 64];
         snprintf(name, sizeof name, "alone_%s_%ld.counters.json", a->key, runs[i].rep);
@@ -371,6 +382,155 @@ const nv_labmodel_app *nv_labmodel_app_find(const nv_labmodel *lm, const char *k
         if (!strcmp(lm->apps[i].key, key))
             return &lm->apps[i];
     return NULL;
+}
+
+int nv_labmodel_alone_baseline(const nv_labmodel_app *a, double stall_ratio, double *baseline_s,
+                               unsigned char *left_out, size_t *n_left_out, char *err,
+                               size_t errlen)
+{
+    if (!a->alone_runs || a->alone_runs > NV_CAMPAIGN_MAX_REPEAT)
+        return nv_err(err, errlen, "runs.txt: app %s has %zu alone runs, not 1 to %d", a->key,
+                      a->alone_runs, NV_CAMPAIGN_MAX_REPEAT);
+    *baseline_s =
+        nv_campaign_median_kept(a->alone_s, a->n_alone_s, stall_ratio, left_out, n_left_out);
+    return 0;
+}
+
+static json_object *stalled_rounds(const unsigned char *st, size_t n)
+{
+    json_object *a = json_object_new_array();
+    for (size_t k = 0; k < n; k++)
+        if (st[k])
+            json_object_array_add(a, json_object_new_int64((int64_t)k + 1));
+    return a;
+}
+
+/* app a's campaign (its rounds in cr) placed on every configuration of m
+ * that the campaign ran: pct[i][k] for the k-th slowdown of configuration
+ * i where it is a's; the points into pts */
+static void repoint_app(const nv_model *m, int32_t a, const nv_campaign_rounds *cr, double **pct,
+                        int *changed, json_object *pts)
+{
+    size_t nc = nv_model_config_count(m);
+    for (size_t i = 0; i < nc; i++) {
+        nv_config_view c;
+        nv_model_config(m, (int32_t)i, &c);
+        size_t j = 0;
+        while (j < cr->ncfg && strcmp(cr->id[j], c.id))
+            j++;
+        if (j == cr->ncfg)
+            continue;
+        const nv_campaign_config_result *x = &cr->r.configs[j];
+        for (size_t k = 0; k < c.n_slowdowns; k++) {
+            int32_t who;
+            double was;
+            nv_model_config_slowdown(m, (int32_t)i, k, &who, &was);
+            if (who != a)
+                continue;
+            pct[i][k] = x->slowdown_pct;
+            changed[i] = 1;
+            json_object *p = json_object_new_object();
+            json_object_object_add(p, "config", json_object_new_string(c.id));
+            json_object_object_add(p, "as_written_pct", nv_json_new_num(was));
+            json_object_object_add(p, "slowdown_pct", nv_json_new_num(x->slowdown_pct));
+            json_object_object_add(p, "stalled_rounds", stalled_rounds(x->stalled, cr->repeat));
+            json_object_array_add(pts, p);
+        }
+    }
+}
+
+nv_model *nv_labmodel_repoint(const char *dir, const nv_model *base, nv_labmodel_point_mode m,
+                              double stall_ratio, json_object **report, char *err, size_t errlen)
+{
+    size_t nc = nv_model_config_count(base), na = nv_model_app_count(base);
+    nv_model *out = NULL;
+    nv_model_builder *b = nv_builder_from_model(base);
+    double **pct = calloc(nc ? nc : 1, sizeof *pct);
+    int *changed = calloc(nc ? nc : 1, sizeof *changed);
+    json_object *rep = json_object_new_array();
+    *report = NULL;
+    if (!b || !pct || !changed) {
+        nv_err(err, errlen, "out of memory copying the model");
+        goto out;
+    }
+    for (size_t i = 0; i < nc; i++) {
+        nv_config_view c;
+        nv_model_config(base, (int32_t)i, &c);
+        if (!(pct[i] = calloc(c.n_slowdowns ? c.n_slowdowns : 1, sizeof **pct))) {
+            nv_err(err, errlen, "out of memory copying the model");
+            goto out;
+        }
+        for (size_t k = 0; k < c.n_slowdowns; k++) {
+            int32_t who;
+            nv_model_config_slowdown(base, (int32_t)i, k, &who, &pct[i][k]);
+        }
+    }
+    for (size_t a = 0; m != NV_LABMODEL_POINT_AS_WRITTEN && a < na; a++) {
+        nv_app_view av;
+        nv_model_app(base, (int32_t)a, &av);
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/campaign_%s.json", dir, av.key) >=
+            sizeof path) {
+            nv_err(err, errlen, "%s: path too long", dir);
+            goto out;
+        }
+        json_object *x = json_object_new_object();
+        json_object_array_add(rep, x);
+        json_object_object_add(x, "app", json_object_new_string(av.key));
+        if (access(path, F_OK) != 0 && errno == ENOENT) {
+            json_object_object_add(x, "campaign_file", json_object_new_boolean(0));
+            continue;
+        }
+        nv_campaign_rounds cr;
+        if (nv_campaign_rounds_read(path, &cr, err, errlen)) {
+            nv_campaign_rounds_free(&cr);
+            goto out;
+        }
+        nv_campaign_points(&cr.r, cr.ncfg, cr.repeat, stall_ratio,
+                           m == NV_LABMODEL_POINT_FASTEST ? NV_CAMPAIGN_POINT_FASTEST
+                                                          : NV_CAMPAIGN_POINT_MEDIAN);
+        json_object *pts = json_object_new_array();
+        json_object_object_add(x, "campaign_file", json_object_new_boolean(1));
+        json_object_object_add(x, "baseline_stalled_rounds",
+                               stalled_rounds(cr.r.baseline_stalled, cr.repeat));
+        json_object_object_add(x, "points", pts);
+        repoint_app(base, (int32_t)a, &cr, pct, changed, pts);
+        nv_campaign_rounds_free(&cr);
+    }
+    for (size_t i = 0; i < nc; i++) {
+        if (!changed[i])
+            continue;
+        nv_config_view c;
+        nv_model_config(base, (int32_t)i, &c);
+        const char **apps = malloc((c.n_slowdowns ? c.n_slowdowns : 1) * sizeof *apps);
+        double *was = malloc((c.n_slowdowns ? c.n_slowdowns : 1) * sizeof *was);
+        nv_config_input in;
+        int rc = -1;
+        if (apps && was) {
+            nv_config_input_from_model(base, (int32_t)i, apps, was, &in);
+            in.slowdown_pct = pct[i];
+            rc = nv_builder_add_config(b, &in);
+        }
+        free(apps);
+        free(was);
+        if (rc) {
+            nv_err(err, errlen, "configuration %s: %s", c.id,
+                   apps && was ? nv_builder_error(b) : "out of memory");
+            goto out;
+        }
+    }
+    out = nv_builder_build(b, err, errlen);
+out:
+    for (size_t i = 0; pct && i < nc; i++)
+        free(pct[i]);
+    free(pct);
+    free(changed);
+    nv_builder_free(b);
+    if (out)
+        *report = rep;
+    else
+        json_object_put(rep);
+    return out;
 }
 
 /* per configuration of the base model: where its U and W now lie */
@@ -522,6 +682,12 @@ nv_model_builder *nv_labmodel_build(const nv_labmodel *lm, const nv_model *base,
                "inside its trimmed run)",
                lm->nearest_missing, lm->nearest_missing);
         return NULL;
+    }
+    if (v == NV_LABMODEL_LATENCY) { /* the base as it is */
+        nv_model_builder *lb = nv_builder_from_model(base);
+        if (!lb)
+            nv_err(err, errlen, "out of memory copying the model");
+        return lb;
     }
     nv_model_builder *b = nv_builder_from_model(base);
     size_t nc = nv_model_config_count(base);

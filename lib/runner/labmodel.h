@@ -35,6 +35,8 @@
  *             app's joint windows (at most NV_JOINT_MAX, every k-th): the
  *             nearest-configurations mechanism; needs every configuration's
  *             counter file
+ *   latency   the base model as it is (the latency route), re-pointed
+ *             when nv_labmodel_repoint made the base
  * What a variant does not set stays as the base model has it. */
 #ifndef NETVAR_LABMODEL_H
 #define NETVAR_LABMODEL_H
@@ -42,6 +44,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <json-c/json.h>
+
+#include "campaign.h"
 #include "model.h"
 #include "model_builder.h"
 
@@ -59,10 +64,11 @@
 typedef enum nv_labmodel_variant {
     NV_LABMODEL_COUNTERS = 0,
     NV_LABMODEL_WAIT,
-    NV_LABMODEL_NEAREST
+    NV_LABMODEL_NEAREST,
+    NV_LABMODEL_LATENCY
 } nv_labmodel_variant;
 
-/* "counters", "wait", "nearest"; 0 and *v, or -1 */
+/* "counters", "wait", "nearest", "latency"; 0 and *v, or -1 */
 int nv_labmodel_variant_from_name(const char *name, nv_labmodel_variant *v);
 const char *nv_labmodel_variant_name(nv_labmodel_variant v);
 
@@ -79,8 +85,10 @@ typedef struct nv_labmodel_config {
 typedef struct nv_labmodel_app {
     char key[NV_MODEL_KEY_MAX + 1];
     size_t alone_runs, counter_files;
-    size_t n_u;                     /* U steps over its alone runs */
-    double profile[NV_PROFILE_MAX]; /* octiles of U (n_profile 0: none) */
+    double alone_s[NV_CAMPAIGN_MAX_REPEAT]; /* the first alone runs' runtimes, s */
+    size_t n_alone_s;                       /* min(alone_runs, NV_CAMPAIGN_MAX_REPEAT) */
+    size_t n_u;                             /* U steps over its alone runs */
+    double profile[NV_PROFILE_MAX];         /* octiles of U (n_profile 0: none) */
     size_t n_profile;
     double u;            /* their mean; NAN without */
     size_t n_w;          /* W values (steps or window means) */
@@ -117,6 +125,40 @@ void nv_labmodel_free(nv_labmodel *lm);
  * joint steps); NULL when none. */
 const nv_labmodel_config *nv_labmodel_match(const nv_labmodel *lm, const nv_config_view *c,
                                             int want);
+
+/* An app's alone baseline, against which the evaluation measures its
+ * pair and in-leaf runs: the median of its alone runs that are not over
+ * stall_ratio times its fastest (nv_campaign_median_kept: an alone run
+ * has no neighbour, so one far slower than the same command's fastest is
+ * the app's own slow state; 0 keeps every run).  0 with *baseline_s and
+ * left_out[k] set for each run left out (alone_s order), or -1 with err
+ * when the app has no alone run or more than NV_CAMPAIGN_MAX_REPEAT. */
+int nv_labmodel_alone_baseline(const nv_labmodel_app *a, double stall_ratio, double *baseline_s,
+                               unsigned char *left_out, size_t *n_left_out, char *err,
+                               size_t errlen);
+
+/* How nv_labmodel_repoint makes the campaign points again. */
+typedef enum nv_labmodel_point_mode {
+    NV_LABMODEL_POINT_AS_WRITTEN = 0, /* the base model's slowdowns */
+    NV_LABMODEL_POINT_FASTEST,        /* nv_campaign_points, fastest */
+    NV_LABMODEL_POINT_MEDIAN          /* nv_campaign_points, median (stall ratio) */
+} nv_labmodel_point_mode;
+
+/* "as-written", "fastest", "median" (netvar labmodel --campaign-point) */
+const char *nv_labmodel_point_mode_name(nv_labmodel_point_mode m);
+
+/* The base model with every app's training-set slowdowns made again from
+ * its campaign's rounds (dir/campaign_KEY.json, nv_campaign_rounds_read)
+ * by the campaign's own point rule (nv_campaign_points) with stall_ratio;
+ * a configuration the campaign did not run, and an app without a campaign
+ * file (campaign_file false in the report), keep the base's.  The apps' curves
+ * stay as the base has them (the variants other than latency fit theirs
+ * again from these slowdowns).  Returns the new model, and in *report
+ * (caller owns it) [{app, campaign_file, baseline_stalled_rounds, points:
+ * [{config, as_written_pct, slowdown_pct, stalled_rounds}]}]; NULL with
+ * one line in err naming the file and what is wrong. */
+nv_model *nv_labmodel_repoint(const char *dir, const nv_model *base, nv_labmodel_point_mode m,
+                              double stall_ratio, json_object **report, char *err, size_t errlen);
 
 /* The app of the dataset keyed key, or NULL */
 const nv_labmodel_app *nv_labmodel_app_find(const nv_labmodel *lm, const char *key);

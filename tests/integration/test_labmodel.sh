@@ -4,8 +4,11 @@
 # CompressionB configurations, two apps, counter files in the lab sampler's
 # format) its U, queue waits, profiles, refitted curves and joint windows
 # are the values worked out by hand below; the nearest variant needs every
-# configuration's counter file; bad files are refused with one line, exit
-# 1 and nothing written, and a FIFO does not block.  Seconds; no lab.
+# configuration's counter file; --campaign-point makes a campaign's points
+# again from its rounds by the campaign's rule, and the summary's alone
+# baselines leave out the slow alone runs; bad files are refused with one
+# line, exit 1 and nothing written, and a FIFO does not block.  Seconds;
+# no lab.
 # Env: BUILD, ROOT.
 set -u
 ROOT=$(readlink -f "${ROOT:-.}")
@@ -96,6 +99,40 @@ for v in counters wait nearest; do
 done
 "$NV" labmodel --dataset "$D" --variant wait --out "$T/w5.json" --wait-window-s 0.5 \
     --json-summary "$T/w5.sum" 2>"$T/w5.err" || bad "--wait-window-s 0.5 failed: $(cat "$T/w5.err")"
+# campaign points made again from the rounds (--campaign-point), by netvar
+# campaign's rule: a's campaign ran the baseline 10, 11, 40 s (40 over 3
+# times 10: a stall), 1000:1:1 12, 15, 16 s and 2000:1:10 13, 50, 14 s (50
+# over 3 times 13).  fastest: 1000:1:1 (12 - 10) / 10 = +20 %, 2000:1:10
+# +30 %; median, stall ratio 3: baseline 10.5 s, 15 s: +42.857 %, 13.5 s:
+# +28.571 %; stall ratio 0: 11 s, 15 s: +36.364 %, 14 s: +27.273 %.  b has
+# no campaign file: it keeps 20 % and 30 %, and a line says so.  Alone
+# runs of a 1.0, 1.2 and 1.7 s: 1.7 over 1.5 times 1.0 is left out, the
+# baseline 1.1 s (1.2 s keeping every run).
+D2=$T/ds2
+cp -r "$D" "$D2"
+python3 -c "
+import json, sys
+json.dump({'app': 'a', 'point_rule': 'fastest', 'baseline': {'runtime_s': [10, 11, 40]},
+           'configs': [{'id': 'B1000-P1-M1', 'runtime_s': [12, 15, 16]},
+                       {'id': 'B2000-P1-M10', 'runtime_s': [13, 50, 14]}]},
+          open(sys.argv[1], 'w'))" "$D2/campaign_a.json"
+printf 'alone a - 2 1.2\nalone a - 3 1.7\n' >>"$D2/runs.txt"
+for p in fastest:3 median:3 median:0; do
+    "$NV" labmodel --dataset "$D2" --variant latency --out "$T/lat-${p%:*}${p#*:}.json" \
+        --campaign-point "${p%:*}" --stall-ratio "${p#*:}" \
+        --json-summary "$T/lat-${p%:*}${p#*:}.sum" 2>"$T/lat.err" ||
+        bad "labmodel --campaign-point $p failed: $(cat "$T/lat.err")"
+done
+grep -q "campaign_b.json: absent" "$T/lat.err" && [ "$(wc -l <"$T/lat.err")" = 1 ] ||
+    bad "an app without a campaign file is named on one line: $(cat "$T/lat.err")"
+"$NV" labmodel --dataset "$D2" --variant counters --out "$T/cf.json" --campaign-point fastest \
+    2>/dev/null || bad "labmodel --variant counters --campaign-point fastest failed"
+"$NV" labmodel --dataset "$D2" --variant latency --out "$T/aw.json" --alone-stall-ratio 0 \
+    --json-summary "$T/aw.sum" || bad "labmodel --variant latency as written failed"
+rm "$D2/model.json"
+"$NV" labmodel --dataset "$D2" --json-summary "$T/only.sum" ||
+    bad "labmodel with only --json-summary (no model file) failed"
+cp "$D/model.json" "$D2/model.json"
 python3 - "$T" <<'PY' || fail=1
 import json, sys
 t = sys.argv[1]
@@ -158,6 +195,34 @@ w5 = load("w5.sum")
 sa5 = next(x for x in w5["apps"] if x["app"] == "a")
 check(close(sa5["queue_wait_profile_us"], [550, 950, 1200]) and close(sa5["queue_wait_mean_us"], 900),
       f"--wait-window-s 0.5: a's waits are the windows' means ({sa5['queue_wait_profile_us']})")
+def sl(m, app):
+    return [next(s["slowdown_pct"] for s in c["slowdowns"] if s["app"] == app)
+            for c in m["training_set"]]
+for name, want in (("fastest3", [20, 30]), ("median3", [300 / 7, 200 / 7]),
+                   ("median0", [400 / 11, 300 / 11])):
+    m = load(f"lat-{name}.json")
+    check(close(sl(m, "a"), want, 1e-9) and close(sl(m, "b"), [20, 30]),
+          f"--campaign-point {name}: a's points {sl(m, 'a')} (want {want}), b's kept {sl(m, 'b')}")
+s = load("lat-median3.sum")
+pa = next(x for x in s["campaign_points"] if x["app"] == "a")
+check(pa["baseline_stalled_rounds"] == [3] and
+      [p["stalled_rounds"] for p in pa["points"]] == [[], [2]] and
+      [p["as_written_pct"] for p in pa["points"]] == [40, 10],
+      f"the summary names the stalled rounds and the points as written ({pa})")
+check(sl(load("aw.json"), "a") == [40, 10], "as written: a keeps 40 % and 10 %")
+fa = next(a for a in load("cf.json")["apps"] if a["key"] == "a")["compression"]["fit"]
+check(close([p["slowdown_pct"] for p in fa], [25, 25]),
+      f"counters on the fastest points: a's (0.2, 30) and (U1, 20) pool to 25 % ({fa})")
+al = next(x for x in s["alone"] if x["app"] == "a")
+check(abs(al["baseline_s"] - 1.1) < 1e-12 and al["left_out_s"] == [1.7] and al["runs"] == 3
+      and al["fastest_s"] == 1.0 and al["median_all_s"] == 1.2,
+      f"a's alone baseline leaves out 1.7 s, over 1.5 times 1.0 s ({al})")
+only = load("only.sum")
+check(only["variant"] is None and only["model"] is None and only["alone"] == s["alone"],
+      "--json-summary alone: no model read, the same alone baselines")
+al0 = next(x for x in load("aw.sum")["alone"] if x["app"] == "a")
+check(al0["baseline_s"] == 1.2 and al0["left_out_s"] == [],
+      f"--alone-stall-ratio 0 keeps every run ({al0})")
 sys.exit(fail)
 PY
 # answers: netvar loads what it built
@@ -181,6 +246,21 @@ sys.exit(0 if ok else 1)" "$T/c2.sum" "$T/c2.json" ||
     bad "a configuration without its file keeps the base U, and the summary says nearest cannot be built"
 [ $fail = 0 ] && echo "ok - the nearest variant is refused without every configuration's counters"
 mv "$T/cb2" "$D/cb_2000:1:10.counters.json"
+"$NV" labmodel --dataset "$D2" --variant latency --out "$T/r.json" --stall-ratio 2 2>"$T/err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -e "$T/r.json" ] ||
+    bad "--stall-ratio without --campaign-point: exit $rc, $(cat "$T/err")"
+python3 -c "
+import json, sys
+json.dump({'baseline': {'runtime_s': [10, 11]},
+           'configs': [{'id': 'B1000-P1-M1', 'runtime_s': [12, 15, 16]}]}, open(sys.argv[1], 'w'))" \
+    "$D2/campaign_a.json"
+"$NV" labmodel --dataset "$D2" --variant latency --out "$T/r.json" --campaign-point median \
+    >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "campaign_a.json" "$T/err" &&
+    [ ! -e "$T/r.json" ] && echo "ok - a campaign file with uneven rounds: refused ($(cat "$T/err"))" ||
+    bad "uneven rounds: exit $rc, $(cat "$T/err")"
 # refusals: one line naming the file, exit 1, nothing written; a FIFO does not block
 refuse() { # what file-to-break how
     local what=$1 f=$2

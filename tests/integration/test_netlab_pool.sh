@@ -5,9 +5,10 @@
 # pooling or hold-out mix-up fails), the pool must hold every run's answers,
 # every answer it lists as over the bar must be over it, and a summary
 # without rows, a damaged one or a bad --bar get one line and exit 1 or 2.
-# Seconds; no lab.  Asserts nothing about accuracy.  Env: ROOT.
+# Seconds; no lab.  Asserts nothing about accuracy.  Env: BUILD, ROOT.
 set -u
 ROOT=$(readlink -f "${ROOT:-.}")
+BUILD=$(readlink -f "${BUILD:-$ROOT/build}")
 T=$(mktemp -d /tmp/nvpool.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fail=0
@@ -99,23 +100,56 @@ python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); s["mpi_eager"]="524
 python3 "$ROOT/eval/netlab_pool.py" "$T/cubic.json" "$T/eager.json" >/dev/null 2>"$T/e5"; rc=$?
 [ $rc = 1 ] && grep -q "cubic, MPI eager 524288 bytes: eager.json" "$T/e5" ||
     bad "runs of two eager limits: exit $rc, $(cat "$T/e5")"
-# the scorer's alone baseline: an alone run over 1.5 times the app's fastest
-# is its own slow state and is left out (2026-11-29's all-to-all), said in
-# one line; --alone-stall-ratio 0 keeps every run; a bad ratio is refused
-python3 - "$ROOT/eval" <<'PY' || bad "the scorer's alone baseline"
-import sys
+# the scorer's alone baseline, netvar's (netvar labmodel's summary): an
+# alone run over 1.5 times the app's fastest is its own slow state and is
+# left out (2026-11-29's all-to-all), said in one line; --alone-stall-ratio
+# 0 keeps every run
+mkdir -p "$T/al"
+python3 - "$ROOT/eval" "$BUILD/bin/netvar" "$T/al" <<'PY' || bad "the scorer's alone baseline"
+import json, os, subprocess, sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, sys.argv[1])
-from netlab_score import ALONE_STALL_RATIO, alone_baselines
-runs = [("alone", "a", "-", 1, 17.4), ("alone", "a", "-", 2, 10.9), ("alone", "a", "-", 3, 18.5),
-        ("alone", "c", "-", 1, 12.4), ("alone", "c", "-", 2, 14.1), ("alone", "c", "-", 3, 13.6),
-        ("pair", "a", "c", 1, 30.0)]
-base, left = alone_baselines(runs, ALONE_STALL_RATIO)
+from netlab_score import ALONE_STALL_RATIO, Dataset, alone_baselines
+netvar, d = sys.argv[2], sys.argv[3]
+def dump(name, o):
+    with open(os.path.join(d, name), "w") as f:
+        json.dump(o, f)
+dump("dataset.json", {"schema": "netvar-netlab-dataset", "version": 1,
+                      "apps": [{"name": "a"}, {"name": "c"}], "configs": []})
+with open(os.path.join(d, "runs.txt"), "w") as f:
+    f.write("alone a - 1 17.4\nalone a - 2 10.9\nalone a - 3 18.5\n"
+            "alone c - 1 12.4\nalone c - 2 14.1\nalone c - 3 13.6\npair a c 1 30.0\n")
+hist = {"bins_per_decade": 16, "first_edge_us": 1, "counts": [0, 1]}
+lat = {"mean_us": 50.0, "sd_us": 5.0, "histogram": hist}
+dump("model.json", {
+    "schema": "netvar-model", "version": 1,
+    "calibration": {"method": "minimum", "quantile": 0, "service_us": 10.0, "var_s_us2": 1.0,
+                    "idle_mean_us": 40.0, "samples": 100, "histogram": hist},
+    "apps": [{"key": k, "utilization": 0.3, "utilization_source": "latency", "latency": lat,
+              "compression": {"points": [], "fit": [], "residual_pct": 0.0}, "scaling": []}
+             for k in ("a", "c")],
+    "training_set": [], "colocation": []})
+def baselines(ratio):
+    summ = os.path.join(d, "summ.json")
+    subprocess.run([netvar, "labmodel", "--dataset", d, "--variant", "latency", "--out",
+                    os.path.join(d, "m.json"), "--alone-stall-ratio", repr(ratio),
+                    "--json-summary", summ], check=True)
+    ds = Dataset(d)
+    with open(summ) as f:
+        ds.set_baselines(json.load(f))
+    return ds
 assert ALONE_STALL_RATIO == 1.5, ALONE_STALL_RATIO
-assert base == {"a": 10.9, "c": 13.6}, base
+ds = baselines(ALONE_STALL_RATIO)
+left = ds.alone_left_out
+assert ds.base == {"a": 10.9, "c": 13.6}, ds.base
 assert len(left) == 1 and left[0].startswith("a alone: 2 of 3 runs") and "17.40, 18.50 s" in left[0], left
-base, left = alone_baselines(runs, 0)
-assert base == {"a": 17.4, "c": 13.6} and not left, (base, left)
+assert abs(ds.pairs[("a", "c")][0][1] - (30.0 / 10.9 - 1) * 100) < 1e-9, ds.pairs
+ds = baselines(0)
+assert ds.base == {"a": 17.4, "c": 13.6} and not ds.alone_left_out, (ds.base, ds.alone_left_out)
+# the same from the runs alone (what netlab_eval.sh has before its dataset)
+runs = [x.split() for x in open(os.path.join(d, "runs.txt"))]
+assert alone_baselines(runs, 1.5, netvar) == ({"a": 10.9, "c": 13.6}, left), runs
+assert alone_baselines(runs, 0, netvar)[0] == {"a": 17.4, "c": 13.6}
 PY
 # the host-CPU section: steal per run from each counter file's host record,
 # the gate (over a tenth of the runs above 5 % steal), and files without a

@@ -212,13 +212,37 @@ static void run_refuses_empty_options(void **state)
     nv_campaign_result_free(&r);
 }
 
+/* The point rule both netvar campaign and netvar labmodel apply: the
+ * fastest rounds, or the medians without the stalls, each configuration's
+ * against the baseline's. */
+static void points_follow_the_rule(void **state)
+{
+    (void)state;
+    nv_campaign_config_result c[2];
+    memset(c, 0, sizeof c);
+    nv_campaign_result r = {.baseline_s = {10, 12, 40}, .configs = c};
+    double a[] = {30, 20, 25}, b[] = {11, 100, 12};
+    memcpy(c[0].runtime_s, a, sizeof a);
+    memcpy(c[1].runtime_s, b, sizeof b);
+    nv_campaign_points(&r, 2, 3, 3, NV_CAMPAIGN_POINT_FASTEST);
+    assert_true(r.baseline_point_s == 10 && r.n_baseline_stalled == 1 && r.baseline_stalled[2]);
+    assert_true(fabs(c[0].slowdown_pct - 100) < 1e-12 && fabs(c[1].slowdown_pct - 10) < 1e-12);
+    assert_int_equal(c[1].n_stalled, 1); /* 100 s: over 3 x 11 s */
+    nv_campaign_points(&r, 2, 3, 3, NV_CAMPAIGN_POINT_MEDIAN);
+    assert_true(r.baseline_point_s == 11 && c[0].point_s == 25 && c[1].point_s == 11.5);
+    assert_true(fabs(c[0].slowdown_pct - (25.0 / 11 - 1) * 100) < 1e-12);
+    nv_campaign_points(&r, 2, 3, 0, NV_CAMPAIGN_POINT_MEDIAN);
+    assert_true(r.baseline_point_s == 12 && c[1].point_s == 12 && c[1].n_stalled == 0);
+    assert_true(fabs(c[1].slowdown_pct) < 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(config_ids_read_like_table2),   cmocka_unit_test(config_lists_parse),
         cmocka_unit_test(named_sets_follow_table2),      cmocka_unit_test(medians_and_slowdowns),
         cmocka_unit_test(stalled_runs_leave_the_median), cmocka_unit_test(configs_fit_the_nodes),
-        cmocka_unit_test(run_refuses_empty_options),
+        cmocka_unit_test(run_refuses_empty_options),     cmocka_unit_test(points_follow_the_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
