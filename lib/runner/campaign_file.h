@@ -1,14 +1,17 @@
-/* campaign_file.h - reads back the rounds of one campaign from what
- * `netvar campaign --json` printed (cli/verbs/verb_campaign.c writes it; a
- * network-lab dataset keeps it as campaign_APP.json): baseline.runtime_s
- * and each configuration's id and runtime_s, seconds per round.  The point
- * rule (nv_campaign_points) then makes the slowdowns of them again. */
+/* campaign_file.h - a campaign's result file: what `netvar campaign --json`
+ * prints (a network-lab dataset keeps it as campaign_APP.json), written
+ * here and read back here: baseline.runtime_s and each configuration's id
+ * and runtime_s, seconds per round.  The point rule (nv_campaign_points)
+ * then makes the slowdowns of them again. */
 #ifndef NETVAR_CAMPAIGN_FILE_H
 #define NETVAR_CAMPAIGN_FILE_H
 
 #include <stddef.h>
 
+#include <json-c/json.h>
+
 #include "campaign.h"
+#include "launch_plan.h"
 
 #define NV_CAMPAIGN_FILE_MAX (16u << 20) /* bytes */
 
@@ -27,5 +30,13 @@ typedef struct nv_campaign_rounds {
  * way. */
 int nv_campaign_rounds_read(const char *path, nv_campaign_rounds *out, char *err, size_t errlen);
 void nv_campaign_rounds_free(nv_campaign_rounds *c);
+
+/* One configuration as the result and the dry run list it (id, bubble
+ * cycles, sleep_us at ghz, partners, messages). */
+json_object *nv_campaign_config_to_json(const nv_campaign_config *c, double ghz);
+/* The whole result of one campaign (the file the reader above reads);
+ * the caller owns it. */
+json_object *nv_campaign_result_to_json(const nv_campaign_opts *co, const nv_run_plan *plan,
+                                        const nv_campaign_result *r);
 
 #endif

@@ -1,16 +1,22 @@
 /* test_campaign.c - the campaign workflow's pure parts (lib/runner/
  * campaign.h): configuration lists and named sets (the Queue-theory
  * interference model's Table 2), configuration ids, medians and slowdowns,
- * and the checks that configurations fit the nodes. */
+ * the checks that configurations fit the nodes, and the result file's
+ * writer and reader together. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <math.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "campaign.h"
+#include "campaign_file.h"
 #include "model.h"
 
 static void config_ids_read_like_table2(void **state)
@@ -236,6 +242,59 @@ static void points_follow_the_rule(void **state)
     assert_true(fabs(c[1].slowdown_pct) < 1e-12);
 }
 
+/* the result file's writer and reader are one module: what the writer
+ * puts down, the reader gives back, rounds and ids; a file whose
+ * configuration has fewer rounds than the baseline is refused by name */
+static void result_file_reads_back(void **state)
+{
+    (void)state;
+    nv_campaign_config cfg[2] = {
+        {.id = "2.6e7:1:1", .bubble_cycles = 2.6e7, .partners = 1, .messages = 1},
+        {.id = "250:1:10", .bubble_cycles = 250, .partners = 1, .messages = 10}};
+    nv_campaign_config_result c[2];
+    memset(c, 0, sizeof c);
+    nv_campaign_result r = {.baseline_s = {10, 12, 40}, .configs = c};
+    double a[] = {30, 20, 25}, b[] = {11, 100, 12};
+    memcpy(c[0].runtime_s, a, sizeof a);
+    memcpy(c[1].runtime_s, b, sizeof b);
+    nv_campaign_points(&r, 2, 3, 3, NV_CAMPAIGN_POINT_FASTEST);
+    nv_campaign_opts co = {.app = "cg",
+                           .model_path = "m.json",
+                           .cfg = cfg,
+                           .ncfg = 2,
+                           .repeat = 3,
+                           .ghz = 2.6,
+                           .point = NV_CAMPAIGN_POINT_FASTEST};
+    nv_run_plan plan;
+    memset(&plan, 0, sizeof plan);
+    json_object *o = nv_campaign_result_to_json(&co, &plan, &r);
+    assert_non_null(o);
+    char path[] = "/tmp/netvar-test-campaign-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *text = json_object_to_json_string(o);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    nv_campaign_rounds got;
+    char err[256] = "";
+    assert_int_equal(nv_campaign_rounds_read(path, &got, err, sizeof err), 0);
+    assert_int_equal(got.repeat, 3);
+    assert_int_equal(got.ncfg, 2);
+    assert_string_equal(got.id[1], "250:1:10");
+    assert_true(got.r.baseline_s[2] == 40 && got.r.configs[1].runtime_s[1] == 100);
+    assert_string_equal(got.point_rule, "fastest");
+    nv_campaign_rounds_free(&got);
+    /* one round fewer under the second configuration */
+    json_object *cf = json_object_array_get_idx(json_object_object_get(o, "configs"), 1);
+    json_object_array_del_idx(json_object_object_get(cf, "runtime_s"), 2, 1);
+    assert_int_equal(json_object_to_file(path, o), 0);
+    assert_int_equal(nv_campaign_rounds_read(path, &got, err, sizeof err), -1);
+    assert_non_null(strstr(err, path));
+    nv_campaign_rounds_free(&got);
+    json_object_put(o);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +302,7 @@ int main(void)
         cmocka_unit_test(named_sets_follow_table2),      cmocka_unit_test(medians_and_slowdowns),
         cmocka_unit_test(stalled_runs_leave_the_median), cmocka_unit_test(configs_fit_the_nodes),
         cmocka_unit_test(run_refuses_empty_options),     cmocka_unit_test(points_follow_the_rule),
+        cmocka_unit_test(result_file_reads_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
