@@ -218,6 +218,17 @@ static void run_refuses_empty_options(void **state)
     nv_campaign_result_free(&r);
 }
 
+/* three rounds of the baseline and of two configurations, one round of
+ * each a stall by 3 x the fastest */
+static nv_campaign_result three_rounds(nv_campaign_config_result c[2])
+{
+    memset(c, 0, 2 * sizeof *c);
+    double a[] = {30, 20, 25}, b[] = {11, 100, 12};
+    memcpy(c[0].runtime_s, a, sizeof a);
+    memcpy(c[1].runtime_s, b, sizeof b);
+    return (nv_campaign_result){.baseline_s = {10, 12, 40}, .configs = c};
+}
+
 /* The point rule both netvar campaign and netvar labmodel apply: the
  * fastest rounds, or the medians without the stalls, each configuration's
  * against the baseline's. */
@@ -225,11 +236,7 @@ static void points_follow_the_rule(void **state)
 {
     (void)state;
     nv_campaign_config_result c[2];
-    memset(c, 0, sizeof c);
-    nv_campaign_result r = {.baseline_s = {10, 12, 40}, .configs = c};
-    double a[] = {30, 20, 25}, b[] = {11, 100, 12};
-    memcpy(c[0].runtime_s, a, sizeof a);
-    memcpy(c[1].runtime_s, b, sizeof b);
+    nv_campaign_result r = three_rounds(c);
     nv_campaign_points(&r, 2, 3, 3, NV_CAMPAIGN_POINT_FASTEST);
     assert_true(r.baseline_point_s == 10 && r.n_baseline_stalled == 1 && r.baseline_stalled[2]);
     assert_true(fabs(c[0].slowdown_pct - 100) < 1e-12 && fabs(c[1].slowdown_pct - 10) < 1e-12);
@@ -252,11 +259,7 @@ static void result_file_reads_back(void **state)
         {.id = "2.6e7:1:1", .bubble_cycles = 2.6e7, .partners = 1, .messages = 1},
         {.id = "250:1:10", .bubble_cycles = 250, .partners = 1, .messages = 10}};
     nv_campaign_config_result c[2];
-    memset(c, 0, sizeof c);
-    nv_campaign_result r = {.baseline_s = {10, 12, 40}, .configs = c};
-    double a[] = {30, 20, 25}, b[] = {11, 100, 12};
-    memcpy(c[0].runtime_s, a, sizeof a);
-    memcpy(c[1].runtime_s, b, sizeof b);
+    nv_campaign_result r = three_rounds(c);
     nv_campaign_points(&r, 2, 3, 3, NV_CAMPAIGN_POINT_FASTEST);
     nv_campaign_opts co = {.app = "cg",
                            .model_path = "m.json",
