@@ -20,11 +20,9 @@
 # here, 1 failed.  The lab always goes down at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$(readlink -f "${BUILD:-build}")
 . "$ROOT/eval/lab_eval_lib.sh"
 lab_eval_init "netvar eval-contain" CONTAIN
-. "$ROOT/lab/netlab_session.sh"
-netlab_session_up 6 "$ROOT/lab/demo/netvar.conf" "netvar eval-contain"
+lab_eval_up 6 "$ROOT/lab/demo/netvar.conf"
 # the evaluation reads the model's lines (source, rule) from sbatch, which
 # tells users plain words by default; the refresher rereads within a second
 echo "UserMessages=all" >>etc/netvar.conf

@@ -1,18 +1,25 @@
 # shellcheck shell=bash disable=SC2034 # its variables are for the scripts that source it
 # lab_eval_lib.sh - sourced by the network-lab evaluations that run the
 # latency-bound CG proxy beside an all-to-all under job_submit/netvar
-# (eval/contain_eval.sh, eval/paths_eval.sh).  The caller sets ROOT and
-# BUILD, then:
+# (eval/contain_eval.sh, eval/paths_eval.sh, eval/neighbours_eval.sh,
+# eval/stream_eval.sh).  The caller sets ROOT (BUILD, default build, is
+# read from the environment), then:
 #   lab_eval_init WHO VAR   WHO names the evaluation in messages; VAR the
 #                           prefix of its environment (VAR_REPS, default 3;
 #                           VAR_OUT, default a new directory under /tmp;
 #                           VAR_SHORT=1, the smoke size: 1 repetition,
 #                           shorter runs; VAR_CONFIGS, the campaign's
 #                           CompressionB configurations B:P:M,...).  Sets
-#                           NETLAB, NV, REPS, OUT and the commands VCMD
+#                           BUILD (made absolute), NETLAB, NV, REPS, OUT
+#                           and the commands VCMD
 #                           (CG), NCMD and LONG_NCMD (the all-to-all, short
 #                           and until cancelled); exits 77 without root, 1
 #                           on a bad VAR_REPS or VAR_CONFIGS.
+#   lab_eval_up NODES CONF [LEAVES]
+#                           sources lab/netlab_session.sh (its EXIT trap
+#                           takes the lab down) and brings up a lab of NODES
+#                           nodes (LEAVES leaves, default 2) with netvar.conf
+#                           CONF, messages named by WHO.
 #   lab_eval_model CAL CAMP LOAD
 #                           once the lab is up (lab/netlab_session.sh): a
 #                           calibration on nodes CAL and one short
@@ -30,6 +37,7 @@
 lab_eval_init() {
     local who=$1 var=$2 v
     WHO=$who
+    BUILD=$(readlink -f "${BUILD:-build}")
     NETLAB=$ROOT/lab/netlab
     NV=$BUILD/bin/netvar
     v=${var}_REPS
@@ -50,6 +58,12 @@ lab_eval_init() {
     VCMD="$BUILD/bin/netvar-proxy-cg --compute sleep --iters $ITERS"
     NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 40"
     LONG_NCMD="$BUILD/bin/netvar-proxy-alltoall --compute sleep --iters 100000"
+}
+
+lab_eval_up() {
+    # shellcheck source=lab/netlab_session.sh
+    . "$ROOT/lab/netlab_session.sh"
+    netlab_session_up "$1" "$2" "$WHO" ${3:+"$3"}
 }
 
 say() { printf '\n== %s\n' "$*"; }

@@ -19,11 +19,9 @@
 # goes down at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$(readlink -f "${BUILD:-build}")
 . "$ROOT/eval/lab_eval_lib.sh"
 lab_eval_init "netvar eval-neighbours" NEIGHBOURS
-. "$ROOT/lab/netlab_session.sh"
-netlab_session_up 8 "$ROOT/lab/demo/netvar.conf" "netvar eval-neighbours"
+lab_eval_up 8 "$ROOT/lab/demo/netvar.conf"
 echo "lab $LAB: 8 nodes, h1-h4 on s1, h5-h8 on s2, uplink ${NETVAR_NETLAB_RATE}; $REPS repetition(s)"
 
 # the all-to-alls still running, cancelled at exit with the lab

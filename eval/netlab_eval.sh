@@ -32,6 +32,8 @@
 #                                      once more (default 5, the scorer's gate; 0: any
 #                                      steal); the first attempt's files are kept as
 #                                      .stolen and listed in rerun.txt
+#   EVAL_STEAL_RERUN_MAX=N             at most N runs measured once more (default: no
+#                                      limit); a run past the limit counts as it was
 #
 # Placement: the lab has 4 nodes, leaf s1 = h1 h2, leaf s2 = h3 h4.  The
 # measured app always runs on h1+h3; the load beside it runs on h2+h4, so
@@ -302,6 +304,8 @@ beside() {
 # counts whatever its steal, so the scorer's gate still sees it.
 STEAL_RERUN=${EVAL_STEAL_RERUN_PCT:-5}
 [[ $STEAL_RERUN =~ ^[0-9]+([.][0-9]+)?$ ]] || die "EVAL_STEAL_RERUN_PCT=$STEAL_RERUN: not a percentage"
+STEAL_RERUN_MAX=${EVAL_STEAL_RERUN_MAX:-}
+[[ $STEAL_RERUN_MAX =~ ^[0-9]*$ ]] || die "EVAL_STEAL_RERUN_MAX=$STEAL_RERUN_MAX: not a whole number"
 : >"$OUT/rerun.txt" # kind app with rep steal_pct first_runtime_s
 # steal_of COUNTERS: percent of all CPU time stolen over that run ("" when
 # the file has no host record)
@@ -314,13 +318,15 @@ PY
 }
 # measured KIND A B REP COUNTERS OUT COMMAND...: runs COMMAND (it prints the
 # runtime and writes COUNTERS, OUT and OUT.err) and prints the runtime; once
-# more when the host stole more than STEAL_RERUN % during it
+# more when the host stole more than STEAL_RERUN % during it and fewer than
+# STEAL_RERUN_MAX runs were (rerun.txt counts them: each run is a subshell)
 measured() {
     local kind=$1 a=$2 b=$3 r=$4 cnt=$5 out=$6 t s f
     shift 6
     t=$("$@") || return 1
     s=$(steal_of "$cnt")
-    if [ -n "$s" ] && awk -v s="$s" -v m="$STEAL_RERUN" 'BEGIN{exit !(s > m)}'; then
+    if [ -n "$s" ] && awk -v s="$s" -v m="$STEAL_RERUN" 'BEGIN{exit !(s > m)}' &&
+        { [ -z "$STEAL_RERUN_MAX" ] || [ "$(wc -l <"$OUT/rerun.txt")" -lt "$STEAL_RERUN_MAX" ]; }; then
         echo "  $kind $a beside $b, rep $r: $t s with $s % of the CPU stolen (over $STEAL_RERUN %): run once more" >&2
         echo "$kind $a $b $r $s $t" >>"$OUT/rerun.txt"
         for f in "$cnt" "$out" "$out.err"; do [ -e "$f" ] && mv -f "$f" "$f.stolen"; done

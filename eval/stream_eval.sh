@@ -32,7 +32,6 @@
 # smoke size (12 jobs, the first two apps, 1 repetition, a short campaign).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=$(readlink -f "${BUILD:-build}")
 . "$ROOT/eval/lab_eval_lib.sh"
 lab_eval_init "netvar eval-stream" STREAM
 . "$ROOT/eval/apps_file.sh"
@@ -54,8 +53,7 @@ fi
 mkdir -p "$OUT/jobs" "$OUT/models"
 for a in $APPS; do printf '%s\t%s\n' "$a" "${RTKEY[$a]}"; done >"$OUT/apps.tsv"
 
-. "$ROOT/lab/netlab_session.sh"
-netlab_session_up 8 "$ROOT/eval/stream.conf" "$WHO" 4
+lab_eval_up 8 "$ROOT/eval/stream.conf" 4
 echo "lab $LAB: 8 nodes under 4 leaves (h1,h2 on s1 ... h7,h8 on s4), leaf uplinks ${NETVAR_NETLAB_RATE}"
 echo "stream: $JOBS jobs (half per phase), mean gap $GAP s, seed $SEED, apps: $APPS; baselines: $REPS each; campaigns: $CAMPAIGNS"
 

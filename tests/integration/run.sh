@@ -6,8 +6,9 @@
 #
 # Two lanes run side by side (INTEGRATION_LANES=1 runs one after another):
 # the tests marked '# lane: netlab' (each brings up a namespaced network lab
-# and mostly waits on its rate-limited uplink) one after another in one lane,
-# every other test one after another in the other.  The labs of the two
+# and mostly waits on its rate-limited uplink, or is a loopback-lab test that
+# mostly waits, marked so to balance the lanes' times) one after another in
+# one lane, every other test one after another in the other.  The labs of the two
 # lanes share nothing: a network lab lives in namespaces and cgroups of its
 # own id, a loopback lab on ports it found free.
 set -u

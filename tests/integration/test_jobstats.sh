@@ -61,11 +61,13 @@ for i in $(seq 1 $((N / 2))); do
 done
 for j in $ids_after; do wait_job "$j" 120; done
 # every job's two summaries, one sacct call a round, for at most 240 s
+# (the prefix in any case: 22.05's sacctmgr stores jobstats' value
+# lowercased, see below; a case-sensitive match waited out the 240 s there)
 all=$(echo "$ids_before $ids_after" | xargs | tr ' ' ,)
 deadline=$(($(date +%s) + 240))
 while [ "$(date +%s)" -lt "$deadline" ]; do
     have=$(sacct -a -X -n -P --delimiter=$'\x1f' -o JobIDRaw,AdminComment,SystemComment -j "$all" 2>/dev/null |
-        awk -F $'\x1f' '$2 ~ /^JS1:/ && $3 ~ /"runtime_s"/' | wc -l)
+        awk -F $'\x1f' 'toupper(substr($2, 1, 4)) == "JS1:" && $3 ~ /"runtime_s"/' | wc -l)
     [ "$have" -ge "$N" ] && break
     sleep 2
 done

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# lane: netlab
 # test_jobsubmit_policy.sh - job_submit/netvar inside a real slurmctld:
 # predictions against the running-jobs registry, and every policy action
 # visible where Slurm shows it (scontrol, sbatch output, a refused

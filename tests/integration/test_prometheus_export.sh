@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# lane: netlab
 # shellcheck disable=SC2016,SC2086,SC2012,SC2020,SC2153 # written before make lint: literal $ in pkg-config and PromQL text, package and word lists split on purpose, ls on directories this test made, ROOT from run.sh
 # test_prometheus_export.sh - `netvar export --prometheus` through a real
 # prometheus-node-exporter (--collector.textfile.directory) and a real
