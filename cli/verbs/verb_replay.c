@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,9 @@
 #include "verbs.h"
 
 extern char **environ;
+
+/* simulator processes at once: the batches are independent */
+#define SIM_PARTS 2
 
 static const char help_head[] =
     "Usage: netvar replay [--trace FILE | --jobs N --load X] [--nodes N]\n"
@@ -101,8 +105,8 @@ static const char *sim_path(const char *opt, char *buf, size_t cap)
     return "netvar-replay-sim";
 }
 
-/* runs the simulator on in, its answer into out; 0 or -1 */
-static int run_sim(const char *sim, const char *in, const char *out)
+/* starts the simulator on in, its answer into out; the pid, or -1 */
+static pid_t start_sim(const char *sim, const char *in, const char *out)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -116,6 +120,11 @@ static int run_sim(const char *sim, const char *in, const char *out)
         fprintf(stderr, "netvar: replay: cannot run the simulator %s: %s\n", sim, strerror(rc));
         return -1;
     }
+    return pid;
+}
+
+static int wait_sim(const char *sim, pid_t pid)
+{
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
@@ -125,6 +134,96 @@ static int run_sim(const char *sim, const char *in, const char *out)
         return -1;
     }
     return 0;
+}
+
+/* Splits the batch file in into nparts files in.K, each batch whole and
+ * to the part with the fewest rank flows so far (every part gets the
+ * fabric line); 0 or -1. */
+static int split_batches(const char *in, int nparts)
+{
+    FILE *f = fopen(in, "r"), *part[SIM_PARTS] = {0};
+    long load[SIM_PARTS] = {0};
+    char name[PATH_MAX + 48], line[64];
+    int rc = f ? 0 : -1, cur = 0;
+    for (int k = 0; k < nparts && !rc; k++) {
+        snprintf(name, sizeof name, "%s.%d", in, k);
+        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        part[k] = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!part[k])
+            rc = -1;
+    }
+    bool fresh = true; /* at the start of a line */
+    while (!rc && fgets(line, sizeof line, f)) {
+        if (fresh && !strncmp(line, "fabric ", 7)) {
+            for (int k = 0; k < nparts; k++)
+                fputs(line, part[k]);
+            while (!strchr(line, '\n') && fgets(line, sizeof line, f))
+                for (int k = 0; k < nparts; k++)
+                    fputs(line, part[k]);
+            continue;
+        }
+        if (fresh && !strncmp(line, "batch ", 6)) {
+            cur = 0;
+            for (int k = 1; k < nparts; k++)
+                if (load[k] < load[cur])
+                    cur = k;
+        } else if (fresh && !strncmp(line, "job ", 4)) {
+            long id, n = 0;
+            double bytes;
+            if (sscanf(line, "job %ld %lf %ld", &id, &bytes, &n) == 3 && n > 0)
+                load[cur] += n;
+            load[cur]++;
+        }
+        fresh = strchr(line, '\n') != NULL;
+        if (fputs(line, part[cur]) == EOF)
+            rc = -1;
+    }
+    if (f)
+        fclose(f);
+    for (int k = 0; k < nparts; k++)
+        if (part[k] && fclose(part[k]))
+            rc = -1;
+    return rc;
+}
+
+/* runs nparts simulators at once, one per part of in, their answers one
+ * after the other into out; 0 or -1 */
+static int run_sims(const char *sim, const char *in, const char *out, int nparts)
+{
+    char pin[SIM_PARTS][PATH_MAX + 48], pout[SIM_PARTS][PATH_MAX + 48];
+    pid_t pid[SIM_PARTS];
+    int rc = nparts > 1 ? split_batches(in, nparts) : 0;
+    for (int k = 0; k < nparts; k++) {
+        snprintf(pin[k], sizeof pin[k], nparts > 1 ? "%s.%d" : "%s", in, k);
+        snprintf(pout[k], sizeof pout[k], nparts > 1 ? "%s.%d" : "%s", out, k);
+        pid[k] = rc ? -1 : start_sim(sim, pin[k], pout[k]);
+        if (pid[k] < 0)
+            rc = -1;
+    }
+    for (int k = 0; k < nparts; k++)
+        if (pid[k] > 0 && wait_sim(sim, pid[k]))
+            rc = -1;
+    if (nparts > 1) {
+        FILE *o = rc ? NULL : fopen(out, "w");
+        if (!rc && !o)
+            rc = -1;
+        for (int k = 0; k < nparts; k++) {
+            FILE *a = o ? fopen(pout[k], "r") : NULL;
+            char buf[4096];
+            size_t n;
+            if (o && !a)
+                rc = -1;
+            while (a && (n = fread(buf, 1, sizeof buf, a)) > 0)
+                fwrite(buf, 1, n, o);
+            if (a)
+                fclose(a);
+            unlink(pin[k]);
+            unlink(pout[k]);
+        }
+        if (o && fclose(o))
+            rc = -1;
+    }
+    return rc;
 }
 
 static FILE *open_trace(const char *path)
@@ -150,7 +249,7 @@ static double now_s(void)
 
 /* one policy: schedule, simulate, measure */
 static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *site,
-                      const char *sim, const char *dir, rp_metrics *m, long *batches)
+                      const char *sim, int nparts, const char *dir, rp_metrics *m, long *batches)
 {
     char err[512], in[PATH_MAX + 32], out[PATH_MAX + 32];
     if (rp_schedule(t, f, p, site, err, sizeof err)) {
@@ -171,7 +270,7 @@ static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_sit
         rp_flow_free(plan);
         return -1;
     }
-    int rc = run_sim(sim, in, out);
+    int rc = run_sims(sim, in, out, nparts);
     FILE *fi = rc ? NULL : fopen(out, "r");
     size_t bad = 0;
     if (fi) {
@@ -399,6 +498,8 @@ int verb_replay(int argc, char **argv)
     rp_site site = {.conf = conf, .model = model, .switches_wait_s = o.switches_wait};
     char simbuf[PATH_MAX];
     const char *sim = sim_path(o.sim, simbuf, sizeof simbuf);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nparts = ncpu >= SIM_PARTS ? SIM_PARTS : 1;
     const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/netvar-replay-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
@@ -413,7 +514,7 @@ int verb_replay(int argc, char **argv)
     double t0 = now_s();
     for (size_t i = 0; i < np && !rc; i++) {
         double s0 = now_s();
-        rc = replay_one(&t, &f, pol[i], &site, sim, dir, &m[i], &batches[i]);
+        rc = replay_one(&t, &f, pol[i], &site, sim, nparts, dir, &m[i], &batches[i]);
         secs[i] = now_s() - s0;
     }
     rmdir(dir);

@@ -3,7 +3,8 @@
 # 20 s): a generated trace on a 256-node 2:1 fat-tree under every policy,
 # the interference from the real simulator (netvar-replay-sim, SimGrid),
 # the isolation bound at zero, netvar's rules acting; a hand-made trace of
-# two jobs sharing a leaf's uplink; bad input refused with one line.
+# two jobs sharing a leaf's uplink; the simulator's aggregated flows
+# against one flow per rank on a small case; bad input refused with one line.
 set -u
 cd "$ROOT" || exit 1
 nv=$BUILD/bin/netvar
@@ -55,6 +56,37 @@ if not p["none"]["slowdown_max_pct"] > 1 or p["isolated"]["slowdown_max_pct"] !=
     print("NOT OK - two jobs sharing an uplink: %s" % p); sys.exit(1)
 print("ok - two jobs sharing an uplink: %.1f %% slowdown, none once isolated (wait %.0f s)" % (
     p["none"]["slowdown_max_pct"], p["isolated"]["wait_mean_s"]))
+PY
+
+# the simulator's two ways on one case: one task per leaf pair (the
+# default) against one SimGrid comm per rank (--per-rank); two jobs whose
+# flows cross leaf 0's two uplinks, one flow of each on each uplink
+cat >"$tmp/b.flows" <<'EOF'
+fabric 4 4 2 1.25e+10 1e-06
+batch 0 1
+job 1 1000000000 4 0 1 4 5
+batch 1 1
+job 2 1000000000 4 2 3 8 9
+batch 2 2
+job 1 1000000000 4 0 1 4 5
+job 2 1000000000 4 2 3 8 9
+EOF
+"$sim" "$tmp/b.flows" >"$tmp/agg" && "$sim" --per-rank "$tmp/b.flows" >"$tmp/rank" || {
+    echo "NOT OK - the simulator failed on a hand-made batch file"; exit 1; }
+python3 - "$tmp/agg" "$tmp/rank" <<'PY' || fail=1
+import sys
+def ratios(path):
+    t = {}
+    for line in open(path):
+        b, j, s = line.split()
+        t[(int(b), int(j))] = float(s)
+    return {j: t[(2, j)] / t[(j - 1, j)] for j in (1, 2)}
+agg, rank = ratios(sys.argv[1]), ratios(sys.argv[2])
+bad = [j for j in (1, 2) if not 1.5 < agg[j] < 2.5 or abs(agg[j] / rank[j] - 1) > 0.05]
+if bad:
+    print("NOT OK - shared/alone aggregated %s, per rank %s" % (agg, rank)); sys.exit(1)
+print("ok - shared/alone on one uplink each: aggregated %.3f %.3f, per rank %.3f %.3f" % (
+    agg[1], agg[2], rank[1], rank[2]))
 PY
 
 # bad input: one line naming it, exit 1 or 2
