@@ -4,26 +4,40 @@
 // wrote (rp_flow_write) from FILE and prints, for every job of every
 // batch, the simulated seconds of one communication phase: each rank sends
 // the job's bytes to the rank half the job away, all at once, beside the
-// other jobs of the batch.  The fabric is SimGrid's fat-tree zone with
-// LEAVES leaf switches of PER_LEAF nodes and UPLINKS uplinks each, links
-// of the given rate and latency (flow level: bandwidth sharing is
-// simulated, queueing latency is not), built once for all the batches.
+// other jobs of the batch.  The fabric has LEAVES leaf switches of
+// PER_LEAF nodes and UPLINKS uplinks each, links of the given rate and
+// latency (flow level: bandwidth sharing is simulated, queueing latency is
+// not); it is built once for all the batches.
 //
-// Two ways to send a phase (the same fat-tree, the same d-mod-k routes):
-//  - aggregated (the default): the rank flows of a job between one pair of
-//    leaves go as one SimGrid parallel task (host/model:ptask_L07) whose
-//    byte matrix holds those flows, at most PART flows a task.  Each flow
-//    still takes its own route and its own host links; the task's flows
-//    progress together, and tasks sharing a link get bandwidth in
-//    proportion to the bytes they put on it (flows of equal size: equal
-//    shares, as per-rank TCP-like sharing gives).  Flows inside one leaf
-//    are left out: on the two-level tree they cross no uplink, each node
-//    sends one and receives one, so they never contend and never end
-//    after the job's slowest flow across leaves.
-//  - --per-rank: one SimGrid comm per rank (network model LV08), the
-//    reference the aggregated way is checked against (test_replay_smoke).
-//    Its cost grows with the square of the flows in flight (SimGrid 3.32
-//    searches a list of comms at each end), so it is for small cases.
+// Three ways to send a phase:
+//  - by leaf pair on the fat-tree (the default): SimGrid's fat-tree zone
+//    (SPLITDUPLEX links, static d-mod-k routes: a flow goes up the spine
+//    its destination's index modulo the uplinks picks) and one SimGrid
+//    parallel task (host/model:ptask_L07) per pair of leaves a job's flows
+//    join.  Its rank flows from leaf A to leaf B that take the same spine
+//    share every link but their nodes' own, so they are one entry of the
+//    task, from one of their sources to one of their destinations with
+//    their bytes summed; those two nodes' links carry nothing else and
+//    have the shared links' rate, so they bind no tighter.  SimGrid's
+//    ptask solver (bottleneck-fair) gives each task an equal share of a
+//    link, whatever the number of flows it carries.
+//  - --trunks: each leaf's uplinks as one trunk up and one down of UPLINKS
+//    x the line rate (routing that spreads a leaf's flows perfectly),
+//    SimGrid's star zone, network model CM02 (no cross traffic, no TCP
+//    window).  The m rank flows of a job from leaf A to leaf B are one comm
+//    of m x the bytes from a sender whose own link is m x the line rate
+//    (the nodes' links) and whose latency WEIGHT_S / m makes CM02's
+//    max-min count the comm as its m flows.  Much cheaper, but without the
+//    collisions of static routes.
+//  - --per-rank: the fat-tree zone, network model LV08, one comm per rank:
+//    the reference the others are checked against (test_replay_smoke).
+//    Its cost grows with the square of the comms in flight (SimGrid 3.32
+//    searches a list of comms each time one ends), so it is for small
+//    cases.
+// In the first two, flows inside one leaf are left out when others cross
+// leaves: on the two-level tree they cross no uplink, and since each node
+// sends one flow and receives one they never contend nor outlast the
+// job's flows across leaves.
 //
 // Input:  "fabric LEAVES PER_LEAF UPLINKS BYTES_PER_S LATENCY_S", then
 //         "batch ID K" and K lines "job ID BYTES N NODE...".
@@ -56,14 +70,16 @@ struct Batch {
 };
 
 std::vector<sg4::Host *> hosts;
+sg4::Host *home = nullptr;
 std::vector<Batch> batches;
 unsigned per_leaf_g = 1, uplinks_g = 1;
 struct Flow {
     unsigned src = 0, dst = 0;
     double bytes = 0;
 };
-bool per_rank = false;
 constexpr size_t PART = 32;
+enum class Mode { TASKS, TRUNKS, PER_RANK };
+Mode mode = Mode::TASKS;
 
 void run_per_rank(const Job *j)
 {
@@ -140,10 +156,47 @@ void run_aggregated(const Job *j)
         t->wait();
 }
 
+std::vector<sg4::Host *> leaf_host, send_host;
+// CM02 shares a link among comms in inverse proportion to their route's
+// latency (weight-S 0); a sender of m flows has a latency of WEIGHT_S / m
+// of its own and the trunks none, so each comm counts as its m flows
+constexpr double WEIGHT_S = 1e-6;
+double link_bw = 0;
+
+// one comm per (source leaf, destination leaf): m rank flows, m x bytes,
+// at most m x the line rate (their nodes' links), over the two leaves'
+// trunks of uplinks x the line rate
+void run_trunk(const Job *j)
+{
+    size_t n = j->node.size();
+    std::map<std::pair<unsigned, unsigned>, unsigned> cls;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = (i + n / 2) % n;
+        if (d == i || j->node[i] == j->node[d])
+            continue;
+        unsigned a = j->node[i] / per_leaf_g, b = j->node[d] / per_leaf_g;
+        if (a != b)
+            cls[{a, b}]++;
+    }
+    std::vector<sg4::CommPtr> comms;
+    for (auto &c : cls) {
+        sg4::CommPtr m = sg4::Comm::sendto_init();
+        m->set_source(send_host[(size_t)c.first.first * per_leaf_g + c.second - 1]);
+        m->set_payload_size((uint64_t)(j->bytes * c.second));
+        m->set_destination(leaf_host[c.first.second]); /* both ends set: it starts */
+        comms.push_back(m);
+    }
+    if (comms.empty()) /* no flow across leaves: one node link's time */
+        sg4::this_actor::sleep_for(j->bytes / link_bw);
+    sg4::Comm::wait_all(comms);
+}
+
 void run_job(const Job *j, double t0, long batch)
 {
-    if (per_rank)
+    if (mode == Mode::PER_RANK)
         run_per_rank(j);
+    else if (mode == Mode::TRUNKS)
+        run_trunk(j);
     else
         run_aggregated(j);
     double s = sg4::Engine::get_clock() - t0;
@@ -156,7 +209,7 @@ void driver()
         double t0 = sg4::Engine::get_clock();
         std::vector<sg4::ActorPtr> actors;
         for (const Job &j : b.job)
-            actors.push_back(sg4::Actor::create("job", hosts[0], run_job, &j, t0, b.id));
+            actors.push_back(sg4::Actor::create("job", home, run_job, &j, t0, b.id));
         for (auto &a : actors)
             a->join();
     }
@@ -173,13 +226,19 @@ int fail(const char *file, long line, const char *why)
 
 int main(int argc, char **argv)
 {
-    per_rank = argc == 3 && !std::strcmp(argv[1], "--per-rank");
-    if (argc != 2 + per_rank) {
-        std::fprintf(stderr,
-                     "usage: netvar-replay-sim [--per-rank] FILE (written by netvar replay)\n");
+    int opt = argc == 3 ? 1 : 0;
+    if (opt && !std::strcmp(argv[1], "--per-rank"))
+        mode = Mode::PER_RANK;
+    else if (opt && !std::strcmp(argv[1], "--trunks"))
+        mode = Mode::TRUNKS;
+    else if (opt)
+        argc = 0;
+    if (argc != 2 + opt) {
+        std::fprintf(stderr, "usage: netvar-replay-sim [--trunks | --per-rank] FILE (written by "
+                             "netvar replay)\n");
         return 2;
     }
-    const char *file = argv[1 + per_rank];
+    const char *file = argv[1 + opt];
     std::ifstream in(file);
     if (!in)
         return fail(file, 0, "cannot be read");
@@ -221,11 +280,47 @@ int main(int argc, char **argv)
 
     per_leaf_g = per_leaf;
     uplinks_g = uplinks;
+    link_bw = bw;
+    if (mode == Mode::TRUNKS) {
+        int eargc = 5;
+        char arg0[] = "netvar-replay-sim", quiet[] = "--log=root.thres:critical",
+             model[] = "--cfg=network/model:CM02", gamma[] = "--cfg=network/TCP-gamma:0",
+             cross[] = "--cfg=network/crosstraffic:0";
+        char *eargv[] = {arg0, quiet, model, gamma, cross, nullptr};
+        sg4::Engine e(&eargc, eargv);
+        sg4::NetZone *z = sg4::create_star_zone("fabric");
+        for (unsigned l = 0; l < leaves; l++) {
+            std::string ls = std::to_string(l);
+            const sg4::Link *up = z->create_link("up" + ls, bw * uplinks)->seal();
+            const sg4::Link *down = z->create_link("down" + ls, bw * uplinks)->seal();
+            sg4::Host *h = z->create_host("l" + ls, 1e9)->seal();
+            z->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(down)},
+                         false);
+            leaf_host.push_back(h);
+            // senders of m flows: their own weight link first (see run_trunk)
+            for (unsigned m = 1; m <= per_leaf; m++) {
+                std::string ms = ls + "_" + std::to_string(m);
+                const sg4::Link *w = z->create_link("w" + ms, bw * m)
+                                         ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
+                                         ->set_latency(WEIGHT_S / m)
+                                         ->seal();
+                sg4::Host *s = z->create_host("s" + ms, 1e9)->seal();
+                z->add_route(s->get_netpoint(), nullptr, nullptr, nullptr,
+                             {sg4::LinkInRoute(w), sg4::LinkInRoute(up)}, false);
+                send_host.push_back(s);
+            }
+        }
+        z->seal();
+        home = leaf_host[0];
+        sg4::Actor::create("driver", home, driver);
+        e.run();
+        return 0;
+    }
     int eargc = 3;
     char arg0[] = "netvar-replay-sim", quiet[] = "--log=root.thres:critical",
          ptask[] = "--cfg=host/model:ptask_L07";
     char *eargv[] = {arg0, quiet, ptask, nullptr};
-    if (per_rank)
+    if (mode == Mode::PER_RANK)
         eargv[--eargc] = nullptr;
     sg4::Engine e(&eargc, eargv);
     sg4::FatTreeParams params(2, {per_leaf, leaves}, {1, uplinks}, {1, 1});
@@ -241,7 +336,8 @@ int main(int argc, char **argv)
     hosts.resize((size_t)leaves * per_leaf);
     for (size_t i = 0; i < hosts.size(); i++)
         hosts[i] = e.host_by_name("n" + std::to_string(i));
-    sg4::Actor::create("driver", hosts[0], driver);
+    home = hosts[0];
+    sg4::Actor::create("driver", home, driver);
     e.run();
     return 0;
 }
