@@ -5,7 +5,8 @@
  * uplinks and the spines' links down to it are its own).  So only jobs
  * under several leaves are simulated: alone once each, then every group of
  * them that shares leaves while they run together, once per distinct
- * group (a group seen again reuses its answer). */
+ * group (a group seen again reuses its answer).  A job's time alone is
+ * asked once per shape (alone_key): jobs of the same shape share it. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
