@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,9 @@
 #include "verbs.h"
 
 extern char **environ;
+
+/* simulator processes at once: the batches are independent */
+#define SIM_PARTS 2
 
 static const char help_head[] =
     "Usage: netvar replay [--trace FILE | --jobs N --load X] [--nodes N]\n"
@@ -52,7 +56,10 @@ static const char help_head[] =
     "\n"
     "Simulated: the slowdowns.  Each app sends, per phase, from every rank to\n"
     "the rank half the job away; SimGrid's flow-level fat-tree computes that\n"
-    "phase's time beside the jobs sharing its leaves and alone; the job's\n"
+    "phase's time beside the jobs sharing its leaves and alone, a job's flows\n"
+    "between two leaves as one SimGrid task (flows inside a leaf cross no\n"
+    "uplink and are left out); --routing balanced makes each leaf's uplinks one\n"
+    "trunk instead of SimGrid's static routes; the job's\n"
     "slowdown is its communication fraction (the model's U) times the\n"
     "time-weighted excess.  A flow-level model does not produce latency-bound\n"
     "slowdown: jobs of latency-bound apps (U < 0.1) that shared a leaf are\n"
@@ -70,7 +77,7 @@ static const char help_tail[] =
     "  netvar replay --nodes 1024 --oversubscription 2 --jobs 5000 --load 1 --text\n";
 
 struct rp_opts {
-    const char *trace, *config, *model, *policies, *svg, *sim;
+    const char *trace, *config, *model, *policies, *svg, *sim, *routing;
     long nodes, leaf_nodes, jobs, max_job_nodes, seed;
     double over, load, gbps, switches_wait;
     int text;
@@ -101,13 +108,13 @@ static const char *sim_path(const char *opt, char *buf, size_t cap)
     return "netvar-replay-sim";
 }
 
-/* runs the simulator on in, its answer into out; 0 or -1 */
-static int run_sim(const char *sim, const char *in, const char *out)
+/* starts the simulator on in, its answer into out; the pid, or -1 */
+static pid_t start_sim(const char *sim, const char *flag, const char *in, const char *out)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
-    char *argv[] = {(char *)sim, (char *)in, NULL};
+    char *argv[] = {(char *)sim, (char *)(flag ? flag : in), flag ? (char *)in : NULL, NULL};
     pid_t pid;
     int rc = strchr(sim, '/') ? posix_spawn(&pid, sim, &fa, NULL, argv, environ)
                               : posix_spawnp(&pid, sim, &fa, NULL, argv, environ);
@@ -116,6 +123,11 @@ static int run_sim(const char *sim, const char *in, const char *out)
         fprintf(stderr, "netvar: replay: cannot run the simulator %s: %s\n", sim, strerror(rc));
         return -1;
     }
+    return pid;
+}
+
+static int wait_sim(const char *sim, pid_t pid)
+{
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR)
@@ -125,6 +137,96 @@ static int run_sim(const char *sim, const char *in, const char *out)
         return -1;
     }
     return 0;
+}
+
+/* Splits the batch file in into nparts files in.K, each batch whole and
+ * to the part with the fewest rank flows so far (every part gets the
+ * fabric line); 0 or -1. */
+static int split_batches(const char *in, int nparts)
+{
+    FILE *f = fopen(in, "r"), *part[SIM_PARTS] = {0};
+    long load[SIM_PARTS] = {0};
+    char name[PATH_MAX + 48], line[64];
+    int rc = f ? 0 : -1, cur = 0;
+    for (int k = 0; k < nparts && !rc; k++) {
+        snprintf(name, sizeof name, "%s.%d", in, k);
+        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        part[k] = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!part[k])
+            rc = -1;
+    }
+    bool fresh = true; /* at the start of a line */
+    while (!rc && fgets(line, sizeof line, f)) {
+        if (fresh && !strncmp(line, "fabric ", 7)) {
+            for (int k = 0; k < nparts; k++)
+                fputs(line, part[k]);
+            while (!strchr(line, '\n') && fgets(line, sizeof line, f))
+                for (int k = 0; k < nparts; k++)
+                    fputs(line, part[k]);
+            continue;
+        }
+        if (fresh && !strncmp(line, "batch ", 6)) {
+            cur = 0;
+            for (int k = 1; k < nparts; k++)
+                if (load[k] < load[cur])
+                    cur = k;
+        } else if (fresh && !strncmp(line, "job ", 4)) {
+            long id, n = 0;
+            double bytes;
+            if (sscanf(line, "job %ld %lf %ld", &id, &bytes, &n) == 3 && n > 0)
+                load[cur] += n;
+            load[cur]++;
+        }
+        fresh = strchr(line, '\n') != NULL;
+        if (fputs(line, part[cur]) == EOF)
+            rc = -1;
+    }
+    if (f)
+        fclose(f);
+    for (int k = 0; k < nparts; k++)
+        if (part[k] && fclose(part[k]))
+            rc = -1;
+    return rc;
+}
+
+/* runs nparts simulators at once, one per part of in, their answers one
+ * after the other into out; 0 or -1 */
+static int run_sims(const char *sim, const char *flag, const char *in, const char *out, int nparts)
+{
+    char pin[SIM_PARTS][PATH_MAX + 48], pout[SIM_PARTS][PATH_MAX + 48];
+    pid_t pid[SIM_PARTS];
+    int rc = nparts > 1 ? split_batches(in, nparts) : 0;
+    for (int k = 0; k < nparts; k++) {
+        snprintf(pin[k], sizeof pin[k], nparts > 1 ? "%s.%d" : "%s", in, k);
+        snprintf(pout[k], sizeof pout[k], nparts > 1 ? "%s.%d" : "%s", out, k);
+        pid[k] = rc ? -1 : start_sim(sim, flag, pin[k], pout[k]);
+        if (pid[k] < 0)
+            rc = -1;
+    }
+    for (int k = 0; k < nparts; k++)
+        if (pid[k] > 0 && wait_sim(sim, pid[k]))
+            rc = -1;
+    if (nparts > 1) {
+        FILE *o = rc ? NULL : fopen(out, "w");
+        if (!rc && !o)
+            rc = -1;
+        for (int k = 0; k < nparts; k++) {
+            FILE *a = o ? fopen(pout[k], "r") : NULL;
+            char buf[4096];
+            size_t n;
+            if (o && !a)
+                rc = -1;
+            while (a && (n = fread(buf, 1, sizeof buf, a)) > 0)
+                fwrite(buf, 1, n, o);
+            if (a)
+                fclose(a);
+            unlink(pin[k]);
+            unlink(pout[k]);
+        }
+        if (o && fclose(o))
+            rc = -1;
+    }
+    return rc;
 }
 
 static FILE *open_trace(const char *path)
@@ -150,7 +252,8 @@ static double now_s(void)
 
 /* one policy: schedule, simulate, measure */
 static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *site,
-                      const char *sim, const char *dir, rp_metrics *m, long *batches)
+                      const char *sim, const char *flag, int nparts, const char *dir, rp_metrics *m,
+                      long *batches)
 {
     char err[512], in[PATH_MAX + 32], out[PATH_MAX + 32];
     if (rp_schedule(t, f, p, site, err, sizeof err)) {
@@ -171,7 +274,7 @@ static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_sit
         rp_flow_free(plan);
         return -1;
     }
-    int rc = run_sim(sim, in, out);
+    int rc = run_sims(sim, flag, in, out, nparts);
     FILE *fi = rc ? NULL : fopen(out, "r");
     size_t bad = 0;
     if (fi) {
@@ -315,6 +418,9 @@ int verb_replay(int argc, char **argv)
          .help = "line rate of every link, Gbit/s (default 100)"},
         {"switches-wait", "S", NV_CLI_SECONDS, &o.switches_wait,
          .help = "how long the switches policy's --switches waits, seconds (default 300)"},
+        {"routing", "dmodk|balanced", NV_CLI_STR, &o.routing,
+         .help = "uplink routing: dmodk, SimGrid's static fat-tree routes (the default), or "
+                 "balanced, each leaf's uplinks as one trunk (faster, no route collisions)"},
         {"policy", "LIST", NV_CLI_STR, &o.policies,
          .help = "comma-separated policies: none, switches, netvar, isolated (default all)"},
         NV_CLI_OPT_CONFIG(&o.config),
@@ -348,6 +454,14 @@ int verb_replay(int argc, char **argv)
                 "netvar: replay: --policy '%s': not a list of none, switches, netvar, isolated; "
                 "nothing replayed\n",
                 o.policies);
+        return 2;
+    }
+    const char *flag = NULL;
+    if (o.routing && !strcmp(o.routing, "balanced"))
+        flag = "--trunks";
+    else if (o.routing && strcmp(o.routing, "dmodk")) {
+        fprintf(stderr, "netvar: replay: --routing '%s': not dmodk or balanced; nothing replayed\n",
+                o.routing);
         return 2;
     }
     if (o.nodes % o.leaf_nodes || o.leaf_nodes / o.over < 1) {
@@ -399,6 +513,8 @@ int verb_replay(int argc, char **argv)
     rp_site site = {.conf = conf, .model = model, .switches_wait_s = o.switches_wait};
     char simbuf[PATH_MAX];
     const char *sim = sim_path(o.sim, simbuf, sizeof simbuf);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nparts = ncpu >= SIM_PARTS ? SIM_PARTS : 1;
     const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/netvar-replay-XXXXXX", tmp && *tmp == '/' ? tmp : "/tmp");
@@ -413,7 +529,7 @@ int verb_replay(int argc, char **argv)
     double t0 = now_s();
     for (size_t i = 0; i < np && !rc; i++) {
         double s0 = now_s();
-        rc = replay_one(&t, &f, pol[i], &site, sim, dir, &m[i], &batches[i]);
+        rc = replay_one(&t, &f, pol[i], &site, sim, flag, nparts, dir, &m[i], &batches[i]);
         secs[i] = now_s() - s0;
     }
     rmdir(dir);

@@ -5,8 +5,10 @@
  * uplinks and the spines' links down to it are its own).  So only jobs
  * under several leaves are simulated: alone once each, then every group of
  * them that shares leaves while they run together, once per distinct
- * group (a group seen again reuses its answer). */
+ * group (a group seen again reuses its answer).  A job's time alone is
+ * asked once per shape (alone_key): jobs of the same shape share it. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,11 @@ struct rp_flow_plan {
     uint64_t *hkey;
     long *hbatch;
     size_t hcap;
+    /* alone batches by the job's shape (alone_key) */
+    uint64_t *akey;
+    long *abatch;
+    size_t acap, nalone;
+    int *lab; /* per leaf: its label in the job being keyed, scratch */
 };
 
 typedef struct ev {
@@ -123,6 +130,84 @@ static size_t find_root(size_t *par, size_t x)
     return x;
 }
 
+/* A job's time alone depends only on its bytes and its shape: the leaves
+ * of its ranks up to a renaming (every leaf meets every spine by one link
+ * of one rate), each rank's place in its leaf, and where its leaf's first
+ * node falls modulo the uplinks (SimGrid's d-mod-k spine choice).  Writes
+ * that shape of job j into lab-relabelled form and returns its hash. */
+static uint64_t alone_key(const rp_trace *t, const rp_fabric *f, int *lab, size_t j)
+{
+    const rp_job *o = &t->job[j];
+    uint64_t h = 1469598103934665603ull;
+    int next = 0;
+    double bytes = t->app[o->app].bytes;
+    uint64_t bb;
+    memcpy(&bb, &bytes, sizeof bb);
+    h = (h ^ bb) * 1099511628211ull;
+    h = (h ^ (uint64_t)o->nodes) * 1099511628211ull;
+    for (int n = 0; n < o->nodes; n++) {
+        int l = o->node[n] / f->per_leaf;
+        if (lab[l] < 0)
+            lab[l] = next++;
+        uint64_t v = ((uint64_t)lab[l] << 40) ^ ((uint64_t)(o->node[n] % f->per_leaf) << 20) ^
+                     (uint64_t)((long)l * f->per_leaf % f->uplinks);
+        h = (h ^ v) * 1099511628211ull;
+        h ^= h >> 29;
+    }
+    for (int n = 0; n < o->nodes; n++)
+        lab[o->node[n] / f->per_leaf] = -1;
+    return h ? h : 1;
+}
+
+/* whether jobs a and b have the same shape (alone_key's), exactly */
+static bool alone_same(const rp_trace *t, const rp_fabric *f, int *lab, size_t a, size_t b)
+{
+    const rp_job *x = &t->job[a], *y = &t->job[b];
+    if (x->nodes != y->nodes || t->app[x->app].bytes != t->app[y->app].bytes)
+        return false;
+    /* lab maps x's leaves to y's; a second map checks it is one to one */
+    bool same = true;
+    int n = 0;
+    for (; n < x->nodes && same; n++) {
+        int lx = x->node[n] / f->per_leaf, ly = y->node[n] / f->per_leaf;
+        if (lab[lx] < 0)
+            lab[lx] = ly;
+        same = lab[lx] == ly && x->node[n] % f->per_leaf == y->node[n] % f->per_leaf &&
+               (long)lx * f->per_leaf % f->uplinks == (long)ly * f->per_leaf % f->uplinks;
+    }
+    for (int k = 0; k < n; k++)
+        lab[x->node[k] / f->per_leaf] = -1;
+    if (!same)
+        return false;
+    /* one to one: y's leaves in order of first sight match x's */
+    for (n = 0; n < y->nodes && same; n++) {
+        int lx = x->node[n] / f->per_leaf, ly = y->node[n] / f->per_leaf;
+        if (lab[ly] < 0)
+            lab[ly] = lx;
+        same = lab[ly] == lx;
+    }
+    for (int k = 0; k < n; k++)
+        lab[y->node[k] / f->per_leaf] = -1;
+    return same;
+}
+
+/* job j's alone batch: one of a job of the same shape, else a new one */
+static long alone_batch(rp_flow_plan *p, const rp_trace *t, const rp_fabric *f, size_t j, FILE *out)
+{
+    uint64_t h = alone_key(t, f, p->lab, j);
+    size_t slot = h & (p->acap - 1);
+    for (; p->akey[slot]; slot = (slot + 1) & (p->acap - 1))
+        if (p->akey[slot] == h && alone_same(t, f, p->lab, p->bjob[p->boff[p->abatch[slot]]], j))
+            return p->abatch[slot];
+    long b = new_batch(p, &j, 1, t, out);
+    if (b >= 0 && p->nalone < p->acap / 2) { /* full enough: no more reuse */
+        p->akey[slot] = h;
+        p->abatch[slot] = b;
+        p->nalone++;
+    }
+    return b;
+}
+
 long rp_flow_write(const rp_trace *t, const rp_fabric *f, FILE *out, rp_flow_plan **planp)
 {
     rp_flow_plan *p = calloc(1, sizeof *p);
@@ -138,8 +223,14 @@ long rp_flow_write(const rp_trace *t, const rp_fabric *f, FILE *out, rp_flow_pla
     p->hcap = 1 << 16;
     p->hkey = calloc(p->hcap, sizeof *p->hkey);
     p->hbatch = malloc(p->hcap * sizeof *p->hbatch);
-    if (!p->alone || !p->hkey || !p->hbatch)
+    p->acap = 1 << 16;
+    p->akey = calloc(p->acap, sizeof *p->akey);
+    p->abatch = malloc(p->acap * sizeof *p->abatch);
+    p->lab = malloc((size_t)f->leaves * sizeof *p->lab);
+    if (!p->alone || !p->hkey || !p->hbatch || !p->akey || !p->abatch || !p->lab)
         goto out;
+    for (long l = 0; l < f->leaves; l++)
+        p->lab[l] = -1;
     fprintf(out, "fabric %d %d %d %.6g %.6g\n", f->leaves, f->per_leaf, f->uplinks, f->link_Bps,
             f->latency_s);
     for (size_t i = 0; i < t->n; i++) {
@@ -226,7 +317,7 @@ long rp_flow_write(const rp_trace *t, const rp_fabric *f, FILE *out, rp_flow_pla
             }
             for (size_t b = 0; b < g; b++) {
                 if (p->alone[grp[b]] < 0) {
-                    p->alone[grp[b]] = new_batch(p, &grp[b], 1, t, out);
+                    p->alone[grp[b]] = alone_batch(p, t, f, grp[b], out);
                     if (p->alone[grp[b]] < 0)
                         goto out;
                 }
@@ -316,5 +407,8 @@ void rp_flow_free(rp_flow_plan *p)
     free(p->sp);
     free(p->hkey);
     free(p->hbatch);
+    free(p->akey);
+    free(p->abatch);
+    free(p->lab);
     free(p);
 }

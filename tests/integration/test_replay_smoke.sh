@@ -3,7 +3,8 @@
 # 20 s): a generated trace on a 256-node 2:1 fat-tree under every policy,
 # the interference from the real simulator (netvar-replay-sim, SimGrid),
 # the isolation bound at zero, netvar's rules acting; a hand-made trace of
-# two jobs sharing a leaf's uplink; bad input refused with one line.
+# two jobs sharing a leaf's uplink; the simulator's aggregated flows
+# against one flow per rank on a small case; bad input refused with one line.
 set -u
 cd "$ROOT" || exit 1
 nv=$BUILD/bin/netvar
@@ -57,11 +58,55 @@ print("ok - two jobs sharing an uplink: %.1f %% slowdown, none once isolated (wa
     p["none"]["slowdown_max_pct"], p["isolated"]["wait_mean_s"]))
 PY
 
+# the simulator's three ways on one case: one task per leaf pair (the
+# default), one comm per leaf pair over uplink trunks (--trunks), one
+# SimGrid comm per rank (--per-rank, the reference); two jobs whose flows
+# cross leaf 0's two uplinks, one flow of each on each uplink
+cat >"$tmp/b.flows" <<'EOF'
+fabric 4 4 2 1.25e+10 1e-06
+batch 0 1
+job 1 1000000000 4 0 1 4 5
+batch 1 1
+job 2 1000000000 4 2 3 8 9
+batch 2 2
+job 1 1000000000 4 0 1 4 5
+job 2 1000000000 4 2 3 8 9
+EOF
+"$sim" "$tmp/b.flows" >"$tmp/agg" && "$sim" --trunks "$tmp/b.flows" >"$tmp/trunk" &&
+    "$sim" --per-rank "$tmp/b.flows" >"$tmp/rank" || {
+    echo "NOT OK - the simulator failed on a hand-made batch file"; exit 1; }
+python3 - "$tmp/agg" "$tmp/rank" "$tmp/trunk" <<'PY' || fail=1
+import sys
+def ratios(path):
+    t = {}
+    for line in open(path):
+        b, j, s = line.split()
+        t[(int(b), int(j))] = float(s)
+    return {j: t[(2, j)] / t[(j - 1, j)] for j in (1, 2)}
+agg, rank, trunk = ratios(sys.argv[1]), ratios(sys.argv[2]), ratios(sys.argv[3])
+bad = [j for j in (1, 2) if not 1.5 < rank[j] < 2.5 or abs(agg[j] / rank[j] - 1) > 0.05
+       or abs(trunk[j] / rank[j] - 1) > 0.05]
+if bad:
+    print("NOT OK - shared/alone tasks %s, trunks %s, per rank %s" % (agg, trunk, rank))
+    sys.exit(1)
+print("ok - shared/alone on one uplink each: tasks %.3f %.3f, trunks %.3f %.3f, per rank %.3f %.3f"
+      % (agg[1], agg[2], trunk[1], trunk[2], rank[1], rank[2]))
+PY
+
+# trunks count a comm as its flows: 2 flows of job 1 and 1 of job 2 on one
+# uplink share it three ways, both jobs end at 3 s (1 GB at 1/3 GB/s)
+printf 'fabric 2 4 1 1e9 0\nbatch 0 2\njob 1 1000000000 4 0 1 4 5\njob 2 1000000000 2 2 6\n' >"$tmp/w.flows"
+if "$sim" --trunks "$tmp/w.flows" | awk '{ if ($3 < 2.99 || $3 > 3.01) bad = 1 } END { exit bad || NR != 2 }'; then
+    echo "ok - trunks share an uplink by flows, not by comms"
+else
+    echo "NOT OK - trunks' weighting: $("$sim" --trunks "$tmp/w.flows" | tr '\n' ' ')"; fail=1
+fi
+
 # bad input: one line naming it, exit 1 or 2
 printf '0,3,1000,10,lulesh\n' >"$tmp/bad.csv"
 ln -s "$tmp/two.csv" "$tmp/link.csv"
 for c in "--trace $tmp/bad.csv:1:bad.csv:1" "--trace $tmp/link.csv:1:link.csv" \
-    "--policy bogus:2:--policy" "--nodes 100:2:--leaf-nodes"; do
+    "--policy bogus:2:--policy" "--nodes 100:2:--leaf-nodes" "--routing x:2:--routing"; do
     IFS=: read -r args want word _ <<<"$c"
     # shellcheck disable=SC2086
     err=$("$nv" replay "${conf[@]}" $args 2>&1 >/dev/null)

@@ -139,12 +139,47 @@ static void a_group_seen_again_is_not_simulated_again(void **state)
     free(t);
 }
 
+/* two jobs of one shape (same bytes, ranks at the same places of their
+ * leaves, other leaves) share one alone batch: A on leaves 0, 1 and C on
+ * leaves 2, 3, both at offset 0; B joins them through leaves 1 and 2 */
+static void jobs_of_one_shape_share_their_alone_batch(void **state)
+{
+    (void)state;
+    rp_trace *t = three_jobs();
+    const int b[] = {3, 5}, c[] = {4, 6};
+    free(t->job[1].node);
+    free(t->job[2].node);
+    put(t, 1, 0, 100, b, 2);
+    put(t, 2, 0, 100, c, 2);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    rp_flow_plan *p = NULL;
+    assert_int_equal(rp_flow_write(t, &F, o, &p), 3); /* {A,B,C}, A alone, B alone */
+    fclose(o);
+    assert_int_equal(count(buf, "job 2 "), 1);
+    const char ans[] = "0 0 2\n0 1 2\n0 2 3\n1 0 1\n2 1 1\n";
+    FILE *in = fmemopen((void *)ans, strlen(ans), "r");
+    size_t bad;
+    char err[256];
+    assert_int_equal(rp_flow_apply(t, p, in, &bad, err, sizeof err), 0);
+    fclose(in);
+    assert_int_equal(bad, 0);
+    /* C: 100 x 0.5 x (3 / 1 - 1) x 100 s / 100 s, alone from A's batch */
+    assert_true(fabs(t->job[2].slowdown_pct - 100) < 1e-9);
+    rp_flow_free(p);
+    free(buf);
+    rp_trace_free(t);
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(batches_cover_shared_leaves_only),
         cmocka_unit_test(a_missing_answer_is_reported),
         cmocka_unit_test(a_group_seen_again_is_not_simulated_again),
+        cmocka_unit_test(jobs_of_one_shape_share_their_alone_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
