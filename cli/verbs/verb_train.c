@@ -120,6 +120,10 @@ static json_object *summary_json(const nv_train_set *s, const nv_train_opts *o, 
     json_object_object_add(j, "u_bucket", nv_json_new_num(o->u_bucket));
     json_object_object_add(j, "from_state", json_object_new_int64((int64_t)t->from_state));
     json_object_object_add(j, "out_of_window", json_object_new_int64((int64_t)t->out_of_window));
+    json_object_object_add(j, "signatures", json_object_new_int64((int64_t)t->signatures));
+    json_object_object_add(j, "profiles_skipped",
+                           json_object_new_int64((int64_t)t->profiles_unusable));
+    json_object_object_add(j, "profiles_v1", json_object_new_int64((int64_t)t->profiles_v1));
     return j;
 }
 
@@ -299,6 +303,16 @@ int verb_train(int argc, char **argv)
         fprintf(stderr, "netvar: train: out of memory analyzing %zu jobs\n", s.n);
         goto out;
     }
+    /* signatures from the spool's profiles, recomputed by every training */
+    if (nv_train_signatures(&s, spool)) {
+        fprintf(stderr, "netvar: train: out of memory reading signatures\n");
+        goto out;
+    }
+    if (s.stats.profiles_unusable)
+        fprintf(stderr,
+                "netvar: train: %zu segment profiles skipped (%zu of version 1), first: %s; "
+                "their apps take the next profiled job's signature\n",
+                s.stats.profiles_unusable, s.stats.profiles_v1, s.stats.profile_error);
     if (!(b = nv_train_build(&s, in, &o, &pairs, err, sizeof err))) {
         fprintf(stderr, "netvar: train: %s\n", err);
         goto out;
@@ -356,6 +370,9 @@ int verb_train(int argc, char **argv)
         printf("  runs, no baseline       %8zu   (no low-background run at their size)\n",
                t->no_baseline);
         printf("  co-location entries     %8zu   (>= %u samples each)\n", pairs, o.min_runs);
+        printf("  signatures              %8zu   (apps' latest job with a version 2 profile; "
+               "%zu profiles skipped, %zu of version 1)\n",
+               t->signatures, t->profiles_unusable, t->profiles_v1);
         if (!in)
             printf("  calibration             records' median 1/mu (no --model given)\n");
     }

@@ -47,6 +47,8 @@ void nv_train_set_free(nv_train_set *s)
     free(s->known);
     free(s->known_present);
     free(s->read_ids);
+    free(s->sigs);
+    free(s->sig_ok);
     memset(s, 0, sizeof *s);
 }
 
