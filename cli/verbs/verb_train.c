@@ -48,6 +48,12 @@ static const char help_head[] =
     "             flagged provenance.curve = \"production\"\n"
     "  scaling    median runtime per node count (baseline runs where known), counts\n"
     "  latency    ImpactB summary from the input model, else derived (P-K at U_A)\n"
+    "  signature  time in MPI by message class of its latest job (by end time)\n"
+    "             whose first profile in DIR/jobs/<jobid>/profiles is of\n"
+    "             version 2, summed over segments, with the job's runtime;\n"
+    "             recomputed every run (--state keeps none); unreadable and\n"
+    "             version 1 profiles are skipped and counted; without one,\n"
+    "             the input model's signature is kept\n"
     "Co-location table: a run of A whose only neighbours (jobs overlapping it\n"
     "for at least the window whose path meets A's: both across several leaf\n"
     "switches with one in common, or several groups with one in common; a job\n"
@@ -224,7 +230,9 @@ int verb_train(int argc, char **argv)
                  "no_baseline, colocation_entries, calibration_source (\"input model\" or "
                  "\"records\"), and the options used: window_s, min_overlap_frac and low_rho "
                  "(fractions), min_runs, u_bucket; with --state or --window-days also state, "
-                 "from_state (summaries not read again) and out_of_window (summaries left out)"},
+                 "from_state (summaries not read again) and out_of_window (summaries left out); "
+                 "signatures (apps given one from a version 2 profile), profiles_skipped, "
+                 "profiles_v1"},
     };
     const nv_opt_spec spec = {
         "netvar: train", NULL, help_head,
