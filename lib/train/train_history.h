@@ -67,6 +67,7 @@ typedef struct nv_train_job {
                             * bottleneck's uplink counters; NAN */
     double service_us;     /* the record's calibrated 1/mu, us, NAN when none */
     uint8_t n_switches, n_groups;
+    uint8_t profiled;                     /* 1: its directory had profiles/ when read */
     uint64_t topo[2 * NV_TRAIN_MAX_TOPO]; /* switch hashes, then group hashes */
     /* filled by nv_train_analyze */
     double background;     /* rho others put on its switches, NAN unknown */
@@ -90,6 +91,7 @@ typedef struct nv_train_sum {
     double service_us;
     uint32_t topo_off;
     uint8_t n_switches, n_groups;
+    uint8_t profiled; /* nv_train_signatures looks for a profile only then */
     double background;
     uint32_t n_neighbours;
     int32_t neighbour_app;
@@ -206,7 +208,9 @@ void nv_train_pair_entry(double *runs, size_t n, double *pct, double *sd_pct);
 
 /* Apps' signatures (fabric.h) from the job records' segment profiles:
  * per app of an analyzed set, its latest job (by end time, then job id;
- * jobs without times last) whose first profile (nv_seg_job_profile_load,
+ * jobs without times last; only jobs whose directory had profiles/ when
+ * their record was read, so a retrain from the state looks at no other)
+ * whose first profile (nv_seg_job_profile_load,
  * <spool>/jobs/<id>/profiles, owned by its user) is of version 2: the
  * time in MPI per message class summed over the profile's segments (each
  * segment's comm row, a mean over ranks), the overlap likewise, the

@@ -114,12 +114,14 @@ int nv_train_signatures(nv_train_set *s, const char *spool)
         free(c);
         return 0;
     }
+    size_t nc = 0;
     for (size_t i = 0; i < s->n; i++) {
         const nv_train_sum *j = &s->jobs[i];
-        c[i] = (struct cand){j->app, isfinite(j->end_s), j->end_s, j->job_id, j->runtime_s};
+        if (j->profiled)
+            c[nc++] = (struct cand){j->app, isfinite(j->end_s), j->end_s, j->job_id, j->runtime_s};
     }
-    qsort(c, s->n, sizeof *c, cmp_cand);
-    for (size_t i = 0; i < s->n; i++) {
+    qsort(c, nc, sizeof *c, cmp_cand);
+    for (size_t i = 0; i < nc; i++) {
         uint32_t a = c[i].app;
         if (a >= s->n_apps || s->sig_ok[a])
             continue;

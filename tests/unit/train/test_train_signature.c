@@ -2,8 +2,9 @@
  * profiles (nv_train_signatures): the latest job with a version 2 profile
  * gives its app's signature, the sums computed here by hand; version 1,
  * symbolic-link and foreign-owned profiles are skipped and counted; the
- * signature reaches the built model, and an input model's signature stays
- * where no profile gives one. */
+ * signature reaches the built model, an input model's signature stays
+ * where no profile gives one, and a retrain from the state file gives the
+ * same signatures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include "model_builder.h"
 #include "segment_profile.h"
 #include "train_history.h"
+#include "train_state.h"
 #include "nv_test.h"
 #include "train_spool.h"
 
@@ -169,6 +171,39 @@ static void latest_v2_profile_gives_the_signature(void **state)
     nv_train_set_free(&s);
 }
 
+/* through the state file (--state): the summaries say which jobs had
+ * profiles/, so the retrain gives the same signatures reading no record */
+static void signatures_survive_the_state(void **state)
+{
+    (void)state;
+    char spool[400], st[400], err[256];
+    snprintf(spool, sizeof spool, "%s/st", root);
+    snprintf(st, sizeof st, "%s/st.state", root);
+    nv_test_job_record(spool, 1, "appA", 2, "sw", 1000, 100, 0.1);
+    nv_test_job_record(spool, 2, "appA", 2, "sw", 2000, 100, 0.1);
+    profile(spool, 1, "a.json", 2, 10, 20);
+    nv_train_opts o;
+    nv_train_opts_default(&o);
+    nv_train_set s;
+    nv_train_set_init(&s);
+    assert_int_equal(nv_train_scan_spool(spool, 1.0, &o, &s, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(nv_train_state_save(st, spool, 1.0, &s, err, sizeof err), 0);
+    nv_train_set_free(&s);
+    /* job 2 gets a profile after its record was read: not looked at */
+    profile(spool, 2, "a.json", 2, 500, 500);
+    nv_train_set_init(&s);
+    assert_int_equal(nv_train_state_load(st, spool, 1.0, o.max_jobs, &s, err, sizeof err), 0);
+    assert_int_equal(nv_train_scan_spool(spool, 1.0, &o, &s, NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(s.stats.records, 0); /* nothing read again */
+    assert_int_equal(nv_train_analyze(&s, &o), 0);
+    assert_int_equal(nv_train_signatures(&s, spool), 0);
+    long A = nv_train_set_find_app(&s, "appA");
+    assert_true(A >= 0 && s.sig_ok[A]);
+    assert_float_equal(s.sigs[A].comm_us[0], 20, 1e-9); /* job 1's: 2 x 10 */
+    assert_float_equal(s.sigs[A].comm_us[11], 20, 1e-9);
+    nv_train_set_free(&s);
+}
+
 /* a profiles directory that is a symbolic link is not followed */
 static void linked_profiles_dir_is_refused(void **state)
 {
@@ -208,6 +243,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(latest_v2_profile_gives_the_signature),
         cmocka_unit_test(linked_profiles_dir_is_refused),
+        cmocka_unit_test(signatures_survive_the_state),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
