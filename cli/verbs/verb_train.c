@@ -48,6 +48,13 @@ static const char help_head[] =
     "             flagged provenance.curve = \"production\"\n"
     "  scaling    median runtime per node count (baseline runs where known), counts\n"
     "  latency    ImpactB summary from the input model, else derived (P-K at U_A)\n"
+    "  signature  time in MPI by message class of its latest job (by end time)\n"
+    "             whose first profile in DIR/jobs/<jobid>/profiles is of\n"
+    "             version 2, summed over segments, with the job's runtime;\n"
+    "             recomputed every run (--state keeps which jobs had\n"
+    "             profiles/, not the signatures); unreadable and version 1\n"
+    "             profiles are skipped and counted; without one, the input\n"
+    "             model's signature is kept\n"
     "Co-location table: a run of A whose only neighbours (jobs overlapping it\n"
     "for at least the window whose path meets A's: both across several leaf\n"
     "switches with one in common, or several groups with one in common; a job\n"
@@ -120,6 +127,10 @@ static json_object *summary_json(const nv_train_set *s, const nv_train_opts *o, 
     json_object_object_add(j, "u_bucket", nv_json_new_num(o->u_bucket));
     json_object_object_add(j, "from_state", json_object_new_int64((int64_t)t->from_state));
     json_object_object_add(j, "out_of_window", json_object_new_int64((int64_t)t->out_of_window));
+    json_object_object_add(j, "signatures", json_object_new_int64((int64_t)t->signatures));
+    json_object_object_add(j, "profiles_skipped",
+                           json_object_new_int64((int64_t)t->profiles_unusable));
+    json_object_object_add(j, "profiles_v1", json_object_new_int64((int64_t)t->profiles_v1));
     return j;
 }
 
@@ -220,7 +231,9 @@ int verb_train(int argc, char **argv)
                  "no_baseline, colocation_entries, calibration_source (\"input model\" or "
                  "\"records\"), and the options used: window_s, min_overlap_frac and low_rho "
                  "(fractions), min_runs, u_bucket; with --state or --window-days also state, "
-                 "from_state (summaries not read again) and out_of_window (summaries left out)"},
+                 "from_state (summaries not read again) and out_of_window (summaries left out); "
+                 "signatures (apps given one from a version 2 profile), profiles_skipped, "
+                 "profiles_v1"},
     };
     const nv_opt_spec spec = {
         "netvar: train", NULL, help_head,
@@ -299,6 +312,16 @@ int verb_train(int argc, char **argv)
         fprintf(stderr, "netvar: train: out of memory analyzing %zu jobs\n", s.n);
         goto out;
     }
+    /* signatures from the spool's profiles, recomputed by every training */
+    if (nv_train_signatures(&s, spool)) {
+        fprintf(stderr, "netvar: train: out of memory reading signatures\n");
+        goto out;
+    }
+    if (s.stats.profiles_unusable)
+        fprintf(stderr,
+                "netvar: train: %zu segment profiles skipped (%zu of version 1), first: %s; "
+                "their apps take the next profiled job's signature\n",
+                s.stats.profiles_unusable, s.stats.profiles_v1, s.stats.profile_error);
     if (!(b = nv_train_build(&s, in, &o, &pairs, err, sizeof err))) {
         fprintf(stderr, "netvar: train: %s\n", err);
         goto out;
@@ -356,6 +379,9 @@ int verb_train(int argc, char **argv)
         printf("  runs, no baseline       %8zu   (no low-background run at their size)\n",
                t->no_baseline);
         printf("  co-location entries     %8zu   (>= %u samples each)\n", pairs, o.min_runs);
+        printf("  signatures              %8zu   (apps' latest job with a version 2 profile; "
+               "%zu profiles skipped, %zu of version 1)\n",
+               t->signatures, t->profiles_unusable, t->profiles_v1);
         if (!in)
             printf("  calibration             records' median 1/mu (no --model given)\n");
     }

@@ -1,7 +1,6 @@
 /* job_report.c - `netvar report JOBID` computed into a struct (job_report.h). */
 #include "job_report.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,43 +14,11 @@
 #include "train_history.h"
 #include "job_record.h"
 #include "ve_features.h"
-#include "sort_cmp.h"
-
-#define MAX_PROFILES 256
 
 static void log_quiet(void *ctx, const char *line)
 {
     (void)ctx;
     (void)line; /* train reports corrupt records; the report only counts on them */
-}
-
-/* the first profile JSON of the job (sorted by name), or "" */
-static void find_profile(const char *spool, int64_t job_id, char *out, size_t n)
-{
-    char dir[4400];
-    out[0] = 0;
-    if (nv_spool_jobs_path(spool, (long long)job_id, "profiles", dir, sizeof dir))
-        return;
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    char *names[MAX_PROFILES];
-    size_t k = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && k < MAX_PROFILES) {
-        size_t l = strlen(e->d_name);
-        /* names users chose: only plain ones (no terminal escapes) */
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".json") && nv_plain_name(e->d_name) &&
-            (names[k] = strdup(e->d_name)))
-            k++;
-    }
-    closedir(d);
-    if (k) {
-        qsort(names, k, sizeof *names, nv_cmp_strp);
-        snprintf(out, n, "%s/%s", dir, names[0]);
-    }
-    for (size_t i = 0; i < k; i++)
-        free(names[i]);
 }
 
 static void copy_str(char *dst, size_t cap, const char *s)
@@ -115,23 +82,19 @@ static void record_facts(nv_job_report *r, json_object *rec)
 
 static void segment_estimate(nv_job_report *r, const char *spool)
 {
-    find_profile(spool, r->job_id, r->profile, sizeof r->profile);
-    if (!r->profile[0])
-        return;
-    const char *paths[1] = {r->profile};
     char perr[512], pdir[4400];
     nv_seg_estimate_opts so;
     nv_seg_estimate_opts_default(&so);
+    r->profile[0] = 0;
+    if (nv_spool_jobs_path(spool, (long long)r->job_id, "profiles", pdir, sizeof pdir))
+        return; /* spool path too long: no profile found */
     /* the job's profiles belong to the job's user, who owns profiles/ */
-    uid_t owner;
-    if (nv_spool_jobs_path(spool, (long long)r->job_id, "profiles", pdir, sizeof pdir)) {
-        nv_err(r->segment_note, sizeof r->segment_note, "spool path is too long");
-        return;
-    }
-    if (nv_dir_owner(pdir, &owner, perr, sizeof perr) ||
-        nv_seg_profile_load_owned(paths, 1, owner, &r->seg_profile, perr, sizeof perr)) {
+    int lr = nv_seg_job_profile_load(pdir, &r->seg_profile, r->profile, sizeof r->profile, perr,
+                                     sizeof perr);
+    if (lr <= 0) {
         memset(&r->seg_profile, 0, sizeof r->seg_profile);
-        nv_err(r->segment_note, sizeof r->segment_note, "%s", perr);
+        if (lr < 0)
+            nv_err(r->segment_note, sizeof r->segment_note, "%s", perr);
         return;
     }
     const nv_seg_profile *p = &r->seg_profile;

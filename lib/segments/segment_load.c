@@ -10,6 +10,8 @@
 #include "plausible.h"
 #include "safe_open.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -676,4 +678,40 @@ int nv_seg_profile_load(const char *const *paths, size_t npaths, nv_seg_profile 
                         size_t errlen)
 {
     return nv_seg_profile_load_owned(paths, npaths, NV_ANY_OWNER, out, err, errlen);
+}
+
+int nv_seg_job_profile_load(const char *pdir, nv_seg_profile *out, char *path, size_t pathcap,
+                            char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    path[0] = 0;
+    if (access(pdir, F_OK))
+        return 0; /* the job was not profiled */
+    uid_t owner;
+    if (nv_dir_owner(pdir, &owner, err, errlen))
+        return -1;
+    DIR *d = opendir(pdir);
+    if (!d) {
+        snprintf(err, errlen, "%s: %s", pdir, strerror(errno));
+        return -1;
+    }
+    char first[256] = "";
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        /* names users chose: only plain ones (no terminal escapes) */
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".json") && nv_plain_name(e->d_name) &&
+            (!first[0] || strcmp(e->d_name, first) < 0))
+            snprintf(first, sizeof first, "%s", e->d_name);
+    }
+    closedir(d);
+    if (!first[0])
+        return 0;
+    if ((size_t)snprintf(path, pathcap, "%s/%s", pdir, first) >= pathcap) {
+        snprintf(err, errlen, "%s: path too long", pdir);
+        path[0] = 0;
+        return -1;
+    }
+    const char *paths[1] = {path};
+    return nv_seg_profile_load_owned(paths, 1, owner, out, err, errlen) ? -1 : 1;
 }

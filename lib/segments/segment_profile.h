@@ -192,4 +192,15 @@ void nv_seg_profile_chunk_bytes(size_t bytes);
 int nv_seg_profile_load_owned(const char *const *paths, size_t npaths, uid_t owner,
                               nv_seg_profile *out, char *err, size_t errlen);
 
+/* A job's profile: the first plain *.json name (nv_plain_name) of pdir
+ * (a job's profiles/ directory, which its user writes) in byte order,
+ * whatever readdir's order, loaded as owned by pdir's owner (pdir itself
+ * must be a directory, not a link).  The one rule `netvar report JOBID`
+ * and `netvar train` pick a job's profile by.  Returns 1 with *out loaded,
+ * 0 when pdir does not exist or names no profile, -1 with one line in err
+ * (the profile cannot be read; *out zeroed).  path[pathcap] receives the
+ * profile's path ("" when none). */
+int nv_seg_job_profile_load(const char *pdir, nv_seg_profile *out, char *path, size_t pathcap,
+                            char *err, size_t errlen);
+
 #endif

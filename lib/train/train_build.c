@@ -7,6 +7,7 @@
 
 #include "nv_err.h"
 #include "queue.h"
+#include "fabric.h"
 #include "train_history.h"
 #include "sort_cmp.h"
 
@@ -254,6 +255,13 @@ static int add_history_app(nv_model_builder *b, const nv_train_set *s, const nv_
         a.latency = &lat;
         a.latency_origin = NV_LATENCY_DERIVED;
     }
+    /* the signature of its latest profiled job (nv_train_signatures), else
+     * the input model's; a campaign curve still answers first at load */
+    uint32_t ai = s->jobs[idx[0]].app;
+    if (s->sig_ok && s->sig_ok[ai])
+        a.signature = &s->sigs[ai];
+    else if (have_in)
+        a.signature = iv.signature;
     int rc = nv_builder_add_app(b, &a);
     if (rc)
         nv_err(err, errlen, "%s", nv_builder_error(b));
@@ -293,7 +301,8 @@ static int readd_input_app(nv_model_builder *b, const nv_model *in, int32_t ia, 
                       .n_wait_profile = v.n_wait_profile,
                       .joint = v.joint,
                       .n_joint = v.n_joint,
-                      .joint_window_s = v.joint_window_s};
+                      .joint_window_s = v.joint_window_s,
+                      .signature = v.signature};
     if (nv_builder_add_app(b, &a)) {
         nv_err(err, errlen, "%s", nv_builder_error(b));
         return -1;

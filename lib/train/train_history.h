@@ -67,6 +67,7 @@ typedef struct nv_train_job {
                             * bottleneck's uplink counters; NAN */
     double service_us;     /* the record's calibrated 1/mu, us, NAN when none */
     uint8_t n_switches, n_groups;
+    uint8_t profiled;                     /* 1: its directory had profiles/ when read */
     uint64_t topo[2 * NV_TRAIN_MAX_TOPO]; /* switch hashes, then group hashes */
     /* filled by nv_train_analyze */
     double background;     /* rho others put on its switches, NAN unknown */
@@ -90,6 +91,7 @@ typedef struct nv_train_sum {
     double service_us;
     uint32_t topo_off;
     uint8_t n_switches, n_groups;
+    uint8_t profiled; /* nv_train_signatures looks for a profile only then */
     double background;
     uint32_t n_neighbours;
     int32_t neighbour_app;
@@ -110,6 +112,11 @@ typedef struct nv_train_stats {
     size_t pair_samples;     /* runs with exactly one neighbour app and a baseline */
     size_t mixed_neighbours; /* runs with several neighbour apps (not a pair sample) */
     size_t no_baseline;      /* runs with neighbours but no baseline at their size */
+    /* nv_train_signatures' own */
+    size_t signatures;        /* apps given a signature from a profile */
+    size_t profiles_unusable; /* profiles that could not be read or made no signature */
+    size_t profiles_v1;       /* version 1 profiles (no time in MPI by class) */
+    char profile_error[256];  /* the first unusable profile's error line, "" none */
 } nv_train_stats;
 
 typedef struct nv_train_set {
@@ -134,6 +141,10 @@ typedef struct nv_train_set {
     size_t n_known;
     int64_t *read_ids;
     size_t n_read, cap_read;
+    /* per app (apps[] index, after nv_train_analyze): its signature when
+     * sig_ok[a] (nv_train_signatures); NULL: none computed */
+    struct nv_signature *sigs;
+    uint8_t *sig_ok;
 } nv_train_set;
 
 typedef void (*nv_train_log_fn)(void *ctx, const char *line);
@@ -194,6 +205,22 @@ size_t nv_train_neighbours(const nv_train_set *s, size_t i, size_t *out, size_t 
  * rule netvar train writes an entry by, and the one `netvar holdout`
  * builds its tables with.  Sorts runs in place. */
 void nv_train_pair_entry(double *runs, size_t n, double *pct, double *sd_pct);
+
+/* Apps' signatures (fabric.h) from the job records' segment profiles:
+ * per app of an analyzed set, its latest job (by end time, then job id;
+ * jobs without times last; only jobs whose directory had profiles/ when
+ * their record was read, so a retrain from the state looks at no other)
+ * whose first profile (nv_seg_job_profile_load,
+ * <spool>/jobs/<id>/profiles, owned by its user) is of version 2: the
+ * time in MPI per message class summed over the profile's segments (each
+ * segment's comm row, a mean over ranks), the overlap likewise, the
+ * job's runtime, runs 1.  Profiles that cannot be read, are version 1 or
+ * are inconsistent (time in MPI beyond the runtime) are counted in
+ * s->stats (the first one's error kept), never fatal; jobs without a
+ * profiles directory are not counted.  Recomputed by every training from
+ * the profiles in the spool (the state file keeps none).  Returns 0, or
+ * -1 out of memory. */
+int nv_train_signatures(nv_train_set *s, const char *spool);
 
 /* Build the model: start from `in` (may be NULL), replace the history's
  * apps and pairs.  Returns a builder (caller frees) or NULL with

@@ -47,6 +47,8 @@ void nv_train_set_free(nv_train_set *s)
     free(s->known);
     free(s->known_present);
     free(s->read_ids);
+    free(s->sigs);
+    free(s->sig_ok);
     memset(s, 0, sizeof *s);
 }
 
@@ -395,6 +397,7 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
                                    .topo_off = (uint32_t)s->n_topo,
                                    .n_switches = job->n_switches,
                                    .n_groups = job->n_groups,
+                                   .profiled = job->profiled,
                                    .background = job->background,
                                    .n_neighbours = job->n_neighbours,
                                    .neighbour_app = job->neighbour_app,
@@ -576,6 +579,10 @@ int nv_train_scan_spool(const char *spool, double service_us, const nv_train_opt
             s->stats.no_app++;
             continue;
         }
+        /* kept in the summary (and the state): a retrain tries no other
+         * job's profiles (nv_train_signatures) */
+        snprintf(path, sizeof path, "%s/%s/profiles", dir, e->d_name);
+        job.profiled = access(path, F_OK) == 0;
         if (nv_train_set_add(s, &job, app, o->max_jobs, err, errlen)) {
             rc = -1;
             break;

@@ -64,6 +64,7 @@ static void pack(unsigned char *o, const nv_train_sum *j)
     memcpy(o + 64, &j->topo_off, 4);
     o[68] = j->n_switches;
     o[69] = j->n_groups;
+    o[70] = j->profiled;
 }
 
 static void unpack(const unsigned char *i, nv_train_sum *j)
@@ -81,6 +82,7 @@ static void unpack(const unsigned char *i, nv_train_sum *j)
     memcpy(&j->topo_off, i + 64, 4);
     j->n_switches = i[68];
     j->n_groups = i[69];
+    j->profiled = i[70];
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -245,7 +247,7 @@ static int check_job(const nv_train_sum *j, const struct header *h, const uint64
         j->end_s - j->start_s > NV_PLAUSIBLE_RUNTIME_MAX_S || j->end_s < j->start_s ||
         !fraction_or_nan(j->rho) || !fraction_or_nan(j->switch_rho) ||
         !(isnan(j->service_us) || (isfinite(j->service_us) && j->service_us > 0)) ||
-        j->n_switches > NV_TRAIN_MAX_TOPO || j->n_groups > NV_TRAIN_MAX_TOPO ||
+        j->n_switches > NV_TRAIN_MAX_TOPO || j->n_groups > NV_TRAIN_MAX_TOPO || j->profiled > 1 ||
         j->topo_off > h->n_topo || nt > h->n_topo - j->topo_off)
         return bad(err, errlen, "summary %zu (job %lld) has a value out of range", i,
                    (long long)j->job_id);
@@ -390,6 +392,7 @@ int nv_train_state_load(const char *path, const char *spool, double service_us, 
                                 .service_us = sum.service_us,
                                 .n_switches = sum.n_switches,
                                 .n_groups = sum.n_groups,
+                                .profiled = sum.profiled,
                                 .background = NAN,
                                 .neighbour_app = -1,
                                 .baseline_s = NAN,

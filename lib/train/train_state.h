@@ -4,7 +4,8 @@
  *
  * It holds, for one spool and one record-parsing setting (service_us):
  * the summaries of the spool's records (nv_train_sum's record fields: app,
- * size, times, runtime, rho, topology), the app keys, and the job ids of
+ * size, times, runtime, rho, topology, whether its directory had
+ * profiles/), the app keys, and the job ids of
  * every record directory read so far (those that gave no summary too:
  * corrupt, no app), so that none is read twice.  A summary stays after
  * `netvar prune` removed its record, until it leaves the training window
@@ -30,7 +31,7 @@
 
 #include "train_history.h"
 
-#define NV_TRAIN_STATE_VERSION 1
+#define NV_TRAIN_STATE_VERSION 2 /* 2: a summary says whether its job had profiles/ */
 #define NV_TRAIN_STATE_MAX_BYTES ((size_t)4 << 30) /* 40 M jobs: past any --max-jobs */
 
 /* Load path into s (which must be empty) for this spool and service_us:

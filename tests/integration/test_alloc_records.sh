@@ -9,7 +9,9 @@
 # without an app, without a matrix, on a node the topology lacks, with a
 # profile that is a symbolic link or whose work is an instruction count
 # give no row, and the bad ones are named on stderr; then `netvar alloc
-# train` learns from the rows, and with --records also the apps.
+# train` learns from the rows, and with --records also the apps; `netvar
+# train` writes each profiled app's signature (the profile's sums) from its
+# newest job, the linked profile skipped and named, with --state too.
 set -u
 source "$(dirname "$0")/pmpi_common.sh" nv_alloc_records
 SWEEP=$BUILD/bin/netvar-sweep-stencil NETVAR=$BUILD/bin/netvar
@@ -131,3 +133,38 @@ PY
     { cat "$T/adv"; fail "advise for an app learnt from a record"; }
 grep -q "profile of job 2" "$T/adv" || fail "the advice does not name the record it came from: $(cat "$T/adv")"
 echo "ok: alloc train --records learns the rows and the apps"
+
+# netvar train: each profiled app's signature from its newest job's profile
+"$NETVAR" train --spool "$S" --model "$T/g/base-model.json" --out "$T/m4.json" --json >"$T/t4.json" \
+    2>"$T/err" || { cat "$T/err"; fail "train on the profiled spool"; }
+cat "$T/t4.json" "$T/err"
+grep -q "1 segment profiles skipped (0 of version 1), first: .*jobs/5/profiles" "$T/err" ||
+    fail "the linked profile is not named once: $(cat "$T/err")"
+python3 - "$T/m4.json" "$T/t4.json" "$S/jobs/8/profiles/profile-8.0.json" "$S/jobs/2/profiles/profile-2.0.json" <<'PY' || exit 1
+import json, sys
+a = {x["key"]: x for x in json.load(open(sys.argv[1]))["apps"]}
+t = json.load(open(sys.argv[2]))
+def check(c, m):
+    if not c: print("FAIL:", m); sys.exit(1)
+check(t["signatures"] == 4 and t["profiles_skipped"] == 1 and t["profiles_v1"] == 0, "summary: %s" % t)
+check("signature" not in a.get("halo-link", {}), "a linked profile gave a signature")
+for app, f in (("halo-small", sys.argv[3]), ("halo-large", sys.argv[4])):
+    p = json.load(open(f))
+    rows, seg = p["comm_rows"], p["segment_comm"]
+    want = [sum(rows[r][c] for r in seg) for c in range(12)]
+    g = a[app]["signature"]
+    check(g["runs"] == 1 and g["runtime_us"] == 5e6, "%s: %s" % (app, g))
+    check(all(abs(x - y) <= 1e-6 * max(1, y) for x, y in zip(g["comm_us"], want)),
+          "%s: comm_us %s, the profile's sums %s" % (app, g["comm_us"], want))
+    print("%s: signature %.0f us in MPI of %.0f us (p2p:le256KiB %.0f us)" %
+          (app, sum(g["comm_us"]), g["runtime_us"], g["comm_us"][2]))
+check(a["halo-large"]["signature"]["comm_us"][2] > 0, "256 KiB halo: no p2p:le256KiB time")
+PY
+# --state: the signatures are recomputed from the profiles, the model the same
+for k in 5 6; do
+    "$NETVAR" train --spool "$S" --model "$T/g/base-model.json" --out "$T/m$k.json" --state "$T/state" \
+        --quiet 2>/dev/null || fail "train --state (run $k)"
+done
+cmp -s "$T/m4.json" "$T/m6.json" || fail "the incremental model differs from the full read's"
+grep -q '"signature"' "$T/m6.json" || fail "the incremental model lost the signatures"
+echo "ok: train keeps each profiled app's signature from its newest job, with --state too"
