@@ -718,6 +718,7 @@ static json_object *app_json(const nv_app_report *r)
     json_object *cur = json_object_new_object();
     json_object_object_add(cur, "origin",
                            json_object_new_string(nv_curve_origin_name(a->curve_origin)));
+    json_object_object_add(cur, "runs", json_object_new_int64(a->curve_runs));
     json_object_object_add(cur, "points_u_pct_samples", curve_json(a->points, a->n_points, 1));
     json_object_object_add(cur, "fit_u_pct", curve_json(a->fit, a->n_fit, 0));
     json_object_object_add(cur, "residual_pct", nv_json_new_num_g(a->fit_residual_pct, DIGITS));
@@ -760,8 +761,9 @@ static void app_text(const nv_app_report *r)
     printf("  %-30s %u\n", "job records trained on", a->history_runs);
     printf("  %-30s mean %.2f us, sd %.2f us  (%s)\n", "probe latency beside it",
            a->latency->mean_us, a->latency->sd_us, nv_latency_origin_name(a->latency_origin));
-    printf("  %-30s %s, %zu points, fit residual %.2f pp\n", "compression curve p_A(U)",
-           nv_curve_origin_name(a->curve_origin), a->n_points, a->fit_residual_pct);
+    printf("  %-30s %s, %zu points from %u runs, fit residual %.2f pp\n",
+           "compression curve p_A(U)", nv_curve_origin_name(a->curve_origin), a->n_points,
+           a->curve_runs, a->fit_residual_pct);
     printf("    %10s %14s %10s\n", "U (%)", "slowdown (%)", "samples");
     for (size_t i = 0; i < a->n_fit; i++)
         printf("    %10.1f %14.2f %10.0f\n", a->fit[i].utilization * 100, a->fit[i].slowdown_pct,

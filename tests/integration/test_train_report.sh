@@ -98,6 +98,7 @@ expect "job JSON: observed and predicted" [ "$(printf %s "$j" | jq '(.slowdown.o
 "$NV" report --app alltoall-fft --model "$T/m1.json" --plot "$T/c.svg" --plot-latency "$T/l.svg" >"$T/app.txt"
 expect "app report exit 0" [ $? -eq 0 ]
 expect "app report: curve origin" grep -q "production" "$T/app.txt"
+expect "app report: the runs behind the curve" grep -Eq "production, [0-9]+ points from [1-9][0-9]* runs" "$T/app.txt"
 if command -v xmllint >/dev/null; then
     expect "curve SVG is well-formed" xmllint --noout "$T/c.svg"
     cnt() { xmllint --xpath "$2" "$1" 2>/dev/null; }
