@@ -18,6 +18,8 @@
 #                          against job_submit's summed answer (8 nodes; root)
 #   make eval-netlab-pool  the kept lab runs that are held-out tests of today's rules,
 #                          pooled (eval/netlab_pool.py; seconds, no lab)
+#   make eval-replay-validate  `netvar replay` on the lab's fabric against the archived
+#                          pairs' measured slowdowns, per mechanism (seconds, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
 VARIABILITY_GEN := $(BUILD)/bin/variability_gen
 SITE_GEN := $(BUILD)/bin/netvar-site-gen
@@ -39,7 +41,7 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
 .PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths eval-stream eval-record-u \
-	eval-netlab-pool eval-neighbours
+	eval-netlab-pool eval-neighbours eval-replay-validate
 variability-gen: $(VARIABILITY_GEN)
 
 eval-train: $(TRAIN_GEN) $(NETVAR_BIN)
@@ -98,6 +100,11 @@ eval-stream: all
 
 eval-neighbours: all
 	@BUILD=$(BUILD) bash eval/neighbours_eval.sh
+
+# the simulator against the lab: every archived netlab dataset's pairs
+# replayed on the lab's fabric with the apps' measured uplink U
+eval-replay-validate: all
+	@python3 eval/replay_validate.py --netvar $(NETVAR_BIN)
 
 # per-path prediction between two placements that both span leaves: CG
 # beside an all-to-all whose leaves it misses, and one sharing a leaf's

@@ -31,7 +31,8 @@ extern char **environ;
 static const char help_head[] =
     "Usage: netvar replay [--trace FILE | --jobs N --load X] [--nodes N]\n"
     "                     [--leaf-nodes N] [--oversubscription X] [--policy LIST]\n"
-    "                     [--config FILE] [--model FILE] [--svg FILE] [--json|--text]\n"
+    "                     [--config FILE] [--model FILE] [--apps FILE] [--per-job]\n"
+    "                     [--svg FILE] [--json|--text]\n"
     "\n"
     "Replays a job trace through a simulated cluster once per placement policy\n"
     "and prints what each costs and buys: every job's slowdown against the\n"
@@ -53,6 +54,10 @@ static const char help_head[] =
     "one (Poisson arrivals at --load, 2^k nodes, runtimes 60 s to 24 h), its\n"
     "apps the model's.  The scheduler is first come first served with EASY\n"
     "backfill, an approximation of Slurm's; it schedules on runtimes alone.\n"
+    "A trace line with a sixth field NODES (e.g. 0:2) runs the job on exactly\n"
+    "those nodes, as soon as they are all free, whatever the policy.  --apps\n"
+    "sets an app's communication fraction (and bytes per phase, 64 MB x U)\n"
+    "from a measured U instead of the model's.\n"
     "\n"
     "Simulated: the slowdowns.  Each app sends, per phase, from every rank to\n"
     "the rank half the job away; SimGrid's flow-level fat-tree computes that\n"
@@ -77,10 +82,10 @@ static const char help_tail[] =
     "  netvar replay --nodes 1024 --oversubscription 2 --jobs 5000 --load 1 --text\n";
 
 struct rp_opts {
-    const char *trace, *config, *model, *policies, *svg, *sim, *routing;
+    const char *trace, *config, *model, *policies, *svg, *sim, *routing, *apps;
     long nodes, leaf_nodes, jobs, max_job_nodes, seed;
     double over, load, gbps, switches_wait;
-    int text;
+    int text, per_job;
 };
 
 static const char *sim_path(const char *opt, char *buf, size_t cap)
@@ -229,12 +234,12 @@ static int run_sims(const char *sim, const char *flag, const char *in, const cha
     return rc;
 }
 
-static FILE *open_trace(const char *path)
+static FILE *open_trace(const char *path, const char *opt)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (off_t)512 << 20) {
-        fprintf(stderr, "netvar: replay: --trace %s: %s; nothing replayed\n", path,
+        fprintf(stderr, "netvar: replay: %s %s: %s; nothing replayed\n", opt, path,
                 fd < 0 ? strerror(errno) : "not a regular file of at most 512 MiB");
         if (fd >= 0)
             close(fd);
@@ -250,10 +255,38 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* every job of the trace as the policy ran it */
+static json_object *jobs_json(const rp_trace *t)
+{
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < t->n; i++) {
+        const rp_job *j = &t->job[i];
+        json_object *o = json_object_new_object(), *nodes = json_object_new_array();
+        json_object_object_add(o, "id", json_object_new_int64(j->id));
+        json_object_object_add(o, "app", json_object_new_string(t->app[j->app].key));
+        for (int k = 0; j->node && k < j->nodes; k++)
+            json_object_array_add(nodes, json_object_new_int(j->node[k]));
+        json_object_object_add(o, "nodes", nodes);
+        json_object_object_add(o, "leaves", json_object_new_int(j->nleaves));
+        json_object_object_add(o, "ran", json_object_new_boolean(j->node != NULL));
+        json_object_object_add(o, "start_s", json_object_new_double(j->start_s));
+        json_object_object_add(o, "end_s", json_object_new_double(j->end_s));
+        json_object_object_add(o, "comm_frac", json_object_new_double(t->app[j->app].comm_frac));
+        json_object_object_add(o, "latency_bound",
+                               json_object_new_boolean(t->app[j->app].latency_bound));
+        json_object_object_add(o, "phase_bytes", json_object_new_double(t->app[j->app].bytes));
+        json_object_object_add(o, "phase_alone_s", json_object_new_double(j->phase_alone_s));
+        json_object_object_add(o, "shared", json_object_new_boolean(j->shared));
+        json_object_object_add(o, "slowdown_pct", json_object_new_double(j->slowdown_pct));
+        json_object_array_add(a, o);
+    }
+    return a;
+}
+
 /* one policy: schedule, simulate, measure */
 static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *site,
                       const char *sim, const char *flag, int nparts, const char *dir, rp_metrics *m,
-                      long *batches)
+                      long *batches, json_object **jobs)
 {
     char err[512], in[PATH_MAX + 32], out[PATH_MAX + 32];
     if (rp_schedule(t, f, p, site, err, sizeof err)) {
@@ -292,6 +325,8 @@ static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_sit
     rp_flow_free(plan);
     if (!rc)
         rp_metrics_of(t, f, m);
+    if (!rc && jobs)
+        *jobs = jobs_json(t);
     return rc;
 }
 
@@ -398,8 +433,16 @@ int verb_replay(int argc, char **argv)
                         .config = getenv("NETVAR_CONF")};
     const nv_opt opts[] = {
         {"trace", "FILE", NV_CLI_STR, &o.trace,
-         .help = "the jobs, one \"submit_s,nodes,runtime_s,limit_s,app\" a line (default: a "
+         .help = "the jobs, one \"submit_s,nodes,runtime_s,limit_s,app[,NODES]\" a line, NODES "
+                 "the job's node indices in increasing order joined by ':' (default: a "
                  "generated trace)"},
+        {"apps", "FILE", NV_CLI_STR, &o.apps,
+         .help = "the apps' traffic, one \"key utilization [latency_bound]\" a line: the "
+                 "communication fraction (e.g. the app's uplink U measured alone) instead of "
+                 "the model's U, latency_bound 0 or 1 (default: U < 0.1)"},
+        {"per-job", NULL, NV_CLI_FLAG, &o.per_job, .ival = 1,
+         .help = "JSON: also list every job (nodes, start, end, simulated slowdown, "
+                 "latency-bound) per policy"},
         {"jobs", "N", NV_CLI_LONG, &o.jobs, 1, RP_JOBS_MAX,
          .help = "jobs of the generated trace (default 2000)"},
         {"load", "X", NV_CLI_DOUBLE, &o.load, 0.05, 4,
@@ -484,7 +527,7 @@ int verb_replay(int argc, char **argv)
         fprintf(stderr, "netvar: replay: model %s: %s; netvar predicts nothing\n", mpath, err);
     static rp_trace t;
     if (o.trace) {
-        FILE *in = open_trace(o.trace);
+        FILE *in = open_trace(o.trace, "--trace");
         if (!in)
             return 1;
         int rc = rp_trace_read(&t, in, o.trace, err, sizeof err);
@@ -510,6 +553,24 @@ int verb_replay(int argc, char **argv)
         }
     }
     rp_trace_apps_from_model(&t, model);
+    if (o.apps) {
+        FILE *in = open_trace(o.apps, "--apps");
+        int n = in ? rp_trace_apps_read(&t, in, o.apps, err, sizeof err) : -1;
+        if (in)
+            fclose(in);
+        if (n < 0) {
+            if (in)
+                fprintf(stderr, "netvar: replay: %s; nothing replayed\n", err);
+            rp_trace_free(&t);
+            nv_model_free(model);
+            return 1;
+        }
+        if (n == 0)
+            fprintf(stderr,
+                    "netvar: replay: --apps %s: names none of the trace's apps; their traffic "
+                    "stays the model's\n",
+                    o.apps);
+    }
     rp_site site = {.conf = conf, .model = model, .switches_wait_s = o.switches_wait};
     char simbuf[PATH_MAX];
     const char *sim = sim_path(o.sim, simbuf, sizeof simbuf);
@@ -524,16 +585,20 @@ int verb_replay(int argc, char **argv)
     }
     rp_metrics m[RP_POLICY_COUNT];
     long batches[RP_POLICY_COUNT];
+    json_object *jobs[RP_POLICY_COUNT] = {0};
     double secs[RP_POLICY_COUNT];
     int rc = 0;
     double t0 = now_s();
     for (size_t i = 0; i < np && !rc; i++) {
         double s0 = now_s();
-        rc = replay_one(&t, &f, pol[i], &site, sim, flag, nparts, dir, &m[i], &batches[i]);
+        rc = replay_one(&t, &f, pol[i], &site, sim, flag, nparts, dir, &m[i], &batches[i],
+                        o.per_job && !o.text ? &jobs[i] : NULL);
         secs[i] = now_s() - s0;
     }
     rmdir(dir);
     if (rc) {
+        for (size_t i = 0; i < np; i++)
+            json_object_put(jobs[i]);
         rp_trace_free(&t);
         nv_model_free(model);
         return 1;
@@ -582,8 +647,12 @@ int verb_replay(int argc, char **argv)
         if (!o.trace)
             json_object_object_add(j, "load", json_object_new_double(o.load));
         json_object *pa = json_object_new_array();
-        for (size_t i = 0; i < np; i++)
-            json_object_array_add(pa, metrics_json(pol[i], &m[i], batches[i], secs[i]));
+        for (size_t i = 0; i < np; i++) {
+            json_object *pj = metrics_json(pol[i], &m[i], batches[i], secs[i]);
+            if (jobs[i])
+                json_object_object_add(pj, "jobs", jobs[i]);
+            json_object_array_add(pa, pj);
+        }
         json_object_object_add(j, "policies", pa);
         json_object_object_add(
             j, "simulated",

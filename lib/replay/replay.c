@@ -4,6 +4,7 @@
  * cluster's running jobs. */
 #include "replay.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,28 @@ int rp_trace_generate(rp_trace *t, size_t njobs, const rp_fabric *f, double load
     return 0;
 }
 
+/* "I:J:K" of n increasing node indices, then only blanks; 0 or -1 */
+static int read_nodes(const char *s, int n, int **out)
+{
+    int *v = malloc((size_t)n * sizeof *v);
+    if (!v)
+        return -1;
+    for (int k = 0; k < n; k++) {
+        char *e;
+        errno = 0;
+        long x = strtol(s, &e, 10);
+        if (e == s || errno || x < 0 || x >= RP_NODES_MAX || (k && x <= v[k - 1]) ||
+            (k + 1 < n ? *e != ':' : strspn(e, " \t\r\n") != strlen(e))) {
+            free(v);
+            return -1;
+        }
+        v[k] = (int)x;
+        s = e + 1;
+    }
+    *out = v;
+    return 0;
+}
+
 int rp_trace_read(rp_trace *t, FILE *in, const char *name, char *err, size_t errlen)
 {
     char line[256];
@@ -121,26 +144,35 @@ int rp_trace_read(rp_trace *t, FILE *in, const char *name, char *err, size_t err
         int end = 0;
         if (sscanf(line, "%lf,%d,%lf,%lf,%64[A-Za-z0-9_.+-]%n", &sub, &nodes, &rt, &lim, app,
                    &end) != 5 ||
-            strspn(line + end, " \t\r\n") != strlen(line + end) || !(sub >= 0 && sub < 1e10) ||
-            nodes < 1 || nodes > RP_NODES_MAX || !(rt > 0) || !(rt < 1e8) || !(lim >= rt) ||
-            !(lim < 1e8)) {
+            !(sub >= 0 && sub < 1e10) || nodes < 1 || nodes > RP_NODES_MAX || !(rt > 0) ||
+            !(rt < 1e8) || !(lim >= rt) || !(lim < 1e8)) {
             snprintf(err, errlen,
-                     "%s:%zu: not \"submit_s,nodes,runtime_s,limit_s,app\" with 0 < runtime <= "
-                     "limit < 1e8 s",
+                     "%s:%zu: not \"submit_s,nodes,runtime_s,limit_s,app[,NODES]\" with 0 < "
+                     "runtime <= limit < 1e8 s",
                      name, no);
             return -1;
         }
-        if (t->n >= RP_JOBS_MAX) {
-            snprintf(err, errlen, "%s: more than %d jobs", name, RP_JOBS_MAX);
+        int *want = NULL;
+        if (line[end] == ',' && read_nodes(line + end + 1, nodes, &want)) {
+            snprintf(err, errlen,
+                     "%s:%zu: NODES is not %d node indices in increasing order joined by ':'", name,
+                     no, nodes);
+            return -1;
+        } else if (line[end] != ',' && strspn(line + end, " \t\r\n") != strlen(line + end)) {
+            snprintf(err, errlen, "%s:%zu: text after the app", name, no);
             return -1;
         }
-        int a = rp_trace_app(t, app);
+        int a = t->n < RP_JOBS_MAX ? rp_trace_app(t, app) : -1;
         if (a < 0) {
-            snprintf(err, errlen, "%s:%zu: more than %d apps", name, no, RP_APPS_MAX);
+            snprintf(err, errlen, "%s:%zu: more than %d jobs or %d apps", name, no, RP_JOBS_MAX,
+                     RP_APPS_MAX);
+            free(want);
             return -1;
         }
-        if (grow(t, &cap, err, errlen))
+        if (grow(t, &cap, err, errlen)) {
+            free(want);
             return -1;
+        }
         rp_job *j = &t->job[t->n++];
         memset(j, 0, sizeof *j);
         j->id = (uint32_t)t->n;
@@ -149,6 +181,7 @@ int rp_trace_read(rp_trace *t, FILE *in, const char *name, char *err, size_t err
         j->runtime_s = rt;
         j->limit_s = lim;
         j->app = a;
+        j->want = want;
     }
     if (t->n == 0) {
         snprintf(err, errlen, "%s: no jobs", name);
@@ -165,10 +198,52 @@ void rp_trace_apps_from_model(rp_trace *t, const nv_model *m)
         int32_t k = m ? nv_model_app_index(m, a->key) : -1;
         if (k >= 0 && nv_model_app(m, k, &v) == 0 && v.utilization >= 0 && v.utilization <= 1)
             a->comm_frac = v.utilization;
-        /* bytes per rank and phase: a heavy communicator sends large blocks */
-        a->bytes = 64e6 * a->comm_frac;
-        a->latency_bound = a->comm_frac < 0.1;
+        rp_app_set(a, a->comm_frac, -1);
     }
+}
+
+void rp_app_set(rp_app *a, double u, int latency_bound)
+{
+    a->comm_frac = u;
+    /* bytes per rank and phase: a heavy communicator sends large blocks.
+     * Only the ratio of a phase's time shared to alone enters a slowdown,
+     * so the scale matters only where two jobs' phases differ in length. */
+    a->bytes = 64e6 * u;
+    a->latency_bound = latency_bound < 0 ? u < 0.1 : latency_bound != 0;
+}
+
+int rp_trace_apps_read(rp_trace *t, FILE *in, const char *name, char *err, size_t errlen)
+{
+    char line[256];
+    size_t no = 0;
+    int set = 0;
+    while (fgets(line, sizeof line, in)) {
+        no++;
+        if (line[0] == '#' || line[strspn(line, " \t\r")] == '\n')
+            continue;
+        char key[65];
+        double u;
+        int lb = -1, end = 0, k = sscanf(line, "%64s %lf %n", key, &u, &end);
+        if (k == 2 && line[end] && line[end] != '\n') {
+            int e2 = 0;
+            if (sscanf(line + end, "%d %n", &lb, &e2) != 1 || (lb != 0 && lb != 1))
+                k = 0;
+            end += e2;
+        }
+        if (k != 2 || !(u >= 0 && u <= 1) || strspn(line + end, " \t\r\n") != strlen(line + end)) {
+            snprintf(err, errlen,
+                     "%s:%zu: not \"key utilization [latency_bound]\" with utilization in "
+                     "0..1 and latency_bound 0 or 1",
+                     name, no);
+            return -1;
+        }
+        for (size_t i = 0; i < t->napps; i++)
+            if (!strcmp(t->app[i].key, key)) {
+                rp_app_set(&t->app[i], u, lb);
+                set++;
+            }
+    }
+    return set;
 }
 
 static int cmp_submit(const void *pa, const void *pb)
@@ -189,7 +264,7 @@ void rp_trace_reset(rp_trace *t)
         j->nexclude = j->nleaves = j->max_leaves = 0;
         j->actions = 0;
         j->skipped = j->isolate = j->shared = false;
-        j->start_s = j->end_s = j->ratio_t = j->slowdown_pct = j->wait_max_s = 0;
+        j->start_s = j->end_s = j->ratio_t = j->slowdown_pct = j->wait_max_s = j->phase_alone_s = 0;
         j->pred_pct = NAN;
     }
 }
@@ -197,6 +272,8 @@ void rp_trace_reset(rp_trace *t)
 void rp_trace_free(rp_trace *t)
 {
     rp_trace_reset(t);
+    for (size_t i = 0; i < t->n; i++)
+        free(t->job[i].want);
     free(t->job);
     t->job = NULL;
     t->n = 0;
@@ -240,6 +317,52 @@ static int cmp_avail(const void *a, const void *b)
     return cmp_avail_desc(a, b, (void *)sort_ctx);
 }
 
+/* job ji, placed, starts at now: into the running list, sorted by end */
+static void start(sched *s, size_t ji, double now)
+{
+    rp_job *j = &s->t->job[ji];
+    j->start_s = now;
+    j->end_s = now + j->runtime_s;
+    size_t pos = s->nrun;
+    while (pos > 0 && s->t->job[s->run[pos - 1]].end_s > j->end_s)
+        pos--;
+    memmove(s->run + pos + 1, s->run + pos, (s->nrun - pos) * sizeof *s->run);
+    s->run[pos] = ji;
+    s->nrun++;
+}
+
+/* a job with the trace's node list: there when all are free, else 0 */
+static int place_wanted(sched *s, size_t ji, double now)
+{
+    rp_job *j = &s->t->job[ji];
+    for (int k = 0; k < j->nodes; k++)
+        if (s->busy[j->want[k]] >= 0)
+            return 0;
+    j->node = malloc((size_t)j->nodes * sizeof *j->node);
+    if (!j->node)
+        return -1;
+    int last = -1;
+    j->nleaves = 0;
+    for (int k = 0; k < j->nodes; k++) {
+        int x = j->want[k], l = x / s->f->per_leaf;
+        j->node[k] = x;
+        s->busy[x] = (int)ji;
+        s->leaf_free[l]--;
+        j->nleaves += l != last;
+        last = l;
+    }
+    last = -1;
+    for (int k = 0; k < j->nodes && j->nleaves > 1; k++) {
+        int l = j->want[k] / s->f->per_leaf;
+        if (l != last)
+            s->leaf_ml[l]++;
+        last = l;
+    }
+    s->free_total -= j->nodes;
+    start(s, ji, now);
+    return 1;
+}
+
 /* places job ji at time now, or returns 0 */
 static int try_place(sched *s, size_t ji, double now)
 {
@@ -247,6 +370,8 @@ static int try_place(sched *s, size_t ji, double now)
     const rp_fabric *f = s->f;
     if (j->nodes > s->free_total)
         return 0;
+    if (j->want)
+        return place_wanted(s, ji, now);
     bool constrained = j->max_leaves > 0 && now < j->submit_s + j->wait_max_s;
     bool isolate = s->p == RP_ISOLATED || j->isolate;
     s->stamp++;
@@ -306,15 +431,7 @@ static int try_place(sched *s, size_t ji, double now)
     }
     s->free_total -= j->nodes;
     j->nleaves = nl;
-    j->start_s = now;
-    j->end_s = now + j->runtime_s;
-    /* into the running list, sorted by end */
-    size_t pos = s->nrun;
-    while (pos > 0 && s->t->job[s->run[pos - 1]].end_s > j->end_s)
-        pos--;
-    memmove(s->run + pos + 1, s->run + pos, (s->nrun - pos) * sizeof *s->run);
-    s->run[pos] = ji;
-    s->nrun++;
+    start(s, ji, now);
     return 1;
 }
 
@@ -464,6 +581,13 @@ int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *sit
                  f->per_leaf, RP_NODES_MAX);
         return -1;
     }
+    for (size_t i = 0; i < t->n; i++)
+        for (int k = 0; t->job[i].want && k < t->job[i].nodes; k++)
+            if (t->job[i].want[k] >= s.nn) {
+                snprintf(err, errlen, "job %u: node %d outside the fabric of %d nodes",
+                         t->job[i].id, t->job[i].want[k], s.nn);
+                return -1;
+            }
     rp_trace_reset(t);
     qsort(t->job, t->n, sizeof *t->job, cmp_submit);
     s.busy = malloc((size_t)s.nn * sizeof *s.busy);

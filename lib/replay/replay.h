@@ -55,6 +55,7 @@ typedef struct rp_job {
     unsigned actions;  /* netvar's decision (policy.h mask) */
     double pred_pct;   /* netvar's own predicted slowdown at submission, % (NAN) */
     bool skipped;      /* held or denied: never ran */
+    int *want;         /* the trace's node list (NULL: the scheduler places it) */
     int max_leaves;    /* placement constraint (0: none) */
     double wait_max_s; /* how long the constraint holds */
     bool isolate;
@@ -63,6 +64,7 @@ typedef struct rp_job {
     bool shared;    /* ran beside another spanning job under a leaf */
     double ratio_t; /* sum of dt * (shared / alone - 1) over its lifetime */
     double slowdown_pct;
+    double phase_alone_s; /* the simulator's time of one phase alone (0: not simulated) */
 } rp_job;
 
 typedef struct rp_trace {
@@ -78,11 +80,24 @@ typedef struct rp_trace {
  * uniformly.  Deterministic in seed. */
 int rp_trace_generate(rp_trace *t, size_t njobs, const rp_fabric *f, double load, int max_nodes,
                       uint64_t seed, char *err, size_t errlen);
-/* "submit_s,nodes,runtime_s,limit_s,app" lines (# comments), app keys added
- * as met; at most RP_JOBS_MAX lines of 256 bytes. */
+/* "submit_s,nodes,runtime_s,limit_s,app[,NODES]" lines (# comments), app
+ * keys added as met; at most RP_JOBS_MAX lines of 256 bytes.  NODES, node
+ * indices in increasing order joined by ':' (as many as nodes), places the
+ * job exactly there: it starts when they are all free (no policy moves
+ * it).  rp_schedule fails on an index outside the fabric. */
 int rp_trace_read(rp_trace *t, FILE *in, const char *name, char *err, size_t errlen);
 /* an app's traffic from the model's U when it knows the app, else 0.3 */
 void rp_trace_apps_from_model(rp_trace *t, const nv_model *m);
+/* Sets an app's traffic from its communication fraction u (0..1, e.g. the
+ * utilization of its bottleneck measured alone): comm_frac u, bytes per
+ * rank and phase 64 MB x u, latency-bound as given (1, 0) or (-1) when u
+ * < 0.1.  The one rule of both the model's apps and --apps. */
+void rp_app_set(rp_app *a, double u, int latency_bound);
+/* "key utilization [latency_bound]" lines (# comments; latency_bound 0 or
+ * 1, default rp_app_set's rule): sets the trace's apps of those keys by
+ * rp_app_set; keys the trace has not are ignored.  The count set, or -1
+ * with err. */
+int rp_trace_apps_read(rp_trace *t, FILE *in, const char *name, char *err, size_t errlen);
 int rp_trace_app(rp_trace *t, const char *key);
 void rp_trace_reset(rp_trace *t);
 void rp_trace_free(rp_trace *t);

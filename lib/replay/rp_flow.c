@@ -370,7 +370,7 @@ int rp_flow_apply(rp_trace *t, rp_flow_plan *p, FILE *in, size_t *bad, char *err
     }
     size_t missing = 0;
     for (size_t i = 0; i < t->n; i++)
-        t->job[i].ratio_t = 0, t->job[i].shared = false;
+        t->job[i].ratio_t = 0, t->job[i].shared = false, t->job[i].phase_alone_s = 0;
     for (size_t s = 0; s < p->nsp; s++) {
         const span *sp = &p->sp[s];
         size_t k = p->boff[sp->batch];
@@ -382,6 +382,7 @@ int rp_flow_apply(rp_trace *t, rp_flow_plan *p, FILE *in, size_t *bad, char *err
             continue;
         }
         t->job[sp->job].shared = true;
+        t->job[sp->job].phase_alone_s = alone;
         double r = shared / alone - 1;
         t->job[sp->job].ratio_t += sp->dt * (r > 0 ? r : 0);
     }

@@ -229,6 +229,86 @@ static void trace_file_is_checked(void **state)
     done(t);
 }
 
+static rp_trace *read_text(const char *text, int want_rc)
+{
+    rp_trace *t = trace();
+    FILE *f = fmemopen((void *)text, strlen(text), "r");
+    assert_non_null(f);
+    char err[256] = "";
+    int rc = rp_trace_read(t, f, "t.csv", err, sizeof err);
+    fclose(f);
+    if (rc != want_rc)
+        fail_msg("%s: rc %d, want %d (%s)", text, rc, want_rc, err);
+    if (rc)
+        assert_non_null(strstr(err, "t.csv:"));
+    return t;
+}
+
+/* a trace's node list places its job exactly there, once they are free */
+static void trace_node_list_places_exactly(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "0,2,10,10,a,0\n",   "0,2,10,10,a,2:1\n",  "0,2,10,10,a,1:1\n", "0,2,10,10,a,0:2:3\n",
+        "0,2,10,10,a,0:x\n", "0,2,10,10,a,-1:2\n", "0,2,10,10,a 0:2\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        done(read_text(bad[i], -1));
+    /* B waits for A's node 2 although the other leaf-1 node is free */
+    rp_trace *t = read_text("0,2,100,100,a,0:2\n1,2,50,50,b,1:2\n2,1,10,10,c\n", 0);
+    rp_fabric f = {2, 2, 1, 1e9, 1e-6};
+    char err[256];
+    for (int p = 0; p < RP_POLICY_COUNT; p++) {
+        assert_int_equal(rp_schedule(t, &f, (rp_policy)p, NULL, err, sizeof err), 0);
+        assert_int_equal(t->job[0].node[0], 0);
+        assert_int_equal(t->job[0].node[1], 2);
+        assert_int_equal(t->job[0].nleaves, 2);
+        assert_true(t->job[1].start_s == 100);
+        assert_int_equal(t->job[1].node[0], 1);
+        assert_int_equal(t->job[1].node[1], 2);
+        assert_true(t->job[2].start_s == 2); /* the free node 1 or 3 */
+    }
+    /* a node outside the fabric is an error, not a silent move */
+    rp_fabric small = {1, 2, 1, 1e9, 1e-6};
+    assert_int_equal(rp_schedule(t, &small, RP_NONE, NULL, err, sizeof err), -1);
+    assert_non_null(strstr(err, "outside the fabric"));
+    done(t);
+}
+
+/* --apps: comm_frac from the measured U, the latency rule unless given */
+static void apps_file_sets_traffic(void **state)
+{
+    (void)state;
+    rp_trace *t = trace(); /* fftw */
+    rp_trace_app(t, "cg");
+    const char good[] = "# measured\nfftw 0.5\ncg 0.3 1\nother 0.9\n";
+    FILE *f = fmemopen((void *)good, strlen(good), "r");
+    char err[256];
+    assert_int_equal(rp_trace_apps_read(t, f, "apps", err, sizeof err), 2);
+    fclose(f);
+    assert_true(t->app[0].comm_frac == 0.5);
+    assert_true(t->app[0].bytes == 32e6);
+    assert_false(t->app[0].latency_bound);
+    assert_true(t->app[1].comm_frac == 0.3);
+    assert_true(t->app[1].latency_bound);
+    rp_app a;
+    rp_app_set(&a, 0.05, -1);
+    assert_true(a.latency_bound);
+    rp_app_set(&a, 0.05, 0);
+    assert_false(a.latency_bound);
+    static const char *const bad[] = {"fftw\n",       "fftw 1.5\n",     "fftw -0.1\n",
+                                      "fftw 0.5 2\n", "fftw 0.5 1 x\n", "fftw nan\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        f = fmemopen((void *)bad[i], strlen(bad[i]), "r");
+        err[0] = 0;
+        if (rp_trace_apps_read(t, f, "apps", err, sizeof err) != -1)
+            fail_msg("accepted %s", bad[i]);
+        assert_non_null(strstr(err, "apps:1:"));
+        fclose(f);
+    }
+    done(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +319,8 @@ int main(void)
         cmocka_unit_test(netvar_applies_the_decision),
         cmocka_unit_test(generator_offers_the_load),
         cmocka_unit_test(trace_file_is_checked),
+        cmocka_unit_test(trace_node_list_places_exactly),
+        cmocka_unit_test(apps_file_sets_traffic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
