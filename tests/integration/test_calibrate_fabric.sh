@@ -11,32 +11,10 @@
 # not exist is refused without --out, and nothing runs.  Prints the
 # calibration's wall time.  Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
 set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-[ "$(id -u)" = 0 ] || { echo "skip: the network lab needs root"; exit 77; }
-NV=$BUILD/bin/netvar
+. "$(dirname "$0")/netlab4_lib.sh"
 [ -x "$BUILD/bin/netvar-fabric-kernels" ] || { echo "NOT OK - no $BUILD/bin/netvar-fabric-kernels"; exit 1; }
-OUT=$(mktemp -d /tmp/nvfabric.XXXXXX)
-LAB=""
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-    [ -n "$LAB" ] && "$ROOT/lab/netlab" down "$LAB" >/dev/null 2>&1
-    rm -rf "$OUT"
-}
-trap cleanup EXIT
-LAB=$("$ROOT/lab/netlab" up --nodes 4 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
-rc=${PIPESTATUS[0]}
-[ "$rc" = 77 ] && { echo "skip: $(tail -n 1 "$OUT/up.err")"; exit 77; }
-[ -d "$LAB" ] || { cat "$OUT/up.err"; echo "NOT OK - the lab did not come up"; LAB=""; exit 1; }
-eval "$("$ROOT/lab/netlab" env "$LAB")"
-fail=0
-bad() { echo "NOT OK - $*"; fail=1; }
-M=$OUT/model.json
+netlab4_up nvfabric
 F=$OUT/fabric.json
-# shellcheck disable=SC2086 # netlab sets it to "NAMESPACE DEVICE": split into $1 $2
-set -- $NETVAR_NETLAB_UPLINK
-BN="qdisc:$1,$2"
 
 # without a model file and without --out nothing runs
 if timeout 60 "$NV" calibrate --fabric --model "$OUT/none.json" --configs 250:1:10 \
@@ -103,7 +81,8 @@ check(p["source"].startswith("model:profile"), "source model:profile")
 check(p["curve"] == "profile" and p["runs"] == 1, "curve profile, 1 run")
 lo = f["points"][0]["growth"]
 wlo = 100 * (1e5 * (lo[0] - 1) + 2e5 * (lo[11] - 1)) / 1e6
-check(min(0, wlo, want) - 1e-6 <= p["slowdown_pct"] <= max(wlo, want, 0) + 1e-6,
+# netvar predict prints the answer to 3 decimals: the bounds are as wide
+check(min(0, wlo, want) - 1e-3 <= p["slowdown_pct"] <= max(wlo, want, 0) + 1e-3,
       "the answer lies on the composed curve (between its points)")
 print("  figure: profile route beside the saturating load's U: %.2f %% (composed point %.2f %%)" % (
     p["slowdown_pct"], want))
