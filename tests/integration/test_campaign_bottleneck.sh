@@ -12,30 +12,8 @@
 # and the model file is left as it was.  Env: BUILD, ROOT.  Exit 0 pass, 77
 # skip, 1 fail.
 set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-[ "$(id -u)" = 0 ] || { echo "skip: the network lab needs root"; exit 77; }
-NV=$BUILD/bin/netvar
-OUT=$(mktemp -d /tmp/nvcampbn.XXXXXX)
-LAB=""
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-    [ -n "$LAB" ] && "$ROOT/lab/netlab" down "$LAB" >/dev/null 2>&1
-    rm -rf "$OUT"
-}
-trap cleanup EXIT
-LAB=$("$ROOT/lab/netlab" up --nodes 4 --no-spank --no-jobsubmit --build "$BUILD" 2>"$OUT/up.err" | tail -n 1)
-rc=${PIPESTATUS[0]}
-[ "$rc" = 77 ] && { echo "skip: $(tail -n 1 "$OUT/up.err")"; exit 77; }
-[ -d "$LAB" ] || { cat "$OUT/up.err"; echo "NOT OK - the lab did not come up"; LAB=""; exit 1; }
-eval "$("$ROOT/lab/netlab" env "$LAB")"
-fail=0
-bad() { echo "NOT OK - $*"; fail=1; }
-M=$OUT/model.json
-# shellcheck disable=SC2086 # netlab sets it to "NAMESPACE DEVICE": split into $1 $2
-set -- $NETVAR_NETLAB_UPLINK
-BN="qdisc:$1,$2"
+. "$(dirname "$0")/netlab4_lib.sh"
+netlab4_up nvcampbn
 timeout 120 salloc -Q -N2 -w h1,h3 --exclusive "$NV" calibrate --model "$M" --duration-s 2 \
     --interval-us 5000 >"$OUT/cal.json" 2>"$OUT/cal.err" || bad "calibrate: $(tail -n 3 "$OUT/cal.err")"
 CMD="$BUILD/bin/netvar-proxy-cg --compute sleep --iters 600"
