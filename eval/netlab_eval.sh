@@ -32,6 +32,13 @@
 #                                      once more (default 5, the scorer's gate; 0: any
 #                                      steal); the first attempt's files are kept as
 #                                      .stolen and listed in rerun.txt
+#   EVAL_FABRIC=0|1                    the fabric's response (netvar calibrate --fabric
+#                                      over EVAL_CONFIGS, into fabric.json) and one profiled
+#                                      alone run per app (profile_APP/, profiled.txt): what the
+#                                      scorer's "app without its campaign" hold-out answers
+#                                      from (default 1 in the full run, 0 in EVAL_SHORT)
+#   EVAL_FABRIC_REPEAT=N, EVAL_FABRIC_SCALE=S  its kernel runs per configuration (default 3)
+#                                      and their size (default 0.5: netvar calibrate --scale)
 #   EVAL_STEAL_RERUN_MAX=N             at most N runs measured once more (default: no
 #                                      limit); a run past the limit counts as it was
 #
@@ -100,6 +107,14 @@ else
     # all-to-all on the eager lab keeps the uplink (2.6 ms on average).
     CONFIGS=${EVAL_CONFIGS:-8.3e7:1:1,2.6e7:1:1,1.3e7:1:1,8.7e6:1:1,2.6e8:1:10,1.3e8:1:10,6.5e7:1:10,250:1:10}
     IB_S=8 CAL_S=15
+fi
+FABRIC=${EVAL_FABRIC:-$([ "$SHORT" = 1 ] && echo 0 || echo 1)}
+FABRIC_REPEAT=${EVAL_FABRIC_REPEAT:-3}
+FABRIC_SCALE=${EVAL_FABRIC_SCALE:-0.5}
+[[ $FABRIC =~ ^[01]$ ]] || die "EVAL_FABRIC=$FABRIC: not 0 or 1"
+if [ "$FABRIC" = 1 ]; then
+    [ -x "$BUILD/bin/netvar-fabric-kernels" ] || die "$BUILD/bin/netvar-fabric-kernels not built (make)"
+    [ -r "$BUILD/lib/libnetvar_pmpi.so" ] || die "$BUILD/lib/libnetvar_pmpi.so not built (make)"
 fi
 proxy_cmd() { echo "${CMD[$1]}"; }
 rt_args() { [ "${RTKEY[$1]}" = wall ] || echo "--runtime-key ${RTKEY[$1]}"; }
@@ -216,6 +231,19 @@ PY
 done
 fi
 
+# ------------------------- 2b. the fabric's response, once (issue 48)
+if [ "$FABRIC" = 1 ] && ! { [ -n "$RESUMED" ] && [ -s "$OUT/fabric.json" ]; }; then
+    # shellcheck disable=SC2086 # netlab sets it to "NAMESPACE DEVICE"
+    set -- $NETVAR_NETLAB_UPLINK
+    step "2b. the fabric's response: netvar-fabric-kernels on $APP_NODES beside each CompressionB configuration on $LOAD_NODES ($FABRIC_REPEAT runs, scale $FABRIC_SCALE)"
+    f_t0=$(date +%s)
+    salloc -N4 -w "$ALL_NODES" --exclusive "$NV" calibrate --fabric --model "$M" --out "$OUT/fabric.json" \
+        --configs "$CONFIGS" --repeat "$FABRIC_REPEAT" --scale "$FABRIC_SCALE" --duration-s "$IB_S" \
+        --ghz 2.6 --load-nodes "$LOAD_NODES" --bottleneck "qdisc:$1,$2" \
+        >"$OUT/fabric.out" 2>"$OUT/fabric.err" || { tail -n 5 "$OUT/fabric.err"; die "calibrate --fabric failed"; }
+    echo "  fabric calibrated in $(( $(date +%s) - f_t0 )) s wall (salloc included): $OUT/fabric.json"
+fi
+
 # ----------------------- 6. rho from latency (P-K) vs rho from counters
 step "6. two routes to utilization, per CompressionB configuration (CompressionB on $LOAD_NODES; latency route: the campaign's ImpactB on $APP_NODES)"
 : >"$OUT/rho_pairs.txt"
@@ -258,6 +286,7 @@ else:
 PY
 
 # -------------------------------------------- 3. every ordered pair
+PROFILE_ENV=ALL # run_app's environment: the profiler preloaded in step 3a only
 # run_app A NODES OUT: one timed run of A; prints its runtime_s (the same
 # figure the campaign records with --runtime-key runtime_s)
 # shellcheck disable=SC2317 # run through usample and measured
@@ -265,7 +294,7 @@ run_app() {
     local t0 t1 key=${RTKEY[$1]}
     t0=$(date +%s.%N)
     # shellcheck disable=SC2046 # the app's command and options, one word each
-    timeout 600 srun -N2 -w "$2" --exclusive --mpi=pmix $(proxy_cmd "$1") >"$3" 2>"$3.err" || return 1
+    timeout 600 srun -N2 -w "$2" --exclusive --mpi=pmix --export="$PROFILE_ENV" $(proxy_cmd "$1") >"$3" 2>"$3.err" || return 1
     t1=$(date +%s.%N)
     if [ "$key" = wall ]; then
         awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.6f\n", b - a}'
@@ -347,6 +376,24 @@ progress() { # done total
     [ "$1" -lt "$2" ] || printf '\r%79s\r' "" >&2
 }
 
+# ------------------------ 3a. one profiled alone run per app (issue 48)
+# the segment profiler preloaded (what `--netvar=segments` does in a job):
+# the app's signature, its time in MPI by message class, comes from it
+if [ "$FABRIC" = 1 ]; then
+    step "3a. one profiled alone run per app on $APP_NODES (the segment profiler: its signature)"
+    : >"$OUT/profiled.txt" # app runtime_s
+    for a in $APPS; do
+        rm -rf "$OUT/profile_$a"
+        mkdir -m 0755 "$OUT/profile_$a"
+        PROFILE_ENV="ALL,LD_PRELOAD=$BUILD/lib/libnetvar_pmpi.so,NETVAR_PROFILE_DIR=$OUT/profile_$a"
+        t=$(usample "$OUT/profiled_$a.counters.json" -- run_app "$a" "$APP_NODES" "$OUT/profiled_$a.out") ||
+            die "profiled run of $a failed: $(tail -n 3 "$OUT/profiled_$a.out.err")"
+        PROFILE_ENV=ALL
+        echo "$a $t" >>"$OUT/profiled.txt"
+        echo "  $a: $t s profiled ($(find "$OUT/profile_$a" -name '*.json' | wc -l) profile file)"
+    done
+fi
+
 step "3. every ordered pair sharing the uplink (A on $APP_NODES, B on $LOAD_NODES), $REPS repetitions; runtimes: the proxy's runtime_s"
 : >"$OUT/runs.txt" # kind app with rep runtime_s
 n_apps=$(wc -w <<<"$APPS")
@@ -382,10 +429,12 @@ done
 # Everything above is measurement; everything below only reads these files,
 # so a model change is re-scored offline: eval/netlab_score.py OUT.
 # shellcheck disable=SC2086 # APPS: app names (A-Za-z0-9._-), one argument each
-python3 - "$OUT/dataset.json" "$APPS_FILE" "$CONFIGS" "$REPS" "$IB_S" "$CAL_S" "$SHORT" "$RESUMED" $APPS <<'PY'
+python3 - "$OUT/dataset.json" "$APPS_FILE" "$CONFIGS" "$REPS" "$IB_S" "$CAL_S" "$SHORT" "$RESUMED" \
+    "$FABRIC:$FABRIC_REPEAT:$FABRIC_SCALE" "$(git -C "$ROOT" rev-parse HEAD 2>/dev/null)" $APPS <<'PY'
 import json, os, sys, time
-out, apps_file, configs, reps, ib_s, cal_s, short, resumed = sys.argv[1:9]
-apps = sys.argv[9:]
+out, apps_file, configs, reps, ib_s, cal_s, short, resumed, fabric, commit = sys.argv[1:11]
+apps = sys.argv[11:]
+fab_on, fab_rep, fab_scale = fabric.split(":")
 lines = {}
 for l in open(apps_file):
     f = l.split(None, 2)
@@ -397,6 +446,12 @@ json.dump({"schema": "netvar-netlab-dataset", "version": 1,
            "configs": configs.split(","), "config_form": "B cycles at 2.6 GHz:P:M",
            "repetitions": int(reps), "impactb_s": float(ib_s), "calibration_s": float(cal_s),
            "short": short == "1",
+           # the build measured with (the rules frozen before the run)
+           "commit": commit or None,
+           "fabric": ({"file": "fabric.json", "repetitions": int(fab_rep),
+                       "scale": float(fab_scale), "profiled": "profiled.txt: app runtime_s; "
+                       "profile_APP/ (the segment profiler's one run)"}
+                      if fab_on == "1" else None),
            "resumed": ({"steps_kept": "1-2 (calibration, ImpactB, campaigns)",
                         "model_written": resumed} if resumed else None),
            "lab": {"nodes": 4, "leaves": {"s1": ["h1", "h2"], "s2": ["h3", "h4"]},

@@ -209,6 +209,13 @@ def uplink_loss(cnt):
 # model file; the answers are netvar's (netvar holdout)
 NEAREST_C = "netvar nearest U,W+history"
 NEAREST_C_PHYS = "netvar nearest U,W (physics)"
+# the app without its campaign (issue 48): its one profiled alone run and
+# the fabric's response answer; the neighbours' alone runs as for the others
+PROFILE_N = "netvar nearest U,W, profile route"
+PROFILE_N_HIST = "netvar nearest U,W, profile+history"
+PROFILE_W = "counters wait|share, profile route"
+NO_CAMPAIGN = "its campaign"  # the hold-out's name in the tables
+NO_CAMPAIGN_PAIR = "campaign, pair"
 
 
 # ------------------------------------------------------------ host CPU
@@ -557,6 +564,25 @@ def netvar_models(ds, netvar, tmp, args, point, stall_ratio):
             die(f"netvar labmodel --variant {v} failed: "
                 + (r.stderr.strip().splitlines() or ["no output"])[-1])
         got[v] = (path, load(path))
+    # the profile route: every app without its campaign (its signature
+    # from its profiled alone run, the fabric's response), when measured
+    fabric = os.path.join(ds.dir, "fabric.json")
+    have = os.path.exists(fabric) and os.path.exists(os.path.join(ds.dir, "profiled.txt"))
+    for v in ("wait", "nearest"):
+        got[v + "-profile"] = None
+        if not have or got[v] is None:
+            continue
+        path = os.path.join(tmp, v + "-profile.json")
+        cmd = [netvar, "labmodel", "--dataset", ds.dir, "--variant", v, "--out", path,
+               "--wait-window-s", repr(args.wait_window_s), "--no-campaigns",
+               "--fabric", fabric]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        for line in r.stderr.strip().splitlines():
+            print(line, file=sys.stderr)
+        if r.returncode != 0:
+            die(f"netvar labmodel --variant {v} --no-campaigns failed: "
+                + (r.stderr.strip().splitlines() or ["no output"])[-1])
+        got[v + "-profile"] = (path, load(path))
     return got, load(measured)
 
 
@@ -776,6 +802,17 @@ def score(args, tmp):
         for hold in (("pair", "app", "neighbour") if hist else ("all",)):
             for ans in P.holdout(path, hold, pred):
                 results["rows"].append(answer_row(name, hold if hist else "pair and app", ans))
+    # the app without its campaign: the profile route's models hold no
+    # campaign of any app; the physics alone, and with the history of the
+    # other pairs on top
+    pn, pw = models.get("nearest-profile"), models.get("wait-profile")
+    for name, mod, hold, label in ((PROFILE_N, pn, "all", NO_CAMPAIGN),
+                                   (PROFILE_N_HIST, pn, "pair", NO_CAMPAIGN_PAIR),
+                                   (PROFILE_W, pw, "all", NO_CAMPAIGN)):
+        if mod:
+            for ans in P.holdout(mod[0], hold, "queue"):
+                results["rows"].append(answer_row(name, label, ans))
+    results["profile_route"] = bool(pn or pw)
     # repeatability: each run answered by the table of the others
     for ans in P.holdout(paths[id(cm)], "repetition", "queue"):
         results["rows"].append(answer_row("table (repeatability)", "repetition", ans))
@@ -901,9 +938,9 @@ def score(args, tmp):
                 f"{num('sensitivity', '%.2f')} and {r['with']}'s pressure "
                 f"{num('pressure', '%.2f')}")
 
-    def print_worst(variant, n, why):
+    def print_worst(variant, n, why, hold="pair"):
         rows = sorted((r for r in results["rows"] if r["variant"] == variant
-                       and r["holdout"] == "pair" and r["predicted_pct"] is not None),
+                       and r["holdout"] == hold and r["predicted_pct"] is not None),
                       key=lambda r: -abs(r["predicted_pct"] - r["measured_pct"]))[:n]
         for r in rows:
             r = dict(r)
@@ -926,6 +963,11 @@ def score(args, tmp):
         print(f"\nworst three pairs, {two} (the two mechanisms: several neighbours, and a "
               "model without joint windows), leave-one-pair-out")
         results["worst_two_mechanisms"] = list(print_worst(two, 3, reason_two))
+    if results["profile_route"]:
+        prof = PROFILE_N if pn else PROFILE_W
+        print(f"\nworst five pairs, {prof}, the app without its campaign")
+        results["worst_profile"] = list(print_worst(
+            prof, 5, reason_nearest if pn else reason_two, hold=NO_CAMPAIGN))
     # how far apart a pair's own repetitions lie: the measurement's own
     # noise, beside which the max error is read
     spread = sorted((max(x for _, x in v) - min(x for _, x in v), a, b)
@@ -1026,6 +1068,9 @@ def score(args, tmp):
             "alone_baseline_s", "apps", "pairs", "repetitions", "uplink_reads", "tcp_cc",
             "mpi_eager", "errors", "routes", "confounder", "loss", "host_cpu")}
         summ["worst"] = results["worst"]
+        summ["worst_profile"] = results.get("worst_profile")
+        summ["dataset_commit"] = ds.meta.get("commit")
+        summ["fabric"] = ds.meta.get("fabric")
         for k in ("pair_entry", "campaign_point", "baselines"):
             if k in results:
                 summ[k] = results[k]

@@ -11,16 +11,19 @@
 #include <json-c/json.h>
 
 #include "ctr_netlab.h"
+#include "fabric.h"
 #include "json_file.h"
 #include "labmodel.h"
 #include "model_builder.h"
+#include "nv_err.h"
 #include "nv_json.h"
 #include "opts.h"
+#include "train_history.h"
 #include "verbs.h"
 
 /* the help around the options table: head, then the options, then tail
  * (the constants filled in once) */
-static char help_head[4096], help_tail[512];
+static char help_head[6144], help_tail[512];
 
 static void make_help(void)
 {
@@ -29,7 +32,7 @@ static void make_help(void)
              "                       --out FILE [--model FILE] [--wait-window-s S]\n"
              "                       [--campaign-point as-written|fastest|median]\n"
              "                       [--stall-ratio R] [--alone-stall-ratio R]\n"
-             "                       [--json-summary FILE]\n"
+             "                       [--json-summary FILE] [--no-campaigns --fabric FILE]\n"
              "       netvar labmodel --dataset DIR --json-summary FILE [options]\n"
              "\n"
              "Build one of the model variants an evaluation scores from a network-lab\n"
@@ -84,6 +87,17 @@ static void make_help(void)
              "an app without a campaign file keeps the base model's, with a line on\n"
              "stderr.  The apps' curves stay as the base has them in the latency\n"
              "variant; the others fit theirs again from these slowdowns.\n"
+             "\n"
+             "Apps without their campaigns (--no-campaigns --fabric FILE, the counters,\n"
+             "wait and nearest variants): every app's campaign slowdowns and curves are\n"
+             "left out, and in their place go its signature, from its one profiled alone\n"
+             "run, and the fabric's response FILE (netvar calibrate --fabric --out); the\n"
+             "model then answers each app by the profile route (source model:profile),\n"
+             "beside neighbours read from their alone runs as before.  The profiled runs\n"
+             "are DIR/profiled.txt, 'app runtime_s' lines, each app's profile in\n"
+             "DIR/profile_APP/ (what the segment profiler wrote), summed by netvar\n"
+             "train's signature rule.  An app with no usable profile is left with no\n"
+             "curve (one line on stderr naming it): its answers fail.\n"
              "\n"
              "Alone baselines (--json-summary): each app's is the median of its alone\n"
              "runs in runs.txt that are not over --alone-stall-ratio times its fastest\n"
@@ -192,10 +206,95 @@ static json_object *summary(const nv_labmodel *lm, const char *dir, const char *
     return o;
 }
 
+#define PROFILED_MAX_LINE 512
+
+/* DIR/profiled.txt and DIR/profile_APP/: each base app's signature, or
+ * NULL (a line on stderr says why); 0, or -1 with err (the file missing or
+ * malformed) */
+static int read_signatures(const char *dir, const nv_model *base, nv_signature *sigs,
+                           const nv_signature **use, json_object *rep, char *err, size_t errlen)
+{
+    size_t na = nv_model_app_count(base);
+    double *rt = malloc((na ? na : 1) * sizeof *rt);
+    if (!rt) {
+        nv_err(err, errlen, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < na; i++) {
+        rt[i] = NAN;
+        use[i] = NULL;
+    }
+    char path[4200], line[PROFILED_MAX_LINE];
+    if ((size_t)snprintf(path, sizeof path, "%s/profiled.txt", dir) >= sizeof path) {
+        free(rt);
+        nv_err(err, errlen, "--dataset %.200s: path too long", dir);
+        return -1;
+    }
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        free(rt);
+        nv_err(err, errlen, "%.1000s: %s (the profiled alone runs)", path, strerror(errno));
+        return -1;
+    }
+    size_t ln = 0;
+    int rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        char key[NV_MODEL_KEY_MAX + 2], extra;
+        double t;
+        if (line[0] == '#' || line[strspn(line, " \t\r\n")] == 0)
+            continue;
+        if (!strchr(line, '\n') && !feof(f)) {
+            nv_err(err, errlen, "%.1000s:%zu: line longer than %d bytes", path, ln,
+                   PROFILED_MAX_LINE - 2);
+            rc = -1;
+            break;
+        }
+        if (sscanf(line, "%256s %lf %c", key, &t, &extra) != 2 || !(t > 0 && t < 1e7)) {
+            nv_err(err, errlen, "%.1000s:%zu: not 'app runtime_s' (runtime in seconds, above 0)",
+                   path, ln);
+            rc = -1;
+            break;
+        }
+        int32_t a = nv_model_app_index(base, key);
+        if (a < 0) {
+            fprintf(stderr, "netvar labmodel: %s:%zu: app %s is not in the model: skipped\n", path,
+                    ln, key);
+            continue;
+        }
+        rt[a] = t;
+    }
+    fclose(f);
+    for (size_t i = 0; !rc && i < na; i++) {
+        nv_app_view av;
+        nv_model_app(base, (int32_t)i, &av);
+        json_object *x = json_object_new_object();
+        json_object_object_add(x, "app", json_object_new_string(av.key));
+        json_object_object_add(x, "runtime_s", isfinite(rt[i]) ? nv_json_new_num(rt[i]) : NULL);
+        char pdir[4400], why[1024] = "";
+        int got = 0, v1;
+        if (!isfinite(rt[i]))
+            snprintf(why, sizeof why, "%.1000s: no profiled run of it", path);
+        else if ((size_t)snprintf(pdir, sizeof pdir, "%s/profile_%s", dir, av.key) >= sizeof pdir)
+            snprintf(why, sizeof why, "%.800s/profile_%s: path too long", dir, av.key);
+        else if ((got = nv_train_signature_of(pdir, rt[i], &sigs[i], &v1, why, sizeof why)) == 0)
+            snprintf(why, sizeof why, "%.1000s: no profile", pdir);
+        if (got == 1)
+            use[i] = &sigs[i];
+        else
+            fprintf(stderr, "netvar labmodel: app %s: %s: left without a curve\n", av.key, why);
+        json_object_object_add(x, "signature", json_object_new_boolean(got == 1));
+        json_object_object_add(x, "error", got == 1 ? NULL : json_object_new_string(why));
+        json_object_array_add(rep, x);
+    }
+    free(rt);
+    return rc;
+}
+
 int verb_labmodel(int argc, char **argv)
 {
-    const char *dir = NULL, *out = NULL, *model = NULL, *sum_path = NULL;
-    int variant = -1, point = NV_LABMODEL_POINT_AS_WRITTEN;
+    const char *dir = NULL, *out = NULL, *model = NULL, *sum_path = NULL, *fabric_path = NULL;
+    int variant = -1, point = NV_LABMODEL_POINT_AS_WRITTEN, no_campaigns = 0;
     double wait_window_s = 0.1, stall_ratio = -1, alone_ratio = 1.5;
     const nv_opt opts[] = {
         {"dataset", "DIR", NV_CLI_STR, &dir, .help = "the dataset directory"},
@@ -221,6 +320,13 @@ int verb_labmodel(int argc, char **argv)
          .bad = "must be 0 (keep every run) or a ratio from 1.5 to 1000",
          .help = "the alone baselines in --json-summary leave out an alone run over R times "
                  "the app's fastest (1.5..1000, default 1.5; 0 keeps every run)"},
+        {"no-campaigns", NULL, NV_CLI_FLAG, &no_campaigns, .ival = 1,
+         .help = "every app without its campaign: its signature (DIR/profiled.txt, "
+                 "DIR/profile_APP/) and the fabric response (--fabric) in its place (see "
+                 "above); the summary gets profiles [{app, runtime_s, signature, error}]"},
+        {"fabric", "FILE", NV_CLI_STR, &fabric_path,
+         .help = "with --no-campaigns: the fabric response file (netvar calibrate --fabric "
+                 "--out)"},
         {"json-summary", "FILE", NV_CLI_STR, &sum_path,
          .help = "also write what was measured (JSON): per configuration config, counter_file, "
                  "utilization, queue_wait_us, joint_utilization, joint_queue_wait_us and the "
@@ -256,6 +362,12 @@ int verb_labmodel(int argc, char **argv)
                 stall_ratio);
         return 2;
     }
+    if (!no_campaigns != !fabric_path ||
+        (no_campaigns && (only_summary || v == NV_LABMODEL_LATENCY))) {
+        fprintf(stderr, "netvar labmodel: --no-campaigns and --fabric go together, with --variant "
+                        "counters, wait or nearest and --out; nothing written\n");
+        return 2;
+    }
     if (stall_ratio < 0)
         stall_ratio = 3; /* netvar campaign's default */
     char model_buf[4096], err[1024];
@@ -276,8 +388,11 @@ int verb_labmodel(int argc, char **argv)
     size_t moved = 0;
     nv_model_builder *b = NULL;
     json_object *s = NULL;
-    json_object *points = NULL;
+    json_object *points = NULL, *profiles = NULL;
     nv_model *base = NULL;
+    nv_fabric *fab = NULL;
+    nv_signature *sigs = NULL;
+    const nv_signature **use = NULL;
     if (only_summary && point == NV_LABMODEL_POINT_AS_WRITTEN) {
         points = json_object_new_array();
         goto write_summary;
@@ -308,7 +423,28 @@ int verb_labmodel(int argc, char **argv)
     } else {
         points = json_object_new_array();
     }
-    if (!only_summary && !(b = nv_labmodel_build(&lm, base, v, &moved, err, sizeof err))) {
+    if (no_campaigns) {
+        size_t na = nv_model_app_count(base);
+        fab = malloc(sizeof *fab);
+        sigs = calloc(na ? na : 1, sizeof *sigs);
+        use = calloc(na ? na : 1, sizeof *use);
+        profiles = json_object_new_array();
+        if (!fab || !sigs || !use || !profiles) {
+            fprintf(stderr, "netvar labmodel: out of memory; nothing written\n");
+            goto done;
+        }
+        if (nv_fabric_load(fabric_path, fab, err, sizeof err)) {
+            fprintf(stderr, "netvar labmodel: --fabric %s; nothing written\n", err);
+            goto done;
+        }
+        if (read_signatures(dir, base, sigs, use, profiles, err, sizeof err)) {
+            fprintf(stderr, "netvar labmodel: %s; nothing written\n", err);
+            goto done;
+        }
+    }
+    nv_labmodel_profiles pr = {fab, use};
+    if (!only_summary && !(b = nv_labmodel_build_profiles(&lm, base, v, no_campaigns ? &pr : NULL,
+                                                          &moved, err, sizeof err))) {
         fprintf(stderr, "netvar labmodel: %s: %s; nothing written\n", dir, err);
         goto done;
     }
@@ -327,6 +463,8 @@ write_summary:
         json_object_object_add(s, "campaign_points", json_object_get(points));
         json_object_object_add(s, "alone_stall_ratio", nv_json_new_num(alone_ratio));
         json_object_object_add(s, "alone", alone_json(&lm, alone_ratio));
+        if (profiles)
+            json_object_object_add(s, "profiles", json_object_get(profiles));
         if (nv_json_write_file(sum_path, s, 0644, (gid_t)-1, err, sizeof err)) {
             fprintf(stderr, "netvar labmodel: --json-summary %s; nothing written\n", err);
             goto done;
@@ -339,6 +477,10 @@ write_summary:
     rc = 0;
 done:
     json_object_put(points);
+    json_object_put(profiles);
+    free(fab);
+    free(sigs);
+    free(use);
     json_object_put(s);
     nv_builder_free(b);
     nv_model_free(base);

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric.h"
 #include "model_internal.h"
 
 #define ALS_ROUNDS 25
@@ -252,6 +253,27 @@ static int jwin_tmp_cmp(const void *x, const void *y)
  * prediction is then two look-ups, a multiply-add and a division per placed
  * window.  (DESIGN 4.11: fixed on 2026-11-29 from the kept lab
  * runs, before the twentieth measured a pair.) */
+/* a victim without campaign slowdowns whose curves the profile route
+ * composed: its row is the composed slowdown under each configuration,
+ * when the fabric was calibrated under every one of them (matched by id);
+ * 1 with row[0..nc-1] filled, else 0 (not a nearest victim) */
+static int profile_row(const nv_model *m, const struct nv_app_rec *a, size_t nc, float *row)
+{
+    if (a->curve_origin != NV_CURVE_PROFILE || a->sig < 0 || !m->fabric)
+        return 0;
+    nv_curve_point u[NV_FABRIC_MAX_POINTS], w[NV_FABRIC_MAX_POINTS];
+    size_t n = nv_fabric_compose(m->fabric, &m->sigs[a->sig], u, w);
+    for (size_t c = 0; c < nc; c++) {
+        size_t k = 0;
+        while (k < n && strcmp(m->fabric->points[k].id, m->configs[c].id))
+            k++;
+        if (k == n)
+            return 0;
+        row[c] = (float)u[k].slowdown_pct;
+    }
+    return 1;
+}
+
 static int nearest_setup(nv_model *m, char *err, size_t errlen)
 {
     m->nearest = 0;
@@ -349,6 +371,8 @@ static int nearest_setup(nv_model *m, char *err, size_t errlen)
         float *row = m->nrow + i * (nc + 1);
         for (size_t c = 0; c <= nc; c++)
             row[c] = a->nearest_victim && c < nc ? (float)m->slow[a->slow_off + c].pct : 0;
+        if (!a->nearest_victim && !a->n_slow)
+            a->nearest_victim = profile_row(m, a, nc, row);
     }
     m->nearest = 1;
     return 0;

@@ -540,8 +540,8 @@ struct placed {
 };
 
 static int add_configs(nv_model_builder *b, const nv_labmodel *lm, const nv_model *base,
-                       nv_labmodel_variant v, struct placed *pl, size_t *moved, char *err,
-                       size_t errlen)
+                       nv_labmodel_variant v, int no_campaigns, struct placed *pl, size_t *moved,
+                       char *err, size_t errlen)
 {
     size_t nc = nv_model_config_count(base);
     for (size_t i = 0; i < nc; i++) {
@@ -554,7 +554,7 @@ static int add_configs(nv_model_builder *b, const nv_labmodel *lm, const nv_mode
                                                                 : NULL;
         pl[i] = (struct placed){mu ? mu->u : c.utilization, mw ? mw->w_us : NAN};
         *moved += mu != NULL;
-        size_t ns = c.n_slowdowns;
+        size_t ns = no_campaigns ? 0 : c.n_slowdowns;
         const char **apps = malloc((ns ? ns : 1) * sizeof *apps);
         double *pct = malloc((ns ? ns : 1) * sizeof *pct);
         if (!apps || !pct) {
@@ -613,7 +613,8 @@ static size_t app_points(const nv_model *base, int32_t a, const struct placed *p
 }
 
 static int add_apps(nv_model_builder *b, const nv_labmodel *lm, const nv_model *base,
-                    nv_labmodel_variant v, const struct placed *pl, char *err, size_t errlen)
+                    nv_labmodel_variant v, const nv_labmodel_profiles *pr, const struct placed *pl,
+                    char *err, size_t errlen)
 {
     size_t most = 1;
     for (size_t i = 0; i < nv_model_config_count(base); i++) {
@@ -654,6 +655,12 @@ static int add_apps(nv_model_builder *b, const nv_labmodel *lm, const nv_model *
                 in.n_wait_profile = np;
             }
         }
+        if (pr) { /* without its campaign: the signature in its place */
+            in.n_points = in.n_wait_points = 0;
+            in.wait_points = NULL;
+            in.curve_origin = NV_CURVE_NONE;
+            in.signature = pr->sigs[i];
+        }
         if (v == NV_LABMODEL_NEAREST && la && la->n_joint) {
             in.joint = la->joint;
             in.n_joint = la->n_joint;
@@ -674,6 +681,13 @@ out:
 nv_model_builder *nv_labmodel_build(const nv_labmodel *lm, const nv_model *base,
                                     nv_labmodel_variant v, size_t *moved, char *err, size_t errlen)
 {
+    return nv_labmodel_build_profiles(lm, base, v, NULL, moved, err, errlen);
+}
+
+nv_model_builder *nv_labmodel_build_profiles(const nv_labmodel *lm, const nv_model *base,
+                                             nv_labmodel_variant v, const nv_labmodel_profiles *pr,
+                                             size_t *moved, char *err, size_t errlen)
+{
     *moved = 0;
     if (v == NV_LABMODEL_NEAREST && !lm->nearest_ok) {
         nv_err(err, errlen,
@@ -681,6 +695,12 @@ nv_model_builder *nv_labmodel_build(const nv_labmodel *lm, const nv_model *base,
                "configuration %s has none (no counter file cb_%s.counters.json, or no step "
                "inside its trimmed run)",
                lm->nearest_missing, lm->nearest_missing);
+        return NULL;
+    }
+    if (pr && v == NV_LABMODEL_LATENCY) {
+        nv_err(err, errlen,
+               "the profile route is composed on the counters' axes (U and W): apps without "
+               "their campaigns need the counters, wait or nearest variant");
         return NULL;
     }
     if (v == NV_LABMODEL_LATENCY) { /* the base as it is */
@@ -696,9 +716,13 @@ nv_model_builder *nv_labmodel_build(const nv_labmodel *lm, const nv_model *base,
         nv_err(err, errlen, "out of memory copying the model");
         goto fail;
     }
-    if (add_configs(b, lm, base, v, pl, moved, err, errlen) ||
-        add_apps(b, lm, base, v, pl, err, errlen))
+    if (add_configs(b, lm, base, v, pr != NULL, pl, moved, err, errlen) ||
+        add_apps(b, lm, base, v, pr, pl, err, errlen))
         goto fail;
+    if (pr && nv_builder_set_fabric(b, pr->fabric)) {
+        nv_err(err, errlen, "%s", nv_builder_error(b));
+        goto fail;
+    }
     /* a dataset without counter files moves nothing: its U stay the
      * latency route's, and the model file says so */
     nv_bottleneck bn = {.idle_utilization = 0,

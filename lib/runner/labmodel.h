@@ -170,4 +170,24 @@ const nv_labmodel_app *nv_labmodel_app_find(const nv_labmodel *lm, const char *k
 nv_model_builder *nv_labmodel_build(const nv_labmodel *lm, const nv_model *base,
                                     nv_labmodel_variant v, size_t *moved, char *err, size_t errlen);
 
+/* The profile route's inputs (`netvar labmodel --no-campaigns`): the
+ * fabric's response, and per app of the base model its signature (or
+ * NULL: that app has none and is answered by nothing). */
+struct nv_fabric;
+struct nv_signature;
+typedef struct nv_labmodel_profiles {
+    const struct nv_fabric *fabric;
+    const struct nv_signature *const *sigs; /* indexed like the base model's apps */
+} nv_labmodel_profiles;
+
+/* nv_labmodel_build, and with pr every app without its campaign: no
+ * campaign slowdown in any configuration, no curve on either axis, its
+ * signature and the fabric response in their place (the model loader
+ * composes the profile route from them); what the alone runs measured
+ * (its U, wait and joint profiles as a neighbour) stays.  pr NULL: the
+ * same as nv_labmodel_build. */
+nv_model_builder *nv_labmodel_build_profiles(const nv_labmodel *lm, const nv_model *base,
+                                             nv_labmodel_variant v, const nv_labmodel_profiles *pr,
+                                             size_t *moved, char *err, size_t errlen);
+
 #endif

@@ -222,6 +222,16 @@ void nv_train_pair_entry(double *runs, size_t n, double *pct, double *sd_pct);
  * -1 out of memory. */
 int nv_train_signatures(nv_train_set *s, const char *spool);
 
+/* One job's signature from its profiles directory pdir (the rule above,
+ * per job; `netvar labmodel --profiles` applies it to the lab's profiled
+ * alone runs): the first profile nv_seg_job_profile_load picks, its time
+ * in MPI per class summed over segments, runtime_s the job's.  Returns 1
+ * with *out, 0 when pdir names no profile, -1 with one line in err (the
+ * profile cannot be read, is version 1 (*v1 = 1), or shows more time in
+ * MPI than runtime_s). */
+int nv_train_signature_of(const char *pdir, double runtime_s, struct nv_signature *out, int *v1,
+                          char *err, size_t errlen);
+
 /* Build the model: start from `in` (may be NULL), replace the history's
  * apps and pairs.  Returns a builder (caller frees) or NULL with
  * err set.  *pairs_out (if not NULL) receives the pairs written.  Without

@@ -41,27 +41,20 @@ static void note_unusable(nv_train_stats *t, const char *why)
         nv_err(t->profile_error, sizeof t->profile_error, "%s", why);
 }
 
-/* 1 with *out, 0 no profile, -1 unusable (counted) */
-static int job_signature(const char *spool, int64_t id, double runtime_s, nv_train_stats *t,
-                         nv_signature *out)
+int nv_train_signature_of(const char *pdir, double runtime_s, nv_signature *out, int *v1, char *err,
+                          size_t errlen)
 {
-    char pdir[4400], path[4800], err[700];
-    if (nv_spool_jobs_path(spool, (long long)id, "profiles", pdir, sizeof pdir))
-        return 0;
-    nv_seg_profile p;
-    int lr = nv_seg_job_profile_load(pdir, &p, path, sizeof path, err, sizeof err);
-    if (lr < 0) {
-        note_unusable(t, err);
-        return -1;
-    }
-    if (lr == 0)
-        return 0;
-    int rc = -1;
+    char path[4800];
+    *v1 = 0;
     memset(out, 0, sizeof *out);
+    nv_seg_profile p;
+    int lr = nv_seg_job_profile_load(pdir, &p, path, sizeof path, err, errlen);
+    if (lr <= 0)
+        return lr;
+    int rc = -1;
     if (!p.comm || !p.comm_rows) {
-        t->profiles_v1++;
-        nv_err(err, sizeof err, "%s: version 1 (no time in MPI by class)", path);
-        note_unusable(t, err);
+        *v1 = 1;
+        nv_err(err, errlen, "%s: version 1 (no time in MPI by class)", path);
         goto done;
     }
     double comm = 0;
@@ -78,9 +71,7 @@ static int job_signature(const char *spool, int64_t id, double runtime_s, nv_tra
     out->runtime_us = runtime_s * 1e6;
     out->runs = 1;
     if (!(out->runtime_us > 0) || !isfinite(comm) || comm > out->runtime_us) {
-        nv_err(err, sizeof err, "%s: %.0f us in MPI in a job of %.0f us", path, comm,
-               out->runtime_us);
-        note_unusable(t, err);
+        nv_err(err, errlen, "%s: %.0f us in MPI in a job of %.0f us", path, comm, out->runtime_us);
         goto done;
     }
     /* the overlap is time outside MPI: at most what the runtime leaves */
@@ -89,6 +80,22 @@ static int job_signature(const char *spool, int64_t id, double runtime_s, nv_tra
     rc = 1;
 done:
     nv_seg_profile_free(&p);
+    return rc;
+}
+
+/* 1 with *out, 0 no profile, -1 unusable (counted) */
+static int job_signature(const char *spool, int64_t id, double runtime_s, nv_train_stats *t,
+                         nv_signature *out)
+{
+    char pdir[4400], err[700];
+    if (nv_spool_jobs_path(spool, (long long)id, "profiles", pdir, sizeof pdir))
+        return 0;
+    int v1;
+    int rc = nv_train_signature_of(pdir, runtime_s, out, &v1, err, sizeof err);
+    if (v1)
+        t->profiles_v1++;
+    if (rc < 0)
+        note_unusable(t, err);
     return rc;
 }
 

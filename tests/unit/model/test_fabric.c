@@ -293,16 +293,21 @@ static nv_model_builder *profile_builder(const nv_fabric *f, const nv_signature 
     return b;
 }
 
-/* the builder's model, built (f NULL: a model without a fabric) */
-static nv_model *profile_model(const nv_fabric *f, const nv_signature *s)
+/* b's model, built (b freed) */
+static nv_model *built(nv_model_builder *b)
 {
-    nv_model_builder *b = profile_builder(f, s);
     char err[512];
     nv_model *m = nv_builder_build(b, err, sizeof err);
     nv_builder_free(b);
     if (!m)
         fail_msg("build: %s", err);
     return m;
+}
+
+/* the builder's model, built (f NULL: a model without a fabric) */
+static nv_model *profile_model(const nv_fabric *f, const nv_signature *s)
+{
+    return built(profile_builder(f, s));
 }
 
 static void a_signature_and_the_fabric_answer(void **state)
@@ -347,6 +352,62 @@ static void a_signature_and_the_fabric_answer(void **state)
     assert_int_equal(pr.runs, 6);
     assert_null(strstr(pr.source_label, "profile"));
     NEAR(pr.slowdown_pct, 70 + (0.55 - 0.5) / (0.9 - 0.5) * (90 - 70));
+    nv_model_free(m);
+}
+
+/* the profile route and the nearest configurations: a model whose
+ * configurations are the fabric's (ids B0-P1-M1, B1-P1-M1, at the
+ * fabric's U and W), a neighbour whose one joint window lies on the
+ * second: the profile victim's row is the composed slowdown there, and
+ * with one configuration the fabric lacks it is no nearest victim */
+static nv_model *nearest_profile_model(const nv_fabric *f, const nv_signature *s, int ids_match)
+{
+    nv_model_builder *b = profile_builder(f, s);
+    for (int k = 0; k < 2; k++) {
+        char id[32];
+        snprintf(id, sizeof id, "B%d-P1-M1", ids_match || k == 0 ? k : 7);
+        nv_config_input c = {.id = id,
+                             .bubble_cycles = k + 1,
+                             .partners = 1,
+                             .messages = 1,
+                             .utilization = f->points[k].utilization,
+                             .latency = &lat,
+                             .has_queue_wait = 1,
+                             .queue_wait_us = f->points[k].wait_us};
+        assert_int_equal(nv_builder_add_config(b, &c), 0);
+    }
+    static const nv_joint_window on1[] = {{0.8f, 400}};
+    nv_app_input j = {.key = "j",
+                      .utilization = 0.8,
+                      .utilization_source = NV_USRC_COUNTERS,
+                      .latency = &lat,
+                      .joint = on1,
+                      .n_joint = 1,
+                      .joint_window_s = 0.5};
+    assert_int_equal(nv_builder_add_app(b, &j), 0);
+    return built(b);
+}
+
+static void a_profile_victim_reads_the_nearest_configurations(void **state)
+{
+    (void)state;
+    nv_fabric f;
+    two_point_fabric(&f);
+    nv_signature s = sig();
+    nv_model *m = nearest_profile_model(&f, &s, 1);
+    const char *with[] = {"j"};
+    nv_prediction pr;
+    assert_int_equal(nv_predict(m, "p", with, 1, NV_PREDICT_QUEUE, 3, &pr, NULL), NV_PRED_OK);
+    assert_string_equal(pr.mechanism, "nearest-configurations");
+    assert_string_equal(pr.source_label, "model:profile");
+    NEAR(pr.slowdown_pct, formula(&f, &s, 1));
+    nv_model_free(m);
+
+    /* a configuration the fabric was not calibrated under: not this mechanism */
+    m = nearest_profile_model(&f, &s, 0);
+    assert_int_equal(nv_predict(m, "p", with, 1, NV_PREDICT_QUEUE, 3, &pr, NULL), NV_PRED_OK);
+    assert_string_not_equal(pr.mechanism, "nearest-configurations");
+    assert_string_equal(pr.source_label, "model:profile");
     nv_model_free(m);
 }
 
@@ -433,6 +494,7 @@ int main(void)
         cmocka_unit_test(hostile_signatures_are_named),
         cmocka_unit_test(the_kernels_line_round_trips_and_bad_lines_are_named),
         cmocka_unit_test(a_signature_and_the_fabric_answer),
+        cmocka_unit_test(a_profile_victim_reads_the_nearest_configurations),
         cmocka_unit_test(without_a_fabric_a_signature_does_not_answer),
         cmocka_unit_test(the_model_round_trip_keeps_the_route),
         cmocka_unit_test(a_fabric_on_another_gauge_is_refused),
