@@ -19,8 +19,10 @@
 #include <json-c/json.h>
 
 #include "args.h"
+#include "counters_topology.h"
 #include "opts.h"
 #include "replay.h"
+#include "topology_yaml.h"
 #include "verbs.h"
 
 extern char **environ;
@@ -29,8 +31,10 @@ extern char **environ;
 #define SIM_PARTS 2
 
 static const char help_head[] =
-    "Usage: netvar replay [--trace FILE | --jobs N --load X] [--nodes N]\n"
-    "                     [--leaf-nodes N] [--oversubscription X] [--policy LIST]\n"
+    "Usage: netvar replay [--trace FILE | --jobs N --load X]\n"
+    "                     [--nodes N --leaf-nodes N | --topology FILE\n"
+    "                     [--topology-format conf|yaml]] [--oversubscription X]\n"
+    "                     [--link-gbps G] [--policy LIST]\n"
     "                     [--config FILE] [--model FILE] [--apps FILE] [--per-job]\n"
     "                     [--svg FILE] [--json|--text]\n"
     "\n"
@@ -48,16 +52,29 @@ static const char help_head[] =
     "deny act as the plugin makes them act), isolated (a bound like Jigsaw's:\n"
     "a job under several leaves never shares a leaf with another such job).\n"
     "\n"
-    "The fabric is a two-level fat-tree of --nodes nodes, --leaf-nodes per leaf\n"
-    "switch and leaf-nodes / oversubscription uplinks per leaf.  The trace is\n"
-    "--trace FILE (lines \"submit_s,nodes,runtime_s,limit_s,app\") or a generated\n"
-    "one (Poisson arrivals at --load, 2^k nodes, runtimes 60 s to 24 h), its\n"
-    "apps the model's.  The scheduler is first come first served with EASY\n"
-    "backfill, an approximation of Slurm's; it schedules on runtimes alone.\n"
-    "A trace line with a sixth field NODES (e.g. 0:2) runs the job on exactly\n"
-    "those nodes, as soon as they are all free, whatever the policy.  --apps\n"
-    "sets an app's communication fraction (and bytes per phase, 64 MB x U)\n"
-    "from a measured U instead of the model's.\n"
+    "The fabric is a two-level fat-tree: generated, --nodes nodes and\n"
+    "--leaf-nodes under each leaf switch, or the site's, --topology FILE:\n"
+    "Slurm's topology.conf (topology/tree: SwitchName=s1 Nodes=n[1-32]) or\n"
+    "topology.yaml (its default tree or block topology), read as\n"
+    "--topology-format says or else by the name (yaml: ending .yaml or .yml).\n"
+    "The file gives the leaf switches and the nodes under each; a node listed\n"
+    "twice stays under the first leaf that lists it; the switches above the\n"
+    "leaves are not read (every leaf reaches every spine).  Its leaves may\n"
+    "differ in size, at most 1024 nodes each and 200000 node slots in all\n"
+    "(leaves x the largest leaf): a smaller leaf's missing nodes are never\n"
+    "used.  Every leaf has leaf-nodes (the largest leaf's) / oversubscription\n"
+    "uplinks; every link runs at --link-gbps.\n"
+    "\n"
+    "The trace is --trace FILE (lines \"submit_s,nodes,runtime_s,limit_s,app\")\n"
+    "or a generated one (Poisson arrivals at --load, 2^k nodes, runtimes 60 s\n"
+    "to 24 h), its apps the model's.  The scheduler is first come first served\n"
+    "with EASY backfill, an approximation of Slurm's; it schedules on runtimes\n"
+    "alone.  A trace line with a sixth field NODES (e.g. 0:2) runs the job on\n"
+    "exactly those nodes, as soon as they are all free, whatever the policy;\n"
+    "the indices count from 0, leaf by leaf on a generated fabric and in the\n"
+    "order --topology's file first lists the nodes.  --apps sets an app's\n"
+    "communication fraction (and bytes per phase, 64 MB x U) from a measured U\n"
+    "instead of the model's.\n"
     "\n"
     "Simulated: the slowdowns.  Each app sends, per phase, from every rank to\n"
     "the rank half the job away; SimGrid's flow-level fat-tree computes that\n"
@@ -71,21 +88,29 @@ static const char help_head[] =
     "counted apart, not simulated.  Modelled: netvar's own predictions only.\n"
     "\n";
 
+/* the help names them */
+_Static_assert(RP_LEAF_NODES_MAX == 1024 && RP_NODES_MAX == 200000, "replay's help: the bounds");
+
 static const char help_tail[] =
     "\n"
-    "Output: JSON (the default) with the fabric, the trace and one object per\n"
-    "policy; --text prints the policy table.\n"
+    "Output: JSON (the default) with the fabric (where it came from: source\n"
+    "\"generated\" or \"topology\" with topology_file and topology_format; its\n"
+    "nodes, leaves, leaf_sizes in nodes, leaf_nodes the largest, uplinks per\n"
+    "leaf, link_gbps), the trace and one object per policy; --text prints the\n"
+    "policy table.\n"
     "\n"
-    "Exit status: 0 done, 1 a trace, model or simulator failure, 2 bad usage.\n"
+    "Exit status: 0 done, 1 a trace, topology, model or simulator failure, 2\n"
+    "bad usage (--topology with --nodes or --leaf-nodes among them).\n"
     "\n"
-    "Example:\n"
-    "  netvar replay --nodes 1024 --oversubscription 2 --jobs 5000 --load 1 --text\n";
+    "Examples:\n"
+    "  netvar replay --nodes 1024 --oversubscription 2 --jobs 5000 --load 1 --text\n"
+    "  netvar replay --topology /etc/slurm/topology.conf --jobs 5000 --text\n";
 
 struct rp_opts {
-    const char *trace, *config, *model, *policies, *svg, *sim, *routing, *apps;
+    const char *trace, *config, *model, *policies, *svg, *sim, *routing, *apps, *topology;
     long nodes, leaf_nodes, jobs, max_job_nodes, seed;
     double over, load, gbps, switches_wait;
-    int text, per_job;
+    int text, per_job, topo_format;
 };
 
 static const char *sim_path(const char *opt, char *buf, size_t cap)
@@ -255,8 +280,9 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* every job of the trace as the policy ran it */
-static json_object *jobs_json(const rp_trace *t)
+/* every job of the trace as the policy ran it; node_of (NULL: the slots
+ * themselves) names a slot's node as the trace does */
+static json_object *jobs_json(const rp_trace *t, const int *node_of)
 {
     json_object *a = json_object_new_array();
     for (size_t i = 0; i < t->n; i++) {
@@ -265,7 +291,8 @@ static json_object *jobs_json(const rp_trace *t)
         json_object_object_add(o, "id", json_object_new_int64(j->id));
         json_object_object_add(o, "app", json_object_new_string(t->app[j->app].key));
         for (int k = 0; j->node && k < j->nodes; k++)
-            json_object_array_add(nodes, json_object_new_int(j->node[k]));
+            json_object_array_add(nodes,
+                                  json_object_new_int(node_of ? node_of[j->node[k]] : j->node[k]));
         json_object_object_add(o, "nodes", nodes);
         json_object_object_add(o, "leaves", json_object_new_int(j->nleaves));
         json_object_object_add(o, "ran", json_object_new_boolean(j->node != NULL));
@@ -286,7 +313,7 @@ static json_object *jobs_json(const rp_trace *t)
 /* one policy: schedule, simulate, measure */
 static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *site,
                       const char *sim, const char *flag, int nparts, const char *dir, rp_metrics *m,
-                      long *batches, json_object **jobs)
+                      long *batches, json_object **jobs, const int *node_of)
 {
     char err[512], in[PATH_MAX + 32], out[PATH_MAX + 32];
     if (rp_schedule(t, f, p, site, err, sizeof err)) {
@@ -326,7 +353,7 @@ static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_sit
     if (!rc)
         rp_metrics_of(t, f, m);
     if (!rc && jobs)
-        *jobs = jobs_json(t);
+        *jobs = jobs_json(t, node_of);
     return rc;
 }
 
@@ -421,9 +448,8 @@ static json_object *metrics_json(rp_policy p, const rp_metrics *m, long batches,
 
 int verb_replay(int argc, char **argv)
 {
-    struct rp_opts o = {.nodes = 1024,
-                        .leaf_nodes = 32,
-                        .jobs = 2000,
+    struct rp_opts o = {.jobs = 2000,
+                        .topo_format = -1,
                         .max_job_nodes = 0,
                         .seed = 1,
                         .over = 2,
@@ -452,11 +478,19 @@ int verb_replay(int argc, char **argv)
         {"max-job-nodes", "N", NV_CLI_LONG, &o.max_job_nodes, 1, RP_NODES_MAX,
          .help = "largest generated job, nodes (default: a quarter of the fabric)"},
         {"nodes", "N", NV_CLI_LONG, &o.nodes, 2, RP_NODES_MAX,
-         .help = "nodes of the fat-tree (default 1024; a multiple of --leaf-nodes)"},
-        {"leaf-nodes", "N", NV_CLI_LONG, &o.leaf_nodes, 1, 1024,
-         .help = "nodes under each leaf switch (default 32)"},
+         .help = "nodes of the generated fat-tree (default 1024; a multiple of --leaf-nodes)"},
+        {"leaf-nodes", "N", NV_CLI_LONG, &o.leaf_nodes, 1, RP_LEAF_NODES_MAX,
+         .help = "nodes under each leaf switch of the generated fat-tree (default 32)"},
+        {"topology", "FILE", NV_CLI_STR, &o.topology,
+         .help = "the fabric's leaves and nodes from Slurm's topology.conf or topology.yaml "
+                 "instead of --nodes and --leaf-nodes; trace node indices count its nodes in "
+                 "file order from 0"},
+        {"topology-format", "conf|yaml", NV_CLI_CHOICE, &o.topo_format, .choices = "conf|yaml",
+         .help = "how to read --topology (default: yaml for a name ending .yaml or .yml, else "
+                 "conf)"},
         {"oversubscription", "X", NV_CLI_DOUBLE, &o.over, 1, 64,
-         .help = "leaf down links per uplink (1-64, default 2)"},
+         .help = "leaf down links per uplink (1-64, default 2); with --topology, of the "
+                 "largest leaf"},
         {"link-gbps", "G", NV_CLI_DOUBLE, &o.gbps, 0.1, 10000,
          .help = "line rate of every link, Gbit/s (default 100)"},
         {"switches-wait", "S", NV_CLI_SECONDS, &o.switches_wait,
@@ -507,20 +541,64 @@ int verb_replay(int argc, char **argv)
                 o.routing);
         return 2;
     }
-    if (o.nodes % o.leaf_nodes || o.leaf_nodes / o.over < 1) {
+    if (o.topology && (o.nodes || o.leaf_nodes)) {
         fprintf(stderr,
-                "netvar: replay: --nodes %ld is not a multiple of --leaf-nodes %ld, or "
-                "--oversubscription %g leaves no uplink; nothing replayed\n",
-                o.nodes, o.leaf_nodes, o.over);
+                "netvar: replay: --topology with --%s: the topology gives the nodes; "
+                "nothing replayed\n",
+                o.nodes ? "nodes" : "leaf-nodes");
         return 2;
     }
-    rp_fabric f = {.leaves = (int)(o.nodes / o.leaf_nodes),
+    if (!o.topology && o.topo_format >= 0) {
+        fprintf(stderr, "netvar: replay: --topology-format without --topology; nothing replayed\n");
+        return 2;
+    }
+    static rp_topo_fabric tf;
+    char err[512];
+    const char *fmt = NULL;
+    if (o.topology) {
+        bool yaml = o.topo_format >= 0 ? o.topo_format == 1 : nv_topo_is_yaml_name(o.topology);
+        fmt = yaml ? "yaml" : "conf";
+        nv_topo topo;
+        nv_topo_init(&topo);
+        int rc = nv_topo_load_slurm(&topo, o.topology, yaml ? NV_TOPO_YAML : NV_TOPO_CONF, err,
+                                    sizeof err);
+        if (rc == 0)
+            rc = rp_topo_fabric_of(&tf, &topo, o.topology, err, sizeof err);
+        nv_topo_free(&topo);
+        if (rc) {
+            fprintf(stderr,
+                    "netvar: replay: --topology: %s (read as topology.%s); nothing replayed\n", err,
+                    fmt);
+            return 1;
+        }
+        if (tf.per_leaf / o.over < 1) {
+            fprintf(stderr,
+                    "netvar: replay: --topology %s: its largest leaf of %d nodes has no uplink at "
+                    "--oversubscription %g; nothing replayed\n",
+                    o.topology, tf.per_leaf, o.over);
+            rp_topo_fabric_free(&tf);
+            return 2;
+        }
+        o.nodes = tf.nodes;
+        o.leaf_nodes = tf.per_leaf;
+    } else {
+        o.nodes = o.nodes ? o.nodes : 1024;
+        o.leaf_nodes = o.leaf_nodes ? o.leaf_nodes : 32;
+        if (o.nodes % o.leaf_nodes || o.leaf_nodes / o.over < 1) {
+            fprintf(stderr,
+                    "netvar: replay: --nodes %ld is not a multiple of --leaf-nodes %ld, or "
+                    "--oversubscription %g leaves no uplink; nothing replayed\n",
+                    o.nodes, o.leaf_nodes, o.over);
+            return 2;
+        }
+    }
+    rp_fabric f = {.leaves = o.topology ? tf.leaves : (int)(o.nodes / o.leaf_nodes),
                    .per_leaf = (int)o.leaf_nodes,
                    .uplinks = (int)(o.leaf_nodes / o.over),
                    .link_Bps = o.gbps * 1e9 / 8,
-                   .latency_s = 1e-6};
+                   .latency_s = 1e-6,
+                   .leaf_nodes = o.topology ? tf.leaf_nodes : NULL};
     const struct nv_config *conf = nv_cli_config(o.config);
-    char err[512];
     const char *mpath = o.model ? o.model : conf->model_file;
     nv_model *model = nv_model_load(mpath, err, sizeof err);
     if (!model)
@@ -532,8 +610,14 @@ int verb_replay(int argc, char **argv)
             return 1;
         int rc = rp_trace_read(&t, in, o.trace, err, sizeof err);
         fclose(in);
-        if (rc) {
-            fprintf(stderr, "netvar: replay: %s; nothing replayed\n", err);
+        /* the trace's node indices, the topology's nodes, to the fabric's slots */
+        bool unmapped = rc == 0 && o.topology && rp_trace_map_nodes(&t, &tf, err, sizeof err);
+        if (rc || unmapped) {
+            fprintf(stderr, "netvar: replay: %s%s%s; nothing replayed\n", unmapped ? o.trace : "",
+                    unmapped ? ": " : "", err);
+            rp_trace_free(&t);
+            rp_topo_fabric_free(&tf);
+            nv_model_free(model);
             return 1;
         }
     } else {
@@ -562,6 +646,7 @@ int verb_replay(int argc, char **argv)
             if (in)
                 fprintf(stderr, "netvar: replay: %s; nothing replayed\n", err);
             rp_trace_free(&t);
+            rp_topo_fabric_free(&tf);
             nv_model_free(model);
             return 1;
         }
@@ -592,7 +677,7 @@ int verb_replay(int argc, char **argv)
     for (size_t i = 0; i < np && !rc; i++) {
         double s0 = now_s();
         rc = replay_one(&t, &f, pol[i], &site, sim, flag, nparts, dir, &m[i], &batches[i],
-                        o.per_job && !o.text ? &jobs[i] : NULL);
+                        o.per_job && !o.text ? &jobs[i] : NULL, o.topology ? tf.node_of : NULL);
         secs[i] = now_s() - s0;
     }
     rmdir(dir);
@@ -600,6 +685,7 @@ int verb_replay(int argc, char **argv)
         for (size_t i = 0; i < np; i++)
             json_object_put(jobs[i]);
         rp_trace_free(&t);
+        rp_topo_fabric_free(&tf);
         nv_model_free(model);
         return 1;
     }
@@ -608,10 +694,21 @@ int verb_replay(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     if (o.text) {
-        printf("netvar replay: %d nodes (%d leaves of %d, %d uplinks each, %.4g:1), %zu jobs, "
-               "%.4g Gbit/s links\n",
-               f.leaves * f.per_leaf, f.leaves, f.per_leaf, f.uplinks,
-               (double)f.per_leaf / f.uplinks, t.n, o.gbps);
+        if (o.topology) {
+            int small = f.per_leaf;
+            for (int l = 0; l < f.leaves; l++)
+                small = tf.leaf_nodes[l] < small ? tf.leaf_nodes[l] : small;
+            char sizes[32];
+            snprintf(sizes, sizeof sizes, small < f.per_leaf ? "%d-%d" : "%d", small, f.per_leaf);
+            printf("netvar replay: %ld nodes (%d leaves of %s from %s, %d uplinks each, %.4g:1 at "
+                   "the largest), %zu jobs, %.4g Gbit/s links\n",
+                   rp_fabric_nodes(&f), f.leaves, sizes, o.topology, f.uplinks,
+                   (double)f.per_leaf / f.uplinks, t.n, o.gbps);
+        } else
+            printf("netvar replay: %d nodes (%d leaves of %d, %d uplinks each, %.4g:1), %zu jobs, "
+                   "%.4g Gbit/s links\n",
+                   f.leaves * f.per_leaf, f.leaves, f.per_leaf, f.uplinks,
+                   (double)f.per_leaf / f.uplinks, t.n, o.gbps);
         printf("%-9s %8s %8s %8s %7s %10s %10s %6s %6s %6s %6s %8s\n", "policy", "slow%", "p95%",
                "max%", "util%", "wait_s", "p95wait_s", "multi", "cont", "avoid", "held",
                "pred_mae");
@@ -635,9 +732,22 @@ int verb_replay(int argc, char **argv)
                now_s() - t0, ru.ru_maxrss);
     } else {
         json_object *j = json_object_new_object();
-        json_object *fj = json_object_new_object();
-        json_object_object_add(fj, "nodes", json_object_new_int(f.leaves * f.per_leaf));
+        json_object *fj = json_object_new_object(), *sizes = json_object_new_array();
+        json_object_object_add(fj, "source",
+                               json_object_new_string(o.topology ? "topology" : "generated"));
+        if (o.topology) {
+            json_object *names = json_object_new_array();
+            json_object_object_add(fj, "topology_file", json_object_new_string(o.topology));
+            json_object_object_add(fj, "topology_format", json_object_new_string(fmt));
+            for (int l = 0; l < f.leaves; l++)
+                json_object_array_add(names, json_object_new_string(tf.leaf_name[l]));
+            json_object_object_add(fj, "leaf_switches", names);
+        }
+        json_object_object_add(fj, "nodes", json_object_new_int64(rp_fabric_nodes(&f)));
         json_object_object_add(fj, "leaves", json_object_new_int(f.leaves));
+        for (int l = 0; l < f.leaves; l++)
+            json_object_array_add(sizes, json_object_new_int(rp_fabric_leaf_nodes(&f, l)));
+        json_object_object_add(fj, "leaf_sizes", sizes);
         json_object_object_add(fj, "leaf_nodes", json_object_new_int(f.per_leaf));
         json_object_object_add(fj, "uplinks_per_leaf", json_object_new_int(f.uplinks));
         json_object_object_add(fj, "link_gbps", json_object_new_double(o.gbps));
@@ -666,6 +776,7 @@ int verb_replay(int argc, char **argv)
         json_object_put(j);
     }
     rp_trace_free(&t);
+    rp_topo_fabric_free(&tf);
     nv_model_free(model);
     return 0;
 }

@@ -82,7 +82,7 @@ int rp_trace_generate(rp_trace *t, size_t njobs, const rp_fabric *f, double load
     double mean_nodes = 0;
     for (int k = 0; k <= kmax; k++)
         mean_nodes += (double)(1 << k) / (kmax + 1);
-    double total = (double)f->leaves * f->per_leaf;
+    double total = (double)rp_fabric_nodes(f);
     double gap = mean_nodes * mean_rt / (total * load);
     double now = 0;
     for (size_t i = 0; i < njobs; i++) {
@@ -280,13 +280,18 @@ void rp_trace_free(rp_trace *t)
 }
 
 /* ---------------------------------------------------------------- scheduler */
+#define FREE (-1)
+#define NO_NODE (-2) /* a slot of a leaf smaller than the largest */
+
 typedef struct sched {
     const rp_fabric *f;
     rp_trace *t;
     rp_policy p;
     const rp_site *site;
-    int nn;
-    int *busy;      /* per node: job index, -1 free */
+    int nn;         /* nodes */
+    int nslot;      /* leaves x per_leaf */
+    int *busy;      /* per slot: job index, FREE, NO_NODE */
+    long *most;     /* most[k]: nodes of the k + 1 largest leaves */
     int *leaf_free; /* free nodes per leaf */
     int *leaf_ml;   /* jobs under several leaves that hold a node of the leaf */
     int free_total;
@@ -298,9 +303,24 @@ typedef struct sched {
     size_t nrun;
 } sched;
 
+/* the fewest leaves that hold n nodes (n at most the fabric's) */
 static int leaves_needed(const sched *s, int n)
 {
-    return (n + s->f->per_leaf - 1) / s->f->per_leaf;
+    int lo = 0, hi = s->f->leaves - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (s->most[mid] >= n)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo + 1;
+}
+
+static int cmp_int_desc(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (y > x) - (y < x);
 }
 
 static int cmp_avail_desc(const void *a, const void *b, void *ctx)
@@ -336,7 +356,7 @@ static int place_wanted(sched *s, size_t ji, double now)
 {
     rp_job *j = &s->t->job[ji];
     for (int k = 0; k < j->nodes; k++)
-        if (s->busy[j->want[k]] >= 0)
+        if (s->busy[j->want[k]] != FREE)
             return 0;
     j->node = malloc((size_t)j->nodes * sizeof *j->node);
     if (!j->node)
@@ -382,7 +402,7 @@ static int try_place(sched *s, size_t ji, double now)
         int a = s->leaf_free[l];
         if (j->nexclude)
             for (int x = l * f->per_leaf; x < (l + 1) * f->per_leaf; x++)
-                a -= s->busy[x] < 0 && s->excl[x] == s->stamp;
+                a -= s->busy[x] == FREE && s->excl[x] == s->stamp;
         s->avail[l] = a;
         sum += a;
     }
@@ -421,7 +441,7 @@ static int try_place(sched *s, size_t ji, double now)
     for (int k = 0; k < nl && got < j->nodes; k++) {
         int l = s->order[k];
         for (int x = l * f->per_leaf; x < (l + 1) * f->per_leaf && got < j->nodes; x++)
-            if (s->busy[x] < 0 && s->excl[x] != s->stamp) {
+            if (s->busy[x] == FREE && s->excl[x] != s->stamp) {
                 s->busy[x] = (int)ji;
                 j->node[got++] = x;
                 s->leaf_free[l]--;
@@ -441,7 +461,7 @@ static void release(sched *s, size_t ji)
     int last = -1;
     for (int k = 0; k < j->nodes; k++) {
         int x = j->node[k], l = x / s->f->per_leaf;
-        s->busy[x] = -1;
+        s->busy[x] = FREE;
         s->leaf_free[l]++;
         if (j->nleaves > 1 && l != last)
             s->leaf_ml[l]--;
@@ -560,7 +580,7 @@ static int decide(sched *s, size_t ji)
         if (j->exclude)
             for (const char *c = d->exclude; *c;) {
                 int x;
-                if (sscanf(c, "n%d", &x) == 1 && x >= 0 && x < s->nn)
+                if (sscanf(c, "n%d", &x) == 1 && x >= 0 && x < s->nslot)
                     j->exclude[j->nexclude++] = x;
                 const char *comma = strchr(c, ',');
                 if (!comma)
@@ -575,23 +595,34 @@ static int decide(sched *s, size_t ji)
 int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *site, char *err,
                 size_t errlen)
 {
-    sched s = {.f = f, .t = t, .p = p, .site = site, .nn = f->leaves * f->per_leaf};
-    if (f->leaves < 1 || f->per_leaf < 1 || s.nn > RP_NODES_MAX) {
+    sched s = {.f = f, .t = t, .p = p, .site = site};
+    if (f->leaves < 1 || f->per_leaf < 1 || (long)f->leaves * f->per_leaf > RP_NODES_MAX) {
         snprintf(err, errlen, "fabric of %d x %d nodes: out of range (1 .. %d)", f->leaves,
                  f->per_leaf, RP_NODES_MAX);
         return -1;
     }
+    s.nslot = f->leaves * f->per_leaf;
+    for (int l = 0; l < f->leaves; l++)
+        if (rp_fabric_leaf_nodes(f, l) < 1 || rp_fabric_leaf_nodes(f, l) > f->per_leaf) {
+            snprintf(err, errlen, "fabric: leaf %d of %d nodes: out of range (1 .. %d)", l,
+                     rp_fabric_leaf_nodes(f, l), f->per_leaf);
+            return -1;
+        }
+    s.nn = (int)rp_fabric_nodes(f);
     for (size_t i = 0; i < t->n; i++)
-        for (int k = 0; t->job[i].want && k < t->job[i].nodes; k++)
-            if (t->job[i].want[k] >= s.nn) {
+        for (int k = 0; t->job[i].want && k < t->job[i].nodes; k++) {
+            int x = t->job[i].want[k];
+            if (x >= s.nslot || x % f->per_leaf >= rp_fabric_leaf_nodes(f, x / f->per_leaf)) {
                 snprintf(err, errlen, "job %u: node %d outside the fabric of %d nodes",
-                         t->job[i].id, t->job[i].want[k], s.nn);
+                         t->job[i].id, x, s.nn);
                 return -1;
             }
+        }
     rp_trace_reset(t);
     qsort(t->job, t->n, sizeof *t->job, cmp_submit);
-    s.busy = malloc((size_t)s.nn * sizeof *s.busy);
-    s.excl = calloc((size_t)s.nn, sizeof *s.excl);
+    s.busy = malloc((size_t)s.nslot * sizeof *s.busy);
+    s.excl = calloc((size_t)s.nslot, sizeof *s.excl);
+    s.most = malloc((size_t)f->leaves * sizeof *s.most);
     s.leaf_free = malloc((size_t)f->leaves * sizeof *s.leaf_free);
     s.leaf_ml = calloc((size_t)f->leaves, sizeof *s.leaf_ml);
     s.order = malloc((size_t)f->leaves * sizeof *s.order);
@@ -599,15 +630,18 @@ int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *sit
     s.run = malloc((t->n + 1) * sizeof *s.run);
     size_t *queue = malloc((t->n + 1) * sizeof *queue);
     int rc = -1;
-    if (!s.busy || !s.excl || !s.leaf_free || !s.leaf_ml || !s.order || !s.avail || !s.run ||
-        !queue) {
+    if (!s.busy || !s.excl || !s.most || !s.leaf_free || !s.leaf_ml || !s.order || !s.avail ||
+        !s.run || !queue) {
         snprintf(err, errlen, "out of memory for %d nodes and %zu jobs", s.nn, t->n);
         goto out;
     }
-    for (int x = 0; x < s.nn; x++)
-        s.busy[x] = -1;
+    for (int x = 0; x < s.nslot; x++)
+        s.busy[x] = x % f->per_leaf < rp_fabric_leaf_nodes(f, x / f->per_leaf) ? FREE : NO_NODE;
     for (int l = 0; l < f->leaves; l++)
-        s.leaf_free[l] = f->per_leaf;
+        s.leaf_free[l] = s.order[l] = rp_fabric_leaf_nodes(f, l);
+    qsort(s.order, (size_t)f->leaves, sizeof *s.order, cmp_int_desc);
+    for (int l = 0; l < f->leaves; l++)
+        s.most[l] = s.order[l] + (l ? s.most[l - 1] : 0);
     s.free_total = s.nn;
     size_t next = 0, nq = 0;
     double prev = -1;
@@ -699,6 +733,7 @@ int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *sit
 out:
     free(s.busy);
     free(s.excl);
+    free(s.most);
     free(s.leaf_free);
     free(s.leaf_ml);
     free(s.order);
@@ -775,7 +810,7 @@ void rp_metrics_of(const rp_trace *t, const rp_fabric *f, rp_metrics *m)
         m->slow_p95 = p95(sl, m->ran);
         m->wait_p95_s = p95(wt, m->ran);
         m->makespan_s = last - first;
-        double cap = (double)f->leaves * f->per_leaf * m->makespan_s;
+        double cap = (double)rp_fabric_nodes(f) * m->makespan_s;
         m->util_pct = cap > 0 ? 100 * busy / cap : 0;
     }
     if (m->pred_n) {

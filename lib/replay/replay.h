@@ -29,11 +29,45 @@
 typedef enum rp_policy { RP_NONE, RP_SWITCHES, RP_NETVAR, RP_ISOLATED, RP_POLICY_COUNT } rp_policy;
 const char *rp_policy_name(rp_policy p);
 
-/* k leaves of per_leaf nodes, each with uplinks links to as many spines */
+#define RP_LEAF_NODES_MAX 1024
+
+/* k leaves of per_leaf node slots, each with uplinks links to as many
+ * spines; slot x is under leaf x / per_leaf.  leaf_nodes (NULL: every leaf
+ * full) gives the nodes of leaf l, 1 .. per_leaf: its first leaf_nodes[l]
+ * slots.  A leaf's other slots hold no node: no job is placed there, and
+ * the simulator's hosts there carry nothing. */
 typedef struct rp_fabric {
     int leaves, per_leaf, uplinks;
     double link_Bps, latency_s;
+    const int *leaf_nodes;
 } rp_fabric;
+/* the nodes of leaf l, and of the whole fabric */
+int rp_fabric_leaf_nodes(const rp_fabric *f, int l);
+long rp_fabric_nodes(const rp_fabric *f);
+
+/* ---- a fabric from the site's topology (rp_topo.c) ---- */
+/* The leaves and their nodes as a topology.conf or topology.yaml lists
+ * them (struct nv_topo, counters_topology.h: every node once, under the
+ * first leaf switch that lists it): the leaves in the order their first
+ * node is listed, the nodes of a leaf in file order.  Topology node i (in
+ * file order, the trace's node index i) is fabric slot slot[i]; leaves
+ * of unequal size keep per_leaf = the largest, the smaller ones' extra
+ * slots empty (node_of[slot] -1). */
+struct nv_topo;
+typedef struct rp_topo_fabric {
+    int leaves, per_leaf, nodes;
+    int *leaf_nodes;  /* per leaf */
+    char **leaf_name; /* per leaf: its switch (a block's name for block topologies) */
+    int *slot;        /* per topology node */
+    int *node_of;     /* per slot (leaves x per_leaf): the topology node, -1 */
+} rp_topo_fabric;
+/* 0, or -1 with one line in err naming source and what is wrong: no node
+ * under a leaf switch (a flat topology, or switches without nodes), a
+ * node under none, a leaf of more than RP_LEAF_NODES_MAX nodes, or more
+ * than RP_NODES_MAX slots (leaves x the largest leaf). */
+int rp_topo_fabric_of(rp_topo_fabric *tf, const struct nv_topo *t, const char *source, char *err,
+                      size_t errlen);
+void rp_topo_fabric_free(rp_topo_fabric *tf);
 
 /* an app's traffic: comm_frac of its runtime alone is communication; one
  * phase sends bytes from every rank to the rank half the job away */
@@ -86,6 +120,10 @@ int rp_trace_generate(rp_trace *t, size_t njobs, const rp_fabric *f, double load
  * job exactly there: it starts when they are all free (no policy moves
  * it).  rp_schedule fails on an index outside the fabric. */
 int rp_trace_read(rp_trace *t, FILE *in, const char *name, char *err, size_t errlen);
+/* The trace's node lists, topology node indices, to tf's slots (in
+ * increasing order again).  0, or -1 with err on an index outside the
+ * topology's nodes. */
+int rp_trace_map_nodes(rp_trace *t, const rp_topo_fabric *tf, char *err, size_t errlen);
 /* an app's traffic from the model's U when it knows the app, else 0.3 */
 void rp_trace_apps_from_model(rp_trace *t, const nv_model *m);
 /* Sets an app's traffic from its communication fraction u (0..1, e.g. the

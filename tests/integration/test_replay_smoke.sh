@@ -4,7 +4,10 @@
 # the interference from the real simulator (netvar-replay-sim, SimGrid),
 # the isolation bound at zero, netvar's rules acting; a hand-made trace of
 # two jobs sharing a leaf's uplink; the simulator's aggregated flows
-# against one flow per rank on a small case; bad input refused with one line.
+# against one flow per rank on a small case; the fabric from a small
+# topology.conf and topology.yaml (--topology: the leaves and their sizes
+# in the JSON, jobs run, trace node lists in the file's node order); bad
+# input refused with one line.
 set -u
 cd "$ROOT" || exit 1
 nv=$BUILD/bin/netvar
@@ -126,12 +129,62 @@ print("ok - lab pair alltoall/alltoall: simulated %.1f %%, measured %.1f %%, upl
 PY
 fi
 
+# the fabric from the site's topology: topology.conf with leaves of 2, 4
+# and 4 nodes (the small one first), topology.yaml with two of 4; a trace's
+# node indices count the file's nodes in order (1:2 is gpu2 and cn01, two
+# leaves; 3:5 is cn02 and cn04, one), the per-job nodes given back so
+topo=tests/fixtures/replay/topology
+printf '0,2,1000,1000,lulesh,1:2\n0,2,1000,1000,amg,3:5\n' >"$tmp/topo.csv"
+cp "$topo.yaml" "$tmp/site.topo"
+out_conf=$("$nv" replay "${conf[@]}" --topology "$topo.conf" --jobs 40 --policy none,netvar) &&
+    out_yaml=$("$nv" replay "${conf[@]}" --topology "$topo.yaml" --jobs 40 --policy none) &&
+    out_fmt=$("$nv" replay "${conf[@]}" --topology "$tmp/site.topo" --topology-format yaml \
+        --jobs 40 --policy none) &&
+    out_trace=$("$nv" replay "${conf[@]}" --topology "$topo.conf" --trace "$tmp/topo.csv" \
+        --policy none --per-job) || {
+    echo "NOT OK - netvar replay --topology failed: $out_conf $out_yaml $out_fmt $out_trace"; exit 1; }
+python3 - "$topo" "$tmp/site.topo" "$out_conf" "$out_yaml" "$out_fmt" "$out_trace" <<'PY' || fail=1
+import json, sys
+topo, copy = sys.argv[1], sys.argv[2]
+c, y, f, t = (json.loads(a) for a in sys.argv[3:7])
+bad = []
+def fabric(r, name, path, fmt, sizes, switches):
+    fa = r["fabric"]
+    want = {"source": "topology", "topology_file": path, "topology_format": fmt,
+            "leaf_sizes": sizes, "leaf_switches": switches, "nodes": sum(sizes),
+            "leaves": len(sizes), "leaf_nodes": max(sizes), "uplinks_per_leaf": max(sizes) // 2}
+    for k, v in want.items():
+        if fa.get(k) != v:
+            bad.append("%s: fabric %s is %r, not %r" % (name, k, fa.get(k), v))
+    for p in r["policies"]:
+        if not p["ran"] > 0 or p["ran"] + p["never_ran"] != r["jobs"]:
+            bad.append("%s: %s ran %d of %d jobs" % (name, p["policy"], p["ran"], r["jobs"]))
+fabric(c, "conf", topo + ".conf", "conf", [2, 4, 4], ["gpu", "cpu1", "cpu2"])
+fabric(y, "yaml", topo + ".yaml", "yaml", [4, 4], ["leaf1", "leaf2"])
+fabric(f, "--topology-format yaml", copy, "yaml", [4, 4], ["leaf1", "leaf2"])
+fabric(t, "trace", topo + ".conf", "conf", [2, 4, 4], ["gpu", "cpu1", "cpu2"])
+jobs = {j["app"]: j for j in t["policies"][0]["jobs"]}
+if jobs["lulesh"]["nodes"] != [1, 2] or jobs["lulesh"]["leaves"] != 2 \
+        or jobs["amg"]["nodes"] != [3, 5] or jobs["amg"]["leaves"] != 1:
+    bad.append("trace node lists on the topology: %s" % jobs)
+if bad:
+    print("NOT OK - " + "; ".join(bad)); sys.exit(1)
+print("ok - --topology: conf leaves %s, yaml %s, %d and %d jobs ran; node lists in file order"
+      % (c["fabric"]["leaf_sizes"], y["fabric"]["leaf_sizes"], c["policies"][0]["ran"],
+         y["policies"][0]["ran"]))
+PY
+printf -- '- topology: f\n  flat: true\n' >"$tmp/flat.yaml"
+printf '0,1,1000,1000,amg,10\n' >"$tmp/far.csv"
+
 # bad input: one line naming it, exit 1 or 2
 printf '0,3,1000,10,lulesh\n' >"$tmp/bad.csv"
 ln -s "$tmp/two.csv" "$tmp/link.csv"
 for c in "--trace $tmp/bad.csv:1:bad.csv:1" "--trace $tmp/link.csv:1:link.csv" \
     "--policy bogus:2:--policy" "--nodes 100:2:--leaf-nodes" "--routing x:2:--routing" \
-    "--trace $tmp/two.csv --apps $tmp/bad.csv:1:bad.csv:1"; do
+    "--trace $tmp/two.csv --apps $tmp/bad.csv:1:bad.csv:1" \
+    "--topology $topo.conf --nodes 8:2:--topology" "--topology-format yaml:2:--topology-format" \
+    "--topology $tmp/flat.yaml:1:flat.yaml" "--topology $topo.yaml --topology-format conf:1:topology.yaml" \
+    "--topology $topo.conf --trace $tmp/far.csv:1:far.csv"; do
     IFS=: read -r args want word _ <<<"$c"
     # shellcheck disable=SC2086
     err=$("$nv" replay "${conf[@]}" $args 2>&1 >/dev/null)
