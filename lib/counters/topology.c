@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "safe_open.h"
+#include "str_hash.h"
 
 /* ------------------------------------------------------------ host lists */
 
@@ -209,13 +210,10 @@ void nv_topo_free(nv_topo *t)
     memset(t, 0, sizeof *t);
 }
 
-/* FNV-1a: the index's slot for a node name */
+/* the index's slot for a node name */
 static size_t name_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)h;
+    return (size_t)nv_str_hash(s);
 }
 
 static size_t ix_slot(const nv_topo *t, const char *node)

@@ -8,6 +8,8 @@
 
 #include "counters_topology.h"
 #include "replay.h"
+#include "sort_cmp.h"
+#include "str_hash.h"
 
 int rp_fabric_leaf_nodes(const rp_fabric *f, int l)
 {
@@ -33,14 +35,6 @@ void rp_topo_fabric_free(rp_topo_fabric *tf)
     free(tf->slot);
     free(tf->node_of);
     memset(tf, 0, sizeof *tf);
-}
-
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
 }
 
 int rp_topo_fabric_of(rp_topo_fabric *tf, const nv_topo *t, const char *source, char *err,
@@ -79,7 +73,7 @@ int rp_topo_fabric_of(rp_topo_fabric *tf, const nv_topo *t, const char *source, 
             snprintf(err, errlen, "%s: node %s is under no leaf switch", src, nd->node);
             goto out;
         }
-        size_t h = name_hash(nd->sw) & (cap - 1);
+        size_t h = nv_str_hash(nd->sw) & (cap - 1);
         while (ix[h] >= 0 && strcmp(t->nodes[first[ix[h]]].sw, nd->sw))
             h = (h + 1) & (cap - 1);
         if (ix[h] < 0) {
@@ -138,12 +132,6 @@ out:
     return rc;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 int rp_trace_map_nodes(rp_trace *t, const rp_topo_fabric *tf, char *err, size_t errlen)
 {
     for (size_t i = 0; i < t->n; i++) {
@@ -158,7 +146,7 @@ int rp_trace_map_nodes(rp_trace *t, const rp_topo_fabric *tf, char *err, size_t 
             }
         for (int k = 0; k < j->nodes; k++)
             j->want[k] = tf->slot[j->want[k]];
-        qsort(j->want, (size_t)j->nodes, sizeof *j->want, cmp_int);
+        qsort(j->want, (size_t)j->nodes, sizeof *j->want, nv_cmp_int);
     }
     return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "job_record.h"
 #include "safe_open.h"
+#include "str_hash.h"
 #include "nv_err.h"
 #include "nv_json.h"
 #include "plausible.h"
@@ -52,13 +53,9 @@ void nv_train_set_free(nv_train_set *s)
     memset(s, 0, sizeof *s);
 }
 
-/* FNV-1a */
 static uint64_t key_hash(const char *k)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *k; k++)
-        h = (h ^ (unsigned char)*k) * 1099511628211ull;
-    return h;
+    return nv_str_hash(k);
 }
 
 static void slot_put(nv_train_set *s, size_t i)
@@ -115,11 +112,7 @@ long nv_train_set_find_app(const nv_train_set *s, const char *app)
 /* FNV-1a: stable across runs and machines, so sorting by it is reproducible */
 static uint64_t topo_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        h ^= *p;
-        h *= 1099511628211ull;
-    }
+    uint64_t h = nv_str_hash(s);
     return h ? h : 1;
 }
 

@@ -1,7 +1,7 @@
 /* sort_cmp.h - qsort/bsearch comparators for the arrays netvar sorts:
  * C strings in strcmp's (byte) order, which every sorted name list it
  * keeps or writes uses (node, switch and port names, app keys), and
- * doubles in ascending order (medians, quantiles, profiles; a NaN compares
+ * ints and doubles in ascending order (medians, quantiles, profiles; a NaN compares
  * equal to everything, so callers drop NaNs before sorting). */
 #ifndef NV_SORT_CMP_H
 #define NV_SORT_CMP_H
@@ -12,6 +12,13 @@
 static inline int nv_cmp_strp(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* a and b point at int elements, ascending */
+static inline int nv_cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
 }
 
 /* a and b point at double elements */
