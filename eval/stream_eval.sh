@@ -160,7 +160,11 @@ say "4. what job_submit said, against what happened (at $(since))"
 # be scored again after the lab is gone (stream_report.py score --out OUT
 # --spool OUT/spool --topology OUT/topology.conf --netvar ...)
 mkdir -p "$OUT/spool"
-cp -r "$SPOOL/jobs" "$OUT/spool/"
+# a record still being written is a .NAME.tmp.XXXXXX file that is renamed
+# away at once: it is left out, not copied half-way (cp -r failed on one)
+python3 -c 'import shutil, sys
+shutil.copytree(sys.argv[1], sys.argv[2], ignore=shutil.ignore_patterns(".*.tmp.*"), symlinks=True, dirs_exist_ok=True)' \
+    "$SPOOL/jobs" "$OUT/spool/jobs"
 cp "$LAB/etc/topology.conf" "$OUT/topology.conf"
 python3 "$ROOT/eval/stream_report.py" score --out "$OUT" --spool "$OUT/spool" --netvar "$NV" \
     --topology "$OUT/topology.conf" --min-overlap-frac 0.3
