@@ -39,6 +39,9 @@
 #                                      from (default 1 in the full run, 0 in EVAL_SHORT)
 #   EVAL_FABRIC_REPEAT=N, EVAL_FABRIC_SCALE=S  its kernel runs per configuration (default 3)
 #                                      and their size (default 0.5: netvar calibrate --scale)
+#   EVAL_FABRIC_FILE=FILE              the fabric's response of an earlier run on the same
+#                                      lab (its fabric.json) instead of calibrating again:
+#                                      the fabric is characterized once; the dataset names it
 #   EVAL_STEAL_RERUN_MAX=N             at most N runs measured once more (default: no
 #                                      limit); a run past the limit counts as it was
 #
@@ -112,6 +115,13 @@ FABRIC=${EVAL_FABRIC:-$([ "$SHORT" = 1 ] && echo 0 || echo 1)}
 FABRIC_REPEAT=${EVAL_FABRIC_REPEAT:-3}
 FABRIC_SCALE=${EVAL_FABRIC_SCALE:-0.5}
 [[ $FABRIC =~ ^[01]$ ]] || die "EVAL_FABRIC=$FABRIC: not 0 or 1"
+FABRIC_FILE=${EVAL_FABRIC_FILE:-}
+if [ -n "$FABRIC_FILE" ]; then
+    [ "$FABRIC" = 1 ] || die "EVAL_FABRIC_FILE=$FABRIC_FILE: set, but EVAL_FABRIC is 0"
+    [ -f "$FABRIC_FILE" ] && [ ! -L "$FABRIC_FILE" ] || die "EVAL_FABRIC_FILE=$FABRIC_FILE: not a regular file"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d.get("schema")=="netvar-fabric" else 1)' \
+        "$FABRIC_FILE" 2>/dev/null || die "EVAL_FABRIC_FILE=$FABRIC_FILE: not a netvar-fabric file"
+fi
 if [ "$FABRIC" = 1 ]; then
     [ -x "$BUILD/bin/netvar-fabric-kernels" ] || die "$BUILD/bin/netvar-fabric-kernels not built (make)"
     [ -r "$BUILD/lib/libnetvar_pmpi.so" ] || die "$BUILD/lib/libnetvar_pmpi.so not built (make)"
@@ -232,7 +242,10 @@ done
 fi
 
 # ------------------------- 2b. the fabric's response, once (issue 48)
-if [ "$FABRIC" = 1 ] && ! { [ -n "$RESUMED" ] && [ -s "$OUT/fabric.json" ]; }; then
+if [ -n "$FABRIC_FILE" ]; then
+    step "2b. the fabric's response: kept from $FABRIC_FILE (not calibrated again)"
+    cp "$FABRIC_FILE" "$OUT/fabric.json"
+elif [ "$FABRIC" = 1 ] && ! { [ -n "$RESUMED" ] && [ -s "$OUT/fabric.json" ]; }; then
     # shellcheck disable=SC2086 # netlab sets it to "NAMESPACE DEVICE"
     set -- $NETVAR_NETLAB_UPLINK
     step "2b. the fabric's response: netvar-fabric-kernels on $APP_NODES beside each CompressionB configuration on $LOAD_NODES ($FABRIC_REPEAT runs, scale $FABRIC_SCALE)"
@@ -449,7 +462,7 @@ json.dump({"schema": "netvar-netlab-dataset", "version": 1,
            # the build measured with (the rules frozen before the run)
            "commit": commit or None,
            "fabric": ({"file": "fabric.json", "repetitions": int(fab_rep),
-                       "scale": float(fab_scale), "profiled": "profiled.txt: app runtime_s; "
+                       "scale": float(fab_scale), "kept_from": os.environ.get("EVAL_FABRIC_FILE") or None, "profiled": "profiled.txt: app runtime_s; "
                        "profile_APP/ (the segment profiler's one run)"}
                       if fab_on == "1" else None),
            "resumed": ({"steps_kept": "1-2 (calibration, ImpactB, campaigns)",
