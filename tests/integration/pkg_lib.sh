@@ -108,10 +108,11 @@ EOF
     pd=$(SLURM_CONF=$d/slurm.conf PATH=$path scontrol show config 2>/dev/null | sed -n 's/^PluginDir *= *//p')
     check "$name: slurmctld's default PluginDir ($pd) is where the package put the plugin ($want)" test "$pd" = "$want"
     # the plugin loader's next word after trying that file: Success., or
-    # the next file it tries
+    # the next file it tries (slurmscriptd, a forked slurmctld, writes the
+    # same log and loads its own plugins meanwhile: its lines are skipped)
     contains "$name: slurmctld loaded the packaged job_submit_netvar.so" \
         "$(awk -v f="Trying to load plugin $want/job_submit_netvar.so" \
-            'index($0, f) { on = 1; next } on && /Success\.|Trying to load plugin|Incompatible|dlopen/ { print; exit }' \
+            '/slurmscriptd:/ { next } index($0, f) { on = 1; next } on && /Success\.|Trying to load plugin|Incompatible|dlopen/ { print; exit }' \
             "$d/log/slurmctld.log")" "debug3: Success."
     out=$(SLURM_CONF=$d/slurm.conf PATH=$path sbatch --hold -o /dev/null --wrap true 2>&1)
     jid=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
