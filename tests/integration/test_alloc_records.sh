@@ -82,7 +82,14 @@ for app, size, mine in (("halo-small", 1024, own[0]), ("halo-large", 262144, own
     # messages' figures by a multiple, so only the large messages' are compared
     check(size < 65536 or 1 / 4 < ratio < 4, "%s: the profile's comm time is not the benchmark's" % app)
     check(x["comm_s"] > 0, "%s: no communication time" % app)
-check(r["halo-large"]["comm_s"] > r["halo-small"]["comm_s"], "256 KiB messages took no longer than 1 KiB")
+# the order of the two sizes is checked only where the benchmark itself saw
+# it: a busy host (make check runs two tests at once on 2 cores) can preempt
+# the small run's ranks for tens of ms, and then both its timings say so
+if own[1]["mean_s"] > 1.5 * own[0]["mean_s"]:
+    check(r["halo-large"]["comm_s"] > r["halo-small"]["comm_s"], "256 KiB messages took no longer than 1 KiB")
+else:
+    print("the benchmark's own means do not order the sizes (%.1f us against %.1f us): "
+          "the host was busy; the sizes' order is not checked" % (own[1]["mean_s"] * 1e6, own[0]["mean_s"] * 1e6))
 PY
 grep -q "jobs/5/profiles.*link" "$T/err" || fail "the symbolic link is not named: $(cat "$T/err")"
 grep -q "jobs/6/profiles.*papi_tot_ins, not CPU time" "$T/err" || fail "the instruction count is not named"
