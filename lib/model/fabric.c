@@ -247,14 +247,47 @@ json_object *nv_signature_to_json(const nv_signature *s)
     return o;
 }
 
-size_t nv_fabric_compose(const nv_fabric *f, const nv_signature *s, nv_curve_point *u_pts,
-                         nv_curve_point *w_pts)
+/* The share of a unit port that a sender offering v keeps beside one
+ * offering n, both over the idle port's U: max-min fair, so each keeps its
+ * demand until the port is full, and two that each want more than half keep
+ * half.  Continuous at v + n = 1. */
+static double kept_share(double v, double n)
 {
+    if (v + n <= 1)
+        return v;
+    double fair = 1 - n > 0.5 ? 1 - n : 0.5;
+    return v < fair ? v : fair;
+}
+
+size_t nv_fabric_compose(const nv_fabric *f, const nv_signature *s, double own_u,
+                         nv_curve_point *u_pts, nv_curve_point *w_pts)
+{
+    double mpi = 0;
+    for (int c = 0; c < NV_FABRIC_CLASSES; c++)
+        mpi += s->comm_us[c];
+    /* the victim's own bytes on the port: the time they hold it alone,
+     * at most its time in MPI */
+    double v = 0, busy = 0;
+    if (isfinite(own_u) && own_u > f->idle_utilization) {
+        v = own_u - f->idle_utilization;
+        if (v > 1)
+            v = 1;
+        busy = v * s->runtime_us < mpi ? v * s->runtime_us : mpi;
+    }
+    /* the part of its MPI time that met its own queue alone: its bytes'
+     * time, b / M, as far as they made that queue, v */
+    double met = mpi > 0 ? v * busy / mpi : 0;
     for (size_t k = 0; k < f->n_points; k++) {
         const nv_fabric_point *pt = &f->points[k];
-        double extra = 0;
+        double kernels = 0;
         for (int c = 0; c < NV_FABRIC_CLASSES; c++)
-            extra += s->comm_us[c] * (pt->growth[c] - 1);
+            kernels += s->comm_us[c] * (pt->growth[c] - 1);
+        double extra = (1 - met) * kernels;
+        if (busy > 0) {
+            double n = pt->utilization - f->idle_utilization;
+            n = n < 0 ? 0 : n > 1 ? 1 : n;
+            extra += busy * (v / kept_share(v, n) - 1);
+        }
         double pct = 100 * extra / s->runtime_us;
         if (pct < -100)
             pct = -100;

@@ -5,8 +5,19 @@
  * message class, from one profiled run).  Together they give an app
  * without a campaign its curves (the profile route, model_load.c):
  *
- *   T(load) = compute + sum_c t_c * g_c(load),  compute = runtime - sum_c t_c
- *   p(load) = 100 * sum_c t_c * (g_c(load) - 1) / runtime
+ *   p(load) = 100 * (b * (v / s(v, n) - 1)
+ *                    + (1 - v * b / M) * sum_c t_c * (g_c(load) - 1)) / runtime
+ *
+ * with M = sum_c t_c the time in MPI, v the app's own U alone over the idle
+ * port's (0 where the counters did not measure it), b = min(v * runtime, M)
+ * the time its own bytes hold the port, n the configuration's U over the
+ * idle port's, and s(v, n) the share of the port it keeps (max-min fair: v
+ * while v + n <= 1, else min(v, max(1 - n, 1/2))).  The kernels are light
+ * senders, so their growth is the queue a light sender meets.  An app's
+ * own bytes made part of the queue it met alone (v of their time b), so
+ * that part does not grow by the kernels again; where the port is full
+ * its bytes lose share instead.  v = 0 gives the kernels' growth alone;
+ * two apps that each fill the port keep half each (+100 % of M).
  *
  * read at each configuration's U and queue wait W.  The time outside MPI
  * (computation, and the overlap during which nonblocking requests were
@@ -90,10 +101,12 @@ json_object *nv_signature_to_json(const nv_signature *s);
 /* The profile route's points: p at each configuration of f for the app
  * with signature s, on the U axis (x = utilization) and on the wait axis
  * (x = wait_us), weight 1; u_pts and w_pts (room for NV_FABRIC_MAX_POINTS)
- * get f->n_points points each (not sorted, not fitted).  Returns the
- * number of points. */
-size_t nv_fabric_compose(const nv_fabric *f, const nv_signature *s, nv_curve_point *u_pts,
-                         nv_curve_point *w_pts);
+ * get f->n_points points each (not sorted, not fitted).  own_u is the
+ * app's own U alone at the bottleneck's counters (NAN where it was not
+ * measured there): the share term and the kernels' weight above read it.
+ * Returns the number of points. */
+size_t nv_fabric_compose(const nv_fabric *f, const nv_signature *s, double own_u,
+                         nv_curve_point *u_pts, nv_curve_point *w_pts);
 
 /* The reference kernels' output, one JSON line (fabric_kernels.c, its one
  * writer and reader: probes/fabric_kernels.c writes it, the calibrate

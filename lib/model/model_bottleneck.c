@@ -262,7 +262,7 @@ static int profile_row(const nv_model *m, const struct nv_app_rec *a, size_t nc,
     if (a->curve_origin != NV_CURVE_PROFILE || a->sig < 0 || !m->fabric)
         return 0;
     nv_curve_point u[NV_FABRIC_MAX_POINTS], w[NV_FABRIC_MAX_POINTS];
-    size_t n = nv_fabric_compose(m->fabric, &m->sigs[a->sig], u, w);
+    size_t n = nv_fabric_compose(m->fabric, &m->sigs[a->sig], nv_own_u(a), u, w);
     for (size_t c = 0; c < nc; c++) {
         size_t k = 0;
         while (k < n && strcmp(m->fabric->points[k].id, m->configs[c].id))

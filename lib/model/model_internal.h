@@ -3,6 +3,7 @@
 #ifndef NETVAR_MODEL_INTERNAL_H
 #define NETVAR_MODEL_INTERNAL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -322,6 +323,14 @@ static inline double nv_share_weight(const nv_model *m, const struct nv_app_rec 
 {
     double theta = a->utilization - m->bn.idle_utilization;
     return theta < 0 ? 0 : theta > 1 ? 1 : theta;
+}
+
+/* the app's own U alone where the bottleneck's counters measured it, NAN
+ * where it was derived from latency: the profile route's share term reads
+ * it (fabric.h, nv_fabric_compose) */
+static inline double nv_own_u(const struct nv_app_rec *a)
+{
+    return a->usrc == NV_USRC_COUNTERS ? a->utilization : NAN;
 }
 
 /* app indexes are below NV_MODEL_MAX_APPS, so a pair fits 32 bits and a

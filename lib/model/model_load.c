@@ -656,7 +656,7 @@ static int signature(nv_jcheck *L, nv_model *m, struct load_state *S, struct nv_
     if (a->n_fit || a->n_wfit || !m->fabric)
         return 0; /* a campaign curve answers first; without a fabric, nothing to compose */
     nv_curve_point u[NV_FABRIC_MAX_POINTS], w[NV_FABRIC_MAX_POINTS];
-    size_t n = nv_fabric_compose(m->fabric, sg, u, w);
+    size_t n = nv_fabric_compose(m->fabric, sg, nv_own_u(a), u, w);
     double wres;
     if (profile_fit(L, S, u, n, 1, q, &a->fit_off, &a->n_fit, &a->residual_pct) ||
         profile_fit(L, S, w, n, NV_WAIT_MAX_US, q, &a->wfit_off, &a->n_wfit, &wres))

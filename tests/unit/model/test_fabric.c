@@ -247,13 +247,25 @@ static nv_signature sig(void)
     return s;
 }
 
-/* the formula of fabric.h, here: 100 * sum_c t_c (g_c - 1) / runtime */
-static double formula(const nv_fabric *f, const nv_signature *s, size_t k)
+/* the formula of fabric.h, here, step by step: the time the victim's own
+ * bytes hold the port (own U over idle, times its runtime, at most its
+ * time in MPI) grows by the share it keeps, and its MPI time but the part
+ * that met its own queue alone by the kernels' growth.  own_u NAN: the
+ * kernels' growth alone. */
+static double formula(const nv_fabric *f, const nv_signature *s, double own_u, size_t k)
 {
-    double extra = 0;
-    for (int c = 0; c < NV_FABRIC_CLASSES; c++)
-        extra += s->comm_us[c] * (f->points[k].growth[c] - 1);
-    return 100 * extra / s->runtime_us;
+    const nv_fabric_point *pt = &f->points[k];
+    double mpi = 0, kernels = 0;
+    for (int c = 0; c < NV_FABRIC_CLASSES; c++) {
+        mpi += s->comm_us[c];
+        kernels += s->comm_us[c] * (pt->growth[c] - 1);
+    }
+    if (isnan(own_u))
+        return 100 * kernels / s->runtime_us;
+    double v = own_u - f->idle_utilization, n = pt->utilization - f->idle_utilization;
+    double b = fmin(v * s->runtime_us, mpi);
+    double kept = v + n <= 1 ? v : fmin(v, fmax(1 - n, 0.5));
+    return 100 * (b * (v / kept - 1) + (1 - v * b / mpi) * kernels) / s->runtime_us;
 }
 
 static nv_model_builder *profile_builder(const nv_fabric *f, const nv_signature *s)
@@ -318,9 +330,12 @@ static void a_signature_and_the_fabric_answer(void **state)
     nv_signature s = sig();
     nv_model *m = profile_model(&f, &s);
 
-    double p0 = formula(&f, &s, 0), p1 = formula(&f, &s, 1);
-    /* 100 * (1e5 * 0.5 + 2e5 * 0.2) / 1e6 = 9 %, and 100 * (1e5 * 2 + 2e5 * 1) / 1e6 = 40 % */
-    assert_true(p0 > 8.99 && p0 < 9.01 && p1 > 39.99 && p1 < 40.01);
+    double p0 = formula(&f, &s, 0.2, 0), p1 = formula(&f, &s, 0.2, 1);
+    /* the kernels: 100 * (1e5 * 0.5 + 2e5 * 0.2) / 1e6 = 9 %, and
+     * 100 * (1e5 * 2 + 2e5 * 1) / 1e6 = 40 %; p (U 0.2) keeps its demand
+     * beside U 0.3 and 0.8, and its bytes' 2e5 of 3.5e5 us in MPI met its
+     * own queue alone as far as U 0.2: 1 - 0.2 * 2 / 3.5 = 31 / 35 of it grows */
+    assert_true(fabs(p0 - 9.0 * 31 / 35) < 1e-9 && fabs(p1 - 40.0 * 31 / 35) < 1e-9);
     nv_app_view v;
     assert_int_equal(nv_model_app(m, nv_model_app_index(m, "p"), &v), 0);
     assert_int_equal(v.curve_origin, NV_CURVE_PROFILE);
@@ -400,7 +415,7 @@ static void a_profile_victim_reads_the_nearest_configurations(void **state)
     assert_int_equal(nv_predict(m, "p", with, 1, NV_PREDICT_QUEUE, 3, &pr, NULL), NV_PRED_OK);
     assert_string_equal(pr.mechanism, "nearest-configurations");
     assert_string_equal(pr.source_label, "model:profile");
-    NEAR(pr.slowdown_pct, formula(&f, &s, 1));
+    assert_true(fabs(pr.slowdown_pct - formula(&f, &s, 0.2, 1)) < 1e-4); /* a float row */
     nv_model_free(m);
 
     /* a configuration the fabric was not calibrated under: not this mechanism */
@@ -408,6 +423,74 @@ static void a_profile_victim_reads_the_nearest_configurations(void **state)
     assert_int_equal(nv_predict(m, "p", with, 1, NV_PREDICT_QUEUE, 3, &pr, NULL), NV_PRED_OK);
     assert_string_not_equal(pr.mechanism, "nearest-configurations");
     assert_string_equal(pr.source_label, "model:profile");
+    nv_model_free(m);
+}
+
+/* the share term: a victim whose own bytes fill most of the port keeps
+ * a max-min fair share of it beside each configuration's load, and the
+ * part of its MPI time that met its own queue alone does not grow by the
+ * kernels again; a victim whose U was not measured at the counters has
+ * the kernels' growth alone */
+static void a_victim_that_fills_the_port_keeps_its_share(void **state)
+{
+    (void)state;
+    nv_fabric f;
+    two_point_fabric(&f);
+    nv_signature s = sig();
+    nv_curve_point u[NV_FABRIC_MAX_POINTS], w[NV_FABRIC_MAX_POINTS];
+    /* own U 0.9: its bytes hold the port longer than its 3.5e5 us in MPI, so
+     * b = M and 0.1 of it grows by the kernels (0.9, 4 %); beside U 0.3 it
+     * keeps 0.7 (0.9/0.7 = 9/7: +1e5 us, 10 %), beside 0.8 half (0.9/0.5:
+     * +2.8e5 us, 28 %) */
+    assert_int_equal(nv_fabric_compose(&f, &s, 0.9, u, w), 2);
+    NEAR(u[0].slowdown_pct, 10.9);
+    NEAR(u[1].slowdown_pct, 32.0);
+    NEAR(w[1].slowdown_pct, 32.0);
+    NEAR(u[1].slowdown_pct, formula(&f, &s, 0.9, 1));
+    /* U 0.6 beside 0.3 keeps its demand (0.4 of 9 %), beside 0.8 half:
+     * 3.5e5 * (0.6 / 0.5 - 1) = 7 %, plus 0.4 of 40 % */
+    assert_int_equal(nv_fabric_compose(&f, &s, 0.6, u, w), 2);
+    NEAR(u[0].slowdown_pct, 3.6);
+    NEAR(u[1].slowdown_pct, 23.0);
+    NEAR(u[0].slowdown_pct, formula(&f, &s, 0.6, 0));
+    /* two that each want the whole port keep half each: +100 % of the MPI
+     * time, whatever the kernels say */
+    nv_signature full = {.runtime_us = 1e6, .runs = 1};
+    full.comm_us[3] = 1e6;
+    nv_fabric g = f;
+    g.points[1].utilization = 1;
+    g.points[1].growth[3] = 5;
+    assert_int_equal(nv_fabric_compose(&g, &full, 1.0, u, w), 2);
+    NEAR(u[1].slowdown_pct, 100.0);
+    /* not measured at the counters: the kernels' growth, 9 and 40 % */
+    assert_int_equal(nv_fabric_compose(&f, &s, NAN, u, w), 2);
+    NEAR(u[0].slowdown_pct, 9.0);
+    NEAR(u[1].slowdown_pct, 40.0);
+    /* an own U at or under the fabric's idle U: the same */
+    f.idle_utilization = 0.05;
+    assert_int_equal(nv_fabric_compose(&f, &s, 0.05, u, w), 2);
+    NEAR(u[1].slowdown_pct, 40.0);
+    /* and in a model: q's U taken from latency composes the kernels alone,
+     * r's from the counters the share as above */
+    two_point_fabric(&f);
+    nv_model_builder *b = profile_builder(&f, &s);
+    nv_app_input q = {.key = "q",
+                      .utilization = 0.9,
+                      .utilization_source = NV_USRC_LATENCY,
+                      .latency = &lat,
+                      .signature = &s};
+    assert_int_equal(nv_builder_add_app(b, &q), 0);
+    q.key = "r";
+    q.utilization_source = NV_USRC_COUNTERS;
+    assert_int_equal(nv_builder_add_app(b, &q), 0);
+    nv_model *m = built(b);
+    nv_app_view v;
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "q"), &v), 0);
+    assert_int_equal(v.curve_origin, NV_CURVE_PROFILE);
+    NEAR(v.fit[1].slowdown_pct, 40.0);
+    assert_int_equal(nv_model_app(m, nv_model_app_index(m, "r"), &v), 0);
+    NEAR(v.fit[0].slowdown_pct, 10.9);
+    NEAR(v.fit[1].slowdown_pct, 32.0);
     nv_model_free(m);
 }
 
@@ -495,6 +578,7 @@ int main(void)
         cmocka_unit_test(the_kernels_line_round_trips_and_bad_lines_are_named),
         cmocka_unit_test(a_signature_and_the_fabric_answer),
         cmocka_unit_test(a_profile_victim_reads_the_nearest_configurations),
+        cmocka_unit_test(a_victim_that_fills_the_port_keeps_its_share),
         cmocka_unit_test(without_a_fabric_a_signature_does_not_answer),
         cmocka_unit_test(the_model_round_trip_keeps_the_route),
         cmocka_unit_test(a_fabric_on_another_gauge_is_refused),
