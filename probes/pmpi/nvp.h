@@ -15,6 +15,8 @@ enum nvp_kind {
     NVK_ALL_TO_ALL_NB, /* their nonblocking forms: boundaries when the request completes */
     NVK_ONE_TO_ALL,
     NVK_ALL_TO_ONE,
+    NVK_ONE_TO_ALL_NB, /* the rooted collectives' nonblocking forms: never boundaries */
+    NVK_ALL_TO_ONE_NB,
     NVK_P2P_BLOCKING,
     NVK_P2P_NONBLOCKING,
     NVK_WAIT, /* completion calls (Wait*, Test*): time inside MPI, no count */
@@ -41,6 +43,10 @@ enum nvp_kind {
     X(SCATTERV, "Scatterv", NVK_ONE_TO_ALL)                                              \
     X(REDUCE, "Reduce", NVK_ALL_TO_ONE) X(GATHER, "Gather", NVK_ALL_TO_ONE)              \
     X(GATHERV, "Gatherv", NVK_ALL_TO_ONE)                                                \
+    X(IBCAST, "Ibcast", NVK_ONE_TO_ALL_NB) X(ISCATTER, "Iscatter", NVK_ONE_TO_ALL_NB)    \
+    X(ISCATTERV, "Iscatterv", NVK_ONE_TO_ALL_NB)                                         \
+    X(IREDUCE, "Ireduce", NVK_ALL_TO_ONE_NB) X(IGATHER, "Igather", NVK_ALL_TO_ONE_NB)    \
+    X(IGATHERV, "Igatherv", NVK_ALL_TO_ONE_NB)                                           \
     X(SEND, "Send", NVK_P2P_BLOCKING) X(SSEND, "Ssend", NVK_P2P_BLOCKING)                \
     X(RSEND, "Rsend", NVK_P2P_BLOCKING) X(BSEND, "Bsend", NVK_P2P_BLOCKING)              \
     X(RECV, "Recv", NVK_P2P_BLOCKING) X(SENDRECV, "Sendrecv", NVK_P2P_BLOCKING)          \

@@ -366,6 +366,8 @@ static const int kind_metric[] = {
     [NVK_ALL_TO_ALL_NB] = NV_SEG_M_COLL_ALL_TO_ALL,
     [NVK_ONE_TO_ALL] = NV_SEG_M_COLL_ONE_TO_ALL,
     [NVK_ALL_TO_ONE] = NV_SEG_M_COLL_ALL_TO_ONE,
+    [NVK_ONE_TO_ALL_NB] = NV_SEG_M_COLL_ONE_TO_ALL,
+    [NVK_ALL_TO_ONE_NB] = NV_SEG_M_COLL_ALL_TO_ONE,
     [NVK_P2P_BLOCKING] = NV_SEG_M_P2P_BLOCKING,
     [NVK_P2P_NONBLOCKING] = NV_SEG_M_P2P_NONBLOCKING,
     [NVK_WAIT] = -1,
@@ -378,6 +380,8 @@ static const int kind_op[] = {
     [NVK_ALL_TO_ALL_NB] = NV_SEG_OP_ALL,
     [NVK_ONE_TO_ALL] = NV_SEG_OP_ROOTED,
     [NVK_ALL_TO_ONE] = NV_SEG_OP_ROOTED,
+    [NVK_ONE_TO_ALL_NB] = NV_SEG_OP_ROOTED,
+    [NVK_ALL_TO_ONE_NB] = NV_SEG_OP_ROOTED,
     [NVK_P2P_BLOCKING] = NV_SEG_OP_P2P,
     [NVK_P2P_NONBLOCKING] = NV_SEG_OP_P2P,
     [NVK_WAIT] = -1,
@@ -404,7 +408,8 @@ void nvp_leave_peer(int call, int rc, double sent, double recv, MPI_Comm comm, i
     int metric = op < 0 ? NV_SEG_M_IO_US
                         : nv_seg_comm_metric(op, nv_seg_size_class(sent > recv ? sent : recv));
     account_mpi(metric, now);
-    if (rc == MPI_SUCCESS && (kind == NVK_P2P_NONBLOCKING || kind == NVK_ALL_TO_ALL_NB)) {
+    if (rc == MPI_SUCCESS && (kind == NVK_P2P_NONBLOCKING || kind == NVK_ALL_TO_ALL_NB ||
+                              kind == NVK_ONE_TO_ALL_NB || kind == NVK_ALL_TO_ONE_NB)) {
         /* a new batch of pending requests, or a larger message in it */
         int cls = (metric - NV_SEG_M_COMM_FIRST) % NV_SEG_SIZE_CLASSES,
             pending_cls = (S.nb_metric - NV_SEG_M_COMM_FIRST) % NV_SEG_SIZE_CLASSES;

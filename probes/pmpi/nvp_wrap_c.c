@@ -23,7 +23,8 @@
     X(Allreduce) X(Allgather) X(Allgatherv) X(Reduce_scatter) X(Reduce_scatter_block) X(Barrier) \
     X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Iallreduce) X(Iallgather) X(Iallgatherv) \
     X(Ireduce_scatter) X(Ireduce_scatter_block) X(Ibarrier) X(Bcast) X(Scatter) X(Scatterv) \
-    X(Reduce) X(Gather) X(Gatherv) X(Recv) X(Irecv) X(Sendrecv) X(Sendrecv_replace) X(Wait) \
+    X(Reduce) X(Gather) X(Gatherv) X(Ibcast) X(Iscatter) X(Iscatterv) X(Ireduce) X(Igather) \
+    X(Igatherv) X(Recv) X(Irecv) X(Sendrecv) X(Sendrecv_replace) X(Wait) \
     X(Waitall) X(Waitany) X(Waitsome) X(Test) X(Testall) X(Testany) X(Testsome) X(Request_free) \
     X(File_open) X(File_close) X(Send) X(Ssend) X(Rsend) X(Bsend) X(Isend) X(Issend) X(Irsend) \
     X(Ibsend) X(File_read) X(File_read_all) X(File_write) X(File_write_all) X(File_read_at) \
@@ -499,6 +500,96 @@ int MPI_Gatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs
         double s = (me >= 0 && !IN_PLACE(sb)) ? nvp_bytes(sc, st) : 0;
         double r = me == root ? sum_bytes(rcs, rt, nvp_comm_size(comm)) : 0;
         nvp_leave_peer(NVP_GATHERV, rc, s, r, comm, root);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ nonblocking rooted
+ * Counted (and bytes) when started, as the blocking forms; their time to
+ * complete is the completion call's, in their class.  Never boundaries. */
+#define NB_ROOTED_DONE(ID, rc, sent, recv, comm, root, req)                                        \
+    do {                                                                                           \
+        nvp_leave_peer(ID, rc, sent, recv, comm, root);                                            \
+        nvp_nbc_started(0, rc, req);                                                               \
+    } while (0)
+
+int MPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IBCAST);
+    int rc = next_Ibcast(buf, count, type, root, comm, req);
+    if (t) {
+        double b = rc == MPI_SUCCESS ? nvp_bytes(count, type) : 0;
+        int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
+        NB_ROOTED_DONE(NVP_IBCAST, rc, me == root ? b : 0, me == root ? 0 : b, comm, root, req);
+    }
+    return rc;
+}
+
+int MPI_Iscatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+                 int root, MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_ISCATTER);
+    int rc = next_Iscatter(sb, sc, st, rb, rc_, rt, root, comm, req);
+    if (t) {
+        int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
+        double s = me == root ? nvp_comm_size(comm) * nvp_bytes(sc, st) : 0;
+        double r = (me >= 0 && !IN_PLACE(rb)) ? nvp_bytes(rc_, rt) : 0;
+        NB_ROOTED_DONE(NVP_ISCATTER, rc, s, r, comm, root, req);
+    }
+    return rc;
+}
+
+int MPI_Iscatterv(const void *sb, const int sc[], const int sd[], MPI_Datatype st, void *rb,
+                  int rc_, MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_ISCATTERV);
+    int rc = next_Iscatterv(sb, sc, sd, st, rb, rc_, rt, root, comm, req);
+    if (t) {
+        int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
+        double s = me == root ? sum_bytes(sc, st, nvp_comm_size(comm)) : 0;
+        double r = (me >= 0 && !IN_PLACE(rb)) ? nvp_bytes(rc_, rt) : 0;
+        NB_ROOTED_DONE(NVP_ISCATTERV, rc, s, r, comm, root, req);
+    }
+    return rc;
+}
+
+int MPI_Ireduce(const void *sb, void *rb, int count, MPI_Datatype type, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IREDUCE);
+    int rc = next_Ireduce(sb, rb, count, type, op, root, comm, req);
+    if (t) {
+        int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
+        double b = me >= 0 ? nvp_bytes(count, type) : 0;
+        NB_ROOTED_DONE(NVP_IREDUCE, rc, b, me == root ? b : 0, comm, root, req);
+    }
+    return rc;
+}
+
+int MPI_Igather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_Datatype rt,
+                int root, MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IGATHER);
+    int rc = next_Igather(sb, sc, st, rb, rc_, rt, root, comm, req);
+    if (t) {
+        int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
+        double s = (me >= 0 && !IN_PLACE(sb)) ? nvp_bytes(sc, st) : 0;
+        double r = me == root ? nvp_comm_size(comm) * nvp_bytes(rc_, rt) : 0;
+        NB_ROOTED_DONE(NVP_IGATHER, rc, s, r, comm, root, req);
+    }
+    return rc;
+}
+
+int MPI_Igatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
+                 const int rd[], MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
+{
+    int t = nvp_enter(NVP_IGATHERV);
+    int rc = next_Igatherv(sb, sc, st, rb, rcs, rd, rt, root, comm, req);
+    if (t) {
+        int me = rc == MPI_SUCCESS ? nvp_comm_rank(comm) : -1;
+        double s = (me >= 0 && !IN_PLACE(sb)) ? nvp_bytes(sc, st) : 0;
+        double r = me == root ? sum_bytes(rcs, rt, nvp_comm_size(comm)) : 0;
+        NB_ROOTED_DONE(NVP_IGATHERV, rc, s, r, comm, root, req);
     }
     return rc;
 }

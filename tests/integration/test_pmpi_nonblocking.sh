@@ -86,6 +86,7 @@ else
 fi
 
 # 6. Fortran, 20 times after a barrier: MPI_IALLTOALL+MPI_WAIT,
+#    MPI_IBCAST+MPI_WAIT and MPI_IREDUCE+MPI_WAIT (rooted, no boundary),
 #    MPI_IALLREDUCE+MPI_TEST loop, MPI_IBARRIER+MPI_IALLGATHER+MPI_TESTALL
 #    loop, MPI_IALLREDUCE+MPI_WAITANY, MPI_IBARRIER+MPI_TESTSOME loop
 if mpifort --version >/dev/null 2>&1; then
@@ -93,6 +94,18 @@ if mpifort --version >/dev/null 2>&1; then
     profiled fortran 121 -- "$tmp/nonblocking_f"
     grep -q 'nonblocking_f: ranks=2 total=   2.000 gathered=1' "$tmp/fortran.out" ||
         { cat "$tmp/fortran.out"; fail "fortran: program results changed"; }
+    # the 256 B Ibcast and Ireduce and their waits: rooted, at most 256 B
+    python3 - "$tmp/fortran/profile-77.0.json" <<'PY' || fail "fortran: MPI_IBCAST and MPI_IREDUCE not profiled as rooted"
+import json, sys
+p = json.load(open(sys.argv[1]))
+f = p["comm_fields"]
+t = dict.fromkeys(f, 0.0)
+for c in p["segment_comm"]:
+    for k, v in zip(f, p["comm_rows"][c]):
+        t[k] += v
+print("fortran: rooted <= 256 B %.0f us" % t["mpi_us_rooted_le256"])
+sys.exit(0 if t["mpi_us_rooted_le256"] > 0 else 1)
+PY
 else
     echo "note: no working mpifort, Fortran part skipped"
 fi

@@ -1,7 +1,8 @@
 /* comm_times.c - an MPI program that times its own MPI calls, for
  * test_pmpi_comm_times.sh: each iteration a 1 KiB MPI_Sendrecv, a 64 KiB
- * MPI_Allreduce, a 300 KiB MPI_Bcast, and a 16 KiB MPI_Isend/MPI_Irecv
- * exchange overlapped by ~1 ms of computation before its MPI_Waitall.
+ * MPI_Allreduce, a 300 KiB MPI_Bcast, a 2 KiB MPI_Ireduce and its
+ * MPI_Wait, and a 16 KiB MPI_Isend/MPI_Irecv exchange overlapped by ~1 ms
+ * of computation before its MPI_Waitall.
  * Rank 0 prints the time inside those calls and the overlapped computation,
  * means over ranks, as measured here with the program's own clock:
  *   mpi_s=S overlap_s=S iters=N */
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
         MPI_Allreduce(a, b, 8192, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         MPI_Bcast(big, 38400, MPI_DOUBLE, it % n, MPI_COMM_WORLD);
         MPI_Request r[2];
+        MPI_Ireduce(a, b, 256, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
         MPI_Irecv(r16, 2048, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, &r[0]);
         MPI_Isend(s16, 2048, MPI_DOUBLE, right, 1, MPI_COMM_WORLD, &r[1]);
         double c0 = now();

@@ -4,12 +4,13 @@
 ! loop, MPI_IBARRIER plus MPI_IALLGATHER completed by MPI_TESTALL, an
 ! MPI_IALLREDUCE completed by MPI_WAITANY and an MPI_IBARRIER by an
 ! MPI_TESTSOME loop, so a profiled run has 6*NITER segments (+1 for the
-! first MPI_BARRIER).
+! first MPI_BARRIER); and an MPI_IBCAST and an MPI_IREDUCE of 64 integers,
+! each completed by MPI_WAIT, which are rooted and cut no segment.
 program nonblocking_f
   use mpi
   implicit none
   integer, parameter :: niter = 20, n = 64
-  integer :: ierr, rank, nprocs, it, i, req, reqs(2), idx, outn, idxs(2)
+  integer :: ierr, rank, nprocs, it, i, req, reqs(2), idx, outn, idxs(2), bsum(n)
   integer :: status(MPI_STATUS_SIZE)
   integer, allocatable :: sbuf(:), rbuf(:), gbuf(:)
   logical :: done
@@ -26,6 +27,10 @@ program nonblocking_f
         x = x * 0.999999d0 + 1.0d-6
      end do
      call MPI_IALLTOALL(sbuf, n, MPI_INTEGER, rbuf, n, MPI_INTEGER, MPI_COMM_WORLD, req, ierr)
+     call MPI_WAIT(req, status, ierr)
+     call MPI_IBCAST(sbuf, n, MPI_INTEGER, 0, MPI_COMM_WORLD, req, ierr)
+     call MPI_WAIT(req, status, ierr)
+     call MPI_IREDUCE(sbuf, bsum, n, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD, req, ierr)
      call MPI_WAIT(req, status, ierr)
      call MPI_IALLREDUCE(x, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, req, ierr)
      done = .false.
