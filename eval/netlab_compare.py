@@ -27,9 +27,7 @@ import sys
 
 sys.dont_write_bytecode = True  # nothing written beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from netlab_stats import SLOWED_PCT, bootstrap, interval, paired  # noqa: E402
-
-ROW_KEYS = ("variant", "holdout", "app", "with", "measured_pct", "predicted_pct")
+from netlab_stats import SLOWED_PCT, bootstrap, interval, load_rows, paired  # noqa: E402
 
 
 def die(msg, code=1):
@@ -39,24 +37,14 @@ def die(msg, code=1):
 
 def load(path):
     try:
-        with open(path) as f:
-            s = json.load(f)
-    except (OSError, ValueError) as e:
-        die(f"{path}: {e}")
-    rows = s.get("rows") if isinstance(s, dict) else None
-    if not isinstance(rows, list) or not rows:
-        die(f"{path}: no per-answer rows; score the dataset with eval/netlab_score.py --out")
+        s, rows = load_rows(path)
+    except ValueError as e:
+        die(str(e))
     out = {}
-    for i, r in enumerate(rows):
-        if not isinstance(r, dict) or not all(k in r for k in ROW_KEYS):
-            die(f"{path}: rows[{i}]: not an answer ({', '.join(ROW_KEYS)})")
-        if r["holdout"] == "repetition":
-            continue  # the table's repeatability: no predictor
-        m, p = r["measured_pct"], r["predicted_pct"]
-        for k, v in (("measured_pct", m), ("predicted_pct", p)):
-            if v is not None and not isinstance(v, (int, float)):
-                die(f"{path}: rows[{i}].{k}: not a number")
-        out[(r["variant"], r["holdout"], r["app"], r["with"])] = (m, p)
+    for r in rows:
+        if r["holdout"] != "repetition":  # the table's repeatability: no predictor
+            out[(r["variant"], r["holdout"], r["app"], r["with"])] = (r["measured_pct"],
+                                                                      r["predicted_pct"])
     return s, out
 
 

@@ -37,7 +37,7 @@ sys.dont_write_bytecode = True  # nothing written beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # the scorer's quartiles (the same figures) and its reading of a run's lab
 from netlab_score import lab_named, mpi_eager_named, quart, tcp_cc_named  # noqa: E402
-from netlab_stats import against_baselines  # noqa: E402
+from netlab_stats import against_baselines, load_rows  # noqa: E402
 
 
 def die(msg, code=1):
@@ -64,23 +64,9 @@ def host_named(h):
 
 def load_run(path):
     try:
-        with open(path) as f:
-            s = json.load(f)
-    except (OSError, ValueError) as e:
-        die(f"{path}: {e}")
-    rows = s.get("rows") if isinstance(s, dict) else None
-    if not isinstance(rows, list) or not rows:
-        die(f"{path}: no per-answer rows (scored before netlab_pool.py existed); "
-            "re-score its dataset with eval/netlab_score.py --summary")
-    for i, r in enumerate(rows):
-        if not isinstance(r, dict) or not all(k in r for k in ("variant", "holdout", "app", "with",
-                                                               "measured_pct", "predicted_pct")):
-            die(f"{path}: rows[{i}]: not an answer (variant, holdout, app, with, "
-                "measured_pct, predicted_pct)")
-        for k in ("measured_pct", "predicted_pct"):
-            v = r[k]
-            if v is not None and not isinstance(v, (int, float)):
-                die(f"{path}: rows[{i}].{k}: not a number")
+        s, rows = load_rows(path)
+    except ValueError as e:
+        die(str(e))
     # each pair's own repetitions: how far apart they lay in this run
     reps = {}
     for r in rows:

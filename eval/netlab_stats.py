@@ -5,12 +5,38 @@ and the paired difference between two predictors on the same pairs.
 Resampling is over pairs (the unit a site predicts), with a fixed seed so
 that a re-score prints the same interval.  Pure functions; no netvar rule
 lives here."""
+import json
 import random
 import statistics as st
 
 SLOWED_PCT = 10.0    # pairs measured slowed by at least this are reported apart
 RESAMPLES = 4000
 SEED = 20261201
+
+
+ROW_KEYS = ("variant", "holdout", "app", "with", "measured_pct", "predicted_pct")
+
+
+def load_rows(path):
+    """(the summary, its rows) of what eval/netlab_score.py wrote (--out or
+    --summary); ValueError naming the file and what is wrong"""
+    try:
+        with open(path) as f:
+            s = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: {e}")
+    rows = s.get("rows") if isinstance(s, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise ValueError(f"{path}: no per-answer rows (scored before the rows were written); "
+                         "re-score its dataset with eval/netlab_score.py --summary")
+    for i, r in enumerate(rows):
+        if not isinstance(r, dict) or not all(k in r for k in ROW_KEYS):
+            raise ValueError(f"{path}: rows[{i}]: not an answer ({', '.join(ROW_KEYS)})")
+        for k in ("measured_pct", "predicted_pct"):
+            v = r[k]
+            if v is not None and not isinstance(v, (int, float)):
+                raise ValueError(f"{path}: rows[{i}].{k}: not a number")
+    return s, rows
 
 
 def bootstrap(values, stat=st.mean, resamples=RESAMPLES, seed=SEED):
