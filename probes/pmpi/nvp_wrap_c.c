@@ -580,8 +580,8 @@ int MPI_Igather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc_, MPI_
     return rc;
 }
 
-int MPI_Igatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
-                 const int rd[], MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
+int MPI_Igatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[], const int rd[],
+                 MPI_Datatype rt, int root, MPI_Comm comm, MPI_Request *req)
 {
     int t = nvp_enter(NVP_IGATHERV);
     int rc = next_Igatherv(sb, sc, st, rb, rcs, rd, rt, root, comm, req);

@@ -236,8 +236,7 @@ F_VARIANTS(mpi_reduce, MPI_REDUCE, f_reduce,
            (real, sb, rb, n, type, op, root, comm, ierr))
 
 typedef void (*f_ibcast_fn)(void *, F *, F *, F *, F *, F *, F *);
-static void f_ibcast(f_ibcast_fn real, void *buf, F *n, F *type, F *root, F *comm, F *req,
-                     F *ierr)
+static void f_ibcast(f_ibcast_fn real, void *buf, F *n, F *type, F *root, F *comm, F *req, F *ierr)
 {
     MISSING(ierr);
     int t = nvp_enter(NVP_IBCAST);
@@ -255,8 +254,8 @@ F_VARIANTS(mpi_ibcast, MPI_IBCAST, f_ibcast,
            (real, buf, n, type, root, comm, req, ierr))
 
 typedef void (*f_ireduce_fn)(void *, void *, F *, F *, F *, F *, F *, F *, F *);
-static void f_ireduce(f_ireduce_fn real, void *sb, void *rb, F *n, F *type, F *op, F *root,
-                      F *comm, F *req, F *ierr)
+static void f_ireduce(f_ireduce_fn real, void *sb, void *rb, F *n, F *type, F *op, F *root, F *comm,
+                      F *req, F *ierr)
 {
     MISSING(ierr);
     int t = nvp_enter(NVP_IREDUCE);
@@ -264,8 +263,8 @@ static void f_ireduce(f_ireduce_fn real, void *sb, void *rb, F *n, F *type, F *o
     if (t) {
         int ok = *ierr == MPI_SUCCESS, me = ok ? nvp_comm_rank(fcomm(comm)) : -1;
         double b = ok ? fbytes(n, type) : 0;
-        nvp_leave_peer(NVP_IREDUCE, *ierr, b, me == *root ? b : 0,
-                       ok ? fcomm(comm) : MPI_COMM_NULL, (int)*root);
+        nvp_leave_peer(NVP_IREDUCE, *ierr, b, me == *root ? b : 0, ok ? fcomm(comm) : MPI_COMM_NULL,
+                       (int)*root);
         nvp_nbc_started_f(0, *ierr, req);
     }
 }
