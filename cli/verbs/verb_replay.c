@@ -48,9 +48,12 @@ static const char help_head[] =
     "Policies: none (Slurm's topology/tree best fit), switches (every job asks\n"
     "--switches for as few leaves as hold it, waiting at most --switches-wait),\n"
     "netvar (every submission goes through job_submit/netvar's decision code\n"
-    "with the site's netvar.conf and model: contain, avoid, isolate, hold and\n"
-    "deny act as the plugin makes them act), isolated (a bound like Jigsaw's:\n"
-    "a job under several leaves never shares a leaf with another such job).\n"
+    "with the site's netvar.conf and model: contain is --switches of the\n"
+    "fewest leaves that hold the job, waiting at most ContainWaitSeconds;\n"
+    "avoid excludes nodes; hold and deny keep the job from running; isolate\n"
+    "asks for whole nodes, which every replayed job has, and changes nothing),\n"
+    "isolated (a bound like Jigsaw's: a job under several leaves never shares\n"
+    "a leaf with another such job).\n"
     "\n"
     "The fabric is a two-level fat-tree: generated, --nodes nodes and\n"
     "--leaf-nodes under each leaf switch, or the site's, --topology FILE:\n"
@@ -77,11 +80,12 @@ static const char help_head[] =
     "instead of the model's.\n"
     "\n"
     "Simulated: the slowdowns.  Each app sends, per phase, from every rank to\n"
-    "the rank half the job away; SimGrid's flow-level fat-tree computes that\n"
-    "phase's time beside the jobs sharing its leaves and alone, a job's flows\n"
-    "between two leaves as one SimGrid task (flows inside a leaf cross no\n"
-    "uplink and are left out); --routing balanced makes each leaf's uplinks one\n"
-    "trunk instead of SimGrid's static routes; the job's\n"
+    "the rank half the job away; SimGrid's flow-level max-min sharing per\n"
+    "flow times that phase beside the jobs sharing its leaves, and alone\n"
+    "(flows inside a leaf cross no uplink and are left out), on the static\n"
+    "d-mod-k routes of SimGrid's fat-tree (--routing dmodk) or with each leaf's\n"
+    "uplinks as one trunk (--routing balanced, as perfect adaptive routing\n"
+    "would); a phase lasts until its slowest flow is through, and the job's\n"
     "slowdown is its communication fraction (the model's U) times the\n"
     "time-weighted excess.  A flow-level model does not produce latency-bound\n"
     "slowdown: jobs of latency-bound apps (U < 0.1) that shared a leaf are\n"
@@ -169,15 +173,15 @@ static int wait_sim(const char *sim, pid_t pid)
     return 0;
 }
 
-/* Splits the batch file in into nparts files in.K, each batch whole and
- * to the part with the fewest rank flows so far (every part gets the
- * fabric line); 0 or -1. */
+/* Splits the batch file in into nparts files in.K: the fabric and every
+ * job's def line to each part, each batch whole to the part with the
+ * fewest rank flows so far; 0 or -1. */
 static int split_batches(const char *in, int nparts)
 {
     FILE *f = fopen(in, "r"), *part[SIM_PARTS] = {0};
     long load[SIM_PARTS] = {0};
-    char name[PATH_MAX + 48], line[64];
-    int rc = f ? 0 : -1, cur = 0;
+    char name[PATH_MAX + 48];
+    int rc = f ? 0 : -1;
     for (int k = 0; k < nparts && !rc; k++) {
         snprintf(name, sizeof name, "%s.%d", in, k);
         int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -185,32 +189,49 @@ static int split_batches(const char *in, int nparts)
         if (!part[k])
             rc = -1;
     }
-    bool fresh = true; /* at the start of a line */
-    while (!rc && fgets(line, sizeof line, f)) {
-        if (fresh && !strncmp(line, "fabric ", 7)) {
-            for (int k = 0; k < nparts; k++)
-                fputs(line, part[k]);
-            while (!strchr(line, '\n') && fgets(line, sizeof line, f))
-                for (int k = 0; k < nparts; k++)
-                    fputs(line, part[k]);
+    long *flows = NULL; /* per defined job: its rank flows */
+    size_t nflows = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    while (!rc && getline(&line, &cap, f) > 0) {
+        unsigned long id;
+        long n;
+        int cur = 0, off = 0;
+        if (!strncmp(line, "batch ", 6)) {
+            long k;
+            for (int q = 1; q < nparts; q++)
+                if (load[q] < load[cur])
+                    cur = q;
+            if (sscanf(line, "batch %*d %ld%n", &k, &off) == 1)
+                for (const char *c = line + off; k-- > 0 && sscanf(c, "%lu%n", &id, &off) == 1;
+                     c += off)
+                    load[cur] += 1 + (id < nflows ? flows[id] : 0);
+            if (fputs(line, part[cur]) == EOF)
+                rc = -1;
             continue;
         }
-        if (fresh && !strncmp(line, "batch ", 6)) {
-            cur = 0;
-            for (int k = 1; k < nparts; k++)
-                if (load[k] < load[cur])
-                    cur = k;
-        } else if (fresh && !strncmp(line, "job ", 4)) {
-            long id, n = 0;
-            double bytes;
-            if (sscanf(line, "job %ld %lf %ld", &id, &bytes, &n) == 3 && n > 0)
-                load[cur] += n;
-            load[cur]++;
+        if (sscanf(line, "def %lu %*f %ld", &id, &n) == 2 && n > 0 && id < (1ul << 31)) {
+            if (id >= nflows) {
+                size_t nc = nflows ? nflows : 1024;
+                while (nc <= id)
+                    nc *= 2;
+                long *g = realloc(flows, nc * sizeof *g);
+                if (!g) {
+                    rc = -1;
+                    break;
+                }
+                memset(g + nflows, 0, (nc - nflows) * sizeof *g);
+                flows = g;
+                nflows = nc;
+            }
+            flows[id] = n;
         }
-        fresh = strchr(line, '\n') != NULL;
-        if (fputs(line, part[cur]) == EOF)
-            rc = -1;
+        for (int q = 0; q < nparts; q++) /* the fabric, defs (and anything else) to all */
+            if (fputs(line, part[q]) == EOF)
+                rc = -1;
     }
+    free(line);
+    free(flows);
     if (f)
         fclose(f);
     for (int k = 0; k < nparts; k++)

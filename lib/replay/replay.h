@@ -92,7 +92,6 @@ typedef struct rp_job {
     int *want;         /* the trace's node list (NULL: the scheduler places it) */
     int max_leaves;    /* placement constraint (0: none) */
     double wait_max_s; /* how long the constraint holds */
-    bool isolate;
     int *exclude;
     int nexclude;
     bool shared;    /* ran beside another spanning job under a leaf */
@@ -153,7 +152,9 @@ int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *s, 
 
 /* ---- the flow simulation's input and answer ---- */
 /* Writes the batches: each job under several leaves alone, and each set of
- * such jobs that share a leaf while they run together.  Returns the batch
+ * such jobs that share a leaf while they run together ("fabric" first,
+ * then each job's "def" line before the first "batch" line naming it;
+ * tools/replay/rp_simgrid.cc reads them).  Returns the batch
  * count, -1 on a write error.  The plan is kept in *plan for rp_flow_apply. */
 typedef struct rp_flow_plan rp_flow_plan;
 long rp_flow_write(const rp_trace *t, const rp_fabric *f, FILE *out, rp_flow_plan **plan);

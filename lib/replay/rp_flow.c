@@ -37,7 +37,8 @@ struct rp_flow_plan {
     uint64_t *akey;
     long *abatch;
     size_t acap, nalone;
-    int *lab; /* per leaf: its label in the job being keyed, scratch */
+    int *lab;      /* per leaf: its label in the job being keyed, scratch */
+    bool *defined; /* per job: its def line is written */
 };
 
 typedef struct ev {
@@ -85,16 +86,31 @@ static long new_batch(rp_flow_plan *p, const size_t *jobs, size_t k, const rp_tr
     memcpy(p->bjob + p->nbj, jobs, k * sizeof *jobs);
     p->nbj += k;
     p->boff[id + 1] = p->nbj;
-    if (fprintf(out, "batch %ld %zu\n", id, k) < 0)
-        return -1;
+    /* each job's nodes once, runs of consecutive slots as FIRST-LAST */
     for (size_t i = 0; i < k; i++) {
+        if (p->defined[jobs[i]])
+            continue;
+        p->defined[jobs[i]] = true;
         const rp_job *j = &t->job[jobs[i]];
-        fprintf(out, "job %zu %.0f %d", jobs[i], t->app[j->app].bytes, j->nodes);
-        for (int n = 0; n < j->nodes; n++)
-            fprintf(out, " %d", j->node[n]);
+        fprintf(out, "def %zu %.0f %d", jobs[i], t->app[j->app].bytes, j->nodes);
+        for (int n = 0; n < j->nodes;) {
+            int e = n;
+            while (e + 1 < j->nodes && j->node[e + 1] == j->node[e] + 1)
+                e++;
+            if (e > n)
+                fprintf(out, " %d-%d", j->node[n], j->node[e]);
+            else
+                fprintf(out, " %d", j->node[n]);
+            n = e + 1;
+        }
         if (fputc('\n', out) == EOF)
             return -1;
     }
+    fprintf(out, "batch %ld %zu", id, k);
+    for (size_t i = 0; i < k; i++)
+        fprintf(out, " %zu", jobs[i]);
+    if (fputc('\n', out) == EOF)
+        return -1;
     return id;
 }
 
@@ -227,7 +243,8 @@ long rp_flow_write(const rp_trace *t, const rp_fabric *f, FILE *out, rp_flow_pla
     p->akey = calloc(p->acap, sizeof *p->akey);
     p->abatch = malloc(p->acap * sizeof *p->abatch);
     p->lab = malloc((size_t)f->leaves * sizeof *p->lab);
-    if (!p->alone || !p->hkey || !p->hbatch || !p->akey || !p->abatch || !p->lab)
+    p->defined = calloc(t->n + 1, sizeof *p->defined);
+    if (!p->alone || !p->hkey || !p->hbatch || !p->akey || !p->abatch || !p->lab || !p->defined)
         goto out;
     for (long l = 0; l < f->leaves; l++)
         p->lab[l] = -1;
@@ -411,5 +428,6 @@ void rp_flow_free(rp_flow_plan *p)
     free(p->akey);
     free(p->abatch);
     free(p->lab);
+    free(p->defined);
     free(p);
 }

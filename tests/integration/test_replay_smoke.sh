@@ -61,19 +61,17 @@ print("ok - two jobs sharing an uplink: %.1f %% slowdown, none once isolated (wa
     p["none"]["slowdown_max_pct"], p["isolated"]["wait_mean_s"]))
 PY
 
-# the simulator's three ways on one case: one task per leaf pair (the
-# default), one comm per leaf pair over uplink trunks (--trunks), one
-# SimGrid comm per rank (--per-rank, the reference); two jobs whose flows
-# cross leaf 0's two uplinks, one flow of each on each uplink
+# the simulator's three ways on one case: d-mod-k routes (the default),
+# uplink trunks (--trunks), SimGrid's fat-tree with one comm per rank
+# (--per-rank); two jobs whose flows cross leaf 0's two uplinks, one flow
+# of each on each uplink
 cat >"$tmp/b.flows" <<'EOF'
 fabric 4 4 2 1.25e+10 1e-06
-batch 0 1
-job 1 1000000000 4 0 1 4 5
-batch 1 1
-job 2 1000000000 4 2 3 8 9
-batch 2 2
-job 1 1000000000 4 0 1 4 5
-job 2 1000000000 4 2 3 8 9
+def 1 1000000000 4 0-1 4 5
+def 2 1000000000 4 2-3 8-9
+batch 0 1 1
+batch 1 1 2
+batch 2 2 1 2
 EOF
 "$sim" "$tmp/b.flows" >"$tmp/agg" && "$sim" --trunks "$tmp/b.flows" >"$tmp/trunk" &&
     "$sim" --per-rank "$tmp/b.flows" >"$tmp/rank" || {
@@ -90,20 +88,114 @@ agg, rank, trunk = ratios(sys.argv[1]), ratios(sys.argv[2]), ratios(sys.argv[3])
 bad = [j for j in (1, 2) if not 1.5 < rank[j] < 2.5 or abs(agg[j] / rank[j] - 1) > 0.05
        or abs(trunk[j] / rank[j] - 1) > 0.05]
 if bad:
-    print("NOT OK - shared/alone tasks %s, trunks %s, per rank %s" % (agg, trunk, rank))
+    print("NOT OK - shared/alone d-mod-k %s, trunks %s, per rank %s" % (agg, trunk, rank))
     sys.exit(1)
-print("ok - shared/alone on one uplink each: tasks %.3f %.3f, trunks %.3f %.3f, per rank %.3f %.3f"
+print("ok - shared/alone on one uplink each: d-mod-k %.3f %.3f, trunks %.3f %.3f, per rank %.3f %.3f"
       % (agg[1], agg[2], trunk[1], trunk[2], rank[1], rank[2]))
 PY
 
 # trunks count a comm as its flows: 2 flows of job 1 and 1 of job 2 on one
 # uplink share it three ways, both jobs end at 3 s (1 GB at 1/3 GB/s)
-printf 'fabric 2 4 1 1e9 0\nbatch 0 2\njob 1 1000000000 4 0 1 4 5\njob 2 1000000000 2 2 6\n' >"$tmp/w.flows"
+printf 'fabric 2 4 1 1e9 0\ndef 1 1000000000 4 0 1 4 5\ndef 2 1000000000 2 2 6\nbatch 0 2 1 2\n' >"$tmp/w.flows"
 if "$sim" --trunks "$tmp/w.flows" | awk '{ if ($3 < 2.99 || $3 > 3.01) bad = 1 } END { exit bad || NR != 2 }'; then
     echo "ok - trunks share an uplink by flows, not by comms"
 else
     echo "NOT OK - trunks' weighting: $("$sim" --trunks "$tmp/w.flows" | tr '\n' ' ')"; fail=1
 fi
+
+# per-flow max-min, checked by a fluid simulation of its own: four jobs
+# of a replay whose flows meet on single spine links two and three at a
+# time (8 leaves of 32, 8 uplinks), all starting their phase at once;
+# max-min rates per rank flow until the next flow is through, then again;
+# a job's phase ends with its last flow, on d-mod-k routes (the default)
+# and on trunks (within 0.1 %: SimGrid's route latencies, 1 us a link)
+cat >"$tmp/m.flows" <<'EOF'
+fabric 8 32 8 1.25e+10 1e-06
+def 180 28800000 32 224-229 234 237-255 160-165
+def 195 28800000 8 230-233 235-236 63 99
+def 196 19200000 64 64-95 192-207 211 176-190
+def 223 38400000 64 128-159 40-41 44 46 54-62 115-127 166-171
+batch 0 4 180 195 196 223
+EOF
+"$sim" "$tmp/m.flows" >"$tmp/m.dmodk" && "$sim" --trunks "$tmp/m.flows" >"$tmp/m.trunks" || {
+    echo "NOT OK - the simulator failed on the max-min batch"; exit 1; }
+python3 - "$tmp/m.flows" "$tmp/m.dmodk" "$tmp/m.trunks" <<'PY' || fail=1
+import sys
+lines = [l.split() for l in open(sys.argv[1])]
+per_leaf, uplinks, bw = int(lines[0][2]), int(lines[0][3]), float(lines[0][4])
+jobs = {}
+for w in lines[1:]:
+    if w[0] == "def":
+        nodes = []
+        for t in w[4:]:
+            a, _, b = t.partition("-")
+            nodes += range(int(a), int(b or a) + 1)
+        jobs[int(w[1])] = (float(w[2]), nodes)
+
+
+def maxmin(trunks):
+    flows = []
+    for j, (_, n) in jobs.items():
+        for i in range(len(n)):
+            s, d = n[i], n[(i + len(n) // 2) % len(n)]
+            if s // per_leaf == d // per_leaf:
+                continue
+            k = "t" if trunks else d % uplinks
+            flows.append((j, [("n>", s), ("n<", d), ("up", s // per_leaf, k),
+                              ("dn", d // per_leaf, k)]))
+    full = {l: (bw * uplinks if trunks and l[0] in ("up", "dn") else bw)
+            for _, r in flows for l in r}
+    left = {f: jobs[flows[f][0]][0] for f in range(len(flows))}
+    now, end = 0.0, {}
+    while left:
+        cap, rate, live = dict(full), {}, set(left)
+        while live:
+            use = {}
+            for f in live:
+                for l in flows[f][1]:
+                    use[l] = use.get(l, 0) + 1
+            share, link = min((cap[l] / c, l) for l, c in use.items())
+            for f in [f for f in live if link in flows[f][1]]:
+                rate[f] = share
+                live.discard(f)
+                for l in flows[f][1]:
+                    cap[l] -= share
+        dt = min(left[f] / rate[f] for f in left)
+        now += dt
+        for f in list(left):
+            left[f] -= rate[f] * dt
+            if left[f] <= 1e-6 * jobs[flows[f][0]][0]:
+                del left[f]
+                end[flows[f][0]] = now
+    return end
+
+
+bad = []
+for path, trunks in ((sys.argv[2], False), (sys.argv[3], True)):
+    want = maxmin(trunks)
+    got = {int(w[1]): float(w[2]) for w in (l.split() for l in open(path))}
+    bad += ["%s job %d: %g s, max-min %g s" % ("trunks" if trunks else "dmodk", j,
+                                                 got.get(j, 0), want[j])
+            for j in want if abs(got.get(j, 0) / want[j] - 1) > 1e-3]
+if bad:
+    print("NOT OK - per-flow max-min: " + "; ".join(bad))
+    sys.exit(1)
+print("ok - per-flow max-min of 4 jobs on shared spine links and on trunks: %s s"
+      % " ".join("%.6g" % v for v in maxmin(False).values()))
+PY
+
+# a malformed batch file stops the simulator with one line naming it:
+# a run "9-4" backwards, and a batch naming a job never defined
+for bad in 'def 1 1e9 2 9-4' 'def 1 1e9 2 0 4\nbatch 0 2 1 7'; do
+    printf 'fabric 2 4 1 1e9 0\n%b\n' "$bad" >"$tmp/bad.flows"
+    if msg=$("$sim" "$tmp/bad.flows" 2>&1 >/dev/null); then
+        echo "NOT OK - the simulator took a malformed batch file ($bad)"; fail=1
+    elif [ "$(printf '%s\n' "$msg" | grep -c '^netvar: replay-sim: .*bad.flows:[0-9]*: ')" != 1 ]; then
+        echo "NOT OK - the simulator's error on a malformed batch file: $msg"; fail=1
+    else
+        echo "ok - a malformed batch file refused: $msg"
+    fi
+done
 
 # the lab's own fabric (eval/replay_validate.py): alltoall beside alltoall
 # in the first archived dataset.  Both bandwidth-bound (U 0.8) and alike,

@@ -3,55 +3,63 @@
 // (tests/check_layers.py checks that).  It reads the batches lib/replay
 // wrote (rp_flow_write) from FILE and prints, for every job of every
 // batch, the simulated seconds of one communication phase: each rank sends
-// the job's bytes to the rank half the job away, all at once, beside the
-// other jobs of the batch.  The fabric has LEAVES leaf switches of
-// PER_LEAF nodes and UPLINKS uplinks each, links of the given rate and
-// latency (flow level: bandwidth sharing is simulated, queueing latency is
-// not); it is built once for all the batches.
+// the job's bytes to the rank half the job away, beside the other jobs of
+// the batch.  The fabric has LEAVES leaf switches of PER_LEAF nodes and
+// UPLINKS uplinks each, links of the given rate and latency (flow level:
+// bandwidth sharing is simulated, queueing latency is not); it is built
+// once for all the batches.
 //
-// Three ways to send a phase:
-//  - by leaf pair on the fat-tree (the default): SimGrid's fat-tree zone
-//    (SPLITDUPLEX links, static d-mod-k routes: a flow goes up the spine
-//    its destination's index modulo the uplinks picks) and one SimGrid
-//    parallel task (host/model:ptask_L07) per pair of leaves a job's flows
-//    join.  Its rank flows from leaf A to leaf B that take the same spine
-//    share every link but their nodes' own, so they are one entry of the
-//    task, from one of their sources to one of their destinations with
-//    their bytes summed; those two nodes' links carry nothing else and
-//    have the shared links' rate, so they bind no tighter.  SimGrid's
-//    ptask solver (bottleneck-fair) gives each task an equal share of a
-//    link, whatever the number of flows it carries.
+// Every job of a batch starts its phase at once, and SimGrid's max-min
+// sharing per flow (network model CM02, no cross traffic, no TCP window)
+// runs it to its end: a job's phase is over when its last flow is through,
+// and a light job's flows, through early, stop loading the links they
+// shared.  (Rates of the steady state alone, every job sending for ever,
+// are cheaper but wrong beside a light neighbour: replayed against the
+// lab, a neighbour at U 0.03 then takes a full share and the victims'
+// error grew from 10 to 38 pp.)
+//
+// A job's flows that cross the same links are one comm of its m flows:
+// it comes from a sender of m flows, whose own link is m x the line rate
+// (their nodes' links, FATPIPE) with a latency of WEIGHT_S / m, which
+// makes CM02's max-min (shares in inverse proportion to the route's
+// latency) count it as its m flows.  Two ways to route them, both in a
+// SimGrid star zone:
+//  - d-mod-k (the default), the static routes of SimGrid's fat-tree zone:
+//    a flow from leaf A to a node of index D under leaf B climbs spine
+//    D mod UPLINKS, over A's link up to it and its link down to B, each at
+//    the line rate; a class is (A, B, spine).
 //  - --trunks: each leaf's uplinks as one trunk up and one down of UPLINKS
-//    x the line rate (routing that spreads a leaf's flows perfectly),
-//    SimGrid's star zone, network model CM02 (no cross traffic, no TCP
-//    window).  The m rank flows of a job from leaf A to leaf B are one comm
-//    of m x the bytes from a sender whose own link is m x the line rate
-//    (the nodes' links) and whose latency WEIGHT_S / m makes CM02's
-//    max-min count the comm as its m flows.  Much cheaper, but without the
-//    collisions of static routes.
-//  - --per-rank: the fat-tree zone, network model LV08, one comm per rank:
-//    the reference the others are checked against (test_replay_smoke).
-//    Its cost grows with the square of the comms in flight (SimGrid 3.32
-//    searches a list of comms each time one ends), so it is for small
-//    cases.
-// In the first two, flows inside one leaf are left out when others cross
-// leaves: on the two-level tree they cross no uplink, and since each node
-// sends one flow and receives one they never contend nor outlast the
-// job's flows across leaves.
+//    x the line rate (routing that spreads a leaf's flows perfectly); a
+//    class is (A, B).
+// Flows inside one leaf are left out when others cross leaves: on the
+// two-level tree they cross no uplink, and since each node sends one flow
+// and receives one they never contend nor outlast the job's flows across
+// leaves.
+//  - --per-rank: SimGrid's own fat-tree zone, network model LV08, one comm
+//    per rank flow, inside a leaf too, for small cases.  LV08 weighs a flow
+//    by its route and scales bandwidth by 0.97, so it agrees with the
+//    others on ratios where the flows that meet have alike routes
+//    (test_replay_smoke).
 //
 // Input:  "fabric LEAVES PER_LEAF UPLINKS BYTES_PER_S LATENCY_S", then
-//         "batch ID K" and K lines "job ID BYTES N NODE...".
-// Output: "BATCH JOB SECONDS" per job.
+//         "def ID BYTES N NODES..." once per job (NODES as N indices, a run
+//         of them as FIRST-LAST), and "batch ID K JOB..." naming K defined
+//         jobs.  Batches are simulated as they are read.
+// Output: "BATCH JOB SECONDS" per job of every batch.
 #include <simgrid/s4u.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace sg4 = simgrid::s4u;
@@ -59,167 +67,232 @@ namespace sg4 = simgrid::s4u;
 namespace
 {
 
+// a job's rank flows that cross the same links, built once per job: from
+// leaf a to leaf b (over spine k with d-mod-k routes), m of them; per
+// rank, one flow from host a to host b
+struct Part {
+    unsigned a = 0, b = 0, k = 0, m = 1;
+};
 struct Job {
-    unsigned long id = 0;
     double bytes = 0;
     std::vector<unsigned> node;
-};
-struct Batch {
-    long id = 0;
-    std::vector<Job> job;
+    bool built = false;
+    std::vector<Part> part;
 };
 
 std::vector<sg4::Host *> hosts;
 sg4::Host *home = nullptr;
-std::vector<Batch> batches;
-unsigned per_leaf_g = 1, uplinks_g = 1;
-struct Flow {
-    unsigned src = 0, dst = 0;
-    double bytes = 0;
-};
+std::unordered_map<unsigned long, Job> jobs;
+unsigned per_leaf_g = 1, uplinks_g = 1, nslots_g = 1, mmax_g = 1;
+double link_bw = 0;
 constexpr size_t PART = 32;
-enum class Mode { TASKS, TRUNKS, PER_RANK };
-Mode mode = Mode::TASKS;
+enum class Mode { DMODK, TRUNKS, PER_RANK };
+Mode mode = Mode::DMODK;
+const char *file_g = "";
 
-void run_per_rank(const Job *j)
+void build_per_rank(Job &j)
 {
-    std::vector<sg4::CommPtr> comms;
-    size_t n = j->node.size();
+    size_t n = j.node.size();
     for (size_t i = 0; i < n; i++) {
         size_t d = (i + n / 2) % n;
-        if (d == i || j->node[i] == j->node[d])
+        if (d == i || j.node[i] == j.node[d])
             continue;
-        comms.push_back(
-            sg4::Comm::sendto_async(hosts[j->node[i]], hosts[j->node[d]], (uint64_t)j->bytes));
+        j.part.push_back({j.node[i], j.node[d], 0, 1});
     }
-    sg4::Comm::wait_all(comms);
 }
 
-// one parallel task: entries (source host, destination host, bytes)
-sg4::ExecPtr start_task(const std::vector<Flow> &fl)
+// d-mod-k: a rank flow from leaf A to a node of index D under leaf B climbs
+// spine D mod UPLINKS, over A's up link to that spine and down its link to
+// B.  The flows of a job from A to B on spine k are one comm of m x the
+// bytes from A's sender of m flows on k to B's receiver on k.
+void build_dmodk(Job &j)
 {
-    std::vector<sg4::Host *> hs;
-    size_t h = 2 * fl.size();
-    std::vector<double> amount(h * h, 0.0);
-    for (size_t k = 0; k < fl.size(); k++) {
-        hs.push_back(hosts[fl[k].src]);
-        hs.push_back(hosts[fl[k].dst]);
-        amount[2 * k * h + 2 * k + 1] = fl[k].bytes;
-    }
-    sg4::ExecPtr e = sg4::Exec::init();
-    e->set_hosts(hs);
-    e->set_flops_amounts(std::vector<double>(h, 0.0));
-    e->set_bytes_amounts(amount);
-    e->start();
-    return e;
-}
-
-// The rank flows of a job from leaf A to leaf B that go up through the
-// same spine (SimGrid's d-mod-k: the destination's index mod the uplinks)
-// share every link but their nodes' own: they are one entry, from one of
-// their sources to one of their destinations, with their bytes summed.
-// Those two nodes' links carry nothing else (each node sends one flow and
-// receives one, and belongs to one job) and have the rate of the shared
-// links, so they bind no tighter than the spine links do.
-void run_aggregated(const Job *j)
-{
-    size_t n = j->node.size();
-    std::map<std::pair<unsigned, unsigned>, std::map<unsigned, Flow>> cls, in_leaf;
+    size_t n = j.node.size();
+    std::map<std::tuple<unsigned, unsigned, unsigned>, unsigned> cls;
     for (size_t i = 0; i < n; i++) {
         size_t d = (i + n / 2) % n;
-        if (d == i || j->node[i] == j->node[d])
+        if (d == i || j.node[i] == j.node[d])
             continue;
-        unsigned a = j->node[i] / per_leaf_g, b = j->node[d] / per_leaf_g;
-        Flow &f = (a == b ? in_leaf : cls)[{a, b}][a == b ? j->node[i] : j->node[d] % uplinks_g];
-        if (f.bytes == 0)
-            f.src = j->node[i], f.dst = j->node[d];
-        f.bytes += j->bytes;
+        unsigned a = j.node[i] / per_leaf_g, b = j.node[d] / per_leaf_g;
+        if (a != b)
+            cls[{a, b, j.node[d] % uplinks_g}]++;
     }
-    if (cls.empty())
-        cls.swap(in_leaf);
-    std::vector<sg4::ExecPtr> tasks;
-    std::vector<Flow> part;
     for (auto &c : cls) {
-        for (auto &f : c.second) {
-            part.push_back(f.second);
-            if (part.size() == PART) {
-                tasks.push_back(start_task(part));
-                part.clear();
-            }
+        auto [a, b, k] = c.first;
+        unsigned m = c.second;
+        if (m > mmax_g) {
+            std::fprintf(stderr, "netvar: replay-sim: %u flows on one spine, over %u\n", m, mmax_g);
+            std::exit(1);
         }
-        if (!part.empty()) {
-            tasks.push_back(start_task(part));
-            part.clear();
-        }
+        j.part.push_back({a, b, k, m});
     }
-    for (auto &t : tasks)
-        t->wait();
 }
 
-std::vector<sg4::Host *> leaf_host, send_host;
+// the star zone's senders and receivers of the two uplink models
+std::vector<sg4::Host *> recv_host, send_host;
 // CM02 shares a link among comms in inverse proportion to their route's
 // latency (weight-S 0); a sender of m flows has a latency of WEIGHT_S / m
 // of its own and the trunks none, so each comm counts as its m flows
 constexpr double WEIGHT_S = 1e-6;
-double link_bw = 0;
 
 // one comm per (source leaf, destination leaf): m rank flows, m x bytes,
 // at most m x the line rate (their nodes' links), over the two leaves'
 // trunks of uplinks x the line rate
-void run_trunk(const Job *j)
+void build_trunks(Job &j)
 {
-    size_t n = j->node.size();
+    size_t n = j.node.size();
     std::map<std::pair<unsigned, unsigned>, unsigned> cls;
     for (size_t i = 0; i < n; i++) {
         size_t d = (i + n / 2) % n;
-        if (d == i || j->node[i] == j->node[d])
+        if (d == i || j.node[i] == j.node[d])
             continue;
-        unsigned a = j->node[i] / per_leaf_g, b = j->node[d] / per_leaf_g;
+        unsigned a = j.node[i] / per_leaf_g, b = j.node[d] / per_leaf_g;
         if (a != b)
             cls[{a, b}]++;
     }
-    std::vector<sg4::CommPtr> comms;
     for (auto &c : cls) {
-        sg4::CommPtr m = sg4::Comm::sendto_init();
-        m->set_source(send_host[(size_t)c.first.first * per_leaf_g + c.second - 1]);
-        m->set_payload_size((uint64_t)(j->bytes * c.second));
-        m->set_destination(leaf_host[c.first.second]); /* both ends set: it starts */
-        comms.push_back(m);
+        j.part.push_back({c.first.first, c.first.second, 0, c.second});
+    }
+}
+
+void build(Job &j)
+{
+    if (j.built)
+        return;
+    j.built = true;
+    if (!(j.bytes > 0))
+        return; /* nothing to send: it loads no link */
+    if (mode == Mode::PER_RANK)
+        build_per_rank(j);
+    else if (mode == Mode::TRUNKS)
+        build_trunks(j);
+    else
+        build_dmodk(j);
+}
+
+// A job's phase: one comm per class of its flows (m flows from leaf a to
+// leaf b, on spine k), of m x its bytes, from a sender of m flows; the phase
+// ends when the last is through.  Per rank, one comm per flow.
+void run_job(const Job *j, double t0, long batch, unsigned long id)
+{
+    std::vector<sg4::CommPtr> comms;
+    for (const Part &p : j->part) {
+        sg4::Host *src, *dst;
+        if (mode == Mode::PER_RANK) {
+            src = hosts[p.a];
+            dst = hosts[p.b];
+        } else if (mode == Mode::TRUNKS) {
+            src = send_host[(size_t)p.a * per_leaf_g + p.m - 1];
+            dst = recv_host[p.b];
+        } else {
+            src = send_host[((size_t)p.a * uplinks_g + p.k) * mmax_g + p.m - 1];
+            dst = recv_host[(size_t)p.b * uplinks_g + p.k];
+        }
+        sg4::CommPtr c = sg4::Comm::sendto_init();
+        c->set_source(src);
+        c->set_payload_size((uint64_t)(j->bytes * p.m));
+        c->set_destination(dst); /* both ends set: it starts */
+        comms.push_back(c);
     }
     if (comms.empty()) /* no flow across leaves: one node link's time */
         sg4::this_actor::sleep_for(j->bytes / link_bw);
     sg4::Comm::wait_all(comms);
-}
-
-void run_job(const Job *j, double t0, long batch)
-{
-    if (mode == Mode::PER_RANK)
-        run_per_rank(j);
-    else if (mode == Mode::TRUNKS)
-        run_trunk(j);
-    else
-        run_aggregated(j);
     double s = sg4::Engine::get_clock() - t0;
-    std::printf("%ld %lu %.9g\n", batch, j->id, s > 0 ? s : 1e-9);
+    std::printf("%ld %lu %.9g\n", batch, id, s > 0 ? s : 1e-9);
 }
 
-void driver()
+// every job of the batch starts its phase at once, each in its own actor
+void run_batch(long id, const std::vector<unsigned long> &ids)
 {
-    for (const Batch &b : batches) {
-        double t0 = sg4::Engine::get_clock();
-        std::vector<sg4::ActorPtr> actors;
-        for (const Job &j : b.job)
-            actors.push_back(sg4::Actor::create("job", home, run_job, &j, t0, b.id));
-        for (auto &a : actors)
-            a->join();
+    double t0 = sg4::Engine::get_clock();
+    std::vector<sg4::ActorPtr> actors;
+    for (unsigned long x : ids) {
+        Job &j = jobs.at(x);
+        build(j);
+        actors.push_back(sg4::Actor::create("job", home, run_job, &j, t0, id, x));
     }
-    std::fflush(stdout);
+    for (auto &a : actors)
+        a->join();
 }
 
 int fail(const char *file, long line, const char *why)
 {
-    std::fprintf(stderr, "netvar: replay-sim: %s:%ld: %s; nothing simulated\n", file, line, why);
+    std::fprintf(stderr, "netvar: replay-sim: %s:%ld: %s; nothing more simulated\n", file, line,
+                 why);
     return 1;
+}
+
+// "FIRST" or "FIRST-LAST" runs into j.node; false on a malformed one
+bool read_nodes(std::istringstream &ls, size_t n, Job &j)
+{
+    std::string tok;
+    while (j.node.size() < n && ls >> tok) {
+        char *e = nullptr;
+        unsigned long a = std::strtoul(tok.c_str(), &e, 10), b = a;
+        if (e == tok.c_str())
+            return false;
+        if (*e == '-') {
+            const char *s = e + 1;
+            b = std::strtoul(s, &e, 10);
+            if (e == s || b < a)
+                return false;
+        }
+        if (*e || b >= nslots_g || j.node.size() + (b - a + 1) > n)
+            return false;
+        for (unsigned long x = a; x <= b; x++)
+            j.node.push_back((unsigned)x);
+    }
+    std::string extra;
+    return j.node.size() == n && !(ls >> extra);
+}
+
+std::ifstream in_g;
+long line_g = 0;
+int rc_g = 0;
+
+void driver()
+{
+    std::string line;
+    while (std::getline(in_g, line)) {
+        line_g++;
+        std::istringstream ls(line);
+        std::string word;
+        ls >> word;
+        if (word == "def") {
+            unsigned long id = 0;
+            size_t n = 0;
+            Job j;
+            if (!(ls >> id >> j.bytes >> n) || n > 200000 || !(j.bytes >= 0) ||
+                !std::isfinite(j.bytes) || !read_nodes(ls, n, j) || jobs.count(id)) {
+                rc_g = fail(file_g, line_g,
+                            "not \"def ID BYTES N NODES...\" of N nodes inside the fabric, or "
+                            "an ID defined twice");
+                break;
+            }
+            jobs.emplace(id, std::move(j));
+        } else if (word == "batch") {
+            long id = 0;
+            size_t k = 0;
+            std::vector<unsigned long> ids;
+            unsigned long x;
+            if (!(ls >> id >> k) || k > 2000000) {
+                rc_g = fail(file_g, line_g, "not \"batch ID K JOB...\"");
+                break;
+            }
+            while (ids.size() < k && ls >> x && jobs.count(x))
+                ids.push_back(x);
+            std::string extra;
+            if (ids.size() != k || ls >> extra) {
+                rc_g = fail(file_g, line_g, "a batch that names other than K defined jobs");
+                break;
+            }
+            run_batch(id, ids);
+        } else if (!word.empty()) {
+            rc_g = fail(file_g, line_g, "unknown line");
+            break;
+        }
+    }
+    std::fflush(stdout);
 }
 
 } // namespace
@@ -238,50 +311,34 @@ int main(int argc, char **argv)
                              "netvar replay)\n");
         return 2;
     }
-    const char *file = argv[1 + opt];
-    std::ifstream in(file);
-    if (!in)
-        return fail(file, 0, "cannot be read");
+    file_g = argv[1 + opt];
+    in_g.open(file_g);
+    if (!in_g)
+        return fail(file_g, 0, "cannot be read");
     std::string line;
-    long no = 0;
     unsigned leaves = 0, per_leaf = 0, uplinks = 0;
     double bw = 0, lat = 0;
-    while (std::getline(in, line)) {
-        no++;
+    while (!leaves && std::getline(in_g, line)) {
+        line_g++;
         std::istringstream ls(line);
         std::string word;
         ls >> word;
-        if (word == "fabric") {
-            if (!(ls >> leaves >> per_leaf >> uplinks >> bw >> lat) || leaves < 1 || per_leaf < 1 ||
-                uplinks < 1 || leaves * per_leaf > 200000 || !(bw > 0) || !(lat >= 0))
-                return fail(file, no,
-                            "not \"fabric LEAVES PER_LEAF UPLINKS BYTES_PER_S LATENCY_S\"");
-        } else if (word == "batch") {
-            Batch b;
-            if (!(ls >> b.id))
-                return fail(file, no, "not \"batch ID K\"");
-            batches.push_back(std::move(b));
-        } else if (word == "job") {
-            Job j;
-            size_t n = 0;
-            if (batches.empty() || !leaves || !(ls >> j.id >> j.bytes >> n) || n > 200000 ||
-                !(j.bytes >= 0))
-                return fail(file, no, "a job line before its fabric and batch, or malformed");
-            j.node.resize(n);
-            for (size_t k = 0; k < n; k++)
-                if (!(ls >> j.node[k]) || j.node[k] >= leaves * per_leaf)
-                    return fail(file, no, "a node outside the fabric");
-            batches.back().job.push_back(std::move(j));
-        } else if (!word.empty())
-            return fail(file, no, "unknown line");
+        if (word.empty())
+            continue;
+        if (word != "fabric" || !(ls >> leaves >> per_leaf >> uplinks >> bw >> lat) || leaves < 1 ||
+            per_leaf < 1 || uplinks < 1 || (size_t)leaves * per_leaf > 200000 || !(bw > 0) ||
+            !(lat >= 0) || !(lat < 1))
+            return fail(file_g, line_g,
+                        "not first \"fabric LEAVES PER_LEAF UPLINKS BYTES_PER_S LATENCY_S\"");
     }
     if (!leaves)
-        return fail(file, no, "no fabric line");
+        return fail(file_g, line_g, "no fabric line");
 
     per_leaf_g = per_leaf;
     uplinks_g = uplinks;
+    nslots_g = leaves * per_leaf;
     link_bw = bw;
-    if (mode == Mode::TRUNKS) {
+    if (mode != Mode::PER_RANK) {
         int eargc = 5;
         char arg0[] = "netvar-replay-sim", quiet[] = "--log=root.thres:critical",
              model[] = "--cfg=network/model:CM02", gamma[] = "--cfg=network/TCP-gamma:0",
@@ -289,39 +346,54 @@ int main(int argc, char **argv)
         char *eargv[] = {arg0, quiet, model, gamma, cross, nullptr};
         sg4::Engine e(&eargc, eargv);
         sg4::NetZone *z = sg4::create_star_zone("fabric");
-        for (unsigned l = 0; l < leaves; l++) {
-            std::string ls = std::to_string(l);
-            const sg4::Link *up = z->create_link("up" + ls, bw * uplinks)->seal();
-            const sg4::Link *down = z->create_link("down" + ls, bw * uplinks)->seal();
-            sg4::Host *h = z->create_host("l" + ls, 1e9)->seal();
+        // a sender of m flows: its own weight link first (see WEIGHT_S),
+        // then the link up from its leaf
+        auto sender = [&](const std::string &name, unsigned m, const sg4::Link *up) {
+            const sg4::Link *w = z->create_link("w" + name, bw * m)
+                                     ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
+                                     ->set_latency(WEIGHT_S / m)
+                                     ->seal();
+            sg4::Host *s = z->create_host("s" + name, 1e9)->seal();
+            z->add_route(s->get_netpoint(), nullptr, nullptr, nullptr,
+                         {sg4::LinkInRoute(w), sg4::LinkInRoute(up)}, false);
+            send_host.push_back(s);
+        };
+        auto receiver = [&](const std::string &name, const sg4::Link *down) {
+            sg4::Host *h = z->create_host("r" + name, 1e9)->seal();
             z->add_route(nullptr, h->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(down)},
                          false);
-            leaf_host.push_back(h);
-            // senders of m flows: their own weight link first (see run_trunk)
-            for (unsigned m = 1; m <= per_leaf; m++) {
-                std::string ms = ls + "_" + std::to_string(m);
-                const sg4::Link *w = z->create_link("w" + ms, bw * m)
-                                         ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
-                                         ->set_latency(WEIGHT_S / m)
-                                         ->seal();
-                sg4::Host *s = z->create_host("s" + ms, 1e9)->seal();
-                z->add_route(s->get_netpoint(), nullptr, nullptr, nullptr,
-                             {sg4::LinkInRoute(w), sg4::LinkInRoute(up)}, false);
-                send_host.push_back(s);
+            recv_host.push_back(h);
+        };
+        /* at most this many of a leaf's flows to one leaf share a spine */
+        mmax_g = (per_leaf + uplinks - 1) / uplinks;
+        for (unsigned l = 0; l < leaves; l++) {
+            std::string ls = std::to_string(l);
+            if (mode == Mode::TRUNKS) { /* the leaf's uplinks as one trunk each way */
+                const sg4::Link *up = z->create_link("up" + ls, bw * uplinks)->seal();
+                const sg4::Link *down = z->create_link("down" + ls, bw * uplinks)->seal();
+                receiver(ls, down);
+                for (unsigned m = 1; m <= per_leaf; m++)
+                    sender(ls + "_" + std::to_string(m), m, up);
+                continue;
+            }
+            for (unsigned k = 0; k < uplinks; k++) { /* its link to spine k, each way */
+                std::string lk = ls + "_" + std::to_string(k);
+                const sg4::Link *up = z->create_link("up" + lk, bw)->seal();
+                const sg4::Link *down = z->create_link("down" + lk, bw)->seal();
+                receiver(lk, down);
+                for (unsigned m = 1; m <= mmax_g; m++)
+                    sender(lk + "_" + std::to_string(m), m, up);
             }
         }
         z->seal();
-        home = leaf_host[0];
+        home = recv_host[0];
         sg4::Actor::create("driver", home, driver);
         e.run();
-        return 0;
+        return rc_g;
     }
-    int eargc = 3;
-    char arg0[] = "netvar-replay-sim", quiet[] = "--log=root.thres:critical",
-         ptask[] = "--cfg=host/model:ptask_L07";
-    char *eargv[] = {arg0, quiet, ptask, nullptr};
-    if (mode == Mode::PER_RANK)
-        eargv[--eargc] = nullptr;
+    int eargc = 2;
+    char arg0[] = "netvar-replay-sim", quiet[] = "--log=root.thres:critical";
+    char *eargv[] = {arg0, quiet, nullptr};
     sg4::Engine e(&eargc, eargv);
     sg4::FatTreeParams params(2, {per_leaf, leaves}, {1, uplinks}, {1, 1});
     auto host_cb = [](sg4::NetZone *zone, const std::vector<unsigned long> &, unsigned long id)
@@ -339,5 +411,5 @@ int main(int argc, char **argv)
     home = hosts[0];
     sg4::Actor::create("driver", home, driver);
     e.run();
-    return 0;
+    return rc_g;
 }

@@ -71,8 +71,15 @@ static void batches_cover_shared_leaves_only(void **state)
     fclose(o);
     assert_non_null(p);
     assert_int_equal(count(buf, "batch "), 3);
-    assert_int_equal(count(buf, "job 2 "), 0);
+    assert_int_equal(count(buf, "def 2 "), 0);
     assert_non_null(strstr(buf, "fabric 4 2 1 "));
+    /* each job's nodes once, before the first batch that names it */
+    assert_int_equal(count(buf, "def 0 "), 1);
+    assert_int_equal(count(buf, "def 1 "), 1);
+    const char *d0 = strstr(buf, "def 0 1000000 2 0 2\n"), *b0 = strstr(buf, "batch 0 2 0 1\n");
+    assert_non_null(d0);
+    assert_non_null(b0);
+    assert_true(d0 < b0);
     /* the answer: alone 1 s each, together 3 s: the excess 2 over 50 s */
     const char ans[] = "0 0 3\n0 1 3\n1 0 1\n2 1 1\n7 0 1\nnot a line\n";
     FILE *in = fmemopen((void *)ans, strlen(ans), "r");
@@ -157,7 +164,7 @@ static void jobs_of_one_shape_share_their_alone_batch(void **state)
     rp_flow_plan *p = NULL;
     assert_int_equal(rp_flow_write(t, &F, o, &p), 3); /* {A,B,C}, A alone, B alone */
     fclose(o);
-    assert_int_equal(count(buf, "job 2 "), 1);
+    assert_int_equal(count(buf, "def 2 "), 1);
     const char ans[] = "0 0 2\n0 1 2\n0 2 3\n1 0 1\n2 1 1\n";
     FILE *in = fmemopen((void *)ans, strlen(ans), "r");
     size_t bad;
@@ -173,11 +180,34 @@ static void jobs_of_one_shape_share_their_alone_batch(void **state)
     free(t);
 }
 
+/* a def line writes a run of consecutive slots as FIRST-LAST, in rank
+ * order (rank i sends to rank i + n / 2: the order is the pattern) */
+static void a_def_line_writes_runs_in_rank_order(void **state)
+{
+    (void)state;
+    rp_trace *t = three_jobs();
+    const int a[] = {2, 3, 0, 1, 5};
+    free(t->job[0].node);
+    put(t, 0, 0, 100, a, 5);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    rp_flow_plan *p = NULL;
+    assert_true(rp_flow_write(t, &F, o, &p) > 0);
+    fclose(o);
+    assert_non_null(strstr(buf, "def 0 1000000 5 2-3 0-1 5\n"));
+    rp_flow_free(p);
+    free(buf);
+    rp_trace_free(t);
+    free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(batches_cover_shared_leaves_only),
         cmocka_unit_test(a_missing_answer_is_reported),
+        cmocka_unit_test(a_def_line_writes_runs_in_rank_order),
         cmocka_unit_test(a_group_seen_again_is_not_simulated_again),
         cmocka_unit_test(jobs_of_one_shape_share_their_alone_batch),
     };
