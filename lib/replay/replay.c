@@ -263,7 +263,7 @@ void rp_trace_reset(rp_trace *t)
         j->node = j->exclude = NULL;
         j->nexclude = j->nleaves = j->max_leaves = 0;
         j->actions = 0;
-        j->skipped = j->isolate = j->shared = false;
+        j->skipped = j->shared = false;
         j->start_s = j->end_s = j->ratio_t = j->slowdown_pct = j->wait_max_s = j->phase_alone_s = 0;
         j->pred_pct = NAN;
     }
@@ -301,6 +301,7 @@ typedef struct sched {
     int *avail;
     size_t *run; /* running jobs sorted by end */
     size_t nrun;
+    uint32_t *leaf_size; /* nodes per leaf, largest first (netvar's query) */
 } sched;
 
 /* the fewest leaves that hold n nodes (n at most the fabric's) */
@@ -393,7 +394,7 @@ static int try_place(sched *s, size_t ji, double now)
     if (j->want)
         return place_wanted(s, ji, now);
     bool constrained = j->max_leaves > 0 && now < j->submit_s + j->wait_max_s;
-    bool isolate = s->p == RP_ISOLATED || j->isolate;
+    bool isolate = s->p == RP_ISOLATED;
     s->stamp++;
     for (int k = 0; k < j->nexclude; k++)
         s->excl[j->exclude[k]] = s->stamp;
@@ -552,7 +553,9 @@ static int decide(sched *s, size_t ji)
                                 .user = "replay",
                                 .app_option = t->app[j->app].key,
                                 .min_nodes = (uint32_t)j->nodes,
-                                .max_nodes = (uint32_t)j->nodes};
+                                .max_nodes = (uint32_t)j->nodes,
+                                .leaf_sizes = s->leaf_size,
+                                .nleaf_sizes = (size_t)s->f->leaves};
     struct nv_submit_decision *d = malloc(sizeof *d);
     if (!d) {
         for (size_t a = 0; a < napps; a++)
@@ -566,12 +569,15 @@ static int decide(sched *s, size_t ji)
     j->pred_pct = d->own_pct;
     if (d->actions & (NV_ACT_HOLD | NV_ACT_DENY))
         j->skipped = true;
+    /* contain: --switches of the decision's count (the fewest leaves that
+     * hold the job, from this fabric's leaf sizes), waiting at most
+     * ContainWaitSeconds, as Slurm's topology/tree keeps a req_switch */
     if (d->actions & NV_ACT_CONTAIN) {
-        j->max_leaves = leaves_needed(s, j->nodes);
+        j->max_leaves = d->contain_switches ? (int)d->contain_switches : 1;
         j->wait_max_s = site->conf->contain_wait_s;
     }
-    if (d->actions & NV_ACT_ISOLATE)
-        j->isolate = true;
+    /* isolate asks Slurm for whole nodes (apply_decision.c), which every
+     * replayed job has already: it keeps no job off a shared leaf */
     if ((d->actions & NV_ACT_AVOID) && d->exclude_len) {
         int n = 1;
         for (const char *c = d->exclude; *c; c++)
@@ -628,10 +634,11 @@ int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *sit
     s.order = malloc((size_t)f->leaves * sizeof *s.order);
     s.avail = malloc((size_t)f->leaves * sizeof *s.avail);
     s.run = malloc((t->n + 1) * sizeof *s.run);
+    s.leaf_size = malloc((size_t)f->leaves * sizeof *s.leaf_size);
     size_t *queue = malloc((t->n + 1) * sizeof *queue);
     int rc = -1;
     if (!s.busy || !s.excl || !s.most || !s.leaf_free || !s.leaf_ml || !s.order || !s.avail ||
-        !s.run || !queue) {
+        !s.run || !s.leaf_size || !queue) {
         snprintf(err, errlen, "out of memory for %d nodes and %zu jobs", s.nn, t->n);
         goto out;
     }
@@ -640,8 +647,10 @@ int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *sit
     for (int l = 0; l < f->leaves; l++)
         s.leaf_free[l] = s.order[l] = rp_fabric_leaf_nodes(f, l);
     qsort(s.order, (size_t)f->leaves, sizeof *s.order, cmp_int_desc);
-    for (int l = 0; l < f->leaves; l++)
+    for (int l = 0; l < f->leaves; l++) {
         s.most[l] = s.order[l] + (l ? s.most[l - 1] : 0);
+        s.leaf_size[l] = (uint32_t)s.order[l];
+    }
     s.free_total = s.nn;
     size_t next = 0, nq = 0;
     double prev = -1;
@@ -739,6 +748,7 @@ out:
     free(s.order);
     free(s.avail);
     free(s.run);
+    free(s.leaf_size);
     free(queue);
     return rc;
 }

@@ -28,6 +28,7 @@ void nv_leaf_map_free(struct nv_leaf_map *lm)
     free(lm->node);
     free(lm->leaf);
     free(lm->leaf_name);
+    free(lm->size_desc);
     memset(lm, 0, sizeof *lm);
 }
 
@@ -68,6 +69,11 @@ int nv_leaf_map_build(struct nv_leaf_map *lm, const nv_topo *t, char *err, size_
             goto oom;
         lm->leaf[lm->n++] = (uint32_t)(at - lm->leaf_name);
     }
+    if (!(lm->size_desc = calloc(lm->nleaves, sizeof *lm->size_desc)))
+        goto oom;
+    for (size_t i = 0; i < lm->n; i++)
+        lm->size_desc[lm->leaf[i]]++;
+    qsort(lm->size_desc, lm->nleaves, sizeof *lm->size_desc, nv_cmp_u32_desc);
     free(pr);
     free(sw);
     return 0;

@@ -23,6 +23,7 @@ struct nv_leaf_map {
     size_t n;
     char **leaf_name; /* distinct leaf switch names */
     size_t nleaves;
+    uint32_t *size_desc; /* nodes under each leaf switch, largest first (nleaves) */
 };
 
 /* The map of the nodes of t that have a leaf switch.  Returns 0, or -1

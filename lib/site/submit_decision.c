@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc_advice.h"
@@ -630,6 +631,33 @@ static uint32_t largest_leaf(const nv_model *m)
     return most;
 }
 
+/* The fewest leaf switches that hold n nodes: from the query's leaf sizes
+ * (largest first), else the switches of the model's alloc section; 1 when
+ * neither names a switch, or all of them hold fewer than n. */
+static uint32_t fewest_leaves(const nv_model *m, const struct nv_submit_query *q, uint32_t n)
+{
+    const nv_alloc_model *am = m ? nv_model_alloc(m) : NULL;
+    size_t k = q->leaf_sizes ? q->nleaf_sizes : am ? nv_alloc_switch_count(am) : 0;
+    uint32_t *own = NULL;
+    const uint32_t *size = q->leaf_sizes;
+    if (!size && k) {
+        if (!(own = malloc(k * sizeof *own)))
+            return 1;
+        for (size_t i = 0; i < k; i++) {
+            const nv_alloc_switch *s = nv_alloc_switch_at(am, i);
+            own[i] = s ? s->nodes : 0;
+        }
+        qsort(own, k, sizeof *own, nv_cmp_u32_desc);
+        size = own;
+    }
+    uint64_t have = 0;
+    uint32_t used = 0;
+    while (used < k && have < n)
+        have += size[used++];
+    free(own);
+    return used && have >= n ? used : 1;
+}
+
 /* avoid keeps this job off the nodes of the jobs it avoids.  One of them
  * under several leaf switches loads their uplinks, which this job reaches
  * from any other node under them as soon as it spans leaves itself; under
@@ -753,8 +781,10 @@ void nv_submit_choose(const struct nv_config *c, const nv_model *m,
 {
     choose_rule(c, q, ch, d);
     choose_avoided_nodes(ix, q, s, ch, d);
-    ch->span = avoid_uplinks(c, m, q, d->resize_nodes > ch->need ? d->resize_nodes : ch->need,
-                             &ch->leaf, d);
+    uint32_t need = d->resize_nodes > ch->need ? d->resize_nodes : ch->need;
+    ch->span = avoid_uplinks(c, m, q, need, &ch->leaf, d);
+    if (d->actions & NV_ACT_CONTAIN)
+        d->contain_switches = fewest_leaves(m, q, need);
 }
 
 void nv_submit_scratch_free(struct nv_submit_scratch *s)

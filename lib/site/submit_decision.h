@@ -38,6 +38,11 @@ struct nv_submit_query {
     /* every node's leaf switch (topology.conf), NULL: not known; with it a
      * job that names its nodes has a known placement (placement.h) */
     const struct nv_leaf_map *leaf_map;
+    /* nodes under each leaf switch, largest first (the plugin: the leaf
+     * map's size_desc), for contain's switch count; NULL: the switches of
+     * the model's alloc section instead */
+    const uint32_t *leaf_sizes;
+    size_t nleaf_sizes;
 };
 
 struct nv_submit_decision {
@@ -78,6 +83,10 @@ struct nv_submit_decision {
     uint32_t requested_nodes;
     double advice_saving_pct; /* time saved vs requested_nodes, %, 0 if unknown */
     uint32_t resize_nodes;    /* node count to apply (0: none) */
+    /* contain's --switches count: the fewest leaf switches that hold the
+     * job's nodes (1 when neither the leaf sizes nor the alloc section
+     * say, or they hold fewer); 0 without contain */
+    uint32_t contain_switches;
     const struct nv_policy_rule *rule;
     unsigned actions;               /* enum nv_action mask to apply */
     char exclude[NV_REG_NODES_MAX]; /* nodes to add to the excluded list (avoid) */

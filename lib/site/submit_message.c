@@ -298,7 +298,10 @@ static void plain_actions(const struct nv_config *c, const struct nv_submit_quer
     else if (d->avoid_named)
         put(o, "%sNot kept off the nodes you named with --nodelist.", SP);
     /* contain keeps a --switches of the user's (apply_decision.c) */
-    if ((d->actions & NV_ACT_CONTAIN) && !q->req_switch)
+    if ((d->actions & NV_ACT_CONTAIN) && !q->req_switch && d->contain_switches > 1)
+        put(o, "%sKept under as few network switches as hold it, %u (waiting up to %u s for them).",
+            SP, d->contain_switches, c->contain_wait_s);
+    else if ((d->actions & NV_ACT_CONTAIN) && !q->req_switch)
         put(o, "%sKept under one network switch (waiting up to %u s for one).", SP,
             c->contain_wait_s);
     if (d->actions & NV_ACT_ISOLATE)

@@ -138,6 +138,8 @@ static int evaluate(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg, bo
         .req_nodes = job->req_nodes,
         .parts = g->parts,
         .leaf_map = g->leaves,
+        .leaf_sizes = g->leaves ? g->leaves->size_desc : NULL,
+        .nleaf_sizes = g->leaves ? g->leaves->nleaves : 0,
     };
     static __thread struct nv_submit_decision d; /* ~10 KB: off the stack */
     nv_submit_decide(g->conf, g->model, g->index, &q, &d);

@@ -37,7 +37,14 @@ own2=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
 check "a 1000-character Comment does not get the job rejected" test -n "$own2"
 contains "the user is told the annotation did not fit" "$out" "leaves no room for netvar's annotation"
 check "the 1000-character Comment is exactly what the user wrote" test "$(job_field "$own2" Comment)" = "$full"
-scancel "$own" "$own2" 2>/dev/null
+# contain asks for the fewest leaf switches that hold the job: three nodes
+# on the lab's two leaves of two take both (Switches=1 could never be met,
+# and would only hold the job for ContainWaitSeconds)
+out=$(nv_sbatch -N3 --netvar-app=fftw --hold --wrap "true" 2>&1)
+three=$(printf %s "$out" | sed -n 's/^Submitted batch job //p')
+contains "contain asks for as few leaf switches as hold the job" "$(scontrol show job "$three")" \
+    "Switches=2@00:02:00"
+scancel "$own" "$own2" "$three" 2>/dev/null
 for _ in $(seq 1 50); do [ -e "netvar/spool/running/$sens.json" ] && break; sleep 0.2; done
 sleep 1.5 # the refresher looks once a second
 

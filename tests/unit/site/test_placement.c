@@ -70,6 +70,30 @@ static void the_map_has_every_node_once(void **state)
     nv_leaf_map_free(&lm);
 }
 
+/* the nodes under each leaf, largest first (contain's --switches count) */
+static void the_map_counts_each_leaf_largest_first(void **state)
+{
+    (void)state;
+    assert_int_equal(map.size_desc[0], 2);
+    assert_int_equal(map.size_desc[3], 2);
+    nv_topo t;
+    struct nv_leaf_map lm;
+    char err[256];
+    nv_topo_init(&t);
+    assert_int_equal(nv_topo_parse_slurm(&t,
+                                         "SwitchName=a Nodes=n[1-3]\nSwitchName=b Nodes=n9\n"
+                                         "SwitchName=c Nodes=n[4-8]\n",
+                                         "topology.conf", err, sizeof err),
+                     0);
+    assert_int_equal(nv_leaf_map_build(&lm, &t, err, sizeof err), 0);
+    nv_topo_free(&t);
+    assert_int_equal(lm.nleaves, 3);
+    assert_int_equal(lm.size_desc[0], 5);
+    assert_int_equal(lm.size_desc[1], 3);
+    assert_int_equal(lm.size_desc[2], 1);
+    nv_leaf_map_free(&lm);
+}
+
 static nv_leaf_set set_of(const char *list)
 {
     nv_leaf_set s = {{0}};
@@ -181,6 +205,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_map_has_every_node_once),
+        cmocka_unit_test(the_map_counts_each_leaf_largest_first),
         cmocka_unit_test(known_placements),
         cmocka_unit_test(unknown_placements),
         cmocka_unit_test(named_nodes_are_read_once),

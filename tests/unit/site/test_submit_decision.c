@@ -698,7 +698,26 @@ static void actions_from_rules(void **state)
     assert_non_null(d->rule);
     assert_string_equal(d->rule->name, "hurts");
     assert_int_equal(d->actions, NV_ACT_CONTAIN | NV_ACT_ANNOTATE);
+    assert_int_equal(d->contain_switches, 1); /* no leaf sizes, no alloc section */
     free(d);
+    /* contain's --switches: the fewest leaves that hold the job, largest
+     * first; 1 where they hold fewer nodes than it asks */
+    static const uint32_t sizes[] = {32, 32, 16, 8};
+    q.leaf_sizes = sizes;
+    q.nleaf_sizes = 4;
+    const uint32_t want[][2] = {{0, 1}, {32, 1}, {33, 2}, {64, 2}, {65, 3}, {88, 4}, {89, 1}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        q.min_nodes = q.max_nodes = want[i][0];
+        d = decide(c, model, &lulesh_only, &q);
+        assert_true(d->actions & NV_ACT_CONTAIN);
+        if (d->contain_switches != want[i][1])
+            fail_msg("%u nodes: contain_switches %u, want %u", want[i][0], d->contain_switches,
+                     want[i][1]);
+        free(d);
+    }
+    q.leaf_sizes = NULL;
+    q.nleaf_sizes = 0;
+    q.min_nodes = q.max_nodes = 0;
 
     /* amg beside running fftw inflicts 107.5 % -> avoid fftw's nodes */
     static char fftw_nodes[] = "n1,n2";
