@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "alloc_advice.h"
@@ -631,31 +630,45 @@ static uint32_t largest_leaf(const nv_model *m)
     return most;
 }
 
-/* The fewest leaf switches that hold n nodes: from the query's leaf sizes
- * (largest first), else the switches of the model's alloc section; 1 when
- * neither names a switch, or all of them hold fewer than n. */
+/* the size of leaf i of the query's sizes, or of the alloc section's */
+static uint32_t leaf_size_at(const struct nv_submit_query *q, const nv_alloc_model *am, size_t i)
+{
+    if (q->leaf_sizes)
+        return q->leaf_sizes[i];
+    const nv_alloc_switch *s = nv_alloc_switch_at(am, i);
+    return s ? s->nodes : 0;
+}
+
+/* The fewest leaf switches that hold n nodes: from the query's leaf sizes,
+ * else the switches of the model's alloc section; 1 when neither names a
+ * switch, or all of them hold fewer than n.  The largest leaves first, one
+ * size at a time (no copy, no sort: it runs inside job_submit); a job that
+ * fits one leaf costs one pass. */
 static uint32_t fewest_leaves(const nv_model *m, const struct nv_submit_query *q, uint32_t n)
 {
     const nv_alloc_model *am = m ? nv_model_alloc(m) : NULL;
     size_t k = q->leaf_sizes ? q->nleaf_sizes : am ? nv_alloc_switch_count(am) : 0;
-    uint32_t *own = NULL;
-    const uint32_t *size = q->leaf_sizes;
-    if (!size && k) {
-        if (!(own = malloc(k * sizeof *own)))
-            return 1;
+    uint64_t have = 0, used = 0;
+    uint32_t below = UINT32_MAX; /* sizes at or above it are counted */
+    while (have < n) {
+        uint32_t size = 0, with = 0;
         for (size_t i = 0; i < k; i++) {
-            const nv_alloc_switch *s = nv_alloc_switch_at(am, i);
-            own[i] = s ? s->nodes : 0;
+            uint32_t x = leaf_size_at(q, am, i);
+            if (x < below && x > size)
+                size = x, with = 1;
+            else if (x < below && x == size)
+                with++;
         }
-        qsort(own, k, sizeof *own, nv_cmp_u32_desc);
-        size = own;
+        if (!size)
+            return 1;
+        uint64_t take = (n - have + size - 1) / size;
+        if (take > with)
+            take = with;
+        used += take;
+        have += take * size;
+        below = size;
     }
-    uint64_t have = 0;
-    uint32_t used = 0;
-    while (used < k && have < n)
-        have += size[used++];
-    free(own);
-    return used && have >= n ? used : 1;
+    return used && used <= UINT32_MAX ? (uint32_t)used : 1;
 }
 
 /* avoid keeps this job off the nodes of the jobs it avoids.  One of them

@@ -38,7 +38,7 @@ struct nv_submit_query {
     /* every node's leaf switch (topology.conf), NULL: not known; with it a
      * job that names its nodes has a known placement (placement.h) */
     const struct nv_leaf_map *leaf_map;
-    /* nodes under each leaf switch, largest first (the plugin: the leaf
+    /* nodes under each leaf switch, any order (the plugin: the leaf
      * map's size_desc), for contain's switch count; NULL: the switches of
      * the model's alloc section instead */
     const uint32_t *leaf_sizes;

@@ -702,17 +702,17 @@ static void actions_from_rules(void **state)
     free(d);
     /* contain's --switches: the fewest leaves that hold the job, largest
      * first; 1 where they hold fewer nodes than it asks */
-    static const uint32_t sizes[] = {32, 32, 16, 8};
-    q.leaf_sizes = sizes;
+    static const uint32_t sizes[] = {32, 32, 16, 8}, shuffled[] = {8, 32, 16, 32};
     q.nleaf_sizes = 4;
     const uint32_t want[][2] = {{0, 1}, {32, 1}, {33, 2}, {64, 2}, {65, 3}, {88, 4}, {89, 1}};
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        q.min_nodes = q.max_nodes = want[i][0];
+    for (size_t i = 0; i < 2 * sizeof want / sizeof want[0]; i++) {
+        q.leaf_sizes = i & 1 ? shuffled : sizes; /* the order given does not matter */
+        q.min_nodes = q.max_nodes = want[i / 2][0];
         d = decide(c, model, &lulesh_only, &q);
         assert_true(d->actions & NV_ACT_CONTAIN);
-        if (d->contain_switches != want[i][1])
-            fail_msg("%u nodes: contain_switches %u, want %u", want[i][0], d->contain_switches,
-                     want[i][1]);
+        if (d->contain_switches != want[i / 2][1])
+            fail_msg("%u nodes: contain_switches %u, want %u", want[i / 2][0], d->contain_switches,
+                     want[i / 2][1]);
         free(d);
     }
     q.leaf_sizes = NULL;
