@@ -93,6 +93,14 @@ def expand(hostlist):
     return out
 
 
+def shape(nodes, leaf):
+    """how many of the nodes sit under each leaf, largest first"""
+    count = {}
+    for h in nodes.split(","):
+        count[leaf.get(h, "?")] = count.get(leaf.get(h, "?"), 0) + 1
+    return tuple(sorted(count.values(), reverse=True))
+
+
 def read_topology(path):
     leaf = {}
     for line in open(path):
@@ -176,11 +184,19 @@ def cmd_score(a):
         r["runtime_s"] = runtime(a.out, r["tag"], keys[r["app"]], recs[r["job"]])
         r["n"] = len(r["nodes"].split(","))
         r["leaves"] = sorted({leaf.get(h, "?") for h in r["nodes"].split(",")})
-    base = {}
+    # a job is slowed against its app alone under the same shape (as many of
+    # its nodes under each leaf: two under one leaf load its uplink together
+    # even alone); runs scored before the shapes were measured fall back to
+    # the node count
+    for r in rows:
+        r["shape"] = shape(r["nodes"], leaf)
+    base, base_n = {}, {}
     for r in rows:
         if r["phase"] == "0" and r["runtime_s"]:
-            base.setdefault((r["app"], r["n"]), []).append(r["runtime_s"])
+            base.setdefault((r["app"], r["shape"]), []).append(r["runtime_s"])
+            base_n.setdefault((r["app"], r["n"]), []).append(r["runtime_s"])
     base = {k: statistics.median(v) for k, v in base.items()}
+    base_n = {k: statistics.median(v) for k, v in base_n.items()}
     models = sorted(f[:-5] for f in os.listdir(os.path.join(a.out, "models"))
                     if f.startswith("history-") and f.endswith(".json"))
     jobs = []
@@ -188,7 +204,7 @@ def cmd_score(a):
         if r["phase"] != "2":
             continue
         rec = recs[r["job"]]
-        b = base.get((r["app"], r["n"]))
+        b = base.get((r["app"], r["shape"])) or base_n.get((r["app"], r["n"]))
         meas = (r["runtime_s"] / b - 1) * 100 if b and r["runtime_s"] else None
         ann = annotation(rec, os.path.join(a.out, "jobs", r["tag"] + ".job")) or {}
         # an app the model knows, with no running job to meet: job_submit's
@@ -197,7 +213,8 @@ def cmd_score(a):
         if js is None and ann.get("model") == "known":
             js, ann["src"] = 0.0, "no running job"
         j = dict(tag=r["tag"], job=int(r["job"]), app=r["app"], nodes=r["nodes"],
-                 leaves=r["leaves"], runtime_s=r["runtime_s"], baseline_s=b, measured_pct=meas,
+                 leaves=r["leaves"], shape="+".join(map(str, r["shape"])),
+                 runtime_s=r["runtime_s"], baseline_s=b, measured_pct=meas,
                  job_submit_pct=js,
                  job_submit_source=ann.get("src") if js is not None else None,
                  job_submit_vs=ann.get("vs_job"), neighbours=[], answers={})
@@ -245,8 +262,9 @@ def cmd_score(a):
     n_slow = sum((x["measured_pct"] or 0) >= MEASURED_MIN_PCT for x in jobs)
     print(f"phase two: {len(jobs)} jobs; measured: {n_meas}; "
           f"slowed >= {MEASURED_MIN_PCT:.0f} %: {n_slow}")
-    print("baselines (s, median of the alone runs): "
-          + ", ".join(f"{k[0]}@{k[1]}n {v:.2f}" for k, v in sorted(base.items())))
+    print("baselines (s, median of the alone runs, per app and nodes per leaf): "
+          + ", ".join(f"{k[0]}@{'+'.join(map(str, k[1]))} {v:.2f}"
+                      for k, v in sorted(base.items())))
     print("job_submit's sources: " + ", ".join(f"{k} {v}" for k, v in sorted(sources.items())))
     print("\nabsolute error, pp: mean [95 % bootstrap interval over jobs]; "
           "predict 0 % on the same jobs")
@@ -269,7 +287,8 @@ def cmd_score(a):
                  or "nobody"))
     with open(os.path.join(a.out, "stream.json"), "w") as f:
         json.dump(dict(schema="netvar-stream-eval", version=1,
-                       baselines_s={f"{k[0]}@{k[1]}": v for k, v in base.items()},
+                       baselines_s={f"{k[0]}@{'+'.join(map(str, k[1]))}": v
+                                    for k, v in base.items()},
                        sources=sources, tables=tables, jobs=jobs), f, indent=1)
 
 

@@ -82,6 +82,8 @@ static int cmp_group(const void *a, const void *b)
         return x->app < y->app ? -1 : 1;
     if (x->nodes != y->nodes)
         return x->nodes < y->nodes ? -1 : 1;
+    if (x->shape != y->shape)
+        return x->shape < y->shape ? -1 : 1;
     size_t i = *(const size_t *)a, j = *(const size_t *)b;
     return (i > j) - (i < j);
 }
@@ -124,6 +126,26 @@ static int sort_apps(nv_train_set *s)
     free(order);
     free(newidx);
     return 0;
+}
+
+/* the runtimes of the low-background runs among the n jobs idx names (of
+ * one shape when shape is not 0), sorted, into rt; their count */
+static size_t low_background_runtimes(const nv_train_set *s, const nv_train_opts *o,
+                                      const size_t *idx, size_t n, uint8_t shape, double *rt)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const nv_train_sum *j = &s->jobs[idx[i]];
+        if ((!shape || j->shape == shape) && isfinite(j->background) && j->background <= o->low_rho)
+            rt[k++] = j->runtime_s;
+    }
+    qsort(rt, k, sizeof *rt, cmp_double);
+    return k;
+}
+
+static double median_sorted(const double *x, size_t k)
+{
+    return k % 2 ? x[k / 2] : 0.5 * (x[k / 2 - 1] + x[k / 2]);
 }
 
 int nv_train_analyze(nv_train_set *s, const nv_train_opts *o)
@@ -195,40 +217,43 @@ int nv_train_analyze(nv_train_set *s, const nv_train_opts *o)
             j->background = NV_RHO_CAP;
     }
 
-    /* baselines per (app, nodes): median runtime of low-background runs */
+    /* baselines: the median runtime of low-background runs of the same
+     * app and node count, and of the same shape when one of it ran */
     for (size_t i = 0; i < s->n; i++)
         idx[i] = i;
     qsort(idx, s->n, sizeof *idx, cmp_group);
     for (size_t g0 = 0; g0 < s->n;) {
         size_t g1 = g0;
         const nv_train_sum *first = &s->jobs[idx[g0]];
-        size_t k = 0;
         while (g1 < s->n && s->jobs[idx[g1]].app == first->app &&
-               s->jobs[idx[g1]].nodes == first->nodes) {
-            const nv_train_sum *j = &s->jobs[idx[g1]];
-            if (isfinite(j->background) && j->background <= o->low_rho)
-                rt[k++] = j->runtime_s;
+               s->jobs[idx[g1]].nodes == first->nodes)
             g1++;
-        }
+        size_t k = low_background_runtimes(s, o, idx + g0, g1 - g0, 0, rt);
         s->stats.baseline_runs += k;
-        double base = NAN;
-        if (k) {
-            qsort(rt, k, sizeof *rt, cmp_double);
-            base = k % 2 ? rt[k / 2] : 0.5 * (rt[k / 2 - 1] + rt[k / 2]);
-        }
-        for (size_t g = g0; g < g1; g++) {
-            nv_train_sum *j = &s->jobs[idx[g]];
-            j->baseline_s = base;
-            if (isfinite(base))
-                j->slowdown_pct = (j->runtime_s / base - 1.0) * 100.0;
-            if (j->n_neighbours) {
-                if (!isfinite(base))
-                    s->stats.no_baseline++;
-                else if (j->neighbour_app >= 0)
-                    s->stats.pair_samples++;
-                else
-                    s->stats.mixed_neighbours++;
+        double base = k ? median_sorted(rt, k) : NAN;
+        /* cmp_group orders each (app, nodes) by shape: one stretch per shape */
+        for (size_t h0 = g0; h0 < g1;) {
+            size_t h1 = h0;
+            uint8_t shape = s->jobs[idx[h0]].shape;
+            while (h1 < g1 && s->jobs[idx[h1]].shape == shape)
+                h1++;
+            size_t ks = shape ? low_background_runtimes(s, o, idx + h0, h1 - h0, shape, rt) : 0;
+            double own = ks ? median_sorted(rt, ks) : base;
+            for (size_t g = h0; g < h1; g++) {
+                nv_train_sum *j = &s->jobs[idx[g]];
+                j->baseline_s = own;
+                if (isfinite(own))
+                    j->slowdown_pct = (j->runtime_s / own - 1.0) * 100.0;
+                if (j->n_neighbours) {
+                    if (!isfinite(own))
+                        s->stats.no_baseline++;
+                    else if (j->neighbour_app >= 0)
+                        s->stats.pair_samples++;
+                    else
+                        s->stats.mixed_neighbours++;
+                }
             }
+            h0 = h1;
         }
         g0 = g1;
     }

@@ -68,12 +68,14 @@ typedef struct nv_train_job {
     double service_us;     /* the record's calibrated 1/mu, us, NAN when none */
     uint8_t n_switches, n_groups;
     uint8_t profiled;                     /* 1: its directory had profiles/ when read */
+    uint8_t shape;                        /* nv_train_shape of its nodes per leaf, 0 unknown */
     uint64_t topo[2 * NV_TRAIN_MAX_TOPO]; /* switch hashes, then group hashes */
     /* filled by nv_train_analyze */
     double background;     /* rho others put on its switches, NAN unknown */
     uint32_t n_neighbours; /* jobs overlapping >= the pair window */
     int32_t neighbour_app; /* their app when all share one, -1 none, -2 mixed */
-    double baseline_s;     /* NAN when its (app, nodes) has no baseline run */
+    double baseline_s;     /* NAN when its (app, nodes) has no baseline run; of its own
+                            * shape when one of that shape ran */
     double slowdown_pct;   /* runtime vs baseline, NAN without one */
 } nv_train_job;
 
@@ -92,6 +94,7 @@ typedef struct nv_train_sum {
     uint32_t topo_off;
     uint8_t n_switches, n_groups;
     uint8_t profiled; /* nv_train_signatures looks for a profile only then */
+    uint8_t shape;    /* nv_train_shape, 0 unknown */
     double background;
     uint32_t n_neighbours;
     int32_t neighbour_app;

@@ -231,6 +231,44 @@ static int own_rho(json_object *rec, double service_us, double *rho, double *rec
     return 0;
 }
 
+static int cmp_u32_desc(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* The job's shape: how many of its nodes sit under each leaf switch (the
+ * record's bottleneck.leaves[].nodes), as a multiset, folded to 1..255.
+ * Jobs of one app and node count under different shapes load their own
+ * uplinks differently alone (two nodes under one leaf send through its
+ * uplink together), so their baselines differ.  0 when the record does
+ * not say, or says something that does not add up to at most its nodes. */
+static uint8_t job_shape(json_object *rec, uint32_t nodes)
+{
+    enum { MAX_LEAVES = 1024 };
+    json_object *b = nv_json_get(rec, "bottleneck", json_type_object);
+    json_object *l = b ? nv_json_get(b, "leaves", json_type_array) : NULL;
+    size_t n = l ? json_object_array_length(l) : 0;
+    if (n < 2 || n > MAX_LEAVES)
+        return 0;
+    uint32_t c[MAX_LEAVES];
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = nv_json_num(json_object_array_get_idx(l, i), "nodes");
+        if (!(v >= 1 && v <= nodes) || v != floor(v))
+            return 0;
+        c[i] = (uint32_t)v;
+        sum += c[i];
+    }
+    if (sum > nodes)
+        return 0;
+    qsort(c, n, sizeof *c, cmp_u32_desc);
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ c[i]) * 1099511628211ull;
+    return (uint8_t)(h % 255 + 1);
+}
+
 int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *job, char *app,
                              char *err, size_t errlen)
 {
@@ -278,6 +316,7 @@ int nv_train_job_from_record(json_object *rec, double service_us, nv_train_job *
         return -1;
     }
     job->nodes = (uint32_t)json_object_array_length(v);
+    job->shape = job_shape(rec, job->nodes);
     if (topo_list(rec, "switches", job->topo, &job->n_switches, err, errlen) ||
         topo_list(rec, "groups", job->topo + NV_TRAIN_MAX_TOPO, &job->n_groups, err, errlen))
         return -1;
@@ -391,6 +430,7 @@ int nv_train_set_add(nv_train_set *s, const nv_train_job *job, const char *app, 
                                    .n_switches = job->n_switches,
                                    .n_groups = job->n_groups,
                                    .profiled = job->profiled,
+                                   .shape = job->shape,
                                    .background = job->background,
                                    .n_neighbours = job->n_neighbours,
                                    .neighbour_app = job->neighbour_app,

@@ -65,6 +65,7 @@ static void pack(unsigned char *o, const nv_train_sum *j)
     o[68] = j->n_switches;
     o[69] = j->n_groups;
     o[70] = j->profiled;
+    o[71] = j->shape; /* 0 in files written before it was kept: unknown */
 }
 
 static void unpack(const unsigned char *i, nv_train_sum *j)
@@ -83,6 +84,7 @@ static void unpack(const unsigned char *i, nv_train_sum *j)
     j->n_switches = i[68];
     j->n_groups = i[69];
     j->profiled = i[70];
+    j->shape = i[71];
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -393,6 +395,7 @@ int nv_train_state_load(const char *path, const char *spool, double service_us, 
                                 .n_switches = sum.n_switches,
                                 .n_groups = sum.n_groups,
                                 .profiled = sum.profiled,
+                                .shape = sum.shape,
                                 .background = NAN,
                                 .neighbour_app = -1,
                                 .baseline_s = NAN,

@@ -24,6 +24,9 @@ for j in jobs:
     need(j["runtime_s"] and j["runtime_s"] > 0 and j["baseline_s"] and j["baseline_s"] > 0,
          f"{j['tag']}: runtime {j['runtime_s']} or baseline {j['baseline_s']} missing")
     need(isinstance(j["measured_pct"], float), f"{j['tag']}: no measured slowdown")
+    # against its app alone under its own shape (nodes per leaf), measured in stage 0
+    need(r["baselines_s"].get(f"{j['app']}@{j['shape']}") == j["baseline_s"],
+         f"{j['tag']}: baseline {j['baseline_s']} is not {j['app']} alone under {j['shape']}")
     need(set(j["answers"]) == {"history-25", "history-50", "history-100",
                                "history-100-campaigns"}, f"{j['tag']}: answers {sorted(j['answers'])}")
 need(any(j["job_submit_pct"] is not None for j in jobs), "job_submit answered no phase-two job")
