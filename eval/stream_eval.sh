@@ -94,7 +94,7 @@ for a in $APPS; do
     for nodes in h1,h3 h1,h3,h5,h7 h1,h2,h3,h5 h1,h2,h3,h4; do
         for rep in $(seq 1 "$REPS"); do
             n=$(echo "$nodes" | tr ',' '\n' | grep -c .)
-            tag=alone-$a-$n-$rep
+            tag=alone-$a-$n-${nodes//,/-}-$rep # one output file per run
             j=$(submit "$tag" "$a" "$nodes")
             printf '%s\t0\t%s\t%s\t0\t%s\n' "$tag" "$a" "$nodes" "$j" >>"$OUT/stream.tsv"
             drain

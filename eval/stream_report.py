@@ -171,6 +171,13 @@ def fmt(m):
 
 def cmd_score(a):
     rows = read_stream(os.path.join(a.out, "stream.tsv"))
+    seen = {}
+    for r in rows:  # a tag names the run's output file: two runs, one file
+        if r["tag"] in seen:
+            sys.exit(f"stream_report: {a.out}/stream.tsv: tag {r['tag']} names jobs "
+                     f"{seen[r['tag']]} and {r['job']}, whose outputs share one file; "
+                     "nothing scored")
+        seen[r["tag"]] = r["job"]
     with open(os.path.join(a.out, "apps.tsv")) as f:
         keys = dict(line.split("\t")[:2] for line in f.read().splitlines())
     leaf = read_topology(a.topology)

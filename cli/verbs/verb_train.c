@@ -60,7 +60,9 @@ static const char help_head[] =
     "switches with one in common, or several groups with one in common; a job\n"
     "under one leaf switch crosses no uplink) run app B is one\n"
     "sample of (A, B): its runtime against A's baseline, the median runtime of\n"
-    "A's runs at the same node count with background rho <= --low-rho.  The\n"
+    "A's runs at the same node count with background rho <= --low-rho, and of\n"
+    "the same shape (as many nodes under each leaf switch, from the record's\n"
+    "bottleneck) when such a run of that shape exists.  The\n"
     "entry is the samples' median (a stalled run does not move it), with their\n"
     "count and standard deviation.\n"
     "\n";
