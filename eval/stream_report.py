@@ -10,6 +10,7 @@ only draws the stream, copies records and counts.
   score    the tables and OUT/stream.json (schema netvar-stream-eval)
 """
 import argparse
+import collections
 import json
 import os
 import random
@@ -95,9 +96,7 @@ def expand(hostlist):
 
 def shape(nodes, leaf):
     """how many of the nodes sit under each leaf, largest first"""
-    count = {}
-    for h in nodes.split(","):
-        count[leaf.get(h, "?")] = count.get(leaf.get(h, "?"), 0) + 1
+    count = collections.Counter(leaf.get(h, "?") for h in nodes.split(","))
     return tuple(sorted(count.values(), reverse=True))
 
 

@@ -68,7 +68,7 @@ typedef struct nv_train_job {
     double service_us;     /* the record's calibrated 1/mu, us, NAN when none */
     uint8_t n_switches, n_groups;
     uint8_t profiled;                     /* 1: its directory had profiles/ when read */
-    uint8_t shape;                        /* nv_train_shape of its nodes per leaf, 0 unknown */
+    uint8_t shape;                        /* its nodes per leaf, a 1..255 digest, 0 unknown */
     uint64_t topo[2 * NV_TRAIN_MAX_TOPO]; /* switch hashes, then group hashes */
     /* filled by nv_train_analyze */
     double background;     /* rho others put on its switches, NAN unknown */
@@ -94,7 +94,7 @@ typedef struct nv_train_sum {
     uint32_t topo_off;
     uint8_t n_switches, n_groups;
     uint8_t profiled; /* nv_train_signatures looks for a profile only then */
-    uint8_t shape;    /* nv_train_shape, 0 unknown */
+    uint8_t shape;    /* as nv_train_job's */
     double background;
     uint32_t n_neighbours;
     int32_t neighbour_app;
