@@ -5,7 +5,8 @@
 # plugins on; the site's policy is message only (eval/stream.conf).
 #  0. the fabric: one ImpactB calibration (an admin's once-per-fabric step);
 #     each app's alone baseline under every shape the plan draws (2 nodes
-#     under two leaves; 4 under four, three or two), STREAM_REPS times
+#     under two leaves; 4 under four, three -- the pair under the first,
+#     second or third leaf of the node list -- or two), STREAM_REPS times
 #     (these runs are also the first history);
 #  1. phase one: a stream of jobs from the apps file, Poisson arrivals,
 #     random node counts (2 or 4) and random placements over at least two
@@ -20,7 +21,7 @@
 #     job_submit said, the answer for the neighbours it actually had (asked
 #     of `netvar predict` with each model), and its measured slowdown (its
 #     runtime against its app's baseline under the same shape: as many of its
-#     nodes under each leaf).
+#     nodes under each leaf, leaf by leaf in the order of its node list).
 # Prints the tables and writes OUT/stream.json (schema netvar-stream-eval).
 # It asserts nothing about accuracy: exit 0 when the pipeline ran, 1 when a
 # step failed, 77 when the lab cannot run here.  The lab always goes down.
@@ -89,9 +90,10 @@ salloc -Q -N2 -w h1,h3 --exclusive "$NV" calibrate --model "$OUT/models/calibrat
     --duration-s "$DUR" --interval-us 5000 --text >"$OUT/calibrate.txt"
 printf 'tag\tphase\tapp\tnodes\tarrival_s\tjob\n' >"$OUT/stream.tsv"
 for a in $APPS; do
-    # every shape the plan draws (nodes per leaf): 1+1, 1+1+1+1, 2+1+1, 2+2;
-    # a job is slowed against its app alone under the same shape
-    for nodes in h1,h3 h1,h3,h5,h7 h1,h2,h3,h5 h1,h2,h3,h4; do
+    # every shape the plan draws (nodes per leaf, in the node list's order,
+    # which the ranks follow): 1+1, 1+1+1+1, 2+1+1, 1+2+1, 1+1+2, 2+2; a job
+    # is slowed against its app alone under the same shape
+    for nodes in h1,h3 h1,h3,h5,h7 h1,h2,h3,h5 h1,h3,h4,h5 h1,h3,h5,h6 h1,h2,h3,h4; do
         for rep in $(seq 1 "$REPS"); do
             n=$(echo "$nodes" | tr ',' '\n' | grep -c .)
             tag=alone-$a-$n-${nodes//,/-}-$rep # one output file per run

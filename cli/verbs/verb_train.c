@@ -61,8 +61,9 @@ static const char help_head[] =
     "under one leaf switch crosses no uplink) run app B is one\n"
     "sample of (A, B): its runtime against A's baseline, the median runtime of\n"
     "A's runs at the same node count with background rho <= --low-rho, and of\n"
-    "the same shape (as many nodes under each leaf switch, from the record's\n"
-    "bottleneck) when such a run of that shape exists.  The\n"
+    "the same shape (as many nodes under each leaf switch, leaf by leaf in the\n"
+    "order of the job's node list, from the record's bottleneck) when such a\n"
+    "run of that shape exists.  The\n"
     "entry is the samples' median (a stalled run does not move it), with their\n"
     "count and standard deviation.\n"
     "\n";

@@ -231,18 +231,16 @@ static int own_rho(json_object *rec, double service_us, double *rho, double *rec
     return 0;
 }
 
-static int cmp_u32_desc(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x < y) - (x > y);
-}
-
 /* The job's shape: how many of its nodes sit under each leaf switch (the
- * record's bottleneck.leaves[].nodes), as a multiset, folded to 1..255.
- * Jobs of one app and node count under different shapes load their own
- * uplinks differently alone (two nodes under one leaf send through its
- * uplink together), so their baselines differ.  0 when the record does
- * not say, or says something that does not add up to at most its nodes. */
+ * record's bottleneck.leaves[].nodes), in the order the job's node list
+ * meets the leaves, folded to 1..255.  Jobs of one app and node count
+ * under different shapes load their own uplinks differently alone (two
+ * nodes under one leaf send through its uplink together), so their
+ * baselines differ; and the order counts, since ranks follow the node list
+ * (block distribution): a chain of four ranks with its middle two under
+ * one leaf sends two flows up that leaf's uplink, with its last two there
+ * one.  0 when the record does not say, or says something that does not
+ * add up to at most its nodes. */
 static uint8_t job_shape(json_object *rec, uint32_t nodes)
 {
     enum { MAX_LEAVES = 1024 };
@@ -262,7 +260,6 @@ static uint8_t job_shape(json_object *rec, uint32_t nodes)
     }
     if (sum > nodes)
         return 0;
-    qsort(c, n, sizeof *c, cmp_u32_desc);
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < n; i++)
         h = (h ^ c[i]) * 1099511628211ull;

@@ -5,8 +5,8 @@
 # short campaign per app) runs end to end so it cannot rot: every phase-two
 # job has a record, a runtime and a baseline, job_submit answered at least
 # one submission from the history-only model, every trained model variant
-# answered for the neighbours the jobs had, stream.json holds the tables,
-# and the lab is gone afterwards.  It asserts nothing about the accuracy.
+# answered for the neighbours the jobs had, stream.json holds the tables
+# and the in-sample floor, and the lab is gone afterwards.  It asserts nothing about the accuracy.
 # Env: BUILD, ROOT.  Exit 0 pass, 77 skip, 1 fail.
 . "$(dirname "$0")/eval_smoke_lib.sh"
 eval_smoke_run STREAM stream_eval.sh
@@ -33,6 +33,9 @@ need(any(j["job_submit_pct"] is not None for j in jobs), "job_submit answered no
 need(any(j["neighbours"] for j in jobs), "no phase-two job had a neighbour")
 for t in r["tables"]:
     need(t["jobs"] == 6 and 0 <= t["answered"] <= 6, f"table {t['answer']}: {t['answered']}/{t['jobs']}")
+fl = r["floor"]["all"]
+need(fl["jobs"] == 6 and 1 <= fl["groups"] <= 6 and fl["mae_pp"][0] >= 0,
+     f"the in-sample floor: {fl}")
 camp = next(t for t in r["tables"] if t["answer"].endswith("history-100-campaigns"))
 need(camp["answered"] >= 1, "the campaign variant answered nothing")
 PY

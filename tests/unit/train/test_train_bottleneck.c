@@ -96,9 +96,13 @@ static void shape_from_the_leaves(void **state)
             b = shape_of("{\"nodes\":1},{\"nodes\":2},{\"nodes\":1}"),
             c = shape_of("{\"nodes\":1},{\"nodes\":1},{\"nodes\":1},{\"nodes\":1}"),
             d = shape_of("{\"nodes\":2},{\"nodes\":2}");
-    assert_true(a != 0 && c != 0 && d != 0);
-    assert_int_equal(a, b); /* a multiset: the order of the leaves does not count */
-    assert_true(a != c && a != d && c != d);
+    uint8_t e = shape_of("{\"nodes\":1},{\"nodes\":1},{\"nodes\":2}"),
+            a2 = shape_of("{\"nodes\":2},{\"nodes\":1},{\"nodes\":1}");
+    assert_true(a != 0 && b != 0 && c != 0 && d != 0 && e != 0);
+    assert_int_equal(a, a2);
+    /* the order of the leaves counts: the ranks follow the node list */
+    assert_true(a != b && a != e && b != e);
+    assert_true(a != c && a != d && c != d && b != c && b != d);
     /* what does not add up is unknown, not an error */
     assert_int_equal(shape_of("{\"nodes\":0},{\"nodes\":4}"), 0);
     assert_int_equal(shape_of("{\"nodes\":3},{\"nodes\":2}"), 0);
