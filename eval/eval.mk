@@ -20,6 +20,8 @@
 #                          pooled (eval/netlab_pool.py; seconds, no lab)
 #   make eval-replay-validate  `netvar replay` on the lab's fabric against the archived
 #                          pairs' measured slowdowns, per mechanism (seconds, no lab)
+#   make eval-replay-bar   issue 51's bar: each policy on generated 1 024-node years,
+#                          seeds 1-3, both routings (about a minute, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
 VARIABILITY_GEN := $(BUILD)/bin/variability_gen
 SITE_GEN := $(BUILD)/bin/netvar-site-gen
@@ -41,7 +43,7 @@ $(VARIABILITY_GEN): $(BUILD)/obj/eval/variability_gen.o $(NETVAR_ALL_LIBS)
 	$(call say,LD,$@)$(CC) $(NV_LDFLAGS) -o $@ $< $(NETVAR_LIBS)
 
 .PHONY: eval-train eval-variability variability-gen eval-segments bench-profiler eval-netlab eval-contain eval-paths eval-stream eval-record-u \
-	eval-netlab-pool eval-neighbours eval-replay-validate
+	eval-netlab-pool eval-neighbours eval-replay-validate eval-replay-bar
 variability-gen: $(VARIABILITY_GEN)
 
 eval-train: $(TRAIN_GEN) $(NETVAR_BIN)
@@ -105,6 +107,9 @@ eval-neighbours: all
 # replayed on the lab's fabric with the apps' measured uplink U
 eval-replay-validate: all
 	@python3 eval/replay_validate.py --netvar $(NETVAR_BIN)
+
+eval-replay-bar: all
+	@python3 eval/replay_bar.py --netvar $(NETVAR_BIN)
 
 # per-path prediction between two placements that both span leaves: CG
 # beside an all-to-all whose leaves it misses, and one sharing a leaf's

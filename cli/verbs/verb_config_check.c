@@ -57,6 +57,9 @@ static json_object *config_json(const char *path, const struct nv_config *c, int
     json_object_object_add(st, "min_pair_samples", json_object_new_int64(c->min_pair_samples));
     json_object_object_add(st, "interference_threshold_pct", nv_json_new_num(c->interference_pct));
     json_object_object_add(st, "contain_wait_s", json_object_new_int64(c->contain_wait_s));
+    json_object_object_add(st, "contain_span_wait_s",
+                           json_object_new_int64(c->contain_span_wait_set ? c->contain_span_wait_s
+                                                                          : c->contain_wait_s));
     json_object_object_add(
         st, "avoid_uplinks",
         json_object_new_string(c->avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain"));
@@ -89,7 +92,7 @@ int verb_config_check(int argc, char **argv)
              "one JSON object instead: file, valid (true/false), problems (the lines "
              "above), and when valid the settings (model_file, spool_dir, default_mode, "
              "enabled, allow_off, predictor, min_pair_samples, interference_threshold_pct, "
-             "contain_wait_s, avoid_uplinks, max_neighbour_apps, user_messages) and the rules (index, "
+             "contain_wait_s, contain_span_wait_s, avoid_uplinks, max_neighbour_apps, user_messages) and the rules (index, "
              "line, name, actions)"},
     };
     const nv_opt_spec spec = {"netvar: config-check",
@@ -135,9 +138,10 @@ int verb_config_check(int argc, char **argv)
         printf("  Enabled=no: both plugins do nothing (the site's off switch)\n");
     printf("  ModelFile=%s\n  SpoolDir=%s\n  DefaultMode=%s AllowOff=%s Predictor=%s "
            "MinPairSamples=%u\n  InterferenceThreshold=%g %%  ContainWaitSeconds=%u s  "
-           "AvoidUplinks=%s  MaxNeighbourApps=%u  UserMessages=%s\n",
+           "ContainSpanWaitSeconds=%u s\n  AvoidUplinks=%s  MaxNeighbourApps=%u  UserMessages=%s\n",
            c.model_file, c.spool_dir, nv_mode_name(c.default_mode), c.allow_off ? "yes" : "no",
            c.predictor, c.min_pair_samples, c.interference_pct, c.contain_wait_s,
+           c.contain_span_wait_set ? c.contain_span_wait_s : c.contain_wait_s,
            c.avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain", c.max_neighbour_apps,
            nv_user_messages_name(c.user_messages));
     for (int i = 0; i < c.policy.n; i++) {

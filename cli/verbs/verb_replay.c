@@ -21,6 +21,7 @@
 #include "args.h"
 #include "counters_topology.h"
 #include "opts.h"
+#include "policy.h"
 #include "replay.h"
 #include "topology_yaml.h"
 #include "verbs.h"
@@ -49,7 +50,8 @@ static const char help_head[] =
     "--switches for as few leaves as hold it, waiting at most --switches-wait),\n"
     "netvar (every submission goes through job_submit/netvar's decision code\n"
     "with the site's netvar.conf and model: contain is --switches of the\n"
-    "fewest leaves that hold the job, waiting at most ContainWaitSeconds;\n"
+    "fewest leaves that hold the job, waiting at most ContainWaitSeconds, or\n"
+    "ContainSpanWaitSeconds for a job larger than one leaf;\n"
     "avoid excludes nodes; hold and deny keep the job from running; isolate\n"
     "asks for whole nodes, which every replayed job has, and changes nothing),\n"
     "isolated (a bound like Jigsaw's: a job under several leaves never shares\n"
@@ -317,13 +319,19 @@ static json_object *jobs_json(const rp_trace *t, const int *node_of)
         json_object_object_add(o, "nodes", nodes);
         json_object_object_add(o, "leaves", json_object_new_int(j->nleaves));
         json_object_object_add(o, "ran", json_object_new_boolean(j->node != NULL));
+        json_object_object_add(o, "submit_s", json_object_new_double(j->submit_s));
         json_object_object_add(o, "start_s", json_object_new_double(j->start_s));
+        json_object_object_add(o, "wait_s",
+                               j->node ? json_object_new_double(j->start_s - j->submit_s) : NULL);
         json_object_object_add(o, "end_s", json_object_new_double(j->end_s));
         json_object_object_add(o, "comm_frac", json_object_new_double(t->app[j->app].comm_frac));
         json_object_object_add(o, "latency_bound",
                                json_object_new_boolean(t->app[j->app].latency_bound));
         json_object_object_add(o, "phase_bytes", json_object_new_double(t->app[j->app].bytes));
         json_object_object_add(o, "phase_alone_s", json_object_new_double(j->phase_alone_s));
+        char acts[96];
+        nv_actions_format(j->actions, acts, sizeof acts);
+        json_object_object_add(o, "actions", json_object_new_string(acts));
         json_object_object_add(o, "shared", json_object_new_boolean(j->shared));
         json_object_object_add(o, "slowdown_pct", json_object_new_double(j->slowdown_pct));
         json_object_array_add(a, o);
@@ -488,8 +496,8 @@ int verb_replay(int argc, char **argv)
                  "communication fraction (e.g. the app's uplink U measured alone) instead of "
                  "the model's U, latency_bound 0 or 1 (default: U < 0.1)"},
         {"per-job", NULL, NV_CLI_FLAG, &o.per_job, .ival = 1,
-         .help = "JSON: also list every job (nodes, start, end, simulated slowdown, "
-                 "latency-bound) per policy"},
+         .help = "JSON: also list every job (nodes, submit, start, wait and end in "
+                 "seconds, netvar's actions, simulated slowdown, latency-bound) per policy"},
         {"jobs", "N", NV_CLI_LONG, &o.jobs, 1, RP_JOBS_MAX,
          .help = "jobs of the generated trace (default 2000)"},
         {"load", "X", NV_CLI_DOUBLE, &o.load, 0.05, 4,

@@ -574,7 +574,7 @@ static int decide(sched *s, size_t ji)
      * ContainWaitSeconds, as Slurm's topology/tree keeps a req_switch */
     if (d->actions & NV_ACT_CONTAIN) {
         j->max_leaves = d->contain_switches ? (int)d->contain_switches : 1;
-        j->wait_max_s = site->conf->contain_wait_s;
+        j->wait_max_s = d->contain_wait_s;
     }
     /* isolate asks Slurm for whole nodes (apply_decision.c), which every
      * replayed job has already: it keeps no job off a shared leaf */

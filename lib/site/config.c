@@ -242,6 +242,12 @@ static void apply(struct parse_ctx *p, struct nv_config *c, const char *key, con
         if (!parse_uint(v, 86400 * 7, &c->contain_wait_s))
             report(p, "ContainWaitSeconds=%s: not 0..604800 seconds; keeping %u", v,
                    c->contain_wait_s);
+    } else if (!strcasecmp(key, "ContainSpanWaitSeconds")) {
+        if (parse_uint(v, 86400 * 7, &c->contain_span_wait_s))
+            c->contain_span_wait_set = true;
+        else
+            report(p, "ContainSpanWaitSeconds=%s: not 0..604800 seconds; keeping %s", v,
+                   c->contain_span_wait_set ? "the value set before" : "ContainWaitSeconds");
     } else if (!strcasecmp(key, "AvoidUplinks")) {
         if (!strcasecmp(v, "contain"))
             c->avoid_uplinks = NV_AVOID_UPLINKS_CONTAIN;

@@ -42,6 +42,11 @@ struct nv_config {
     double interference_pct;           /* a pair beyond this is "interference" (avoid, flags) */
     int app_fields[NV_APP_FIELDS_MAX]; /* tried in order; 0 ends the list */
     unsigned contain_wait_s;           /* wait4switch for action=contain */
+    /* wait4switch for a contained job larger than one leaf switch (0: such
+     * a job is not contained); contain_wait_s until ContainSpanWaitSeconds
+     * is set (contain_span_wait_set) */
+    unsigned contain_span_wait_s;
+    bool contain_span_wait_set;
     enum nv_avoid_uplinks avoid_uplinks;
     unsigned max_neighbour_apps; /* running apps considered per submission */
     unsigned registry_check_s;   /* how often job_submit asks slurmctld which jobs run (0: never) */

@@ -796,8 +796,19 @@ void nv_submit_choose(const struct nv_config *c, const nv_model *m,
     choose_avoided_nodes(ix, q, s, ch, d);
     uint32_t need = d->resize_nodes > ch->need ? d->resize_nodes : ch->need;
     ch->span = avoid_uplinks(c, m, q, need, &ch->leaf, d);
-    if (d->actions & NV_ACT_CONTAIN)
+    if (d->actions & NV_ACT_CONTAIN) {
         d->contain_switches = fewest_leaves(m, q, need);
+        d->contain_wait_s = c->contain_wait_s;
+        unsigned span_wait = c->contain_span_wait_set ? c->contain_span_wait_s : c->contain_wait_s;
+        if (d->contain_switches > 1 && span_wait)
+            d->contain_wait_s = span_wait;
+        else if (d->contain_switches > 1) {
+            /* larger than one leaf: the site contains such jobs not at all */
+            d->actions &= ~(unsigned)NV_ACT_CONTAIN;
+            d->contain_switches = d->contain_wait_s = 0;
+            d->contain_span_skipped = true;
+        }
+    }
 }
 
 void nv_submit_scratch_free(struct nv_submit_scratch *s)

@@ -87,6 +87,12 @@ struct nv_submit_decision {
      * job's nodes (1 when neither the leaf sizes nor the alloc section
      * say, or they hold fewer); 0 without contain */
     uint32_t contain_switches;
+    /* contain's wait4switch: ContainWaitSeconds, or ContainSpanWaitSeconds
+     * for a job larger than one leaf switch; 0 without contain */
+    uint32_t contain_wait_s;
+    /* a rule's contain left out: the job is larger than one leaf switch
+     * and ContainSpanWaitSeconds=0 */
+    bool contain_span_skipped;
     const struct nv_policy_rule *rule;
     unsigned actions;               /* enum nv_action mask to apply */
     char exclude[NV_REG_NODES_MAX]; /* nodes to add to the excluded list (avoid) */

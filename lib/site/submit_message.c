@@ -117,6 +117,7 @@ static void render_prediction(struct nv_submit_decision *d)
 static void render_span(const struct nv_config *c, const struct nv_submit_query *q,
                         const struct nv_submit_choice *ch, struct nv_submit_decision *d)
 {
+    (void)c; /* the waits are the decision's own (contain_wait_s) */
     const char *more = d->avoid_span_more ? " (so do other avoided jobs)" : "";
     const char *span_app = d->avoid_span_app ? d->avoid_span_app : "?";
     char tail[256];
@@ -127,7 +128,7 @@ static void render_span(const struct nv_config *c, const struct nv_submit_query 
             "netvar: job %u (%s) spans %u leaf switches and loads their uplinks%s: avoid "
             "also keeps this job under one leaf switch (waiting up to %u s for one), "
             "where it crosses no uplink",
-            d->avoid_span_jobid, span_app, d->avoid_span_switches, more, c->contain_wait_s);
+            d->avoid_span_jobid, span_app, d->avoid_span_switches, more, d->contain_wait_s);
         return;
     case NV_SPAN_USER_SWITCHES:
         snprintf(tail, sizeof tail,
@@ -287,6 +288,7 @@ static int plain_prediction(const struct nv_config *c, const struct nv_submit_de
 static void plain_actions(const struct nv_config *c, const struct nv_submit_query *q,
                           const struct nv_submit_decision *d, int named, struct plain *o)
 {
+    (void)c; /* the waits are the decision's own (contain_wait_s) */
     const char *them = named == 1  ? "it"
                        : named > 1 ? "them"
                                    : "the running jobs it would interfere with";
@@ -300,10 +302,15 @@ static void plain_actions(const struct nv_config *c, const struct nv_submit_quer
     /* contain keeps a --switches of the user's (apply_decision.c) */
     if ((d->actions & NV_ACT_CONTAIN) && !q->req_switch && d->contain_switches > 1)
         put(o, "%sKept under as few network switches as hold it, %u (waiting up to %u s for them).",
-            SP, d->contain_switches, c->contain_wait_s);
+            SP, d->contain_switches, d->contain_wait_s);
     else if ((d->actions & NV_ACT_CONTAIN) && !q->req_switch)
         put(o, "%sKept under one network switch (waiting up to %u s for one).", SP,
-            c->contain_wait_s);
+            d->contain_wait_s);
+    else if (d->contain_span_skipped)
+        put(o,
+            "%sNot held back for fewer network switches: it needs more than one, and this "
+            "site waits only for jobs that fit under one.",
+            SP);
     if (d->actions & NV_ACT_ISOLATE)
         put(o, "%sGiven whole nodes, shared with no other job.", SP);
     if (d->actions & NV_ACT_HOLD)

@@ -132,7 +132,7 @@ int nv_apply_decision(job_desc_msg_t *job, const struct nv_config *c, nv_mode mo
         /* only where the user asked for nothing: a --switches of theirs stays */
         if (job->req_switch == NO_VAL) {
             job->req_switch = d->contain_switches ? d->contain_switches : 1;
-            job->wait4switch = c->contain_wait_s;
+            job->wait4switch = d->contain_wait_s;
         }
     }
     if ((a & NV_ACT_AVOID) && d->exclude[0]) {

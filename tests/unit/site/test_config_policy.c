@@ -75,6 +75,7 @@ static void defaults_are_documented_values(void **state)
     assert_int_equal(c->app_fields[0], NV_APPF_NAME);
     assert_int_equal(c->app_fields[1], NV_APPF_SCRIPT);
     assert_int_equal(c->contain_wait_s, 300);
+    assert_false(c->contain_span_wait_set); /* ContainWaitSeconds' then */
     assert_int_equal(c->avoid_uplinks, NV_AVOID_UPLINKS_CONTAIN);
     assert_int_equal(c->max_neighbour_apps, 32);
     assert_int_equal(c->policy.n, 0);
@@ -107,6 +108,7 @@ static void every_key_is_read(void **state)
                        "InterferenceThreshold=12.5\n"
                        "AppFields=script,name\n"
                        "ContainWaitSeconds=604800\n"
+                       "ContainSpanWaitSeconds=0\n"
                        "avoiduplinks=WARN\n"
                        "MaxNeighbourApps=4096\r\n"
                        "Rule=r1 action=annotate";
@@ -127,11 +129,13 @@ static void every_key_is_read(void **state)
     assert_int_equal(c->app_fields[0], NV_APPF_SCRIPT);
     assert_int_equal(c->app_fields[1], NV_APPF_NAME);
     assert_int_equal(c->contain_wait_s, 604800);
+    assert_true(c->contain_span_wait_set);
+    assert_int_equal(c->contain_span_wait_s, 0);
     assert_int_equal(c->avoid_uplinks, NV_AVOID_UPLINKS_WARN);
     assert_int_equal(c->max_neighbour_apps, 4096);
     assert_int_equal(c->policy.n, 1);
     assert_string_equal(c->policy.rule[0].name, "r1");
-    assert_int_equal(c->policy.rule[0].line, 15);
+    assert_int_equal(c->policy.rule[0].line, 16);
     free(c);
 }
 
@@ -216,6 +220,8 @@ static void each_bad_value_is_one_error_line(void **state)
                      "in order, or none; keeping the default");
     expect_one_error("ContainWaitSeconds=604801", "t.conf:1: ContainWaitSeconds=604801: not "
                                                   "0..604800 seconds; keeping 300");
+    expect_one_error("ContainSpanWaitSeconds=-1", "t.conf:1: ContainSpanWaitSeconds=-1: not "
+                                                  "0..604800 seconds; keeping ContainWaitSeconds");
     expect_one_error("AvoidUplinks=exclude", "t.conf:1: AvoidUplinks=exclude: not contain or "
                                              "warn; keeping contain");
     expect_one_error("MaxNeighbourApps=0", "t.conf:1: MaxNeighbourApps=0: not 1..4096; keeping 32");

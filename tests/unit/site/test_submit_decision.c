@@ -713,8 +713,35 @@ static void actions_from_rules(void **state)
         if (d->contain_switches != want[i / 2][1])
             fail_msg("%u nodes: contain_switches %u, want %u", want[i / 2][0], d->contain_switches,
                      want[i / 2][1]);
+        /* ContainSpanWaitSeconds unset: every contained job waits ContainWaitSeconds */
+        assert_int_equal(d->contain_wait_s, c->contain_wait_s);
         free(d);
     }
+    /* ContainSpanWaitSeconds: its own wait for a job larger than one leaf;
+     * 0 leaves such a job uncontained, and the user is told */
+    unsigned wait_before = c->contain_wait_s;
+    c->contain_wait_s = 7200;
+    c->contain_span_wait_set = true;
+    for (unsigned span = 0; span <= 600; span += 600) {
+        c->contain_span_wait_s = span;
+        q.leaf_sizes = sizes;
+        q.min_nodes = q.max_nodes = 32;
+        d = decide(c, model, &lulesh_only, &q);
+        assert_true(d->actions & NV_ACT_CONTAIN);
+        assert_int_equal(d->contain_switches, 1);
+        assert_int_equal(d->contain_wait_s, 7200);
+        assert_false(d->contain_span_skipped);
+        free(d);
+        q.min_nodes = q.max_nodes = 33;
+        d = decide(c, model, &lulesh_only, &q);
+        assert_int_equal(!!(d->actions & NV_ACT_CONTAIN), span > 0);
+        assert_int_equal(d->contain_switches, span ? 2 : 0);
+        assert_int_equal(d->contain_wait_s, span);
+        assert_int_equal(d->contain_span_skipped, span == 0);
+        free(d);
+    }
+    c->contain_span_wait_set = false;
+    c->contain_wait_s = wait_before;
     q.leaf_sizes = NULL;
     q.nleaf_sizes = 0;
     q.min_nodes = q.max_nodes = 0;

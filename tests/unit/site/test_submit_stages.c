@@ -428,6 +428,7 @@ static void render_tells_each_case(void **state)
                        "uplinks (so would other avoided jobs)"},
     };
     ch.leaf = 1;
+    d->contain_wait_s = c->contain_wait_s; /* nv_submit_choose's, for a job of one leaf */
     for (size_t i = 0; i < sizeof spans / sizeof *spans; i++) {
         d->message[0] = '\0';
         d->message_len = 0;

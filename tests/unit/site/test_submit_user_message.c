@@ -163,8 +163,19 @@ static void actions_without_prediction(void **state)
     quiet_decision();
     d.rule = &rule;
     d.actions = NV_ACT_CONTAIN;
+    d.contain_wait_s = 300;
     assert_string_equal(render(NV_UMSG_ACTIONS),
                         "netvar: kept under one network switch (waiting up to 300 s for one).");
+    /* larger than one leaf, where the site contains none such (ContainSpanWaitSeconds=0) */
+    d.actions = 0;
+    d.contain_wait_s = 0;
+    d.contain_span_skipped = true;
+    assert_string_equal(render(NV_UMSG_ACTIONS),
+                        "netvar: not held back for fewer network switches: it needs more than "
+                        "one, and this site waits only for jobs that fit under one.");
+    d.contain_span_skipped = false;
+    d.actions = NV_ACT_CONTAIN;
+    d.contain_wait_s = 300;
     /* the user's own --switches stays: contain did nothing */
     q.req_switch = 2;
     assert_string_equal(render(NV_UMSG_ACTIONS), "");
