@@ -14,6 +14,7 @@ nothing here simulates or decides.  Exit 1 when netvar fails.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -81,6 +82,21 @@ def main():
         print(f"{r['routing']:9} {r['seed']:>4} {r['policy']:32} {r['slowdown_mean_pct']:>10.3f} "
               f"{rem:>9} {r['utilization_pct']:>7.2f} {r['utilization_vs_none_pt']:>+8.2f} "
               f"{r['wait_mean_s']:>8.0f} {r['wait_vs_none_pct']:>+7.1f}% {r['contained']:>9}")
+    print("\nper policy over the traces above: removed % (min / median / max), worst "
+          "utilization against none (points), worst mean wait against none (%), traces "
+          "meeting the bar")
+    for name in dict.fromkeys(r["policy"] for r in rows):
+        if name == "none":
+            continue
+        sel = [r for r in rows if r["policy"] == name and r["removed_pct"] is not None]
+        if not sel:
+            continue
+        rem = sorted(r["removed_pct"] for r in sel)
+        ok = sum(r["removed_pct"] >= 90 and r["utilization_vs_none_pt"] >= -1
+                 and r["wait_vs_none_pct"] <= 10 for r in sel)
+        print(f"  {name:32} {rem[0]:6.1f} / {statistics.median(rem):6.1f} / {rem[-1]:6.1f}   "
+              f"{min(r['utilization_vs_none_pt'] for r in sel):+6.2f}   "
+              f"{max(r['wait_vs_none_pct'] for r in sel):+6.1f}   {ok} of {len(sel)}")
 
 
 if __name__ == "__main__":
