@@ -58,8 +58,7 @@ static json_object *config_json(const char *path, const struct nv_config *c, int
     json_object_object_add(st, "interference_threshold_pct", nv_json_new_num(c->interference_pct));
     json_object_object_add(st, "contain_wait_s", json_object_new_int64(c->contain_wait_s));
     json_object_object_add(st, "contain_span_wait_s",
-                           json_object_new_int64(c->contain_span_wait_set ? c->contain_span_wait_s
-                                                                          : c->contain_wait_s));
+                           json_object_new_int64(nv_config_span_wait_s(c)));
     json_object_object_add(
         st, "avoid_uplinks",
         json_object_new_string(c->avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain"));
@@ -141,9 +140,8 @@ int verb_config_check(int argc, char **argv)
            "ContainSpanWaitSeconds=%u s\n  AvoidUplinks=%s  MaxNeighbourApps=%u  UserMessages=%s\n",
            c.model_file, c.spool_dir, nv_mode_name(c.default_mode), c.allow_off ? "yes" : "no",
            c.predictor, c.min_pair_samples, c.interference_pct, c.contain_wait_s,
-           c.contain_span_wait_set ? c.contain_span_wait_s : c.contain_wait_s,
-           c.avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain", c.max_neighbour_apps,
-           nv_user_messages_name(c.user_messages));
+           nv_config_span_wait_s(&c), c.avoid_uplinks == NV_AVOID_UPLINKS_WARN ? "warn" : "contain",
+           c.max_neighbour_apps, nv_user_messages_name(c.user_messages));
     for (int i = 0; i < c.policy.n; i++) {
         char acts[128];
         nv_actions_format(c.policy.rule[i].actions, acts, sizeof acts);

@@ -38,6 +38,11 @@ static void report(struct parse_ctx *p, const char *fmt, ...)
         p->err(p->ctx, msg);
 }
 
+unsigned nv_config_span_wait_s(const struct nv_config *c)
+{
+    return c->contain_span_wait_set ? c->contain_span_wait_s : c->contain_wait_s;
+}
+
 void nv_config_defaults(struct nv_config *c)
 {
     memset(c, 0, sizeof *c);

@@ -71,6 +71,10 @@ typedef void (*nv_config_error_fn)(void *ctx, const char *line);
 /* Defaults for every key (no rules). */
 void nv_config_defaults(struct nv_config *c);
 
+/* contain's wait for a job larger than one leaf switch: ContainSpanWaitSeconds
+ * where set, else ContainWaitSeconds (0: such a job is not contained) */
+unsigned nv_config_span_wait_s(const struct nv_config *c);
+
 /* Parses text (NUL-terminated) named `name` in messages. Returns the number
  * of errors; c holds the defaults plus every valid line. */
 int nv_config_parse(const char *name, const char *text, struct nv_config *c, nv_config_error_fn err,

@@ -799,7 +799,7 @@ void nv_submit_choose(const struct nv_config *c, const nv_model *m,
     if (d->actions & NV_ACT_CONTAIN) {
         d->contain_switches = fewest_leaves(m, q, need);
         d->contain_wait_s = c->contain_wait_s;
-        unsigned span_wait = c->contain_span_wait_set ? c->contain_span_wait_s : c->contain_wait_s;
+        unsigned span_wait = nv_config_span_wait_s(c);
         if (d->contain_switches > 1 && span_wait)
             d->contain_wait_s = span_wait;
         else if (d->contain_switches > 1) {

@@ -114,10 +114,9 @@ static void render_prediction(struct nv_submit_decision *d)
 }
 
 /* the uplinks of an avoided job under several leaf switches */
-static void render_span(const struct nv_config *c, const struct nv_submit_query *q,
-                        const struct nv_submit_choice *ch, struct nv_submit_decision *d)
+static void render_span(const struct nv_submit_query *q, const struct nv_submit_choice *ch,
+                        struct nv_submit_decision *d)
 {
-    (void)c; /* the waits are the decision's own (contain_wait_s) */
     const char *more = d->avoid_span_more ? " (so do other avoided jobs)" : "";
     const char *span_app = d->avoid_span_app ? d->avoid_span_app : "?";
     char tail[256];
@@ -160,8 +159,8 @@ static void render_span(const struct nv_config *c, const struct nv_submit_query 
 }
 
 /* the rule applied, and what its actions did or could not do */
-static void render_rule(const struct nv_config *c, const struct nv_submit_query *q,
-                        const struct nv_submit_choice *ch, struct nv_submit_decision *d)
+static void render_rule(const struct nv_submit_query *q, const struct nv_submit_choice *ch,
+                        struct nv_submit_decision *d)
 {
     char acts[128];
     nv_actions_format(d->actions & ~(unsigned)NV_ACT_ANNOTATE, acts, sizeof acts);
@@ -185,6 +184,9 @@ static void render_rule(const struct nv_config *c, const struct nv_submit_query 
             "nodes would leave %ld of the partition's %zu nodes, fewer than the %u this "
             "job needs",
             ch->left, ch->part_total, ch->need);
+    if (d->contain_span_skipped)
+        say(d, "netvar: contain left out: this job needs more than one leaf switch, and "
+               "ContainSpanWaitSeconds=0 contains only jobs that fit under one");
     if (d->exclude_cut)
         say(d, "netvar: the list of nodes to avoid was cut to %d bytes", NV_REG_NODES_MAX);
     if (d->avoid_named == (size_t)-1)
@@ -199,15 +201,16 @@ static void render_rule(const struct nv_config *c, const struct nv_submit_query 
             "(%s%s) where a job to keep apart from runs: Slurm would refuse the submission",
             d->avoid_named, d->avoid_named == 1 ? "" : "s", d->avoid_named_first,
             d->avoid_named > 1 ? ", ..." : "");
-    render_span(c, q, ch, d);
+    render_span(q, ch, d);
 }
 
 void nv_submit_render(const struct nv_config *c, const struct nv_submit_query *q,
                       const struct nv_submit_choice *ch, struct nv_submit_decision *d)
 {
+    (void)c; /* every stage takes the config; the waits rendered are the decision's */
     render_prediction(d);
     if (d->rule)
-        render_rule(c, q, ch, d);
+        render_rule(q, ch, d);
 }
 
 /* the plain-words message (submit_decision.h) */
@@ -285,10 +288,9 @@ static int plain_prediction(const struct nv_config *c, const struct nv_submit_de
 }
 
 /* what netvar did, or could not do, as sentences */
-static void plain_actions(const struct nv_config *c, const struct nv_submit_query *q,
-                          const struct nv_submit_decision *d, int named, struct plain *o)
+static void plain_actions(const struct nv_submit_query *q, const struct nv_submit_decision *d,
+                          int named, struct plain *o)
 {
-    (void)c; /* the waits are the decision's own (contain_wait_s) */
     const char *them = named == 1  ? "it"
                        : named > 1 ? "them"
                                    : "the running jobs it would interfere with";
@@ -336,7 +338,7 @@ void nv_submit_user_message(const struct nv_config *c, const struct nv_submit_qu
     char pred[512] = "", act[512] = "";
     struct plain po = {pred, sizeof pred, 0}, ao = {act, sizeof act, 0};
     int named = plain_prediction(c, d, &po);
-    plain_actions(c, q, d, named, &ao);
+    plain_actions(q, d, named, &ao);
     /* the admin's own text, as render_rule shows it */
     const char *admin = d->rule && (d->actions & NV_ACT_MESSAGE) && d->rule->message[0] &&
                                 !d->avoid_dropped && !d->avoid_all_named

@@ -738,6 +738,9 @@ static void actions_from_rules(void **state)
         assert_int_equal(d->contain_switches, span ? 2 : 0);
         assert_int_equal(d->contain_wait_s, span);
         assert_int_equal(d->contain_span_skipped, span == 0);
+        assert_int_equal(strstr(d->message, "netvar: contain left out: this job needs more than "
+                                            "one leaf switch") != NULL,
+                         span == 0);
         free(d);
     }
     c->contain_span_wait_set = false;
