@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model_builder.h"
 #include "nv_err.h"
@@ -405,6 +406,15 @@ static int characterize(const campaign *cp, const nv_campaign_config *cfg,
         size_t np;
         res->counter_steps =
             nv_bn_window(cp->bn, NV_BN_U, t1 > w ? t1 - w : 0, t1, &res->u_counters, NULL, 0, &np);
+        /* a sampler starved on a busy host can miss a short window: the
+         * load still runs, so its next steps (up to 2 s) stand in */
+        for (int k = 0; !res->counter_steps && k < 40; k++) {
+            struct timespec nap = {0, 50000000L};
+            nanosleep(&nap, NULL);
+            t1 = nv_bn_now_ns();
+            res->counter_steps = nv_bn_window(cp->bn, NV_BN_U, t1 > w ? t1 - w : 0, t1,
+                                              &res->u_counters, NULL, 0, &np);
+        }
         nv_bn_window(cp->bn, NV_BN_WAIT, t1 > w ? t1 - w : 0, t1, &res->wait, NULL, 0, &np);
         for (int i = 0; i < cp->o->bottleneck->nports; i++)
             res->port_u[i] = nv_bn_port_window(cp->bn, i, t1 > w ? t1 - w : 0, t1);
