@@ -224,6 +224,18 @@ static long alone_batch(rp_flow_plan *p, const rp_trace *t, const rp_fabric *f, 
     return b;
 }
 
+double rp_flow_precision_s(const rp_trace *t, const rp_fabric *f)
+{
+    double least = INFINITY;
+    for (size_t i = 0; i < t->n; i++) {
+        const rp_job *j = &t->job[i];
+        double b = j->app >= 0 && (size_t)j->app < t->napps ? t->app[j->app].bytes : 0;
+        if (j->node && j->nleaves > 1 && b > 0 && b < least)
+            least = b;
+    }
+    return isfinite(least) && f->link_Bps > 0 ? RP_SIM_PRECISION * least / f->link_Bps : 1e-9;
+}
+
 long rp_flow_write(const rp_trace *t, const rp_fabric *f, FILE *out, rp_flow_plan **planp)
 {
     rp_flow_plan *p = calloc(1, sizeof *p);
@@ -248,8 +260,8 @@ long rp_flow_write(const rp_trace *t, const rp_fabric *f, FILE *out, rp_flow_pla
         goto out;
     for (long l = 0; l < f->leaves; l++)
         p->lab[l] = -1;
-    fprintf(out, "fabric %d %d %d %.6g %.6g\n", f->leaves, f->per_leaf, f->uplinks, f->link_Bps,
-            f->latency_s);
+    fprintf(out, "fabric %d %d %d %.6g %.6g %.6g\n", f->leaves, f->per_leaf, f->uplinks,
+            f->link_Bps, f->latency_s, rp_flow_precision_s(t, f));
     for (size_t i = 0; i < t->n; i++) {
         const rp_job *j = &t->job[i];
         p->alone[i] = -1;

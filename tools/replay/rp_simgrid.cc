@@ -41,7 +41,9 @@
 //    others on ratios where the flows that meet have alike routes
 //    (test_replay_smoke).
 //
-// Input:  "fabric LEAVES PER_LEAF UPLINKS BYTES_PER_S LATENCY_S", then
+// Input:  "fabric LEAVES PER_LEAF UPLINKS BYTES_PER_S LATENCY_S [PRECISION_S]"
+//         (SimGrid's timing precision: events closer than it are one;
+//         default 1e-9 s, SimGrid's own), then
 //         "def ID BYTES N NODES..." once per job (NODES as N indices, a run
 //         of them as FIRST-LAST), and "batch ID K JOB..." naming K defined
 //         jobs.  Batches are simulated as they are read.
@@ -317,19 +319,25 @@ int main(int argc, char **argv)
         return fail(file_g, 0, "cannot be read");
     std::string line;
     unsigned leaves = 0, per_leaf = 0, uplinks = 0;
-    double bw = 0, lat = 0;
+    double bw = 0, lat = 0, prec = 1e-9; /* SimGrid's own default */
     while (!leaves && std::getline(in_g, line)) {
         line_g++;
         std::istringstream ls(line);
-        std::string word;
+        std::string word, ptok, extra;
         ls >> word;
         if (word.empty())
             continue;
-        if (word != "fabric" || !(ls >> leaves >> per_leaf >> uplinks >> bw >> lat) || leaves < 1 ||
-            per_leaf < 1 || uplinks < 1 || (size_t)leaves * per_leaf > 200000 || !(bw > 0) ||
-            !(lat >= 0) || !(lat < 1))
+        bool ok = word == "fabric" && (ls >> leaves >> per_leaf >> uplinks >> bw >> lat);
+        if (ok && ls >> ptok) { /* the optional precision */
+            char *e = nullptr;
+            prec = std::strtod(ptok.c_str(), &e);
+            ok = *e == 0 && prec > 0 && prec < 1 && !(ls >> extra);
+        }
+        if (!ok || leaves < 1 || per_leaf < 1 || uplinks < 1 ||
+            (size_t)leaves * per_leaf > 200000 || !(bw > 0) || !(lat >= 0) || !(lat < 1))
             return fail(file_g, line_g,
-                        "not first \"fabric LEAVES PER_LEAF UPLINKS BYTES_PER_S LATENCY_S\"");
+                        "not first \"fabric LEAVES PER_LEAF UPLINKS BYTES_PER_S LATENCY_S "
+                        "[PRECISION_S]\"");
     }
     if (!leaves)
         return fail(file_g, line_g, "no fabric line");
@@ -339,11 +347,12 @@ int main(int argc, char **argv)
     nslots_g = leaves * per_leaf;
     link_bw = bw;
     if (mode != Mode::PER_RANK) {
-        int eargc = 5;
+        int eargc = 6;
         char arg0[] = "netvar-replay-sim", quiet[] = "--log=root.thres:critical",
              model[] = "--cfg=network/model:CM02", gamma[] = "--cfg=network/TCP-gamma:0",
-             cross[] = "--cfg=network/crosstraffic:0";
-        char *eargv[] = {arg0, quiet, model, gamma, cross, nullptr};
+             cross[] = "--cfg=network/crosstraffic:0", timing[64];
+        std::snprintf(timing, sizeof timing, "--cfg=surf/precision:%.6g", prec);
+        char *eargv[] = {arg0, quiet, model, gamma, cross, timing, nullptr};
         sg4::Engine e(&eargc, eargv);
         sg4::NetZone *z = sg4::create_star_zone("fabric");
         // a sender of m flows: its own weight link first (see WEIGHT_S),
@@ -391,9 +400,10 @@ int main(int argc, char **argv)
         e.run();
         return rc_g;
     }
-    int eargc = 2;
-    char arg0[] = "netvar-replay-sim", quiet[] = "--log=root.thres:critical";
-    char *eargv[] = {arg0, quiet, nullptr};
+    int eargc = 3;
+    char arg0[] = "netvar-replay-sim", quiet[] = "--log=root.thres:critical", timing[64];
+    std::snprintf(timing, sizeof timing, "--cfg=surf/precision:%.6g", prec);
+    char *eargv[] = {arg0, quiet, timing, nullptr};
     sg4::Engine e(&eargc, eargv);
     sg4::FatTreeParams params(2, {per_leaf, leaves}, {1, uplinks}, {1, 1});
     auto host_cb = [](sg4::NetZone *zone, const std::vector<unsigned long> &, unsigned long id)
