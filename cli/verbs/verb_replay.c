@@ -738,14 +738,14 @@ int verb_replay(int argc, char **argv)
                    "%.4g Gbit/s links\n",
                    f.leaves * f.per_leaf, f.leaves, f.per_leaf, f.uplinks,
                    (double)f.per_leaf / f.uplinks, t.n, o.gbps);
-        printf("%-9s %8s %8s %8s %7s %10s %10s %6s %6s %6s %6s %8s\n", "policy", "slow%", "p95%",
-               "max%", "util%", "wait_s", "p95wait_s", "multi", "cont", "avoid", "held",
-               "pred_mae");
+        printf("%-9s %8s %8s %8s %7s %10s %10s %6s %6s %6s %6s %8s %7s\n", "policy", "slow%",
+               "p95%", "max%", "util%", "wait_s", "p95wait_s", "multi", "cont", "avoid", "held",
+               "pred_mae", "time_s");
         for (size_t i = 0; i < np; i++)
-            printf("%-9s %8.3f %8.3f %8.2f %7.2f %10.0f %10.0f %6zu %6zu %6zu %6zu %8.2f\n",
+            printf("%-9s %8.3f %8.3f %8.2f %7.2f %10.0f %10.0f %6zu %6zu %6zu %6zu %8.2f %7.1f\n",
                    rp_policy_name(pol[i]), m[i].slow_mean, m[i].slow_p95, m[i].slow_max,
                    m[i].util_pct, m[i].wait_mean_s, m[i].wait_p95_s, m[i].multi_leaf,
-                   m[i].contained, m[i].avoided, m[i].held, m[i].pred_mae_pp);
+                   m[i].contained, m[i].avoided, m[i].held, m[i].pred_mae_pp, secs[i]);
         for (size_t i = 0; i < np; i++)
             if (m[i].pred_n)
                 printf("%s: netvar's prediction at submission - simulated slowdown: mean absolute "
