@@ -302,6 +302,8 @@ typedef struct sched {
     size_t *run; /* running jobs sorted by end */
     size_t nrun;
     uint32_t *leaf_size; /* nodes per leaf, largest first (netvar's query) */
+    int *plan_free;      /* per leaf: free nodes in the head's reservation plan */
+    int *plan_hist;      /* per count 0 .. per_leaf: leaves with that many in plan_free */
 } sched;
 
 /* the fewest leaves that hold n nodes (n at most the fabric's) */
@@ -471,6 +473,69 @@ static void release(sched *s, size_t ji)
     s->free_total += j->nodes;
 }
 
+/* whether the k leaves with the most free nodes in the plan hold n */
+static bool plan_fits(const sched *s, int k, int n)
+{
+    long have = 0;
+    for (int c = s->f->per_leaf; c > 0 && k > 0 && have < n; c--) {
+        int take = s->plan_hist[c] < k ? s->plan_hist[c] : k;
+        have += (long)take * c;
+        k -= take;
+    }
+    return have >= n;
+}
+
+/* The reservation of the queue's head j, which cannot start now: the
+ * time it can (the limit-based end of a running job, in the running
+ * list's order), and in *extra the nodes free then beyond its own.  By
+ * node count, as backfill plans a job any nodes suit; for a job held to
+ * its fewest leaves (--switches, contain) the first end after which that
+ * many leaves hold it, since Slurm's backfill tests the switch count at
+ * each time it plans (cons_tres fails the test "waiting for switches"),
+ * and once the hold ends, the node count.  INFINITY when nothing frees
+ * enough. */
+static double head_shadow(sched *s, const rp_job *j, double now, long *extra)
+{
+    const int per = s->f->per_leaf;
+    double until = j->submit_s + j->wait_max_s;
+    bool held = j->max_leaves > 0 && now < until && !j->want;
+    long freeable = s->free_total;
+    double count_t = NAN;
+    long count_extra = 0;
+    if (held) {
+        memset(s->plan_hist, 0, (size_t)(per + 1) * sizeof *s->plan_hist);
+        for (int l = 0; l < s->f->leaves; l++)
+            s->plan_hist[s->plan_free[l] = s->leaf_free[l]]++;
+    }
+    for (size_t r = 0; r < s->nrun; r++) {
+        const rp_job *o = &s->t->job[s->run[r]];
+        double when = o->start_s + o->limit_s;
+        if (held && !isnan(count_t) && until <= when) { /* the hold is over first */
+            *extra = count_extra;
+            return until > count_t ? until : count_t;
+        }
+        freeable += o->nodes;
+        if (held)
+            for (int k = 0; k < o->nodes; k++) {
+                int l = o->node[k] / per;
+                s->plan_hist[s->plan_free[l]]--;
+                s->plan_hist[++s->plan_free[l]]++;
+            }
+        if (freeable < j->nodes)
+            continue;
+        if (isnan(count_t)) {
+            count_t = when;
+            count_extra = freeable - j->nodes;
+        }
+        if (!held || plan_fits(s, j->max_leaves, j->nodes)) {
+            *extra = freeable - j->nodes;
+            return when;
+        }
+    }
+    *extra = count_extra;
+    return isnan(count_t) ? INFINITY : until > count_t ? until : count_t;
+}
+
 /* netvar's decision at submission, from the running jobs */
 static int decide(sched *s, size_t ji)
 {
@@ -635,10 +700,12 @@ int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *sit
     s.avail = malloc((size_t)f->leaves * sizeof *s.avail);
     s.run = malloc((t->n + 1) * sizeof *s.run);
     s.leaf_size = malloc((size_t)f->leaves * sizeof *s.leaf_size);
+    s.plan_free = malloc((size_t)f->leaves * sizeof *s.plan_free);
+    s.plan_hist = malloc((size_t)(f->per_leaf + 1) * sizeof *s.plan_hist);
     size_t *queue = malloc((t->n + 1) * sizeof *queue);
     int rc = -1;
     if (!s.busy || !s.excl || !s.most || !s.leaf_free || !s.leaf_ml || !s.order || !s.avail ||
-        !s.run || !s.leaf_size || !queue) {
+        !s.run || !s.leaf_size || !s.plan_free || !s.plan_hist || !queue) {
         snprintf(err, errlen, "out of memory for %d nodes and %zu jobs", s.nn, t->n);
         goto out;
     }
@@ -721,18 +788,9 @@ int rp_schedule(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *sit
                 continue;
             if (!blocked) { /* the head's reservation, from the limits of the running jobs */
                 blocked = true;
-                long freeable = s.free_total;
-                shadow = INFINITY;
                 /* the running list is sorted by end (the real one, a good
                  * enough stand-in for the limit-based estimate here) */
-                for (size_t r = 0; r < s.nrun; r++) {
-                    freeable += t->job[s.run[r]].nodes;
-                    if (freeable >= j->nodes) {
-                        shadow = t->job[s.run[r]].start_s + t->job[s.run[r]].limit_s;
-                        extra = freeable - j->nodes;
-                        break;
-                    }
-                }
+                shadow = head_shadow(&s, j, now, &extra);
             }
             queue[w++] = ji;
         }
@@ -749,6 +807,8 @@ out:
     free(s.avail);
     free(s.run);
     free(s.leaf_size);
+    free(s.plan_free);
+    free(s.plan_hist);
     free(queue);
     return rc;
 }

@@ -5,8 +5,11 @@
  * communication time.
  *
  * The scheduler is an approximation of Slurm's: first come first served
- * with EASY backfill (one reservation, for the queue's head, by node count
- * alone), and topology/tree best-fit placement on a two-level fat-tree: a
+ * with EASY backfill (one reservation, for the queue's head, by node count;
+ * for a head held to its fewest leaves, by --switches or contain, at the
+ * first time that many leaves hold it while the hold lasts, as Slurm's
+ * backfill tests the switch count), and topology/tree best-fit placement
+ * on a two-level fat-tree: a
  * job that fits under one leaf switch goes to the fullest leaf that holds
  * it; a larger job takes the leaves with the most free nodes first, so as
  * few leaves as possible.  The schedule uses each job's runtime alone;

@@ -67,6 +67,33 @@ static void backfill_only_before_the_reservation(void **state)
     done(t);
 }
 
+/* a head held to one leaf reserves the time a leaf holds it, not the time
+ * enough nodes are free somewhere: a short job that ends before that
+ * backfills at once (by node count alone the reservation would be at 100,
+ * and the short job would wait until then) */
+static void held_head_reserves_where_a_leaf_holds_it(void **state)
+{
+    (void)state;
+    rp_trace *t = trace();
+    static const int want[3][3] = {{4}, {0, 1, 2}, {5, 6}};
+    static const double end[3] = {100, 300, 400};
+    for (int i = 0; i < 3; i++) {
+        int n = i == 0 ? 1 : i == 1 ? 3 : 2;
+        add(t, 0, n, end[i], end[i]);
+        t->job[i].want = malloc((size_t)n * sizeof(int));
+        assert_non_null(t->job[i].want);
+        memcpy(t->job[i].want, want[i], (size_t)n * sizeof(int));
+    }
+    add(t, 1, 3, 10, 10);   /* H: held to one leaf; leaf 0 holds it at 300 */
+    add(t, 2, 1, 150, 150); /* E: ends at 152, before 300 */
+    rp_site s = {.switches_wait_s = 1000};
+    run(t, 2, 4, RP_SWITCHES, &s);
+    assert_true(t->job[3].start_s == 300);
+    assert_int_equal(t->job[3].nleaves, 1);
+    assert_true(t->job[4].start_s == 2);
+    done(t);
+}
+
 /* a job that fits under one leaf goes to the fullest leaf that holds it */
 static void best_fit_picks_the_fullest_leaf(void **state)
 {
@@ -313,6 +340,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(backfill_only_before_the_reservation),
+        cmocka_unit_test(held_head_reserves_where_a_leaf_holds_it),
         cmocka_unit_test(best_fit_picks_the_fullest_leaf),
         cmocka_unit_test(switches_waits_then_spans),
         cmocka_unit_test(isolated_keeps_spanning_jobs_apart),
