@@ -199,8 +199,9 @@ void start_job(const Job &j, std::vector<sg4::CommPtr> &comms)
 
 // Every job of the batch starts its phase at once; the driver waits for
 // every comm, and a job's time is its last comm's finish.  (One actor for
-// the batch: an actor per job, as before, cost 29 % more for the same
-// answers.)  A job with no flow across leaves takes one node link's time.
+// the batch: an actor per job costs a context each, 29 % more time for the
+// same answers.)  A job with no flow across leaves takes one node link's
+// time.
 void run_batch(long id, const std::vector<unsigned long> &ids)
 {
     double t0 = sg4::Engine::get_clock();
