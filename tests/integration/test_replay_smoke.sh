@@ -197,6 +197,19 @@ for bad in 'def 1 1e9 2 9-4' 'def 1 1e9 2 0 4\nbatch 0 2 1 7'; do
     fi
 done
 
+# and so does a fabric line whose timing precision is not a number in
+# (0, 1) s, or that has a word after it
+for bad in 'fabric 2 4 1 1e9 0 0' 'fabric 2 4 1 1e9 0 1e-6x' 'fabric 2 4 1 1e9 0 1e-6 7'; do
+    printf '%s\n' "$bad" >"$tmp/bad.flows"
+    if msg=$("$sim" "$tmp/bad.flows" 2>&1 >/dev/null); then
+        echo "NOT OK - the simulator took a malformed fabric line ($bad)"; fail=1
+    elif [ "$(printf '%s\n' "$msg" | grep -c '^netvar: replay-sim: .*bad.flows:1: not first "fabric')" != 1 ]; then
+        echo "NOT OK - the simulator's error on a malformed fabric line: $msg"; fail=1
+    else
+        echo "ok - a malformed fabric line refused: $bad"
+    fi
+done
+
 # the lab's own fabric (eval/replay_validate.py): alltoall beside alltoall
 # in the first archived dataset.  Both bandwidth-bound (U 0.8) and alike,
 # so the flow model halves the victim's rate for its whole phase: the
