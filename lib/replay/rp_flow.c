@@ -224,13 +224,20 @@ static long alone_batch(rp_flow_plan *p, const rp_trace *t, const rp_fabric *f, 
     return b;
 }
 
+/* whether job j's traffic is simulated: it ran, across more than one leaf
+ * (a job under one leaf never meets another at an uplink) */
+static bool simulated(const rp_job *j)
+{
+    return j->node && j->nleaves > 1;
+}
+
 double rp_flow_precision_s(const rp_trace *t, const rp_fabric *f)
 {
     double least = INFINITY;
     for (size_t i = 0; i < t->n; i++) {
         const rp_job *j = &t->job[i];
         double b = j->app >= 0 && (size_t)j->app < t->napps ? t->app[j->app].bytes : 0;
-        if (j->node && j->nleaves > 1 && b > 0 && b < least)
+        if (simulated(j) && b > 0 && b < least)
             least = b;
     }
     return isfinite(least) && f->link_Bps > 0 ? RP_SIM_PRECISION * least / f->link_Bps : 1e-9;
@@ -265,7 +272,7 @@ long rp_flow_write(const rp_trace *t, const rp_fabric *f, FILE *out, rp_flow_pla
     for (size_t i = 0; i < t->n; i++) {
         const rp_job *j = &t->job[i];
         p->alone[i] = -1;
-        if (j->node && j->nleaves > 1) {
+        if (simulated(j)) {
             e[nev++] = (ev){j->start_s, i, 1};
             e[nev++] = (ev){j->end_s, i, 0};
         }

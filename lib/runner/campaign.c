@@ -408,7 +408,7 @@ static int characterize(const campaign *cp, const nv_campaign_config *cfg,
             nv_bn_window(cp->bn, NV_BN_U, t1 > w ? t1 - w : 0, t1, &res->u_counters, NULL, 0, &np);
         /* a sampler starved on a busy host can miss a short window: the
          * load still runs, so its next steps (up to 2 s) stand in */
-        for (int k = 0; !res->counter_steps && k < 40; k++) {
+        for (int k = 0; !res->counter_steps && k < 40 && !nv_run_interrupted(); k++) {
             struct timespec nap = {0, 50000000L};
             nanosleep(&nap, NULL);
             t1 = nv_bn_now_ns();
