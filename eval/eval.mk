@@ -21,7 +21,8 @@
 #   make eval-replay-validate  `netvar replay` on the lab's fabric against the archived
 #                          pairs' measured slowdowns, per mechanism (seconds, no lab)
 #   make eval-replay-bar   issue 51's bar: each policy on generated 1 024-node years,
-#                          seeds 1-3, both routings (about a minute, no lab)
+#                          seeds 1-3, both routings, slowed jobs holding their
+#                          nodes longer (REPLAY_BAR_FEEDBACK=2; a few minutes, no lab)
 TRAIN_GEN := $(BUILD)/bin/netvar-train-gen
 VARIABILITY_GEN := $(BUILD)/bin/variability_gen
 SITE_GEN := $(BUILD)/bin/netvar-site-gen
@@ -108,8 +109,11 @@ eval-neighbours: all
 eval-replay-validate: all
 	@python3 eval/replay_validate.py --netvar $(NETVAR_BIN)
 
+# REPLAY_BAR_FEEDBACK: netvar replay's --feedback passes (slowed jobs hold
+# their nodes longer); 0 schedules on the runtimes alone
+REPLAY_BAR_FEEDBACK ?= 2
 eval-replay-bar: all
-	@python3 eval/replay_bar.py --netvar $(NETVAR_BIN)
+	@python3 eval/replay_bar.py --netvar $(NETVAR_BIN) --feedback $(REPLAY_BAR_FEEDBACK)
 
 # per-path prediction between two placements that both span leaves: CG
 # beside an all-to-all whose leaves it misses, and one sharing a leaf's

@@ -37,7 +37,7 @@ static const char help_head[] =
     "                     [--topology-format conf|yaml]] [--oversubscription X]\n"
     "                     [--link-gbps G] [--policy LIST]\n"
     "                     [--config FILE] [--model FILE] [--apps FILE] [--per-job]\n"
-    "                     [--svg FILE] [--json|--text]\n"
+    "                     [--feedback N] [--svg FILE] [--json|--text]\n"
     "\n"
     "Replays a job trace through a simulated cluster once per placement policy\n"
     "and prints what each costs and buys: every job's slowdown against the\n"
@@ -74,7 +74,9 @@ static const char help_head[] =
     "or a generated one (Poisson arrivals at --load, 2^k nodes, runtimes 60 s\n"
     "to 24 h), its apps the model's.  The scheduler is first come first served\n"
     "with EASY backfill, an approximation of Slurm's; it schedules on runtimes\n"
-    "alone.  A trace line with a sixth field NODES (e.g. 0:2) runs the job on\n"
+    "alone, or with --feedback N on the runtimes plus the slowdowns simulated\n"
+    "the pass before, N times over, so that interference costs node-hours and\n"
+    "waiting (utilization counts the runtimes alone, the work done).  A trace line with a sixth field NODES (e.g. 0:2) runs the job on\n"
     "exactly those nodes, as soon as they are all free, whatever the policy;\n"
     "the indices count from 0, leaf by leaf on a generated fabric and in the\n"
     "order --topology's file first lists the nodes.  --apps sets an app's\n"
@@ -114,7 +116,7 @@ static const char help_tail[] =
 
 struct rp_opts {
     const char *trace, *config, *model, *policies, *svg, *sim, *routing, *apps, *topology;
-    long nodes, leaf_nodes, jobs, max_job_nodes, seed;
+    long nodes, leaf_nodes, jobs, max_job_nodes, seed, feedback;
     double over, load, gbps, switches_wait;
     int text, per_job, topo_format;
 };
@@ -339,10 +341,10 @@ static json_object *jobs_json(const rp_trace *t, const int *node_of)
     return a;
 }
 
-/* one policy: schedule, simulate, measure */
-static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *site,
-                      const char *sim, const char *flag, int nparts, const char *dir, rp_metrics *m,
-                      long *batches, json_object **jobs, const int *node_of)
+/* one pass of one policy: schedule, simulate */
+static int replay_pass(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *site,
+                       const char *sim, const char *flag, int nparts, const char *dir,
+                       long *batches)
 {
     char err[512], in[PATH_MAX + 32], out[PATH_MAX + 32];
     if (rp_schedule(t, f, p, site, err, sizeof err)) {
@@ -379,6 +381,25 @@ static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_sit
     unlink(in);
     unlink(out);
     rp_flow_free(plan);
+    return rc;
+}
+
+/* one policy: a pass on the runtimes alone, then feedback passes, each
+ * scheduling every job for its runtime plus the slowdown the pass before
+ * simulated for it; measures the last */
+static int replay_one(rp_trace *t, const rp_fabric *f, rp_policy p, const rp_site *site,
+                      const char *sim, const char *flag, int nparts, const char *dir, long feedback,
+                      rp_metrics *m, long *batches, json_object **jobs, const int *node_of)
+{
+    for (size_t i = 0; i < t->n; i++)
+        t->job[i].stretch = 0;
+    int rc = 0;
+    for (long k = 0; k <= feedback && !rc; k++) {
+        if (k)
+            for (size_t i = 0; i < t->n; i++)
+                t->job[i].stretch = t->job[i].node ? t->job[i].slowdown_pct / 100 : 0;
+        rc = replay_pass(t, f, p, site, sim, flag, nparts, dir, batches);
+    }
     if (!rc)
         rp_metrics_of(t, f, m);
     if (!rc && jobs)
@@ -522,6 +543,10 @@ int verb_replay(int argc, char **argv)
                  "largest leaf"},
         {"link-gbps", "G", NV_CLI_DOUBLE, &o.gbps, 0.1, 10000,
          .help = "line rate of every link, Gbit/s (default 100)"},
+        {"feedback", "N", NV_CLI_LONG, &o.feedback, 0, 10,
+         .help = "after the pass on the runtimes alone, N more passes per policy that schedule "
+                 "each job for its runtime plus the slowdown the pass before simulated for it "
+                 "(at most its limit), so a slowed job holds its nodes longer (0-10, default 0)"},
         {"switches-wait", "S", NV_CLI_SECONDS, &o.switches_wait,
          .help = "how long the switches policy's --switches waits, seconds (default 300)"},
         {"routing", "dmodk|balanced", NV_CLI_STR, &o.routing,
@@ -705,8 +730,9 @@ int verb_replay(int argc, char **argv)
     double t0 = now_s();
     for (size_t i = 0; i < np && !rc; i++) {
         double s0 = now_s();
-        rc = replay_one(&t, &f, pol[i], &site, sim, flag, nparts, dir, &m[i], &batches[i],
-                        o.per_job && !o.text ? &jobs[i] : NULL, o.topology ? tf.node_of : NULL);
+        rc = replay_one(&t, &f, pol[i], &site, sim, flag, nparts, dir, o.feedback, &m[i],
+                        &batches[i], o.per_job && !o.text ? &jobs[i] : NULL,
+                        o.topology ? tf.node_of : NULL);
         secs[i] = now_s() - s0;
     }
     rmdir(dir);
@@ -738,6 +764,10 @@ int verb_replay(int argc, char **argv)
                    "%.4g Gbit/s links\n",
                    f.leaves * f.per_leaf, f.leaves, f.per_leaf, f.uplinks,
                    (double)f.per_leaf / f.uplinks, t.n, o.gbps);
+        if (o.feedback)
+            printf("each policy scheduled %ld more times, every job for its runtime plus the "
+                   "slowdown simulated the time before\n",
+                   o.feedback);
         printf("%-9s %8s %8s %8s %7s %10s %10s %6s %6s %6s %6s %8s %7s\n", "policy", "slow%",
                "p95%", "max%", "util%", "wait_s", "p95wait_s", "multi", "cont", "avoid", "held",
                "pred_mae", "time_s");
@@ -785,6 +815,7 @@ int verb_replay(int argc, char **argv)
         json_object_object_add(j, "trace", json_object_new_string(o.trace ? o.trace : "generated"));
         if (!o.trace)
             json_object_object_add(j, "load", json_object_new_double(o.load));
+        json_object_object_add(j, "feedback_passes", json_object_new_int64(o.feedback));
         json_object *pa = json_object_new_array();
         for (size_t i = 0; i < np; i++) {
             json_object *pj = metrics_json(pol[i], &m[i], batches[i], secs[i]);

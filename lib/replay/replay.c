@@ -254,6 +254,12 @@ static int cmp_submit(const void *pa, const void *pb)
                                        : (a->id > b->id) - (a->id < b->id);
 }
 
+double rp_job_duration_s(const rp_job *j)
+{
+    double d = j->runtime_s * (1 + (j->stretch > 0 ? j->stretch : 0));
+    return j->limit_s > j->runtime_s && d > j->limit_s ? j->limit_s : d;
+}
+
 void rp_trace_reset(rp_trace *t)
 {
     for (size_t i = 0; i < t->n; i++) {
@@ -345,7 +351,7 @@ static void start(sched *s, size_t ji, double now)
 {
     rp_job *j = &s->t->job[ji];
     j->start_s = now;
-    j->end_s = now + j->runtime_s;
+    j->end_s = now + rp_job_duration_s(j);
     size_t pos = s->nrun;
     while (pos > 0 && s->t->job[s->run[pos - 1]].end_s > j->end_s)
         pos--;

@@ -101,6 +101,11 @@ typedef struct rp_job {
     double ratio_t; /* sum of dt * (shared / alone - 1) over its lifetime */
     double slowdown_pct;
     double phase_alone_s; /* the simulator's time of one phase alone (0: not simulated) */
+    /* the slowdown (a fraction) an earlier pass simulated for this job,
+     * which the scheduler adds to its runtime (up to its limit), so a
+     * slowed job holds its nodes longer; kept by rp_trace_reset, 0 to
+     * schedule on the runtimes alone */
+    double stretch;
 } rp_job;
 
 typedef struct rp_trace {
@@ -139,7 +144,11 @@ void rp_app_set(rp_app *a, double u, int latency_bound);
  * with err. */
 int rp_trace_apps_read(rp_trace *t, FILE *in, const char *name, char *err, size_t errlen);
 int rp_trace_app(rp_trace *t, const char *key);
+/* forgets one policy's results (the stretch stays) */
 void rp_trace_reset(rp_trace *t);
+/* how long job j holds its nodes: its runtime, plus its stretch, at most
+ * its limit (Slurm ends a job there) */
+double rp_job_duration_s(const rp_job *j);
 void rp_trace_free(rp_trace *t);
 
 typedef struct rp_site {
@@ -178,7 +187,7 @@ void rp_flow_free(rp_flow_plan *plan);
 typedef struct rp_metrics {
     size_t jobs, ran, skipped, multi_leaf, contained, avoided, isolated, held;
     double slow_mean, slow_p95, slow_max; /* % */
-    double util_pct;                      /* node-s busy / node-s over the makespan */
+    double util_pct; /* node-s of work (the runtimes alone) / node-s over the makespan */
     double wait_mean_s, wait_p95_s, makespan_s;
     size_t lat_exposed; /* latency-bound jobs under a leaf with a spanning job */
     size_t pred_n;

@@ -424,7 +424,12 @@ int rp_flow_apply(rp_trace *t, rp_flow_plan *p, FILE *in, size_t *bad, char *err
     }
     for (size_t i = 0; i < t->n; i++) {
         rp_job *j = &t->job[i];
-        j->slowdown_pct = j->node ? 100 * t->app[j->app].comm_frac * j->ratio_t / j->runtime_s : 0;
+        /* the mean excess over the time it held its nodes (its runtime
+         * alone, or more when an earlier pass slowed it) */
+        double held = j->end_s - j->start_s;
+        if (!(held > 0))
+            held = j->runtime_s;
+        j->slowdown_pct = j->node ? 100 * t->app[j->app].comm_frac * j->ratio_t / held : 0;
     }
     if (missing) {
         snprintf(err, errlen, "the simulator answered no time for %zu job intervals", missing);

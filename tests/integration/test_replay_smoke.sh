@@ -47,6 +47,41 @@ print("ok - 400 jobs, 256 nodes: slowdown mean none %.2f %%, netvar %.2f %%, iso
     p["isolated"]["slowdown_mean_pct"]))
 PY
 
+# --feedback 1: a second pass schedules each job for its runtime plus the
+# slowdown the first simulated, so slowed jobs hold their nodes longer (by
+# at most their slowdown) and the isolation bound, never slowed, is as before
+"$nv" replay "${conf[@]}" --nodes 256 --jobs 400 --load 1 --policy none,isolated --per-job \
+    >"$tmp/fb0.json" &&
+    "$nv" replay "${conf[@]}" --nodes 256 --jobs 400 --load 1 --policy none,isolated \
+        --per-job --feedback 1 >"$tmp/fb1.json" || {
+    echo "NOT OK - netvar replay --feedback 1 failed"; exit 1; }
+python3 - "$tmp/fb0.json" "$tmp/fb1.json" <<'PY' || fail=1
+import json, sys
+r0, r1 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+p0 = {x["policy"]: x for x in r0["policies"]}
+p1 = {x["policy"]: x for x in r1["policies"]}
+bad = []
+if r1.get("feedback_passes") != 1 or r0.get("feedback_passes") != 0: bad.append("feedback_passes")
+for k in ("wait_mean_s", "utilization_pct", "makespan_s"):
+    if p0["isolated"][k] != p1["isolated"][k]: bad.append("isolated moved: " + k)
+alone = {j["id"]: j["end_s"] - j["start_s"] for j in p0["none"]["jobs"] if j["ran"]}
+prev = {j["id"]: j["slowdown_pct"] for j in p0["none"]["jobs"] if j["ran"]}
+longer = 0
+for j in p1["none"]["jobs"]:
+    if not j["ran"]: continue
+    held = j["end_s"] - j["start_s"]
+    if held < alone[j["id"]] - 1e-6 or held > alone[j["id"]] * (1 + prev[j["id"]] / 100) + 1e-3:
+        bad.append("job %d held %.1f s, alone %.1f s, slowed %.1f %%" % (
+            j["id"], held, alone[j["id"]], prev[j["id"]]))
+        break
+    longer += held > alone[j["id"]] + 1e-6
+if not longer: bad.append("no slowed job held its nodes longer")
+if bad:
+    print("NOT OK - --feedback: " + "; ".join(bad)); sys.exit(1)
+print("ok - --feedback 1: %d jobs held their nodes longer; wait none %.0f -> %.0f s" % (
+    longer, p0["none"]["wait_mean_s"], p1["none"]["wait_mean_s"]))
+PY
+
 # two 3-node jobs on 3 leaves of 2 nodes, one uplink each: both cross leaf 1's
 printf '0,3,1000,1000,lulesh\n1,3,1000,1000,amg\n' >"$tmp/two.csv"
 out=$("$nv" replay "${conf[@]}" --nodes 6 --leaf-nodes 2 --trace "$tmp/two.csv" \

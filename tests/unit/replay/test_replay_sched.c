@@ -67,6 +67,31 @@ static void backfill_only_before_the_reservation(void **state)
     done(t);
 }
 
+/* a job stretched by an earlier pass's slowdown holds its nodes longer,
+ * at most until its limit, and the next job waits for it; reset keeps the
+ * stretch */
+static void stretch_holds_the_nodes_longer(void **state)
+{
+    (void)state;
+    rp_trace *t = trace();
+    add(t, 0, 4, 100, 300); /* A: stretched by half, ends at 150 */
+    add(t, 1, 4, 100, 120); /* B: waits for A; stretched by half, ends at its limit */
+    t->job[0].stretch = 0.5;
+    t->job[1].stretch = 0.5;
+    assert_true(fabs(rp_job_duration_s(&t->job[0]) - 150) < 1e-9);
+    assert_true(fabs(rp_job_duration_s(&t->job[1]) - 120) < 1e-9);
+    run(t, 1, 4, RP_NONE, NULL);
+    assert_true(t->job[0].end_s == 150);
+    assert_true(t->job[1].start_s == 150);
+    assert_true(t->job[1].end_s == 270);
+    rp_trace_reset(t);
+    assert_true(t->job[0].stretch == 0.5);
+    t->job[0].stretch = t->job[1].stretch = 0;
+    run(t, 1, 4, RP_NONE, NULL);
+    assert_true(t->job[1].start_s == 100 && t->job[1].end_s == 200);
+    done(t);
+}
+
 /* a head held to one leaf reserves the time a leaf holds it, not the time
  * enough nodes are free somewhere: a short job that ends before that
  * backfills at once (by node count alone the reservation would be at 100,
@@ -341,6 +366,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(backfill_only_before_the_reservation),
         cmocka_unit_test(held_head_reserves_where_a_leaf_holds_it),
+        cmocka_unit_test(stretch_holds_the_nodes_longer),
         cmocka_unit_test(best_fit_picks_the_fullest_leaf),
         cmocka_unit_test(switches_waits_then_spans),
         cmocka_unit_test(isolated_keeps_spanning_jobs_apart),
