@@ -45,9 +45,10 @@ typedef struct nv_run_plan {
     /* --launch-attempts: a launch that crashed (ended by a signal, or a
      * launcher's exit status above 128, which reports a rank killed by one)
      * is made again, up to this many times in all; a probe only when it
-     * crashed before it started measuring.  On a busy host Open MPI 4.1's
-     * TCP BTL can crash a rank while two ranks connect to each other at
-     * once.  Default 2. */
+     * crashed before it started measuring.  On a busy host Open MPI 4.1
+     * can crash a rank inside MPI_Init when a peer's first message reaches
+     * it before its PML is set up (the lab's environment, lab/lab env, avoids
+     * that; see there).  Default 2. */
     int launch_attempts;
     /* where a launch made again is told, one line without "netvar: VERB: "
      * (notice_ctx is VERB); defaults to stderr (nv_run_notice_stderr) */

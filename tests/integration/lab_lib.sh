@@ -57,9 +57,10 @@ lacks() { case $2 in *"$3"*) not_ok "$1: did not expect '$3' in: $(printf %s "$2
 # mpi_srun OUT ERR srun-args...: an MPI launch under srun with
 # --kill-on-bad-exit (a crashed rank ends the step, instead of leaving the
 # others waiting for it) and a timeout, made once more when a rank crashed
-# (srun's exit status above 128): on a busy host Open MPI 4.1's TCP BTL can
-# crash a rank while two ranks connect to each other, which is not what a
-# test checks.  The retry is a "# " line in the log.  srun's exit status.
+# (srun's exit status above 128): on a busy host Open MPI 4.1 can crash a
+# rank in MPI_Init when a peer's first message comes early (lab/lab env
+# avoids that), which is not what a test checks.  The retry is a "# " line
+# in the log.  srun's exit status.
 mpi_srun() {
     local out=$1 err=$2 rc a
     shift 2
