@@ -768,6 +768,9 @@ int verb_replay(int argc, char **argv)
             printf("each policy scheduled %ld more times, every job for its runtime plus the "
                    "slowdown simulated the time before\n",
                    o.feedback);
+        else
+            printf("scheduled on the runtimes alone: a slowed job does not hold its nodes "
+                   "longer, so waits leave out what interference costs (--feedback N)\n");
         printf("%-9s %8s %8s %8s %7s %10s %10s %6s %6s %6s %6s %8s %7s\n", "policy", "slow%",
                "p95%", "max%", "util%", "wait_s", "p95wait_s", "multi", "cont", "avoid", "held",
                "pred_mae", "time_s");

@@ -128,7 +128,8 @@ bench-train: $(NETVAR_BIN) $(SITE_GEN)
 ALL_TARGETS += $(BENCH_MODEL) $(BENCH_MODEL_MEM) $(BENCH_JS) $(BENCH_COUNTERS) $(BENCH_CLOCKS)
 
 # make bench-replay: `netvar replay` at 10 000 nodes (tests/bench/bench_replay.sh;
-# BENCH_REPLAY_JOBS, BENCH_REPLAY_NODES): wall time, CPU time, peak memory
+# BENCH_REPLAY_JOBS, BENCH_REPLAY_NODES, BENCH_REPLAY_FEEDBACK): wall time, CPU
+# time, peak memory
 .PHONY: bench-replay
 bench-replay: $(NETVAR_BIN) $(REPLAY_SIM)
 	@bash tests/bench/bench_replay.sh $(BUILD)
