@@ -257,7 +257,7 @@ static int cmp_submit(const void *pa, const void *pb)
 double rp_job_duration_s(const rp_job *j)
 {
     double d = j->runtime_s * (1 + (j->stretch > 0 ? j->stretch : 0));
-    return j->limit_s > j->runtime_s && d > j->limit_s ? j->limit_s : d;
+    return j->limit_s >= j->runtime_s && d > j->limit_s ? j->limit_s : d;
 }
 
 void rp_trace_reset(rp_trace *t)

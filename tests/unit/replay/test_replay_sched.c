@@ -80,6 +80,9 @@ static void stretch_holds_the_nodes_longer(void **state)
     t->job[1].stretch = 0.5;
     assert_true(fabs(rp_job_duration_s(&t->job[0]) - 150) < 1e-9);
     assert_true(fabs(rp_job_duration_s(&t->job[1]) - 120) < 1e-9);
+    rp_job atlimit = t->job[1];
+    atlimit.limit_s = atlimit.runtime_s; /* its limit is its runtime: no longer */
+    assert_true(rp_job_duration_s(&atlimit) == 100);
     run(t, 1, 4, RP_NONE, NULL);
     assert_true(t->job[0].end_s == 150);
     assert_true(t->job[1].start_s == 150);
